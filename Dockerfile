@@ -1,0 +1,71 @@
+# syntax=docker/dockerfile:1
+#
+# Sigil image: one image for both processes.
+#   API:    npm run api      (node api/main.ts, the default command)
+#   Worker: npm run worker   (node temporal/worker-main.ts)
+#
+# Sigil runs its TypeScript sources directly with Node 24's type stripping, so there is no build step: the
+# image holds the sources and the production dependencies only. docker-compose.yml builds it; see
+# docs/deployment.md.
+
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+# ---------------------------------------------------------------------------------------------------------
+# Production dependencies, installed exactly as package-lock.json pins them.
+# ---------------------------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+ENV NODE_ENV=production \
+    NPM_CONFIG_UPDATE_NOTIFIER=false \
+    NPM_CONFIG_FUND=false \
+    NPM_CONFIG_AUDIT=false
+COPY package.json package-lock.json ./
+# Install scripts run (npm 11.16+ limits them to package.json's allowScripts). The `node` package's install
+# script fetches the Node 24 binary that every npm script runs as node_modules/.bin/node, so this step needs
+# the npm registry, as any `npm ci` does.
+RUN npm ci --omit=dev \
+    && npm cache clean --force
+
+# ---------------------------------------------------------------------------------------------------------
+# Runtime image.
+# ---------------------------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+
+# CA certificates for TLS connections made outside Node's own certificate store (the Temporal client's
+# native core), e.g. to a managed Temporal or PostgreSQL service.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends ca-certificates \
+    && rm -rf /var/lib/apt/lists/*
+
+ENV NODE_ENV=production \
+    SIGIL_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=3000 \
+    DATA_DIR=/var/lib/sigil \
+    NPM_CONFIG_UPDATE_NOTIFIER=false \
+    NPM_CONFIG_FUND=false
+
+WORKDIR /app
+
+# Everything under /app belongs to root and is read-only for the process; only DATA_DIR is writable.
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json package-lock.json tsconfig.json ./
+COPY config ./config
+COPY db ./db
+COPY workflows ./workflows
+COPY activities ./activities
+COPY temporal ./temporal
+COPY api ./api
+COPY scripts ./scripts
+
+# DATA_DIR is created here, owned by the unprivileged `node` user (uid 1000) of the base image, so a fresh
+# named volume mounted on it inherits that owner.
+RUN mkdir -p /var/lib/sigil && chown node:node /var/lib/sigil
+
+USER node
+
+EXPOSE 3000
+
+# No HEALTHCHECK here: the worker shares this image and serves no HTTP. docker-compose.yml checks the API
+# with GET /api/health.
+CMD ["npm", "run", "api"]

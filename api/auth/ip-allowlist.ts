@@ -1,0 +1,34 @@
+// IP allowlists of OAuth clients: one IPv4/IPv6 address or CIDR range per entry; empty = any source.
+import { BlockList, isIP } from 'node:net';
+
+/** Normalizes one entry, or returns an error message saying what is wrong with it. */
+export function parseAllowlistEntry(raw: string): { entry: string } | { error: string } {
+  const value = raw.trim();
+  const [address = '', prefix, ...rest] = value.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return { error: `"${value}" is not an IP address or CIDR range` };
+  if (prefix === undefined) return { entry: address };
+  const bits = Number(prefix);
+  const maxBits = family === 4 ? 32 : 128;
+  if (!/^\d+$/.test(prefix) || bits > maxBits) {
+    return { error: `"${value}" has an invalid prefix length (0-${maxBits} for IPv${family})` };
+  }
+  return { entry: `${address}/${bits}` };
+}
+
+/** Builds a matcher for a validated allowlist; an empty list allows every address. */
+export function allowlistMatcher(entries: readonly string[]): (address: string) => boolean {
+  if (entries.length === 0) return () => true;
+  const list = new BlockList();
+  for (const entry of entries) {
+    const [address = '', prefix] = entry.split('/');
+    const type = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    if (prefix === undefined) list.addAddress(address, type);
+    else list.addSubnet(address, Number(prefix), type);
+  }
+  return (address) => {
+    const family = isIP(address);
+    if (family === 0) return false;
+    return list.check(address, family === 6 ? 'ipv6' : 'ipv4');
+  };
+}

@@ -1,0 +1,33 @@
+// Entry point of the API process (`npm run api`): HTTP API against an existing PostgreSQL and Temporal.
+// Applies pending migrations on start (under an advisory lock, so replicas may start together).
+import { loadConfigOrExit } from '../config/config.ts';
+import { createLogger } from '../config/logger.ts';
+import { onShutdown, watchSupervisor } from '../config/shutdown.ts';
+import { createOrm, migrateToLatest } from '../db/orm.ts';
+import { connectClient } from '../temporal/connection.ts';
+import { buildApp } from './app.ts';
+
+const config = loadConfigOrExit();
+const logger = createLogger(config, 'sigil-api');
+watchSupervisor();
+
+try {
+  const orm = await createOrm({ databaseUrl: config.database.url, logger });
+  const applied = await migrateToLatest(orm, config.database.url);
+  if (applied.length > 0) logger.info({ applied }, 'database migrations applied');
+  const temporal = await connectClient(config.temporal);
+  const app = await buildApp({
+    config,
+    orm,
+    temporal: { connection: temporal.connection, namespace: config.temporal.namespace },
+    logger,
+  });
+  await app.listen({ host: config.host, port: config.port });
+  onShutdown(logger, config.shutdownGraceMs, [() => app.close(), () => temporal.close(), () => orm.close()]);
+} catch (error) {
+  logger.fatal(
+    { err: error },
+    `API failed to start: ${error instanceof Error ? error.message : String(error)}`,
+  );
+  process.exit(1);
+}

@@ -1,0 +1,52 @@
+// GET /api/health: 200 when PostgreSQL and Temporal both answer, 503 naming the one that does not.
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppDependencies } from '../app.ts';
+
+const CHECK_TIMEOUT_MS = 3000;
+
+type Check = 'ok' | 'unavailable';
+
+export const healthRoutes: FastifyPluginAsync<AppDependencies> = async (app, deps) => {
+  app.get('/api/health', async (request, reply) => {
+    const [db, temporal] = await Promise.all([
+      probe(() => deps.orm.em.fork().getConnection().execute('select 1')),
+      probe(() =>
+        deps.temporal.connection.workflowService.describeNamespace({ namespace: deps.temporal.namespace }),
+      ),
+    ]);
+    const failing = [
+      db.error && `PostgreSQL: ${db.error}`,
+      temporal.error && `Temporal: ${temporal.error}`,
+    ].filter(Boolean);
+    if (failing.length > 0) request.log.warn({ failing }, 'health check failed');
+    return reply.code(failing.length === 0 ? 200 : 503).send({
+      status: failing.length === 0 ? 'ok' : 'unavailable',
+      db: db.status,
+      temporal: temporal.status,
+      ...(failing.length > 0 ? { message: `Unreachable: ${failing.join('; ')}` } : {}),
+    });
+  });
+};
+
+async function probe(check: () => Promise<unknown>): Promise<{ status: Check; error?: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      check(),
+      new Promise((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)),
+          CHECK_TIMEOUT_MS,
+        );
+      }),
+    ]);
+    return { status: 'ok' };
+  } catch (error) {
+    return {
+      status: 'unavailable',
+      error: error instanceof Error ? error.message.split('\n')[0] : String(error),
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,14 @@
+// What every use case may use: the ORM, the Temporal client and the configuration. Made once by the
+// process that hosts the services (API, CLI, tests) and handed down.
+import type { Client } from '@temporalio/client';
+import type { Config } from '../../config/config.ts';
+import type { Orm } from '../../db/orm.ts';
+
+export interface ServiceContext {
+  orm: Orm;
+  temporal: Client;
+  config: Pick<Config, 'env' | 'publicBaseUrl'>;
+}
+
+/** Services that need no Temporal (creating organizations, clients, templates, drafts). */
+export type DataContext = Pick<ServiceContext, 'orm'>;

@@ -1,0 +1,187 @@
+// Creates a Draft envelope from a published template: validates everything, then writes the envelope
+// and its recipients in one transaction. Nothing is sent and no workflow exists until send.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { Envelope, Recipient, Template, TemplateRole } from '../../../db/entities/index.ts';
+import {
+  AUTHENTICATION_METHODS,
+  DELIVERY_CHANNELS,
+  RECIPIENT_TYPES,
+  type RecipientType,
+  WORKFLOW_TYPES,
+} from '../../../workflows/domain.ts';
+import { actsInRounds } from '../../../workflows/rounds.ts';
+import { InvalidRequest, NotFound } from '../../errors.ts';
+import type { DataContext } from '../context.ts';
+import { SUPPORTED_LANGUAGES } from '../organizations/create-organization.ts';
+import { findOrganization } from '../organizations/find-organization.ts';
+import { parseInput, UUID_PATTERN } from '../validation.ts';
+
+export const DEFAULT_EXPIRATION_DAYS = 30;
+const DAY_MS = 24 * 60 * 60 * 1000;
+const E164 = /^\+[1-9]\d{6,14}$/;
+
+const RecipientInput = z
+  .object({
+    roleName: z.string().trim().min(1, 'roleName is required'),
+    fullName: z.string().trim().min(1, 'fullName is required').max(200),
+    email: z.email('email must be a valid address').optional(),
+    phone: z.string().trim().regex(E164, 'phone must be in E.164 form, for example +972501234567').optional(),
+    signingOrder: z.number().int().min(1).optional(),
+    deliveryChannel: z.enum(DELIVERY_CHANNELS).optional(),
+    authenticationMethod: z.enum(AUTHENTICATION_METHODS).default('SecureLink'),
+    type: z.enum(RECIPIENT_TYPES).default('Signer'),
+    language: z
+      .union([z.enum(SUPPORTED_LANGUAGES), z.literal('')])
+      .optional()
+      .transform((language) => (language ? language : null)),
+  })
+  .superRefine((recipient, ctx) => {
+    const channel = recipient.deliveryChannel ?? (recipient.email ? 'Email' : 'ManualLink');
+    if (channel === 'Email' && !recipient.email) {
+      ctx.addIssue({ code: 'custom', path: ['email'], message: 'email is required for the Email channel' });
+    }
+    const needsPhone =
+      channel === 'Sms' || channel === 'WhatsApp' || recipient.authenticationMethod !== 'SecureLink';
+    if (needsPhone && !recipient.phone) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['phone'],
+        message: 'phone is required for SMS or WhatsApp delivery and for one-time-code authentication',
+      });
+    }
+  });
+
+const CreateEnvelopeInput = z.object({
+  organizationId: z.string(),
+  title: z.string().trim().min(1, 'title is required').max(200),
+  workflowType: z.enum(WORKFLOW_TYPES).default('Sequential'),
+  templateId: z.string().regex(UUID_PATTERN, 'templateId must be a uuid'),
+  expiresAt: z.iso
+    .datetime({ offset: true, message: 'expiresAt must be an ISO 8601 date-time' })
+    .optional()
+    .refine(
+      (value) => value === undefined || Date.parse(value) > Date.now(),
+      'expiresAt must be in the future',
+    ),
+  externalReference: z.string().trim().min(1).max(200).optional(),
+  externalSystem: z.string().trim().min(1).max(100).optional(),
+  externalMetadataJson: z
+    .string()
+    .max(64 * 1024)
+    .refine(isJson, 'externalMetadataJson must hold a JSON document')
+    .optional(),
+  recipients: z.array(RecipientInput).min(1, 'at least one recipient is required').max(100),
+  documents: z.array(z.unknown()).max(1, 'an envelope holds at most one document').optional(),
+});
+export type CreateEnvelopeInput = z.input<typeof CreateEnvelopeInput>;
+
+export async function createEnvelope(ctx: DataContext, input: CreateEnvelopeInput) {
+  const data = parseInput(CreateEnvelopeInput, input, 'envelope');
+  if (data.documents && data.documents.length > 0) {
+    throw new InvalidRequest('An envelope holds exactly one template or one document, not both.', [
+      { field: 'documents', message: 'must be empty when templateId is given' },
+    ]);
+  }
+  const organization = await findOrganization(ctx, data.organizationId);
+  const em = ctx.orm.em.fork();
+  const template = await em.findOne(Template, { id: data.templateId, organizationId: organization.id });
+  if (!template) throw new NotFound(`Template ${data.templateId} was not found.`);
+  if (template.status !== 'Published') {
+    throw new InvalidRequest(
+      `Template ${template.id} is not published; only published templates can be sent.`,
+    );
+  }
+  const roles = await em.find(TemplateRole, { templateId: template.id }, { orderBy: { position: 'asc' } });
+
+  const recipients = data.recipients.map((recipient, index) => ({
+    ...recipient,
+    signingOrder: recipient.signingOrder ?? index + 1,
+    deliveryChannel: recipient.deliveryChannel ?? (recipient.email ? 'Email' : 'ManualLink'),
+    role: roles.find((role) => role.name === recipient.roleName),
+  }));
+  const problems = [
+    ...recipients.flatMap((recipient, index) =>
+      recipient.role
+        ? []
+        : [
+            {
+              field: `recipients.${index}.roleName`,
+              message: `"${recipient.roleName}" is not a role of the template (roles: ${roles.map((r) => r.name).join(', ')})`,
+            },
+          ],
+    ),
+    ...roles
+      .filter((role) => role.required)
+      .filter((role) => !recipients.some((r) => r.role?.id === role.id && actsInRounds(r)))
+      .map((role) => ({ field: 'recipients', message: `the required role "${role.name}" has no recipient` })),
+    ...(data.workflowType === 'Sequential' ? duplicateOrders(recipients) : []),
+  ];
+  if (problems.length > 0) {
+    throw new InvalidRequest(`Invalid envelope: ${problems[0]?.field}: ${problems[0]?.message}`, problems);
+  }
+
+  const envelope = em.create(Envelope, {
+    id: randomUUID(),
+    organizationId: organization.id,
+    templateId: template.id,
+    title: data.title,
+    workflowType: data.workflowType,
+    status: 'Draft',
+    expiresAt: new Date(data.expiresAt ?? Date.now() + DEFAULT_EXPIRATION_DAYS * DAY_MS),
+    externalReference: data.externalReference ?? null,
+    externalSystem: data.externalSystem ?? null,
+    externalMetadataJson: data.externalMetadataJson ?? null,
+  });
+  for (const recipient of recipients) {
+    em.create(Recipient, {
+      id: randomUUID(),
+      envelopeId: envelope.id,
+      roleId: recipient.role?.id ?? null,
+      roleName: recipient.roleName,
+      fullName: recipient.fullName,
+      email: recipient.email ?? null,
+      phone: recipient.phone ?? null,
+      signingOrder: recipient.signingOrder,
+      deliveryChannel: recipient.deliveryChannel,
+      authenticationMethod: recipient.authenticationMethod,
+      type: recipient.type,
+      language: recipient.language,
+      required: requiredRecipient(recipient.type, recipient.role?.required ?? false),
+      status: 'Pending',
+    });
+  }
+  await em.flush();
+  return envelope;
+}
+
+/** A recipient the envelope waits for: an acting recipient whose template role is required. */
+function requiredRecipient(type: RecipientType, roleRequired: boolean): boolean {
+  return roleRequired && type !== 'Cc';
+}
+
+function duplicateOrders(recipients: { signingOrder: number; type: RecipientType }[]) {
+  const seen = new Set<number>();
+  return recipients.flatMap((recipient, index) => {
+    if (!actsInRounds(recipient)) return [];
+    if (seen.has(recipient.signingOrder)) {
+      return [
+        {
+          field: `recipients.${index}.signingOrder`,
+          message: `signingOrder ${recipient.signingOrder} is used twice; a Sequential envelope needs distinct orders (use GroupedRounds for parallel rounds)`,
+        },
+      ];
+    }
+    seen.add(recipient.signingOrder);
+    return [];
+  });
+}
+
+function isJson(value: string): boolean {
+  try {
+    JSON.parse(value);
+    return true;
+  } catch {
+    return false;
+  }
+}

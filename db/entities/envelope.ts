@@ -1,0 +1,88 @@
+// Envelopes, their recipients and the audit log. Rows after sending are a projection of the
+// envelope's Temporal workflow, written only by the projection activity.
+import { defineEntity, p } from '@mikro-orm/core';
+import type {
+  AuthenticationMethod,
+  DeliveryChannel,
+  EnvelopeStatus,
+  RecipientStatus,
+  RecipientType,
+  WorkflowType,
+} from '../../workflows/domain.ts';
+
+export const EnvelopeSchema = defineEntity({
+  name: 'Envelope',
+  tableName: 'envelope',
+  properties: {
+    id: p.uuid().primary(),
+    organizationId: p.uuid(),
+    templateId: p.uuid().nullable(),
+    title: p.string(),
+    workflowType: p.string().$type<WorkflowType>(),
+    status: p.string().$type<EnvelopeStatus>(),
+    expiresAt: p.datetime().nullable(),
+    externalReference: p.string().nullable(),
+    externalSystem: p.string().nullable(),
+    externalMetadataJson: p.text().nullable(),
+    finalPdfFileId: p.uuid().nullable(),
+    auditTrailFileId: p.uuid().nullable(),
+    workflowId: p.string().nullable(),
+    projectedSequence: p.integer().default(0),
+    sentAt: p.datetime().nullable(),
+    completedAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
+export class Envelope extends EnvelopeSchema.class {}
+EnvelopeSchema.setClass(Envelope);
+
+export const RecipientSchema = defineEntity({
+  name: 'Recipient',
+  tableName: 'recipient',
+  properties: {
+    id: p.uuid().primary(),
+    envelopeId: p.uuid(),
+    roleId: p.uuid().nullable(),
+    roleName: p.string(),
+    fullName: p.string(),
+    email: p.string().nullable(),
+    phone: p.string().nullable(),
+    signingOrder: p.integer(),
+    deliveryChannel: p.string().$type<DeliveryChannel>(),
+    authenticationMethod: p.string().$type<AuthenticationMethod>(),
+    type: p.string().$type<RecipientType>(),
+    language: p.string().nullable(),
+    required: p.boolean(),
+    status: p.string().$type<RecipientStatus>(),
+    completedAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
+export class Recipient extends RecipientSchema.class {}
+RecipientSchema.setClass(Recipient);
+
+export const AuditEventSchema = defineEntity({
+  name: 'AuditEvent',
+  tableName: 'audit_event',
+  properties: {
+    id: p.uuid().primary(),
+    envelopeId: p.uuid(),
+    organizationId: p.uuid(),
+    sequence: p.integer(),
+    type: p.string(),
+    recipientId: p.uuid().nullable(),
+    data: p.json<Record<string, unknown>>(),
+    occurredAt: p.datetime(),
+    recordedAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export class AuditEvent extends AuditEventSchema.class {}
+AuditEventSchema.setClass(AuditEvent);

@@ -1,0 +1,26 @@
+// Every entity MikroORM maps; the schema itself comes from db/migrations.
+import { AuditEventSchema, EnvelopeSchema, RecipientSchema } from './envelope.ts';
+import { OAuthClientSchema, OAuthClientSecretSchema } from './oauth-client.ts';
+import { OrganizationSchema, PlanSchema } from './organization.ts';
+import { StoredFileSchema } from './stored-file.ts';
+import { TemplateFieldSchema, TemplateRoleSchema, TemplateSchema } from './template.ts';
+
+export * from './envelope.ts';
+export * from './oauth-client.ts';
+export * from './organization.ts';
+export * from './stored-file.ts';
+export * from './template.ts';
+
+export const entities = [
+  PlanSchema,
+  OrganizationSchema,
+  OAuthClientSchema,
+  OAuthClientSecretSchema,
+  StoredFileSchema,
+  TemplateSchema,
+  TemplateRoleSchema,
+  TemplateFieldSchema,
+  EnvelopeSchema,
+  RecipientSchema,
+  AuditEventSchema,
+];

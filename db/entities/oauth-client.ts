@@ -1,0 +1,37 @@
+// OAuth 2.0 clients of the public API and their (at most two active) expiring secrets.
+import { defineEntity, p } from '@mikro-orm/core';
+
+export const OAuthClientSchema = defineEntity({
+  name: 'OAuthClient',
+  tableName: 'oauth_client',
+  properties: {
+    id: p.uuid().primary(),
+    organizationId: p.uuid(),
+    name: p.string(),
+    clientId: p.string().unique(),
+    scopes: p.array(),
+    ipAllowlist: p.array(),
+    lastUsedAt: p.datetime().nullable(),
+    requestCount: p.bigint('number').default(0),
+    errorCount: p.bigint('number').default(0),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export class OAuthClient extends OAuthClientSchema.class {}
+OAuthClientSchema.setClass(OAuthClient);
+
+export const OAuthClientSecretSchema = defineEntity({
+  name: 'OAuthClientSecret',
+  tableName: 'oauth_client_secret',
+  properties: {
+    id: p.uuid().primary(),
+    oauthClientId: p.uuid(),
+    secretHash: p.string().hidden(),
+    hint: p.string(),
+    expiresAt: p.datetime(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    deletedAt: p.datetime().nullable(),
+  },
+});
+export class OAuthClientSecret extends OAuthClientSecretSchema.class {}
+OAuthClientSecretSchema.setClass(OAuthClientSecret);

@@ -1,0 +1,42 @@
+// Plans (reference data) and organizations, the tenants of Sigil.
+import { defineEntity, p } from '@mikro-orm/core';
+
+export const PlanSchema = defineEntity({
+  name: 'Plan',
+  tableName: 'plan',
+  properties: {
+    name: p.string().primary(),
+    apiAccess: p.boolean(),
+    webhookAccess: p.boolean(),
+    monthlyDocumentLimit: p.integer().nullable(),
+    userLimit: p.integer().nullable(),
+    teamLimit: p.integer().nullable(),
+    smsCreditsIncluded: p.integer(),
+    ratePerMinute: p.integer().fieldName('rate_limit_per_minute').nullable(),
+    uploadRatePerMinute: p.integer().fieldName('upload_rate_limit_per_minute').nullable(),
+    supportLevel: p.string(),
+    sortOrder: p.integer(),
+  },
+});
+export class Plan extends PlanSchema.class {}
+PlanSchema.setClass(Plan);
+
+export const OrganizationSchema = defineEntity({
+  name: 'Organization',
+  tableName: 'organization',
+  properties: {
+    id: p.uuid().primary(),
+    name: p.string(),
+    planName: p.string(),
+    apiEnabled: p.boolean().default(false),
+    defaultLanguage: p.string().default('en'),
+    ratePerMinute: p.integer().fieldName('rate_limit_per_minute').nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
+export class Organization extends OrganizationSchema.class {}
+OrganizationSchema.setClass(Organization);

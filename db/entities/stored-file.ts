@@ -1,0 +1,20 @@
+// Uploaded and generated files. Content lives in PostgreSQL (bytea) so a backup of the database is a
+// backup of everything; see docs/architecture.md.
+import { defineEntity, p } from '@mikro-orm/core';
+
+export const StoredFileSchema = defineEntity({
+  name: 'StoredFile',
+  tableName: 'stored_file',
+  properties: {
+    id: p.uuid().primary(),
+    organizationId: p.uuid(),
+    filename: p.string(),
+    contentType: p.string(),
+    sizeBytes: p.integer(),
+    sha256: p.string(),
+    content: p.blob().lazy(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export class StoredFile extends StoredFileSchema.class {}
+StoredFileSchema.setClass(StoredFile);

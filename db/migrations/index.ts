@@ -1,0 +1,5 @@
+// The ordered list of schema migrations. Append new ones; never edit one that has shipped.
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration0001Initial } from './0001-initial.ts';
+
+export const migrations: MigrationObject[] = [{ name: '0001-initial', class: Migration0001Initial }];

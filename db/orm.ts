@@ -1,0 +1,56 @@
+// MikroORM on PostgreSQL: one factory for the API, the worker, the CLI and the tests.
+
+import { Migrator } from '@mikro-orm/migrations';
+import { MikroORM } from '@mikro-orm/postgresql';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { entities } from './entities/index.ts';
+import { migrations } from './migrations/index.ts';
+
+export type Orm = MikroORM;
+
+export interface OrmOptions {
+  databaseUrl: string;
+  logger?: Logger;
+  poolMax?: number;
+}
+
+export async function createOrm(options: OrmOptions): Promise<Orm> {
+  return MikroORM.init({
+    clientUrl: options.databaseUrl,
+    entities,
+    extensions: [Migrator],
+    migrations: {
+      migrationsList: migrations,
+      tableName: 'sigil_migrations',
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+    },
+    pool: { min: 0, max: options.poolMax ?? 10 },
+    debug: false,
+    allowGlobalContext: false,
+    ensureDatabase: false,
+    discovery: { warnWhenNoEntities: true },
+    logger: (message) => options.logger?.debug({ orm: true }, message),
+  });
+}
+
+// A fixed key for pg_advisory_lock, so several API replicas starting together migrate one at a time.
+const MIGRATION_LOCK_KEY = 7_304_511_221;
+
+/**
+ * Applies pending migrations; returns the names applied. The advisory lock is session-scoped, so it is
+ * held on a dedicated connection outside MikroORM's pool for the whole run.
+ */
+export async function migrateToLatest(orm: Orm, databaseUrl: string): Promise<string[]> {
+  const lock = new pg.Client({ connectionString: databaseUrl });
+  await lock.connect();
+  try {
+    await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    const applied = await orm.migrator.up();
+    return applied.map((migration) => migration.name);
+  } finally {
+    await lock.end();
+  }
+}

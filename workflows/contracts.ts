@@ -1,0 +1,82 @@
+// The envelope workflow's public surface: input, state, updates, queries, search attributes.
+// Shared by the workflow (which handles the messages) and the API, CLI and tests (which send them).
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { EnvelopeStatus, RecipientStatus, RecipientType, WorkflowType } from './domain.ts';
+
+export const ENVELOPE_TASK_QUEUE = 'envelopes';
+export const ENVELOPE_WORKFLOW_TYPE = 'envelopeWorkflow';
+
+export function envelopeWorkflowId(envelopeId: string): string {
+  return `envelope/${envelopeId}`;
+}
+
+/** Custom search attributes operators filter by in the Temporal Web UI. */
+export const searchAttributes = {
+  organizationId: defineSearchAttributeKey('SigilOrganizationId', SearchAttributeType.KEYWORD),
+  envelopeStatus: defineSearchAttributeKey('SigilEnvelopeStatus', SearchAttributeType.KEYWORD),
+  externalReference: defineSearchAttributeKey('SigilExternalReference', SearchAttributeType.KEYWORD),
+} as const;
+
+export interface RecipientPlan {
+  id: string;
+  signingOrder: number;
+  type: RecipientType;
+  /** Whether the envelope waits for this recipient (from the template role's `required`). */
+  required: boolean;
+}
+
+export interface EnvelopeWorkflowInput {
+  envelopeId: string;
+  organizationId: string;
+  externalReference: string | null;
+  workflowType: WorkflowType;
+  /** Signing deadline, ISO 8601 UTC; null means no deadline. */
+  expiresAt: string | null;
+  recipients: RecipientPlan[];
+}
+
+export interface RecipientState {
+  id: string;
+  status: RecipientStatus;
+}
+
+export interface EnvelopeState {
+  envelopeId: string;
+  status: EnvelopeStatus;
+  expiresAt: string | null;
+  recipients: RecipientState[];
+  /** Number of transitions decided so far; each is projected to PostgreSQL under this sequence. */
+  sequence: number;
+}
+
+export interface CompleteRecipientRequest {
+  recipientId: string;
+}
+
+export interface CancelEnvelopeRequest {
+  reason?: string;
+}
+
+/** Sent together with the workflow start (update-with-start); returns the state after sending. */
+export const sendEnvelopeUpdate = defineUpdate<EnvelopeState>('sendEnvelope');
+export const completeRecipientUpdate = defineUpdate<EnvelopeState, [CompleteRecipientRequest]>(
+  'completeRecipient',
+);
+export const cancelEnvelopeUpdate = defineUpdate<EnvelopeState, [CancelEnvelopeRequest]>('cancelEnvelope');
+export const envelopeStateQuery = defineQuery<EnvelopeState>('envelopeState');
+
+/** One decided transition, written to PostgreSQL by the projection activity. */
+export interface EnvelopeTransition {
+  envelopeId: string;
+  organizationId: string;
+  sequence: number;
+  envelopeStatus: EnvelopeStatus;
+  recipients: RecipientState[];
+  event: {
+    type: string;
+    recipientId: string | null;
+    data: Record<string, unknown>;
+  };
+  occurredAt: string;
+}

@@ -1,0 +1,245 @@
+// The envelope workflow: one durable workflow per sent envelope, from send to a final status.
+// It decides every transition; the projection activity writes each one to PostgreSQL in order.
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import {
+  type CancelEnvelopeRequest,
+  type CompleteRecipientRequest,
+  cancelEnvelopeUpdate,
+  completeRecipientUpdate,
+  type EnvelopeState,
+  type EnvelopeTransition,
+  type EnvelopeWorkflowInput,
+  envelopeStateQuery,
+  type RecipientPlan,
+  searchAttributes,
+  sendEnvelopeUpdate,
+} from './contracts.ts';
+import { type EnvelopeStatus, isTerminalEnvelopeStatus, type RecipientStatus } from './domain.ts';
+import { actsInRounds, currentRoundIndex, planRounds } from './rounds.ts';
+
+const PROJECTION_TIMEOUT = '30 seconds';
+
+const { projectEnvelopeTransition } = proxyActivities<Activities>({
+  startToCloseTimeout: PROJECTION_TIMEOUT,
+  // A projection must land eventually: PostgreSQL outages are waited out, never skipped.
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+/** The envelope as the workflow sees it: a small plain class, no Temporal APIs inside. */
+class Envelope {
+  readonly input: EnvelopeWorkflowInput;
+  readonly rounds: string[][];
+  readonly required: Set<string>;
+  status: EnvelopeStatus = 'Sent';
+  readonly recipientStatus = new Map<string, RecipientStatus>();
+  sequence = 0;
+
+  constructor(input: EnvelopeWorkflowInput) {
+    this.input = input;
+    this.rounds = planRounds(input.workflowType, input.recipients);
+    this.required = new Set(input.recipients.filter((r) => r.required && actsInRounds(r)).map((r) => r.id));
+  }
+
+  recipient(id: string): RecipientPlan | undefined {
+    return this.input.recipients.find((r) => r.id === id);
+  }
+
+  completed(): Set<string> {
+    return new Set([...this.recipientStatus].filter(([, s]) => s === 'Completed').map(([id]) => id));
+  }
+
+  roundIndex(): number {
+    return currentRoundIndex(this.rounds, this.required, this.completed());
+  }
+
+  roundOf(id: string): number {
+    return this.rounds.findIndex((round) => round.includes(id));
+  }
+
+  /** Recipients whose round has come may act; later ones wait for their turn. */
+  refreshTurns(): void {
+    const current = this.roundIndex();
+    for (const recipient of this.input.recipients) {
+      const status = this.recipientStatus.get(recipient.id);
+      if (status === 'Completed') continue;
+      if (!actsInRounds(recipient)) {
+        this.recipientStatus.set(recipient.id, 'Pending');
+        continue;
+      }
+      this.recipientStatus.set(
+        recipient.id,
+        this.roundOf(recipient.id) <= current ? 'Pending' : 'WaitingForTurn',
+      );
+    }
+  }
+
+  /** Why this recipient cannot complete now, or undefined when they can. */
+  whyCannotComplete(recipientId: string): string | undefined {
+    if (isTerminalEnvelopeStatus(this.status))
+      return `The envelope is ${this.status}; nothing can be signed.`;
+    const recipient = this.recipient(recipientId);
+    if (!recipient) return `Recipient ${recipientId} does not belong to this envelope.`;
+    if (!actsInRounds(recipient)) return `Recipient ${recipientId} is a Cc recipient and does not sign.`;
+    if (this.recipientStatus.get(recipientId) === 'Completed')
+      return `Recipient ${recipientId} has already completed.`;
+    if (this.recipientStatus.get(recipientId) === 'WaitingForTurn') {
+      return `Recipient ${recipientId} is not yet in turn: recipients with an earlier signing order must complete first.`;
+    }
+    return undefined;
+  }
+
+  completeRecipient(recipientId: string): void {
+    this.recipientStatus.set(recipientId, 'Completed');
+    if (this.roundIndex() >= this.rounds.length) {
+      this.status = 'Completed';
+      return;
+    }
+    this.refreshTurns();
+    const roundChanged = this.roundOf(recipientId) < this.roundIndex();
+    this.status = roundChanged ? 'WaitingForNextSigner' : 'InProgress';
+  }
+
+  /** Ends the envelope; every recipient who had not completed takes the same final status. */
+  finish(status: 'Cancelled' | 'Expired'): void {
+    this.status = status;
+    for (const [id, recipientStatus] of this.recipientStatus) {
+      if (recipientStatus !== 'Completed') this.recipientStatus.set(id, status);
+    }
+  }
+
+  snapshot(): EnvelopeState {
+    return {
+      envelopeId: this.input.envelopeId,
+      status: this.status,
+      expiresAt: this.input.expiresAt,
+      recipients: this.input.recipients.map((r) => ({
+        id: r.id,
+        status: this.recipientStatus.get(r.id) ?? 'Pending',
+      })),
+      sequence: this.sequence,
+    };
+  }
+}
+
+export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<EnvelopeState> {
+  const envelope = new Envelope(input);
+  const pending: EnvelopeTransition[] = [];
+  let projectedSequence = 0;
+
+  /** Decides a transition now; the main loop projects it, in order. Returns its sequence. */
+  function record(type: string, recipientId: string | null, data: Record<string, unknown> = {}): number {
+    envelope.sequence += 1;
+    const state = envelope.snapshot();
+    pending.push({
+      envelopeId: input.envelopeId,
+      organizationId: input.organizationId,
+      sequence: envelope.sequence,
+      envelopeStatus: state.status,
+      recipients: state.recipients,
+      event: { type, recipientId, data },
+      occurredAt: new Date().toISOString(),
+    });
+    return envelope.sequence;
+  }
+
+  /** Waits until the given transition is in PostgreSQL, so callers read what they caused. */
+  async function projected(sequence: number): Promise<EnvelopeState> {
+    await condition(() => projectedSequence >= sequence);
+    return envelope.snapshot();
+  }
+
+  setHandler(envelopeStateQuery, () => envelope.snapshot());
+
+  // Sending is idempotent: a repeated send answers with the state once the send is projected.
+  setHandler(sendEnvelopeUpdate, () => projected(1));
+
+  setHandler(
+    completeRecipientUpdate,
+    ({ recipientId }: CompleteRecipientRequest) => {
+      envelope.completeRecipient(recipientId);
+      let sequence = record('recipient.completed', recipientId);
+      if (envelope.status === 'Completed') {
+        sequence = record('envelope.completed', null, completedEventData(input));
+      }
+      return projected(sequence);
+    },
+    {
+      validator: ({ recipientId }: CompleteRecipientRequest) => {
+        const reason = envelope.whyCannotComplete(recipientId);
+        if (reason) throw ApplicationFailure.nonRetryable(reason, 'RecipientCannotComplete');
+      },
+    },
+  );
+
+  setHandler(
+    cancelEnvelopeUpdate,
+    ({ reason }: CancelEnvelopeRequest) => {
+      envelope.finish('Cancelled');
+      return projected(record('envelope.cancelled', null, reason ? { reason } : {}));
+    },
+    {
+      validator: (_request: CancelEnvelopeRequest) => {
+        if (isTerminalEnvelopeStatus(envelope.status)) {
+          throw ApplicationFailure.nonRetryable(
+            `The envelope is already ${envelope.status} and cannot be cancelled.`,
+            'EnvelopeNotCancellable',
+          );
+        }
+      },
+    },
+  );
+
+  // Send: the first round may act, later rounds wait for their turn.
+  envelope.refreshTurns();
+  record('envelope.sent', null);
+
+  let lastStatus: EnvelopeStatus | undefined;
+  while (true) {
+    while (pending.length > 0) {
+      const transition = pending[0] as EnvelopeTransition;
+      await projectEnvelopeTransition(transition);
+      projectedSequence = transition.sequence;
+      pending.shift();
+      if (transition.envelopeStatus !== lastStatus) {
+        lastStatus = transition.envelopeStatus;
+        upsertSearchAttributes([{ key: searchAttributes.envelopeStatus, value: lastStatus }]);
+      }
+    }
+    if (isTerminalEnvelopeStatus(envelope.status)) break;
+
+    const somethingHappened = await waitForChange(() => pending.length > 0, input.expiresAt);
+    if (!somethingHappened) {
+      envelope.finish('Expired');
+      record('envelope.expired', null, { expires_at: input.expiresAt });
+    }
+  }
+
+  // Let in-flight update handlers return their answers before the workflow closes.
+  await condition(allHandlersFinished);
+  return envelope.snapshot();
+}
+
+/** Waits for `changed` or the deadline; false means the deadline passed first. */
+async function waitForChange(changed: () => boolean, expiresAt: string | null): Promise<boolean> {
+  if (expiresAt === null) {
+    await condition(changed);
+    return true;
+  }
+  return condition(changed, Math.max(1, Date.parse(expiresAt) - Date.now()));
+}
+
+function completedEventData(input: EnvelopeWorkflowInput): Record<string, unknown> {
+  return {
+    envelope_id: input.envelopeId,
+    status: 'Completed',
+    external_reference: input.externalReference ?? '',
+  };
+}

@@ -1,0 +1,2 @@
+// Workflow definitions registered on the worker. Deterministic code only: no I/O, no Node APIs.
+export { envelopeWorkflow } from './envelope.ts';
