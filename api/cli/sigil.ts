@@ -1,0 +1,301 @@
+#!/usr/bin/env node
+// `sigil`: the operator CLI (`npx sigil …`). Every command calls the same services the API uses, prints a
+// readable result (or `--json`), and turns failures into one clear message and a non-zero exit code.
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { parseArgs } from 'node:util';
+import { type Config, ConfigError, loadConfig } from '../../config/config.ts';
+import { redactUrl } from '../../config/logger.ts';
+import { createOrm, type Orm } from '../../db/orm.ts';
+import { connectClient, type TemporalClientHandle } from '../../temporal/connection.ts';
+import { envelopeWorkflowId } from '../../workflows/contracts.ts';
+import { AppError, InvalidRequest } from '../errors.ts';
+import { createEnvelope } from '../services/envelopes/create-envelope.ts';
+import { sendEnvelope } from '../services/envelopes/send-envelope.ts';
+import { createOAuthClient } from '../services/oauth-clients/create-oauth-client.ts';
+import { createOrganization } from '../services/organizations/create-organization.ts';
+import { createTemplate } from '../services/templates/create-template.ts';
+
+const USAGE = `Usage: sigil <command> [options] [--json]
+
+  org create      --name NAME --plan Professional|Business|Premium|Enterprise|Starter [--api-enabled]
+  client create   --org ORG_ID --name NAME --scopes "scope scope ..." [--allowlist "cidr,cidr"]
+  template create --org ORG_ID --pdf FILE.pdf --definition FILE.json [--publish]
+  envelope send   --org ORG_ID --template TEMPLATE_ID --recipients FILE.json
+                  [--title TITLE] [--workflow-type Sequential|Parallel|GroupedRounds]
+                  [--expires-at ISO_DATE_TIME] [--external-reference REF]
+
+Connects to DATABASE_URL (default: the embedded PostgreSQL of \`npm start\`) and, for envelope send,
+TEMPORAL_ADDRESS (default: the dev server of \`npm start\`). --json prints machine-readable output.
+`;
+
+const OPTIONS = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  name: { type: 'string' },
+  plan: { type: 'string' },
+  'api-enabled': { type: 'boolean' },
+  org: { type: 'string' },
+  scopes: { type: 'string' },
+  allowlist: { type: 'string' },
+  pdf: { type: 'string' },
+  definition: { type: 'string' },
+  publish: { type: 'boolean' },
+  template: { type: 'string' },
+  recipients: { type: 'string' },
+  title: { type: 'string' },
+  'workflow-type': { type: 'string' },
+  'expires-at': { type: 'string' },
+  'external-reference': { type: 'string' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+interface Runtime {
+  config: Config;
+  orm(): Promise<Orm>;
+  temporal(): Promise<TemporalClientHandle>;
+}
+
+type Output = { json: unknown; text: string };
+
+const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Output>> = {
+  'org create': async (values, runtime) => {
+    const organization = await createOrganization(
+      { orm: await runtime.orm() },
+      {
+        name: required(values, 'name'),
+        plan: required(values, 'plan') as never,
+        apiEnabled: values['api-enabled'] ?? false,
+      },
+    );
+    return {
+      json: {
+        id: organization.id,
+        name: organization.name,
+        plan: organization.planName,
+        apiEnabled: organization.apiEnabled,
+      },
+      text: `organization ${organization.id} created (${organization.name}, plan ${organization.planName}, API ${organization.apiEnabled ? 'enabled' : 'disabled'})`,
+    };
+  },
+
+  'client create': async (values, runtime) => {
+    const client = await createOAuthClient(
+      { orm: await runtime.orm() },
+      {
+        organizationId: required(values, 'org'),
+        name: required(values, 'name'),
+        scopes: required(values, 'scopes').split(/\s+/).filter(Boolean) as never,
+        ipAllowlist: (values.allowlist ?? '').split(/[,\n]/).filter((entry) => entry.trim() !== ''),
+      },
+    );
+    return {
+      json: {
+        id: client.id,
+        client_id: client.clientId,
+        client_secret: client.clientSecret,
+        secret_expires_at: client.secretExpiresAt.toISOString(),
+        scopes: client.scopes,
+        ip_allowlist: client.ipAllowlist,
+      },
+      text: [
+        `OAuth client ${client.id} created for organization ${client.organizationId}`,
+        `  client_id      ${client.clientId}`,
+        `  client_secret  ${client.clientSecret}`,
+        `  expires        ${client.secretExpiresAt.toISOString()}`,
+        `  scopes         ${client.scopes.join(' ')}`,
+        `  IP allowlist   ${client.ipAllowlist.length > 0 ? client.ipAllowlist.join(', ') : '(any source)'}`,
+        'The secret is shown only now; store it safely.',
+      ].join('\n'),
+    };
+  },
+
+  'template create': async (values, runtime) => {
+    const pdfPath = required(values, 'pdf');
+    const template = await createTemplate(
+      { orm: await runtime.orm() },
+      {
+        organizationId: required(values, 'org'),
+        pdf: await readInput(pdfPath, 'PDF'),
+        filename: basename(pdfPath),
+        definition: await readJson(required(values, 'definition')),
+        publish: values.publish ?? false,
+      },
+    );
+    return {
+      json: { id: template.id, name: template.name, status: template.status, pageCount: template.pageCount },
+      text: `template ${template.id} created (${template.name}, ${template.pageCount} page(s), ${template.status})`,
+    };
+  },
+
+  'envelope send': async (values, runtime) => {
+    const orm = await runtime.orm();
+    const organizationId = required(values, 'org');
+    const recipients = await readJson(required(values, 'recipients'));
+    if (!Array.isArray(recipients)) {
+      throw new InvalidRequest('The recipients file must hold a JSON array of recipients.');
+    }
+    const envelope = await createEnvelope(
+      { orm },
+      {
+        organizationId,
+        templateId: required(values, 'template'),
+        title: values.title ?? 'Envelope sent from the sigil CLI',
+        workflowType: values['workflow-type'] as never,
+        expiresAt: values['expires-at'],
+        externalReference: values['external-reference'],
+        recipients,
+      },
+    );
+    const temporal = await runtime.temporal();
+    const state = await sendEnvelope(
+      { orm, temporal: temporal.client, config: runtime.config },
+      organizationId,
+      envelope.id,
+    );
+    const uiBase =
+      runtime.config.temporal.uiUrl ??
+      (runtime.config.temporal.devServer ? `http://localhost:${runtime.config.temporal.uiPort}` : undefined);
+    const workflowId = envelopeWorkflowId(envelope.id);
+    const workflowUrl = uiBase
+      ? `${uiBase}/namespaces/${runtime.config.temporal.namespace}/workflows/${encodeURIComponent(workflowId)}`
+      : undefined;
+    return {
+      json: { envelopeId: envelope.id, workflowId, workflowUrl, state },
+      text: [
+        `envelope ${envelope.id} sent: ${state.status}`,
+        ...state.recipients.map((r) => `  recipient ${r.id}  ${r.status}`),
+        `  workflow ${workflowId}${workflowUrl ? `\n  ${workflowUrl}` : ''}`,
+      ].join('\n'),
+    };
+  },
+};
+
+function required(values: Values, name: keyof Values): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new InvalidRequest(`--${String(name)} is required.`);
+  }
+  return value;
+}
+
+async function readInput(path: string, what: string): Promise<Uint8Array> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    throw new InvalidRequest(
+      `Cannot read the ${what} file ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+    );
+  }
+}
+
+async function readJson(path: string): Promise<unknown> {
+  const text = Buffer.from(await readInput(path, 'JSON')).toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InvalidRequest(`${path} is not valid JSON: ${error instanceof Error ? error.message : error}`);
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    return fail(
+      new InvalidRequest(error instanceof Error ? error.message : String(error)),
+      argv.includes('--json'),
+    );
+  }
+  const { values, positionals } = parsed;
+  const json = values.json ?? false;
+  const key = positionals.slice(0, 2).join(' ');
+  const command = COMMANDS[key];
+  if (values.help || positionals.length === 0) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (!command || positionals.length > 2) {
+    return fail(new InvalidRequest(`Unknown command "${positionals.join(' ')}". Run sigil --help.`), json);
+  }
+
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) return fail(new InvalidRequest(error.message), json);
+    throw error;
+  }
+  let orm: Orm | undefined;
+  let temporal: TemporalClientHandle | undefined;
+  const runtime: Runtime = {
+    config,
+    orm: async () => {
+      if (!orm) {
+        try {
+          orm = await createOrm({ databaseUrl: config.database.url, poolMax: 2 });
+          await orm.em.getConnection().execute('select 1');
+        } catch (error) {
+          throw new AppError(
+            503,
+            'database_unavailable',
+            `Cannot reach PostgreSQL at ${redactUrl(config.database.url)} (${firstLine(error)}). ` +
+              'Is `npm start` running? Otherwise set DATABASE_URL.',
+          );
+        }
+      }
+      return orm;
+    },
+    temporal: async () => {
+      if (!temporal) {
+        try {
+          temporal = await connectClient(config.temporal);
+        } catch (error) {
+          throw new AppError(
+            503,
+            'temporal_unavailable',
+            `Cannot reach Temporal at ${config.temporal.address} (${firstLine(error)}). ` +
+              'Is `npm start` running? Otherwise set TEMPORAL_ADDRESS.',
+          );
+        }
+      }
+      return temporal;
+    },
+  };
+  try {
+    const output = await command(values, runtime);
+    process.stdout.write(json ? `${JSON.stringify(output.json, null, 2)}\n` : `${output.text}\n`);
+    return 0;
+  } catch (error) {
+    return fail(error, json);
+  } finally {
+    await temporal?.close();
+    await orm?.close();
+  }
+}
+
+function fail(error: unknown, json: boolean): number {
+  const appError =
+    error instanceof AppError
+      ? error
+      : new AppError(500, 'internal_error', `Unexpected error: ${firstLine(error)}`);
+  if (json) {
+    process.stdout.write(
+      `${JSON.stringify({ error: { code: appError.code, message: appError.message, details: appError.details } }, null, 2)}\n`,
+    );
+  } else {
+    process.stderr.write(`sigil: ${appError.message}\n`);
+    for (const detail of appError.details) {
+      process.stderr.write(`  - ${detail.field ? `${detail.field}: ` : ''}${detail.message}\n`);
+    }
+  }
+  return appError.status >= 500 ? 2 : 1;
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+}
+
+process.exitCode = await main(process.argv.slice(2));
