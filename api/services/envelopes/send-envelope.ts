@@ -1,7 +1,7 @@
 // Sends a Draft envelope: starts its workflow with update-with-start. A retried or doubled send finds
 // the running workflow (conflict policy USE_EXISTING) and answers with the state it decided.
 import { WithStartWorkflowOperation } from '@temporalio/client';
-import { Envelope } from '../../../db/entities/index.ts';
+import { Envelope, type Recipient } from '../../../db/entities/index.ts';
 import {
   ENVELOPE_TASK_QUEUE,
   ENVELOPE_WORKFLOW_TYPE,
@@ -32,19 +32,7 @@ export async function sendEnvelope(
       `Envelope ${envelope.id} expired at ${envelope.expiresAt.toISOString()} before it was sent.`,
     );
   }
-  const input: EnvelopeWorkflowInput = {
-    envelopeId: envelope.id,
-    organizationId: envelope.organizationId,
-    externalReference: envelope.externalReference ?? null,
-    workflowType: envelope.workflowType,
-    expiresAt: envelope.expiresAt?.toISOString() ?? null,
-    recipients: recipients.map((r) => ({
-      id: r.id,
-      signingOrder: r.signingOrder,
-      type: r.type,
-      required: r.required,
-    })),
-  };
+  const input = envelopeWorkflowInput(envelope, recipients);
   const workflowId = envelopeWorkflowId(envelope.id);
   if (envelope.workflowId !== workflowId) {
     // Recorded before starting, so an operator can find the workflow even if the start is interrupted.
@@ -74,4 +62,24 @@ export async function sendEnvelope(
   } catch (error) {
     throw toServiceError(error, envelope.id);
   }
+}
+
+/** The workflow's input, taken from the envelope's rows. */
+export function envelopeWorkflowInput(
+  envelope: Pick<Envelope, 'id' | 'organizationId' | 'externalReference' | 'workflowType' | 'expiresAt'>,
+  recipients: Pick<Recipient, 'id' | 'signingOrder' | 'type' | 'required'>[],
+): EnvelopeWorkflowInput {
+  return {
+    envelopeId: envelope.id,
+    organizationId: envelope.organizationId,
+    externalReference: envelope.externalReference ?? null,
+    workflowType: envelope.workflowType,
+    expiresAt: envelope.expiresAt?.toISOString() ?? null,
+    recipients: recipients.map((r) => ({
+      id: r.id,
+      signingOrder: r.signingOrder,
+      type: r.type,
+      required: r.required,
+    })),
+  };
 }

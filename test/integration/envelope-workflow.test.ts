@@ -1,0 +1,149 @@
+// The envelope workflow on a real Temporal dev server with the real projection into PostgreSQL.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Conflict } from '../../api/errors.ts';
+import { cancelEnvelope } from '../../api/services/envelopes/cancel-envelope.ts';
+import { completeRecipient } from '../../api/services/envelopes/complete-recipient.ts';
+import { createEnvelope } from '../../api/services/envelopes/create-envelope.ts';
+import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
+import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
+import { AuditEvent } from '../../db/entities/index.ts';
+import { envelopeWorkflowId } from '../../workflows/contracts.ts';
+import { createOrganizationWithTemplate, openTestContext, type TestContext } from '../support/context.ts';
+
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await openTestContext();
+});
+afterAll(() => ctx.close());
+
+async function draftEnvelope(externalReference?: string) {
+  const { organization, template } = await createOrganizationWithTemplate(ctx);
+  const envelope = await createEnvelope(ctx, {
+    organizationId: organization.id,
+    templateId: template.id,
+    title: 'Services agreement',
+    workflowType: 'Sequential',
+    externalReference,
+    recipients: [
+      { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', signingOrder: 1 },
+      { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com', signingOrder: 2 },
+    ],
+  });
+  const { recipients } = await findEnvelope(ctx, organization.id, envelope.id);
+  const [first, second] = recipients;
+  if (!first || !second) throw new Error('expected two recipients');
+  return { organizationId: organization.id, envelopeId: envelope.id, first, second };
+}
+
+async function auditTypes(envelopeId: string) {
+  const events = await ctx.orm.em.fork().find(AuditEvent, { envelopeId }, { orderBy: { sequence: 'asc' } });
+  return events.map((event) => event.type);
+}
+
+describe('envelope workflow (Sequential)', () => {
+  it('completes after every signer has signed in order, projecting each step to PostgreSQL', async () => {
+    const { organizationId, envelopeId, first, second } = await draftEnvelope('PO-seq-1');
+
+    const sent = await sendEnvelope(ctx, organizationId, envelopeId);
+    expect(sent.status).toBe('Sent');
+    expect(sent.recipients).toEqual([
+      { id: first.id, status: 'Pending' },
+      { id: second.id, status: 'WaitingForTurn' },
+    ]);
+    let row = await findEnvelope(ctx, organizationId, envelopeId);
+    expect(row.envelope.status).toBe('Sent');
+    expect(row.envelope.sentAt).toBeInstanceOf(Date);
+    expect(row.envelope.workflowId).toBe(envelopeWorkflowId(envelopeId));
+
+    const afterFirst = await completeRecipient(ctx, organizationId, envelopeId, first.id);
+    expect(afterFirst.status).toBe('WaitingForNextSigner');
+    row = await findEnvelope(ctx, organizationId, envelopeId);
+    expect(row.envelope.status).toBe('WaitingForNextSigner');
+    expect(row.recipients.map((r) => r.status)).toEqual(['Completed', 'Pending']);
+
+    const afterSecond = await completeRecipient(ctx, organizationId, envelopeId, second.id);
+    expect(afterSecond.status).toBe('Completed');
+    row = await findEnvelope(ctx, organizationId, envelopeId);
+    expect(row.envelope.status).toBe('Completed');
+    expect(row.envelope.completedAt).toBeInstanceOf(Date);
+    expect(row.recipients.map((r) => r.status)).toEqual(['Completed', 'Completed']);
+    expect(await auditTypes(envelopeId)).toEqual([
+      'envelope.sent',
+      'recipient.completed',
+      'recipient.completed',
+      'envelope.completed',
+    ]);
+
+    const handle = ctx.temporal.workflow.getHandle(envelopeWorkflowId(envelopeId));
+    const result = await handle.result();
+    expect(result.status).toBe('Completed');
+    const description = await handle.describe();
+    expect(description.typedSearchAttributes.getAll().map((pair) => [pair.key.name, pair.value])).toEqual(
+      expect.arrayContaining([
+        ['SigilOrganizationId', organizationId],
+        ['SigilEnvelopeStatus', 'Completed'],
+        ['SigilExternalReference', 'PO-seq-1'],
+      ]),
+    );
+  });
+
+  it('rejects a signer who is not yet in turn and changes nothing', async () => {
+    const { organizationId, envelopeId, second } = await draftEnvelope();
+    await sendEnvelope(ctx, organizationId, envelopeId);
+
+    const attempt = completeRecipient(ctx, organizationId, envelopeId, second.id);
+    await expect(attempt).rejects.toBeInstanceOf(Conflict);
+    await expect(attempt).rejects.toThrow(/not yet in turn/);
+
+    const row = await findEnvelope(ctx, organizationId, envelopeId);
+    expect(row.envelope.status).toBe('Sent');
+    expect(row.recipients.map((r) => r.status)).toEqual(['Pending', 'WaitingForTurn']);
+    expect(await auditTypes(envelopeId)).toEqual(['envelope.sent']);
+  });
+
+  it('answers a repeated send with the same state and keeps one workflow', async () => {
+    const { organizationId, envelopeId } = await draftEnvelope();
+    const firstSend = await sendEnvelope(ctx, organizationId, envelopeId);
+    const secondSend = await sendEnvelope(ctx, organizationId, envelopeId);
+    expect(secondSend).toEqual(firstSend);
+    const runs = [];
+    for await (const execution of ctx.temporal.workflow.list({
+      query: `WorkflowId = '${envelopeWorkflowId(envelopeId)}'`,
+    })) {
+      runs.push(execution.runId);
+    }
+    expect(runs).toHaveLength(1);
+    expect(await auditTypes(envelopeId)).toEqual(['envelope.sent']);
+  });
+
+  it('cancels: the workflow ends Cancelled and no one can complete afterwards', async () => {
+    const { organizationId, envelopeId, first, second } = await draftEnvelope();
+    await sendEnvelope(ctx, organizationId, envelopeId);
+    await completeRecipient(ctx, organizationId, envelopeId, first.id);
+
+    const cancelled = await cancelEnvelope(ctx, organizationId, envelopeId, 'wrong counterparty');
+    expect(cancelled.status).toBe('Cancelled');
+    const row = await findEnvelope(ctx, organizationId, envelopeId);
+    expect(row.envelope.status).toBe('Cancelled');
+    expect(row.recipients.map((r) => r.status)).toEqual(['Completed', 'Cancelled']);
+
+    await expect(completeRecipient(ctx, organizationId, envelopeId, second.id)).rejects.toBeInstanceOf(
+      Conflict,
+    );
+    await expect(cancelEnvelope(ctx, organizationId, envelopeId)).rejects.toBeInstanceOf(Conflict);
+    await expect(sendEnvelope(ctx, organizationId, envelopeId)).rejects.toThrow(/Cancelled/);
+    const result = await ctx.temporal.workflow.getHandle(envelopeWorkflowId(envelopeId)).result();
+    expect(result.status).toBe('Cancelled');
+    expect(await auditTypes(envelopeId)).toEqual([
+      'envelope.sent',
+      'recipient.completed',
+      'envelope.cancelled',
+    ]);
+  });
+
+  it('hides another organization’s envelope', async () => {
+    const { envelopeId } = await draftEnvelope();
+    const other = await createOrganizationWithTemplate(ctx);
+    await expect(sendEnvelope(ctx, other.organization.id, envelopeId)).rejects.toThrow(/not found/);
+  });
+});

@@ -1,0 +1,50 @@
+// Per-test-file access to the shared infrastructure: an ORM and a Temporal client, and helpers that create
+// the data every envelope test needs through the real services.
+import { inject } from 'vitest';
+import type { ServiceContext } from '../../api/services/context.ts';
+import { createOrganization } from '../../api/services/organizations/create-organization.ts';
+import { createTemplate, type TemplateDefinition } from '../../api/services/templates/create-template.ts';
+import { createOrm } from '../../db/orm.ts';
+import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../db/seed/demo-pdf.ts';
+import { connectClient } from '../../temporal/connection.ts';
+
+export interface TestContext extends ServiceContext {
+  close(): Promise<void>;
+}
+
+export async function openTestContext(): Promise<TestContext> {
+  const orm = await createOrm({ databaseUrl: inject('databaseUrl'), poolMax: 4 });
+  const temporal = await connectClient({
+    address: inject('temporalAddress'),
+    namespace: inject('namespace'),
+  });
+  return {
+    orm,
+    temporal: temporal.client,
+    config: { env: 'test', publicBaseUrl: 'http://localhost:3000' },
+    close: async () => {
+      await temporal.close();
+      await orm.close();
+    },
+  };
+}
+
+/** A new organization (so tests never see each other's data) with a published template. */
+export async function createOrganizationWithTemplate(
+  ctx: Pick<ServiceContext, 'orm'>,
+  definition: TemplateDefinition = DEMO_TEMPLATE_DEFINITION as unknown as TemplateDefinition,
+) {
+  const organization = await createOrganization(ctx, {
+    name: `Test org ${Math.random().toString(36).slice(2, 8)}`,
+    plan: 'Business',
+    apiEnabled: true,
+  });
+  const template = await createTemplate(ctx, {
+    organizationId: organization.id,
+    pdf: await buildDemoPdf(),
+    filename: 'demo.pdf',
+    definition,
+    publish: true,
+  });
+  return { organization, template };
+}

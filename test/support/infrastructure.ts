@@ -1,0 +1,118 @@
+// Real infrastructure for tests and the history recorder: embedded PostgreSQL with the schema applied, the
+// Temporal dev server (Temporal CLI) through @temporalio/testing, and one envelope worker running the real
+// activities. Nothing is faked.
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities/index.ts';
+import { loadConfig } from '../../config/config.ts';
+import { startEmbeddedPostgres } from '../../db/embedded-postgres.ts';
+import { createOrm, migrateToLatest, type Orm } from '../../db/orm.ts';
+import { explainProvisioningFailure, provisionDevServer } from '../../temporal/provision.ts';
+import { ensureSearchAttributes } from '../../temporal/search-attributes.ts';
+import { createEnvelopeWorker, WORKFLOWS_PATH } from '../../temporal/worker.ts';
+
+export interface TestInfrastructure {
+  databaseUrl: string;
+  temporalAddress: string;
+  namespace: string;
+  /** Path of the pre-built workflow bundle, for workers that tests start themselves. */
+  workflowBundlePath: string;
+  env: TestWorkflowEnvironment;
+  orm: Orm;
+  stop(): Promise<void>;
+}
+
+let runtimeInstalled = false;
+
+/** Keeps the SDK's own logging to warnings, so test output stays readable. */
+export function installQuietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export async function startTestInfrastructure(log: (line: string) => void): Promise<TestInfrastructure> {
+  installQuietRuntime();
+  const config = loadConfig({ ...process.env, SIGIL_ENV: 'test' });
+  const dir = await mkdtemp(join(tmpdir(), 'sigil-test-'));
+  // Run as root, PostgreSQL runs as the `postgres` user, which must be able to enter this directory.
+  await chmod(dir, 0o755);
+  const cleanups: Array<() => Promise<unknown>> = [() => rm(dir, { recursive: true, force: true })];
+  const stop = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  };
+  try {
+    const started = Date.now();
+    const postgres = await startEmbeddedPostgres({ dataDir: join(dir, 'postgres'), port: await freePort() });
+    cleanups.push(() => postgres.stop());
+    const orm = await createOrm({ databaseUrl: postgres.url });
+    cleanups.push(() => orm.close());
+    await migrateToLatest(orm, postgres.url);
+    log(`PostgreSQL ready in ${Date.now() - started} ms`);
+
+    const devServer = await provisionDevServer({
+      cliPath: config.temporal.cliPath,
+      cacheDir: config.cacheDir,
+      log,
+    });
+    let env: TestWorkflowEnvironment;
+    try {
+      env = await TestWorkflowEnvironment.createLocal({
+        server: { executable: devServer.executable, ip: '127.0.0.1' },
+      });
+    } catch (error) {
+      throw explainProvisioningFailure('dev-server', error, { cacheDir: config.cacheDir });
+    }
+    cleanups.push(() => env.teardown());
+    await ensureSearchAttributes(env.connection, env.namespace ?? 'default');
+    log(`Temporal dev server ready at ${env.connection.options.address}`);
+
+    const bundle = await bundleWorkflowCode({
+      workflowsPath: WORKFLOWS_PATH,
+      logger: new DefaultLogger('WARN'),
+    });
+    const workflowBundlePath = join(dir, 'workflow-bundle.js');
+    await writeFile(workflowBundlePath, bundle.code);
+
+    const worker: Worker = await createEnvelopeWorker({
+      connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
+      activities: createActivities({ orm }),
+      workflowBundle: { codePath: workflowBundlePath },
+    });
+    const running = worker.run();
+    cleanups.push(async () => {
+      worker.shutdown();
+      await running;
+    });
+    log(`envelope worker running (${Date.now() - started} ms since start)`);
+
+    return {
+      databaseUrl: postgres.url,
+      temporalAddress: env.connection.options.address,
+      namespace: env.namespace ?? 'default',
+      workflowBundlePath,
+      env,
+      orm,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
