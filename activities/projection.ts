@@ -1,5 +1,6 @@
 // Projection of the envelope workflow's transitions into PostgreSQL. Idempotent under retry: the
 // audit event is keyed by (envelope, sequence) and the envelope row only moves forward in sequence.
+import { ApplicationFailure } from '@temporalio/common';
 import type { Orm } from '../db/orm.ts';
 import type { EnvelopeTransition } from '../workflows/contracts.ts';
 
@@ -13,27 +14,17 @@ export function createProjectionActivities(deps: { orm: Orm }) {
     async projectEnvelopeTransition(transition: EnvelopeTransition): Promise<ProjectionResult> {
       const em = deps.orm.em.fork();
       return em.transactional(async (tx) => {
-        const moved = await tx.execute<{ id: string }[]>(
-          `update envelope
-              set status = ?,
-                  projected_sequence = ?,
-                  sent_at = case when ?::text = 'envelope.sent' then coalesce(sent_at, ?::timestamptz) else sent_at end,
-                  completed_at = case when ?::text = 'Completed' then coalesce(completed_at, ?::timestamptz) else completed_at end,
-                  updated_at = now()
-            where id = ? and organization_id = ? and projected_sequence < ?
-        returning id`,
-          [
-            transition.envelopeStatus,
-            transition.sequence,
-            transition.event.type,
-            transition.occurredAt,
-            transition.envelopeStatus,
-            transition.occurredAt,
-            transition.envelopeId,
-            transition.organizationId,
-            transition.sequence,
-          ],
+        // Row lock: concurrent retries of the same envelope's projections are serialized.
+        const [envelope] = await tx.execute<{ projected_sequence: number }[]>(
+          'select projected_sequence from envelope where id = ? and organization_id = ? for update',
+          [transition.envelopeId, transition.organizationId],
         );
+        if (!envelope) {
+          throw ApplicationFailure.nonRetryable(
+            `Envelope ${transition.envelopeId} of organization ${transition.organizationId} does not exist.`,
+            'EnvelopeNotFound',
+          );
+        }
         await tx.execute(
           `insert into audit_event (id, envelope_id, organization_id, sequence, type, recipient_id, data, occurred_at)
            values (gen_random_uuid(), ?, ?, ?, ?, ?, ?::jsonb, ?)
@@ -48,7 +39,26 @@ export function createProjectionActivities(deps: { orm: Orm }) {
             transition.occurredAt,
           ],
         );
-        if (moved.length === 0) return { applied: false };
+        if (envelope.projected_sequence >= transition.sequence) return { applied: false };
+
+        await tx.execute(
+          `update envelope
+              set status = ?,
+                  projected_sequence = ?,
+                  sent_at = case when ?::text = 'envelope.sent' then coalesce(sent_at, ?::timestamptz) else sent_at end,
+                  completed_at = case when ?::text = 'Completed' then coalesce(completed_at, ?::timestamptz) else completed_at end,
+                  updated_at = now()
+            where id = ?`,
+          [
+            transition.envelopeStatus,
+            transition.sequence,
+            transition.event.type,
+            transition.occurredAt,
+            transition.envelopeStatus,
+            transition.occurredAt,
+            transition.envelopeId,
+          ],
+        );
         await tx.execute(
           `update recipient r
               set status = v.status,
@@ -56,11 +66,7 @@ export function createProjectionActivities(deps: { orm: Orm }) {
                   updated_at = now()
              from jsonb_to_recordset(?::jsonb) as v (id uuid, status text)
             where r.id = v.id and r.envelope_id = ? and r.status is distinct from v.status`,
-          [
-            transition.occurredAt,
-            JSON.stringify(transition.recipients),
-            transition.envelopeId,
-          ],
+          [transition.occurredAt, JSON.stringify(transition.recipients), transition.envelopeId],
         );
         return { applied: true };
       });

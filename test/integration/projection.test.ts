@@ -1,0 +1,99 @@
+// The projection activity is idempotent under retry: the same transition written twice leaves one audit
+// row and the same envelope state, and an older transition never overwrites a newer one.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProjectionActivities } from '../../activities/projection.ts';
+import { createEnvelope } from '../../api/services/envelopes/create-envelope.ts';
+import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
+import { AuditEvent } from '../../db/entities/index.ts';
+import type { EnvelopeTransition } from '../../workflows/contracts.ts';
+import { createOrganizationWithTemplate, openTestContext, type TestContext } from '../support/context.ts';
+
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await openTestContext();
+});
+afterAll(() => ctx.close());
+
+async function draft() {
+  const { organization, template } = await createOrganizationWithTemplate(ctx);
+  const envelope = await createEnvelope(ctx, {
+    organizationId: organization.id,
+    templateId: template.id,
+    title: 'Projection test',
+    recipients: [
+      { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com' },
+      { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com' },
+    ],
+  });
+  const { recipients } = await findEnvelope(ctx, organization.id, envelope.id);
+  return { organizationId: organization.id, envelopeId: envelope.id, ids: recipients.map((r) => r.id) };
+}
+
+function transition(
+  base: { organizationId: string; envelopeId: string; ids: string[] },
+  sequence: number,
+  type: string,
+  envelopeStatus: EnvelopeTransition['envelopeStatus'],
+  statuses: EnvelopeTransition['recipients'][number]['status'][],
+): EnvelopeTransition {
+  return {
+    envelopeId: base.envelopeId,
+    organizationId: base.organizationId,
+    sequence,
+    envelopeStatus,
+    recipients: base.ids.map((id, index) => ({ id, status: statuses[index] ?? 'Pending' })),
+    event: { type, recipientId: null, data: {} },
+    occurredAt: new Date().toISOString(),
+  };
+}
+
+describe('projectEnvelopeTransition', () => {
+  it('writes one audit row and one state change when run twice with the same transition', async () => {
+    const { projectEnvelopeTransition } = createProjectionActivities({ orm: ctx.orm });
+    const base = await draft();
+    const sent = transition(base, 1, 'envelope.sent', 'Sent', ['Pending', 'WaitingForTurn']);
+
+    expect(await projectEnvelopeTransition(sent)).toEqual({ applied: true });
+    expect(await projectEnvelopeTransition(sent)).toEqual({ applied: false });
+
+    const events = await ctx.orm.em.fork().find(AuditEvent, { envelopeId: base.envelopeId });
+    expect(events).toHaveLength(1);
+    expect(events[0]?.type).toBe('envelope.sent');
+    const row = await findEnvelope(ctx, base.organizationId, base.envelopeId);
+    expect(row.envelope.status).toBe('Sent');
+    expect(row.envelope.projectedSequence).toBe(1);
+    expect(row.recipients.map((r) => r.status)).toEqual(['Pending', 'WaitingForTurn']);
+  });
+
+  it('never lets a retried older transition overwrite a newer one', async () => {
+    const { projectEnvelopeTransition } = createProjectionActivities({ orm: ctx.orm });
+    const base = await draft();
+    const sent = transition(base, 1, 'envelope.sent', 'Sent', ['Pending', 'WaitingForTurn']);
+    const firstSigned = transition(base, 2, 'recipient.completed', 'WaitingForNextSigner', [
+      'Completed',
+      'Pending',
+    ]);
+    await projectEnvelopeTransition(sent);
+    await projectEnvelopeTransition(firstSigned);
+
+    expect(await projectEnvelopeTransition(sent)).toEqual({ applied: false });
+    const row = await findEnvelope(ctx, base.organizationId, base.envelopeId);
+    expect(row.envelope.status).toBe('WaitingForNextSigner');
+    expect(row.recipients.map((r) => r.status)).toEqual(['Completed', 'Pending']);
+    expect(await ctx.orm.em.fork().count(AuditEvent, { envelopeId: base.envelopeId })).toBe(2);
+  });
+
+  it('writes nothing for an envelope of another organization', async () => {
+    const { projectEnvelopeTransition } = createProjectionActivities({ orm: ctx.orm });
+    const base = await draft();
+    const other = await createOrganizationWithTemplate(ctx);
+    const foreign = {
+      ...transition(base, 1, 'envelope.sent', 'Sent', []),
+      organizationId: other.organization.id,
+    };
+    await expect(projectEnvelopeTransition(foreign)).rejects.toThrow();
+    const row = await findEnvelope(ctx, base.organizationId, base.envelopeId);
+    expect(row.envelope.status).toBe('Draft');
+    expect(await ctx.orm.em.fork().count(AuditEvent, { envelopeId: base.envelopeId })).toBe(0);
+  });
+});

@@ -1,0 +1,73 @@
+// `npm run record:histories`: runs the envelope workflow through its main paths on real infrastructure and
+// stores each workflow history under test/fixtures/histories/. The replay test replays them against the
+// current workflow code, so a change that breaks running envelopes fails CI. Re-record only when the
+// recorded behaviour is meant to change, and keep the old files: envelopes started on old code still run.
+import { writeFile } from 'node:fs/promises';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import { cancelEnvelope } from '../../api/services/envelopes/cancel-envelope.ts';
+import { completeRecipient } from '../../api/services/envelopes/complete-recipient.ts';
+import { createEnvelope } from '../../api/services/envelopes/create-envelope.ts';
+import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
+import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
+import { envelopeWorkflowId } from '../../workflows/contracts.ts';
+import { createOrganizationWithTemplate } from '../support/context.ts';
+import { startTestInfrastructure } from '../support/infrastructure.ts';
+
+const OUTPUT = new URL('../fixtures/histories/', import.meta.url);
+const log = (line: string) => process.stdout.write(`[record] ${line}\n`);
+
+const infrastructure = await startTestInfrastructure(log);
+const ctx = {
+  orm: infrastructure.orm,
+  temporal: infrastructure.env.client,
+  config: { env: 'test' as const, publicBaseUrl: 'http://localhost:3000' },
+};
+
+async function draft(expiresAt?: string) {
+  const { organization, template } = await createOrganizationWithTemplate(ctx);
+  const envelope = await createEnvelope(ctx, {
+    organizationId: organization.id,
+    templateId: template.id,
+    title: 'Recorded envelope',
+    externalReference: 'recorded',
+    expiresAt,
+    recipients: [
+      { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com' },
+      { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com' },
+    ],
+  });
+  const { recipients } = await findEnvelope(ctx, organization.id, envelope.id);
+  return { org: organization.id, id: envelope.id, recipients: recipients.map((r) => r.id) };
+}
+
+async function save(name: string, envelopeId: string) {
+  const handle = ctx.temporal.workflow.getHandle(envelopeWorkflowId(envelopeId));
+  await handle.result();
+  const history = await handle.fetchHistory();
+  await writeFile(new URL(`${name}.json`, OUTPUT), `${historyToJSON(history)}\n`);
+  log(`saved ${name}.json (${history.events?.length ?? 0} events)`);
+}
+
+try {
+  const completed = await draft();
+  await sendEnvelope(ctx, completed.org, completed.id);
+  await sendEnvelope(ctx, completed.org, completed.id);
+  await completeRecipient(ctx, completed.org, completed.id, completed.recipients[1] as string).catch(
+    () => {},
+  );
+  await completeRecipient(ctx, completed.org, completed.id, completed.recipients[0] as string);
+  await completeRecipient(ctx, completed.org, completed.id, completed.recipients[1] as string);
+  await save('sequential-completed', completed.id);
+
+  const cancelled = await draft();
+  await sendEnvelope(ctx, cancelled.org, cancelled.id);
+  await completeRecipient(ctx, cancelled.org, cancelled.id, cancelled.recipients[0] as string);
+  await cancelEnvelope(ctx, cancelled.org, cancelled.id, 'recorded cancellation');
+  await save('sequential-cancelled', cancelled.id);
+
+  const expired = await draft(new Date(Date.now() + 3000).toISOString());
+  await sendEnvelope(ctx, expired.org, expired.id);
+  await save('sequential-expired', expired.id);
+} finally {
+  await infrastructure.stop();
+}

@@ -1,0 +1,132 @@
+// Configuration: defaults a developer relies on, and refusals that name the variable to fix.
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../config/config.ts';
+
+function configError(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig defaults', () => {
+  const config = loadConfig({});
+
+  it('listens on port 3000 in development', () => {
+    expect(config.env).toBe('development');
+    expect(config.port).toBe(3000);
+    expect(config.publicBaseUrl).toBe('http://localhost:3000');
+  });
+
+  it('uses the Temporal ports 7233 (gRPC) and 8233 (UI)', () => {
+    expect(config.temporal.port).toBe(7233);
+    expect(config.temporal.uiPort).toBe(8233);
+    expect(config.temporal.namespace).toBe('default');
+  });
+
+  it('without DATABASE_URL, points at the embedded PostgreSQL on loopback', () => {
+    expect(config.database.embedded).toBe(true);
+    expect(config.database.url).toBe('postgresql://sigil:sigil-local@127.0.0.1:5433/sigil');
+  });
+
+  it('the embedded URL follows EMBEDDED_POSTGRES_PORT', () => {
+    const custom = loadConfig({ EMBEDDED_POSTGRES_PORT: '6543' });
+    expect(custom.database.url).toBe('postgresql://sigil:sigil-local@127.0.0.1:6543/sigil');
+  });
+
+  it('without TEMPORAL_ADDRESS, runs the dev server on the local Temporal port', () => {
+    expect(config.temporal.devServer).toBe(true);
+    expect(config.temporal.address).toBe('127.0.0.1:7233');
+    expect(loadConfig({ TEMPORAL_PORT: '7300' }).temporal.address).toBe('127.0.0.1:7300');
+  });
+
+  it('an empty DATABASE_URL or TEMPORAL_ADDRESS counts as unset', () => {
+    const blank = loadConfig({ DATABASE_URL: '', TEMPORAL_ADDRESS: '  ' });
+    expect(blank.database.embedded).toBe(true);
+    expect(blank.temporal.devServer).toBe(true);
+  });
+
+  it('uses DATABASE_URL and TEMPORAL_ADDRESS when given, and then runs nothing embedded', () => {
+    const external = loadConfig({
+      PORT: '8080',
+      DATABASE_URL: 'postgres://app:pw@db.internal:5432/sigil',
+      TEMPORAL_ADDRESS: 'temporal.internal:7233',
+    });
+    expect(external.port).toBe(8080);
+    expect(external.database).toMatchObject({
+      url: 'postgres://app:pw@db.internal:5432/sigil',
+      embedded: false,
+    });
+    expect(external.temporal).toMatchObject({ address: 'temporal.internal:7233', devServer: false });
+  });
+});
+
+describe('loadConfig refusals', () => {
+  it.each(['abc', '0', '70000', '3000.5'])('a bad PORT (%s) is named', (value) => {
+    const error = configError({ PORT: value });
+    expect(error.problems).toHaveLength(1);
+    expect(error.problems[0]).toMatch(/^PORT: /);
+  });
+
+  it.each(['mysql://u:p@db/sigil', 'db.internal:5432', 'http://db.internal/sigil'])(
+    'a non-postgres DATABASE_URL (%s) is named',
+    (value) => {
+      const error = configError({ DATABASE_URL: value });
+      expect(error.problems).toEqual(['DATABASE_URL: must be a postgres:// or postgresql:// URL']);
+    },
+  );
+
+  it('accepts both postgres:// and postgresql:// URLs', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://h/db' }).database.url).toBe('postgres://h/db');
+    expect(loadConfig({ DATABASE_URL: 'postgresql://h/db' }).database.url).toBe('postgresql://h/db');
+  });
+
+  it.each(['temporal.internal', 'temporal.internal:port', 'grpc://temporal.internal:7233'])(
+    'a bad TEMPORAL_ADDRESS (%s) is named',
+    (value) => {
+      const error = configError({ TEMPORAL_ADDRESS: value });
+      expect(error.problems).toHaveLength(1);
+      expect(error.problems[0]).toMatch(/^TEMPORAL_ADDRESS: must be host:port/);
+    },
+  );
+
+  it('reports every bad variable at once, one problem each', () => {
+    const error = configError({ PORT: 'abc', DATABASE_URL: 'mysql://x', TEMPORAL_ADDRESS: 'nope' });
+    expect(error.problems).toHaveLength(3);
+    const names = error.problems.map((problem) => problem.split(':')[0]).sort();
+    expect(names).toEqual(['DATABASE_URL', 'PORT', 'TEMPORAL_ADDRESS']);
+    expect(error.message).toContain('Invalid configuration');
+    for (const name of names) expect(error.message).toContain(name);
+  });
+
+  it('production without DATABASE_URL and TEMPORAL_ADDRESS is refused, naming both', () => {
+    const error = configError({ SIGIL_ENV: 'production' });
+    expect(error.problems).toEqual([
+      'DATABASE_URL: required when SIGIL_ENV=production',
+      'TEMPORAL_ADDRESS: required when SIGIL_ENV=production',
+    ]);
+  });
+
+  it('production with only one of them names the missing one', () => {
+    const error = configError({ SIGIL_ENV: 'production', DATABASE_URL: 'postgres://db/sigil' });
+    expect(error.problems).toEqual(['TEMPORAL_ADDRESS: required when SIGIL_ENV=production']);
+  });
+
+  it('production with both is accepted and runs nothing embedded', () => {
+    const config = loadConfig({
+      SIGIL_ENV: 'production',
+      DATABASE_URL: 'postgres://db/sigil',
+      TEMPORAL_ADDRESS: 'temporal:7233',
+    });
+    expect(config.env).toBe('production');
+    expect(config.database.embedded).toBe(false);
+    expect(config.temporal.devServer).toBe(false);
+  });
+
+  it('an unknown SIGIL_ENV is refused', () => {
+    expect(configError({ SIGIL_ENV: 'staging' }).problems[0]).toMatch(/^SIGIL_ENV: /);
+  });
+});

@@ -1,0 +1,86 @@
+// Secrets at rest: client secrets are verified against a salted scrypt hash; tokens are random.
+import { describe, expect, it } from 'vitest';
+import { hashSecret, randomToken, sha256Hex, verifySecret } from '../../api/security/secrets.ts';
+
+describe('hashSecret / verifySecret', () => {
+  it('a secret verifies against its own hash', async () => {
+    const stored = await hashSecret('correct horse battery staple');
+    expect(await verifySecret('correct horse battery staple', stored)).toBe(true);
+  });
+
+  it('a different secret does not verify', async () => {
+    const stored = await hashSecret('correct horse battery staple');
+    expect(await verifySecret('correct horse battery stapl', stored)).toBe(false);
+    expect(await verifySecret('Correct horse battery staple', stored)).toBe(false);
+    expect(await verifySecret('', stored)).toBe(false);
+  });
+
+  it('never stores the secret itself, and records its parameters', async () => {
+    const stored = await hashSecret('my-client-secret');
+    expect(stored).not.toContain('my-client-secret');
+    expect(stored).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('two hashes of the same secret differ (random salt), and both verify', async () => {
+    const first = await hashSecret('same secret');
+    const second = await hashSecret('same secret');
+    expect(first).not.toBe(second);
+    expect(first.split('$')[4]).not.toBe(second.split('$')[4]);
+    expect(await verifySecret('same secret', first)).toBe(true);
+    expect(await verifySecret('same secret', second)).toBe(true);
+  });
+
+  it('a hash from another secret cannot be spliced in', async () => {
+    const mine = await hashSecret('mine');
+    const theirs = await hashSecret('theirs');
+    const [scheme, n, r, p, salt] = mine.split('$');
+    const spliced = [scheme, n, r, p, salt, theirs.split('$')[5]].join('$');
+    expect(await verifySecret('mine', spliced)).toBe(false);
+    expect(await verifySecret('theirs', spliced)).toBe(false);
+  });
+
+  it.each([
+    ['an empty string', ''],
+    ['plain text', 'not-a-hash'],
+    ['another scheme', 'bcrypt$32768$8$1$c2FsdHNhbHQ$aGFzaGhhc2g'],
+    ['a missing hash', 'scrypt$32768$8$1$c2FsdHNhbHQ'],
+    ['an empty salt', 'scrypt$32768$8$1$$aGFzaGhhc2g'],
+    ['an empty hash', 'scrypt$32768$8$1$c2FsdHNhbHQ$'],
+    ['missing parameters', 'scrypt$$$$c2FsdHNhbHQ$aGFzaGhhc2g'],
+  ])('a malformed stored hash (%s) verifies nothing', async (_label, stored) => {
+    expect(await verifySecret('anything', stored)).toBe(false);
+  });
+});
+
+describe('randomToken', () => {
+  it('is 256 bits written as 43 base64url characters', () => {
+    const token = randomToken();
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(token, 'base64url')).toHaveLength(32);
+  });
+
+  it('differs between calls', () => {
+    const tokens = new Set(Array.from({ length: 50 }, () => randomToken()));
+    expect(tokens.size).toBe(50);
+  });
+
+  it('honours a requested length in bytes', () => {
+    expect(Buffer.from(randomToken(12), 'base64url')).toHaveLength(12);
+    expect(randomToken(12)).toMatch(/^[A-Za-z0-9_-]{16}$/);
+  });
+});
+
+describe('sha256Hex', () => {
+  it('matches the FIPS 180-2 test vector for "abc"', () => {
+    expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+
+  it('matches the known digest of the empty string', () => {
+    expect(sha256Hex('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+  });
+
+  it('hashes UTF-8 text', () => {
+    expect(sha256Hex('שלום')).toMatch(/^[0-9a-f]{64}$/);
+    expect(sha256Hex('שלום')).not.toBe(sha256Hex('שלום '));
+  });
+});
