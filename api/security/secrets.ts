@@ -42,14 +42,21 @@ export async function hashSecret(secret: string): Promise<string> {
 }
 
 export async function verifySecret(secret: string, stored: string): Promise<boolean> {
-  const [scheme, n, r, p, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !n || !r || !p || !salt || !hash) return false;
+  const [scheme, n, r, p, salt, hash, ...rest] = stored.split('$');
+  if (scheme !== 'scrypt' || !n || !r || !p || !salt || !hash || rest.length > 0) return false;
   const expected = Buffer.from(hash, 'base64url');
-  const actual = await scryptAsync(secret, Buffer.from(salt, 'base64url'), expected.length, {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-    maxmem: SCRYPT_MAXMEM,
-  });
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  // A damaged record must refuse every secret, never accept one: require a full-length hash.
+  if (expected.length < SCRYPT.keyLength) return false;
+  try {
+    const actual = await scryptAsync(secret, Buffer.from(salt, 'base64url'), expected.length, {
+      N: Number(n),
+      r: Number(r),
+      p: Number(p),
+      maxmem: SCRYPT_MAXMEM,
+    });
+    return timingSafeEqual(actual, expected);
+  } catch {
+    // Parameters no scrypt accepts (or beyond the memory limit): a damaged record.
+    return false;
+  }
 }

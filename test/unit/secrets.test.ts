@@ -84,3 +84,18 @@ describe('sha256Hex', () => {
     expect(sha256Hex('שלום')).not.toBe(sha256Hex('שלום '));
   });
 });
+
+describe('verifySecret on damaged records', () => {
+  it('refuses every secret when the stored hash is empty or short', async () => {
+    expect(await verifySecret('anything', 'scrypt$32768$8$1$c2FsdA$!!!')).toBe(false);
+    const real = await hashSecret('right');
+    expect(await verifySecret('wrong', real.replace(/\$[^$]*$/, '$!!!!'))).toBe(false);
+  });
+
+  it('returns false instead of throwing for parameters scrypt refuses', async () => {
+    const hash = Buffer.alloc(32, 1).toString('base64url');
+    for (const params of ['abc$8$1', '1000$8$1', '1073741824$8$1']) {
+      expect(await verifySecret('x', `scrypt$${params}$c2FsdA$${hash}`)).toBe(false);
+    }
+  });
+});

@@ -168,22 +168,24 @@ export async function createTemplate(ctx: DataContext, input: CreateTemplateInpu
   return template;
 }
 
+const PDF_FIELD = { field: 'pdf', message: 'not a readable PDF' };
+
 async function readPdfPages(pdf: Uint8Array): Promise<{ width: number; height: number }[]> {
-  if (pdf.byteLength === 0) throw new InvalidRequest('The PDF file is empty.');
+  if (pdf.byteLength === 0) throw new InvalidRequest('The PDF file is empty.', [PDF_FIELD]);
   if (pdf.byteLength > MAX_PDF_BYTES) {
-    throw new InvalidRequest(`The PDF is larger than ${MAX_PDF_BYTES / 1024 / 1024} MB.`);
+    throw new InvalidRequest(`The PDF is larger than ${MAX_PDF_BYTES / 1024 / 1024} MB.`, [PDF_FIELD]);
   }
   if (Buffer.from(pdf.subarray(0, 5)).toString('latin1') !== '%PDF-') {
-    throw new InvalidRequest('The file is not a PDF (it does not start with %PDF-).');
+    throw new InvalidRequest('The file is not a PDF (it does not start with %PDF-).', [PDF_FIELD]);
   }
   try {
     const document = await PDFDocument.load(pdf, { updateMetadata: false });
     const pages = document.getPages().map((page) => page.getSize());
-    if (pages.length === 0) throw new InvalidRequest('The PDF has no pages.');
+    if (pages.length === 0) throw new InvalidRequest('The PDF has no pages.', [PDF_FIELD]);
     return pages;
   } catch (error) {
     if (error instanceof InvalidRequest) throw error;
     const reason = error instanceof Error ? error.message : String(error);
-    throw new InvalidRequest(`The PDF could not be read: ${reason}`);
+    throw new InvalidRequest(`The PDF could not be read: ${reason}`, [PDF_FIELD]);
   }
 }
