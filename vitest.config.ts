@@ -9,5 +9,6 @@ export default defineConfig({
     pool: 'forks',
     // Two cores in CI: two test files at a time, next to the shared Temporal server and worker.
     maxWorkers: 2,
+    reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });
