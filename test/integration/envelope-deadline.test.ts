@@ -3,14 +3,13 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createActivities } from '../../activities/index.ts';
-import { createEnvelope } from '../../api/services/envelopes/create-envelope.ts';
 import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
 import { envelopeWorkflowInput } from '../../api/services/envelopes/send-envelope.ts';
 import { AuditEvent } from '../../db/entities/index.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
 import { ENVELOPE_WORKFLOW_TYPE, envelopeWorkflowId } from '../../workflows/contracts.ts';
 import type { envelopeWorkflow } from '../../workflows/envelope.ts';
-import { createOrganizationWithTemplate } from '../support/context.ts';
+import { draftTwoSignerEnvelope } from '../support/context.ts';
 import { installQuietRuntime } from '../support/infrastructure.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -34,19 +33,11 @@ afterAll(async () => {
 describe('envelope deadline', () => {
   it('expires an envelope whose 30-day deadline passes, with every waiting recipient Expired', async () => {
     const ctx = { orm };
-    const { organization, template } = await createOrganizationWithTemplate(ctx);
     const expiresAt = new Date(Date.now() + 30 * DAY_MS);
-    const envelope = await createEnvelope(ctx, {
-      organizationId: organization.id,
-      templateId: template.id,
+    const { organizationId, envelope, recipients } = await draftTwoSignerEnvelope(ctx, {
       title: 'Deadline test',
       expiresAt: expiresAt.toISOString(),
-      recipients: [
-        { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com' },
-        { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com' },
-      ],
     });
-    const { recipients } = await findEnvelope(ctx, organization.id, envelope.id);
 
     const worker = await Worker.create({
       connection: env.nativeConnection,
@@ -70,7 +61,7 @@ describe('envelope deadline', () => {
     expect(await env.currentTimeMs()).toBeGreaterThanOrEqual(expiresAt.getTime());
     console.info(`30-day deadline expired after ${elapsed} ms of wall-clock time`);
 
-    const row = await findEnvelope(ctx, organization.id, envelope.id);
+    const row = await findEnvelope(ctx, organizationId, envelope.id);
     expect(row.envelope.status).toBe('Expired');
     expect(row.recipients.map((r) => r.status)).toEqual(['Expired', 'Expired']);
     const events = await orm.em

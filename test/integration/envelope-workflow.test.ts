@@ -3,12 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Conflict } from '../../api/errors.ts';
 import { cancelEnvelope } from '../../api/services/envelopes/cancel-envelope.ts';
 import { completeRecipient } from '../../api/services/envelopes/complete-recipient.ts';
-import { createEnvelope } from '../../api/services/envelopes/create-envelope.ts';
 import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
 import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
 import { AuditEvent } from '../../db/entities/index.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
-import { createOrganizationWithTemplate, openTestContext, type TestContext } from '../support/context.ts';
+import {
+  createOrganizationWithTemplate,
+  draftTwoSignerEnvelope,
+  openTestContext,
+  type TestContext,
+} from '../support/context.ts';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -16,23 +20,8 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-async function draftEnvelope(externalReference?: string) {
-  const { organization, template } = await createOrganizationWithTemplate(ctx);
-  const envelope = await createEnvelope(ctx, {
-    organizationId: organization.id,
-    templateId: template.id,
-    title: 'Services agreement',
-    workflowType: 'Sequential',
-    externalReference,
-    recipients: [
-      { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', signingOrder: 1 },
-      { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com', signingOrder: 2 },
-    ],
-  });
-  const { recipients } = await findEnvelope(ctx, organization.id, envelope.id);
-  const [first, second] = recipients;
-  if (!first || !second) throw new Error('expected two recipients');
-  return { organizationId: organization.id, envelopeId: envelope.id, first, second };
+function draftEnvelope(externalReference?: string) {
+  return draftTwoSignerEnvelope(ctx, { externalReference, workflowType: 'Sequential' });
 }
 
 async function auditTypes(envelopeId: string) {

@@ -2,11 +2,15 @@
 // row and the same envelope state, and an older transition never overwrites a newer one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProjectionActivities } from '../../activities/projection.ts';
-import { createEnvelope } from '../../api/services/envelopes/create-envelope.ts';
 import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
 import { AuditEvent } from '../../db/entities/index.ts';
 import type { EnvelopeTransition } from '../../workflows/contracts.ts';
-import { createOrganizationWithTemplate, openTestContext, type TestContext } from '../support/context.ts';
+import {
+  createOrganizationWithTemplate,
+  draftTwoSignerEnvelope,
+  openTestContext,
+  type TestContext,
+} from '../support/context.ts';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -15,18 +19,8 @@ beforeAll(async () => {
 afterAll(() => ctx.close());
 
 async function draft() {
-  const { organization, template } = await createOrganizationWithTemplate(ctx);
-  const envelope = await createEnvelope(ctx, {
-    organizationId: organization.id,
-    templateId: template.id,
-    title: 'Projection test',
-    recipients: [
-      { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com' },
-      { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com' },
-    ],
-  });
-  const { recipients } = await findEnvelope(ctx, organization.id, envelope.id);
-  return { organizationId: organization.id, envelopeId: envelope.id, ids: recipients.map((r) => r.id) };
+  const { organizationId, envelopeId, recipients } = await draftTwoSignerEnvelope(ctx);
+  return { organizationId, envelopeId, ids: recipients.map((r) => r.id) };
 }
 
 function transition(

@@ -2,6 +2,8 @@
 // the data every envelope test needs through the real services.
 import { inject } from 'vitest';
 import type { ServiceContext } from '../../api/services/context.ts';
+import { type CreateEnvelopeInput, createEnvelope } from '../../api/services/envelopes/create-envelope.ts';
+import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
 import { createOrganization } from '../../api/services/organizations/create-organization.ts';
 import { createTemplate, type TemplateDefinition } from '../../api/services/templates/create-template.ts';
 import { createOrm } from '../../db/orm.ts';
@@ -47,4 +49,28 @@ export async function createOrganizationWithTemplate(
     publish: true,
   });
   return { organization, template };
+}
+
+export const TWO_SIGNERS = [
+  { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com' },
+  { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com' },
+];
+
+/** A Draft envelope from a new organization's demo template, with the Client and Provider as signers 1 and 2. */
+export async function draftTwoSignerEnvelope(
+  ctx: Pick<ServiceContext, 'orm'>,
+  options: Partial<Omit<CreateEnvelopeInput, 'organizationId' | 'templateId'>> = {},
+) {
+  const { organization, template } = await createOrganizationWithTemplate(ctx);
+  const envelope = await createEnvelope(ctx, {
+    title: 'Services agreement',
+    recipients: TWO_SIGNERS,
+    ...options,
+    organizationId: organization.id,
+    templateId: template.id,
+  });
+  const { recipients } = await findEnvelope(ctx, organization.id, envelope.id);
+  const [first, second] = recipients;
+  if (!first || !second) throw new Error('expected two recipients');
+  return { organizationId: organization.id, envelope, envelopeId: envelope.id, recipients, first, second };
 }

@@ -6,11 +6,9 @@ import { writeFile } from 'node:fs/promises';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { cancelEnvelope } from '../../api/services/envelopes/cancel-envelope.ts';
 import { completeRecipient } from '../../api/services/envelopes/complete-recipient.ts';
-import { createEnvelope } from '../../api/services/envelopes/create-envelope.ts';
-import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
 import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
-import { createOrganizationWithTemplate } from '../support/context.ts';
+import { draftTwoSignerEnvelope } from '../support/context.ts';
 import { startTestInfrastructure } from '../support/infrastructure.ts';
 
 const OUTPUT = new URL('../fixtures/histories/', import.meta.url);
@@ -24,20 +22,12 @@ const ctx = {
 };
 
 async function draft(expiresAt?: string) {
-  const { organization, template } = await createOrganizationWithTemplate(ctx);
-  const envelope = await createEnvelope(ctx, {
-    organizationId: organization.id,
-    templateId: template.id,
+  const draft = await draftTwoSignerEnvelope(ctx, {
     title: 'Recorded envelope',
     externalReference: 'recorded',
     expiresAt,
-    recipients: [
-      { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com' },
-      { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com' },
-    ],
   });
-  const { recipients } = await findEnvelope(ctx, organization.id, envelope.id);
-  return { org: organization.id, id: envelope.id, recipients: recipients.map((r) => r.id) };
+  return { org: draft.organizationId, id: draft.envelopeId, recipients: draft.recipients.map((r) => r.id) };
 }
 
 async function save(name: string, envelopeId: string) {
