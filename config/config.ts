@@ -1,5 +1,6 @@
 // Configuration: every setting Sigil reads from the environment, validated once at start.
 // `.env.example` documents each variable; keep the two in step.
+import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -39,7 +40,36 @@ const schema = z.object({
   TEMPORAL_CLI_PATH: optionalText,
   TEMPORAL_TEST_SERVER_PATH: optionalText,
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(1).max(600).default(20),
+  TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    )
+    .refine(
+      (entries) => entries.every((entry) => isIpOrCidr(entry)),
+      'must be a comma-separated list of IPs or CIDR ranges',
+    ),
+  ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
+  UPLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(100 * 1024 * 1024)
+    .default(25 * 1024 * 1024),
+  ENTERPRISE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
+  ENTERPRISE_UPLOAD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(200),
 });
+
+function isIpOrCidr(value: string): boolean {
+  const [address = '', prefix, ...rest] = value.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
 
 export type SigilEnv = z.infer<typeof schema>['SIGIL_ENV'];
 
@@ -78,6 +108,15 @@ export interface Config {
     testServerPath: string | undefined;
   };
   shutdownGraceMs: number;
+  api: {
+    /** Proxies whose X-Forwarded-For is believed when determining a client's address (IP allowlists). */
+    trustedProxies: string[];
+    accessTokenTtlSeconds: number;
+    uploadMaxBytes: number;
+    /** Enterprise rate limits when the organization has no limit of its own. */
+    enterpriseRatePerMinute: number;
+    enterpriseUploadRatePerMinute: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -128,6 +167,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       testServerPath: v.TEMPORAL_TEST_SERVER_PATH,
     },
     shutdownGraceMs: v.SHUTDOWN_GRACE_SECONDS * 1000,
+    api: {
+      trustedProxies: v.TRUSTED_PROXIES,
+      accessTokenTtlSeconds: v.ACCESS_TOKEN_TTL_SECONDS,
+      uploadMaxBytes: v.UPLOAD_MAX_BYTES,
+      enterpriseRatePerMinute: v.ENTERPRISE_RATE_LIMIT_PER_MINUTE,
+      enterpriseUploadRatePerMinute: v.ENTERPRISE_UPLOAD_RATE_LIMIT_PER_MINUTE,
+    },
   };
 }
 

@@ -28,6 +28,8 @@ export const EnvelopeSchema = defineEntity({
     auditTrailFileId: p.uuid().nullable(),
     workflowId: p.string().nullable(),
     projectedSequence: p.integer().default(0),
+    reminderCount: p.integer().default(0),
+    lastRemindedAt: p.datetime().nullable(),
     sentAt: p.datetime().nullable(),
     completedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
@@ -86,3 +88,23 @@ export const AuditEventSchema = defineEntity({
 });
 export class AuditEvent extends AuditEventSchema.class {}
 AuditEventSchema.setClass(AuditEvent);
+
+export const EnvelopeFieldValueSchema = defineEntity({
+  name: 'EnvelopeFieldValue',
+  tableName: 'envelope_field_value',
+  properties: {
+    id: p.uuid().primary(),
+    envelopeId: p.uuid(),
+    fieldId: p.uuid(),
+    value: p.json<unknown>(),
+    source: p.string().$type<'initial' | 'recipient'>(),
+    recipientId: p.uuid().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
+export class EnvelopeFieldValue extends EnvelopeFieldValueSchema.class {}
+EnvelopeFieldValueSchema.setClass(EnvelopeFieldValue);

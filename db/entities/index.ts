@@ -1,6 +1,6 @@
 // Every entity MikroORM maps; the schema itself comes from db/migrations.
-import { AuditEventSchema, EnvelopeSchema, RecipientSchema } from './envelope.ts';
-import { OAuthClientSchema, OAuthClientSecretSchema } from './oauth-client.ts';
+import { AuditEventSchema, EnvelopeFieldValueSchema, EnvelopeSchema, RecipientSchema } from './envelope.ts';
+import { OAuthAccessTokenSchema, OAuthClientSchema, OAuthClientSecretSchema } from './oauth-client.ts';
 import { OrganizationSchema, PlanSchema } from './organization.ts';
 import { StoredFileSchema } from './stored-file.ts';
 import { TemplateFieldSchema, TemplateRoleSchema, TemplateSchema } from './template.ts';
@@ -16,6 +16,7 @@ export const entities = [
   OrganizationSchema,
   OAuthClientSchema,
   OAuthClientSecretSchema,
+  OAuthAccessTokenSchema,
   StoredFileSchema,
   TemplateSchema,
   TemplateRoleSchema,
@@ -23,4 +24,5 @@ export const entities = [
   EnvelopeSchema,
   RecipientSchema,
   AuditEventSchema,
+  EnvelopeFieldValueSchema,
 ];

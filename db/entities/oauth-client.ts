@@ -35,3 +35,18 @@ export const OAuthClientSecretSchema = defineEntity({
 });
 export class OAuthClientSecret extends OAuthClientSecretSchema.class {}
 OAuthClientSecretSchema.setClass(OAuthClientSecret);
+
+export const OAuthAccessTokenSchema = defineEntity({
+  name: 'OAuthAccessToken',
+  tableName: 'oauth_access_token',
+  properties: {
+    tokenHash: p.string().primary(),
+    oauthClientId: p.uuid(),
+    organizationId: p.uuid(),
+    scopes: p.array(),
+    expiresAt: p.datetime(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export class OAuthAccessToken extends OAuthAccessTokenSchema.class {}
+OAuthAccessTokenSchema.setClass(OAuthAccessToken);

@@ -31,6 +31,8 @@ export const OrganizationSchema = defineEntity({
     apiEnabled: p.boolean().default(false),
     defaultLanguage: p.string().default('en'),
     ratePerMinute: p.integer().fieldName('rate_limit_per_minute').nullable(),
+    uploadRatePerMinute: p.integer().fieldName('upload_rate_limit_per_minute').nullable(),
+    supportedLanguages: p.array().default(['en', 'he']),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

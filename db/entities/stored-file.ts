@@ -12,6 +12,7 @@ export const StoredFileSchema = defineEntity({
     contentType: p.string(),
     sizeBytes: p.integer(),
     sha256: p.string(),
+    pageCount: p.integer().nullable(),
     content: p.blob().lazy(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },

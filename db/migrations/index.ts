@@ -1,5 +1,9 @@
 // The ordered list of schema migrations. Append new ones; never edit one that has shipped.
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration0001Initial } from './0001-initial.ts';
+import { Migration0002PublicApi } from './0002-public-api.ts';
 
-export const migrations: MigrationObject[] = [{ name: '0001-initial', class: Migration0001Initial }];
+export const migrations: MigrationObject[] = [
+  { name: '0001-initial', class: Migration0001Initial },
+  { name: '0002-public-api', class: Migration0002PublicApi },
+];

@@ -5,10 +5,11 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../../api/app.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
+import { testConfig } from '../support/context.ts';
 import { freePort } from '../support/infrastructure.ts';
 
 const logger = pino({ level: 'silent' });
-const config = { env: 'test' as const, publicBaseUrl: 'http://localhost:3000' };
+const config = testConfig();
 
 let orm: Orm;
 let connection: Connection;

@@ -6,9 +6,15 @@ import { type CreateEnvelopeInput, createEnvelope } from '../../api/services/env
 import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
 import { createOrganization } from '../../api/services/organizations/create-organization.ts';
 import { createTemplate, type TemplateDefinition } from '../../api/services/templates/create-template.ts';
+import { loadConfig } from '../../config/config.ts';
 import { createOrm } from '../../db/orm.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../db/seed/demo-pdf.ts';
 import { connectClient } from '../../temporal/connection.ts';
+
+/** The configuration a test process would get from an empty environment (SIGIL_ENV=test). */
+export function testConfig() {
+  return loadConfig({ SIGIL_ENV: 'test' });
+}
 
 export interface TestContext extends ServiceContext {
   close(): Promise<void>;

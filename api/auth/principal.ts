@@ -1,0 +1,32 @@
+// Who is calling the public API: set on the request by the bearer-token check, read by every /api/v1 route.
+import type { Scope } from './scopes.ts';
+
+export interface ApiPrincipal {
+  organizationId: string;
+  /** oauth_client.id (uuid) */
+  oauthClientId: string;
+  /** The public client_id. */
+  clientId: string;
+  scopes: Scope[];
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the bearer-token check on /api/v1 routes; undefined elsewhere. */
+    principal?: ApiPrincipal;
+  }
+  interface FastifyContextConfig {
+    /** The OAuth scope a /api/v1 route requires. */
+    scope?: Scope;
+    /** Counts against the lower rate limit for uploads and other heavy operations. */
+    heavy?: boolean;
+    /** Honours the Idempotency-Key header. */
+    idempotent?: boolean;
+  }
+}
+
+/** The principal of a request that passed the bearer-token check. */
+export function principalOf(request: { principal?: ApiPrincipal }): ApiPrincipal {
+  if (!request.principal) throw new Error('route registered outside the authenticated /api/v1 scope');
+  return request.principal;
+}

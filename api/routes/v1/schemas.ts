@@ -1,0 +1,32 @@
+// Schemas shared by the /api/v1 routes. Route files define their own request/response schemas next to the
+// route (zod); these are the common pieces. The same zod schemas validate requests at runtime and produce
+// the OpenAPI document (fastify-type-provider-zod + @fastify/swagger).
+import { z } from 'zod';
+
+export const ErrorBody = z
+  .object({
+    error: z.object({
+      code: z.string().meta({ example: 'forbidden' }),
+      message: z.string(),
+      details: z.array(z.record(z.string(), z.unknown())),
+      request_id: z.string(),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+/** Every /api/v1 route may answer these, each with the error body (the specification's list). */
+export const ERROR_RESPONSES = {
+  400: ErrorBody.describe('Malformed request'),
+  401: ErrorBody.describe('Missing or invalid credentials'),
+  403: ErrorBody.describe('Missing scope, API access off, or source address not allowed'),
+  404: ErrorBody.describe('Unknown resource (or another organization’s)'),
+  409: ErrorBody.describe(
+    'Conflict with the resource’s state, or an Idempotency-Key reused with another body',
+  ),
+  429: ErrorBody.describe('Too many requests'),
+  500: ErrorBody.describe('Internal error'),
+} as const;
+
+export const UuidParam = z.object({ id: z.uuid({ message: 'id must be a uuid' }) });
+
+export const IsoDateTime = z.iso.datetime({ offset: true });
