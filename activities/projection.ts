@@ -47,6 +47,9 @@ export function createProjectionActivities(deps: { orm: Orm }) {
                   projected_sequence = ?,
                   sent_at = case when ?::text = 'envelope.sent' then coalesce(sent_at, ?::timestamptz) else sent_at end,
                   completed_at = case when ?::text = 'Completed' then coalesce(completed_at, ?::timestamptz) else completed_at end,
+                  expires_at = case when ?::boolean then ?::timestamptz else expires_at end,
+                  reminder_count = reminder_count + case when ?::text = 'envelope.reminded' then 1 else 0 end,
+                  last_reminded_at = case when ?::text = 'envelope.reminded' then ?::timestamptz else last_reminded_at end,
                   updated_at = now()
             where id = ?`,
           [
@@ -55,6 +58,11 @@ export function createProjectionActivities(deps: { orm: Orm }) {
             transition.event.type,
             transition.occurredAt,
             transition.envelopeStatus,
+            transition.occurredAt,
+            transition.expiresAt !== undefined,
+            transition.expiresAt ?? null,
+            transition.event.type,
+            transition.event.type,
             transition.occurredAt,
             transition.envelopeId,
           ],

@@ -5,8 +5,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import type { Orm } from '../db/orm.ts';
+import { registerOpenApi } from './http/openapi.ts';
 import { createServer } from './http/server.ts';
 import { healthRoutes } from './routes/health.ts';
+import { v1Routes } from './routes/v1/index.ts';
 
 export interface AppDependencies {
   config: Pick<Config, 'env' | 'publicBaseUrl' | 'api'>;
@@ -17,6 +19,9 @@ export interface AppDependencies {
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const app = createServer({ logger: deps.logger, trustedProxies: deps.config.api.trustedProxies });
+  await registerOpenApi(app, deps.config.publicBaseUrl);
   await app.register(healthRoutes, deps);
+  await app.register(async (scope) => scope.register(v1Routes, deps), { prefix: '/api/v1' });
+  await app.ready();
   return app;
 }

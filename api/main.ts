@@ -19,7 +19,11 @@ try {
   const app = await buildApp({
     config,
     orm,
-    temporal: { connection: temporal.connection, namespace: config.temporal.namespace },
+    temporal: {
+      connection: temporal.connection,
+      client: temporal.client,
+      namespace: config.temporal.namespace,
+    },
     logger,
   });
   await app.listen({ host: config.host, port: config.port });

@@ -58,12 +58,19 @@ export interface CancelEnvelopeRequest {
   reason?: string;
 }
 
+export interface ExtendEnvelopeRequest {
+  /** The new deadline, ISO 8601; must be in the future and later than the current one. */
+  expiresAt: string;
+}
+
 /** Sent together with the workflow start (update-with-start); returns the state after sending. */
 export const sendEnvelopeUpdate = defineUpdate<EnvelopeState>('sendEnvelope');
 export const completeRecipientUpdate = defineUpdate<EnvelopeState, [CompleteRecipientRequest]>(
   'completeRecipient',
 );
 export const cancelEnvelopeUpdate = defineUpdate<EnvelopeState, [CancelEnvelopeRequest]>('cancelEnvelope');
+export const remindEnvelopeUpdate = defineUpdate<EnvelopeState>('remindEnvelope');
+export const extendEnvelopeUpdate = defineUpdate<EnvelopeState, [ExtendEnvelopeRequest]>('extendEnvelope');
 export const envelopeStateQuery = defineQuery<EnvelopeState>('envelopeState');
 
 /** One decided transition, written to PostgreSQL by the projection activity. */
@@ -72,6 +79,8 @@ export interface EnvelopeTransition {
   organizationId: string;
   sequence: number;
   envelopeStatus: EnvelopeStatus;
+  /** The deadline after this transition (absent in transitions recorded before extend existed). */
+  expiresAt?: string | null;
   recipients: RecipientState[];
   event: {
     type: string;

@@ -18,8 +18,11 @@ import {
   type EnvelopeState,
   type EnvelopeTransition,
   type EnvelopeWorkflowInput,
+  type ExtendEnvelopeRequest,
   envelopeStateQuery,
+  extendEnvelopeUpdate,
   type RecipientPlan,
+  remindEnvelopeUpdate,
   searchAttributes,
   sendEnvelopeUpdate,
 } from './contracts.ts';
@@ -40,11 +43,13 @@ class Envelope {
   readonly rounds: string[][];
   readonly required: Set<string>;
   status: EnvelopeStatus = 'Sent';
+  expiresAt: string | null;
   readonly recipientStatus = new Map<string, RecipientStatus>();
   sequence = 0;
 
   constructor(input: EnvelopeWorkflowInput) {
     this.input = input;
+    this.expiresAt = input.expiresAt;
     this.rounds = planRounds(input.workflowType, input.recipients);
     this.required = new Set(input.recipients.filter((r) => r.required && actsInRounds(r)).map((r) => r.id));
   }
@@ -108,6 +113,32 @@ class Envelope {
     this.status = roundChanged ? 'WaitingForNextSigner' : 'InProgress';
   }
 
+  /** Recipients who may act now and have not yet: the ones a reminder is for. */
+  awaitedRecipients(): string[] {
+    return [...this.recipientStatus]
+      .filter(([id, status]) => status === 'Pending' && actsInRounds(this.recipient(id) as RecipientPlan))
+      .map(([id]) => id);
+  }
+
+  whyCannotRemind(): string | undefined {
+    if (isTerminalEnvelopeStatus(this.status))
+      return `The envelope is ${this.status}; there is no one to remind.`;
+    if (this.awaitedRecipients().length === 0) return 'No recipient is waiting to act.';
+    return undefined;
+  }
+
+  whyCannotExtend(expiresAt: string, now: number): string | undefined {
+    if (isTerminalEnvelopeStatus(this.status))
+      return `The envelope is ${this.status}; its deadline cannot change.`;
+    const next = Date.parse(expiresAt);
+    if (Number.isNaN(next)) return `expiresAt ${expiresAt} is not a date-time.`;
+    if (next <= now) return 'The new expiresAt must be in the future.';
+    if (this.expiresAt !== null && next <= Date.parse(this.expiresAt)) {
+      return `The new expiresAt must be later than the current deadline ${this.expiresAt}.`;
+    }
+    return undefined;
+  }
+
   /** Ends the envelope; every recipient who had not completed takes the same final status. */
   finish(status: 'Cancelled' | 'Expired'): void {
     this.status = status;
@@ -120,7 +151,7 @@ class Envelope {
     return {
       envelopeId: this.input.envelopeId,
       status: this.status,
-      expiresAt: this.input.expiresAt,
+      expiresAt: this.expiresAt,
       recipients: this.input.recipients.map((r) => ({
         id: r.id,
         status: this.recipientStatus.get(r.id) ?? 'Pending',
@@ -144,6 +175,7 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
       organizationId: input.organizationId,
       sequence: envelope.sequence,
       envelopeStatus: state.status,
+      expiresAt: state.expiresAt,
       recipients: state.recipients,
       event: { type, recipientId, data },
       occurredAt: new Date().toISOString(),
@@ -198,6 +230,34 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
     },
   );
 
+  setHandler(
+    remindEnvelopeUpdate,
+    () => projected(record('envelope.reminded', null, { recipient_ids: envelope.awaitedRecipients() })),
+    {
+      validator: () => {
+        const reason = envelope.whyCannotRemind();
+        if (reason) throw ApplicationFailure.nonRetryable(reason, 'EnvelopeNotRemindable');
+      },
+    },
+  );
+
+  setHandler(
+    extendEnvelopeUpdate,
+    ({ expiresAt }: ExtendEnvelopeRequest) => {
+      const previous = envelope.expiresAt;
+      envelope.expiresAt = new Date(Date.parse(expiresAt)).toISOString();
+      return projected(
+        record('envelope.extended', null, { previous_expires_at: previous, expires_at: envelope.expiresAt }),
+      );
+    },
+    {
+      validator: ({ expiresAt }: ExtendEnvelopeRequest) => {
+        const reason = envelope.whyCannotExtend(expiresAt, Date.now());
+        if (reason) throw ApplicationFailure.nonRetryable(reason, 'EnvelopeNotExtendable');
+      },
+    },
+  );
+
   // Send: the first round may act, later rounds wait for their turn.
   envelope.refreshTurns();
   record('envelope.sent', null);
@@ -219,10 +279,11 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
     }
     if (isTerminalEnvelopeStatus(envelope.status)) break;
 
-    const somethingHappened = await waitForChange(() => pending.length > 0, input.expiresAt);
+    // The deadline is read again on every pass, so an extension takes effect at once.
+    const somethingHappened = await waitForChange(() => pending.length > 0, envelope.expiresAt);
     if (!somethingHappened) {
       envelope.finish('Expired');
-      record('envelope.expired', null, { expires_at: input.expiresAt });
+      record('envelope.expired', null, { expires_at: envelope.expiresAt });
     }
   }
 

@@ -7,7 +7,7 @@ const CHECK_TIMEOUT_MS = 3000;
 type Check = 'ok' | 'unavailable';
 
 export const healthRoutes: FastifyPluginAsync<AppDependencies> = async (app, deps) => {
-  app.get('/api/health', async (request, reply) => {
+  app.get('/api/health', { schema: { hide: true } }, async (request, reply) => {
     const [db, temporal] = await Promise.all([
       probe(() => deps.orm.em.fork().getConnection().execute('select 1')),
       probe(() =>

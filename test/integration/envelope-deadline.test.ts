@@ -7,7 +7,11 @@ import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
 import { envelopeWorkflowInput } from '../../api/services/envelopes/send-envelope.ts';
 import { AuditEvent } from '../../db/entities/index.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
-import { ENVELOPE_WORKFLOW_TYPE, envelopeWorkflowId } from '../../workflows/contracts.ts';
+import {
+  ENVELOPE_WORKFLOW_TYPE,
+  envelopeWorkflowId,
+  extendEnvelopeUpdate,
+} from '../../workflows/contracts.ts';
 import type { envelopeWorkflow } from '../../workflows/envelope.ts';
 import { draftTwoSignerEnvelope } from '../support/context.ts';
 import { installQuietRuntime } from '../support/infrastructure.ts';
@@ -68,5 +72,35 @@ describe('envelope deadline', () => {
       .fork()
       .find(AuditEvent, { envelopeId: envelope.id }, { orderBy: { sequence: 'asc' } });
     expect(events.map((e) => e.type)).toEqual(['envelope.sent', 'envelope.expired']);
+  });
+
+  it('expires at the extended deadline, not the original one', async () => {
+    const ctx = { orm };
+    // The test server's clock has moved on in earlier tests: deadlines are relative to its time.
+    const original = new Date((await env.currentTimeMs()) + 2 * DAY_MS);
+    const { envelope, recipients } = await draftTwoSignerEnvelope(ctx, { expiresAt: original.toISOString() });
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue: TASK_QUEUE,
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+      activities: createActivities({ orm }),
+    });
+    const extendedTo = new Date(original.getTime() + 10 * DAY_MS).toISOString();
+    const result = await worker.runUntil(async () => {
+      const handle = await env.client.workflow.start<typeof envelopeWorkflow>(ENVELOPE_WORKFLOW_TYPE, {
+        workflowId: envelopeWorkflowId(envelope.id),
+        taskQueue: TASK_QUEUE,
+        args: [envelopeWorkflowInput(envelope, recipients)],
+      });
+      await handle.executeUpdate(extendEnvelopeUpdate, { args: [{ expiresAt: extendedTo }] });
+      return handle.result();
+    });
+    expect(result.status).toBe('Expired');
+    expect(result.expiresAt).toBe(extendedTo);
+    expect(await env.currentTimeMs()).toBeGreaterThanOrEqual(Date.parse(extendedTo));
+    const events = await orm.em
+      .fork()
+      .find(AuditEvent, { envelopeId: envelope.id }, { orderBy: { sequence: 'asc' } });
+    expect(events.map((e) => e.type)).toEqual(['envelope.sent', 'envelope.extended', 'envelope.expired']);
   });
 });

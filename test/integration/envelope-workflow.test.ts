@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Conflict } from '../../api/errors.ts';
 import { cancelEnvelope } from '../../api/services/envelopes/cancel-envelope.ts';
 import { completeRecipient } from '../../api/services/envelopes/complete-recipient.ts';
+import { extendEnvelope } from '../../api/services/envelopes/extend-envelope.ts';
 import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
+import { remindEnvelope } from '../../api/services/envelopes/remind-envelope.ts';
 import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
 import { AuditEvent } from '../../db/entities/index.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
@@ -134,5 +136,40 @@ describe('envelope workflow (Sequential)', () => {
     const { envelopeId } = await draftEnvelope();
     const other = await createOrganizationWithTemplate(ctx);
     await expect(sendEnvelope(ctx, other.organization.id, envelopeId)).rejects.toThrow(/not found/);
+  });
+
+  it('records reminders for the recipients in turn', async () => {
+    const { organizationId, envelopeId, first } = await draftEnvelope();
+    await expect(remindEnvelope(ctx, organizationId, envelopeId)).rejects.toThrow(/Draft: send it first/);
+    await sendEnvelope(ctx, organizationId, envelopeId);
+    await remindEnvelope(ctx, organizationId, envelopeId);
+    await remindEnvelope(ctx, organizationId, envelopeId);
+    const row = await findEnvelope(ctx, organizationId, envelopeId);
+    expect(row.envelope.reminderCount).toBe(2);
+    expect(row.envelope.lastRemindedAt).toBeInstanceOf(Date);
+    const events = await ctx.orm.em.fork().find(AuditEvent, { envelopeId }, { orderBy: { sequence: 'asc' } });
+    expect(events.map((e) => e.type)).toEqual(['envelope.sent', 'envelope.reminded', 'envelope.reminded']);
+    expect(events[1]?.data).toEqual({ recipient_ids: [first.id] });
+  });
+
+  it('extends the deadline of a sent envelope and refuses an earlier one', async () => {
+    const { organizationId, envelopeId } = await draftEnvelope();
+    const sent = await sendEnvelope(ctx, organizationId, envelopeId);
+    const current = Date.parse(sent.expiresAt as string);
+    await expect(
+      extendEnvelope(ctx, organizationId, envelopeId, {
+        expiresAt: new Date(current - 60_000).toISOString(),
+      }),
+    ).rejects.toThrow(/later than the current deadline/);
+    const later = new Date(current + 7 * 24 * 3600 * 1000).toISOString();
+    const extended = await extendEnvelope(ctx, organizationId, envelopeId, { expiresAt: later });
+    expect(extended?.expiresAt).toBe(later);
+    const row = await findEnvelope(ctx, organizationId, envelopeId);
+    expect(row.envelope.expiresAt?.toISOString()).toBe(later);
+    expect(row.envelope.status).toBe('Sent');
+    await cancelEnvelope(ctx, organizationId, envelopeId);
+    await expect(
+      extendEnvelope(ctx, organizationId, envelopeId, { expiresAt: new Date(current + 9e8).toISOString() }),
+    ).rejects.toBeInstanceOf(Conflict);
   });
 });

@@ -2,10 +2,13 @@
 // stores each workflow history under test/fixtures/histories/. The replay test replays them against the
 // current workflow code, so a change that breaks running envelopes fails CI. Re-record only when the
 // recorded behaviour is meant to change, and keep the old files: envelopes started on old code still run.
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { cancelEnvelope } from '../../api/services/envelopes/cancel-envelope.ts';
 import { completeRecipient } from '../../api/services/envelopes/complete-recipient.ts';
+import { extendEnvelope } from '../../api/services/envelopes/extend-envelope.ts';
+import { remindEnvelope } from '../../api/services/envelopes/remind-envelope.ts';
 import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { draftTwoSignerEnvelope } from '../support/context.ts';
@@ -30,11 +33,19 @@ async function draft(expiresAt?: string) {
   return { org: draft.organizationId, id: draft.envelopeId, recipients: draft.recipients.map((r) => r.id) };
 }
 
+const force = process.argv.includes('--force');
+
 async function save(name: string, envelopeId: string) {
+  const file = new URL(`${name}.json`, OUTPUT);
+  // Existing recordings are kept: they stand for envelopes started on older code, which must still replay.
+  if (!force && existsSync(file)) {
+    log(`kept ${name}.json (exists; --force re-records)`);
+    return;
+  }
   const handle = ctx.temporal.workflow.getHandle(envelopeWorkflowId(envelopeId));
   await handle.result();
   const history = await handle.fetchHistory();
-  await writeFile(new URL(`${name}.json`, OUTPUT), `${historyToJSON(history)}\n`);
+  await writeFile(file, `${historyToJSON(history)}\n`);
   log(`saved ${name}.json (${history.events?.length ?? 0} events)`);
 }
 
@@ -54,6 +65,14 @@ try {
   await completeRecipient(ctx, cancelled.org, cancelled.id, cancelled.recipients[0] as string);
   await cancelEnvelope(ctx, cancelled.org, cancelled.id, 'recorded cancellation');
   await save('sequential-cancelled', cancelled.id);
+
+  const remindedExtended = await draft(new Date(Date.now() + 3000).toISOString());
+  await sendEnvelope(ctx, remindedExtended.org, remindedExtended.id);
+  await remindEnvelope(ctx, remindedExtended.org, remindedExtended.id);
+  await extendEnvelope(ctx, remindedExtended.org, remindedExtended.id, {
+    expiresAt: new Date(Date.now() + 5000).toISOString(),
+  });
+  await save('sequential-reminded-extended-expired', remindedExtended.id);
 
   const expired = await draft(new Date(Date.now() + 3000).toISOString());
   await sendEnvelope(ctx, expired.org, expired.id);

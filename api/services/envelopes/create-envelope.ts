@@ -2,7 +2,14 @@
 // and its recipients in one transaction. Nothing is sent and no workflow exists until send.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { Envelope, Recipient, Template, TemplateRole } from '../../../db/entities/index.ts';
+import {
+  Envelope,
+  EnvelopeFieldValue,
+  Recipient,
+  Template,
+  TemplateField,
+  TemplateRole,
+} from '../../../db/entities/index.ts';
 import {
   AUTHENTICATION_METHODS,
   DELIVERY_CHANNELS,
@@ -13,7 +20,7 @@ import {
 import { actsInRounds } from '../../../workflows/rounds.ts';
 import { InvalidRequest, NotFound } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
-import { SUPPORTED_LANGUAGES } from '../organizations/create-organization.ts';
+import { checkInitialValue } from '../fields/field-value.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
 import { parseInput, UUID_PATTERN } from '../validation.ts';
 
@@ -32,7 +39,14 @@ const RecipientInput = z
     authenticationMethod: z.enum(AUTHENTICATION_METHODS).default('SecureLink'),
     type: z.enum(RECIPIENT_TYPES).default('Signer'),
     language: z
-      .union([z.enum(SUPPORTED_LANGUAGES), z.literal('')])
+      .union([
+        z
+          .string()
+          .trim()
+          .regex(/^[a-z]{2}(-[A-Z]{2})?$/, 'language must be a language code such as en or he'),
+        z.literal(''),
+      ])
+      .nullable()
       .optional()
       .transform((language) => (language ? language : null)),
   })
@@ -52,8 +66,8 @@ const RecipientInput = z
     }
   });
 
-const CreateEnvelopeInput = z.object({
-  organizationId: z.string(),
+/** The request body of envelope creation (the specification's create-from-template request). */
+export const CreateEnvelopeBody = z.object({
   title: z.string().trim().min(1, 'title is required').max(200),
   workflowType: z.enum(WORKFLOW_TYPES).default('Sequential'),
   templateId: z.string().regex(UUID_PATTERN, 'templateId must be a uuid'),
@@ -73,7 +87,17 @@ const CreateEnvelopeInput = z.object({
     .optional(),
   recipients: z.array(RecipientInput).min(1, 'at least one recipient is required').max(100),
   documents: z.array(z.unknown()).max(1, 'an envelope holds at most one document').optional(),
+  initialValues: z
+    .array(
+      z.object({
+        fieldDefinitionId: z.string().regex(UUID_PATTERN, 'fieldDefinitionId must be a uuid'),
+        value: z.unknown(),
+      }),
+    )
+    .max(500)
+    .default([]),
 });
+const CreateEnvelopeInput = CreateEnvelopeBody.extend({ organizationId: z.string() });
 export type CreateEnvelopeInput = z.input<typeof CreateEnvelopeInput>;
 
 export async function createEnvelope(ctx: DataContext, input: CreateEnvelopeInput) {
@@ -93,6 +117,7 @@ export async function createEnvelope(ctx: DataContext, input: CreateEnvelopeInpu
     );
   }
   const roles = await em.find(TemplateRole, { templateId: template.id }, { orderBy: { position: 'asc' } });
+  const fields = await em.find(TemplateField, { templateId: template.id });
 
   const recipients = data.recipients.map((recipient, index) => ({
     ...recipient,
@@ -116,6 +141,17 @@ export async function createEnvelope(ctx: DataContext, input: CreateEnvelopeInpu
       .filter((role) => !recipients.some((r) => r.role?.id === role.id && actsInRounds(r)))
       .map((role) => ({ field: 'recipients', message: `the required role "${role.name}" has no recipient` })),
     ...(data.workflowType === 'Sequential' ? duplicateOrders(recipients) : []),
+    ...recipients.flatMap((recipient, index) =>
+      recipient.language && !organization.supportedLanguages.includes(recipient.language)
+        ? [
+            {
+              field: `recipients.${index}.language`,
+              message: `"${recipient.language}" is not a language of this organization (${organization.supportedLanguages.join(', ')})`,
+            },
+          ]
+        : [],
+    ),
+    ...initialValueProblems(data.initialValues, fields),
   ];
   if (problems.length > 0) {
     throw new InvalidRequest(`Invalid envelope: ${problems[0]?.field}: ${problems[0]?.message}`, problems);
@@ -151,8 +187,44 @@ export async function createEnvelope(ctx: DataContext, input: CreateEnvelopeInpu
       status: 'Pending',
     });
   }
+  for (const item of data.initialValues) {
+    const field = fields.find((f) => f.id === item.fieldDefinitionId) as TemplateField;
+    const checked = checkInitialValue(field, item.value);
+    em.create(EnvelopeFieldValue, {
+      id: randomUUID(),
+      envelopeId: envelope.id,
+      fieldId: field.id,
+      value: checked.ok ? checked.value : null,
+      source: 'initial',
+      recipientId: null,
+    });
+  }
   await em.flush();
   return envelope;
+}
+
+function initialValueProblems(
+  items: { fieldDefinitionId: string; value: unknown }[],
+  fields: TemplateField[],
+): { field: string; message: string }[] {
+  const seen = new Set<string>();
+  return items.flatMap((item, index) => {
+    const at = `initialValues.${index}`;
+    const field = fields.find((f) => f.id === item.fieldDefinitionId);
+    if (!field) {
+      return [
+        {
+          field: `${at}.fieldDefinitionId`,
+          message: `${item.fieldDefinitionId} is not a field of the template`,
+        },
+      ];
+    }
+    if (seen.has(field.id))
+      return [{ field: `${at}.fieldDefinitionId`, message: 'the field is given twice' }];
+    seen.add(field.id);
+    const checked = checkInitialValue(field, item.value);
+    return checked.ok ? [] : [{ field: `${at}.value`, message: `${field.label}: ${checked.message}` }];
+  });
 }
 
 /** A recipient the envelope waits for: an acting recipient whose template role is required. */

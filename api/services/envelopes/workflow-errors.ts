@@ -1,5 +1,5 @@
 // Turns the Temporal client's answers into the API's typed errors: a rejected Update is a conflict
-// with the workflow's own reason.
+// with the workflow's own reason; a finished workflow is a conflict naming the envelope's state.
 import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
@@ -8,7 +8,7 @@ import {
 import { ApplicationFailure } from '@temporalio/common';
 import { Conflict } from '../../errors.ts';
 
-export function toServiceError(error: unknown, envelopeId: string): unknown {
+export function toServiceError(error: unknown, envelopeId: string, status?: string): unknown {
   if (error instanceof WorkflowUpdateFailedError) {
     const cause = error.cause;
     const reason =
@@ -17,11 +17,15 @@ export function toServiceError(error: unknown, envelopeId: string): unknown {
       { message: reason, reason: cause instanceof ApplicationFailure ? cause.type : undefined },
     ]);
   }
-  if (error instanceof WorkflowExecutionAlreadyStartedError || error instanceof WorkflowNotFoundError) {
-    return new Conflict(`Envelope ${envelopeId} is no longer in progress.`);
-  }
-  if (error instanceof Error && /workflow execution already completed/i.test(error.message)) {
-    return new Conflict(`Envelope ${envelopeId} is no longer in progress.`);
+  const finished =
+    error instanceof WorkflowExecutionAlreadyStartedError ||
+    error instanceof WorkflowNotFoundError ||
+    (error instanceof Error && /workflow execution already completed/i.test(error.message));
+  if (finished) {
+    return new Conflict(
+      `Envelope ${envelopeId} is ${status ? `${status} and ` : ''}no longer in progress.`,
+      status ? [{ field: 'status', message: status }] : [],
+    );
   }
   return error;
 }

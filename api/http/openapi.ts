@@ -1,0 +1,56 @@
+// The public API's machine-readable description (OpenAPI 3.1, version v1) at /api/openapi/v1/openapi.json
+// and the interactive viewer at /swagger. Built from the same zod schemas that validate the requests.
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import type { SCOPES } from '../auth/scopes.ts';
+
+export const OPENAPI_PATH = '/api/openapi/v1/openapi.json';
+
+const SCOPE_DESCRIPTIONS: Record<(typeof SCOPES)[number], string> = {
+  'organization.read': 'organization profile and plan context',
+  'usage.read': 'usage, diagnostics, rate-limit visibility',
+  'templates.read': 'template list and detail',
+  'files.write': 'source file upload',
+  'envelopes.read': 'envelope detail, recipients, document download, final PDF, audit trail',
+  'envelopes.write': 'create, send, cancel, remind, extend, sandbox lifecycle simulation',
+  'webhooks.manage': 'webhook endpoints, test deliveries, delivery listing, replay, secret rotation',
+};
+
+export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: string): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Sigil public API',
+        version: 'v1',
+        description:
+          'Electronic signatures: templates, uploads and envelopes. OAuth 2.0 client credentials ' +
+          '(POST /oauth/token), JSON, errors as `{ error: { code, message, details, request_id } }`. ' +
+          'Every response carries X-Request-Id; RateLimit-* headers report the rate limit.',
+      },
+      servers: [{ url: publicBaseUrl }],
+      components: {
+        securitySchemes: {
+          oauth2: {
+            type: 'oauth2',
+            flows: { clientCredentials: { tokenUrl: '/oauth/token', scopes: SCOPE_DESCRIPTIONS } },
+          },
+        },
+      },
+      security: [{ oauth2: [] }],
+    },
+    transform: (input) => {
+      const transformed = jsonSchemaTransform(input);
+      const scope = input.route.config?.scope;
+      if (scope && transformed.schema) {
+        (transformed.schema as Record<string, unknown>).security = [{ oauth2: [scope] }];
+      }
+      return transformed;
+    },
+    transformObject: jsonSchemaTransformObject,
+  });
+  app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
+  await app.register(swaggerUi, { routePrefix: '/swagger' });
+}

@@ -1,0 +1,39 @@
+// The billing summary of an organization (the specification's *Usage and plan data*): plan limits and
+// what remains of this month's envelope quota and SMS credits.
+import { Envelope, Organization, Plan } from '../../../db/entities/index.ts';
+import { NotFound } from '../../errors.ts';
+import type { DataContext } from '../context.ts';
+
+export async function usageSummary(ctx: DataContext, organizationId: string, now = new Date()) {
+  const em = ctx.orm.em.fork();
+  const organization = await em.findOne(Organization, { id: organizationId });
+  if (!organization) throw new NotFound('Organization not found.');
+  const plan = await em.findOneOrFail(Plan, { name: organization.planName });
+  const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  const nextMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+  // An envelope counts against the quota in the month it is sent.
+  const sentThisMonth = await em.count(Envelope, {
+    organizationId,
+    sentAt: { $gte: monthStart, $lt: nextMonth },
+  });
+  return {
+    planName: plan.name,
+    // Sigil has no payment provider yet: every organization's subscription is active and billed by invoice.
+    subscriptionStatus: 'active' as const,
+    billingMode: 'invoice' as const,
+    monthlyDocumentLimit: plan.monthlyDocumentLimit ?? null,
+    userLimit: plan.userLimit ?? null,
+    teamLimit: plan.teamLimit ?? null,
+    apiAccess: plan.apiAccess && organization.apiEnabled,
+    webhookAccess: plan.webhookAccess,
+    supportLevel: plan.supportLevel,
+    period: { start: monthStart.toISOString(), end: nextMonth.toISOString() },
+    envelopesSentThisPeriod: sentThisMonth,
+    remainingEnvelopeQuota:
+      plan.monthlyDocumentLimit === null || plan.monthlyDocumentLimit === undefined
+        ? null
+        : Math.max(0, plan.monthlyDocumentLimit - sentThisMonth),
+    // No SMS is sent before the notifications arrive, so the included credits are all there.
+    remainingSmsCredits: plan.smsCreditsIncluded,
+  };
+}
