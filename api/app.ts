@@ -8,6 +8,7 @@ import type { Orm } from '../db/orm.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { createServer } from './http/server.ts';
 import { healthRoutes } from './routes/health.ts';
+import { oauthTokenRoutes } from './routes/oauth-token.ts';
 import { v1Routes } from './routes/v1/index.ts';
 
 export interface AppDependencies {
@@ -21,6 +22,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const app = createServer({ logger: deps.logger, trustedProxies: deps.config.api.trustedProxies });
   await registerOpenApi(app, deps.config.publicBaseUrl);
   await app.register(healthRoutes, deps);
+  await app.register(oauthTokenRoutes, deps);
   await app.register(async (scope) => scope.register(v1Routes, deps), { prefix: '/api/v1' });
   await app.ready();
   return app;

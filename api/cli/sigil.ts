@@ -13,6 +13,9 @@ import { AppError, InvalidRequest } from '../errors.ts';
 import { createEnvelope } from '../services/envelopes/create-envelope.ts';
 import { sendEnvelope } from '../services/envelopes/send-envelope.ts';
 import { createOAuthClient } from '../services/oauth-clients/create-oauth-client.ts';
+import { deleteClientSecret } from '../services/oauth-clients/delete-client-secret.ts';
+import { listOAuthClients } from '../services/oauth-clients/list-oauth-clients.ts';
+import { rotateClientSecret } from '../services/oauth-clients/rotate-client-secret.ts';
 import { createOrganization } from '../services/organizations/create-organization.ts';
 import { createTemplate } from '../services/templates/create-template.ts';
 
@@ -20,6 +23,9 @@ const USAGE = `Usage: sigil <command> [options] [--json]
 
   org create      --name NAME --plan Professional|Business|Premium|Enterprise|Starter [--api-enabled]
   client create   --org ORG_ID --name NAME --scopes "scope scope ..." [--allowlist "cidr,cidr"]
+  client list     --org ORG_ID
+  client rotate-secret --org ORG_ID --client CLIENT_UUID_OR_CLIENT_ID
+  client delete-secret --org ORG_ID --client CLIENT_UUID_OR_CLIENT_ID --secret SECRET_ID
   template create --org ORG_ID --pdf FILE.pdf --definition FILE.json [--publish]
   envelope send   --org ORG_ID --template TEMPLATE_ID --recipients FILE.json
                   [--title TITLE] [--workflow-type Sequential|Parallel|GroupedRounds]
@@ -38,6 +44,8 @@ const OPTIONS = {
   org: { type: 'string' },
   scopes: { type: 'string' },
   allowlist: { type: 'string' },
+  client: { type: 'string' },
+  secret: { type: 'string' },
   pdf: { type: 'string' },
   definition: { type: 'string' },
   publish: { type: 'boolean' },
@@ -107,6 +115,96 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
         `  scopes         ${client.scopes.join(' ')}`,
         `  IP allowlist   ${client.ipAllowlist.length > 0 ? client.ipAllowlist.join(', ') : '(any source)'}`,
         'The secret is shown only now; store it safely.',
+      ].join('\n'),
+    };
+  },
+
+  'client list': async (values, runtime) => {
+    const clients = await listOAuthClients({ orm: await runtime.orm() }, required(values, 'org'));
+    return {
+      json: clients.map((client) => ({
+        id: client.id,
+        client_id: client.clientId,
+        name: client.name,
+        scopes: client.scopes,
+        ip_allowlist: client.ipAllowlist,
+        last_used_at: client.lastUsedAt?.toISOString() ?? null,
+        request_count: client.requestCount,
+        error_count: client.errorCount,
+        secrets: client.secrets.map((secret) => ({
+          id: secret.id,
+          hint: secret.hint,
+          expires_at: secret.expiresAt.toISOString(),
+          expires_soon: secret.expiresSoon,
+        })),
+      })),
+      text:
+        clients.length === 0
+          ? 'no OAuth clients'
+          : clients
+              .map((client) =>
+                [
+                  `OAuth client ${client.id} (${client.name})`,
+                  `  client_id      ${client.clientId}`,
+                  `  scopes         ${client.scopes.join(' ')}`,
+                  `  IP allowlist   ${client.ipAllowlist.length > 0 ? client.ipAllowlist.join(', ') : '(any source)'}`,
+                  `  last used      ${client.lastUsedAt?.toISOString() ?? 'never'}`,
+                  `  requests       ${client.requestCount} (${client.errorCount} errors)`,
+                  ...(client.secrets.length === 0
+                    ? ['  secrets        none active: the client cannot obtain access tokens']
+                    : client.secrets.map(
+                        (secret) =>
+                          `  secret         ${secret.id}  …${secret.hint}  expires ${secret.expiresAt.toISOString()}${secret.expiresSoon ? '  (expires soon: rotate it)' : ''}`,
+                      )),
+                ].join('\n'),
+              )
+              .join('\n\n'),
+    };
+  },
+
+  'client rotate-secret': async (values, runtime) => {
+    const client = required(values, 'client');
+    const rotated = await rotateClientSecret(
+      { orm: await runtime.orm() },
+      { organizationId: required(values, 'org'), client },
+    );
+    return {
+      json: {
+        secret_id: rotated.secretId,
+        client_secret: rotated.clientSecret,
+        expires_at: rotated.expiresAt.toISOString(),
+      },
+      text: [
+        `new secret ${rotated.secretId} added to OAuth client ${client}`,
+        `  client_secret  ${rotated.clientSecret}`,
+        `  expires        ${rotated.expiresAt.toISOString()}`,
+        'The secret is shown only now; store it safely. The other active secret keeps working until you',
+        'delete it with `sigil client delete-secret`.',
+      ].join('\n'),
+    };
+  },
+
+  'client delete-secret': async (values, runtime) => {
+    const deleted = await deleteClientSecret(
+      { orm: await runtime.orm() },
+      {
+        organizationId: required(values, 'org'),
+        client: required(values, 'client'),
+        secretId: required(values, 'secret'),
+      },
+    );
+    return {
+      json: {
+        secret_id: deleted.secretId,
+        client_id: deleted.clientId,
+        deleted_at: deleted.deletedAt.toISOString(),
+        active_secrets: deleted.activeSecrets,
+      },
+      text: [
+        `secret ${deleted.secretId} of OAuth client ${deleted.clientId} deleted`,
+        deleted.activeSecrets === 0
+          ? '  the client has no active secret left: it cannot obtain access tokens until you rotate one in'
+          : `  active secrets left: ${deleted.activeSecrets}`,
       ].join('\n'),
     };
   },

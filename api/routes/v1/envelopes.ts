@@ -68,7 +68,7 @@ const EnvelopeResponse = z
 const CreateEnvelopeRequest = CreateEnvelopeBody.meta({ id: 'CreateEnvelopeRequest' });
 const CancelBody = z
   .object({ reason: z.string().trim().min(1).max(500).optional() })
-  .optional()
+  .nullish()
   .meta({ id: 'CancelEnvelopeRequest' });
 const ExtendBody = ExtendEnvelopeInput.meta({ id: 'ExtendEnvelopeRequest' });
 const PdfBytes = z.string().meta({ format: 'binary', description: 'PDF bytes (application/pdf)' });

@@ -2,12 +2,27 @@
 // request statistics on every route, Idempotency-Key where the specification names it.
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppDependencies } from '../../app.ts';
+import { createBearerAuth } from '../../auth/bearer-auth.ts';
+import { createRequestStats } from '../../auth/request-stats.ts';
+import { registerIdempotency } from '../../plugins/idempotency.ts';
+import { createRateLimiter } from '../../plugins/rate-limit.ts';
 import { envelopesRoutes } from './envelopes.ts';
+import { filesRoutes } from './files.ts';
 import { organizationRoutes } from './organization.ts';
+import { templatesRoutes } from './templates.ts';
 import { usageRoutes } from './usage.ts';
 
 export const v1Routes: FastifyPluginAsync<AppDependencies> = async (app, deps) => {
+  // Order matters: who is calling (401), may they (403), then how often (429), then the route.
+  app.addHook('onRequest', createBearerAuth(deps));
+  app.addHook('onRequest', createRateLimiter(deps));
+  app.addHook('onResponse', createRequestStats(deps));
+  // After authentication and rate limiting, before the handler: replays and in-progress conflicts.
+  registerIdempotency(app, deps);
   await app.register(organizationRoutes, deps);
   await app.register(envelopesRoutes, deps);
   await app.register(usageRoutes, deps);
+  await app.register(templatesRoutes, deps);
+  // Encapsulated on purpose: it registers @fastify/multipart for the upload route only.
+  await app.register(filesRoutes, deps);
 };

@@ -1,6 +1,7 @@
-// GET /api/v1/usage: the billing summary (plan limits, remaining quota).
+// GET /api/v1/usage (billing summary) and GET /api/v1/diagnostics (requests, limits, clients, webhooks).
 import { z } from 'zod';
 import { principalOf } from '../../auth/principal.ts';
+import { diagnostics } from '../../services/usage/diagnostics.ts';
 import { usageSummary } from '../../services/usage/usage-summary.ts';
 import { ERROR_RESPONSES, IsoDateTime } from './schemas.ts';
 import type { V1Routes } from './types.ts';
@@ -25,7 +26,66 @@ const UsageResponse = z
   })
   .meta({ id: 'Usage' });
 
+const Counts = z.object({
+  requests: z.number().int(),
+  errors: z.number().int(),
+  rateLimited: z.number().int(),
+});
+const BucketState = z.object({
+  limit: z.number().int(),
+  used: z.number().int(),
+  remaining: z.number().int(),
+  resetSeconds: z.number().int(),
+});
+
+const DiagnosticsResponse = z
+  .object({
+    generatedAt: IsoDateTime,
+    requests: z
+      .object({ lastHour: Counts, last24Hours: Counts })
+      .describe('All OAuth clients of the organization'),
+    rateLimits: z
+      .object({ windowSeconds: z.number().int(), standard: BucketState, heavy: BucketState })
+      .describe('The calling client, current window'),
+    oauthClients: z.array(
+      z.object({
+        clientId: z.string(),
+        name: z.string(),
+        scopes: z.array(z.string()),
+        ipAllowlist: z.array(z.string()),
+        lastUsedAt: IsoDateTime.nullable(),
+        requestCount: z.number().int(),
+        errorCount: z.number().int(),
+        errorRate: z.number(),
+        activeSecrets: z.array(
+          z.object({ id: z.uuid(), hint: z.string(), expiresAt: IsoDateTime, expiresSoon: z.boolean() }),
+        ),
+        warnings: z.array(z.string()),
+      }),
+    ),
+    webhooks: z.object({
+      available: z.boolean(),
+      endpoints: z.number().int(),
+      deliveriesLast24Hours: z.number().int(),
+      failedLast24Hours: z.number().int(),
+    }),
+  })
+  .meta({ id: 'Diagnostics' });
+
 export const usageRoutes: V1Routes = async (app, deps) => {
+  app.get(
+    '/diagnostics',
+    {
+      config: { scope: 'usage.read' },
+      schema: {
+        summary: 'Counters for recent requests, rate limits, OAuth clients and webhooks',
+        tags: ['organization'],
+        response: { 200: DiagnosticsResponse, ...ERROR_RESPONSES },
+      },
+    },
+    async (request) => diagnostics(deps, principalOf(request)),
+  );
+
   app.get(
     '/usage',
     {

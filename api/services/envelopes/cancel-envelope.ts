@@ -24,6 +24,6 @@ export async function cancelEnvelope(
       .getHandle(envelopeWorkflowId(envelope.id))
       .executeUpdate(cancelEnvelopeUpdate, { args: [reason ? { reason } : {}] });
   } catch (error) {
-    throw toServiceError(error, envelope.id);
+    throw toServiceError(error, envelope.id, envelope.status);
   }
 }

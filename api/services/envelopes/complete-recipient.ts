@@ -25,6 +25,6 @@ export async function completeRecipient(
       .getHandle(envelopeWorkflowId(envelope.id))
       .executeUpdate(completeRecipientUpdate, { args: [{ recipientId }] });
   } catch (error) {
-    throw toServiceError(error, envelope.id);
+    throw toServiceError(error, envelope.id, envelope.status);
   }
 }

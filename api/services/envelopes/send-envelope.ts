@@ -60,7 +60,7 @@ export async function sendEnvelope(
   try {
     return await ctx.temporal.workflow.executeUpdateWithStart(sendEnvelopeUpdate, { startWorkflowOperation });
   } catch (error) {
-    throw toServiceError(error, envelope.id);
+    throw toServiceError(error, envelope.id, envelope.status);
   }
 }
 

@@ -1,11 +1,12 @@
 // Creates a template from a PDF and a definition (roles and placed fields); optionally publishes it.
-import { createHash, randomUUID } from 'node:crypto';
-import { PDFDocument } from 'pdf-lib';
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { StoredFile, Template, TemplateField, TemplateRole } from '../../../db/entities/index.ts';
 import { FIELD_TYPES, FIELD_TYPES_WITH_OPTIONS } from '../../../workflows/domain.ts';
 import { InvalidRequest } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
+import { inspectPdf } from '../files/inspect-pdf.ts';
+import { sanitizeFilename } from '../files/upload-file.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
 import { parseInput } from '../validation.ts';
 
@@ -95,7 +96,8 @@ const REQUIRED_BY_DEFAULT = new Set(['Signature', 'Initials']);
 export async function createTemplate(ctx: DataContext, input: CreateTemplateInput) {
   const definition = parseInput(TemplateDefinition, input.definition, 'template definition');
   const organization = await findOrganization(ctx, input.organizationId);
-  const pages = await readPdfPages(input.pdf);
+  const pdf = await inspectPdf(input.pdf, { maxBytes: MAX_PDF_BYTES, field: 'pdf' });
+  const pages = pdf.pages;
 
   const problems = definition.fields.flatMap((field, index) => {
     const page = pages[field.page - 1];
@@ -121,10 +123,11 @@ export async function createTemplate(ctx: DataContext, input: CreateTemplateInpu
   const file = em.create(StoredFile, {
     id: randomUUID(),
     organizationId: organization.id,
-    filename: input.filename,
+    filename: sanitizeFilename(input.filename),
     contentType: 'application/pdf',
     sizeBytes: input.pdf.byteLength,
-    sha256: createHash('sha256').update(input.pdf).digest('hex'),
+    sha256: pdf.sha256,
+    pageCount: pdf.pageCount,
     content: Buffer.from(input.pdf),
   });
   const template = em.create(Template, {
@@ -166,26 +169,4 @@ export async function createTemplate(ctx: DataContext, input: CreateTemplateInpu
   });
   await em.flush();
   return template;
-}
-
-const PDF_FIELD = { field: 'pdf', message: 'not a readable PDF' };
-
-async function readPdfPages(pdf: Uint8Array): Promise<{ width: number; height: number }[]> {
-  if (pdf.byteLength === 0) throw new InvalidRequest('The PDF file is empty.', [PDF_FIELD]);
-  if (pdf.byteLength > MAX_PDF_BYTES) {
-    throw new InvalidRequest(`The PDF is larger than ${MAX_PDF_BYTES / 1024 / 1024} MB.`, [PDF_FIELD]);
-  }
-  if (Buffer.from(pdf.subarray(0, 5)).toString('latin1') !== '%PDF-') {
-    throw new InvalidRequest('The file is not a PDF (it does not start with %PDF-).', [PDF_FIELD]);
-  }
-  try {
-    const document = await PDFDocument.load(pdf, { updateMetadata: false });
-    const pages = document.getPages().map((page) => page.getSize());
-    if (pages.length === 0) throw new InvalidRequest('The PDF has no pages.', [PDF_FIELD]);
-    return pages;
-  } catch (error) {
-    if (error instanceof InvalidRequest) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new InvalidRequest(`The PDF could not be read: ${reason}`, [PDF_FIELD]);
-  }
 }

@@ -1,0 +1,129 @@
+// The bearer-token check of every /api/v1 route, as an onRequest hook. The order of the checks keeps
+// information from callers that have not earned it: first the token (401), then the organization's API
+// flag and plan (403), then the client's IP allowlist (403), and only then the route's scope (403).
+// The scope is the route's `config.scope`; a route without one needs only a valid token.
+import { isIP } from 'node:net';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config/config.ts';
+import type { Orm } from '../../db/orm.ts';
+import { Forbidden, Unauthorized } from '../errors.ts';
+import { sha256Hex } from '../security/secrets.ts';
+import { apiAccessRefusal } from '../services/oauth-clients/issue-access-token.ts';
+import { allowlistMatcher } from './ip-allowlist.ts';
+import { isScope } from './scopes.ts';
+
+export interface BearerAuthDependencies {
+  orm: Orm;
+  /** Not read yet: the client address comes from `request.ip`, which honours `api.trustedProxies`. */
+  config: Pick<Config, 'api'>;
+}
+
+// RFC 6750 §2.1: b64token.
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+const REALM = 'Bearer realm="sigil"';
+
+interface TokenRow {
+  scopes: string[];
+  expires_at: Date | string;
+  oauth_client_id: string;
+  organization_id: string;
+  client_id: string;
+  ip_allowlist: string[];
+  api_enabled: boolean;
+  plan_name: string;
+  api_access: boolean | null;
+}
+
+export function createBearerAuth(deps: BearerAuthDependencies) {
+  return async function bearerAuth(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    const authorization = request.headers.authorization;
+    if (authorization === undefined || authorization.trim() === '') {
+      throw new Unauthorized(
+        'Missing access token: send Authorization: Bearer <access token> (obtain one from POST /oauth/token).',
+        'unauthorized',
+        { 'WWW-Authenticate': REALM },
+      );
+    }
+    const token = BEARER.exec(authorization)?.[1];
+    if (!token) {
+      // RFC 6750 §3: no error attribute when the request carried no bearer token at all.
+      const bearerGiven = /^bearer\b/i.test(authorization.trim());
+      throw new Unauthorized('The Authorization header must be "Bearer <access token>".', 'unauthorized', {
+        'WWW-Authenticate': bearerGiven ? invalidToken('malformed access token') : REALM,
+      });
+    }
+
+    const [row] = await deps.orm.em
+      .fork()
+      .getConnection()
+      .execute<TokenRow[]>(
+        `select t.scopes, t.expires_at, t.oauth_client_id, t.organization_id,
+              c.client_id, c.ip_allowlist, o.api_enabled, o.plan_name, p.api_access
+         from oauth_access_token t
+         join oauth_client c on c.id = t.oauth_client_id
+         join organization o on o.id = t.organization_id
+         left join plan p on p.name = o.plan_name
+        where t.token_hash = ?`,
+        [sha256Hex(token)],
+      );
+    if (!row) {
+      throw new Unauthorized('The access token is not valid.', 'unauthorized', {
+        'WWW-Authenticate': invalidToken('unknown access token'),
+      });
+    }
+    if (new Date(row.expires_at).getTime() <= Date.now()) {
+      throw new Unauthorized(
+        'The access token has expired; obtain a new one from POST /oauth/token.',
+        'unauthorized',
+        { 'WWW-Authenticate': invalidToken('the access token expired') },
+      );
+    }
+
+    // Authenticated: from here on the request is the client's, so the request statistics count the
+    // refusals below (API off, address, scope) against it. No route handler runs when one is thrown.
+    const scopes = row.scopes.filter(isScope);
+    request.principal = {
+      organizationId: row.organization_id,
+      oauthClientId: row.oauth_client_id,
+      clientId: row.client_id,
+      scopes,
+    };
+
+    const refusal = apiAccessRefusal(
+      { apiEnabled: row.api_enabled, planName: row.plan_name },
+      row.api_access ?? false,
+    );
+    if (refusal) throw refusal;
+
+    const address = normalizeAddress(request.ip);
+    if (!allowlistMatcher(row.ip_allowlist)(address)) {
+      throw new Forbidden(
+        `Requests from ${address} are not allowed for OAuth client ${row.client_id}: the address is not on its IP allowlist.`,
+      );
+    }
+
+    const required = request.routeOptions.config.scope;
+    if (required && !scopes.includes(required)) {
+      throw new Forbidden(
+        `This token lacks the scope ${required} required by ${request.method} ${routePath(request)}.`,
+        [{ field: 'scope', scope: required, message: `scope ${required} is required` }],
+      );
+    }
+  };
+}
+
+function invalidToken(description: string): string {
+  return `${REALM}, error="invalid_token", error_description="${description}"`;
+}
+
+/** An IPv4 client seen through a dual-stack socket (`::ffff:10.1.2.3`) is matched as IPv4. */
+function normalizeAddress(address: string): string {
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address)?.[1];
+  return mapped && isIP(mapped) === 4 ? mapped : address;
+}
+
+/** The route as the specification writes it: `/api/v1/envelopes/{id}/send`. */
+function routePath(request: FastifyRequest): string {
+  const url = request.routeOptions.url ?? request.url.split('?')[0] ?? '';
+  return url.replace(/:(\w+)/g, '{$1}');
+}

@@ -1,0 +1,204 @@
+// Rate limiting of the public API, per (OAuth client, organization) and per bucket.
+//
+// Algorithm: fixed one-minute windows. Every request increments the counter of its bucket's current
+// window (`<oauthClientId>:<organizationId>:standard|heavy`, window start = the minute it falls in) and is
+// refused with 429 once the counter exceeds the limit; the counter starts again at zero when the next
+// minute begins. Known weakness of fixed windows: a client may spend its whole allowance at the end of one
+// window and again at the start of the next, so up to twice the limit can pass within a few seconds around a
+// window edge. Over any whole minute-aligned window the limit holds exactly, which is what the plans promise.
+//
+// Why PostgreSQL: several API processes serve the same clients behind a load balancer, so a per-process
+// counter would multiply the allowance by the number of processes. The counter is one row per (bucket,
+// window) in `rate_limit_window`, incremented atomically by a single
+// `insert … on conflict do update set count = count + 1 returning count` (no read-modify-write race, no lock
+// held across statements); every process sees the same count. The window is taken from this process's
+// clock; API hosts are expected to run NTP, and a skew of a few hundred milliseconds only moves a request to
+// the neighbouring window. Rows of finished windows are useless after the window ends: roughly one request
+// in a hundred deletes windows older than five minutes in the background, keeping the table small.
+//
+// Limits: the plan's `rate_limit_per_minute` (Professional 60, Business 180, Premium 600), overridden by the
+// organization's own `rate_limit_per_minute` when set (for any plan). A plan without a limit (Enterprise) and
+// no override gets `config.api.enterpriseRatePerMinute`. Routes marked `config: { heavy: true }` (uploads
+// and other heavy operations) count in a separate bucket with the lower `upload_rate_limit_per_minute`
+// (organization override, then plan, then `config.api.enterpriseUploadRatePerMinute`), never higher than
+// the client's ordinary limit. The resolved limits are cached per process for 30 seconds, so a changed
+// plan or override takes effect within that time.
+//
+// Headers on every answered request: `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (seconds
+// until the window ends) and the IETF draft's `RateLimit-Policy: <limit>;w=60`; a refused request also
+// carries `Retry-After` (via `RateLimited`).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config/config.ts';
+import type { Orm } from '../../db/orm.ts';
+import { RateLimited } from '../errors.ts';
+
+export const WINDOW_SECONDS = 60;
+const WINDOW_MS = WINDOW_SECONDS * 1000;
+/** Windows that ended longer ago than this are deleted by the occasional clean-up. */
+const RETAIN_WINDOWS_MS = 5 * 60 * 1000;
+const DEFAULT_CACHE_TTL_MS = 30_000;
+const DEFAULT_CLEANUP_PROBABILITY = 0.01;
+const MAX_CACHED_ORGANIZATIONS = 10_000;
+
+export type RateLimitBucket = 'standard' | 'heavy';
+
+export interface RateLimits {
+  /** Requests per minute for ordinary calls. */
+  standard: number;
+  /** Requests per minute for uploads and other heavy operations (a separate bucket). */
+  heavy: number;
+}
+
+/** The per-minute limits of a plan or an organization; null means "not set here". */
+export interface LimitSource {
+  ratePerMinute: number | null;
+  uploadRatePerMinute: number | null;
+}
+
+export type EnterpriseDefaults = Pick<
+  Config['api'],
+  'enterpriseRatePerMinute' | 'enterpriseUploadRatePerMinute'
+>;
+
+/**
+ * The limits of one organization: its own column wins, then its plan's, then the configured default for
+ * plans without a limit (Enterprise). The heavy limit never exceeds the standard one.
+ */
+export function resolveLimits(
+  plan: LimitSource,
+  organization: LimitSource,
+  defaults: EnterpriseDefaults,
+): RateLimits {
+  const standard = organization.ratePerMinute ?? plan.ratePerMinute ?? defaults.enterpriseRatePerMinute;
+  const heavy =
+    organization.uploadRatePerMinute ?? plan.uploadRatePerMinute ?? defaults.enterpriseUploadRatePerMinute;
+  return { standard, heavy: Math.min(heavy, standard) };
+}
+
+/** The fixed one-minute window `now` falls in, and the whole seconds until it ends (1–60). */
+export function windowFor(now: Date): { start: Date; resetSeconds: number } {
+  const time = now.getTime();
+  const start = Math.floor(time / WINDOW_MS) * WINDOW_MS;
+  return { start: new Date(start), resetSeconds: Math.max(1, Math.ceil((start + WINDOW_MS - time) / 1000)) };
+}
+
+export interface RateLimiterDeps {
+  orm: Orm;
+  config: { api: EnterpriseDefaults };
+}
+
+export interface RateLimiterOptions {
+  /** How long resolved limits are reused before the database is asked again (default 30 s). */
+  cacheTtlMs?: number;
+  /** Chance that a request also deletes old windows (default 0.01). */
+  cleanupProbability?: number;
+  /** The clock (tests). */
+  now?: () => Date;
+}
+
+interface CachedLimits {
+  expiresAt: number;
+  limits: Promise<RateLimits>;
+}
+
+interface LimitRow {
+  plan_rate: number | null;
+  plan_upload_rate: number | null;
+  org_rate: number | null;
+  org_upload_rate: number | null;
+}
+
+/**
+ * A preHandler for the authenticated /api/v1 scope: counts the request in its bucket, sets the RateLimit
+ * headers and throws `RateLimited` once the bucket's limit is exceeded. Requests without a principal
+ * (unauthenticated routes) are not limited here.
+ */
+export function createRateLimiter(deps: RateLimiterDeps, options: RateLimiterOptions = {}) {
+  const cacheTtlMs = options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS;
+  const cleanupProbability = options.cleanupProbability ?? DEFAULT_CLEANUP_PROBABILITY;
+  const clock = options.now ?? (() => new Date());
+  const cache = new Map<string, CachedLimits>();
+
+  async function loadLimits(organizationId: string): Promise<RateLimits> {
+    const rows = await deps.orm.em.getConnection().execute<LimitRow[]>(
+      `select p.rate_limit_per_minute as plan_rate, p.upload_rate_limit_per_minute as plan_upload_rate,
+              o.rate_limit_per_minute as org_rate, o.upload_rate_limit_per_minute as org_upload_rate
+         from organization o
+         join plan p on p.name = o.plan_name
+        where o.id = ?`,
+      [organizationId],
+    );
+    const row = rows[0];
+    if (!row) throw new Error(`rate limit: organization ${organizationId} does not exist`);
+    return resolveLimits(
+      { ratePerMinute: row.plan_rate, uploadRatePerMinute: row.plan_upload_rate },
+      { ratePerMinute: row.org_rate, uploadRatePerMinute: row.org_upload_rate },
+      deps.config.api,
+    );
+  }
+
+  function limitsOf(organizationId: string, nowMs: number): Promise<RateLimits> {
+    const cached = cache.get(organizationId);
+    if (cached && cached.expiresAt > nowMs) return cached.limits;
+    if (cache.size >= MAX_CACHED_ORGANIZATIONS) {
+      for (const [key, entry] of cache) if (entry.expiresAt <= nowMs) cache.delete(key);
+      if (cache.size >= MAX_CACHED_ORGANIZATIONS) cache.clear();
+    }
+    // The promise is cached, so concurrent first requests of one organization share one lookup.
+    const limits = loadLimits(organizationId);
+    const entry = { expiresAt: nowMs + cacheTtlMs, limits };
+    cache.set(organizationId, entry);
+    limits.catch(() => {
+      if (cache.get(organizationId) === entry) cache.delete(organizationId);
+    });
+    return limits;
+  }
+
+  async function increment(bucket: string, windowStart: Date): Promise<number> {
+    const rows = await deps.orm.em.getConnection().execute<{ count: number }[]>(
+      `insert into rate_limit_window (bucket, window_start, count) values (?, ?::timestamptz, 1)
+       on conflict (bucket, window_start) do update set count = rate_limit_window.count + 1
+       returning count`,
+      [bucket, windowStart.toISOString()],
+    );
+    const count = rows[0]?.count;
+    if (count === undefined) throw new Error('rate limit: the counter upsert returned no row');
+    return Number(count);
+  }
+
+  function cleanUp(request: FastifyRequest, now: Date): void {
+    const before = new Date(windowFor(now).start.getTime() - RETAIN_WINDOWS_MS);
+    deps.orm.em
+      .getConnection()
+      .execute('delete from rate_limit_window where window_start < ?::timestamptz', [before.toISOString()])
+      .catch((error: unknown) => request.log.warn({ err: error }, 'rate limit: deleting old windows failed'));
+  }
+
+  return async function rateLimit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const principal = request.principal;
+    if (!principal) return;
+    const now = clock();
+    const kind: RateLimitBucket = request.routeOptions.config?.heavy ? 'heavy' : 'standard';
+    const limits = await limitsOf(principal.organizationId, now.getTime());
+    const limit = limits[kind];
+    const window = windowFor(now);
+    const count = await increment(
+      `${principal.oauthClientId}:${principal.organizationId}:${kind}`,
+      window.start,
+    );
+    if (cleanupProbability > 0 && Math.random() < cleanupProbability) cleanUp(request, now);
+
+    reply.header('RateLimit-Limit', String(limit));
+    reply.header('RateLimit-Remaining', String(Math.max(0, limit - count)));
+    reply.header('RateLimit-Reset', String(window.resetSeconds));
+    reply.header('RateLimit-Policy', `${limit};w=${WINDOW_SECONDS}`);
+    if (count > limit) {
+      const what = kind === 'heavy' ? 'upload and other heavy requests' : 'requests';
+      throw new RateLimited(
+        `Rate limit exceeded: at most ${limit} ${what} per minute (${WINDOW_SECONDS}-second window) for this ` +
+          `client and organization. Retry in ${window.resetSeconds} seconds.`,
+        window.resetSeconds,
+      );
+    }
+  };
+}

@@ -1,0 +1,175 @@
+// POST /oauth/token: the OAuth 2.0 client-credentials grant (RFC 6749 §4.4). The body is form-encoded;
+// the client authenticates by HTTP Basic (preferred) or by the client_id and client_secret form fields.
+// Every answer, errors included, carries the specification's body and `Cache-Control: no-store`.
+import formbody from '@fastify/formbody';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDependencies } from '../app.ts';
+import { AppError, InvalidRequest, Unauthorized } from '../errors.ts';
+import { issueAccessToken } from '../services/oauth-clients/issue-access-token.ts';
+import { ERROR_RESPONSES, IsoDateTime } from './v1/schemas.ts';
+
+const BASIC_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="sigil"' };
+const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
+
+// Permissive on purpose: every field is an optional string and the handler produces the OAuth error codes
+// (invalid_request, unsupported_grant_type, ...), which a schema failure could not.
+const TokenRequest = z
+  .object({
+    grant_type: z.string().optional().meta({ description: 'Must be `client_credentials`.' }),
+    scope: z.string().optional().meta({
+      description: 'Space-separated scopes, each allowed on the client. Absent: all the client’s scopes.',
+    }),
+    client_id: z.string().optional().meta({ description: 'Only when HTTP Basic is not used.' }),
+    client_secret: z.string().optional().meta({ description: 'Only when HTTP Basic is not used.' }),
+  })
+  .meta({ id: 'TokenRequest' });
+
+const AccessTokenResponse = z
+  .object({
+    access_token: z.string().meta({ description: 'Opaque bearer token.' }),
+    token_type: z.literal('Bearer'),
+    expires_in: z.number().int().meta({ description: 'Seconds; 3600 by default.', example: 3600 }),
+    scope: z.string().meta({ description: 'Space-separated granted scopes.' }),
+    expires_at: IsoDateTime,
+  })
+  .meta({ id: 'AccessToken' });
+
+type TokenRequest = z.infer<typeof TokenRequest>;
+
+export const oauthTokenRoutes: FastifyPluginAsyncZod<AppDependencies> = async (app, deps) => {
+  // Registered inside this plugin: the form parser applies to the token endpoint's scope only.
+  await app.register(formbody);
+
+  app.addHook('onRequest', async (_request, reply) => {
+    // RFC 6749 §5.1: token responses must not be cached.
+    reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
+  });
+
+  app.post(
+    '/oauth/token',
+    {
+      schema: {
+        tags: ['oauth'],
+        summary: 'Obtain an access token (OAuth 2.0 client credentials)',
+        description:
+          'Authenticate with HTTP Basic (client_id as user name, client_secret as password, each ' +
+          'form-URL-encoded; preferred) or with the client_id and client_secret form fields, not both.',
+        security: [],
+        consumes: [FORM_CONTENT_TYPE],
+        body: TokenRequest,
+        response: { 200: AccessTokenResponse, ...ERROR_RESPONSES },
+      },
+      preValidation: async (request) => {
+        const contentType = request.headers['content-type'];
+        if (request.body === undefined || request.body === null) {
+          request.body = {};
+        } else if (!contentType?.toLowerCase().startsWith(FORM_CONTENT_TYPE)) {
+          throw new InvalidRequest(`The token request body must be ${FORM_CONTENT_TYPE}.`);
+        }
+        // RFC 6749 §3.2: parameters must not be repeated (the form parser turns repeats into arrays).
+        const repeated = Object.entries(request.body as Record<string, unknown>)
+          .filter(([, value]) => Array.isArray(value))
+          .map(([name]) => name);
+        if (repeated.length > 0) {
+          throw new InvalidRequest(`Parameter ${repeated.join(', ')} must be given only once.`);
+        }
+      },
+    },
+    async (request) => {
+      const credentials = clientCredentials(request, request.body);
+      const grantType = request.body.grant_type;
+      if (grantType === undefined || grantType === '') {
+        throw new InvalidRequest('grant_type is required; use grant_type=client_credentials.');
+      }
+      if (grantType !== 'client_credentials') {
+        throw new InvalidRequest(
+          `Unsupported grant_type "${grantType}"; only client_credentials is supported.`,
+          [],
+          'unsupported_grant_type',
+        );
+      }
+      try {
+        return await issueAccessToken(deps, {
+          clientId: credentials.clientId,
+          clientSecret: credentials.clientSecret,
+          requestedScope: request.body.scope,
+          ttlSeconds: deps.config.api.accessTokenTtlSeconds,
+        });
+      } catch (error) {
+        // RFC 6749 §5.2: a client that tried HTTP Basic gets the Basic challenge with its 401.
+        if (credentials.basic && error instanceof AppError && error.status === 401) {
+          throw new Unauthorized(error.message, error.code, BASIC_CHALLENGE);
+        }
+        throw error;
+      }
+    },
+  );
+};
+
+interface ClientCredentials {
+  clientId: string;
+  clientSecret: string;
+  /** True when they came from HTTP Basic. */
+  basic: boolean;
+}
+
+/** The client's credentials from exactly one method: HTTP Basic or the form fields. */
+function clientCredentials(request: FastifyRequest, body: TokenRequest): ClientCredentials {
+  const authorization = request.headers.authorization;
+  if (authorization !== undefined) {
+    const [scheme = '', encoded = '', ...rest] = authorization.trim().split(/\s+/);
+    if (scheme.toLowerCase() !== 'basic') {
+      throw new Unauthorized(
+        `Unsupported client authentication scheme "${scheme}"; use HTTP Basic or the client_id and client_secret form fields.`,
+        'invalid_client',
+        BASIC_CHALLENGE,
+      );
+    }
+    const basic = rest.length === 0 ? decodeBasic(encoded) : undefined;
+    if (!basic) {
+      throw new InvalidRequest(
+        'The Authorization header is not valid HTTP Basic credentials: expected base64 of ' +
+          '"client_id:client_secret", each form-URL-encoded.',
+      );
+    }
+    if (body.client_secret !== undefined) {
+      throw new InvalidRequest(
+        'Use one client authentication method: HTTP Basic or the client_id and client_secret form fields, not both.',
+      );
+    }
+    // A client_id repeated in the form is tolerated, but only when it names the same client.
+    if (body.client_id !== undefined && body.client_id !== basic.clientId) {
+      throw new InvalidRequest('The client_id form field does not match the HTTP Basic user name.');
+    }
+    return { ...basic, basic: true };
+  }
+  if (!body.client_id && !body.client_secret) {
+    throw new InvalidRequest(
+      'Client authentication is required: HTTP Basic (preferred) or the client_id and client_secret form fields.',
+    );
+  }
+  if (!body.client_id) throw new InvalidRequest('client_id is required with client_secret.');
+  if (!body.client_secret) throw new InvalidRequest('client_secret is required with client_id.');
+  return { clientId: body.client_id, clientSecret: body.client_secret, basic: false };
+}
+
+/** RFC 6749 §2.3.1: user name and password are form-URL-encoded before Basic encoding. */
+function decodeBasic(encoded: string): { clientId: string; clientSecret: string } | undefined {
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) return undefined;
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  try {
+    const clientId = formDecode(decoded.slice(0, colon));
+    const clientSecret = formDecode(decoded.slice(colon + 1));
+    return clientId && clientSecret ? { clientId, clientSecret } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function formDecode(value: string): string {
+  return decodeURIComponent(value.replaceAll('+', ' '));
+}

@@ -1,0 +1,98 @@
+// Integration diagnostics of an organization (GET /api/v1/diagnostics): recent request counts, the calling
+// client's rate-limit state, OAuth clients with secret-expiry warnings, and webhook delivery counts.
+import type { Config } from '../../../config/config.ts';
+import { Organization, Plan } from '../../../db/entities/index.ts';
+import type { ApiPrincipal } from '../../auth/principal.ts';
+import { type RateLimitBucket, resolveLimits, windowFor } from '../../plugins/rate-limit.ts';
+import type { DataContext } from '../context.ts';
+import { listOAuthClients } from '../oauth-clients/list-oauth-clients.ts';
+
+const HOUR_MS = 3600_000;
+
+interface StatRow {
+  requests: string | number | null;
+  errors: string | number | null;
+  rate_limited: string | number | null;
+}
+
+export async function diagnostics(
+  ctx: DataContext & { config: Pick<Config, 'api'> },
+  principal: ApiPrincipal,
+  now = new Date(),
+) {
+  const em = ctx.orm.em.fork();
+  const connection = em.getConnection();
+  const organization = await em.findOneOrFail(Organization, { id: principal.organizationId });
+  const plan = await em.findOneOrFail(Plan, { name: organization.planName });
+
+  const counts = async (since: Date) => {
+    const [row] = await connection.execute<StatRow[]>(
+      `select sum(s.requests) as requests, sum(s.errors) as errors, sum(s.rate_limited) as rate_limited
+         from api_request_stat s join oauth_client c on c.id = s.oauth_client_id
+        where c.organization_id = ? and s.minute >= ?::timestamptz`,
+      [principal.organizationId, since.toISOString()],
+    );
+    return {
+      requests: Number(row?.requests ?? 0),
+      errors: Number(row?.errors ?? 0),
+      rateLimited: Number(row?.rate_limited ?? 0),
+    };
+  };
+
+  const limits = resolveLimits(
+    { ratePerMinute: plan.ratePerMinute ?? null, uploadRatePerMinute: plan.uploadRatePerMinute ?? null },
+    {
+      ratePerMinute: organization.ratePerMinute ?? null,
+      uploadRatePerMinute: organization.uploadRatePerMinute ?? null,
+    },
+    ctx.config.api,
+  );
+  const window = windowFor(now);
+  const rateLimit = async (kind: RateLimitBucket) => {
+    const [row] = await connection.execute<{ count: number }[]>(
+      'select count from rate_limit_window where bucket = ? and window_start = ?::timestamptz',
+      [`${principal.oauthClientId}:${principal.organizationId}:${kind}`, window.start.toISOString()],
+    );
+    const used = Number(row?.count ?? 0);
+    return {
+      limit: limits[kind],
+      used,
+      remaining: Math.max(0, limits[kind] - used),
+      resetSeconds: window.resetSeconds,
+    };
+  };
+
+  const clients = await listOAuthClients(ctx, principal.organizationId);
+  return {
+    generatedAt: now.toISOString(),
+    requests: {
+      lastHour: await counts(new Date(now.getTime() - HOUR_MS)),
+      last24Hours: await counts(new Date(now.getTime() - 24 * HOUR_MS)),
+    },
+    rateLimits: { windowSeconds: 60, standard: await rateLimit('standard'), heavy: await rateLimit('heavy') },
+    oauthClients: clients.map((client) => ({
+      clientId: client.clientId,
+      name: client.name,
+      scopes: client.scopes,
+      ipAllowlist: client.ipAllowlist,
+      lastUsedAt: client.lastUsedAt ? client.lastUsedAt.toISOString() : null,
+      requestCount: client.requestCount,
+      errorCount: client.errorCount,
+      errorRate: client.requestCount > 0 ? client.errorCount / client.requestCount : 0,
+      activeSecrets: client.secrets.map((secret) => ({
+        id: secret.id,
+        hint: secret.hint,
+        expiresAt: secret.expiresAt.toISOString(),
+        expiresSoon: secret.expiresSoon,
+      })),
+      warnings: [
+        ...(client.secrets.length === 0 ? ['The client has no active secret and cannot obtain tokens.'] : []),
+        ...client.secrets
+          .filter((secret) => secret.expiresSoon)
+          .map((secret) => `Secret …${secret.hint} expires on ${secret.expiresAt.toISOString()}; rotate it.`),
+      ],
+    })),
+    // Webhook endpoints arrive with the webhooks; until then there are none and nothing is delivered.
+    webhooks: { available: plan.webhookAccess, endpoints: 0, deliveriesLast24Hours: 0, failedLast24Hours: 0 },
+  };
+}

@@ -1,0 +1,342 @@
+// The public API's rate limiter against the real schema: plan limits, organization overrides, the heavy
+// bucket, Enterprise defaults, per-client buckets, and one counter shared by several API processes.
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { createServer } from '../../api/http/server.ts';
+import {
+  createRateLimiter,
+  type RateLimiterDeps,
+  type RateLimiterOptions,
+  resolveLimits,
+  windowFor,
+} from '../../api/plugins/rate-limit.ts';
+import { createOrganization } from '../../api/services/organizations/create-organization.ts';
+import { createOrm, type Orm } from '../../db/orm.ts';
+import type { PlanName } from '../../workflows/domain.ts';
+import { testConfig } from '../support/context.ts';
+
+const logger = pino({ level: 'silent' });
+const config = testConfig();
+// A fixed clock 30 s into the current minute: a test's requests never straddle a window edge, and every
+// answer carries RateLimit-Reset 30.
+const fixedNow = new Date(windowFor(new Date()).start.getTime() + 30_000);
+const fixedClock: RateLimiterOptions = { now: () => fixedNow, cleanupProbability: 0 };
+
+let orm: Orm;
+const apps: FastifyInstance[] = [];
+
+/** A bare server with a test principal (from headers), the rate limiter, one ordinary and one heavy route. */
+function buildTestApp(
+  deps: Partial<RateLimiterDeps> = {},
+  options: RateLimiterOptions = fixedClock,
+  phase: 'preHandler' | 'onRequest' = 'preHandler',
+): FastifyInstance {
+  const app = createServer({ logger });
+  app.addHook(phase, async (request) => {
+    const organizationId = request.headers['x-test-organization'];
+    const oauthClientId = request.headers['x-test-client'];
+    if (typeof organizationId === 'string' && typeof oauthClientId === 'string') {
+      request.principal = { organizationId, oauthClientId, clientId: `test_${oauthClientId}`, scopes: [] };
+    }
+  });
+  app.addHook(phase, createRateLimiter({ orm, config, ...deps }, options));
+  app.get('/ping', async () => ({ ok: true }));
+  app.post('/upload', { config: { heavy: true } }, async () => ({ uploaded: true }));
+  apps.push(app);
+  return app;
+}
+
+interface Caller {
+  organizationId: string;
+  oauthClientId: string;
+}
+
+function call(app: FastifyInstance, caller: Caller, route: 'ping' | 'upload' = 'ping') {
+  return app.inject({
+    method: route === 'ping' ? 'GET' : 'POST',
+    url: `/${route}`,
+    headers: { 'x-test-organization': caller.organizationId, 'x-test-client': caller.oauthClientId },
+  });
+}
+
+async function organizationOn(
+  plan: PlanName,
+  overrides: { rate?: number | null; uploadRate?: number | null } = {},
+): Promise<string> {
+  const organization = await createOrganization({ orm }, { name: `Rate ${plan}`, plan, apiEnabled: true });
+  await orm.em
+    .getConnection()
+    .execute(
+      'update organization set rate_limit_per_minute = ?, upload_rate_limit_per_minute = ? where id = ?',
+      [overrides.rate ?? null, overrides.uploadRate ?? null, organization.id],
+    );
+  return organization.id;
+}
+
+async function newCaller(plan: PlanName, overrides: Parameters<typeof organizationOn>[1] = {}) {
+  return { organizationId: await organizationOn(plan, overrides), oauthClientId: randomUUID() };
+}
+
+/** Sends `count` requests that must all pass; returns the RateLimit-Remaining values seen. */
+async function spend(app: FastifyInstance, caller: Caller, count: number, route: 'ping' | 'upload' = 'ping') {
+  const remaining: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const response = await call(app, caller, route);
+    expect(response.statusCode, `request ${i + 1} of ${count}`).toBe(200);
+    remaining.push(Number(response.headers['ratelimit-remaining']));
+  }
+  return remaining;
+}
+
+function countdown(limit: number, count = limit): number[] {
+  return Array.from({ length: count }, (_, i) => limit - 1 - i);
+}
+
+beforeAll(async () => {
+  orm = await createOrm({ databaseUrl: inject('databaseUrl'), poolMax: 4 });
+});
+afterAll(async () => {
+  for (const app of apps) await app.close();
+  await orm.close();
+});
+
+describe('windowFor', () => {
+  it('maps an instant to its minute and the whole seconds left in it', () => {
+    expect(windowFor(new Date('2030-01-01T12:00:00.000Z'))).toEqual({
+      start: new Date('2030-01-01T12:00:00.000Z'),
+      resetSeconds: 60,
+    });
+    expect(windowFor(new Date('2030-01-01T12:00:30.200Z'))).toEqual({
+      start: new Date('2030-01-01T12:00:00.000Z'),
+      resetSeconds: 30,
+    });
+    expect(windowFor(new Date('2030-01-01T12:00:59.999Z'))).toEqual({
+      start: new Date('2030-01-01T12:00:00.000Z'),
+      resetSeconds: 1,
+    });
+  });
+});
+
+describe('resolveLimits', () => {
+  const defaults = { enterpriseRatePerMinute: 1200, enterpriseUploadRatePerMinute: 200 };
+  const unset = { ratePerMinute: null, uploadRatePerMinute: null };
+
+  it('uses the plan, then the organization override, then the configured default', () => {
+    expect(resolveLimits({ ratePerMinute: 60, uploadRatePerMinute: 10 }, unset, defaults)).toEqual({
+      standard: 60,
+      heavy: 10,
+    });
+    expect(
+      resolveLimits(
+        { ratePerMinute: 180, uploadRatePerMinute: 30 },
+        { ratePerMinute: 500, uploadRatePerMinute: 50 },
+        defaults,
+      ),
+    ).toEqual({ standard: 500, heavy: 50 });
+    expect(resolveLimits(unset, unset, defaults)).toEqual({ standard: 1200, heavy: 200 });
+    expect(resolveLimits(unset, { ratePerMinute: 300, uploadRatePerMinute: null }, defaults)).toEqual({
+      standard: 300,
+      heavy: 200,
+    });
+  });
+
+  it('never lets the heavy limit exceed the ordinary one', () => {
+    expect(
+      resolveLimits({ ratePerMinute: 60, uploadRatePerMinute: 10 }, { ...unset, ratePerMinute: 5 }, defaults),
+    ).toEqual({ standard: 5, heavy: 5 });
+  });
+});
+
+describe('rate limiting', () => {
+  it('allows a Professional client 60 requests a minute, then answers 429 with the error body', async () => {
+    const app = buildTestApp();
+    const caller = await newCaller('Professional');
+    const first = await call(app, caller);
+    expect(first.statusCode).toBe(200);
+    expect(first.headers).toMatchObject({
+      'ratelimit-limit': '60',
+      'ratelimit-remaining': '59',
+      'ratelimit-reset': '30',
+      'ratelimit-policy': '60;w=60',
+    });
+    expect(await spend(app, caller, 59)).toEqual(countdown(60).slice(1));
+
+    const refused = await call(app, caller);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers).toMatchObject({
+      'retry-after': '30',
+      'ratelimit-limit': '60',
+      'ratelimit-remaining': '0',
+      'ratelimit-reset': '30',
+      'ratelimit-policy': '60;w=60',
+    });
+    expect(refused.headers['x-request-id']).toBeTruthy();
+    const body = refused.json();
+    expect(body).toEqual({
+      error: {
+        code: 'rate_limited',
+        message: expect.stringMatching(/60 requests per minute/),
+        details: [],
+        request_id: refused.headers['x-request-id'],
+      },
+    });
+    expect(body.error.message).toMatch(/60-second window/);
+    expect(body.error.message).toMatch(/30 seconds/);
+  });
+
+  it('counts heavy routes in a separate, lower bucket', async () => {
+    const app = buildTestApp();
+    const caller = await newCaller('Professional');
+    expect(await spend(app, caller, 10, 'upload')).toEqual(countdown(10));
+    const refused = await call(app, caller, 'upload');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['ratelimit-limit']).toBe('10');
+    expect(refused.headers['ratelimit-policy']).toBe('10;w=60');
+    expect(refused.json().error.message).toMatch(/10 upload and other heavy requests per minute/);
+
+    // The ordinary bucket is untouched by the uploads.
+    const ordinary = await call(app, caller);
+    expect(ordinary.statusCode).toBe(200);
+    expect(ordinary.headers['ratelimit-limit']).toBe('60');
+    expect(ordinary.headers['ratelimit-remaining']).toBe('59');
+  });
+
+  it('lets the organization’s own limit override its plan', async () => {
+    const app = buildTestApp();
+    const caller = await newCaller('Business', { rate: 5 });
+    expect(await spend(app, caller, 5)).toEqual(countdown(5));
+    const refused = await call(app, caller);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['ratelimit-limit']).toBe('5');
+  });
+
+  it('gives an Enterprise organization its own limits', async () => {
+    const app = buildTestApp();
+    const caller = await newCaller('Enterprise', { rate: 4, uploadRate: 2 });
+    expect(await spend(app, caller, 4)).toEqual(countdown(4));
+    expect((await call(app, caller)).statusCode).toBe(429);
+    expect(await spend(app, caller, 2, 'upload')).toEqual(countdown(2));
+    const refused = await call(app, caller, 'upload');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['ratelimit-limit']).toBe('2');
+  });
+
+  it('gives an Enterprise organization without limits of its own the configured defaults', async () => {
+    const app = buildTestApp({
+      config: { api: { ...config.api, enterpriseRatePerMinute: 3, enterpriseUploadRatePerMinute: 2 } },
+    });
+    const caller = await newCaller('Enterprise');
+    expect(await spend(app, caller, 3)).toEqual(countdown(3));
+    const refused = await call(app, caller);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['ratelimit-policy']).toBe('3;w=60');
+    expect(await spend(app, caller, 2, 'upload')).toEqual(countdown(2));
+    expect((await call(app, caller, 'upload')).statusCode).toBe(429);
+  });
+
+  it('shares one counter between API processes on the same database', async () => {
+    const otherOrm = await createOrm({ databaseUrl: inject('databaseUrl'), poolMax: 2 });
+    try {
+      const first = buildTestApp();
+      const second = buildTestApp({ orm: otherOrm });
+      const caller = await newCaller('Premium', { rate: 4 });
+      const remaining: string[] = [];
+      for (const app of [first, second, first, second]) {
+        const response = await call(app, caller);
+        expect(response.statusCode).toBe(200);
+        remaining.push(String(response.headers['ratelimit-remaining']));
+      }
+      expect(remaining).toEqual(['3', '2', '1', '0']);
+      expect((await call(first, caller)).statusCode).toBe(429);
+      expect((await call(second, caller)).statusCode).toBe(429);
+    } finally {
+      await otherOrm.close();
+    }
+  });
+
+  it('gives another client of the same organization its own bucket', async () => {
+    const app = buildTestApp();
+    const caller = await newCaller('Professional', { rate: 3 });
+    await spend(app, caller, 3);
+    expect((await call(app, caller)).statusCode).toBe(429);
+
+    const colleague = { organizationId: caller.organizationId, oauthClientId: randomUUID() };
+    const response = await call(app, colleague);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['ratelimit-remaining']).toBe('2');
+  });
+
+  it('starts counting again in the next window', async () => {
+    let now = fixedNow;
+    const app = buildTestApp({}, { now: () => now, cleanupProbability: 0 });
+    const caller = await newCaller('Professional', { rate: 2 });
+    await spend(app, caller, 2);
+    expect((await call(app, caller)).statusCode).toBe(429);
+    now = new Date(fixedNow.getTime() + 45_000);
+    const next = await call(app, caller);
+    expect(next.statusCode).toBe(200);
+    expect(next.headers['ratelimit-remaining']).toBe('1');
+    expect(next.headers['ratelimit-reset']).toBe('45');
+  });
+
+  it('caches an organization’s limits for a while', async () => {
+    const cached = buildTestApp();
+    const uncached = buildTestApp({}, { ...fixedClock, cacheTtlMs: 0 });
+    const caller = await newCaller('Professional');
+    expect((await call(cached, caller)).headers['ratelimit-limit']).toBe('60');
+    expect((await call(uncached, caller)).headers['ratelimit-limit']).toBe('60');
+    await orm.em
+      .getConnection()
+      .execute('update organization set rate_limit_per_minute = 7 where id = ?', [caller.organizationId]);
+    expect((await call(cached, caller)).headers['ratelimit-limit']).toBe('60');
+    expect((await call(uncached, caller)).headers['ratelimit-limit']).toBe('7');
+  });
+
+  it('works as an onRequest hook too, refusing before the body is read', async () => {
+    const app = buildTestApp({}, fixedClock, 'onRequest');
+    const caller = await newCaller('Professional', { uploadRate: 1 });
+    expect(await spend(app, caller, 1, 'upload')).toEqual([0]);
+    const refused = await call(app, caller, 'upload');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['ratelimit-limit']).toBe('1');
+  });
+
+  it('leaves requests without a principal alone', async () => {
+    const app = buildTestApp();
+    const response = await app.inject({ method: 'GET', url: '/ping' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['ratelimit-limit']).toBeUndefined();
+  });
+
+  it('deletes windows older than five minutes now and then', async () => {
+    const app = buildTestApp({}, { cleanupProbability: 1 });
+    const current = windowFor(new Date()).start.getTime();
+    const bucket = `cleanup-test:${randomUUID()}`;
+    const old = new Date(current - 10 * 60_000).toISOString();
+    const recent = new Date(current - 2 * 60_000).toISOString();
+    await orm.em
+      .getConnection()
+      .execute(
+        'insert into rate_limit_window (bucket, window_start, count) values (?, ?::timestamptz, 1), (?, ?::timestamptz, 1)',
+        [bucket, old, bucket, recent],
+      );
+    expect((await call(app, await newCaller('Professional'))).statusCode).toBe(200);
+    await vi.waitFor(async () => {
+      const rows = await orm.em
+        .getConnection()
+        .execute<{ window_start: unknown }[]>('select window_start from rate_limit_window where bucket = ?', [
+          bucket,
+        ]);
+      expect(rows).toHaveLength(1);
+    });
+    const [kept] = await orm.em
+      .getConnection()
+      .execute<{ kept: boolean }[]>(
+        'select window_start = ?::timestamptz as kept from rate_limit_window where bucket = ?',
+        [recent, bucket],
+      );
+    expect(kept?.kept).toBe(true);
+  });
+});

@@ -1,0 +1,82 @@
+// The whole API app (buildApp) on the shared test PostgreSQL and Temporal, and integrator helpers: an
+// organization with a published template and an OAuth client, and tokens from POST /oauth/token.
+import type { Connection } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { inject } from 'vitest';
+import { buildApp } from '../../api/app.ts';
+import { SCOPES, type Scope } from '../../api/auth/scopes.ts';
+import { createOAuthClient } from '../../api/services/oauth-clients/create-oauth-client.ts';
+import { createOrganizationWithTemplate, openTestContext, type TestContext, testConfig } from './context.ts';
+
+export interface ApiHarness {
+  app: FastifyInstance;
+  ctx: TestContext;
+  close(): Promise<void>;
+}
+
+export async function openApiHarness(config = testConfig()): Promise<ApiHarness> {
+  const ctx = await openTestContext();
+  const app = await buildApp({
+    config,
+    orm: ctx.orm,
+    temporal: {
+      connection: ctx.temporal.connection as Connection,
+      client: ctx.temporal,
+      namespace: inject('namespace'),
+    },
+    logger: pino({ level: 'silent' }),
+  });
+  return {
+    app,
+    ctx,
+    close: async () => {
+      await app.close();
+      await ctx.close();
+    },
+  };
+}
+
+export interface Integrator {
+  organizationId: string;
+  templateId: string;
+  clientId: string;
+  clientSecret: string;
+  /** A bearer token from POST /oauth/token (HTTP Basic), for the given scopes or all of them. */
+  token(scopes?: Scope[]): Promise<string>;
+  /** `Authorization` header for a token with the given scopes. */
+  auth(scopes?: Scope[]): Promise<{ authorization: string }>;
+}
+
+export async function newIntegrator(harness: ApiHarness): Promise<Integrator> {
+  const { organization, template } = await createOrganizationWithTemplate(harness.ctx);
+  const client = await createOAuthClient(harness.ctx, {
+    organizationId: organization.id,
+    name: 'Test integration',
+    scopes: [...SCOPES],
+  });
+  const token = async (scopes?: Scope[]) => {
+    const response = await harness.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      payload: new URLSearchParams({
+        grant_type: 'client_credentials',
+        ...(scopes ? { scope: scopes.join(' ') } : {}),
+      }).toString(),
+    });
+    if (response.statusCode !== 200) throw new Error(`token request failed: ${response.body}`);
+    return response.json().access_token as string;
+  };
+  return {
+    organizationId: organization.id,
+    templateId: template.id,
+    clientId: client.clientId,
+    clientSecret: client.clientSecret,
+    token,
+    auth: async (scopes) => ({ authorization: `Bearer ${await token(scopes)}` }),
+  };
+}
