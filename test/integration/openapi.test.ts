@@ -1,0 +1,152 @@
+// The OpenAPI document is valid, complete and current, and a client generated from it (openapi-typescript
+// types + openapi-fetch) runs the integrator flow against a real server: token → templates → upload →
+// create → get.
+import { readFile } from 'node:fs/promises';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import createClient from 'openapi-fetch';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCOPES } from '../../api/auth/scopes.ts';
+import { OPENAPI_PATH } from '../../api/http/openapi.ts';
+import { buildDemoPdf } from '../../db/seed/demo-pdf.ts';
+import { GENERATED_TYPES, generateApiTypes } from '../../scripts/generate-api-types.ts';
+import type { paths } from '../generated/sigil-api.ts';
+import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
+
+let harness: ApiHarness;
+let baseUrl: string;
+let integrator: Integrator;
+
+beforeAll(async () => {
+  harness = await openApiHarness();
+  baseUrl = await harness.app.listen({ host: '127.0.0.1', port: 0 });
+  integrator = await newIntegrator(harness);
+});
+afterAll(() => harness.close());
+
+describe('OpenAPI document', () => {
+  it('is a valid OpenAPI 3.1 document titled as version v1', async () => {
+    const document = (await harness.app.inject({ method: 'GET', url: OPENAPI_PATH })).json();
+    await SwaggerParser.validate(structuredClone(document));
+    expect(document.openapi).toMatch(/^3\.1\./);
+    expect(document.info.version).toBe('v1');
+    expect(
+      Object.keys(document.components.securitySchemes.oauth2.flows.clientCredentials.scopes).sort(),
+    ).toEqual([...SCOPES].sort());
+  });
+
+  it('describes the token endpoint and every /api/v1 route with the error statuses and the error body', async () => {
+    const document = (await harness.app.inject({ method: 'GET', url: OPENAPI_PATH })).json();
+    const routes = Object.entries(
+      document.paths as Record<string, Record<string, { responses: object; security?: unknown }>>,
+    ).flatMap(([path, operations]) =>
+      Object.entries(operations).map(([method, operation]) => ({ path, method, operation })),
+    );
+    const expected = [
+      'post /oauth/token',
+      'get /api/v1/organization',
+      'get /api/v1/usage',
+      'get /api/v1/diagnostics',
+      'get /api/v1/templates',
+      'get /api/v1/templates/{id}',
+      'post /api/v1/files/upload',
+      'post /api/v1/envelopes/from-template',
+      'get /api/v1/envelopes/{id}',
+      'get /api/v1/envelopes/by-external-reference/{externalReference}',
+      'get /api/v1/envelopes/{id}/recipients',
+      'post /api/v1/envelopes/{id}/send',
+      'post /api/v1/envelopes/{id}/remind',
+      'post /api/v1/envelopes/{id}/cancel',
+      'post /api/v1/envelopes/{id}/extend',
+      'get /api/v1/envelopes/{id}/documents/final-pdf',
+      'get /api/v1/envelopes/{id}/documents/audit-trail',
+    ];
+    expect(routes.map((r) => `${r.method} ${r.path}`).sort()).toEqual(
+      expect.arrayContaining(expected.sort()),
+    );
+    for (const { path, method, operation } of routes) {
+      for (const status of ['400', '401', '403', '404', '409', '429', '500']) {
+        expect(operation.responses, `${method} ${path} ${status}`).toHaveProperty(status);
+      }
+      if (path.startsWith('/api/v1/')) {
+        expect(operation.security, `${method} ${path}`).toEqual([{ oauth2: [expect.any(String)] }]);
+      }
+    }
+    expect(document.components.schemas.Error.properties.error.required).toEqual(
+      expect.arrayContaining(['code', 'message', 'details', 'request_id']),
+    );
+  });
+
+  it('matches the committed generated client types (run `npm run openapi:types` after changing routes)', async () => {
+    expect(await readFile(GENERATED_TYPES, 'utf8')).toBe(await generateApiTypes());
+  });
+
+  it('serves the interactive viewer at /swagger', async () => {
+    const response = await fetch(`${baseUrl}/swagger`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toMatch(/swagger/i);
+  });
+});
+
+describe('a client generated from the OpenAPI document', () => {
+  it('runs the integrator flow: token, templates, upload, create, get', async () => {
+    const api = createClient<paths>({ baseUrl });
+
+    const token = await api.POST('/oauth/token', {
+      body: {
+        grant_type: 'client_credentials',
+        scope: 'templates.read files.write envelopes.read envelopes.write',
+      },
+      bodySerializer: (body) => new URLSearchParams(body as Record<string, string>).toString(),
+      headers: {
+        Authorization: `Basic ${Buffer.from(`${integrator.clientId}:${integrator.clientSecret}`).toString('base64')}`,
+        'Content-Type': 'application/x-www-form-urlencoded',
+      },
+    });
+    expect(token.response.status).toBe(200);
+    expect(token.data?.token_type).toBe('Bearer');
+    const accessToken = token.data?.access_token as string;
+    const authed = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${accessToken}` } });
+
+    const templates = await authed.GET('/api/v1/templates');
+    expect(templates.response.status).toBe(200);
+    const template = templates.data?.find((t) => t.id === integrator.templateId);
+    expect(template?.roles.map((r) => r.name)).toEqual(['Client', 'Provider']);
+
+    const form = new FormData();
+    form.append(
+      'file',
+      new Blob([await buildDemoPdf('Uploaded contract')], { type: 'application/pdf' }),
+      'contract.pdf',
+    );
+    const upload = await authed.POST('/api/v1/files/upload', {
+      // openapi-fetch sends what the serializer returns: the multipart form with the PDF bytes.
+      body: { file: 'contract.pdf' },
+      bodySerializer: () => form,
+      headers: { 'Idempotency-Key': `upload-${Date.now()}` },
+    });
+    expect(upload.response.status).toBe(201);
+    expect(upload.data).toMatchObject({ name: 'contract.pdf', pageCount: 1 });
+
+    const created = await authed.POST('/api/v1/envelopes/from-template', {
+      body: {
+        title: 'Generated-client envelope',
+        workflowType: 'Sequential',
+        templateId: integrator.templateId,
+        externalReference: 'GEN-1',
+        recipients: [
+          { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com' },
+          { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com' },
+        ],
+      },
+    });
+    expect(created.response.status).toBe(201);
+    expect(created.data?.status).toBe('Draft');
+
+    const got = await authed.GET('/api/v1/envelopes/{id}', {
+      params: { path: { id: created.data?.id as string } },
+    });
+    expect(got.response.status).toBe(200);
+    expect(got.data?.externalReference).toBe('GEN-1');
+    expect(got.data?.recipients.map((r) => r.roleName)).toEqual(['Client', 'Provider']);
+  });
+});
