@@ -1,0 +1,136 @@
+// `npm run bench:api`: throughput and latency of the public API on real PostgreSQL and Temporal, each as a
+// ratio to a trivial Fastify route measured in the same run on the same machine. Prints a table; asserts
+// nothing. BENCH_SECONDS (default 10) and BENCH_CONNECTIONS (default 10) tune each measurement.
+import autocannon from 'autocannon';
+import Fastify from 'fastify';
+import { pino } from 'pino';
+import { buildApp } from '../api/app.ts';
+import { SCOPES } from '../api/auth/scopes.ts';
+import { createOAuthClient } from '../api/services/oauth-clients/create-oauth-client.ts';
+import { loadConfig } from '../config/config.ts';
+import { Organization } from '../db/entities/index.ts';
+import { connectClient } from '../temporal/connection.ts';
+import { createOrganizationWithTemplate } from '../test/support/context.ts';
+import { startTestInfrastructure } from '../test/support/infrastructure.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const say = (line: string) => process.stdout.write(`[bench] ${line}\n`);
+
+interface Measured {
+  name: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+async function measure(name: string, options: autocannon.Options): Promise<Measured> {
+  say(`${name}: ${SECONDS} s with ${CONNECTIONS} connections…`);
+  const result = await autocannon({ duration: SECONDS, connections: CONNECTIONS, ...options });
+  return {
+    name,
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+  };
+}
+
+const infrastructure = await startTestInfrastructure(say);
+const baseline = Fastify({ logger: false });
+baseline.get('/noop', async () => ({ ok: true }));
+const temporal = await connectClient({
+  address: infrastructure.temporalAddress,
+  namespace: infrastructure.namespace,
+});
+const config = loadConfig({
+  SIGIL_ENV: 'production',
+  DATABASE_URL: infrastructure.databaseUrl,
+  TEMPORAL_ADDRESS: infrastructure.temporalAddress,
+});
+const app = await buildApp({
+  config,
+  orm: infrastructure.orm,
+  temporal: { connection: temporal.connection, client: temporal.client, namespace: infrastructure.namespace },
+  logger: pino({ level: 'silent' }),
+});
+try {
+  const baselineUrl = await baseline.listen({ host: '127.0.0.1', port: 0 });
+  const apiUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+
+  const ctx = { orm: infrastructure.orm };
+  const { organization, template } = await createOrganizationWithTemplate(ctx);
+  // The limiter stays on the measured path; the limit is raised so it never answers 429.
+  await infrastructure.orm.em
+    .fork()
+    .nativeUpdate(
+      Organization,
+      { id: organization.id },
+      { ratePerMinute: 100_000_000, uploadRatePerMinute: 100_000_000 },
+    );
+  const client = await createOAuthClient(ctx, {
+    organizationId: organization.id,
+    name: 'bench',
+    scopes: [...SCOPES],
+  });
+  const tokenResponse = await fetch(`${apiUrl}/oauth/token`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: 'grant_type=client_credentials',
+  });
+  const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const createBody = JSON.stringify({
+    title: 'Benchmark envelope',
+    workflowType: 'Sequential',
+    templateId: template.id,
+    recipients: [
+      { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com' },
+      { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com' },
+    ],
+  });
+  const created = await fetch(`${apiUrl}/api/v1/envelopes/from-template`, {
+    method: 'POST',
+    headers,
+    body: createBody,
+  });
+  const envelopeId = ((await created.json()) as { id: string }).id;
+
+  const results = [
+    await measure('baseline GET /noop (bare Fastify)', { url: `${baselineUrl}/noop` }),
+    await measure('GET /api/v1/envelopes/{id}', { url: `${apiUrl}/api/v1/envelopes/${envelopeId}`, headers }),
+    await measure('POST /api/v1/envelopes/from-template', {
+      url: `${apiUrl}/api/v1/envelopes/from-template`,
+      method: 'POST',
+      headers,
+      body: createBody,
+    }),
+  ];
+  const base = results[0] as Measured;
+  const rows = results.map((r) => [
+    r.name.padEnd(40),
+    r.requestsPerSecond.toFixed(0).padStart(8),
+    `${r.p50.toFixed(1)} ms`.padStart(10),
+    `${r.p99.toFixed(1)} ms`.padStart(10),
+    `${(r.requestsPerSecond / base.requestsPerSecond).toFixed(3)}`.padStart(12),
+    `${r.errors + r.non2xx}`.padStart(7),
+  ]);
+  process.stdout.write(
+    `\n${['route'.padEnd(40), 'req/s'.padStart(8), 'p50'.padStart(10), 'p99'.padStart(10), 'vs baseline'.padStart(12), 'errors'.padStart(7)].join(' ')}\n`,
+  );
+  for (const row of rows) process.stdout.write(`${row.join(' ')}\n`);
+  process.stdout.write(
+    `\n(${SECONDS} s each, ${CONNECTIONS} connections, server and load generator on one machine)\n`,
+  );
+} finally {
+  await app.close();
+  await baseline.close();
+  await temporal.close();
+  await infrastructure.stop();
+}
