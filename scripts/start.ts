@@ -102,6 +102,8 @@ async function main(config: Config): Promise<void> {
     '',
     `  App                 ${config.publicBaseUrl}`,
     `  Health              ${config.publicBaseUrl}/api/health`,
+    `  Swagger (API v1)    ${config.publicBaseUrl}/swagger`,
+    `  OpenAPI             ${config.publicBaseUrl}/api/openapi/v1/openapi.json`,
     `  Temporal Web UI     ${uiUrl ?? '(external cluster: set TEMPORAL_UI_URL to show it here)'}`,
     `  Temporal            ${config.temporal.address}  namespace ${config.temporal.namespace}`,
     ...(demo
