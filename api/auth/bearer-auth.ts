@@ -2,14 +2,13 @@
 // information from callers that have not earned it: first the token (401), then the organization's API
 // flag and plan (403), then the client's IP allowlist (403), and only then the route's scope (403).
 // The scope is the route's `config.scope`; a route without one needs only a valid token.
-import { isIP } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config/config.ts';
 import type { Orm } from '../../db/orm.ts';
 import { Forbidden, Unauthorized } from '../errors.ts';
 import { sha256Hex } from '../security/secrets.ts';
 import { apiAccessRefusal } from '../services/oauth-clients/issue-access-token.ts';
-import { allowlistMatcher } from './ip-allowlist.ts';
+import { allowlistRefusal } from './ip-allowlist.ts';
 import { isScope } from './scopes.ts';
 
 export interface BearerAuthDependencies {
@@ -95,12 +94,8 @@ export function createBearerAuth(deps: BearerAuthDependencies) {
     );
     if (refusal) throw refusal;
 
-    const address = normalizeAddress(request.ip);
-    if (!allowlistMatcher(row.ip_allowlist)(address)) {
-      throw new Forbidden(
-        `Requests from ${address} are not allowed for OAuth client ${row.client_id}: the address is not on its IP allowlist.`,
-      );
-    }
+    const notAllowed = allowlistRefusal(row.ip_allowlist, request.ip, row.client_id);
+    if (notAllowed) throw new Forbidden(notAllowed);
 
     const required = request.routeOptions.config.scope;
     if (required && !scopes.includes(required)) {
@@ -114,12 +109,6 @@ export function createBearerAuth(deps: BearerAuthDependencies) {
 
 function invalidToken(description: string): string {
   return `${REALM}, error="invalid_token", error_description="${description}"`;
-}
-
-/** An IPv4 client seen through a dual-stack socket (`::ffff:10.1.2.3`) is matched as IPv4. */
-function normalizeAddress(address: string): string {
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address)?.[1];
-  return mapped && isIP(mapped) === 4 ? mapped : address;
 }
 
 /** The route as the specification writes it: `/api/v1/envelopes/{id}/send`. */

@@ -32,3 +32,20 @@ export function allowlistMatcher(entries: readonly string[]): (address: string) 
     return list.check(address, family === 6 ? 'ipv6' : 'ipv4');
   };
 }
+
+/** An IPv4 client seen through a dual-stack socket (`::ffff:10.1.2.3`) is matched as IPv4. */
+export function normalizeAddress(address: string): string {
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address)?.[1];
+  return mapped && isIP(mapped) === 4 ? mapped : address;
+}
+
+/** Refusal message when `address` is not on a client's allowlist, or undefined when it is allowed. */
+export function allowlistRefusal(
+  allowlist: readonly string[],
+  address: string,
+  clientId: string,
+): string | undefined {
+  const normalized = normalizeAddress(address);
+  if (allowlistMatcher(allowlist)(normalized)) return undefined;
+  return `Requests from ${normalized} are not allowed for OAuth client ${clientId}: the address is not on its IP allowlist.`;
+}

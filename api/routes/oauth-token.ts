@@ -96,6 +96,7 @@ export const oauthTokenRoutes: FastifyPluginAsyncZod<AppDependencies> = async (a
           clientSecret: credentials.clientSecret,
           requestedScope: request.body.scope,
           ttlSeconds: deps.config.api.accessTokenTtlSeconds,
+          sourceAddress: request.ip,
         });
       } catch (error) {
         // RFC 6749 §5.2: a client that tried HTTP Basic gets the Basic challenge with its 401.

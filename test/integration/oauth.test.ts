@@ -113,11 +113,17 @@ function basic(clientId: string, clientSecret: string): string {
 
 function tokenRequest(
   form: Record<string, string>,
-  options: { authorization?: string; headers?: Record<string, string>; target?: FastifyInstance } = {},
+  options: {
+    authorization?: string;
+    headers?: Record<string, string>;
+    target?: FastifyInstance;
+    remoteAddress?: string;
+  } = {},
 ) {
   return (options.target ?? app).inject({
     method: 'POST',
     url: '/oauth/token',
+    ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
     headers: {
       'content-type': FORM,
       ...(options.authorization ? { authorization: options.authorization } : {}),
@@ -127,10 +133,14 @@ function tokenRequest(
   });
 }
 
-async function accessToken(client: { clientId: string; clientSecret: string }, scope?: string) {
+async function accessToken(
+  client: { clientId: string; clientSecret: string },
+  scope?: string,
+  remoteAddress?: string,
+) {
   const response = await tokenRequest(
     { grant_type: 'client_credentials', ...(scope ? { scope } : {}) },
-    { authorization: basic(client.clientId, client.clientSecret) },
+    { authorization: basic(client.clientId, client.clientSecret), remoteAddress },
   );
   expect(response.statusCode, response.body).toBe(200);
   return response.json<{ access_token: string; scope: string }>().access_token;
@@ -649,7 +659,7 @@ describe('bearer tokens on /api/v1', () => {
 
   it('checks the IP allowlist with IPv4, IPv6 and CIDR entries', async () => {
     const client = await newClient({ ipAllowlist: ['10.1.2.3', '192.168.0.0/16', '2001:db8::/32'] });
-    const token = await accessToken(client);
+    const token = await accessToken(client, undefined, '10.1.2.3');
     for (const remoteAddress of ['10.1.2.3', '192.168.40.2', '2001:db8::5', '::ffff:10.1.2.3']) {
       const response = await callApi(token, { remoteAddress });
       expect(response.statusCode, `${remoteAddress}: ${response.body}`).toBe(200);
@@ -664,9 +674,32 @@ describe('bearer tokens on /api/v1', () => {
     expect((await callApi(await accessToken(open), { remoteAddress: '203.0.113.7' })).statusCode).toBe(200);
   });
 
+  it('checks the IP allowlist at the token endpoint too, after authenticating the client', async () => {
+    const client = await newClient({ ipAllowlist: ['10.1.2.0/24'] });
+    const form = { grant_type: 'client_credentials' };
+    const allowed = await tokenRequest(form, {
+      authorization: basic(client.clientId, client.clientSecret),
+      remoteAddress: '10.1.2.9',
+    });
+    expect(allowed.statusCode).toBe(200);
+    const refused = await tokenRequest(form, {
+      authorization: basic(client.clientId, client.clientSecret),
+      remoteAddress: '10.1.3.9',
+    });
+    expect(expectError(refused, 403, 'forbidden').message).toContain(
+      'Requests from 10.1.3.9 are not allowed',
+    );
+    // A stranger with a wrong secret learns nothing about the allowlist.
+    const stranger = await tokenRequest(form, {
+      authorization: basic(client.clientId, 'wrong'),
+      remoteAddress: '10.1.3.9',
+    });
+    expectError(stranger, 401, 'invalid_client');
+  });
+
   it('believes X-Forwarded-For only from a trusted proxy', async () => {
     const client = await newClient({ ipAllowlist: ['10.1.2.3'] });
-    const token = await accessToken(client);
+    const token = await accessToken(client, undefined, '10.1.2.3');
 
     // Behind the trusted proxy 127.0.0.1 (light-my-request's default peer), the forwarded address counts.
     const viaProxy = await callApi(token, { target: proxiedApp }, { 'x-forwarded-for': '10.1.2.3' });

@@ -8,6 +8,7 @@ import {
   Organization,
   Plan,
 } from '../../../db/entities/index.ts';
+import { allowlistRefusal } from '../../auth/ip-allowlist.ts';
 import { isScope, SCOPES, type Scope } from '../../auth/scopes.ts';
 import { Forbidden, InvalidRequest, Unauthorized } from '../../errors.ts';
 import { hashSecret, randomToken, sha256Hex, verifySecret } from '../../security/secrets.ts';
@@ -19,7 +20,12 @@ export interface IssueAccessTokenInput {
   /** Space-separated scopes; absent or empty: every scope the client is allowed. */
   requestedScope?: string;
   ttlSeconds: number;
+  /** The caller's address (after trusted proxies); checked against the client's IP allowlist. */
+  sourceAddress: string;
 }
+
+/** Expired tokens are deleted now and then, while issuing new ones. */
+const EXPIRED_TOKEN_CLEANUP_PROBABILITY = 0.02;
 
 /** The specification's access token response, field for field. */
 export interface AccessTokenResponse {
@@ -50,6 +56,9 @@ export async function issueAccessToken(
   const plan = await em.findOne(Plan, { name: organization.planName });
   const refusal = apiAccessRefusal(organization, plan?.apiAccess ?? false);
   if (refusal) throw refusal;
+  // Checked only after the client proved who it is, so the allowlist is not revealed to strangers.
+  const notAllowed = allowlistRefusal(client.ipAllowlist, input.sourceAddress, client.clientId);
+  if (notAllowed) throw new Forbidden(notAllowed);
 
   const scopes = grantedScopes(client, input.requestedScope);
   const accessToken = randomToken();
@@ -63,6 +72,11 @@ export async function issueAccessToken(
   });
   client.lastUsedAt = new Date();
   await em.flush();
+  if (Math.random() < EXPIRED_TOKEN_CLEANUP_PROBABILITY) {
+    await em
+      .getConnection()
+      .execute("delete from oauth_access_token where expires_at < now() - interval '1 day'");
+  }
 
   return {
     access_token: accessToken,
