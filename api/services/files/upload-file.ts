@@ -1,10 +1,11 @@
 // Stores an uploaded source document of an organization after the shared PDF inspection; returns the file
 // record the public API answers with.
 import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { StoredFile } from '../../../db/entities/index.ts';
 import type { DataContext } from '../context.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
-import { inspectPdf } from './inspect-pdf.ts';
+import { inspectPdf, type PdfInspection } from './inspect-pdf.ts';
 
 export const DEFAULT_FILENAME = 'document.pdf';
 const MAX_FILENAME_LENGTH = 255;
@@ -32,15 +33,11 @@ export async function uploadFile(ctx: DataContext, input: UploadFileInput): Prom
   const organization = await findOrganization(ctx, input.organizationId);
   const pdf = await inspectPdf(input.bytes, { maxBytes: input.maxBytes, field: 'file' });
   const em = ctx.orm.em.fork();
-  const file = em.create(StoredFile, {
-    id: randomUUID(),
+  const file = addStoredPdf(em, {
     organizationId: organization.id,
-    filename: sanitizeFilename(input.filename),
-    contentType: 'application/pdf',
-    sizeBytes: input.bytes.byteLength,
-    sha256: pdf.sha256,
-    pageCount: pdf.pageCount,
-    content: Buffer.from(input.bytes),
+    filename: input.filename,
+    bytes: input.bytes,
+    pdf,
   });
   await em.flush();
   return {
@@ -75,4 +72,21 @@ export function sanitizeFilename(name: string | undefined): string {
     return `${stem.join('').trimEnd()}${extension.join('')}`;
   }
   return characters.slice(0, MAX_FILENAME_LENGTH).join('').trimEnd();
+}
+
+/** Adds an inspected PDF to the unit of work as a StoredFile (flushed by the caller, with its other rows). */
+export function addStoredPdf(
+  em: EntityManager,
+  input: { organizationId: string; filename: string | undefined; bytes: Uint8Array; pdf: PdfInspection },
+): StoredFile {
+  return em.create(StoredFile, {
+    id: randomUUID(),
+    organizationId: input.organizationId,
+    filename: sanitizeFilename(input.filename),
+    contentType: 'application/pdf',
+    sizeBytes: input.bytes.byteLength,
+    sha256: input.pdf.sha256,
+    pageCount: input.pdf.pageCount,
+    content: Buffer.from(input.bytes),
+  });
 }

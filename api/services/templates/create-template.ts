@@ -1,12 +1,12 @@
 // Creates a template from a PDF and a definition (roles and placed fields); optionally publishes it.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { StoredFile, Template, TemplateField, TemplateRole } from '../../../db/entities/index.ts';
+import { Template, TemplateField, TemplateRole } from '../../../db/entities/index.ts';
 import { FIELD_TYPES, FIELD_TYPES_WITH_OPTIONS } from '../../../workflows/domain.ts';
 import { InvalidRequest } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
 import { inspectPdf } from '../files/inspect-pdf.ts';
-import { sanitizeFilename } from '../files/upload-file.ts';
+import { addStoredPdf } from '../files/upload-file.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
 import { parseInput } from '../validation.ts';
 
@@ -120,15 +120,11 @@ export async function createTemplate(ctx: DataContext, input: CreateTemplateInpu
   }
 
   const em = ctx.orm.em.fork();
-  const file = em.create(StoredFile, {
-    id: randomUUID(),
+  const file = addStoredPdf(em, {
     organizationId: organization.id,
-    filename: sanitizeFilename(input.filename),
-    contentType: 'application/pdf',
-    sizeBytes: input.pdf.byteLength,
-    sha256: pdf.sha256,
-    pageCount: pdf.pageCount,
-    content: Buffer.from(input.pdf),
+    filename: input.filename,
+    bytes: input.pdf,
+    pdf,
   });
   const template = em.create(Template, {
     id: randomUUID(),
