@@ -62,6 +62,14 @@ const schema = z.object({
     .default(25 * 1024 * 1024),
   ENTERPRISE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   ENTERPRISE_UPLOAD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(200),
+  // Unset (or empty): on in development and test, off in production.
+  SANDBOX_ENABLED: optionalText.pipe(
+    z
+      .string()
+      .regex(/^(true|false|1|0)$/i, 'must be true or false')
+      .transform((value) => /^(true|1)$/i.test(value))
+      .optional(),
+  ),
 });
 
 function isIpOrCidr(value: string): boolean {
@@ -116,6 +124,8 @@ export interface Config {
     /** Enterprise rate limits when the organization has no limit of its own. */
     enterpriseRatePerMinute: number;
     enterpriseUploadRatePerMinute: number;
+    /** Whether `X-Service-Sandbox: true` and the sandbox simulation routes are served (otherwise 403). */
+    sandboxEnabled: boolean;
   };
 }
 
@@ -173,6 +183,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       uploadMaxBytes: v.UPLOAD_MAX_BYTES,
       enterpriseRatePerMinute: v.ENTERPRISE_RATE_LIMIT_PER_MINUTE,
       enterpriseUploadRatePerMinute: v.ENTERPRISE_UPLOAD_RATE_LIMIT_PER_MINUTE,
+      sandboxEnabled: v.SANDBOX_ENABLED ?? v.SIGIL_ENV !== 'production',
     },
   };
 }

@@ -31,11 +31,16 @@
 //      the preHandler with neither a digest nor a parsed body is a programming error (500), never silently
 //      treated as an empty body.
 // A digest set with setRequestDigest always wins over the parsed body.
+//
+// Sandbox: a request in sandbox mode (`X-Service-Sandbox: true`, or a /api/v1/sandbox simulation route) hashes
+// as `sha256("sandbox:" + digest)`, so the same key and body with and without the header never replay each
+// other — the second one is 409 `idempotency_key_reused`. Production digests are unchanged.
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Orm } from '../../db/orm.ts';
 import { Conflict, InvalidRequest } from '../errors.ts';
+import { sandboxModeOf } from './sandbox.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -141,8 +146,14 @@ function normalizePart(value: unknown): unknown {
   return value;
 }
 
-/** The digest the record is keyed on: the route's own, or the normalized body's. */
+/** The digest the record is keyed on: the body's, marked when the request is in sandbox mode. */
 function requestDigest(request: FastifyRequest): string {
+  const digest = bodyDigest(request);
+  return sandboxModeOf(request) ? sha256(`sandbox:${digest}`) : digest;
+}
+
+/** The route's own digest, or the normalized body's. */
+function bodyDigest(request: FastifyRequest): string {
   if (request.idempotencyDigest) return request.idempotencyDigest;
   if (isMultipart(request)) {
     const body = request.body;
@@ -302,8 +313,8 @@ export function registerIdempotency(
       if (!existing) continue;
       if (existing.request_hash !== requestHash || existing.method !== method || existing.path !== path) {
         throw new Conflict(
-          `This ${IDEMPOTENCY_KEY_HEADER} was already used with a different request (method, path or body); ` +
-            'use a new key for a new request.',
+          `This ${IDEMPOTENCY_KEY_HEADER} was already used with a different request (method, path, body or ` +
+            'sandbox mode); use a new key for a new request.',
           [],
           'idempotency_key_reused',
         );

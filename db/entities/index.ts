@@ -2,12 +2,14 @@
 import { AuditEventSchema, EnvelopeFieldValueSchema, EnvelopeSchema, RecipientSchema } from './envelope.ts';
 import { OAuthAccessTokenSchema, OAuthClientSchema, OAuthClientSecretSchema } from './oauth-client.ts';
 import { OrganizationSchema, PlanSchema } from './organization.ts';
+import { SandboxEnvelopeSchema } from './sandbox-envelope.ts';
 import { StoredFileSchema } from './stored-file.ts';
 import { TemplateFieldSchema, TemplateRoleSchema, TemplateSchema } from './template.ts';
 
 export * from './envelope.ts';
 export * from './oauth-client.ts';
 export * from './organization.ts';
+export * from './sandbox-envelope.ts';
 export * from './stored-file.ts';
 export * from './template.ts';
 
@@ -25,4 +27,5 @@ export const entities = [
   RecipientSchema,
   AuditEventSchema,
   EnvelopeFieldValueSchema,
+  SandboxEnvelopeSchema,
 ];

@@ -53,7 +53,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Missing scope, API access off, or source address not allowed */
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -150,7 +150,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Missing scope, API access off, or source address not allowed */
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -216,12 +216,15 @@ export interface paths {
         put?: never;
         /**
          * Create a Draft envelope from a published template
-         * @description Recipients are mapped to template roles by roleName; every required role needs a recipient. At most one entry in documents is accepted (and none together with a template). Honours Idempotency-Key.
+         * @description Recipients are mapped to template roles by roleName; every required role needs a recipient. At most one entry in documents is accepted (and none together with a template). Honours Idempotency-Key. With `X-Service-Sandbox: true`: validated the same way, answered with a synthetic Draft envelope; nothing is created in production and no quota is used.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Sandbox mode: `true` (case-insensitive) answers with synthetic envelopes; any other value or none is production. 403 when sandbox is not enabled on the server. */
+                    "x-service-sandbox"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -258,7 +261,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Missing scope, API access off, or source address not allowed */
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -318,11 +321,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Envelope detail */
+        /**
+         * Envelope detail
+         * @description The envelope. With `X-Service-Sandbox: true`: the same on a synthetic envelope (nothing is sent or stored as production).
+         */
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Sandbox mode: `true` (case-insensitive) answers with synthetic envelopes; any other value or none is production. 403 when sandbox is not enabled on the server. */
+                    "x-service-sandbox"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -357,7 +366,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Missing scope, API access off, or source address not allowed */
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -421,12 +430,15 @@ export interface paths {
         };
         /**
          * Envelope found by the integrator’s externalReference (the most recent one)
-         * @description Meant for recovery after a timeout on create.
+         * @description Meant for recovery after a timeout on create. With `X-Service-Sandbox: true`: the same on a synthetic envelope (nothing is sent or stored as production).
          */
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Sandbox mode: `true` (case-insensitive) answers with synthetic envelopes; any other value or none is production. 403 when sandbox is not enabled on the server. */
+                    "x-service-sandbox"?: string;
+                };
                 path: {
                     externalReference: string;
                 };
@@ -461,7 +473,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Missing scope, API access off, or source address not allowed */
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -523,11 +535,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Recipients of the envelope */
+        /**
+         * Recipients of the envelope
+         * @description The envelope's recipients. With `X-Service-Sandbox: true`: the same on a synthetic envelope (nothing is sent or stored as production).
+         */
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Sandbox mode: `true` (case-insensitive) answers with synthetic envelopes; any other value or none is production. 403 when sandbox is not enabled on the server. */
+                    "x-service-sandbox"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -562,7 +580,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Missing scope, API access off, or source address not allowed */
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -628,12 +646,15 @@ export interface paths {
         put?: never;
         /**
          * Send a Draft envelope
-         * @description Starts the envelope’s workflow. Sending again answers with the current state.
+         * @description Starts the envelope’s workflow. Sending again answers with the current state. With `X-Service-Sandbox: true`: the same on a synthetic envelope (nothing is sent or stored as production).
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Sandbox mode: `true` (case-insensitive) answers with synthetic envelopes; any other value or none is production. 403 when sandbox is not enabled on the server. */
+                    "x-service-sandbox"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -668,7 +689,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Missing scope, API access off, or source address not allowed */
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -732,12 +753,15 @@ export interface paths {
         put?: never;
         /**
          * Remind the recipients who may act now
-         * @description Records a reminder (reminderCount) for the recipients in turn. No request body.
+         * @description Records a reminder (reminderCount) for the recipients in turn. No request body. With `X-Service-Sandbox: true`: the same on a synthetic envelope (nothing is sent or stored as production).
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Sandbox mode: `true` (case-insensitive) answers with synthetic envelopes; any other value or none is production. 403 when sandbox is not enabled on the server. */
+                    "x-service-sandbox"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -772,7 +796,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Missing scope, API access off, or source address not allowed */
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -836,12 +860,15 @@ export interface paths {
         put?: never;
         /**
          * Cancel an envelope in progress
-         * @description Optional body `{ "reason": "…" }`. Old signing links can no longer complete.
+         * @description Optional body `{ "reason": "…" }`. Old signing links can no longer complete. With `X-Service-Sandbox: true`: the same on a synthetic envelope (nothing is sent or stored as production).
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Sandbox mode: `true` (case-insensitive) answers with synthetic envelopes; any other value or none is production. 403 when sandbox is not enabled on the server. */
+                    "x-service-sandbox"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -880,7 +907,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Missing scope, API access off, or source address not allowed */
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -944,12 +971,15 @@ export interface paths {
         put?: never;
         /**
          * Move the signing deadline later
-         * @description Body `{ "expiresAt": "<ISO 8601>" }`, in the future and later than the current deadline.
+         * @description Body `{ "expiresAt": "<ISO 8601>" }`, in the future and later than the current deadline. With `X-Service-Sandbox: true`: the same on a synthetic envelope (nothing is sent or stored as production).
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Sandbox mode: `true` (case-insensitive) answers with synthetic envelopes; any other value or none is production. 403 when sandbox is not enabled on the server. */
+                    "x-service-sandbox"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -988,7 +1018,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Missing scope, API access off, or source address not allowed */
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1050,12 +1080,15 @@ export interface paths {
         };
         /**
          * Download the final signed PDF
-         * @description PDF bytes, no redirect; 404 until the final PDF exists.
+         * @description PDF bytes, no redirect; 404 until the final PDF exists. With `X-Service-Sandbox: true`: a fixed sample PDF once the synthetic envelope is Completed, 404 before.
          */
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Sandbox mode: `true` (case-insensitive) answers with synthetic envelopes; any other value or none is production. 403 when sandbox is not enabled on the server. */
+                    "x-service-sandbox"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -1090,7 +1123,7 @@ export interface paths {
                         "application/pdf": components["schemas"]["Error"];
                     };
                 };
-                /** @description Missing scope, API access off, or source address not allowed */
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1154,12 +1187,15 @@ export interface paths {
         };
         /**
          * Download the audit-trail PDF
-         * @description PDF bytes, no redirect; 404 until the audit trail exists.
+         * @description PDF bytes, no redirect; 404 until the audit trail exists. With `X-Service-Sandbox: true`: a fixed sample PDF once the synthetic envelope is Completed, 404 before.
          */
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Sandbox mode: `true` (case-insensitive) answers with synthetic envelopes; any other value or none is production. 403 when sandbox is not enabled on the server. */
+                    "x-service-sandbox"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -1194,7 +1230,7 @@ export interface paths {
                         "application/pdf": components["schemas"]["Error"];
                     };
                 };
-                /** @description Missing scope, API access off, or source address not allowed */
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1249,6 +1285,422 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sandbox/envelopes/{id}/Completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: simulate the envelope becoming Completed
+         * @description Moves a sent synthetic envelope to Completed: every acting (non-Cc) recipient Completed, `completedAt` set, and `finalPdfFileId` and `auditTrailFileId` set to fixed synthetic ids (the sandbox downloads then return sample PDFs). Synthetic envelopes only, with or without `X-Service-Sandbox`: a production or unknown id is 404; a Draft or an envelope already finished is 409 naming its state; 403 when sandbox is not enabled on the server. No body; honours Idempotency-Key. Queues no webhook.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Envelope"];
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource (or another organization’s) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the resource’s state, or an Idempotency-Key reused with another body */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sandbox/envelopes/{id}/Declined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: simulate the envelope becoming Declined
+         * @description Moves a sent synthetic envelope to Declined: the recipient in turn Declined. Synthetic envelopes only, with or without `X-Service-Sandbox`: a production or unknown id is 404; a Draft or an envelope already finished is 409 naming its state; 403 when sandbox is not enabled on the server. No body; honours Idempotency-Key. Queues no webhook.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Envelope"];
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource (or another organization’s) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the resource’s state, or an Idempotency-Key reused with another body */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sandbox/envelopes/{id}/Expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: simulate the envelope becoming Expired
+         * @description Moves a sent synthetic envelope to Expired: every recipient who had not completed Expired. Synthetic envelopes only, with or without `X-Service-Sandbox`: a production or unknown id is 404; a Draft or an envelope already finished is 409 naming its state; 403 when sandbox is not enabled on the server. No body; honours Idempotency-Key. Queues no webhook.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Envelope"];
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource (or another organization’s) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the resource’s state, or an Idempotency-Key reused with another body */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sandbox/envelopes/{id}/Cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: simulate the envelope becoming Cancelled
+         * @description Moves a sent synthetic envelope to Cancelled: every recipient who had not completed Cancelled. Synthetic envelopes only, with or without `X-Service-Sandbox`: a production or unknown id is 404; a Draft or an envelope already finished is 409 naming its state; 403 when sandbox is not enabled on the server. No body; honours Idempotency-Key. Queues no webhook.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Envelope"];
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource (or another organization’s) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the resource’s state, or an Idempotency-Key reused with another body */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/diagnostics": {
         parameters: {
             query?: never;
@@ -1293,7 +1745,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Missing scope, API access off, or source address not allowed */
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1392,7 +1844,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Missing scope, API access off, or source address not allowed */
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1494,7 +1946,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Missing scope, API access off, or source address not allowed */
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1598,7 +2050,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Missing scope, API access off, or source address not allowed */
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1720,7 +2172,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Missing scope, API access off, or source address not allowed */
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
                 403: {
                     headers: {
                         [name: string]: unknown;

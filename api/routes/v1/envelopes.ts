@@ -1,5 +1,7 @@
 // /api/v1/envelopes: create from a template, read, and the operations that the envelope's workflow decides.
-import type { FastifyReply } from 'fastify';
+// Every route here honours `X-Service-Sandbox: true` (config `sandbox`, schema `headers`): it then answers
+// from the sandbox's synthetic envelopes instead (api/services/sandbox, api/plugins/sandbox.ts).
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { StoredFile } from '../../../db/entities/index.ts';
 import {
@@ -12,6 +14,7 @@ import {
 } from '../../../workflows/domain.ts';
 import { principalOf } from '../../auth/principal.ts';
 import { NotFound } from '../../errors.ts';
+import { inSandbox, SandboxHeaders } from '../../plugins/sandbox.ts';
 import type { ServiceContext } from '../../services/context.ts';
 import { cancelEnvelope } from '../../services/envelopes/cancel-envelope.ts';
 import { CreateEnvelopeBody, createEnvelope } from '../../services/envelopes/create-envelope.ts';
@@ -21,10 +24,20 @@ import { findEnvelope } from '../../services/envelopes/find-envelope.ts';
 import { findEnvelopeIdByReference } from '../../services/envelopes/find-envelope-by-reference.ts';
 import { remindEnvelope } from '../../services/envelopes/remind-envelope.ts';
 import { sendEnvelope } from '../../services/envelopes/send-envelope.ts';
+import {
+  cancelSandboxEnvelope,
+  createSandboxEnvelope,
+  extendSandboxEnvelope,
+  findSandboxEnvelope,
+  findSandboxEnvelopeByReference,
+  remindSandboxEnvelope,
+  sandboxArtifact,
+  sendSandboxEnvelope,
+} from '../../services/sandbox/sandbox-envelopes.ts';
 import { ERROR_RESPONSES, IsoDateTime, UuidParam } from './schemas.ts';
 import type { V1Routes } from './types.ts';
 
-const RecipientResponse = z
+export const RecipientResponse = z
   .object({
     id: z.uuid(),
     roleName: z.string(),
@@ -42,7 +55,7 @@ const RecipientResponse = z
   })
   .meta({ id: 'Recipient' });
 
-const EnvelopeResponse = z
+export const EnvelopeResponse = z
   .object({
     id: z.uuid(),
     status: z.enum(ENVELOPE_STATUSES),
@@ -74,6 +87,8 @@ const ExtendBody = ExtendEnvelopeInput.meta({ id: 'ExtendEnvelopeRequest' });
 const PdfBytes = z.string().meta({ format: 'binary', description: 'PDF bytes (application/pdf)' });
 
 const envelopeResponses = { 200: EnvelopeResponse, ...ERROR_RESPONSES };
+const SANDBOX_NOTE =
+  ' With `X-Service-Sandbox: true`: the same on a synthetic envelope (nothing is sent or stored as production).';
 
 export const envelopesRoutes: V1Routes = async (app, deps) => {
   const ctx = (): ServiceContext => {
@@ -84,19 +99,25 @@ export const envelopesRoutes: V1Routes = async (app, deps) => {
   app.post(
     '/envelopes/from-template',
     {
-      config: { scope: 'envelopes.write', idempotent: true },
+      config: { scope: 'envelopes.write', idempotent: true, sandbox: true },
       schema: {
         summary: 'Create a Draft envelope from a published template',
         description:
           'Recipients are mapped to template roles by roleName; every required role needs a recipient. ' +
-          'At most one entry in documents is accepted (and none together with a template). Honours Idempotency-Key.',
+          'At most one entry in documents is accepted (and none together with a template). Honours Idempotency-Key.' +
+          ' With `X-Service-Sandbox: true`: validated the same way, answered with a synthetic Draft envelope; ' +
+          'nothing is created in production and no quota is used.',
         tags: ['envelopes'],
+        headers: SandboxHeaders,
         body: CreateEnvelopeRequest,
         response: { 201: EnvelopeResponse, ...ERROR_RESPONSES },
       },
     },
     async (request, reply) => {
       const { organizationId } = principalOf(request);
+      if (inSandbox(request)) {
+        return reply.code(201).send(await createSandboxEnvelope(deps, { ...request.body, organizationId }));
+      }
       const envelope = await createEnvelope(deps, { ...request.body, organizationId });
       return reply.code(201).send(await envelopeView(deps, organizationId, envelope.id));
     },
@@ -105,31 +126,41 @@ export const envelopesRoutes: V1Routes = async (app, deps) => {
   app.get(
     '/envelopes/:id',
     {
-      config: { scope: 'envelopes.read' },
+      config: { scope: 'envelopes.read', sandbox: true },
       schema: {
         summary: 'Envelope detail',
+        description: `The envelope.${SANDBOX_NOTE}`,
         tags: ['envelopes'],
+        headers: SandboxHeaders,
         params: UuidParam,
         response: envelopeResponses,
       },
     },
-    async (request) => envelopeView(deps, principalOf(request).organizationId, request.params.id),
+    async (request) => {
+      const { organizationId } = principalOf(request);
+      if (inSandbox(request)) return findSandboxEnvelope(deps, organizationId, request.params.id);
+      return envelopeView(deps, organizationId, request.params.id);
+    },
   );
 
   app.get(
     '/envelopes/by-external-reference/:externalReference',
     {
-      config: { scope: 'envelopes.read' },
+      config: { scope: 'envelopes.read', sandbox: true },
       schema: {
         summary: 'Envelope found by the integrator’s externalReference (the most recent one)',
-        description: 'Meant for recovery after a timeout on create.',
+        description: `Meant for recovery after a timeout on create.${SANDBOX_NOTE}`,
         tags: ['envelopes'],
+        headers: SandboxHeaders,
         params: z.object({ externalReference: z.string().min(1).max(200) }),
         response: envelopeResponses,
       },
     },
     async (request) => {
       const { organizationId } = principalOf(request);
+      if (inSandbox(request)) {
+        return findSandboxEnvelopeByReference(deps, organizationId, request.params.externalReference);
+      }
       const id = await findEnvelopeIdByReference(deps, organizationId, request.params.externalReference);
       return envelopeView(deps, organizationId, id);
     },
@@ -138,23 +169,29 @@ export const envelopesRoutes: V1Routes = async (app, deps) => {
   app.get(
     '/envelopes/:id/recipients',
     {
-      config: { scope: 'envelopes.read' },
+      config: { scope: 'envelopes.read', sandbox: true },
       schema: {
         summary: 'Recipients of the envelope',
+        description: `The envelope's recipients.${SANDBOX_NOTE}`,
         tags: ['envelopes'],
+        headers: SandboxHeaders,
         params: UuidParam,
         response: { 200: z.array(RecipientResponse), ...ERROR_RESPONSES },
       },
     },
     async (request) => {
-      const { recipients } = await findEnvelope(deps, principalOf(request).organizationId, request.params.id);
+      const { organizationId } = principalOf(request);
+      if (inSandbox(request)) {
+        return (await findSandboxEnvelope(deps, organizationId, request.params.id)).recipients;
+      }
+      const { recipients } = await findEnvelope(deps, organizationId, request.params.id);
       return recipients.map(recipientView);
     },
   );
 
   const operation = {
-    config: { scope: 'envelopes.write' as const, idempotent: true },
-    schema: { tags: ['envelopes'], params: UuidParam, response: envelopeResponses },
+    config: { scope: 'envelopes.write' as const, idempotent: true, sandbox: true },
+    schema: { tags: ['envelopes'], headers: SandboxHeaders, params: UuidParam, response: envelopeResponses },
   };
 
   app.post(
@@ -164,11 +201,12 @@ export const envelopesRoutes: V1Routes = async (app, deps) => {
       schema: {
         ...operation.schema,
         summary: 'Send a Draft envelope',
-        description: 'Starts the envelope’s workflow. Sending again answers with the current state.',
+        description: `Starts the envelope’s workflow. Sending again answers with the current state.${SANDBOX_NOTE}`,
       },
     },
     async (request) => {
       const { organizationId } = principalOf(request);
+      if (inSandbox(request)) return sendSandboxEnvelope(deps, organizationId, request.params.id);
       await sendEnvelope(ctx(), organizationId, request.params.id);
       return envelopeView(deps, organizationId, request.params.id);
     },
@@ -181,11 +219,12 @@ export const envelopesRoutes: V1Routes = async (app, deps) => {
       schema: {
         ...operation.schema,
         summary: 'Remind the recipients who may act now',
-        description: 'Records a reminder (reminderCount) for the recipients in turn. No request body.',
+        description: `Records a reminder (reminderCount) for the recipients in turn. No request body.${SANDBOX_NOTE}`,
       },
     },
     async (request) => {
       const { organizationId } = principalOf(request);
+      if (inSandbox(request)) return remindSandboxEnvelope(deps, organizationId, request.params.id);
       await remindEnvelope(ctx(), organizationId, request.params.id);
       return envelopeView(deps, organizationId, request.params.id);
     },
@@ -198,12 +237,13 @@ export const envelopesRoutes: V1Routes = async (app, deps) => {
       schema: {
         ...operation.schema,
         summary: 'Cancel an envelope in progress',
-        description: 'Optional body `{ "reason": "…" }`. Old signing links can no longer complete.',
+        description: `Optional body \`{ "reason": "…" }\`. Old signing links can no longer complete.${SANDBOX_NOTE}`,
         body: CancelBody,
       },
     },
     async (request) => {
       const { organizationId } = principalOf(request);
+      if (inSandbox(request)) return cancelSandboxEnvelope(deps, organizationId, request.params.id);
       await cancelEnvelope(ctx(), organizationId, request.params.id, request.body?.reason);
       return envelopeView(deps, organizationId, request.params.id);
     },
@@ -216,24 +256,36 @@ export const envelopesRoutes: V1Routes = async (app, deps) => {
       schema: {
         ...operation.schema,
         summary: 'Move the signing deadline later',
-        description:
-          'Body `{ "expiresAt": "<ISO 8601>" }`, in the future and later than the current deadline.',
+        description: `Body \`{ "expiresAt": "<ISO 8601>" }\`, in the future and later than the current deadline.${SANDBOX_NOTE}`,
         body: ExtendBody,
       },
     },
     async (request) => {
       const { organizationId } = principalOf(request);
+      if (inSandbox(request)) {
+        return extendSandboxEnvelope(deps, organizationId, request.params.id, request.body);
+      }
       await extendEnvelope(ctx(), organizationId, request.params.id, request.body);
       return envelopeView(deps, organizationId, request.params.id);
     },
   );
 
   const download = (artifact: 'finalPdfFileId' | 'auditTrailFileId', what: string) =>
-    async function sendArtifact(
-      request: { params: { id: string }; principal?: unknown },
-      reply: FastifyReply,
-    ) {
-      const { organizationId } = principalOf(request as Parameters<typeof principalOf>[0]);
+    async function sendArtifact(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
+      const { organizationId } = principalOf(request);
+      const name = artifact === 'finalPdfFileId' ? 'final' : 'audit-trail';
+      if (inSandbox(request)) {
+        const bytes = await sandboxArtifact(
+          deps,
+          organizationId,
+          request.params.id,
+          artifact === 'finalPdfFileId' ? 'final-pdf' : 'audit-trail',
+        );
+        return reply
+          .header('Content-Type', 'application/pdf')
+          .header('Content-Disposition', `attachment; filename="${request.params.id}-${name}.pdf"`)
+          .send(Buffer.from(bytes));
+      }
       const { envelope } = await findEnvelope(deps, organizationId, request.params.id);
       const fileId = envelope[artifact];
       if (!fileId)
@@ -246,21 +298,21 @@ export const envelopesRoutes: V1Routes = async (app, deps) => {
       if (!file) throw new NotFound(`The ${what} of envelope ${envelope.id} is not ready.`);
       return reply
         .header('Content-Type', 'application/pdf')
-        .header(
-          'Content-Disposition',
-          `attachment; filename="${envelope.id}-${artifact === 'finalPdfFileId' ? 'final' : 'audit-trail'}.pdf"`,
-        )
+        .header('Content-Disposition', `attachment; filename="${envelope.id}-${name}.pdf"`)
         .send(Buffer.from(file.content));
     };
 
   app.get(
     '/envelopes/:id/documents/final-pdf',
     {
-      config: { scope: 'envelopes.read' },
+      config: { scope: 'envelopes.read', sandbox: true },
       schema: {
         summary: 'Download the final signed PDF',
-        description: 'PDF bytes, no redirect; 404 until the final PDF exists.',
+        description:
+          'PDF bytes, no redirect; 404 until the final PDF exists. With `X-Service-Sandbox: true`: a fixed ' +
+          'sample PDF once the synthetic envelope is Completed, 404 before.',
         tags: ['envelopes'],
+        headers: SandboxHeaders,
         params: UuidParam,
         produces: ['application/pdf'],
         response: { 200: PdfBytes, ...ERROR_RESPONSES },
@@ -272,11 +324,14 @@ export const envelopesRoutes: V1Routes = async (app, deps) => {
   app.get(
     '/envelopes/:id/documents/audit-trail',
     {
-      config: { scope: 'envelopes.read' },
+      config: { scope: 'envelopes.read', sandbox: true },
       schema: {
         summary: 'Download the audit-trail PDF',
-        description: 'PDF bytes, no redirect; 404 until the audit trail exists.',
+        description:
+          'PDF bytes, no redirect; 404 until the audit trail exists. With `X-Service-Sandbox: true`: a fixed ' +
+          'sample PDF once the synthetic envelope is Completed, 404 before.',
         tags: ['envelopes'],
+        headers: SandboxHeaders,
         params: UuidParam,
         produces: ['application/pdf'],
         response: { 200: PdfBytes, ...ERROR_RESPONSES },

@@ -18,7 +18,9 @@ export const ErrorBody = z
 export const ERROR_RESPONSES = {
   400: ErrorBody.describe('Malformed request'),
   401: ErrorBody.describe('Missing or invalid credentials'),
-  403: ErrorBody.describe('Missing scope, API access off, or source address not allowed'),
+  403: ErrorBody.describe(
+    'Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server',
+  ),
   404: ErrorBody.describe('Unknown resource (or another organization’s)'),
   409: ErrorBody.describe(
     'Conflict with the resource’s state, or an Idempotency-Key reused with another body',

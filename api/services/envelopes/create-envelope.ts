@@ -1,5 +1,6 @@
-// Creates a Draft envelope from a published template: validates everything, then writes the envelope
-// and its recipients in one transaction. Nothing is sent and no workflow exists until send.
+// Creates a Draft envelope from a published template: validates everything (validateEnvelopeRequest, also
+// used by the sandbox), then writes the envelope and its recipients in one transaction. Nothing is sent and
+// no workflow exists until send.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import {
@@ -12,10 +13,13 @@ import {
 } from '../../../db/entities/index.ts';
 import {
   AUTHENTICATION_METHODS,
+  type AuthenticationMethod,
   DELIVERY_CHANNELS,
+  type DeliveryChannel,
   RECIPIENT_TYPES,
   type RecipientType,
   WORKFLOW_TYPES,
+  type WorkflowType,
 } from '../../../workflows/domain.ts';
 import { actsInRounds } from '../../../workflows/rounds.ts';
 import { InvalidRequest, NotFound } from '../../errors.ts';
@@ -100,7 +104,41 @@ export const CreateEnvelopeBody = z.object({
 const CreateEnvelopeInput = CreateEnvelopeBody.extend({ organizationId: z.string() });
 export type CreateEnvelopeInput = z.input<typeof CreateEnvelopeInput>;
 
-export async function createEnvelope(ctx: DataContext, input: CreateEnvelopeInput) {
+/** A create request checked against its template: what createEnvelope writes, nothing written yet. */
+export interface ValidatedEnvelopeRequest {
+  organizationId: string;
+  templateId: string;
+  title: string;
+  workflowType: WorkflowType;
+  expiresAt: Date;
+  externalReference: string | null;
+  externalSystem: string | null;
+  externalMetadataJson: string | null;
+  recipients: {
+    roleId: string | null;
+    roleName: string;
+    fullName: string;
+    email: string | null;
+    phone: string | null;
+    signingOrder: number;
+    deliveryChannel: DeliveryChannel;
+    authenticationMethod: AuthenticationMethod;
+    type: RecipientType;
+    language: string | null;
+    required: boolean;
+  }[];
+  initialValues: { fieldDefinitionId: string; value: unknown }[];
+}
+
+/**
+ * Validates a create request against the organization's real template and returns the normalized envelope,
+ * without writing anything. Production creation and the sandbox both use it, so both refuse the same
+ * requests with the same errors.
+ */
+export async function validateEnvelopeRequest(
+  ctx: DataContext,
+  input: CreateEnvelopeInput,
+): Promise<ValidatedEnvelopeRequest> {
   const data = parseInput(CreateEnvelopeInput, input, 'envelope');
   if (data.documents && data.documents.length > 0) {
     throw new InvalidRequest('An envelope holds exactly one template or one document, not both.', [
@@ -157,22 +195,16 @@ export async function createEnvelope(ctx: DataContext, input: CreateEnvelopeInpu
     throw new InvalidRequest(`Invalid envelope: ${problems[0]?.field}: ${problems[0]?.message}`, problems);
   }
 
-  const envelope = em.create(Envelope, {
-    id: randomUUID(),
+  return {
     organizationId: organization.id,
     templateId: template.id,
     title: data.title,
     workflowType: data.workflowType,
-    status: 'Draft',
     expiresAt: new Date(data.expiresAt ?? Date.now() + DEFAULT_EXPIRATION_DAYS * DAY_MS),
     externalReference: data.externalReference ?? null,
     externalSystem: data.externalSystem ?? null,
     externalMetadataJson: data.externalMetadataJson ?? null,
-  });
-  for (const recipient of recipients) {
-    em.create(Recipient, {
-      id: randomUUID(),
-      envelopeId: envelope.id,
+    recipients: recipients.map((recipient) => ({
       roleId: recipient.role?.id ?? null,
       roleName: recipient.roleName,
       fullName: recipient.fullName,
@@ -184,17 +216,44 @@ export async function createEnvelope(ctx: DataContext, input: CreateEnvelopeInpu
       type: recipient.type,
       language: recipient.language,
       required: requiredRecipient(recipient.type, recipient.role?.required ?? false),
+    })),
+    initialValues: data.initialValues.map((item) => {
+      const field = fields.find((f) => f.id === item.fieldDefinitionId) as TemplateField;
+      const checked = checkInitialValue(field, item.value);
+      return { fieldDefinitionId: field.id, value: checked.ok ? checked.value : null };
+    }),
+  };
+}
+
+export async function createEnvelope(ctx: DataContext, input: CreateEnvelopeInput) {
+  const request = await validateEnvelopeRequest(ctx, input);
+  const em = ctx.orm.em.fork();
+  const envelope = em.create(Envelope, {
+    id: randomUUID(),
+    organizationId: request.organizationId,
+    templateId: request.templateId,
+    title: request.title,
+    workflowType: request.workflowType,
+    status: 'Draft',
+    expiresAt: request.expiresAt,
+    externalReference: request.externalReference,
+    externalSystem: request.externalSystem,
+    externalMetadataJson: request.externalMetadataJson,
+  });
+  for (const recipient of request.recipients) {
+    em.create(Recipient, {
+      id: randomUUID(),
+      envelopeId: envelope.id,
+      ...recipient,
       status: 'Pending',
     });
   }
-  for (const item of data.initialValues) {
-    const field = fields.find((f) => f.id === item.fieldDefinitionId) as TemplateField;
-    const checked = checkInitialValue(field, item.value);
+  for (const item of request.initialValues) {
     em.create(EnvelopeFieldValue, {
       id: randomUUID(),
       envelopeId: envelope.id,
-      fieldId: field.id,
-      value: checked.ok ? checked.value : null,
+      fieldId: item.fieldDefinitionId,
+      value: item.value,
       source: 'initial',
       recipientId: null,
     });
