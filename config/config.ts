@@ -61,6 +61,7 @@ const schema = z.object({
     .max(100 * 1024 * 1024)
     .default(25 * 1024 * 1024),
   ENTERPRISE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
+  TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   ENTERPRISE_UPLOAD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(200),
   // Unset (or empty): on in development and test, off in production.
   SANDBOX_ENABLED: optionalText.pipe(
@@ -126,6 +127,8 @@ export interface Config {
     enterpriseUploadRatePerMinute: number;
     /** Whether `X-Service-Sandbox: true` and the sandbox simulation routes are served (otherwise 403). */
     sandboxEnabled: boolean;
+    /** POST /oauth/token requests per minute per source address. */
+    tokenRatePerMinute: number;
   };
 }
 
@@ -183,6 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       uploadMaxBytes: v.UPLOAD_MAX_BYTES,
       enterpriseRatePerMinute: v.ENTERPRISE_RATE_LIMIT_PER_MINUTE,
       enterpriseUploadRatePerMinute: v.ENTERPRISE_UPLOAD_RATE_LIMIT_PER_MINUTE,
+      tokenRatePerMinute: v.TOKEN_RATE_LIMIT_PER_MINUTE,
       sandboxEnabled: v.SANDBOX_ENABLED ?? v.SIGIL_ENV !== 'production',
     },
   };

@@ -113,6 +113,23 @@ interface LimitRow {
  * headers and throws `RateLimited` once the bucket's limit is exceeded. Requests without a principal
  * (unauthenticated routes) are not limited here.
  */
+/** Counts one request in a bucket's window (shared by every process through PostgreSQL); returns the count. */
+export async function countRequest(
+  orm: RateLimiterDeps['orm'],
+  bucket: string,
+  windowStart: Date,
+): Promise<number> {
+  const rows = await orm.em.getConnection().execute<{ count: number }[]>(
+    `insert into rate_limit_window (bucket, window_start, count) values (?, ?::timestamptz, 1)
+     on conflict (bucket, window_start) do update set count = rate_limit_window.count + 1
+     returning count`,
+    [bucket, windowStart.toISOString()],
+  );
+  const count = rows[0]?.count;
+  if (count === undefined) throw new Error('rate limit: the counter upsert returned no row');
+  return Number(count);
+}
+
 export function createRateLimiter(deps: RateLimiterDeps, options: RateLimiterOptions = {}) {
   const cacheTtlMs = options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS;
   const cleanupProbability = options.cleanupProbability ?? DEFAULT_CLEANUP_PROBABILITY;
@@ -154,17 +171,7 @@ export function createRateLimiter(deps: RateLimiterDeps, options: RateLimiterOpt
     return limits;
   }
 
-  async function increment(bucket: string, windowStart: Date): Promise<number> {
-    const rows = await deps.orm.em.getConnection().execute<{ count: number }[]>(
-      `insert into rate_limit_window (bucket, window_start, count) values (?, ?::timestamptz, 1)
-       on conflict (bucket, window_start) do update set count = rate_limit_window.count + 1
-       returning count`,
-      [bucket, windowStart.toISOString()],
-    );
-    const count = rows[0]?.count;
-    if (count === undefined) throw new Error('rate limit: the counter upsert returned no row');
-    return Number(count);
-  }
+  const increment = (bucket: string, windowStart: Date) => countRequest(deps.orm, bucket, windowStart);
 
   function cleanUp(request: FastifyRequest, now: Date): void {
     const before = new Date(windowFor(now).start.getTime() - RETAIN_WINDOWS_MS);

@@ -674,6 +674,41 @@ describe('bearer tokens on /api/v1', () => {
     expect((await callApi(await accessToken(open), { remoteAddress: '203.0.113.7' })).statusCode).toBe(200);
   });
 
+  it('throttles token requests per source address before checking any secret', async () => {
+    const limited = createServer({ logger });
+    const api = { ...config.api, tokenRatePerMinute: 3 };
+    await limited.register(oauthTokenRoutes, {
+      config: { ...config, api },
+      orm,
+      temporal: {} as AppDependencies['temporal'],
+      logger,
+    });
+    const client = await newClient();
+    const form = { grant_type: 'client_credentials' };
+    const attempt = (secret: string) =>
+      tokenRequest(form, {
+        authorization: basic(client.clientId, secret),
+        target: limited,
+        remoteAddress: '203.0.113.77',
+      });
+    expect((await attempt('wrong')).statusCode).toBe(401);
+    expect((await attempt('wrong')).statusCode).toBe(401);
+    const third = await attempt(client.clientSecret);
+    expect(third.statusCode).toBe(200);
+    expect(third.headers['ratelimit-remaining']).toBe('0');
+    const fourth = await attempt(client.clientSecret);
+    expectError(fourth, 429, 'rate_limited');
+    expect(Number(fourth.headers['retry-after'])).toBeGreaterThan(0);
+    // Another address has its own allowance.
+    const elsewhere = await tokenRequest(form, {
+      authorization: basic(client.clientId, client.clientSecret),
+      target: limited,
+      remoteAddress: '203.0.113.78',
+    });
+    expect(elsewhere.statusCode).toBe(200);
+    await limited.close();
+  });
+
   it('checks the IP allowlist at the token endpoint too, after authenticating the client', async () => {
     const client = await newClient({ ipAllowlist: ['10.1.2.0/24'] });
     const form = { grant_type: 'client_credentials' };

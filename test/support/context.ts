@@ -11,9 +11,12 @@ import { createOrm } from '../../db/orm.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../db/seed/demo-pdf.ts';
 import { connectClient } from '../../temporal/connection.ts';
 
-/** The configuration a test process would get from an empty environment (SIGIL_ENV=test). */
+/**
+ * The configuration a test process gets from an empty environment (SIGIL_ENV=test), except that the token
+ * endpoint's per-address limit is lifted: every test file asks for tokens from 127.0.0.1 within a minute.
+ */
 export function testConfig() {
-  return loadConfig({ SIGIL_ENV: 'test' });
+  return loadConfig({ SIGIL_ENV: 'test', TOKEN_RATE_LIMIT_PER_MINUTE: '1000000' });
 }
 
 export interface TestContext extends ServiceContext {
