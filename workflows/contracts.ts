@@ -58,6 +58,12 @@ export interface CancelEnvelopeRequest {
   reason?: string;
 }
 
+export interface DeclineRecipientRequest {
+  recipientId: string;
+  /** Why the recipient declines; required (the specification's signer rule 5). */
+  reason: string;
+}
+
 export interface ExtendEnvelopeRequest {
   /** The new deadline, ISO 8601; must be in the future and later than the current one. */
   expiresAt: string;
@@ -69,6 +75,9 @@ export const completeRecipientUpdate = defineUpdate<EnvelopeState, [CompleteReci
   'completeRecipient',
 );
 export const cancelEnvelopeUpdate = defineUpdate<EnvelopeState, [CancelEnvelopeRequest]>('cancelEnvelope');
+export const declineRecipientUpdate = defineUpdate<EnvelopeState, [DeclineRecipientRequest]>(
+  'declineRecipient',
+);
 export const remindEnvelopeUpdate = defineUpdate<EnvelopeState>('remindEnvelope');
 export const extendEnvelopeUpdate = defineUpdate<EnvelopeState, [ExtendEnvelopeRequest]>('extendEnvelope');
 export const envelopeStateQuery = defineQuery<EnvelopeState>('envelopeState');

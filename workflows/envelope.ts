@@ -15,6 +15,8 @@ import {
   type CompleteRecipientRequest,
   cancelEnvelopeUpdate,
   completeRecipientUpdate,
+  type DeclineRecipientRequest,
+  declineRecipientUpdate,
   type EnvelopeState,
   type EnvelopeTransition,
   type EnvelopeWorkflowInput,
@@ -147,6 +149,22 @@ class Envelope {
     }
   }
 
+  /** Why this recipient cannot decline now, or undefined when they can (the same turn rules as completing). */
+  whyCannotDecline(recipientId: string, reason: string): string | undefined {
+    if (reason.trim() === '') return 'A reason is required to decline.';
+    return this.whyCannotComplete(recipientId)?.replace(
+      'complete first',
+      'complete before anyone later may act',
+    );
+  }
+
+  /** A recipient declined: the envelope stops; everyone else who had not completed is Cancelled. */
+  decline(recipientId: string): void {
+    this.finish('Cancelled');
+    this.status = 'Declined';
+    this.recipientStatus.set(recipientId, 'Declined');
+  }
+
   snapshot(): EnvelopeState {
     return {
       envelopeId: this.input.envelopeId,
@@ -226,6 +244,20 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
             'EnvelopeNotCancellable',
           );
         }
+      },
+    },
+  );
+
+  setHandler(
+    declineRecipientUpdate,
+    ({ recipientId, reason }: DeclineRecipientRequest) => {
+      envelope.decline(recipientId);
+      return projected(record('recipient.declined', recipientId, { reason: reason.trim() }));
+    },
+    {
+      validator: ({ recipientId, reason }: DeclineRecipientRequest) => {
+        const why = envelope.whyCannotDecline(recipientId, typeof reason === 'string' ? reason : '');
+        if (why) throw ApplicationFailure.nonRetryable(why, 'RecipientCannotDecline');
       },
     },
   );

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Conflict } from '../../api/errors.ts';
 import { cancelEnvelope } from '../../api/services/envelopes/cancel-envelope.ts';
 import { completeRecipient } from '../../api/services/envelopes/complete-recipient.ts';
+import { createEnvelope } from '../../api/services/envelopes/create-envelope.ts';
+import { declineRecipient } from '../../api/services/envelopes/decline-recipient.ts';
 import { extendEnvelope } from '../../api/services/envelopes/extend-envelope.ts';
 import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
 import { remindEnvelope } from '../../api/services/envelopes/remind-envelope.ts';
@@ -171,5 +173,149 @@ describe('envelope workflow (Sequential)', () => {
     await expect(
       extendEnvelope(ctx, organizationId, envelopeId, { expiresAt: new Date(current + 9e8).toISOString() }),
     ).rejects.toBeInstanceOf(Conflict);
+  });
+});
+
+describe('decline', () => {
+  it('ends the envelope Declined with the reason; the others who had not completed are Cancelled', async () => {
+    const { organizationId, envelopeId, first, second } = await draftEnvelope();
+    await sendEnvelope(ctx, organizationId, envelopeId);
+    await expect(
+      declineRecipient(ctx, organizationId, envelopeId, first.id, { reason: '  ' }),
+    ).rejects.toThrow(/a reason is required/);
+    await expect(
+      declineRecipient(ctx, organizationId, envelopeId, second.id, { reason: 'not my turn' }),
+    ).rejects.toThrow(/not yet in turn/);
+
+    const declined = await declineRecipient(ctx, organizationId, envelopeId, first.id, {
+      reason: 'Wrong amount',
+    });
+    expect(declined.status).toBe('Declined');
+    const row = await findEnvelope(ctx, organizationId, envelopeId);
+    expect(row.envelope.status).toBe('Declined');
+    expect(row.recipients.map((r) => r.status)).toEqual(['Declined', 'Cancelled']);
+    const events = await ctx.orm.em.fork().find(AuditEvent, { envelopeId }, { orderBy: { sequence: 'asc' } });
+    expect(events.map((e) => [e.type, e.recipientId, e.data])).toEqual([
+      ['envelope.sent', null, {}],
+      ['recipient.declined', first.id, { reason: 'Wrong amount' }],
+    ]);
+    await expect(completeRecipient(ctx, organizationId, envelopeId, second.id)).rejects.toThrow(/Declined/);
+    expect((await ctx.temporal.workflow.getHandle(envelopeWorkflowId(envelopeId)).result()).status).toBe(
+      'Declined',
+    );
+  });
+});
+
+const FOUR_ROLES = {
+  name: 'Property sale',
+  roles: [
+    { name: 'Buyer', required: true },
+    { name: 'Seller', required: true },
+    { name: 'Witness', required: false },
+    { name: 'Notary', required: true },
+  ],
+  fields: ['Buyer', 'Seller', 'Witness', 'Notary'].map((role, index) => ({
+    type: 'Signature' as const,
+    role,
+    label: `${role} signature`,
+    page: 1,
+    x: 56,
+    y: 100 + index * 60,
+    width: 200,
+    height: 50,
+  })),
+};
+
+async function fourRoleEnvelope(workflowType: 'Parallel' | 'GroupedRounds', orders: number[]) {
+  const { organization, template } = await createOrganizationWithTemplate(ctx, FOUR_ROLES);
+  const names = ['Buyer', 'Seller', 'Witness', 'Notary'];
+  const envelope = await createEnvelope(ctx, {
+    organizationId: organization.id,
+    templateId: template.id,
+    title: `${workflowType} sale`,
+    workflowType,
+    recipients: [
+      ...names.map((roleName, index) => ({
+        roleName,
+        fullName: `${roleName} Person`,
+        email: `${roleName.toLowerCase()}@example.com`,
+        signingOrder: orders[index],
+      })),
+      {
+        roleName: 'Buyer',
+        fullName: 'Buyer Lawyer',
+        email: 'lawyer@example.com',
+        type: 'Cc' as const,
+        signingOrder: 1,
+      },
+    ],
+  });
+  const { recipients } = await findEnvelope(ctx, organization.id, envelope.id);
+  const byName = (name: string) => recipients.find((r) => r.fullName === name)?.id as string;
+  const statuses = async () =>
+    Object.fromEntries(
+      (await findEnvelope(ctx, organization.id, envelope.id)).recipients.map((r) => [r.fullName, r.status]),
+    );
+  return { organizationId: organization.id, envelopeId: envelope.id, byName, statuses };
+}
+
+describe('Parallel and GroupedRounds', () => {
+  it('Parallel: everyone may act at once; completes when every required signer has, without the optional one', async () => {
+    const e = await fourRoleEnvelope('Parallel', [1, 1, 1, 1]);
+    const sent = await sendEnvelope(ctx, e.organizationId, e.envelopeId);
+    expect(sent.recipients.map((r) => r.status)).toEqual([
+      'Pending',
+      'Pending',
+      'Pending',
+      'Pending',
+      'Pending',
+    ]);
+    expect(
+      (await completeRecipient(ctx, e.organizationId, e.envelopeId, e.byName('Notary Person'))).status,
+    ).toBe('InProgress');
+    expect(
+      (await completeRecipient(ctx, e.organizationId, e.envelopeId, e.byName('Seller Person'))).status,
+    ).toBe('InProgress');
+    await expect(
+      completeRecipient(ctx, e.organizationId, e.envelopeId, e.byName('Buyer Lawyer')),
+    ).rejects.toThrow(/Cc recipient/);
+    const done = await completeRecipient(ctx, e.organizationId, e.envelopeId, e.byName('Buyer Person'));
+    expect(done.status).toBe('Completed');
+    expect(await e.statuses()).toEqual({
+      'Buyer Person': 'Completed',
+      'Seller Person': 'Completed',
+      'Witness Person': 'Pending',
+      'Notary Person': 'Completed',
+      'Buyer Lawyer': 'Pending',
+    });
+  });
+
+  it('GroupedRounds: equal signing orders act together; the next round waits for the required ones', async () => {
+    // Round 1: Buyer and Seller; round 2: Witness (optional) and Notary.
+    const e = await fourRoleEnvelope('GroupedRounds', [1, 1, 2, 2]);
+    await sendEnvelope(ctx, e.organizationId, e.envelopeId);
+    expect(await e.statuses()).toEqual({
+      'Buyer Person': 'Pending',
+      'Seller Person': 'Pending',
+      'Witness Person': 'WaitingForTurn',
+      'Notary Person': 'WaitingForTurn',
+      'Buyer Lawyer': 'Pending',
+    });
+    await expect(
+      completeRecipient(ctx, e.organizationId, e.envelopeId, e.byName('Notary Person')),
+    ).rejects.toThrow(/not yet in turn/);
+    expect(
+      (await completeRecipient(ctx, e.organizationId, e.envelopeId, e.byName('Seller Person'))).status,
+    ).toBe('InProgress');
+    expect(
+      (await completeRecipient(ctx, e.organizationId, e.envelopeId, e.byName('Buyer Person'))).status,
+    ).toBe('WaitingForNextSigner');
+    expect(await e.statuses()).toMatchObject({ 'Witness Person': 'Pending', 'Notary Person': 'Pending' });
+    expect(
+      (await completeRecipient(ctx, e.organizationId, e.envelopeId, e.byName('Witness Person'))).status,
+    ).toBe('InProgress');
+    expect(
+      (await completeRecipient(ctx, e.organizationId, e.envelopeId, e.byName('Notary Person'))).status,
+    ).toBe('Completed');
   });
 });

@@ -7,6 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { cancelEnvelope } from '../../api/services/envelopes/cancel-envelope.ts';
 import { completeRecipient } from '../../api/services/envelopes/complete-recipient.ts';
+import { declineRecipient } from '../../api/services/envelopes/decline-recipient.ts';
 import { extendEnvelope } from '../../api/services/envelopes/extend-envelope.ts';
 import { remindEnvelope } from '../../api/services/envelopes/remind-envelope.ts';
 import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
@@ -73,6 +74,22 @@ try {
     expiresAt: new Date(Date.now() + 5000).toISOString(),
   });
   await save('sequential-reminded-extended-expired', remindedExtended.id);
+
+  const declined = await draft();
+  await sendEnvelope(ctx, declined.org, declined.id);
+  await declineRecipient(ctx, declined.org, declined.id, declined.recipients[0] as string, {
+    reason: 'recorded',
+  });
+  await save('sequential-declined', declined.id);
+
+  const parallel = await draftTwoSignerEnvelope(ctx, {
+    workflowType: 'Parallel',
+    externalReference: 'recorded',
+  });
+  await sendEnvelope(ctx, parallel.organizationId, parallel.envelopeId);
+  await completeRecipient(ctx, parallel.organizationId, parallel.envelopeId, parallel.second.id);
+  await completeRecipient(ctx, parallel.organizationId, parallel.envelopeId, parallel.first.id);
+  await save('parallel-completed', parallel.envelopeId);
 
   const expired = await draft(new Date(Date.now() + 3000).toISOString());
   await sendEnvelope(ctx, expired.org, expired.id);
