@@ -1,5 +1,6 @@
 // Every side effect the workflows need, built from explicit dependencies so tests can pass real ones.
 import type { Orm } from '../db/orm.ts';
+import { createFinalizeActivities } from './finalize.ts';
 import { createProjectionActivities } from './projection.ts';
 
 export interface ActivityDependencies {
@@ -9,6 +10,7 @@ export interface ActivityDependencies {
 export function createActivities(deps: ActivityDependencies) {
   return {
     ...createProjectionActivities(deps),
+    ...createFinalizeActivities(deps),
   };
 }
 

@@ -78,6 +78,8 @@ export const cancelEnvelopeUpdate = defineUpdate<EnvelopeState, [CancelEnvelopeR
 export const declineRecipientUpdate = defineUpdate<EnvelopeState, [DeclineRecipientRequest]>(
   'declineRecipient',
 );
+/** Operators: render the final PDF again after FinalPdfFailed. */
+export const retryFinalizationUpdate = defineUpdate<EnvelopeState>('retryFinalization');
 export const remindEnvelopeUpdate = defineUpdate<EnvelopeState>('remindEnvelope');
 export const extendEnvelopeUpdate = defineUpdate<EnvelopeState, [ExtendEnvelopeRequest]>('extendEnvelope');
 export const envelopeStateQuery = defineQuery<EnvelopeState>('envelopeState');

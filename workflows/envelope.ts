@@ -1,9 +1,11 @@
 // The envelope workflow: one durable workflow per sent envelope, from send to a final status.
 // It decides every transition; the projection activity writes each one to PostgreSQL in order.
 import {
+  ActivityFailure,
   ApplicationFailure,
   allHandlersFinished,
   condition,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -25,6 +27,7 @@ import {
   extendEnvelopeUpdate,
   type RecipientPlan,
   remindEnvelopeUpdate,
+  retryFinalizationUpdate,
   searchAttributes,
   sendEnvelopeUpdate,
 } from './contracts.ts';
@@ -39,6 +42,24 @@ const { projectEnvelopeTransition } = proxyActivities<Activities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
+/** Rendering gets a few attempts; input that can never render fails at once (FinalPdfFailed). */
+const FINALIZE_ATTEMPTS = 5;
+const { finalizeEnvelope } = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumAttempts: FINALIZE_ATTEMPTS,
+    nonRetryableErrorTypes: ['PdfRenderError', 'EnvelopeNotFound'],
+  },
+});
+
+/** Envelopes whose last signature arrives on this code render a final PDF before they are Completed. */
+const FINAL_PDF_PATCH = 'final-pdf-before-completed';
+
+/** Statuses in which the signing is over but the envelope is not finished: no signer or sender action. */
+const FINALIZING: readonly EnvelopeStatus[] = ['ProcessingFinalPdf', 'FinalPdfFailed'];
+
 /** The envelope as the workflow sees it: a small plain class, no Temporal APIs inside. */
 class Envelope {
   readonly input: EnvelopeWorkflowInput;
@@ -46,6 +67,8 @@ class Envelope {
   readonly required: Set<string>;
   status: EnvelopeStatus = 'Sent';
   expiresAt: string | null;
+  /** When the last required recipient completed. */
+  signedAt: string | null = null;
   readonly recipientStatus = new Map<string, RecipientStatus>();
   sequence = 0;
 
@@ -89,10 +112,20 @@ class Envelope {
     }
   }
 
+  /** Why the envelope takes no more actions, or undefined while it is in progress. */
+  whyClosed(): string | undefined {
+    if (isTerminalEnvelopeStatus(this.status)) return `The envelope is ${this.status}.`;
+    if (FINALIZING.includes(this.status)) {
+      return `The envelope is ${this.status}: every required recipient has completed.`;
+    }
+    return undefined;
+  }
+
   /** Why this recipient cannot complete now, or undefined when they can. */
   whyCannotComplete(recipientId: string): string | undefined {
     if (isTerminalEnvelopeStatus(this.status))
       return `The envelope is ${this.status}; nothing can be signed.`;
+    if (FINALIZING.includes(this.status)) return `The envelope is ${this.status}; signing is over.`;
     const recipient = this.recipient(recipientId);
     if (!recipient) return `Recipient ${recipientId} does not belong to this envelope.`;
     if (!actsInRounds(recipient)) return `Recipient ${recipientId} is a Cc recipient and does not sign.`;
@@ -123,15 +156,15 @@ class Envelope {
   }
 
   whyCannotRemind(): string | undefined {
-    if (isTerminalEnvelopeStatus(this.status))
-      return `The envelope is ${this.status}; there is no one to remind.`;
+    const closed = this.whyClosed();
+    if (closed) return `${closed} There is no one to remind.`;
     if (this.awaitedRecipients().length === 0) return 'No recipient is waiting to act.';
     return undefined;
   }
 
   whyCannotExtend(expiresAt: string, now: number): string | undefined {
-    if (isTerminalEnvelopeStatus(this.status))
-      return `The envelope is ${this.status}; its deadline cannot change.`;
+    const closed = this.whyClosed();
+    if (closed) return `${closed} Its deadline cannot change.`;
     const next = Date.parse(expiresAt);
     if (Number.isNaN(next)) return `expiresAt ${expiresAt} is not a date-time.`;
     if (next <= now) return 'The new expiresAt must be in the future.';
@@ -207,6 +240,12 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
     return envelope.snapshot();
   }
 
+  // Send: the first round may act, later rounds wait for their turn. Decided before any handler is set:
+  // Updates that arrive with the start (such as an early extend) are delivered when their handler is set,
+  // and must find the envelope sent.
+  envelope.refreshTurns();
+  record('envelope.sent', null);
+
   setHandler(envelopeStateQuery, () => envelope.snapshot());
 
   // Sending is idempotent: a repeated send answers with the state once the send is projected.
@@ -216,6 +255,12 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
     completeRecipientUpdate,
     ({ recipientId }: CompleteRecipientRequest) => {
       envelope.completeRecipient(recipientId);
+      if (envelope.status === 'Completed' && patched(FINAL_PDF_PATCH)) {
+        // Everyone required has completed: the main loop renders the final PDF, then completes.
+        envelope.status = 'ProcessingFinalPdf';
+        envelope.signedAt = new Date().toISOString();
+        return projected(record('recipient.completed', recipientId));
+      }
       let sequence = record('recipient.completed', recipientId);
       if (envelope.status === 'Completed') {
         sequence = record('envelope.completed', null, completedEventData(input));
@@ -244,6 +289,12 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
             'EnvelopeNotCancellable',
           );
         }
+        if (FINALIZING.includes(envelope.status)) {
+          throw ApplicationFailure.nonRetryable(
+            `The envelope is ${envelope.status}: every required recipient has completed, so it cannot be cancelled.`,
+            'EnvelopeNotCancellable',
+          );
+        }
       },
     },
   );
@@ -258,6 +309,24 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
       validator: ({ recipientId, reason }: DeclineRecipientRequest) => {
         const why = envelope.whyCannotDecline(recipientId, typeof reason === 'string' ? reason : '');
         if (why) throw ApplicationFailure.nonRetryable(why, 'RecipientCannotDecline');
+      },
+    },
+  );
+
+  setHandler(
+    retryFinalizationUpdate,
+    () => {
+      envelope.status = 'ProcessingFinalPdf';
+      return projected(record('envelope.final_pdf_retried', null));
+    },
+    {
+      validator: () => {
+        if (envelope.status !== 'FinalPdfFailed') {
+          throw ApplicationFailure.nonRetryable(
+            `The envelope is ${envelope.status}; only a FinalPdfFailed envelope is finalized again.`,
+            'EnvelopeNotRetryable',
+          );
+        }
       },
     },
   );
@@ -290,9 +359,6 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
     },
   );
 
-  // Send: the first round may act, later rounds wait for their turn.
-  envelope.refreshTurns();
-  record('envelope.sent', null);
 
   // The status attribute is kept current when the starter indexed the workflow with it (sendEnvelope
   // does); a server without Sigil's search attributes (such as the time-skipping test server) rejects them.
@@ -311,11 +377,45 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
     }
     if (isTerminalEnvelopeStatus(envelope.status)) break;
 
+    if (envelope.status === 'ProcessingFinalPdf') {
+      await finalize();
+      continue;
+    }
+    if (envelope.status === 'FinalPdfFailed') {
+      // Signing is over, so the deadline no longer applies: wait for an operator's retry.
+      await condition(() => pending.length > 0);
+      continue;
+    }
+
     // The deadline is read again on every pass, so an extension takes effect at once.
     const somethingHappened = await waitForChange(() => pending.length > 0, envelope.expiresAt);
     if (!somethingHappened) {
       envelope.finish('Expired');
       record('envelope.expired', null, { expires_at: envelope.expiresAt });
+    }
+  }
+
+  /** Renders and stores the final PDF and the audit trail; then Completed, or FinalPdfFailed with the reason. */
+  async function finalize(): Promise<void> {
+    try {
+      const artifacts = await finalizeEnvelope({
+        envelopeId: input.envelopeId,
+        organizationId: input.organizationId,
+        completedAt: envelope.signedAt ?? new Date().toISOString(),
+      });
+      envelope.status = 'Completed';
+      record('envelope.completed', null, completedEventData(input));
+      record('document.final_pdf_ready', null, {
+        envelope_id: input.envelopeId,
+        final_pdf_file_id: artifacts.finalPdfFileId,
+        audit_trail_file_id: artifacts.auditTrailFileId,
+        final_pdf_sha256: artifacts.finalPdfSha256,
+      });
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      envelope.status = 'FinalPdfFailed';
+      const cause = error.cause instanceof Error ? error.cause.message : error.message;
+      record('envelope.final_pdf_failed', null, { reason: cause });
     }
   }
 

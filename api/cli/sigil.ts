@@ -11,6 +11,7 @@ import { connectClient, type TemporalClientHandle } from '../../temporal/connect
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { AppError, InvalidRequest } from '../errors.ts';
 import { createEnvelope } from '../services/envelopes/create-envelope.ts';
+import { retryFinalization } from '../services/envelopes/retry-finalization.ts';
 import { sendEnvelope } from '../services/envelopes/send-envelope.ts';
 import { createOAuthClient } from '../services/oauth-clients/create-oauth-client.ts';
 import { deleteClientSecret } from '../services/oauth-clients/delete-client-secret.ts';
@@ -30,6 +31,8 @@ const USAGE = `Usage: sigil <command> [options] [--json]
   envelope send   --org ORG_ID --template TEMPLATE_ID --recipients FILE.json
                   [--title TITLE] [--workflow-type Sequential|Parallel|GroupedRounds]
                   [--expires-at ISO_DATE_TIME] [--external-reference REF]
+  envelope retry-final-pdf --org ORG_ID --envelope ENVELOPE_ID
+                  renders the final PDF and audit trail again after FinalPdfFailed
 
 Connects to DATABASE_URL (default: the embedded PostgreSQL of \`npm start\`) and, for envelope send,
 TEMPORAL_ADDRESS (default: the dev server of \`npm start\`). --json prints machine-readable output.
@@ -55,6 +58,7 @@ const OPTIONS = {
   'workflow-type': { type: 'string' },
   'expires-at': { type: 'string' },
   'external-reference': { type: 'string' },
+  envelope: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -224,6 +228,20 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
     return {
       json: { id: template.id, name: template.name, status: template.status, pageCount: template.pageCount },
       text: `template ${template.id} created (${template.name}, ${template.pageCount} page(s), ${template.status})`,
+    };
+  },
+
+  'envelope retry-final-pdf': async (values, runtime) => {
+    const orm = await runtime.orm();
+    const temporal = await runtime.temporal();
+    const state = await retryFinalization(
+      { orm, temporal: temporal.client, config: runtime.config },
+      required(values, 'org'),
+      required(values, 'envelope'),
+    );
+    return {
+      json: { envelopeId: state.envelopeId, state },
+      text: `envelope ${state.envelopeId}: ${state.status} (the final PDF is being rendered again)`,
     };
   },
 

@@ -1,6 +1,8 @@
 // /api/v1 envelopes, organization and usage through the whole app: real token, real workflow, real rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { completeRecipient } from '../../api/services/envelopes/complete-recipient.ts';
 import { Envelope } from '../../db/entities/index.ts';
+import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
 
 let harness: ApiHarness;
@@ -199,6 +201,26 @@ describe('envelope reads and operations', () => {
       const refused = await harness.app.inject({ method: 'POST', url: `${url}/${op}`, headers });
       expect(refused.statusCode, `${op}: ${refused.body}`).toBe(409);
       expect(refused.json().error.message, op).toMatch(/Cancelled/);
+    }
+  });
+
+  it('serves the final PDF and the audit trail once every signer has completed', async () => {
+    const created = (await create({ recipients: RECIPIENTS })).json();
+    const url = `/api/v1/envelopes/${created.id}`;
+    await harness.app.inject({ method: 'POST', url: `${url}/send`, headers });
+    for (const recipient of created.recipients) {
+      await completeRecipient(harness.ctx, acme.organizationId, created.id, recipient.id);
+    }
+    await harness.ctx.temporal.workflow.getHandle(envelopeWorkflowId(created.id)).result();
+    const envelope = (await harness.app.inject({ method: 'GET', url, headers })).json();
+    expect(envelope.status).toBe('Completed');
+    expect(envelope.finalPdfFileId).not.toBeNull();
+    expect(envelope.auditTrailFileId).not.toBeNull();
+    for (const doc of ['final-pdf', 'audit-trail']) {
+      const response = await harness.app.inject({ method: 'GET', url: `${url}/documents/${doc}`, headers });
+      expect(response.statusCode, doc).toBe(200);
+      expect(response.headers['content-type']).toBe('application/pdf');
+      expect(response.rawPayload.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     }
   });
 

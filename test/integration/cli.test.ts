@@ -128,6 +128,16 @@ describe('sigil CLI', () => {
       'CLI-42',
     ]);
     expect(sent.state.status).toBe('Sent');
+    const retry = await sigil([
+      'envelope',
+      'retry-final-pdf',
+      '--org',
+      org.id,
+      '--envelope',
+      sent.envelopeId,
+    ]);
+    expect(retry.code).toBe(1);
+    expect(retry.stderr).toMatch(/is Sent; only a FinalPdfFailed envelope is finalized again/);
     expect(sent.workflowId).toBe(`envelope/${sent.envelopeId}`);
     const description = await temporal.client.workflow.getHandle(sent.workflowId).describe();
     expect(description.status.name).toBe('RUNNING');

@@ -8,8 +8,9 @@ import { declineRecipient } from '../../api/services/envelopes/decline-recipient
 import { extendEnvelope } from '../../api/services/envelopes/extend-envelope.ts';
 import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
 import { remindEnvelope } from '../../api/services/envelopes/remind-envelope.ts';
+import { retryFinalization } from '../../api/services/envelopes/retry-finalization.ts';
 import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
-import { AuditEvent } from '../../db/entities/index.ts';
+import { AuditEvent, StoredFile, Template } from '../../db/entities/index.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import {
   createOrganizationWithTemplate,
@@ -54,22 +55,25 @@ describe('envelope workflow (Sequential)', () => {
     expect(row.envelope.status).toBe('WaitingForNextSigner');
     expect(row.recipients.map((r) => r.status)).toEqual(['Completed', 'Pending']);
 
+    // The last signature starts finalization: the final PDF and the audit trail, then Completed.
     const afterSecond = await completeRecipient(ctx, organizationId, envelopeId, second.id);
-    expect(afterSecond.status).toBe('Completed');
+    expect(afterSecond.status).toBe('ProcessingFinalPdf');
+    const handle = ctx.temporal.workflow.getHandle(envelopeWorkflowId(envelopeId));
+    const result = await handle.result();
+    expect(result.status).toBe('Completed');
     row = await findEnvelope(ctx, organizationId, envelopeId);
     expect(row.envelope.status).toBe('Completed');
     expect(row.envelope.completedAt).toBeInstanceOf(Date);
+    expect(row.envelope.finalPdfFileId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(row.envelope.auditTrailFileId).toMatch(/^[0-9a-f-]{36}$/);
     expect(row.recipients.map((r) => r.status)).toEqual(['Completed', 'Completed']);
     expect(await auditTypes(envelopeId)).toEqual([
       'envelope.sent',
       'recipient.completed',
       'recipient.completed',
       'envelope.completed',
+      'document.final_pdf_ready',
     ]);
-
-    const handle = ctx.temporal.workflow.getHandle(envelopeWorkflowId(envelopeId));
-    const result = await handle.result();
-    expect(result.status).toBe('Completed');
     const description = await handle.describe();
     expect(description.typedSearchAttributes.getAll().map((pair) => [pair.key.name, pair.value])).toEqual(
       expect.arrayContaining([
@@ -280,7 +284,10 @@ describe('Parallel and GroupedRounds', () => {
       completeRecipient(ctx, e.organizationId, e.envelopeId, e.byName('Buyer Lawyer')),
     ).rejects.toThrow(/Cc recipient/);
     const done = await completeRecipient(ctx, e.organizationId, e.envelopeId, e.byName('Buyer Person'));
-    expect(done.status).toBe('Completed');
+    expect(done.status).toBe('ProcessingFinalPdf');
+    expect((await ctx.temporal.workflow.getHandle(envelopeWorkflowId(e.envelopeId)).result()).status).toBe(
+      'Completed',
+    );
     expect(await e.statuses()).toEqual({
       'Buyer Person': 'Completed',
       'Seller Person': 'Completed',
@@ -316,6 +323,62 @@ describe('Parallel and GroupedRounds', () => {
     ).toBe('InProgress');
     expect(
       (await completeRecipient(ctx, e.organizationId, e.envelopeId, e.byName('Notary Person'))).status,
-    ).toBe('Completed');
+    ).toBe('ProcessingFinalPdf');
+    expect((await ctx.temporal.workflow.getHandle(envelopeWorkflowId(e.envelopeId)).result()).status).toBe(
+      'Completed',
+    );
+  });
+});
+
+describe('finalization', () => {
+  it('refuses cancel, remind and extend while finalizing or failed, and an operator retry finishes it', async () => {
+    const { organizationId, envelopeId, envelope, first, second } = await draftEnvelope();
+    // A source PDF that no longer parses: rendering fails for good, without retries.
+    const template = await ctx.orm.em.fork().findOneOrFail(Template, { id: envelope.templateId as string });
+    const source = await ctx.orm.em
+      .fork()
+      .findOneOrFail(StoredFile, { id: template.fileId }, { populate: ['content'] });
+    const original = Buffer.from(source.content);
+    await ctx.orm.em
+      .fork()
+      .nativeUpdate(StoredFile, { id: source.id }, { content: Buffer.from('%PDF-1.7 broken') });
+
+    await sendEnvelope(ctx, organizationId, envelopeId);
+    await completeRecipient(ctx, organizationId, envelopeId, first.id);
+    await completeRecipient(ctx, organizationId, envelopeId, second.id);
+    const handle = ctx.temporal.workflow.getHandle(envelopeWorkflowId(envelopeId));
+    await expect
+      .poll(async () => (await findEnvelope(ctx, organizationId, envelopeId)).envelope.status, {
+        timeout: 20_000,
+      })
+      .toBe('FinalPdfFailed');
+    const events = await ctx.orm.em.fork().find(AuditEvent, { envelopeId }, { orderBy: { sequence: 'asc' } });
+    expect(events.at(-1)?.type).toBe('envelope.final_pdf_failed');
+    expect(String(events.at(-1)?.data.reason)).not.toBe('');
+
+    await expect(cancelEnvelope(ctx, organizationId, envelopeId)).rejects.toThrow(/FinalPdfFailed/);
+    await expect(remindEnvelope(ctx, organizationId, envelopeId)).rejects.toThrow(/FinalPdfFailed/);
+    await expect(
+      extendEnvelope(ctx, organizationId, envelopeId, {
+        expiresAt: new Date(Date.now() + 9e10).toISOString(),
+      }),
+    ).rejects.toThrow(/FinalPdfFailed/);
+
+    await ctx.orm.em.fork().nativeUpdate(StoredFile, { id: source.id }, { content: original });
+    const retried = await retryFinalization(ctx, organizationId, envelopeId);
+    expect(retried.status).toBe('ProcessingFinalPdf');
+    expect((await handle.result()).status).toBe('Completed');
+    const row = await findEnvelope(ctx, organizationId, envelopeId);
+    expect(row.envelope.finalPdfFileId).not.toBeNull();
+    expect(await auditTypes(envelopeId)).toEqual([
+      'envelope.sent',
+      'recipient.completed',
+      'recipient.completed',
+      'envelope.final_pdf_failed',
+      'envelope.final_pdf_retried',
+      'envelope.completed',
+      'document.final_pdf_ready',
+    ]);
+    await expect(retryFinalization(ctx, organizationId, envelopeId)).rejects.toThrow(/Completed/);
   });
 });

@@ -9,8 +9,11 @@ import { cancelEnvelope } from '../../api/services/envelopes/cancel-envelope.ts'
 import { completeRecipient } from '../../api/services/envelopes/complete-recipient.ts';
 import { declineRecipient } from '../../api/services/envelopes/decline-recipient.ts';
 import { extendEnvelope } from '../../api/services/envelopes/extend-envelope.ts';
+import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
 import { remindEnvelope } from '../../api/services/envelopes/remind-envelope.ts';
+import { retryFinalization } from '../../api/services/envelopes/retry-finalization.ts';
 import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
+import { StoredFile, Template } from '../../db/entities/index.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { draftTwoSignerEnvelope } from '../support/context.ts';
 import { startTestInfrastructure } from '../support/infrastructure.ts';
@@ -90,6 +93,39 @@ try {
   await completeRecipient(ctx, parallel.organizationId, parallel.envelopeId, parallel.second.id);
   await completeRecipient(ctx, parallel.organizationId, parallel.envelopeId, parallel.first.id);
   await save('parallel-completed', parallel.envelopeId);
+
+  const finalized = await draft();
+  await sendEnvelope(ctx, finalized.org, finalized.id);
+  await completeRecipient(ctx, finalized.org, finalized.id, finalized.recipients[0] as string);
+  await completeRecipient(ctx, finalized.org, finalized.id, finalized.recipients[1] as string);
+  await save('sequential-finalized', finalized.id);
+
+  // Finalization fails on a broken source PDF, then an operator retries once it is repaired.
+  const failing = await draftTwoSignerEnvelope(ctx, {
+    title: 'Recorded envelope',
+    externalReference: 'recorded',
+  });
+  const template = await ctx.orm.em
+    .fork()
+    .findOneOrFail(Template, { id: failing.envelope.templateId as string });
+  const source = await ctx.orm.em
+    .fork()
+    .findOneOrFail(StoredFile, { id: template.fileId }, { populate: ['content'] });
+  const original = Buffer.from(source.content);
+  await ctx.orm.em
+    .fork()
+    .nativeUpdate(StoredFile, { id: source.id }, { content: Buffer.from('%PDF-1.7 broken') });
+  await sendEnvelope(ctx, failing.organizationId, failing.envelopeId);
+  await completeRecipient(ctx, failing.organizationId, failing.envelopeId, failing.first.id);
+  await completeRecipient(ctx, failing.organizationId, failing.envelopeId, failing.second.id);
+  while (
+    (await findEnvelope(ctx, failing.organizationId, failing.envelopeId)).envelope.status !== 'FinalPdfFailed'
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await ctx.orm.em.fork().nativeUpdate(StoredFile, { id: source.id }, { content: original });
+  await retryFinalization(ctx, failing.organizationId, failing.envelopeId);
+  await save('final-pdf-failed-retried', failing.envelopeId);
 
   const expired = await draft(new Date(Date.now() + 3000).toISOString());
   await sendEnvelope(ctx, expired.org, expired.id);
