@@ -359,7 +359,6 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
     },
   );
 
-
   // The status attribute is kept current when the starter indexed the workflow with it (sendEnvelope
   // does); a server without Sigil's search attributes (such as the time-skipping test server) rejects them.
   const indexed = workflowInfo().typedSearchAttributes.get(searchAttributes.envelopeStatus) !== undefined;
