@@ -34,6 +34,10 @@ export interface EnvelopeWorkflowInput {
   /** Signing deadline, ISO 8601 UTC; null means no deadline. */
   expiresAt: string | null;
   recipients: RecipientPlan[];
+  /** Automatic reminders to the recipients in turn (absent in envelopes sent before they existed). */
+  automaticReminders?: { everyDays: number; max: number } | null;
+  /** Days after expiry during which an extend revives the envelope (absent: it ends at expiry). */
+  expiredExtensionGraceDays?: number;
 }
 
 export interface RecipientState {

@@ -35,6 +35,7 @@ import { type EnvelopeStatus, isTerminalEnvelopeStatus, type RecipientStatus } f
 import { actsInRounds, currentRoundIndex, planRounds } from './rounds.ts';
 
 const PROJECTION_TIMEOUT = '30 seconds';
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 const { projectEnvelopeTransition } = proxyActivities<Activities>({
   startToCloseTimeout: PROJECTION_TIMEOUT,
@@ -69,6 +70,10 @@ class Envelope {
   expiresAt: string | null;
   /** When the last required recipient completed. */
   signedAt: string | null = null;
+  /** The state just before expiry, restored when an extension revives the envelope within the grace window. */
+  beforeExpiry: { status: EnvelopeStatus; recipients: Map<string, RecipientStatus> } | null = null;
+  /** Until when an Expired envelope may still be extended (ISO); null: it may not. */
+  graceUntil: string | null = null;
   readonly recipientStatus = new Map<string, RecipientStatus>();
   sequence = 0;
 
@@ -163,7 +168,9 @@ class Envelope {
   }
 
   whyCannotExtend(expiresAt: string, now: number): string | undefined {
-    const closed = this.whyClosed();
+    const revivable =
+      this.status === 'Expired' && this.graceUntil !== null && now < Date.parse(this.graceUntil);
+    const closed = revivable ? undefined : this.whyClosed();
     if (closed) return `${closed} Its deadline cannot change.`;
     const next = Date.parse(expiresAt);
     if (Number.isNaN(next)) return `expiresAt ${expiresAt} is not a date-time.`;
@@ -172,6 +179,22 @@ class Envelope {
       return `The new expiresAt must be later than the current deadline ${this.expiresAt}.`;
     }
     return undefined;
+  }
+
+  /** The deadline passed; with a grace window the state is kept so an extension can revive it. */
+  expire(graceDays: number, now: number): void {
+    this.beforeExpiry = { status: this.status, recipients: new Map(this.recipientStatus) };
+    this.graceUntil = graceDays > 0 ? new Date(now + graceDays * DAY_MS).toISOString() : null;
+    this.finish('Expired');
+  }
+
+  /** An extension within the grace window: the envelope continues where it stood at expiry. */
+  revive(): void {
+    if (this.status !== 'Expired' || !this.beforeExpiry) return;
+    this.status = this.beforeExpiry.status;
+    for (const [id, status] of this.beforeExpiry.recipients) this.recipientStatus.set(id, status);
+    this.beforeExpiry = null;
+    this.graceUntil = null;
   }
 
   /** Ends the envelope; every recipient who had not completed takes the same final status. */
@@ -346,9 +369,15 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
     extendEnvelopeUpdate,
     ({ expiresAt }: ExtendEnvelopeRequest) => {
       const previous = envelope.expiresAt;
+      const revived = envelope.status === 'Expired';
+      envelope.revive();
       envelope.expiresAt = new Date(Date.parse(expiresAt)).toISOString();
       return projected(
-        record('envelope.extended', null, { previous_expires_at: previous, expires_at: envelope.expiresAt }),
+        record('envelope.extended', null, {
+          previous_expires_at: previous,
+          expires_at: envelope.expiresAt,
+          ...(revived ? { revived_from: 'Expired' } : {}),
+        }),
       );
     },
     {
@@ -363,6 +392,13 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
   // does); a server without Sigil's search attributes (such as the time-skipping test server) rejects them.
   const indexed = workflowInfo().typedSearchAttributes.get(searchAttributes.envelopeStatus) !== undefined;
   let lastStatus: EnvelopeStatus | undefined;
+  // Automatic reminders count from the send, every `everyDays`, at most `max` times.
+  const nextReminder = {
+    sent: 0,
+    at: input.automaticReminders
+      ? new Date(Date.now() + input.automaticReminders.everyDays * DAY_MS).toISOString()
+      : null,
+  };
   while (true) {
     while (pending.length > 0) {
       const transition = pending[0] as EnvelopeTransition;
@@ -373,6 +409,12 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
         lastStatus = transition.envelopeStatus;
         upsertSearchAttributes([{ key: searchAttributes.envelopeStatus, value: lastStatus }]);
       }
+    }
+    if (envelope.status === 'Expired' && envelope.graceUntil !== null) {
+      // Within the grace window an extend revives the envelope; after it the envelope stays Expired.
+      const graceLeft = Date.parse(envelope.graceUntil) - Date.now();
+      if (graceLeft > 0 && (await condition(() => pending.length > 0, graceLeft))) continue;
+      break;
     }
     if (isTerminalEnvelopeStatus(envelope.status)) break;
 
@@ -386,12 +428,28 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
       continue;
     }
 
-    // The deadline is read again on every pass, so an extension takes effect at once.
-    const somethingHappened = await waitForChange(() => pending.length > 0, envelope.expiresAt);
-    if (!somethingHappened) {
-      envelope.finish('Expired');
-      record('envelope.expired', null, { expires_at: envelope.expiresAt });
+    // The deadline is read again on every pass, so an extension takes effect at once. An automatic
+    // reminder due before the deadline wakes the loop first.
+    const reminderDue =
+      nextReminder.at !== null && Date.parse(nextReminder.at) < deadlineMs(envelope.expiresAt);
+    const wakeAt = reminderDue ? nextReminder.at : envelope.expiresAt;
+    const somethingHappened = await waitForChange(() => pending.length > 0, wakeAt);
+    if (somethingHappened) continue;
+    if (reminderDue && input.automaticReminders) {
+      nextReminder.sent += 1;
+      const recipientIds = envelope.awaitedRecipients();
+      if (recipientIds.length > 0)
+        record('envelope.reminded', null, { recipient_ids: recipientIds, automatic: true });
+      nextReminder.at =
+        nextReminder.sent < input.automaticReminders.max
+          ? new Date(
+              Date.parse(nextReminder.at as string) + input.automaticReminders.everyDays * DAY_MS,
+            ).toISOString()
+          : null;
+      continue;
     }
+    envelope.expire(input.expiredExtensionGraceDays ?? 0, Date.now());
+    record('envelope.expired', null, { expires_at: envelope.expiresAt });
   }
 
   /** Renders and stores the final PDF and the audit trail; then Completed, or FinalPdfFailed with the reason. */
@@ -430,6 +488,10 @@ async function waitForChange(changed: () => boolean, expiresAt: string | null): 
     return true;
   }
   return condition(changed, Math.max(1, Date.parse(expiresAt) - Date.now()));
+}
+
+function deadlineMs(expiresAt: string | null): number {
+  return expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(expiresAt);
 }
 
 function completedEventData(input: EnvelopeWorkflowInput): Record<string, unknown> {

@@ -33,6 +33,9 @@ export const OrganizationSchema = defineEntity({
     ratePerMinute: p.integer().fieldName('rate_limit_per_minute').nullable(),
     uploadRatePerMinute: p.integer().fieldName('upload_rate_limit_per_minute').nullable(),
     supportedLanguages: p.array().default(['en', 'he']),
+    reminderIntervalDays: p.integer().nullable(),
+    maxAutomaticReminders: p.integer().default(3),
+    expiredExtensionGraceDays: p.integer().default(30),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

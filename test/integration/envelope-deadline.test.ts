@@ -5,10 +5,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createActivities } from '../../activities/index.ts';
 import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
 import { envelopeWorkflowInput } from '../../api/services/envelopes/send-envelope.ts';
-import { AuditEvent } from '../../db/entities/index.ts';
+import { AuditEvent, Envelope } from '../../db/entities/index.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
 import {
   ENVELOPE_WORKFLOW_TYPE,
+  envelopeStateQuery,
   envelopeWorkflowId,
   extendEnvelopeUpdate,
 } from '../../workflows/contracts.ts';
@@ -102,5 +103,89 @@ describe('envelope deadline', () => {
       .fork()
       .find(AuditEvent, { envelopeId: envelope.id }, { orderBy: { sequence: 'asc' } });
     expect(events.map((e) => e.type)).toEqual(['envelope.sent', 'envelope.extended', 'envelope.expired']);
+  });
+
+  it('sends automatic reminders on the organization’s schedule, at most the maximum count', async () => {
+    const ctx = { orm };
+    const start = await env.currentTimeMs();
+    const { envelope, recipients } = await draftTwoSignerEnvelope(ctx, {
+      expiresAt: new Date(start + 10 * DAY_MS).toISOString(),
+    });
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue: TASK_QUEUE,
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+      activities: createActivities({ orm }),
+    });
+    const settings = { reminderIntervalDays: 3, maxAutomaticReminders: 2, expiredExtensionGraceDays: 0 };
+    const result = await worker.runUntil(
+      env.client.workflow.execute<typeof envelopeWorkflow>(ENVELOPE_WORKFLOW_TYPE, {
+        workflowId: envelopeWorkflowId(envelope.id),
+        taskQueue: TASK_QUEUE,
+        args: [envelopeWorkflowInput(envelope, recipients, settings)],
+      }),
+    );
+    expect(result.status).toBe('Expired');
+    const events = await orm.em
+      .fork()
+      .find(AuditEvent, { envelopeId: envelope.id }, { orderBy: { sequence: 'asc' } });
+    expect(events.map((e) => e.type)).toEqual([
+      'envelope.sent',
+      'envelope.reminded',
+      'envelope.reminded',
+      'envelope.expired',
+    ]);
+    const [first, second] = events.filter((e) => e.type === 'envelope.reminded');
+    expect(first?.data).toEqual({ recipient_ids: [recipients[0]?.id], automatic: true });
+    // Three days apart, from the send.
+    const sentAt = events[0]?.occurredAt.getTime() as number;
+    expect(Math.round(((first?.occurredAt.getTime() as number) - sentAt) / DAY_MS)).toBe(3);
+    expect(Math.round(((second?.occurredAt.getTime() as number) - sentAt) / DAY_MS)).toBe(6);
+    const row = await orm.em.fork().findOneOrFail(Envelope, { id: envelope.id });
+    expect(row.reminderCount).toBe(2);
+  });
+
+  it('revives an Expired envelope extended within the grace window, and ends it after the window', async () => {
+    const ctx = { orm };
+    const start = await env.currentTimeMs();
+    const { envelope, recipients } = await draftTwoSignerEnvelope(ctx, {
+      expiresAt: new Date(start + 1 * DAY_MS).toISOString(),
+    });
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue: TASK_QUEUE,
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+      activities: createActivities({ orm }),
+    });
+    const settings = { reminderIntervalDays: null, maxAutomaticReminders: 0, expiredExtensionGraceDays: 5 };
+    const newDeadline = new Date(start + 4 * DAY_MS).toISOString();
+    const result = await worker.runUntil(async () => {
+      const handle = await env.client.workflow.start<typeof envelopeWorkflow>(ENVELOPE_WORKFLOW_TYPE, {
+        workflowId: envelopeWorkflowId(envelope.id),
+        taskQueue: TASK_QUEUE,
+        args: [envelopeWorkflowInput(envelope, recipients, settings)],
+      });
+      await env.sleep('2 days');
+      expect((await handle.query(envelopeStateQuery)).status).toBe('Expired');
+      const revived = await handle.executeUpdate(extendEnvelopeUpdate, {
+        args: [{ expiresAt: newDeadline }],
+      });
+      expect(revived.status).toBe('Sent');
+      expect(revived.recipients.map((r) => r.status)).toEqual(['Pending', 'WaitingForTurn']);
+      return handle.result();
+    });
+    // The new deadline passed too, and then its grace window: the envelope ends Expired.
+    expect(result.status).toBe('Expired');
+    expect(await env.currentTimeMs()).toBeGreaterThanOrEqual(Date.parse(newDeadline) + 5 * DAY_MS);
+    const events = await orm.em
+      .fork()
+      .find(AuditEvent, { envelopeId: envelope.id }, { orderBy: { sequence: 'asc' } });
+    expect(events.map((e) => e.type)).toEqual([
+      'envelope.sent',
+      'envelope.expired',
+      'envelope.extended',
+      'envelope.expired',
+    ]);
+    expect(events[2]?.data).toMatchObject({ revived_from: 'Expired', expires_at: newDeadline });
   });
 });

@@ -1,7 +1,7 @@
 // Sends a Draft envelope: starts its workflow with update-with-start. A retried or doubled send finds
 // the running workflow (conflict policy USE_EXISTING) and answers with the state it decided.
 import { WithStartWorkflowOperation } from '@temporalio/client';
-import { Envelope, type Recipient } from '../../../db/entities/index.ts';
+import { Envelope, Organization, type Recipient } from '../../../db/entities/index.ts';
 import {
   ENVELOPE_TASK_QUEUE,
   ENVELOPE_WORKFLOW_TYPE,
@@ -32,7 +32,8 @@ export async function sendEnvelope(
       `Envelope ${envelope.id} expired at ${envelope.expiresAt.toISOString()} before it was sent.`,
     );
   }
-  const input = envelopeWorkflowInput(envelope, recipients);
+  const organization = await ctx.orm.em.fork().findOneOrFail(Organization, { id: envelope.organizationId });
+  const input = envelopeWorkflowInput(envelope, recipients, organization);
   const workflowId = envelopeWorkflowId(envelope.id);
   if (envelope.workflowId !== workflowId) {
     // Recorded before starting, so an operator can find the workflow even if the start is interrupted.
@@ -68,8 +69,21 @@ export async function sendEnvelope(
 export function envelopeWorkflowInput(
   envelope: Pick<Envelope, 'id' | 'organizationId' | 'externalReference' | 'workflowType' | 'expiresAt'>,
   recipients: Pick<Recipient, 'id' | 'signingOrder' | 'type' | 'required'>[],
+  settings: Pick<
+    Organization,
+    'reminderIntervalDays' | 'maxAutomaticReminders' | 'expiredExtensionGraceDays'
+  > = {
+    reminderIntervalDays: null,
+    maxAutomaticReminders: 0,
+    expiredExtensionGraceDays: 0,
+  },
 ): EnvelopeWorkflowInput {
   return {
+    automaticReminders:
+      settings.reminderIntervalDays && settings.maxAutomaticReminders > 0
+        ? { everyDays: settings.reminderIntervalDays, max: settings.maxAutomaticReminders }
+        : null,
+    expiredExtensionGraceDays: settings.expiredExtensionGraceDays,
     envelopeId: envelope.id,
     organizationId: envelope.organizationId,
     externalReference: envelope.externalReference ?? null,
