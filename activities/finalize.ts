@@ -74,6 +74,11 @@ export function createFinalizeActivities(deps: { orm: Orm }) {
       const events = await em.find(AuditEvent, { envelopeId: envelope.id }, { orderBy: { sequence: 'asc' } });
       const organization = await em.findOneOrFail(Organization, { id: envelope.organizationId });
       const completedAt = new Date(request.completedAt);
+      const drawn = await finalPdfValues(
+        em,
+        envelope.organizationId,
+        fields.map((field) => values.find((v) => v.fieldId === field.id)?.value),
+      );
 
       let finalPdf: Uint8Array;
       let auditTrail: Uint8Array;
@@ -82,14 +87,14 @@ export function createFinalizeActivities(deps: { orm: Orm }) {
           basePdf: source.content,
           envelopeId: envelope.id,
           completedAt,
-          fields: fields.map((field) => ({
+          fields: fields.map((field, index) => ({
             type: field.type,
             page: field.page,
             x: Number(field.x),
             y: Number(field.y),
             width: Number(field.width),
             height: Number(field.height),
-            value: fieldValue(values.find((v) => v.fieldId === field.id)?.value),
+            value: drawn[index] ?? null,
           })),
         });
         auditTrail = await renderAuditTrail({
@@ -123,6 +128,8 @@ export function createFinalizeActivities(deps: { orm: Orm }) {
             type: event.type,
             occurredAt: event.occurredAt,
             data: event.data,
+            ...(typeof event.data.ip === 'string' ? { ip: event.data.ip } : {}),
+            ...(typeof event.data.user_agent === 'string' ? { userAgent: event.data.user_agent } : {}),
           })),
           generatedAt: completedAt,
         });
@@ -188,9 +195,40 @@ async function artifactsOf(
   };
 }
 
-function fieldValue(value: unknown): FinalPdfFieldValue {
-  if (typeof value === 'string' || typeof value === 'boolean') return value;
-  return null;
+/**
+ * Stored field values as the renderer draws them: strings and booleans as they are; a signer's image
+ * `{ fileId, typedName }` as the stored PNG's bytes with the typed name; anything else as nothing.
+ */
+export async function finalPdfValues(
+  em: Orm['em'],
+  organizationId: string,
+  values: unknown[],
+): Promise<FinalPdfFieldValue[]> {
+  const fileIds = values.flatMap((value) => {
+    const image = imageReference(value);
+    return image ? [image.fileId] : [];
+  });
+  const files =
+    fileIds.length === 0
+      ? []
+      : await em.find(StoredFile, { id: { $in: fileIds }, organizationId }, { populate: ['content'] });
+  return values.map((value) => {
+    if (typeof value === 'string' || typeof value === 'boolean') return value;
+    const image = imageReference(value);
+    const file = image && files.find((f) => f.id === image.fileId);
+    if (!image || !file) return null;
+    return {
+      imagePng: new Uint8Array(file.content),
+      ...(image.typedName ? { typedName: image.typedName } : {}),
+    };
+  });
+}
+
+function imageReference(value: unknown): { fileId: string; typedName: string | null } | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { fileId, typedName } = value as Record<string, unknown>;
+  if (typeof fileId !== 'string') return undefined;
+  return { fileId, typedName: typeof typedName === 'string' ? typedName : null };
 }
 
 function sha256(bytes: Uint8Array): string {

@@ -9,6 +9,7 @@ import { registerOpenApi } from './http/openapi.ts';
 import { createServer } from './http/server.ts';
 import { healthRoutes } from './routes/health.ts';
 import { oauthTokenRoutes } from './routes/oauth-token.ts';
+import { signingRoutes } from './routes/signing.ts';
 import { v1Routes } from './routes/v1/index.ts';
 
 export interface AppDependencies {
@@ -24,6 +25,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(healthRoutes, deps);
   await app.register(oauthTokenRoutes, deps);
   await app.register(async (scope) => scope.register(v1Routes, deps), { prefix: '/api/v1' });
+  await app.register(signingRoutes, deps);
   await app.ready();
   return app;
 }

@@ -24,12 +24,46 @@ export const REDACTED_PATHS = [
   '*.databaseUrl',
 ];
 
-export function createLogger(config: Pick<Config, 'logLevel'>, name: string): Logger {
-  return pino({
-    name,
-    level: config.logLevel,
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-  });
+export function createLogger(
+  config: Pick<Config, 'logLevel'>,
+  name: string,
+  destination?: pino.DestinationStream,
+): Logger {
+  return pino(
+    {
+      name,
+      level: config.logLevel,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      serializers: { req: serializeRequest },
+    },
+    destination,
+  );
+}
+
+/** Signing-link tokens travel in URL paths (`/api/signing/<token>`, `/<token>/document`): never log them. */
+export function redactTokensInPath(url: string): string {
+  return url
+    .replace(/^\/api\/signing\/[^/?#]+/, '/api/signing/[token]')
+    .replace(/^\/[^/?#]+\/document(?=$|[?#])/, '/[token]/document');
+}
+
+interface LoggedRequest {
+  method?: string;
+  url?: string;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}
+
+/** What a request log line says about the request (Fastify's default, with tokens taken out of the URL). */
+function serializeRequest(request: LoggedRequest) {
+  return {
+    method: request.method,
+    url: redactTokensInPath(request.url ?? ''),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
 }
 
 /** A connection URL safe to print: the password is replaced. */

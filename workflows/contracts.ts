@@ -54,7 +54,18 @@ export interface EnvelopeState {
   sequence: number;
 }
 
-export interface CompleteRecipientRequest {
+/** Where a signer's action came from, recorded in the audit event's data as `ip` and `user_agent`. */
+export interface SignerActionOrigin {
+  ip?: string;
+  userAgent?: string;
+}
+
+export interface CompleteRecipientRequest extends SignerActionOrigin {
+  recipientId: string;
+}
+
+/** A recipient opened their signing link (the first time: later opens record nothing). */
+export interface RecipientOpenedRequest extends SignerActionOrigin {
   recipientId: string;
 }
 
@@ -62,7 +73,7 @@ export interface CancelEnvelopeRequest {
   reason?: string;
 }
 
-export interface DeclineRecipientRequest {
+export interface DeclineRecipientRequest extends SignerActionOrigin {
   recipientId: string;
   /** Why the recipient declines; required (the specification's signer rule 5). */
   reason: string;
@@ -82,6 +93,7 @@ export const cancelEnvelopeUpdate = defineUpdate<EnvelopeState, [CancelEnvelopeR
 export const declineRecipientUpdate = defineUpdate<EnvelopeState, [DeclineRecipientRequest]>(
   'declineRecipient',
 );
+export const recipientOpenedUpdate = defineUpdate<EnvelopeState, [RecipientOpenedRequest]>('recipientOpened');
 /** Operators: render the final PDF again after FinalPdfFailed. */
 export const retryFinalizationUpdate = defineUpdate<EnvelopeState>('retryFinalization');
 export const remindEnvelopeUpdate = defineUpdate<EnvelopeState>('remindEnvelope');

@@ -25,9 +25,12 @@ import {
   type ExtendEnvelopeRequest,
   envelopeStateQuery,
   extendEnvelopeUpdate,
+  type RecipientOpenedRequest,
   type RecipientPlan,
+  recipientOpenedUpdate,
   remindEnvelopeUpdate,
   retryFinalizationUpdate,
+  type SignerActionOrigin,
   searchAttributes,
   sendEnvelopeUpdate,
 } from './contracts.ts';
@@ -106,6 +109,8 @@ class Envelope {
     for (const recipient of this.input.recipients) {
       const status = this.recipientStatus.get(recipient.id);
       if (status === 'Completed') continue;
+      // A recipient who opened their link keeps that status while their round is in turn.
+      if (status === 'LinkOpened' && this.roundOf(recipient.id) <= current) continue;
       if (!actsInRounds(recipient)) {
         this.recipientStatus.set(recipient.id, 'Pending');
         continue;
@@ -156,7 +161,11 @@ class Envelope {
   /** Recipients who may act now and have not yet: the ones a reminder is for. */
   awaitedRecipients(): string[] {
     return [...this.recipientStatus]
-      .filter(([id, status]) => status === 'Pending' && actsInRounds(this.recipient(id) as RecipientPlan))
+      .filter(
+        ([id, status]) =>
+          (status === 'Pending' || status === 'LinkOpened') &&
+          actsInRounds(this.recipient(id) as RecipientPlan),
+      )
       .map(([id]) => id);
   }
 
@@ -212,6 +221,12 @@ class Envelope {
       'complete first',
       'complete before anyone later may act',
     );
+  }
+
+  /** The first open of a recipient's link: LinkOpened; a Sent envelope becomes Opened. */
+  open(recipientId: string): void {
+    this.recipientStatus.set(recipientId, 'LinkOpened');
+    if (this.status === 'Sent') this.status = 'Opened';
   }
 
   /** A recipient declined: the envelope stops; everyone else who had not completed is Cancelled. */
@@ -276,15 +291,16 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
 
   setHandler(
     completeRecipientUpdate,
-    ({ recipientId }: CompleteRecipientRequest) => {
+    (request: CompleteRecipientRequest) => {
+      const { recipientId } = request;
       envelope.completeRecipient(recipientId);
       if (envelope.status === 'Completed' && patched(FINAL_PDF_PATCH)) {
         // Everyone required has completed: the main loop renders the final PDF, then completes.
         envelope.status = 'ProcessingFinalPdf';
         envelope.signedAt = new Date().toISOString();
-        return projected(record('recipient.completed', recipientId));
+        return projected(record('recipient.completed', recipientId, originData(request)));
       }
-      let sequence = record('recipient.completed', recipientId);
+      let sequence = record('recipient.completed', recipientId, originData(request));
       if (envelope.status === 'Completed') {
         sequence = record('envelope.completed', null, completedEventData(input));
       }
@@ -324,14 +340,35 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
 
   setHandler(
     declineRecipientUpdate,
-    ({ recipientId, reason }: DeclineRecipientRequest) => {
+    (request: DeclineRecipientRequest) => {
+      const { recipientId, reason } = request;
       envelope.decline(recipientId);
-      return projected(record('recipient.declined', recipientId, { reason: reason.trim() }));
+      return projected(
+        record('recipient.declined', recipientId, { reason: reason.trim(), ...originData(request) }),
+      );
     },
     {
       validator: ({ recipientId, reason }: DeclineRecipientRequest) => {
         const why = envelope.whyCannotDecline(recipientId, typeof reason === 'string' ? reason : '');
         if (why) throw ApplicationFailure.nonRetryable(why, 'RecipientCannotDecline');
+      },
+    },
+  );
+
+  // Opening a link records once; a later open (or an open by a recipient who cannot act) records nothing.
+  setHandler(
+    recipientOpenedUpdate,
+    (request: RecipientOpenedRequest) => {
+      if (envelope.recipientStatus.get(request.recipientId) !== 'Pending') {
+        return projected(envelope.sequence);
+      }
+      envelope.open(request.recipientId);
+      return projected(record('recipient.opened', request.recipientId, originData(request)));
+    },
+    {
+      validator: ({ recipientId }: RecipientOpenedRequest) => {
+        const reason = envelope.whyCannotComplete(recipientId);
+        if (reason) throw ApplicationFailure.nonRetryable(reason, 'RecipientCannotOpen');
       },
     },
   );
@@ -492,6 +529,14 @@ async function waitForChange(changed: () => boolean, expiresAt: string | null): 
 
 function deadlineMs(expiresAt: string | null): number {
   return expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(expiresAt);
+}
+
+/** A signer action's origin as audit-event data; nothing when the action came from the operator side. */
+function originData(origin: SignerActionOrigin): Record<string, unknown> {
+  return {
+    ...(origin.ip ? { ip: origin.ip } : {}),
+    ...(origin.userAgent ? { user_agent: origin.userAgent } : {}),
+  };
 }
 
 function completedEventData(input: EnvelopeWorkflowInput): Record<string, unknown> {

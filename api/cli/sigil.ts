@@ -18,6 +18,7 @@ import { deleteClientSecret } from '../services/oauth-clients/delete-client-secr
 import { listOAuthClients } from '../services/oauth-clients/list-oauth-clients.ts';
 import { rotateClientSecret } from '../services/oauth-clients/rotate-client-secret.ts';
 import { createOrganization } from '../services/organizations/create-organization.ts';
+import { issueSigningLinks } from '../services/signing/issue-signing-links.ts';
 import { createTemplate } from '../services/templates/create-template.ts';
 
 const USAGE = `Usage: sigil <command> [options] [--json]
@@ -33,6 +34,8 @@ const USAGE = `Usage: sigil <command> [options] [--json]
                   [--expires-at ISO_DATE_TIME] [--external-reference REF]
   envelope retry-final-pdf --org ORG_ID --envelope ENVELOPE_ID
                   renders the final PDF and audit trail again after FinalPdfFailed
+  envelope links  --org ORG_ID --envelope ENVELOPE_ID
+                  issues a new signing link for each acting recipient (earlier links stop working)
 
 Connects to DATABASE_URL (default: the embedded PostgreSQL of \`npm start\`) and, for envelope send,
 TEMPORAL_ADDRESS (default: the dev server of \`npm start\`). --json prints machine-readable output.
@@ -242,6 +245,21 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
     return {
       json: { envelopeId: state.envelopeId, state },
       text: `envelope ${state.envelopeId}: ${state.status} (the final PDF is being rendered again)`,
+    };
+  },
+
+  'envelope links': async (values, runtime) => {
+    const links = await issueSigningLinks(
+      { orm: await runtime.orm(), config: runtime.config },
+      required(values, 'org'),
+      required(values, 'envelope'),
+    );
+    return {
+      json: { links },
+      text:
+        links.length === 0
+          ? 'no acting recipients: no signing links issued'
+          : links.map((link) => `${link.fullName} (${link.recipientId})\n  ${link.url}`).join('\n'),
     };
   },
 

@@ -3,6 +3,7 @@ import { AuditEventSchema, EnvelopeFieldValueSchema, EnvelopeSchema, RecipientSc
 import { OAuthAccessTokenSchema, OAuthClientSchema, OAuthClientSecretSchema } from './oauth-client.ts';
 import { OrganizationSchema, PlanSchema } from './organization.ts';
 import { SandboxEnvelopeSchema } from './sandbox-envelope.ts';
+import { SigningLinkSchema } from './signing-link.ts';
 import { StoredFileSchema } from './stored-file.ts';
 import { TemplateFieldSchema, TemplateRoleSchema, TemplateSchema } from './template.ts';
 
@@ -10,6 +11,7 @@ export * from './envelope.ts';
 export * from './oauth-client.ts';
 export * from './organization.ts';
 export * from './sandbox-envelope.ts';
+export * from './signing-link.ts';
 export * from './stored-file.ts';
 export * from './template.ts';
 
@@ -28,4 +30,5 @@ export const entities = [
   AuditEventSchema,
   EnvelopeFieldValueSchema,
   SandboxEnvelopeSchema,
+  SigningLinkSchema,
 ];

@@ -4,10 +4,12 @@ import { Migration0001Initial } from './0001-initial.ts';
 import { Migration0002PublicApi } from './0002-public-api.ts';
 import { Migration0003Sandbox } from './0003-sandbox.ts';
 import { Migration0004EnvelopeSettings } from './0004-envelope-settings.ts';
+import { Migration0005Signing } from './0005-signing.ts';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-initial', class: Migration0001Initial },
   { name: '0002-public-api', class: Migration0002PublicApi },
   { name: '0003-sandbox', class: Migration0003Sandbox },
   { name: '0004-envelope-settings', class: Migration0004EnvelopeSettings },
+  { name: '0005-signing', class: Migration0005Signing },
 ];

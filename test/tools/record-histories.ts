@@ -13,6 +13,8 @@ import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
 import { remindEnvelope } from '../../api/services/envelopes/remind-envelope.ts';
 import { retryFinalization } from '../../api/services/envelopes/retry-finalization.ts';
 import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
+import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
+import { signingView } from '../../api/services/signing/signer-actions.ts';
 import { StoredFile, Template } from '../../db/entities/index.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { draftTwoSignerEnvelope } from '../support/context.ts';
@@ -126,6 +128,34 @@ try {
   await ctx.orm.em.fork().nativeUpdate(StoredFile, { id: source.id }, { content: original });
   await retryFinalization(ctx, failing.organizationId, failing.envelopeId);
   await save('final-pdf-failed-retried', failing.envelopeId);
+
+  // Signers open their links (recipientOpened, twice: the second records nothing) and complete with their
+  // address and user agent in the events.
+  const signed = await draft();
+  await sendEnvelope(ctx, signed.org, signed.id);
+  const origin = { ip: '203.0.113.7', userAgent: 'recorder' };
+  const links = await issueSigningLinks(ctx, signed.org, signed.id);
+  const tokens = links.map((link) => link.url.split('/sign/')[1] as string);
+  await signingView(ctx, tokens[0] as string, origin);
+  await signingView(ctx, tokens[0] as string, origin);
+  await completeRecipient(ctx, signed.org, signed.id, signed.recipients[0] as string, origin);
+  await signingView(ctx, tokens[1] as string, origin);
+  await completeRecipient(ctx, signed.org, signed.id, signed.recipients[1] as string, origin);
+  await save('signer-api-completed', signed.id);
+
+  const declinedBySigner = await draft();
+  await sendEnvelope(ctx, declinedBySigner.org, declinedBySigner.id);
+  const [declineLink] = await issueSigningLinks(ctx, declinedBySigner.org, declinedBySigner.id);
+  await signingView(ctx, declineLink?.url.split('/sign/')[1] as string, origin);
+  await declineRecipient(
+    ctx,
+    declinedBySigner.org,
+    declinedBySigner.id,
+    declinedBySigner.recipients[0] as string,
+    { reason: 'recorded' },
+    origin,
+  );
+  await save('signer-api-declined', declinedBySigner.id);
 
   const expired = await draft(new Date(Date.now() + 3000).toISOString());
   await sendEnvelope(ctx, expired.org, expired.id);

@@ -3,6 +3,7 @@ import {
   completeRecipientUpdate,
   type EnvelopeState,
   envelopeWorkflowId,
+  type SignerActionOrigin,
 } from '../../../workflows/contracts.ts';
 import { Conflict, NotFound } from '../../errors.ts';
 import type { ServiceContext } from '../context.ts';
@@ -14,6 +15,7 @@ export async function completeRecipient(
   organizationId: string,
   envelopeId: string,
   recipientId: string,
+  origin: SignerActionOrigin = {},
 ): Promise<EnvelopeState> {
   const { envelope, recipients } = await findEnvelope(ctx, organizationId, envelopeId);
   if (!recipients.some((r) => r.id === recipientId)) {
@@ -23,7 +25,7 @@ export async function completeRecipient(
   try {
     return await ctx.temporal.workflow
       .getHandle(envelopeWorkflowId(envelope.id))
-      .executeUpdate(completeRecipientUpdate, { args: [{ recipientId }] });
+      .executeUpdate(completeRecipientUpdate, { args: [{ recipientId, ...origin }] });
   } catch (error) {
     throw toServiceError(error, envelope.id, envelope.status);
   }

@@ -5,6 +5,7 @@ import {
   declineRecipientUpdate,
   type EnvelopeState,
   envelopeWorkflowId,
+  type SignerActionOrigin,
 } from '../../../workflows/contracts.ts';
 import { Conflict, NotFound } from '../../errors.ts';
 import type { ServiceContext } from '../context.ts';
@@ -22,6 +23,7 @@ export async function declineRecipient(
   envelopeId: string,
   recipientId: string,
   input: z.input<typeof DeclineInput>,
+  origin: SignerActionOrigin = {},
 ): Promise<EnvelopeState> {
   const { reason } = parseInput(DeclineInput, input, 'decline');
   const { envelope, recipients } = await findEnvelope(ctx, organizationId, envelopeId);
@@ -33,7 +35,7 @@ export async function declineRecipient(
   try {
     return await ctx.temporal.workflow
       .getHandle(envelopeWorkflowId(envelope.id))
-      .executeUpdate(declineRecipientUpdate, { args: [{ recipientId, reason }] });
+      .executeUpdate(declineRecipientUpdate, { args: [{ recipientId, reason, ...origin }] });
   } catch (error) {
     throw toServiceError(error, envelope.id, envelope.status);
   }

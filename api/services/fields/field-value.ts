@@ -1,5 +1,6 @@
 // What a value of each field type may be. Used for initial values now and for signers' values later.
 import { z } from 'zod';
+import { inspectPng } from '../../../activities/pdf/png.ts';
 import type { FieldType } from '../../../workflows/domain.ts';
 
 export const TEXT_LIMITS: Partial<Record<FieldType, number>> = {
@@ -34,6 +35,74 @@ export function checkInitialValue(
   if (SIGNER_SUPPLIED.includes(field.type)) {
     return { ok: false, message: `${field.type} fields are filled by the signer and cannot be prefilled` };
   }
+  return checkPlainValue(field, value);
+}
+
+/** Field types whose signer value is a PNG image (drawn, stamped or uploaded), optionally with a typed name. */
+export const IMAGE_FIELD_TYPES: readonly FieldType[] = [
+  'Signature',
+  'Initials',
+  'Company stamp',
+  'Image upload',
+];
+
+export const MAX_SIGNER_IMAGE_BYTES = 1024 * 1024;
+const MAX_TYPED_NAME = 200;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+export type SignerValueCheck =
+  | { ok: true; value: string | boolean | null }
+  | { ok: true; image: { png: Buffer; typedName: string | null } }
+  | { ok: false; message: string };
+
+/**
+ * Checks a value a signer supplies. `null` (or an empty string) clears the field. Images come as
+ * `{ imagePngBase64, typedName? }`: a PNG of at most 1 MB once decoded.
+ */
+export function checkSignerValue(
+  field: { type: FieldType; options?: string[] | null },
+  value: unknown,
+): SignerValueCheck {
+  if (field.type === 'Read-only text')
+    return { ok: false, message: 'Read-only text fields are not editable' };
+  if (field.type === 'File upload') return { ok: false, message: 'File upload fields are not supported yet' };
+  if (value === null || value === '') return { ok: true, value: null };
+  if (IMAGE_FIELD_TYPES.includes(field.type)) return checkImageValue(value);
+  return checkPlainValue(field, value);
+}
+
+function checkImageValue(value: unknown): SignerValueCheck {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, message: 'must be an object { imagePngBase64, typedName? }' };
+  }
+  const { imagePngBase64, typedName, ...rest } = value as Record<string, unknown>;
+  const unknownKeys = Object.keys(rest);
+  if (unknownKeys.length > 0) return { ok: false, message: `unknown property ${unknownKeys[0]}` };
+  if (typeof imagePngBase64 !== 'string' || imagePngBase64 === '' || !BASE64.test(imagePngBase64)) {
+    return { ok: false, message: 'imagePngBase64 must be a base64-encoded PNG' };
+  }
+  if (typedName !== undefined && typedName !== null && typeof typedName !== 'string') {
+    return { ok: false, message: 'typedName must be a string' };
+  }
+  const name = typeof typedName === 'string' ? typedName.trim() : '';
+  if (name.length > MAX_TYPED_NAME)
+    return { ok: false, message: `typedName: at most ${MAX_TYPED_NAME} characters` };
+  // Decoded size is known before decoding: refuse oversized images without allocating them.
+  if (Math.floor((imagePngBase64.length * 3) / 4) > MAX_SIGNER_IMAGE_BYTES + 2) {
+    return { ok: false, message: 'the image must be at most 1 MB' };
+  }
+  const png = Buffer.from(imagePngBase64, 'base64');
+  if (png.byteLength > MAX_SIGNER_IMAGE_BYTES)
+    return { ok: false, message: 'the image must be at most 1 MB' };
+  const inspected = inspectPng(png);
+  if ('problem' in inspected) return { ok: false, message: `the image must be a PNG: ${inspected.problem}` };
+  return { ok: true, image: { png, typedName: name === '' ? null : name } };
+}
+
+function checkPlainValue(
+  field: { type: FieldType; options?: string[] | null },
+  value: unknown,
+): FieldValueCheck {
   if (field.type === 'Checkbox') {
     return typeof value === 'boolean' ? { ok: true, value } : { ok: false, message: 'must be true or false' };
   }

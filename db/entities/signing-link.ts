@@ -1,0 +1,17 @@
+// A recipient's signing link. The token is shown once (in the issued URL); only its SHA-256 is stored.
+import { defineEntity, p } from '@mikro-orm/core';
+
+export const SigningLinkSchema = defineEntity({
+  name: 'SigningLink',
+  tableName: 'signing_link',
+  properties: {
+    tokenHash: p.string().primary(),
+    recipientId: p.uuid(),
+    envelopeId: p.uuid(),
+    organizationId: p.uuid(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    revokedAt: p.datetime().nullable(),
+  },
+});
+export class SigningLink extends SigningLinkSchema.class {}
+SigningLinkSchema.setClass(SigningLink);
