@@ -17,7 +17,7 @@ import {
 import type { Orm } from '../db/orm.ts';
 import { PdfRenderError } from './pdf/errors.ts';
 import { renderAuditTrail } from './pdf/render-audit-trail.ts';
-import { type FinalPdfFieldValue, renderFinalPdf } from './pdf/render-final-pdf.ts';
+import { type FinalPdfField, type FinalPdfFieldValue, renderFinalPdf } from './pdf/render-final-pdf.ts';
 
 export interface FinalizeEnvelopeRequest {
   envelopeId: string;
@@ -87,15 +87,7 @@ export function createFinalizeActivities(deps: { orm: Orm }) {
           basePdf: source.content,
           envelopeId: envelope.id,
           completedAt,
-          fields: fields.map((field, index) => ({
-            type: field.type,
-            page: field.page,
-            x: Number(field.x),
-            y: Number(field.y),
-            width: Number(field.width),
-            height: Number(field.height),
-            value: drawn[index] ?? null,
-          })),
+          fields: placedFields(fields, drawn),
         });
         auditTrail = await renderAuditTrail({
           envelope: {
@@ -233,4 +225,21 @@ function imageReference(value: unknown): { fileId: string; typedName: string | n
 
 function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Template fields with the value drawn in each (by position in `fields`), as the renderer takes them. */
+export function placedFields(
+  fields: Pick<TemplateField, 'type' | 'page' | 'x' | 'y' | 'width' | 'height'>[],
+  drawn: (FinalPdfFieldValue | undefined)[],
+): FinalPdfField[] {
+  return fields.map((field, index) => ({
+    type: field.type,
+    page: field.page,
+    // Double-precision columns arrive as strings from the driver.
+    x: Number(field.x),
+    y: Number(field.y),
+    width: Number(field.width),
+    height: Number(field.height),
+    value: drawn[index] ?? null,
+  }));
 }

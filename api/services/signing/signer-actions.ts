@@ -2,7 +2,7 @@
 // the document, save field values, complete and decline. Every workflow change goes through an Update
 // with the client's address and user agent, which the audit events carry.
 import { createHash, randomUUID } from 'node:crypto';
-import { finalPdfValues } from '../../../activities/finalize.ts';
+import { finalPdfValues, placedFields } from '../../../activities/finalize.ts';
 import { renderFinalPdf } from '../../../activities/pdf/render-final-pdf.ts';
 import {
   EnvelopeFieldValue,
@@ -124,15 +124,7 @@ export async function signingDocument(ctx: ServiceContext, token: string): Promi
     basePdf: source.content,
     envelopeId: envelope.id,
     completedAt: new Date(),
-    fields: fields.map((field, index) => ({
-      type: field.type,
-      page: field.page,
-      x: Number(field.x),
-      y: Number(field.y),
-      width: Number(field.width),
-      height: Number(field.height),
-      value: drawn[index] ?? null,
-    })),
+    fields: placedFields(fields, drawn),
   });
 }
 
