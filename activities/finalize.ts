@@ -3,6 +3,7 @@
 // envelope that already has its artifacts (a retry after a crash) gets the same ones back, so there is
 // exactly one final PDF per envelope.
 import { createHash, randomUUID } from 'node:crypto';
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import {
   AuditEvent,
@@ -74,6 +75,7 @@ export function createFinalizeActivities(deps: { orm: Orm }) {
       const events = await em.find(AuditEvent, { envelopeId: envelope.id }, { orderBy: { sequence: 'asc' } });
       const organization = await em.findOneOrFail(Organization, { id: envelope.organizationId });
       const completedAt = new Date(request.completedAt);
+      heartbeat('loaded');
       const drawn = await finalPdfValues(
         em,
         envelope.organizationId,
@@ -89,6 +91,7 @@ export function createFinalizeActivities(deps: { orm: Orm }) {
           completedAt,
           fields: placedFields(fields, drawn),
         });
+        heartbeat('final PDF rendered');
         auditTrail = await renderAuditTrail({
           envelope: {
             id: envelope.id,
@@ -132,6 +135,7 @@ export function createFinalizeActivities(deps: { orm: Orm }) {
         throw ApplicationFailure.nonRetryable(reason, PDF_RENDER_FAILURE);
       }
 
+      heartbeat('audit trail rendered');
       return em.transactional(async (tx) => {
         // Serializes concurrent attempts: the second one finds the first one's artifacts.
         const [locked] = await tx.execute<{ final_pdf_file_id: string | null }[]>(
@@ -242,4 +246,13 @@ export function placedFields(
     height: Number(field.height),
     value: drawn[index] ?? null,
   }));
+}
+
+/** Tells Temporal the attempt is alive (no-op outside an activity, e.g. when called directly in a test). */
+function heartbeat(step: string): void {
+  try {
+    Context.current().heartbeat(step);
+  } catch {
+    // Not running as an activity.
+  }
 }

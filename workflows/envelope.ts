@@ -50,6 +50,9 @@ const { projectEnvelopeTransition } = proxyActivities<Activities>({
 const FINALIZE_ATTEMPTS = 5;
 const { finalizeEnvelope } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
+  // The activity heartbeats between its steps, so a worker that dies while finalizing is noticed in
+  // seconds, not after the whole start-to-close timeout. Well above the longest render measured.
+  heartbeatTimeout: '30 seconds',
   retry: {
     initialInterval: '2 seconds',
     backoffCoefficient: 2,

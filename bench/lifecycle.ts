@@ -1,0 +1,421 @@
+// `npm run bench:lifecycle`: the envelope lifecycle on real PostgreSQL, Temporal and the envelope worker, all
+// on one machine. Prints three tables; asserts nothing.
+// 1. Envelopes per second from send to Completed: 2-signer Sequential envelopes created and sent through
+//    /api/v1, both signers through the signer API (app.inject), the worker rendering the final PDF.
+//    BENCH_ENVELOPES (default 20) envelopes, BENCH_CONCURRENCY (default 4) at a time.
+// 2. Final-PDF render time for 1, 10 and 50-page documents (renderFinalPdf called directly).
+// 3. Memory per open envelope workflow: BENCH_OPEN (default 200) envelopes sent and left waiting for signers.
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { getHeapStatistics } from 'node:v8';
+import { crc32, deflateSync } from 'node:zlib';
+import { pino } from 'pino';
+import { type FinalPdfField, renderFinalPdf } from '../activities/pdf/render-final-pdf.ts';
+import { buildApp } from '../api/app.ts';
+import { SCOPES } from '../api/auth/scopes.ts';
+import { createOAuthClient } from '../api/services/oauth-clients/create-oauth-client.ts';
+import { issueSigningLinks } from '../api/services/signing/issue-signing-links.ts';
+import { loadConfig } from '../config/config.ts';
+import { AuditEvent, Organization } from '../db/entities/index.ts';
+import { buildDemoPdf } from '../db/seed/demo-pdf.ts';
+import { connectClient } from '../temporal/connection.ts';
+import { createOrganizationWithTemplate } from '../test/support/context.ts';
+import { startTestInfrastructure } from '../test/support/infrastructure.ts';
+import { envelopeWorkflowId } from '../workflows/contracts.ts';
+import type { envelopeWorkflow } from '../workflows/envelope.ts';
+
+const ENVELOPES = Number(process.env.BENCH_ENVELOPES ?? 20);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const OPEN = Number(process.env.BENCH_OPEN ?? 200);
+const RENDER_RUNS = 5;
+const RENDER_PAGES = [1, 10, 50];
+const say = (line: string) => process.stdout.write(`[bench] ${line}\n`);
+const out = (line = '') => process.stdout.write(`${line}\n`);
+
+/** An RGBA PNG with a horizontal stroke, built here so the benchmark needs no image fixture. */
+function strokePng(width = 120, height = 40): Buffer {
+  const stride = width * 4 + 1;
+  const raw = Buffer.alloc(stride * height);
+  for (let y = 0; y < height; y += 1) {
+    for (let x = 0; x < width; x += 1) {
+      const ink = Math.abs(y - height / 2 - Math.sin(x / 9) * 6) < 2;
+      raw.set(ink ? [15, 25, 110, 255] : [0, 0, 0, 0], y * stride + 1 + x * 4);
+    }
+  }
+  const chunk = (type: string, data: Buffer) => {
+    const typed = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(typed));
+    return Buffer.concat([length, typed, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 6, 0, 0, 0], 8); // 8-bit RGBA, deflate, no filter, no interlace
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.ceil((p / 100) * sorted.length) - 1;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank))] as number;
+}
+
+const median = (values: number[]) => percentile(values, 50);
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+
+/** Runs `task` for 0..count-1 with at most `concurrency` at a time. */
+async function pool(count: number, concurrency: number, task: (index: number) => Promise<void>) {
+  let next = 0;
+  const lane = async () => {
+    while (next < count) {
+      const index = next;
+      next += 1;
+      await task(index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, lane));
+}
+
+function table(header: string[], rows: string[][]): void {
+  const widths = header.map((cell, column) =>
+    Math.max(cell.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: string[]) =>
+    cells.map((cell, column) =>
+      column === 0 ? cell.padEnd(widths[0] ?? 0) : cell.padStart(widths[column] ?? 0),
+    );
+  out(line(header).join('  '));
+  for (const row of rows) out(line(row).join('  '));
+}
+
+interface MemorySample {
+  rss: number;
+  heapUsed: number;
+}
+
+/** The process's memory after a forced GC if one is exposed, else the median of a few samples after a pause. */
+async function settledMemory(): Promise<MemorySample & { method: string }> {
+  const gc = (globalThis as unknown as { gc?: () => void }).gc;
+  if (gc) {
+    await sleep(500);
+    gc();
+    gc();
+    const { rss, heapUsed } = process.memoryUsage();
+    return { rss, heapUsed, method: 'forced GC' };
+  }
+  await sleep(1500);
+  const samples: MemorySample[] = [];
+  for (let index = 0; index < 7; index += 1) {
+    const { rss, heapUsed } = process.memoryUsage();
+    samples.push({ rss, heapUsed });
+    await sleep(300);
+  }
+  return {
+    rss: median(samples.map((s) => s.rss)),
+    heapUsed: median(samples.map((s) => s.heapUsed)),
+    method: 'median of 7 samples, no forced GC',
+  };
+}
+
+/** The SDK 1.x default workflow cache size with reuseV8Context (the default), for this process's heap limit. */
+function defaultWorkflowCache(): number {
+  const heapMiB = getHeapStatistics().heap_size_limit / 1024 / 1024;
+  return Math.max(Math.floor((Math.max(heapMiB - 200, 0) * 600) / 1024), 10);
+}
+
+const benchStarted = performance.now();
+const infrastructure = await startTestInfrastructure(say);
+const temporal = await connectClient({
+  address: infrastructure.temporalAddress,
+  namespace: infrastructure.namespace,
+});
+const config = loadConfig({
+  SIGIL_ENV: 'production',
+  DATABASE_URL: infrastructure.databaseUrl,
+  TEMPORAL_ADDRESS: infrastructure.temporalAddress,
+});
+const app = await buildApp({
+  config,
+  orm: infrastructure.orm,
+  temporal: { connection: temporal.connection, client: temporal.client, namespace: infrastructure.namespace },
+  logger: pino({ level: 'silent' }),
+});
+try {
+  await app.ready();
+  const ctx = { orm: infrastructure.orm, config };
+  const { organization, template } = await createOrganizationWithTemplate(ctx);
+  // The limiter stays on the measured path; the limit is raised so it never answers 429.
+  await infrastructure.orm.em
+    .fork()
+    .nativeUpdate(
+      Organization,
+      { id: organization.id },
+      { ratePerMinute: 100_000_000, uploadRatePerMinute: 100_000_000 },
+    );
+  const client = await createOAuthClient(ctx, {
+    organizationId: organization.id,
+    name: 'bench',
+    scopes: [...SCOPES],
+  });
+  const tokenResponse = await app.inject({
+    method: 'POST',
+    url: '/oauth/token',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    payload: 'grant_type=client_credentials',
+  });
+  if (tokenResponse.statusCode !== 200) throw new Error(`token: ${tokenResponse.body}`);
+  const headers = { authorization: `Bearer ${tokenResponse.json().access_token as string}` };
+  const signature = strokePng();
+  const signatureBase64 = signature.toString('base64');
+
+  async function call(method: 'GET' | 'PUT' | 'POST', url: string, payload?: object, auth = false) {
+    const response = await app.inject({
+      method,
+      url,
+      ...(auth ? { headers } : { headers: { 'user-agent': 'sigil-bench' } }),
+      ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+    });
+    if (response.statusCode >= 300) {
+      throw new Error(`${method} ${url} answered ${response.statusCode}: ${response.body}`);
+    }
+    return response.json();
+  }
+
+  /** Creates and sends a 2-signer Sequential envelope from the demo template through /api/v1. */
+  async function createAndSend(title: string): Promise<string> {
+    const created = await call(
+      'POST',
+      '/api/v1/envelopes/from-template',
+      {
+        title,
+        workflowType: 'Sequential',
+        templateId: template.id,
+        recipients: [
+          { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', signingOrder: 1 },
+          { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com', signingOrder: 2 },
+        ],
+      },
+      true,
+    );
+    const id = created.id as string;
+    await call('POST', `/api/v1/envelopes/${id}/send`, undefined, true);
+    return id;
+  }
+
+  /** One signer through the signer API: open the link, fill every own field, complete with consent. */
+  async function sign(token: string, name: string): Promise<void> {
+    const view = await call('GET', `/api/signing/${token}`);
+    if (view.state !== 'ready') throw new Error(`${name}'s link is ${view.state}, not ready`);
+    const fields = view.fields as { fieldDefinitionId: string; type: string }[];
+    const values = fields.flatMap((field) => {
+      if (field.type === 'Full name') return [{ fieldDefinitionId: field.fieldDefinitionId, value: name }];
+      if (field.type === 'Signature') {
+        return [
+          {
+            fieldDefinitionId: field.fieldDefinitionId,
+            value: { imagePngBase64: signatureBase64, typedName: name },
+          },
+        ];
+      }
+      if (field.type === 'Date') return [{ fieldDefinitionId: field.fieldDefinitionId, value: '2026-01-15' }];
+      return [];
+    });
+    if (values.length > 0) await call('PUT', `/api/signing/${token}/fields`, { values });
+    await call('POST', `/api/signing/${token}/complete`, { consent: true });
+  }
+
+  // ---- 1. Lifecycle throughput -------------------------------------------------------------------------
+  say('warm-up: one envelope through the whole lifecycle…');
+  async function lifecycle(title: string): Promise<{ id: string; sendToCompletedMs: number }> {
+    const started = performance.now();
+    const id = await createAndSend(title);
+    const links = await issueSigningLinks(ctx, organization.id, id);
+    const tokenOf = (name: string) => {
+      const link = links.find((l) => l.fullName === name);
+      if (!link) throw new Error(`no signing link for ${name} on ${id}`);
+      return link.url.split('/sign/')[1] as string;
+    };
+    await sign(tokenOf('Dana Levi'), 'Dana Levi');
+    await sign(tokenOf('Sam Cohen'), 'Sam Cohen');
+    const result = await temporal.client.workflow
+      .getHandle<typeof envelopeWorkflow>(envelopeWorkflowId(id))
+      .result();
+    if (result.status !== 'Completed') throw new Error(`envelope ${id} ended ${result.status}`);
+    return { id, sendToCompletedMs: performance.now() - started };
+  }
+  await lifecycle('Benchmark warm-up');
+
+  say(`lifecycle: ${ENVELOPES} envelopes, concurrency ${CONCURRENCY}…`);
+  const finished: { id: string; sendToCompletedMs: number }[] = [];
+  const lifecycleStarted = performance.now();
+  await pool(ENVELOPES, CONCURRENCY, async (index) => {
+    finished.push(await lifecycle(`Benchmark envelope ${index + 1}`));
+    if (finished.length % 5 === 0 || finished.length === ENVELOPES) {
+      say(`  ${finished.length}/${ENVELOPES} Completed`);
+    }
+  });
+  const lifecycleSeconds = (performance.now() - lifecycleStarted) / 1000;
+
+  const events = await infrastructure.orm.em.fork().find(
+    AuditEvent,
+    {
+      envelopeId: { $in: finished.map((f) => f.id) },
+      type: { $in: ['recipient.completed', 'document.final_pdf_ready'] },
+    },
+    { orderBy: { sequence: 'asc' } },
+  );
+  const lastSignatureToPdf: number[] = [];
+  for (const { id } of finished) {
+    const own = events.filter((e) => e.envelopeId === id);
+    const lastSigned = own.filter((e) => e.type === 'recipient.completed').at(-1);
+    const ready = own.find((e) => e.type === 'document.final_pdf_ready');
+    if (lastSigned && ready) {
+      lastSignatureToPdf.push(ready.occurredAt.getTime() - lastSigned.occurredAt.getTime());
+    }
+  }
+  const sendToCompleted = finished.map((f) => f.sendToCompletedMs);
+
+  // ---- 2. Final-PDF render time ------------------------------------------------------------------------
+  const renderMedians: { pages: number; median: number; bytes: number }[] = [];
+  for (const pages of RENDER_PAGES) {
+    say(`render: ${pages}-page document, ${RENDER_RUNS} runs after a warm-up…`);
+    const basePdf = await buildDemoPdf(`Benchmark agreement (${pages} pages)`, pages);
+    const fields: FinalPdfField[] = Array.from({ length: pages }, (_, index) => [
+      {
+        type: 'Full name' as const,
+        page: index + 1,
+        x: 56,
+        y: 600,
+        width: 220,
+        height: 24,
+        value: `Dana Levi, page ${index + 1}`,
+      },
+      {
+        type: 'Signature' as const,
+        page: index + 1,
+        x: 56,
+        y: 680,
+        width: 220,
+        height: 50,
+        value: { imagePng: signature, typedName: 'Dana Levi' },
+      },
+    ]).flat();
+    const input = {
+      basePdf,
+      fields,
+      envelopeId: 'bench-envelope',
+      completedAt: new Date('2026-01-15T10:00:00Z'),
+    };
+    let bytes = (await renderFinalPdf(input)).length;
+    const times: number[] = [];
+    for (let run = 0; run < RENDER_RUNS; run += 1) {
+      const started = performance.now();
+      bytes = (await renderFinalPdf(input)).length;
+      times.push(performance.now() - started);
+    }
+    renderMedians.push({ pages, median: median(times), bytes });
+  }
+
+  // ---- 3. Memory per open envelope workflow ------------------------------------------------------------
+  say('memory: settling before opening envelopes…');
+  const before = await settledMemory();
+  say(`memory: creating and sending ${OPEN} envelopes (left open, waiting for signer 1)…`);
+  const openStarted = performance.now();
+  let opened = 0;
+  await pool(OPEN, CONCURRENCY * 2, async (index) => {
+    await createAndSend(`Open benchmark envelope ${index + 1}`);
+    opened += 1;
+    if (opened % 50 === 0 || opened === OPEN) say(`  ${opened}/${OPEN} sent`);
+  });
+  const openSeconds = (performance.now() - openStarted) / 1000;
+  say('memory: settling after…');
+  const after = await settledMemory();
+
+  // ---- Report ------------------------------------------------------------------------------------------
+  out();
+  out(`1. Lifecycle: ${ENVELOPES} two-signer Sequential envelopes, concurrency ${CONCURRENCY}`);
+  out('   (create + send via /api/v1, links via the service, GET / PUT fields / POST complete per signer');
+  out('    via app.inject, until the workflow result is Completed)');
+  table(
+    ['measure', 'value'],
+    [
+      ['envelopes/s (send → Completed)', (ENVELOPES / lifecycleSeconds).toFixed(2)],
+      ['wall time', `${lifecycleSeconds.toFixed(2)} s`],
+      ['per envelope create → Completed p50', ms(percentile(sendToCompleted, 50))],
+      ['per envelope create → Completed p99', ms(percentile(sendToCompleted, 99))],
+      ['last signature → final PDF ready p50', ms(percentile(lastSignatureToPdf, 50))],
+      ['last signature → final PDF ready p99', ms(percentile(lastSignatureToPdf, 99))],
+      ['envelopes measured (last signature → PDF)', `${lastSignatureToPdf.length}/${ENVELOPES}`],
+    ],
+  );
+  out('   last signature → final PDF ready: occurred_at of the document.final_pdf_ready audit event minus');
+  out('   occurred_at of the last recipient.completed (both workflow-task times, millisecond resolution).');
+  out();
+  const onePage = renderMedians[0]?.median ?? Number.NaN;
+  out(
+    `2. Final-PDF render (renderFinalPdf, one Full name + one Signature image per page, median of ${RENDER_RUNS})`,
+  );
+  table(
+    ['pages', 'median', 'per page', 'vs 1 page', 'output'],
+    renderMedians.map((r) => [
+      String(r.pages),
+      ms(r.median),
+      ms(r.median / r.pages),
+      `${(r.median / onePage).toFixed(2)}×`,
+      kib(r.bytes),
+    ]),
+  );
+  out();
+  out(
+    `3. Memory per open envelope workflow: ${OPEN} envelopes sent and waiting (sent in ${openSeconds.toFixed(1)} s)`,
+  );
+  table(
+    ['measure', 'before', 'after', 'delta', `per envelope (÷${OPEN})`],
+    [
+      [
+        'rss',
+        mib(before.rss),
+        mib(after.rss),
+        mib(after.rss - before.rss),
+        kib((after.rss - before.rss) / OPEN),
+      ],
+      [
+        'heapUsed',
+        mib(before.heapUsed),
+        mib(after.heapUsed),
+        mib(after.heapUsed - before.heapUsed),
+        kib((after.heapUsed - before.heapUsed) / OPEN),
+      ],
+    ],
+  );
+  out(`   Measured on the benchmark process (worker + API + Temporal client together), ${after.method};`);
+  out(
+    `   the worker runs with the SDK default workflow cache (maxCachedWorkflows ≈ ${defaultWorkflowCache()} for`,
+  );
+  out(
+    `   this heap limit, by the SDK 1.x formula): ${defaultWorkflowCache() >= OPEN ? `all ${OPEN} open workflows stay cached` : 'not all open workflows fit; evicted ones hold no memory'}.`,
+  );
+  out("   rss covers everything, including the SDK's workflow thread where the workflow sandboxes live;");
+  out('   heapUsed is the main thread only (API, ORM, client, activities), so its delta is not the');
+  out('   workflows: without a forced GC it is mostly garbage not yet collected from the sends.');
+  out();
+  out(`(total run ${((performance.now() - benchStarted) / 1000).toFixed(0)} s, everything on one machine)`);
+} finally {
+  await app.close();
+  await temporal.close();
+  await infrastructure.stop();
+}
