@@ -3,15 +3,7 @@
 // nothing. BENCH_SECONDS (default 10) and BENCH_CONNECTIONS (default 10) tune each measurement.
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import { pino } from 'pino';
-import { buildApp } from '../api/app.ts';
-import { SCOPES } from '../api/auth/scopes.ts';
-import { createOAuthClient } from '../api/services/oauth-clients/create-oauth-client.ts';
-import { loadConfig } from '../config/config.ts';
-import { Organization } from '../db/entities/index.ts';
-import { connectClient } from '../temporal/connection.ts';
-import { createOrganizationWithTemplate } from '../test/support/context.ts';
-import { startTestInfrastructure } from '../test/support/infrastructure.ts';
+import { startBenchApi } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -39,53 +31,14 @@ async function measure(name: string, options: autocannon.Options): Promise<Measu
   };
 }
 
-const infrastructure = await startTestInfrastructure(say);
+const bench = await startBenchApi(say);
 const baseline = Fastify({ logger: false });
 baseline.get('/noop', async () => ({ ok: true }));
-const temporal = await connectClient({
-  address: infrastructure.temporalAddress,
-  namespace: infrastructure.namespace,
-});
-const config = loadConfig({
-  SIGIL_ENV: 'production',
-  DATABASE_URL: infrastructure.databaseUrl,
-  TEMPORAL_ADDRESS: infrastructure.temporalAddress,
-});
-const app = await buildApp({
-  config,
-  orm: infrastructure.orm,
-  temporal: { connection: temporal.connection, client: temporal.client, namespace: infrastructure.namespace },
-  logger: pino({ level: 'silent' }),
-});
+const { app, template } = bench;
 try {
   const baselineUrl = await baseline.listen({ host: '127.0.0.1', port: 0 });
   const apiUrl = await app.listen({ host: '127.0.0.1', port: 0 });
-
-  const ctx = { orm: infrastructure.orm };
-  const { organization, template } = await createOrganizationWithTemplate(ctx);
-  // The limiter stays on the measured path; the limit is raised so it never answers 429.
-  await infrastructure.orm.em
-    .fork()
-    .nativeUpdate(
-      Organization,
-      { id: organization.id },
-      { ratePerMinute: 100_000_000, uploadRatePerMinute: 100_000_000 },
-    );
-  const client = await createOAuthClient(ctx, {
-    organizationId: organization.id,
-    name: 'bench',
-    scopes: [...SCOPES],
-  });
-  const tokenResponse = await fetch(`${apiUrl}/oauth/token`, {
-    method: 'POST',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: 'grant_type=client_credentials',
-  });
-  const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const headers = { ...bench.auth, 'content-type': 'application/json' };
   const createBody = JSON.stringify({
     title: 'Benchmark envelope',
     workflowType: 'Sequential',
@@ -129,8 +82,6 @@ try {
     `\n(${SECONDS} s each, ${CONNECTIONS} connections, server and load generator on one machine)\n`,
   );
 } finally {
-  await app.close();
   await baseline.close();
-  await temporal.close();
-  await infrastructure.stop();
+  await bench.close();
 }

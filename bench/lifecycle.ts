@@ -9,20 +9,13 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { getHeapStatistics } from 'node:v8';
 import { crc32, deflateSync } from 'node:zlib';
-import { pino } from 'pino';
 import { type FinalPdfField, renderFinalPdf } from '../activities/pdf/render-final-pdf.ts';
-import { buildApp } from '../api/app.ts';
-import { SCOPES } from '../api/auth/scopes.ts';
-import { createOAuthClient } from '../api/services/oauth-clients/create-oauth-client.ts';
 import { issueSigningLinks } from '../api/services/signing/issue-signing-links.ts';
-import { loadConfig } from '../config/config.ts';
-import { AuditEvent, Organization } from '../db/entities/index.ts';
+import { AuditEvent } from '../db/entities/index.ts';
 import { buildDemoPdf } from '../db/seed/demo-pdf.ts';
-import { connectClient } from '../temporal/connection.ts';
-import { createOrganizationWithTemplate } from '../test/support/context.ts';
-import { startTestInfrastructure } from '../test/support/infrastructure.ts';
 import { envelopeWorkflowId } from '../workflows/contracts.ts';
 import type { envelopeWorkflow } from '../workflows/envelope.ts';
+import { startBenchApi } from './support.ts';
 
 const ENVELOPES = Number(process.env.BENCH_ENVELOPES ?? 20);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
@@ -135,50 +128,11 @@ function defaultWorkflowCache(): number {
 }
 
 const benchStarted = performance.now();
-const infrastructure = await startTestInfrastructure(say);
-const temporal = await connectClient({
-  address: infrastructure.temporalAddress,
-  namespace: infrastructure.namespace,
-});
-const config = loadConfig({
-  SIGIL_ENV: 'production',
-  DATABASE_URL: infrastructure.databaseUrl,
-  TEMPORAL_ADDRESS: infrastructure.temporalAddress,
-});
-const app = await buildApp({
-  config,
-  orm: infrastructure.orm,
-  temporal: { connection: temporal.connection, client: temporal.client, namespace: infrastructure.namespace },
-  logger: pino({ level: 'silent' }),
-});
+const bench = await startBenchApi(say);
+const { app, infrastructure, organization, template, temporal } = bench;
 try {
-  await app.ready();
-  const ctx = { orm: infrastructure.orm, config };
-  const { organization, template } = await createOrganizationWithTemplate(ctx);
-  // The limiter stays on the measured path; the limit is raised so it never answers 429.
-  await infrastructure.orm.em
-    .fork()
-    .nativeUpdate(
-      Organization,
-      { id: organization.id },
-      { ratePerMinute: 100_000_000, uploadRatePerMinute: 100_000_000 },
-    );
-  const client = await createOAuthClient(ctx, {
-    organizationId: organization.id,
-    name: 'bench',
-    scopes: [...SCOPES],
-  });
-  const tokenResponse = await app.inject({
-    method: 'POST',
-    url: '/oauth/token',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    payload: 'grant_type=client_credentials',
-  });
-  if (tokenResponse.statusCode !== 200) throw new Error(`token: ${tokenResponse.body}`);
-  const headers = { authorization: `Bearer ${tokenResponse.json().access_token as string}` };
+  const headers = bench.auth;
+  const ctx = { orm: infrastructure.orm, config: bench.config };
   const signature = strokePng();
   const signatureBase64 = signature.toString('base64');
 
@@ -221,7 +175,7 @@ try {
     const view = await call('GET', `/api/signing/${token}`);
     if (view.state !== 'ready') throw new Error(`${name}'s link is ${view.state}, not ready`);
     const fields = view.fields as { fieldDefinitionId: string; type: string }[];
-    const values = fields.flatMap((field) => {
+    const values = fields.flatMap((field): { fieldDefinitionId: string; value: unknown }[] => {
       if (field.type === 'Full name') return [{ fieldDefinitionId: field.fieldDefinitionId, value: name }];
       if (field.type === 'Signature') {
         return [
@@ -415,7 +369,5 @@ try {
   out();
   out(`(total run ${((performance.now() - benchStarted) / 1000).toFixed(0)} s, everything on one machine)`);
 } finally {
-  await app.close();
-  await temporal.close();
-  await infrastructure.stop();
+  await bench.close();
 }

@@ -1,0 +1,76 @@
+// What every benchmark starts with: real PostgreSQL, Temporal and worker (the test infrastructure), the API
+// app in production configuration, and an organization with a published template, an OAuth client and a
+// bearer token. The organization's rate limits are raised: the limiter stays on the measured path but never
+// answers 429.
+import { pino } from 'pino';
+import { buildApp } from '../api/app.ts';
+import { SCOPES } from '../api/auth/scopes.ts';
+import { createOAuthClient } from '../api/services/oauth-clients/create-oauth-client.ts';
+import { loadConfig } from '../config/config.ts';
+import { Organization } from '../db/entities/index.ts';
+import { connectClient } from '../temporal/connection.ts';
+import { createOrganizationWithTemplate } from '../test/support/context.ts';
+import { startTestInfrastructure } from '../test/support/infrastructure.ts';
+
+export async function startBenchApi(say: (line: string) => void) {
+  const infrastructure = await startTestInfrastructure(say);
+  const temporal = await connectClient({
+    address: infrastructure.temporalAddress,
+    namespace: infrastructure.namespace,
+  });
+  const config = loadConfig({
+    SIGIL_ENV: 'production',
+    DATABASE_URL: infrastructure.databaseUrl,
+    TEMPORAL_ADDRESS: infrastructure.temporalAddress,
+  });
+  const app = await buildApp({
+    config,
+    orm: infrastructure.orm,
+    temporal: {
+      connection: temporal.connection,
+      client: temporal.client,
+      namespace: infrastructure.namespace,
+    },
+    logger: pino({ level: 'silent' }),
+  });
+  const ctx = { orm: infrastructure.orm };
+  const { organization, template } = await createOrganizationWithTemplate(ctx);
+  await infrastructure.orm.em
+    .fork()
+    .nativeUpdate(
+      Organization,
+      { id: organization.id },
+      { ratePerMinute: 100_000_000, uploadRatePerMinute: 100_000_000 },
+    );
+  const client = await createOAuthClient(ctx, {
+    organizationId: organization.id,
+    name: 'bench',
+    scopes: [...SCOPES],
+  });
+  const tokenResponse = await app.inject({
+    method: 'POST',
+    url: '/oauth/token',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    payload: 'grant_type=client_credentials',
+  });
+  if (tokenResponse.statusCode !== 200) throw new Error(`token: ${tokenResponse.body}`);
+  const token = tokenResponse.json().access_token as string;
+  return {
+    infrastructure,
+    temporal,
+    config,
+    app,
+    organization,
+    template,
+    /** `Authorization` header with the bearer token. */
+    auth: { authorization: `Bearer ${token}` },
+    close: async () => {
+      await app.close();
+      await temporal.close();
+      await infrastructure.stop();
+    },
+  };
+}
