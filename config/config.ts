@@ -62,6 +62,7 @@ const schema = z.object({
     .default(25 * 1024 * 1024),
   ENTERPRISE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  SIGNING_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(300),
   ENTERPRISE_UPLOAD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(200),
   // Unset (or empty): on in development and test, off in production.
   SANDBOX_ENABLED: optionalText.pipe(
@@ -129,6 +130,8 @@ export interface Config {
     sandboxEnabled: boolean;
     /** POST /oauth/token requests per minute per source address. */
     tokenRatePerMinute: number;
+    /** Signer API requests per minute per source address. */
+    signingRatePerMinute: number;
   };
 }
 
@@ -187,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       enterpriseRatePerMinute: v.ENTERPRISE_RATE_LIMIT_PER_MINUTE,
       enterpriseUploadRatePerMinute: v.ENTERPRISE_UPLOAD_RATE_LIMIT_PER_MINUTE,
       tokenRatePerMinute: v.TOKEN_RATE_LIMIT_PER_MINUTE,
+      signingRatePerMinute: v.SIGNING_RATE_LIMIT_PER_MINUTE,
       sandboxEnabled: v.SANDBOX_ENABLED ?? v.SIGIL_ENV !== 'production',
     },
   };

@@ -13,10 +13,14 @@ import { connectClient } from '../../temporal/connection.ts';
 
 /**
  * The configuration a test process gets from an empty environment (SIGIL_ENV=test), except that the token
- * endpoint's per-address limit is lifted: every test file asks for tokens from 127.0.0.1 within a minute.
+ * endpoint's and the signer API's per-address limits are lifted: every test file calls them from 127.0.0.1.
  */
 export function testConfig() {
-  return loadConfig({ SIGIL_ENV: 'test', TOKEN_RATE_LIMIT_PER_MINUTE: '1000000' });
+  return loadConfig({
+    SIGIL_ENV: 'test',
+    TOKEN_RATE_LIMIT_PER_MINUTE: '1000000',
+    SIGNING_RATE_LIMIT_PER_MINUTE: '1000000',
+  });
 }
 
 export interface TestContext extends ServiceContext {
