@@ -8,11 +8,11 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { getHeapStatistics } from 'node:v8';
-import { crc32, deflateSync } from 'node:zlib';
 import { type FinalPdfField, renderFinalPdf } from '../activities/pdf/render-final-pdf.ts';
 import { issueSigningLinks } from '../api/services/signing/issue-signing-links.ts';
 import { AuditEvent } from '../db/entities/index.ts';
 import { buildDemoPdf } from '../db/seed/demo-pdf.ts';
+import { encodePng } from '../test/support/png.ts';
 import { envelopeWorkflowId } from '../workflows/contracts.ts';
 import type { envelopeWorkflow } from '../workflows/envelope.ts';
 import { startBenchApi } from './support.ts';
@@ -25,34 +25,11 @@ const RENDER_PAGES = [1, 10, 50];
 const say = (line: string) => process.stdout.write(`[bench] ${line}\n`);
 const out = (line = '') => process.stdout.write(`${line}\n`);
 
-/** An RGBA PNG with a horizontal stroke, built here so the benchmark needs no image fixture. */
+/** A wavy stroke, like a drawn signature. */
 function strokePng(width = 120, height = 40): Buffer {
-  const stride = width * 4 + 1;
-  const raw = Buffer.alloc(stride * height);
-  for (let y = 0; y < height; y += 1) {
-    for (let x = 0; x < width; x += 1) {
-      const ink = Math.abs(y - height / 2 - Math.sin(x / 9) * 6) < 2;
-      raw.set(ink ? [15, 25, 110, 255] : [0, 0, 0, 0], y * stride + 1 + x * 4);
-    }
-  }
-  const chunk = (type: string, data: Buffer) => {
-    const typed = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(typed));
-    return Buffer.concat([length, typed, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 6, 0, 0, 0], 8); // 8-bit RGBA, deflate, no filter, no interlace
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(raw)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
+  return encodePng(width, height, (x, y) =>
+    Math.abs(y - height / 2 - Math.sin(x / 9) * 6) < 2 ? [15, 25, 110, 255] : [0, 0, 0, 0],
+  );
 }
 
 function percentile(values: number[], p: number): number {

@@ -209,3 +209,27 @@ export function createRateLimiter(deps: RateLimiterDeps, options: RateLimiterOpt
     }
   };
 }
+
+/**
+ * An onRequest hook that limits requests per source address (`request.ip`, after trusted proxies) in the
+ * bucket `<name>:<address>`, for routes without an OAuth client to count by: the token endpoint and the
+ * signer API. Sets the RateLimit headers; over the limit throws `RateLimited` naming `what`.
+ */
+export function createAddressThrottle(
+  deps: Pick<RateLimiterDeps, 'orm'>,
+  options: { name: string; limit: number; what: string },
+) {
+  return async function throttleAddress(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const window = windowFor(new Date());
+    const count = await countRequest(deps.orm, `${options.name}:${request.ip}`, window.start);
+    reply.header('RateLimit-Limit', String(options.limit));
+    reply.header('RateLimit-Remaining', String(Math.max(0, options.limit - count)));
+    reply.header('RateLimit-Reset', String(window.resetSeconds));
+    if (count > options.limit) {
+      throw new RateLimited(
+        `Too many ${options.what} from ${request.ip}: at most ${options.limit} per minute. Retry in ${window.resetSeconds} seconds.`,
+        window.resetSeconds,
+      );
+    }
+  };
+}

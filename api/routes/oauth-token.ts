@@ -6,8 +6,8 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDependencies } from '../app.ts';
-import { AppError, InvalidRequest, RateLimited, Unauthorized } from '../errors.ts';
-import { countRequest, windowFor } from '../plugins/rate-limit.ts';
+import { AppError, InvalidRequest, Unauthorized } from '../errors.ts';
+import { createAddressThrottle } from '../plugins/rate-limit.ts';
 import { issueAccessToken } from '../services/oauth-clients/issue-access-token.ts';
 import { ERROR_RESPONSES, IsoDateTime } from './v1/schemas.ts';
 
@@ -43,23 +43,19 @@ export const oauthTokenRoutes: FastifyPluginAsyncZod<AppDependencies> = async (a
   // Registered inside this plugin: the form parser applies to the token endpoint's scope only.
   await app.register(formbody);
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', async (_request, reply) => {
     // RFC 6749 §5.1: token responses must not be cached.
     reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
-    // Guessing secrets is throttled per source address, before any secret is checked.
-    const limit = deps.config.api.tokenRatePerMinute;
-    const window = windowFor(new Date());
-    const count = await countRequest(deps.orm, `token:${request.ip}`, window.start);
-    reply.header('RateLimit-Limit', String(limit));
-    reply.header('RateLimit-Remaining', String(Math.max(0, limit - count)));
-    reply.header('RateLimit-Reset', String(window.resetSeconds));
-    if (count > limit) {
-      throw new RateLimited(
-        `Too many token requests from ${request.ip}: at most ${limit} per minute. Retry in ${window.resetSeconds} seconds.`,
-        window.resetSeconds,
-      );
-    }
   });
+  // Guessing secrets is throttled per source address, before any secret is checked.
+  app.addHook(
+    'onRequest',
+    createAddressThrottle(deps, {
+      name: 'token',
+      limit: deps.config.api.tokenRatePerMinute,
+      what: 'token requests',
+    }),
+  );
 
   app.post(
     '/oauth/token',

@@ -6,8 +6,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { SignerActionOrigin } from '../../workflows/contracts.ts';
 import type { AppDependencies } from '../app.ts';
-import { RateLimited } from '../errors.ts';
-import { countRequest, windowFor } from '../plugins/rate-limit.ts';
+import { createAddressThrottle } from '../plugins/rate-limit.ts';
 import type { ServiceContext } from '../services/context.ts';
 import {
   completeSigning,
@@ -46,20 +45,14 @@ export const signingRoutes: FastifyPluginAsync<AppDependencies> = async (base, d
   const app = base.withTypeProvider<ZodTypeProvider>();
   // Per source address, before a token is looked up: link tokens cannot be guessed, but the routes render
   // PDFs and write rows, so a flood from one address is cut off early.
-  app.addHook('onRequest', async (request, reply) => {
-    const limit = deps.config.api.signingRatePerMinute;
-    const window = windowFor(new Date());
-    const count = await countRequest(deps.orm, `signing:${request.ip}`, window.start);
-    reply.header('RateLimit-Limit', String(limit));
-    reply.header('RateLimit-Remaining', String(Math.max(0, limit - count)));
-    reply.header('RateLimit-Reset', String(window.resetSeconds));
-    if (count > limit) {
-      throw new RateLimited(
-        `Too many signing requests from this address: at most ${limit} per minute. Retry in ${window.resetSeconds} seconds.`,
-        window.resetSeconds,
-      );
-    }
-  });
+  app.addHook(
+    'onRequest',
+    createAddressThrottle(deps, {
+      name: 'signing',
+      limit: deps.config.api.signingRatePerMinute,
+      what: 'signing requests',
+    }),
+  );
   const ctx = (): ServiceContext => {
     if (!deps.temporal.client) throw new Error('the API needs a Temporal client for the signer API');
     return { orm: deps.orm, temporal: deps.temporal.client, config: deps.config };

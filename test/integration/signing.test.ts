@@ -2,7 +2,6 @@
 // service, every signer action through /api/signing with a real workflow and PostgreSQL.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { deflateSync } from 'node:zlib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -11,6 +10,7 @@ import { createTemplate } from '../../api/services/templates/create-template.ts'
 import { AuditEvent, EnvelopeFieldValue, StoredFile } from '../../db/entities/index.ts';
 import { buildDemoPdf } from '../../db/seed/demo-pdf.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
+import { encodePng } from '../support/png.ts';
 
 let harness: ApiHarness;
 let acme: Integrator;
@@ -59,44 +59,11 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
-/** A minimal RGBA PNG, so the tests need no image fixture. */
+/** A small PNG with a horizontal stroke. */
 function png(width = 60, height = 20): Buffer {
-  const raw = Buffer.alloc((width * 4 + 1) * height);
-  for (let y = 0; y < height; y += 1) {
-    for (let x = 0; x < width; x += 1) {
-      raw.set(
-        Math.abs(y - height / 2) < 2 ? [20, 30, 120, 255] : [0, 0, 0, 0],
-        y * (width * 4 + 1) + 1 + x * 4,
-      );
-    }
-  }
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([length, body, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 6, 0, 0, 0], 8);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(raw)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
-
-function crc32(bytes: Buffer): number {
-  let crc = 0xffffffff;
-  for (const byte of bytes) {
-    crc ^= byte;
-    for (let k = 0; k < 8; k += 1) crc = crc & 1 ? (crc >>> 1) ^ 0xedb88320 : crc >>> 1;
-  }
-  return (crc ^ 0xffffffff) >>> 0;
+  return encodePng(width, height, (_x, y) =>
+    Math.abs(y - height / 2) < 2 ? [20, 30, 120, 255] : [0, 0, 0, 0],
+  );
 }
 
 async function sentEnvelope(body: Record<string, unknown> = {}) {

@@ -2,7 +2,6 @@
 // pdf.js and pdf-lib's object model), Hebrew drawn with an embedded font, forms flattened, bad input refused,
 // and the same input giving the same bytes.
 import { createHash } from 'node:crypto';
-import { crc32, deflateSync } from 'node:zlib';
 import {
   degrees,
   PDFArray,
@@ -23,36 +22,13 @@ import {
   renderFinalPdf,
 } from '../../activities/pdf/render-final-pdf.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../db/seed/demo-pdf.ts';
+import { encodePng } from '../support/png.ts';
 
 const ENVELOPE_ID = '0f8e2c1a-5b7d-4e8f-9a1b-2c3d4e5f6a7b';
 const COMPLETED_AT = new Date('2026-03-01T10:15:30Z');
 
-/** A minimal RGBA PNG encoder, so the tests need no image fixture. */
 function png(width: number, height: number, pixel: (x: number, y: number) => number[]): Uint8Array {
-  const raw = Buffer.alloc((width * 4 + 1) * height);
-  for (let y = 0; y < height; y += 1) {
-    for (let x = 0; x < width; x += 1) raw.set(pixel(x, y), y * (width * 4 + 1) + 1 + x * 4);
-  }
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([length, body, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 6, 0, 0, 0], 8);
-  return new Uint8Array(
-    Buffer.concat([
-      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-      chunk('IHDR', header),
-      chunk('IDAT', deflateSync(raw)),
-      chunk('IEND', Buffer.alloc(0)),
-    ]),
-  );
+  return new Uint8Array(encodePng(width, height, pixel));
 }
 
 /** A wavy stroke, like a drawn signature; `ink` makes distinct images. */
