@@ -1,9 +1,4 @@
-// /api/v1/envelopes: create from a template, read, and the operations that the envelope's workflow decides.
-// Every route here honours `X-Service-Sandbox: true` (config `sandbox`, schema `headers`): it then answers
-// from the sandbox's synthetic envelopes instead (api/services/sandbox, api/plugins/sandbox.ts).
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { StoredFile } from '../../../db/entities/index.ts';
 import {
   AUTHENTICATION_METHODS,
   DELIVERY_CHANNELS,
@@ -13,11 +8,11 @@ import {
   WORKFLOW_TYPES,
 } from '../../../workflows/domain.ts';
 import { principalOf } from '../../auth/principal.ts';
-import { NotFound } from '../../errors.ts';
 import { inSandbox, SandboxHeaders } from '../../plugins/sandbox.ts';
 import type { ServiceContext } from '../../services/context.ts';
 import { cancelEnvelope } from '../../services/envelopes/cancel-envelope.ts';
 import { CreateEnvelopeBody, createEnvelope } from '../../services/envelopes/create-envelope.ts';
+import { envelopeDocument } from '../../services/envelopes/envelope-document.ts';
 import { envelopeView, recipientView } from '../../services/envelopes/envelope-view.ts';
 import { ExtendEnvelopeInput, extendEnvelope } from '../../services/envelopes/extend-envelope.ts';
 import { findEnvelope } from '../../services/envelopes/find-envelope.ts';
@@ -270,73 +265,45 @@ export const envelopesRoutes: V1Routes = async (app, deps) => {
     },
   );
 
-  const download = (artifact: 'finalPdfFileId' | 'auditTrailFileId', what: string) =>
-    async function sendArtifact(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
-      const { organizationId } = principalOf(request);
-      const name = artifact === 'finalPdfFileId' ? 'final' : 'audit-trail';
-      if (inSandbox(request)) {
-        const bytes = await sandboxArtifact(
-          deps,
-          organizationId,
-          request.params.id,
-          artifact === 'finalPdfFileId' ? 'final-pdf' : 'audit-trail',
-        );
-        return reply
-          .header('Content-Type', 'application/pdf')
-          .header('Content-Disposition', `attachment; filename="${request.params.id}-${name}.pdf"`)
-          .send(Buffer.from(bytes));
-      }
-      const { envelope } = await findEnvelope(deps, organizationId, request.params.id);
-      const fileId = envelope[artifact];
-      if (!fileId)
-        throw new NotFound(
-          `The ${what} of envelope ${envelope.id} is not ready (status ${envelope.status}).`,
-        );
-      const file = await deps.orm.em
-        .fork()
-        .findOne(StoredFile, { id: fileId, organizationId }, { populate: ['content'] });
-      if (!file) throw new NotFound(`The ${what} of envelope ${envelope.id} is not ready.`);
-      return reply
-        .header('Content-Type', 'application/pdf')
-        .header('Content-Disposition', `attachment; filename="${envelope.id}-${name}.pdf"`)
-        .send(Buffer.from(file.content));
-    };
-
-  app.get(
-    '/envelopes/:id/documents/final-pdf',
+  const documents = [
+    { document: 'final-pdf', file: 'final', summary: 'Download the final signed PDF', what: 'the final PDF' },
     {
-      config: { scope: 'envelopes.read', sandbox: true },
-      schema: {
-        summary: 'Download the final signed PDF',
-        description:
-          'PDF bytes, no redirect; 404 until the final PDF exists. With `X-Service-Sandbox: true`: a fixed ' +
-          'sample PDF once the synthetic envelope is Completed, 404 before.',
-        tags: ['envelopes'],
-        headers: SandboxHeaders,
-        params: UuidParam,
-        produces: ['application/pdf'],
-        response: { 200: PdfBytes, ...ERROR_RESPONSES },
-      },
+      document: 'audit-trail',
+      file: 'audit-trail',
+      summary: 'Download the audit-trail PDF',
+      what: 'the audit trail',
     },
-    download('finalPdfFileId', 'final PDF'),
-  );
-
-  app.get(
-    '/envelopes/:id/documents/audit-trail',
-    {
-      config: { scope: 'envelopes.read', sandbox: true },
-      schema: {
-        summary: 'Download the audit-trail PDF',
-        description:
-          'PDF bytes, no redirect; 404 until the audit trail exists. With `X-Service-Sandbox: true`: a fixed ' +
-          'sample PDF once the synthetic envelope is Completed, 404 before.',
-        tags: ['envelopes'],
-        headers: SandboxHeaders,
-        params: UuidParam,
-        produces: ['application/pdf'],
-        response: { 200: PdfBytes, ...ERROR_RESPONSES },
+  ] as const;
+  for (const { document, file, summary, what } of documents) {
+    app.get(
+      `/envelopes/:id/documents/${document}`,
+      {
+        config: { scope: 'envelopes.read', sandbox: true },
+        schema: {
+          summary,
+          description:
+            `PDF bytes, no redirect; 404 until ${what} exists. With \`X-Service-Sandbox: true\`: a fixed ` +
+            'sample PDF once the synthetic envelope is Completed, 404 before.',
+          tags: ['envelopes'],
+          headers: SandboxHeaders,
+          params: UuidParam,
+          produces: ['application/pdf'],
+          response: { 200: PdfBytes, ...ERROR_RESPONSES },
+        },
       },
-    },
-    download('auditTrailFileId', 'audit trail'),
-  );
+      async (request, reply) => {
+        const { organizationId } = principalOf(request);
+        const bytes = inSandbox(request)
+          ? await sandboxArtifact(deps, organizationId, request.params.id, document)
+          : await envelopeDocument(deps, organizationId, request.params.id, document);
+        return (
+          reply
+            .header('Content-Type', 'application/pdf')
+            .header('Content-Disposition', `attachment; filename="${request.params.id}-${file}.pdf"`)
+            // A Buffer goes out as it is (no serializer); the schema above documents it as binary.
+            .send(Buffer.from(bytes) as unknown as string)
+        );
+      },
+    );
+  }
 };
