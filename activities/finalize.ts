@@ -239,11 +239,10 @@ export function placedFields(
   return fields.map((field, index) => ({
     type: field.type,
     page: field.page,
-    // Double-precision columns arrive as strings from the driver.
-    x: Number(field.x),
-    y: Number(field.y),
-    width: Number(field.width),
-    height: Number(field.height),
+    x: field.x,
+    y: field.y,
+    width: field.width,
+    height: field.height,
     value: drawn[index] ?? null,
   }));
 }

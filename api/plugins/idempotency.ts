@@ -227,7 +227,9 @@ export function registerIdempotency(
     const rows = await connection().execute<{ token: string }[]>(
       `insert into idempotency_record
               (organization_id, idempotency_key, request_hash, method, path, state, created_at, expires_at)
-       values (?, ?, ?, ?, ?, 'processing', clock_timestamp(), clock_timestamp() + interval '${IDEMPOTENCY_RETENTION_HOURS} hours')
+       -- One clock reading for both columns: the record lives exactly the retention period.
+       select ?, ?, ?, ?, ?, 'processing', c.now, c.now + interval '${IDEMPOTENCY_RETENTION_HOURS} hours'
+         from (select clock_timestamp() as now) c
        on conflict (organization_id, idempotency_key) do update
           set request_hash = excluded.request_hash, method = excluded.method, path = excluded.path,
               state = 'processing', response_status = null, response_body = null, response_content_type = null,
