@@ -54,6 +54,7 @@ COPY config ./config
 COPY db ./db
 COPY workflows ./workflows
 COPY activities ./activities
+COPY documents ./documents
 COPY temporal ./temporal
 COPY api ./api
 COPY scripts ./scripts

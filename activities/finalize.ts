@@ -1,7 +1,7 @@
-// Finalization of a fully signed envelope: renders the final PDF (every value at its place, flattened) and
-// the audit-trail PDF, stores both and links them to the envelope, in one transaction. Idempotent: an
-// envelope that already has its artifacts (a retry after a crash) gets the same ones back, so there is
-// exactly one final PDF per envelope.
+// Finalization of a fully signed envelope: renders the final PDF (every value at its place, flattened,
+// uploaded files attached) and the audit-trail PDF in the organization's language, stores both and links
+// them to the envelope, in one transaction. Idempotent: an envelope that already has its artifacts (a retry
+// after a crash) gets the same ones back, so there is exactly one final PDF per envelope.
 import { createHash, randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -16,9 +16,12 @@ import {
   TemplateField,
 } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
-import { PdfRenderError } from './pdf/errors.ts';
-import { renderAuditTrail } from './pdf/render-audit-trail.ts';
-import { type FinalPdfField, type FinalPdfFieldValue, renderFinalPdf } from './pdf/render-final-pdf.ts';
+import { storedFileLoader } from '../db/stored-files.ts';
+import { PdfRenderError } from '../documents/errors.ts';
+import { finalPdfValues, placedFields, uploadedFiles } from '../documents/field-values.ts';
+import { documentLanguage } from '../documents/i18n.ts';
+import { renderAuditTrail } from '../documents/render-audit-trail.ts';
+import { renderFinalPdf } from '../documents/render-final-pdf.ts';
 
 export interface FinalizeEnvelopeRequest {
   envelopeId: string;
@@ -77,10 +80,11 @@ export function createFinalizeActivities(deps: { orm: Orm }) {
       const completedAt = new Date(request.completedAt);
       heartbeat('loaded');
       const drawn = await finalPdfValues(
-        em,
-        envelope.organizationId,
+        fields,
         fields.map((field) => values.find((v) => v.fieldId === field.id)?.value),
+        storedFileLoader(em, envelope.organizationId),
       );
+      const language = documentLanguage(organization.defaultLanguage);
 
       let finalPdf: Uint8Array;
       let auditTrail: Uint8Array;
@@ -90,6 +94,7 @@ export function createFinalizeActivities(deps: { orm: Orm }) {
           envelopeId: envelope.id,
           completedAt,
           fields: placedFields(fields, drawn),
+          language,
         });
         heartbeat('final PDF rendered');
         auditTrail = await renderAuditTrail({
@@ -126,7 +131,9 @@ export function createFinalizeActivities(deps: { orm: Orm }) {
             ...(typeof event.data.ip === 'string' ? { ip: event.data.ip } : {}),
             ...(typeof event.data.user_agent === 'string' ? { userAgent: event.data.user_agent } : {}),
           })),
+          uploads: uploadedFiles(fields, drawn),
           generatedAt: completedAt,
+          language,
         });
       } catch (error) {
         // Rendering is pure computation on stored bytes: what failed once fails again, so it is not retried.
@@ -191,60 +198,8 @@ async function artifactsOf(
   };
 }
 
-/**
- * Stored field values as the renderer draws them: strings and booleans as they are; a signer's image
- * `{ fileId, typedName }` as the stored PNG's bytes with the typed name; anything else as nothing.
- */
-export async function finalPdfValues(
-  em: Orm['em'],
-  organizationId: string,
-  values: unknown[],
-): Promise<FinalPdfFieldValue[]> {
-  const fileIds = values.flatMap((value) => {
-    const image = imageReference(value);
-    return image ? [image.fileId] : [];
-  });
-  const files =
-    fileIds.length === 0
-      ? []
-      : await em.find(StoredFile, { id: { $in: fileIds }, organizationId }, { populate: ['content'] });
-  return values.map((value) => {
-    if (typeof value === 'string' || typeof value === 'boolean') return value;
-    const image = imageReference(value);
-    const file = image && files.find((f) => f.id === image.fileId);
-    if (!image || !file) return null;
-    return {
-      imagePng: new Uint8Array(file.content),
-      ...(image.typedName ? { typedName: image.typedName } : {}),
-    };
-  });
-}
-
-function imageReference(value: unknown): { fileId: string; typedName: string | null } | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { fileId, typedName } = value as Record<string, unknown>;
-  if (typeof fileId !== 'string') return undefined;
-  return { fileId, typedName: typeof typedName === 'string' ? typedName : null };
-}
-
 function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
-}
-
-/** Template fields with the value drawn in each (by position in `fields`), as the renderer takes them. */
-export function placedFields(
-  fields: Pick<TemplateField, 'type' | 'page' | 'x' | 'y' | 'width' | 'height'>[],
-  drawn: (FinalPdfFieldValue | undefined)[],
-): FinalPdfField[] {
-  return fields.map((field, index) => ({
-    type: field.type,
-    page: field.page,
-    x: field.x,
-    y: field.y,
-    width: field.width,
-    height: field.height,
-    value: drawn[index] ?? null,
-  }));
 }
 
 /** Tells Temporal the attempt is alive (no-op outside an activity, e.g. when called directly in a test). */

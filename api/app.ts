@@ -7,6 +7,7 @@ import type { Config } from '../config/config.ts';
 import type { Orm } from '../db/orm.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { createServer } from './http/server.ts';
+import { devRoutes } from './routes/dev.ts';
 import { healthRoutes } from './routes/health.ts';
 import { oauthTokenRoutes } from './routes/oauth-token.ts';
 import { signingRoutes } from './routes/signing.ts';
@@ -26,6 +27,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(oauthTokenRoutes, deps);
   await app.register(async (scope) => scope.register(v1Routes, deps), { prefix: '/api/v1' });
   await app.register(signingRoutes, deps);
+  // Development and test only: in production these routes do not exist.
+  if (deps.config.env !== 'production') await app.register(devRoutes, deps);
   await app.ready();
   return app;
 }

@@ -8,10 +8,10 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { getHeapStatistics } from 'node:v8';
-import { type FinalPdfField, renderFinalPdf } from '../activities/pdf/render-final-pdf.ts';
 import { issueSigningLinks } from '../api/services/signing/issue-signing-links.ts';
 import { AuditEvent } from '../db/entities/index.ts';
 import { buildDemoPdf } from '../db/seed/demo-pdf.ts';
+import { type FinalPdfField, renderFinalPdf } from '../documents/render-final-pdf.ts';
 import { encodePng } from '../test/support/png.ts';
 import { envelopeWorkflowId } from '../workflows/contracts.ts';
 import type { envelopeWorkflow } from '../workflows/envelope.ts';

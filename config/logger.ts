@@ -22,6 +22,17 @@ export const REDACTED_PATHS = [
   '*.token',
   'databaseUrl',
   '*.databaseUrl',
+  // The signer API's one-time codes and signer sessions. Request bodies and headers are not logged (see
+  // serializeRequest); these cover a body or a result logged by hand. A bare `*.code` would also hide
+  // every error's `err.code`, so only the places a one-time code lives are named.
+  'req.headers["x-signing-session"]',
+  'headers["x-signing-session"]',
+  'sessionToken',
+  '*.sessionToken',
+  'otpCode',
+  '*.otpCode',
+  'body.code',
+  '*.body.code',
 ];
 
 export function createLogger(

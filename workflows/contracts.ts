@@ -2,7 +2,13 @@
 // Shared by the workflow (which handles the messages) and the API, CLI and tests (which send them).
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { EnvelopeStatus, RecipientStatus, RecipientType, WorkflowType } from './domain.ts';
+import type {
+  AuthenticationMethod,
+  EnvelopeStatus,
+  RecipientStatus,
+  RecipientType,
+  WorkflowType,
+} from './domain.ts';
 
 export const ENVELOPE_TASK_QUEUE = 'envelopes';
 export const ENVELOPE_WORKFLOW_TYPE = 'envelopeWorkflow';
@@ -24,6 +30,11 @@ export interface RecipientPlan {
   type: RecipientType;
   /** Whether the envelope waits for this recipient (from the template role's `required`). */
   required: boolean;
+  /**
+   * How the recipient proves who they are (absent in envelopes sent before one-time codes existed, which
+   * are treated as `SecureLink`). An `OtpSms` / `OtpWhatsApp` recipient completes only after verification.
+   */
+  authenticationMethod?: AuthenticationMethod;
 }
 
 export interface EnvelopeWorkflowInput {
@@ -38,6 +49,29 @@ export interface EnvelopeWorkflowInput {
   automaticReminders?: { everyDays: number; max: number } | null;
   /** Days after expiry during which an extend revives the envelope (absent: it ends at expiry). */
   expiredExtensionGraceDays?: number;
+  /**
+   * The run continues as new once its history holds this many events (default 5,000; Temporal also suggests
+   * it earlier when the history grows large). Lowered only by tests.
+   */
+  continueAsNewAtHistoryLength?: number;
+  /** Set when a run continues as new: everything the previous run had decided. */
+  carried?: CarriedEnvelopeState;
+}
+
+/** The workflow's memory, handed from one run to the next by continue-as-new. */
+export interface CarriedEnvelopeState {
+  status: EnvelopeStatus;
+  expiresAt: string | null;
+  signedAt: string | null;
+  sequence: number;
+  recipients: RecipientState[];
+  /** Recipients who verified a one-time code at least once. */
+  verified: string[];
+  beforeExpiry: { status: EnvelopeStatus; recipients: RecipientState[] } | null;
+  graceUntil: string | null;
+  reminders: { sent: number; at: string | null };
+  /** The status last written to the search attribute. */
+  indexedStatus: EnvelopeStatus | null;
 }
 
 export interface RecipientState {
@@ -69,6 +103,27 @@ export interface RecipientOpenedRequest extends SignerActionOrigin {
   recipientId: string;
 }
 
+/**
+ * A signer's progress that the audit trail records: `viewed` when they load the document, `started` when
+ * they first save a field value. Each is recorded once per recipient.
+ */
+export interface RecipientProgressRequest extends SignerActionOrigin {
+  recipientId: string;
+  step: 'viewed' | 'started';
+}
+
+/**
+ * A one-time code step of an `OtpSms` / `OtpWhatsApp` recipient, decided by the signer API (which holds the
+ * codes): a code was sent, a code was verified, or a verification failed (`reason`: `wrong_code`,
+ * `expired`, `too_many_attempts`).
+ */
+export interface RecipientAuthenticationRequest extends SignerActionOrigin {
+  recipientId: string;
+  outcome: 'code_sent' | 'verified' | 'failed';
+  channel?: 'Sms' | 'WhatsApp';
+  reason?: 'wrong_code' | 'expired' | 'too_many_attempts';
+}
+
 export interface CancelEnvelopeRequest {
   reason?: string;
 }
@@ -94,6 +149,12 @@ export const declineRecipientUpdate = defineUpdate<EnvelopeState, [DeclineRecipi
   'declineRecipient',
 );
 export const recipientOpenedUpdate = defineUpdate<EnvelopeState, [RecipientOpenedRequest]>('recipientOpened');
+export const recipientProgressUpdate = defineUpdate<EnvelopeState, [RecipientProgressRequest]>(
+  'recipientProgress',
+);
+export const recipientAuthenticationUpdate = defineUpdate<EnvelopeState, [RecipientAuthenticationRequest]>(
+  'recipientAuthentication',
+);
 /** Operators: render the final PDF again after FinalPdfFailed. */
 export const retryFinalizationUpdate = defineUpdate<EnvelopeState>('retryFinalization');
 export const remindEnvelopeUpdate = defineUpdate<EnvelopeState>('remindEnvelope');

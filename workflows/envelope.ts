@@ -5,6 +5,7 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
+  continueAsNew,
   patched,
   proxyActivities,
   setHandler,
@@ -25,20 +26,25 @@ import {
   type ExtendEnvelopeRequest,
   envelopeStateQuery,
   extendEnvelopeUpdate,
+  type RecipientAuthenticationRequest,
   type RecipientOpenedRequest,
-  type RecipientPlan,
+  type RecipientProgressRequest,
+  recipientAuthenticationUpdate,
   recipientOpenedUpdate,
+  recipientProgressUpdate,
   remindEnvelopeUpdate,
   retryFinalizationUpdate,
   type SignerActionOrigin,
   searchAttributes,
   sendEnvelopeUpdate,
 } from './contracts.ts';
-import { type EnvelopeStatus, isTerminalEnvelopeStatus, type RecipientStatus } from './domain.ts';
-import { actsInRounds, currentRoundIndex, planRounds } from './rounds.ts';
+import { type EnvelopeStatus, isTerminalEnvelopeStatus } from './domain.ts';
+import { COMPLETION_ACTION, EnvelopeModel } from './envelope-model.ts';
 
 const PROJECTION_TIMEOUT = '30 seconds';
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** A run continues as new past this many history events (Temporal may suggest it earlier). */
+const CONTINUE_AS_NEW_AT_HISTORY_LENGTH = 5000;
 
 const { projectEnvelopeTransition } = proxyActivities<Activities>({
   startToCloseTimeout: PROJECTION_TIMEOUT,
@@ -64,199 +70,11 @@ const { finalizeEnvelope } = proxyActivities<Activities>({
 /** Envelopes whose last signature arrives on this code render a final PDF before they are Completed. */
 const FINAL_PDF_PATCH = 'final-pdf-before-completed';
 
-/** Statuses in which the signing is over but the envelope is not finished: no signer or sender action. */
-const FINALIZING: readonly EnvelopeStatus[] = ['ProcessingFinalPdf', 'FinalPdfFailed'];
-
-/** The envelope as the workflow sees it: a small plain class, no Temporal APIs inside. */
-class Envelope {
-  readonly input: EnvelopeWorkflowInput;
-  readonly rounds: string[][];
-  readonly required: Set<string>;
-  status: EnvelopeStatus = 'Sent';
-  expiresAt: string | null;
-  /** When the last required recipient completed. */
-  signedAt: string | null = null;
-  /** The state just before expiry, restored when an extension revives the envelope within the grace window. */
-  beforeExpiry: { status: EnvelopeStatus; recipients: Map<string, RecipientStatus> } | null = null;
-  /** Until when an Expired envelope may still be extended (ISO); null: it may not. */
-  graceUntil: string | null = null;
-  readonly recipientStatus = new Map<string, RecipientStatus>();
-  sequence = 0;
-
-  constructor(input: EnvelopeWorkflowInput) {
-    this.input = input;
-    this.expiresAt = input.expiresAt;
-    this.rounds = planRounds(input.workflowType, input.recipients);
-    this.required = new Set(input.recipients.filter((r) => r.required && actsInRounds(r)).map((r) => r.id));
-  }
-
-  recipient(id: string): RecipientPlan | undefined {
-    return this.input.recipients.find((r) => r.id === id);
-  }
-
-  completed(): Set<string> {
-    return new Set([...this.recipientStatus].filter(([, s]) => s === 'Completed').map(([id]) => id));
-  }
-
-  roundIndex(): number {
-    return currentRoundIndex(this.rounds, this.required, this.completed());
-  }
-
-  roundOf(id: string): number {
-    return this.rounds.findIndex((round) => round.includes(id));
-  }
-
-  /** Recipients whose round has come may act; later ones wait for their turn. */
-  refreshTurns(): void {
-    const current = this.roundIndex();
-    for (const recipient of this.input.recipients) {
-      const status = this.recipientStatus.get(recipient.id);
-      if (status === 'Completed') continue;
-      // A recipient who opened their link keeps that status while their round is in turn.
-      if (status === 'LinkOpened' && this.roundOf(recipient.id) <= current) continue;
-      if (!actsInRounds(recipient)) {
-        this.recipientStatus.set(recipient.id, 'Pending');
-        continue;
-      }
-      this.recipientStatus.set(
-        recipient.id,
-        this.roundOf(recipient.id) <= current ? 'Pending' : 'WaitingForTurn',
-      );
-    }
-  }
-
-  /** Why the envelope takes no more actions, or undefined while it is in progress. */
-  whyClosed(): string | undefined {
-    if (isTerminalEnvelopeStatus(this.status)) return `The envelope is ${this.status}.`;
-    if (FINALIZING.includes(this.status)) {
-      return `The envelope is ${this.status}: every required recipient has completed.`;
-    }
-    return undefined;
-  }
-
-  /** Why this recipient cannot complete now, or undefined when they can. */
-  whyCannotComplete(recipientId: string): string | undefined {
-    if (isTerminalEnvelopeStatus(this.status))
-      return `The envelope is ${this.status}; nothing can be signed.`;
-    if (FINALIZING.includes(this.status)) return `The envelope is ${this.status}; signing is over.`;
-    const recipient = this.recipient(recipientId);
-    if (!recipient) return `Recipient ${recipientId} does not belong to this envelope.`;
-    if (!actsInRounds(recipient)) return `Recipient ${recipientId} is a Cc recipient and does not sign.`;
-    if (this.recipientStatus.get(recipientId) === 'Completed')
-      return `Recipient ${recipientId} has already completed.`;
-    if (this.recipientStatus.get(recipientId) === 'WaitingForTurn') {
-      return `Recipient ${recipientId} is not yet in turn: recipients with an earlier signing order must complete first.`;
-    }
-    return undefined;
-  }
-
-  completeRecipient(recipientId: string): void {
-    this.recipientStatus.set(recipientId, 'Completed');
-    if (this.roundIndex() >= this.rounds.length) {
-      this.status = 'Completed';
-      return;
-    }
-    this.refreshTurns();
-    const roundChanged = this.roundOf(recipientId) < this.roundIndex();
-    this.status = roundChanged ? 'WaitingForNextSigner' : 'InProgress';
-  }
-
-  /** Recipients who may act now and have not yet: the ones a reminder is for. */
-  awaitedRecipients(): string[] {
-    return [...this.recipientStatus]
-      .filter(
-        ([id, status]) =>
-          (status === 'Pending' || status === 'LinkOpened') &&
-          actsInRounds(this.recipient(id) as RecipientPlan),
-      )
-      .map(([id]) => id);
-  }
-
-  whyCannotRemind(): string | undefined {
-    const closed = this.whyClosed();
-    if (closed) return `${closed} There is no one to remind.`;
-    if (this.awaitedRecipients().length === 0) return 'No recipient is waiting to act.';
-    return undefined;
-  }
-
-  whyCannotExtend(expiresAt: string, now: number): string | undefined {
-    const revivable =
-      this.status === 'Expired' && this.graceUntil !== null && now < Date.parse(this.graceUntil);
-    const closed = revivable ? undefined : this.whyClosed();
-    if (closed) return `${closed} Its deadline cannot change.`;
-    const next = Date.parse(expiresAt);
-    if (Number.isNaN(next)) return `expiresAt ${expiresAt} is not a date-time.`;
-    if (next <= now) return 'The new expiresAt must be in the future.';
-    if (this.expiresAt !== null && next <= Date.parse(this.expiresAt)) {
-      return `The new expiresAt must be later than the current deadline ${this.expiresAt}.`;
-    }
-    return undefined;
-  }
-
-  /** The deadline passed; with a grace window the state is kept so an extension can revive it. */
-  expire(graceDays: number, now: number): void {
-    this.beforeExpiry = { status: this.status, recipients: new Map(this.recipientStatus) };
-    this.graceUntil = graceDays > 0 ? new Date(now + graceDays * DAY_MS).toISOString() : null;
-    this.finish('Expired');
-  }
-
-  /** An extension within the grace window: the envelope continues where it stood at expiry. */
-  revive(): void {
-    if (this.status !== 'Expired' || !this.beforeExpiry) return;
-    this.status = this.beforeExpiry.status;
-    for (const [id, status] of this.beforeExpiry.recipients) this.recipientStatus.set(id, status);
-    this.beforeExpiry = null;
-    this.graceUntil = null;
-  }
-
-  /** Ends the envelope; every recipient who had not completed takes the same final status. */
-  finish(status: 'Cancelled' | 'Expired'): void {
-    this.status = status;
-    for (const [id, recipientStatus] of this.recipientStatus) {
-      if (recipientStatus !== 'Completed') this.recipientStatus.set(id, status);
-    }
-  }
-
-  /** Why this recipient cannot decline now, or undefined when they can (the same turn rules as completing). */
-  whyCannotDecline(recipientId: string, reason: string): string | undefined {
-    if (reason.trim() === '') return 'A reason is required to decline.';
-    return this.whyCannotComplete(recipientId)?.replace(
-      'complete first',
-      'complete before anyone later may act',
-    );
-  }
-
-  /** The first open of a recipient's link: LinkOpened; a Sent envelope becomes Opened. */
-  open(recipientId: string): void {
-    this.recipientStatus.set(recipientId, 'LinkOpened');
-    if (this.status === 'Sent') this.status = 'Opened';
-  }
-
-  /** A recipient declined: the envelope stops; everyone else who had not completed is Cancelled. */
-  decline(recipientId: string): void {
-    this.finish('Cancelled');
-    this.status = 'Declined';
-    this.recipientStatus.set(recipientId, 'Declined');
-  }
-
-  snapshot(): EnvelopeState {
-    return {
-      envelopeId: this.input.envelopeId,
-      status: this.status,
-      expiresAt: this.expiresAt,
-      recipients: this.input.recipients.map((r) => ({
-        id: r.id,
-        status: this.recipientStatus.get(r.id) ?? 'Pending',
-      })),
-      sequence: this.sequence,
-    };
-  }
-}
-
 export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<EnvelopeState> {
-  const envelope = new Envelope(input);
+  const envelope = new EnvelopeModel(input);
   const pending: EnvelopeTransition[] = [];
-  let projectedSequence = 0;
+  // A continued run starts with everything before it projected.
+  let projectedSequence = envelope.sequence;
 
   /** Decides a transition now; the main loop projects it, in order. Returns its sequence. */
   function record(type: string, recipientId: string | null, data: Record<string, unknown> = {}): number {
@@ -284,8 +102,10 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
   // Send: the first round may act, later rounds wait for their turn. Decided before any handler is set:
   // Updates that arrive with the start (such as an early extend) are delivered when their handler is set,
   // and must find the envelope sent.
-  envelope.refreshTurns();
-  record('envelope.sent', null);
+  if (!input.carried) {
+    envelope.refreshTurns();
+    record('envelope.sent', null);
+  }
 
   setHandler(envelopeStateQuery, () => envelope.snapshot());
 
@@ -296,14 +116,14 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
     completeRecipientUpdate,
     (request: CompleteRecipientRequest) => {
       const { recipientId } = request;
+      const data = { action: completionAction(envelope, recipientId), ...originData(request) };
       envelope.completeRecipient(recipientId);
       if (envelope.status === 'Completed' && patched(FINAL_PDF_PATCH)) {
         // Everyone required has completed: the main loop renders the final PDF, then completes.
-        envelope.status = 'ProcessingFinalPdf';
-        envelope.signedAt = new Date().toISOString();
-        return projected(record('recipient.completed', recipientId, originData(request)));
+        envelope.finishSigning(new Date().toISOString());
+        return projected(record('recipient.completed', recipientId, data));
       }
-      let sequence = record('recipient.completed', recipientId, originData(request));
+      let sequence = record('recipient.completed', recipientId, data);
       if (envelope.status === 'Completed') {
         sequence = record('envelope.completed', null, completedEventData(input));
       }
@@ -325,18 +145,8 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
     },
     {
       validator: (_request: CancelEnvelopeRequest) => {
-        if (isTerminalEnvelopeStatus(envelope.status)) {
-          throw ApplicationFailure.nonRetryable(
-            `The envelope is already ${envelope.status} and cannot be cancelled.`,
-            'EnvelopeNotCancellable',
-          );
-        }
-        if (FINALIZING.includes(envelope.status)) {
-          throw ApplicationFailure.nonRetryable(
-            `The envelope is ${envelope.status}: every required recipient has completed, so it cannot be cancelled.`,
-            'EnvelopeNotCancellable',
-          );
-        }
+        const reason = envelope.whyCannotCancel();
+        if (reason) throw ApplicationFailure.nonRetryable(reason, 'EnvelopeNotCancellable');
       },
     },
   );
@@ -362,16 +172,55 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
   setHandler(
     recipientOpenedUpdate,
     (request: RecipientOpenedRequest) => {
-      if (envelope.recipientStatus.get(request.recipientId) !== 'Pending') {
-        return projected(envelope.sequence);
-      }
-      envelope.open(request.recipientId);
+      if (!envelope.open(request.recipientId)) return projected(envelope.sequence);
       return projected(record('recipient.opened', request.recipientId, originData(request)));
     },
     {
       validator: ({ recipientId }: RecipientOpenedRequest) => {
-        const reason = envelope.whyCannotComplete(recipientId);
+        const reason = envelope.whyCannotAct(recipientId, 'open');
         if (reason) throw ApplicationFailure.nonRetryable(reason, 'RecipientCannotOpen');
+      },
+    },
+  );
+
+  // One-time code steps, decided by the signer API that holds the codes; every one is an audit event.
+  setHandler(
+    recipientAuthenticationUpdate,
+    (request: RecipientAuthenticationRequest) => {
+      envelope.authenticate(request);
+      const type = {
+        code_sent: 'recipient.authentication_requested',
+        verified: 'recipient.authentication_verified',
+        failed: 'recipient.authentication_failed',
+      }[request.outcome];
+      return projected(
+        record(type, request.recipientId, {
+          ...(request.outcome === 'code_sent' && request.channel ? { channel: request.channel } : {}),
+          ...(request.outcome === 'failed' && request.reason ? { reason: request.reason } : {}),
+          ...originData(request),
+        }),
+      );
+    },
+    {
+      validator: (request: RecipientAuthenticationRequest) => {
+        const reason = envelope.whyCannotAuthenticate(request);
+        if (reason) throw ApplicationFailure.nonRetryable(reason, 'RecipientCannotAuthenticate');
+      },
+    },
+  );
+
+  // Viewing the document and starting to fill it in: recorded once each; a repeat records nothing.
+  setHandler(
+    recipientProgressUpdate,
+    (request: RecipientProgressRequest) => {
+      if (!envelope.progress(request)) return projected(envelope.sequence);
+      const type = request.step === 'viewed' ? 'recipient.viewed' : 'recipient.started';
+      return projected(record(type, request.recipientId, originData(request)));
+    },
+    {
+      validator: (request: RecipientProgressRequest) => {
+        const reason = envelope.whyCannotProgress(request);
+        if (reason) throw ApplicationFailure.nonRetryable(reason, 'RecipientCannotProgress');
       },
     },
   );
@@ -379,17 +228,13 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
   setHandler(
     retryFinalizationUpdate,
     () => {
-      envelope.status = 'ProcessingFinalPdf';
+      envelope.retryFinalization();
       return projected(record('envelope.final_pdf_retried', null));
     },
     {
       validator: () => {
-        if (envelope.status !== 'FinalPdfFailed') {
-          throw ApplicationFailure.nonRetryable(
-            `The envelope is ${envelope.status}; only a FinalPdfFailed envelope is finalized again.`,
-            'EnvelopeNotRetryable',
-          );
-        }
+        const reason = envelope.whyCannotRetryFinalization();
+        if (reason) throw ApplicationFailure.nonRetryable(reason, 'EnvelopeNotRetryable');
       },
     },
   );
@@ -431,14 +276,15 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
   // The status attribute is kept current when the starter indexed the workflow with it (sendEnvelope
   // does); a server without Sigil's search attributes (such as the time-skipping test server) rejects them.
   const indexed = workflowInfo().typedSearchAttributes.get(searchAttributes.envelopeStatus) !== undefined;
-  let lastStatus: EnvelopeStatus | undefined;
+  let lastStatus: EnvelopeStatus | undefined = input.carried?.indexedStatus ?? undefined;
   // Automatic reminders count from the send, every `everyDays`, at most `max` times.
-  const nextReminder = {
+  const nextReminder = input.carried?.reminders ?? {
     sent: 0,
     at: input.automaticReminders
       ? new Date(Date.now() + input.automaticReminders.everyDays * DAY_MS).toISOString()
       : null,
   };
+  const historyLimit = input.continueAsNewAtHistoryLength ?? CONTINUE_AS_NEW_AT_HISTORY_LENGTH;
   while (true) {
     while (pending.length > 0) {
       const transition = pending[0] as EnvelopeTransition;
@@ -449,6 +295,15 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
         lastStatus = transition.envelopeStatus;
         upsertSearchAttributes([{ key: searchAttributes.envelopeStatus, value: lastStatus }]);
       }
+    }
+    if (longHistory() && !closedForGood()) {
+      // Let accepted Updates answer first; anything decided meanwhile is projected before the run hands over.
+      await condition(() => allHandlersFinished() || pending.length > 0);
+      if (pending.length > 0) continue;
+      await continueAsNew<typeof envelopeWorkflow>({
+        ...input,
+        carried: envelope.carry(nextReminder, lastStatus ?? null),
+      });
     }
     if (envelope.status === 'Expired' && envelope.graceUntil !== null) {
       // Within the grace window an extend revives the envelope; after it the envelope stays Expired.
@@ -492,6 +347,18 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
     record('envelope.expired', null, { expires_at: envelope.expiresAt });
   }
 
+  function longHistory(): boolean {
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || info.historyLength >= historyLimit;
+  }
+
+  /** Finished and past any grace window, or finalizing: the run ends (or renders) rather than hand over. */
+  function closedForGood(): boolean {
+    if (envelope.status === 'ProcessingFinalPdf') return true;
+    if (envelope.status === 'Expired') return envelope.graceUntil === null;
+    return isTerminalEnvelopeStatus(envelope.status);
+  }
+
   /** Renders and stores the final PDF and the audit trail; then Completed, or FinalPdfFailed with the reason. */
   async function finalize(): Promise<void> {
     try {
@@ -500,7 +367,7 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
         organizationId: input.organizationId,
         completedAt: envelope.signedAt ?? new Date().toISOString(),
       });
-      envelope.status = 'Completed';
+      envelope.finalized();
       record('envelope.completed', null, completedEventData(input));
       record('document.final_pdf_ready', null, {
         envelope_id: input.envelopeId,
@@ -510,7 +377,7 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
       });
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
-      envelope.status = 'FinalPdfFailed';
+      envelope.finalizationFailed();
       const cause = error.cause instanceof Error ? error.cause.message : error.message;
       record('envelope.final_pdf_failed', null, { reason: cause });
     }
@@ -540,6 +407,12 @@ function originData(origin: SignerActionOrigin): Record<string, unknown> {
     ...(origin.ip ? { ip: origin.ip } : {}),
     ...(origin.userAgent ? { user_agent: origin.userAgent } : {}),
   };
+}
+
+/** What completing means for this recipient's type. */
+function completionAction(envelope: EnvelopeModel, recipientId: string): string {
+  const type = envelope.recipient(recipientId)?.type ?? 'Signer';
+  return COMPLETION_ACTION[type];
 }
 
 function completedEventData(input: EnvelopeWorkflowInput): Record<string, unknown> {

@@ -1,6 +1,7 @@
 // The signer API: what the signer app calls with a recipient's signing link token. Application routes (JSON,
 // the /api/v1 error body) outside the public v1 contract, so hidden from its OpenAPI document. The token
-// is the credential: no bearer authentication.
+// is the credential: no bearer authentication. An OtpSms / OtpWhatsApp recipient also sends the signer
+// session from a verified one-time code in X-Signing-Session.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -8,17 +9,20 @@ import type { SignerActionOrigin } from '../../workflows/contracts.ts';
 import type { AppDependencies } from '../app.ts';
 import { createAddressThrottle } from '../plugins/rate-limit.ts';
 import type { ServiceContext } from '../services/context.ts';
+import { OTP_POLICY, SIGNING_SESSION_HEADER } from '../services/signing/otp-policy.ts';
+import { requestOneTimeCode } from '../services/signing/request-one-time-code.ts';
 import {
   completeSigning,
   declineSigning,
+  openSigningDocument,
   saveSignerFields,
-  signingDocument,
   signingView,
 } from '../services/signing/signer-actions.ts';
+import { verifyOneTimeCode } from '../services/signing/verify-one-time-code.ts';
 
 const USER_AGENT_MAX = 300;
-/** Room for a few 1 MB images in base64 (4/3 of their size) in one save. */
-const FIELDS_BODY_LIMIT = 6 * 1024 * 1024;
+/** Room in one save for a 4 MB file upload and a few 1–2 MB images, all in base64 (4/3 of their size). */
+const FIELDS_BODY_LIMIT = 10 * 1024 * 1024;
 
 const TokenParam = z.object({ token: z.string().min(1).max(200) });
 const FieldsBody = z.object({
@@ -31,6 +35,17 @@ const CompleteBody = z.object({ consent: z.boolean().optional() }).nullish();
 const DeclineBody = z.object({
   reason: z.string().trim().min(1, 'a reason is required to decline').max(1000),
 });
+const VerifyBody = z.object({
+  code: z
+    .string()
+    .regex(new RegExp(`^\\d{${OTP_POLICY.digits}}$`), `the code is exactly ${OTP_POLICY.digits} digits`),
+});
+
+/** The X-Signing-Session header (the token from /otp/verify), when given once. */
+export function signerSessionOf(request: FastifyRequest): string | undefined {
+  const value = request.headers[SIGNING_SESSION_HEADER];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
 
 /** Where a signer's request came from: `request.ip` honours TRUSTED_PROXIES; the user agent is capped. */
 export function originOf(request: FastifyRequest): SignerActionOrigin {
@@ -59,12 +74,17 @@ export const signingRoutes: FastifyPluginAsync<AppDependencies> = async (base, d
   };
 
   app.get('/api/signing/:token', { schema: { hide: true, params: TokenParam } }, async (request) =>
-    signingView(ctx(), request.params.token, originOf(request)),
+    signingView(ctx(), request.params.token, originOf(request), signerSessionOf(request)),
   );
 
   // The specification's path for the document, at the root.
   app.get('/:token/document', { schema: { hide: true, params: TokenParam } }, async (request, reply) => {
-    const pdf = await signingDocument(ctx(), request.params.token);
+    const pdf = await openSigningDocument(
+      ctx(),
+      request.params.token,
+      originOf(request),
+      signerSessionOf(request),
+    );
     return reply
       .type('application/pdf')
       .header('Cache-Control', 'no-store')
@@ -72,22 +92,53 @@ export const signingRoutes: FastifyPluginAsync<AppDependencies> = async (base, d
       .send(Buffer.from(pdf));
   });
 
+  // One-time codes of OtpSms / OtpWhatsApp recipients: request (no body), then verify for a signer session.
+  app.post('/api/signing/:token/otp', { schema: { hide: true, params: TokenParam } }, async (request) =>
+    requestOneTimeCode(ctx(), request.params.token, originOf(request)),
+  );
+
+  app.post(
+    '/api/signing/:token/otp/verify',
+    { schema: { hide: true, params: TokenParam, body: VerifyBody } },
+    async (request) => verifyOneTimeCode(ctx(), request.params.token, request.body.code, originOf(request)),
+  );
+
   app.put(
     '/api/signing/:token/fields',
     { bodyLimit: FIELDS_BODY_LIMIT, schema: { hide: true, params: TokenParam, body: FieldsBody } },
-    async (request) => saveSignerFields(ctx(), request.params.token, request.body.values, originOf(request)),
+    async (request) =>
+      saveSignerFields(
+        ctx(),
+        request.params.token,
+        request.body.values,
+        originOf(request),
+        signerSessionOf(request),
+      ),
   );
 
   app.post(
     '/api/signing/:token/complete',
     { schema: { hide: true, params: TokenParam, body: CompleteBody } },
     async (request) =>
-      completeSigning(ctx(), request.params.token, request.body?.consent === true, originOf(request)),
+      completeSigning(
+        ctx(),
+        request.params.token,
+        request.body?.consent === true,
+        originOf(request),
+        signerSessionOf(request),
+      ),
   );
 
   app.post(
     '/api/signing/:token/decline',
     { schema: { hide: true, params: TokenParam, body: DeclineBody } },
-    async (request) => declineSigning(ctx(), request.params.token, request.body.reason, originOf(request)),
+    async (request) =>
+      declineSigning(
+        ctx(),
+        request.params.token,
+        request.body.reason,
+        originOf(request),
+        signerSessionOf(request),
+      ),
   );
 };

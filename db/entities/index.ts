@@ -1,15 +1,19 @@
 // Every entity MikroORM maps; the schema itself comes from db/migrations.
+import { DevNotificationSchema } from './dev-notification.ts';
 import { AuditEventSchema, EnvelopeFieldValueSchema, EnvelopeSchema, RecipientSchema } from './envelope.ts';
 import { OAuthAccessTokenSchema, OAuthClientSchema, OAuthClientSecretSchema } from './oauth-client.ts';
 import { OrganizationSchema, PlanSchema } from './organization.ts';
+import { OtpCodeSchema, SignerSessionSchema } from './otp.ts';
 import { SandboxEnvelopeSchema } from './sandbox-envelope.ts';
 import { SigningLinkSchema } from './signing-link.ts';
 import { StoredFileSchema } from './stored-file.ts';
 import { TemplateFieldSchema, TemplateRoleSchema, TemplateSchema } from './template.ts';
 
+export * from './dev-notification.ts';
 export * from './envelope.ts';
 export * from './oauth-client.ts';
 export * from './organization.ts';
+export * from './otp.ts';
 export * from './sandbox-envelope.ts';
 export * from './signing-link.ts';
 export * from './stored-file.ts';
@@ -31,4 +35,7 @@ export const entities = [
   EnvelopeFieldValueSchema,
   SandboxEnvelopeSchema,
   SigningLinkSchema,
+  OtpCodeSchema,
+  SignerSessionSchema,
+  DevNotificationSchema,
 ];

@@ -5,6 +5,7 @@ import { Migration0002PublicApi } from './0002-public-api.ts';
 import { Migration0003Sandbox } from './0003-sandbox.ts';
 import { Migration0004EnvelopeSettings } from './0004-envelope-settings.ts';
 import { Migration0005Signing } from './0005-signing.ts';
+import { Migration0006Otp } from './0006-otp.ts';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-initial', class: Migration0001Initial },
@@ -12,4 +13,5 @@ export const migrations: MigrationObject[] = [
   { name: '0003-sandbox', class: Migration0003Sandbox },
   { name: '0004-envelope-settings', class: Migration0004EnvelopeSettings },
   { name: '0005-signing', class: Migration0005Signing },
+  { name: '0006-otp', class: Migration0006Otp },
 ];

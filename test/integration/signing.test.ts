@@ -26,6 +26,8 @@ const RICH_TEMPLATE = {
   roles: [
     { name: 'Client', required: true },
     { name: 'Provider', required: true },
+    // Copies only: a Cc fills no fields.
+    { name: 'Observer', required: false },
   ],
   fields: [
     { type: 'Full name', role: 'Client', label: 'Client name', x: 40, y: 40, required: true, ...box },
@@ -79,7 +81,7 @@ async function sentEnvelope(body: Record<string, unknown> = {}) {
         { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', signingOrder: 1 },
         { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com', signingOrder: 2 },
         {
-          roleName: 'Provider',
+          roleName: 'Observer',
           fullName: 'Avi Copy',
           email: 'avi@example.com',
           type: 'Cc',
@@ -328,7 +330,9 @@ describe('the signer API', () => {
     const attachment = await save(envelope.client, [
       { fieldDefinitionId: ids.Attachment as string, value: 'file.pdf' },
     ]);
-    expect(attachment.json().error.message).toMatch(/not supported yet/);
+    expect(attachment.json().error.message).toMatch(
+      /must be an object \{ fileBase64, filename, contentType \}/,
+    );
     const stored = await harness.ctx.orm.em.fork().count(EnvelopeFieldValue, { envelopeId: envelope.id });
     expect(stored).toBe(0);
 
@@ -388,7 +392,7 @@ describe('the signer API', () => {
     expect((await view(fresh)).json().state).toBe('ready');
   });
 
-  it('refuses to complete for a recipient who must verify a one-time code', async () => {
+  it('refuses to complete for a recipient who has not verified a one-time code', async () => {
     const envelope = await sentEnvelope({
       recipients: [
         {
@@ -407,7 +411,7 @@ describe('the signer API', () => {
     expect(body).toMatchObject({ authenticationRequired: true, recipient: { language: 'he' } });
     expect(body.consentText).toMatch(/[\u0590-\u05FF]/);
     const refused = await complete(envelope.client);
-    expect(refused.statusCode).toBe(409);
+    expect(refused.statusCode).toBe(403);
     expect(refused.json().error.message).toMatch(/one-time code/);
   });
 });

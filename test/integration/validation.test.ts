@@ -386,6 +386,39 @@ describe('createEnvelope', () => {
     expectInvalid(error, 'recipients', /required role "Provider" has no recipient/);
   });
 
+  it('refuses an Approver or Viewer on a role with fields to fill, and a FormFiller on a role with a signature', async () => {
+    for (const type of ['Approver', 'Viewer'] as const) {
+      const error = await refusedEnvelope({
+        recipients: [
+          { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', signingOrder: 1, type },
+          { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com', signingOrder: 2 },
+        ],
+      });
+      expectInvalid(
+        error,
+        'recipients.0.type',
+        new RegExp(`an? ${type} fills no fields, but role "Client" has 3 field`),
+      );
+    }
+    const error = await refusedEnvelope({
+      recipients: [
+        { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', signingOrder: 1 },
+        {
+          roleName: 'Provider',
+          fullName: 'Sam Cohen',
+          email: 'sam@example.com',
+          signingOrder: 2,
+          type: 'FormFiller',
+        },
+      ],
+    });
+    expectInvalid(
+      error,
+      'recipients.1.type',
+      /a FormFiller does not sign, but role "Provider" has a Signature field/,
+    );
+  });
+
   it('a Cc recipient does not fill a required role', async () => {
     const error = await refusedEnvelope({
       recipients: [

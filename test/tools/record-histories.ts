@@ -16,7 +16,11 @@ import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
 import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
 import { signingView } from '../../api/services/signing/signer-actions.ts';
 import { StoredFile, Template } from '../../db/entities/index.ts';
-import { envelopeWorkflowId } from '../../workflows/contracts.ts';
+import {
+  envelopeWorkflowId,
+  recipientAuthenticationUpdate,
+  recipientProgressUpdate,
+} from '../../workflows/contracts.ts';
 import { draftTwoSignerEnvelope } from '../support/context.ts';
 import { startTestInfrastructure } from '../support/infrastructure.ts';
 
@@ -41,15 +45,16 @@ async function draft(expiresAt?: string) {
 
 const force = process.argv.includes('--force');
 
-async function save(name: string, envelopeId: string) {
+async function save(name: string, envelopeId: string, runId?: string) {
   const file = new URL(`${name}.json`, OUTPUT);
   // Existing recordings are kept: they stand for envelopes started on older code, which must still replay.
   if (!force && existsSync(file)) {
     log(`kept ${name}.json (exists; --force re-records)`);
     return;
   }
-  const handle = ctx.temporal.workflow.getHandle(envelopeWorkflowId(envelopeId));
-  await handle.result();
+  const handle = ctx.temporal.workflow.getHandle(envelopeWorkflowId(envelopeId), runId);
+  // A run that continued as new has no result of its own: wait for the envelope's last run instead.
+  await ctx.temporal.workflow.getHandle(envelopeWorkflowId(envelopeId)).result();
   const history = await handle.fetchHistory();
   await writeFile(file, `${historyToJSON(history)}\n`);
   log(`saved ${name}.json (${history.events?.length ?? 0} events)`);
@@ -156,6 +161,59 @@ try {
     origin,
   );
   await save('signer-api-declined', declinedBySigner.id);
+
+  // Continue-as-new: a low threshold hands the envelope over to new runs; the first and the last are kept.
+  const continued = await draft();
+  await sendEnvelope(ctx, continued.org, continued.id, { continueAsNewAtHistoryLength: 30 });
+  const continuedHandle = ctx.temporal.workflow.getHandle(envelopeWorkflowId(continued.id));
+  const firstRunId = (await continuedHandle.describe()).runId;
+  for (let i = 0; i < 4; i += 1) await remindEnvelope(ctx, continued.org, continued.id);
+  await completeRecipient(ctx, continued.org, continued.id, continued.recipients[0] as string, origin);
+  await completeRecipient(ctx, continued.org, continued.id, continued.recipients[1] as string, origin);
+  await save('continued-as-new-last-run', continued.id);
+  await save('continued-as-new-first-run', continued.id, firstRunId);
+
+  // A one-time-code signer: code sent, a wrong code, a new code, verified, viewed, started, completed; then
+  // the second signer views and completes.
+  const otp = await draftTwoSignerEnvelope(ctx, {
+    title: 'Recorded envelope',
+    externalReference: 'recorded',
+    recipients: [
+      {
+        roleName: 'Client',
+        fullName: 'Dana Levi',
+        phone: '+972501234567',
+        deliveryChannel: 'Sms',
+        authenticationMethod: 'OtpSms',
+      },
+      { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com' },
+    ],
+  });
+  await sendEnvelope(ctx, otp.organizationId, otp.envelopeId);
+  const otpHandle = ctx.temporal.workflow.getHandle(envelopeWorkflowId(otp.envelopeId));
+  const otpLinks = await issueSigningLinks(ctx, otp.organizationId, otp.envelopeId);
+  await signingView(ctx, otpLinks[0]?.url.split('/sign/')[1] as string, origin);
+  for (const step of [
+    { outcome: 'code_sent', channel: 'Sms' },
+    { outcome: 'failed', reason: 'wrong_code' },
+    { outcome: 'code_sent', channel: 'Sms' },
+    { outcome: 'verified' },
+  ] as const) {
+    await otpHandle.executeUpdate(recipientAuthenticationUpdate, {
+      args: [{ recipientId: otp.first.id, ...step, ...origin }],
+    });
+  }
+  for (const step of ['viewed', 'started', 'viewed'] as const) {
+    await otpHandle.executeUpdate(recipientProgressUpdate, {
+      args: [{ recipientId: otp.first.id, step, ...origin }],
+    });
+  }
+  await completeRecipient(ctx, otp.organizationId, otp.envelopeId, otp.first.id, origin);
+  await otpHandle.executeUpdate(recipientProgressUpdate, {
+    args: [{ recipientId: otp.second.id, step: 'viewed', ...origin }],
+  });
+  await completeRecipient(ctx, otp.organizationId, otp.envelopeId, otp.second.id, origin);
+  await save('signer-otp-progress-completed', otp.envelopeId);
 
   const expired = await draft(new Date(Date.now() + 3000).toISOString());
   await sendEnvelope(ctx, expired.org, expired.id);

@@ -10,7 +10,7 @@ import {
   PdfRenderError,
   type RenderAuditTrailInput,
   renderAuditTrail,
-} from '../../activities/pdf/render-audit-trail.ts';
+} from '../../documents/render-audit-trail.ts';
 
 const ENVELOPE_ID = '0f8e2c1a-5b7d-4e8f-9a1b-2c3d4e5f6a7b';
 const ORIGINAL_SHA = 'a3f1'.repeat(16);

@@ -1,7 +1,7 @@
 // The bidi treatment decides the order in which glyphs are drawn: these pin the visual order (left to right)
 // of the names and short mixed texts the renderers meet.
 import { describe, expect, it } from 'vitest';
-import { analyzeParagraph, isRightToLeft, toVisual } from '../../activities/pdf/bidi.ts';
+import { analyzeParagraph, isRightToLeft, toVisual } from '../../documents/bidi.ts';
 
 describe('toVisual', () => {
   it('leaves left-to-right text alone', () => {

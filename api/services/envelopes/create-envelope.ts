@@ -179,6 +179,7 @@ export async function validateEnvelopeRequest(
       .filter((role) => !recipients.some((r) => r.role?.id === role.id && actsInRounds(r)))
       .map((role) => ({ field: 'recipients', message: `the required role "${role.name}" has no recipient` })),
     ...(data.workflowType === 'Sequential' ? duplicateOrders(recipients) : []),
+    ...roleFieldProblems(recipients, fields),
     ...recipients.flatMap((recipient, index) =>
       recipient.language && !organization.supportedLanguages.includes(recipient.language)
         ? [
@@ -283,6 +284,46 @@ function initialValueProblems(
     seen.add(field.id);
     const checked = checkInitialValue(field, item.value);
     return checked.ok ? [] : [{ field: `${at}.value`, message: `${field.label}: ${checked.message}` }];
+  });
+}
+
+/** Recipient types that fill no fields, and the field types a FormFiller (who does not sign) cannot fill. */
+const FIELDLESS_TYPES: readonly RecipientType[] = ['Approver', 'Viewer'];
+const SIGNATURE_FIELD_TYPES: readonly string[] = ['Signature', 'Initials', 'Company stamp'];
+
+/**
+ * Someone must be able to fill every field of a role (read-only text needs no one): an Approver or Viewer
+ * may take a role with fields only beside a Signer or FormFiller who fills them; a FormFiller cannot take a
+ * role that needs a signature. A Cc only receives copies, so any role is fine for them.
+ */
+function roleFieldProblems(
+  recipients: { type: RecipientType; role?: { id: string; name: string } | undefined }[],
+  fields: TemplateField[],
+): { field: string; message: string }[] {
+  return recipients.flatMap(({ type, role }, index) => {
+    if (!role) return [];
+    const fillable = fields.filter((f) => f.roleId === role.id && f.type !== 'Read-only text');
+    const filledByOthers = recipients.some(
+      (other) => other.role?.id === role.id && (other.type === 'Signer' || other.type === 'FormFiller'),
+    );
+    if (FIELDLESS_TYPES.includes(type) && fillable.length > 0 && !filledByOthers) {
+      return [
+        {
+          field: `recipients.${index}.type`,
+          message: `${type === 'Approver' ? 'an' : 'a'} ${type} fills no fields, but role "${role.name}" has ${fillable.length} field(s) to fill ("${fillable[0]?.label}"…) and no Signer or FormFiller; give the role to a Signer or FormFiller`,
+        },
+      ];
+    }
+    const signing = fillable.filter((f) => SIGNATURE_FIELD_TYPES.includes(f.type));
+    if (type === 'FormFiller' && signing.length > 0) {
+      return [
+        {
+          field: `recipients.${index}.type`,
+          message: `a FormFiller does not sign, but role "${role.name}" has a ${signing[0]?.type} field ("${signing[0]?.label}"); give the role to a Signer`,
+        },
+      ];
+    }
+    return [];
   });
 }
 

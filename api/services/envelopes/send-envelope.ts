@@ -18,10 +18,17 @@ import type { ServiceContext } from '../context.ts';
 import { findEnvelope } from './find-envelope.ts';
 import { toServiceError } from './workflow-errors.ts';
 
+/** Tuning of the workflow a send starts; only tests change it. */
+export interface SendOptions {
+  /** Continue-as-new once a run's history holds this many events (the workflow's default: 5,000). */
+  continueAsNewAtHistoryLength?: number;
+}
+
 export async function sendEnvelope(
   ctx: ServiceContext,
   organizationId: string,
   envelopeId: string,
+  options: SendOptions = {},
 ): Promise<EnvelopeState> {
   const { envelope, recipients } = await findEnvelope(ctx, organizationId, envelopeId);
   if (isTerminalEnvelopeStatus(envelope.status)) {
@@ -33,7 +40,7 @@ export async function sendEnvelope(
     );
   }
   const organization = await ctx.orm.em.fork().findOneOrFail(Organization, { id: envelope.organizationId });
-  const input = envelopeWorkflowInput(envelope, recipients, organization);
+  const input = { ...envelopeWorkflowInput(envelope, recipients, organization), ...options };
   const workflowId = envelopeWorkflowId(envelope.id);
   if (envelope.workflowId !== workflowId) {
     // Recorded before starting, so an operator can find the workflow even if the start is interrupted.
@@ -68,7 +75,7 @@ export async function sendEnvelope(
 /** The workflow's input, taken from the envelope's rows. */
 export function envelopeWorkflowInput(
   envelope: Pick<Envelope, 'id' | 'organizationId' | 'externalReference' | 'workflowType' | 'expiresAt'>,
-  recipients: Pick<Recipient, 'id' | 'signingOrder' | 'type' | 'required'>[],
+  recipients: Pick<Recipient, 'id' | 'signingOrder' | 'type' | 'required' | 'authenticationMethod'>[],
   settings: Pick<
     Organization,
     'reminderIntervalDays' | 'maxAutomaticReminders' | 'expiredExtensionGraceDays'
@@ -94,6 +101,7 @@ export function envelopeWorkflowInput(
       signingOrder: r.signingOrder,
       type: r.type,
       required: r.required,
+      authenticationMethod: r.authenticationMethod,
     })),
   };
 }

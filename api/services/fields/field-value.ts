@@ -1,6 +1,7 @@
-// What a value of each field type may be. Used for initial values now and for signers' values later.
+// What a value of each field type may be: initial values (prefilled by the sender) and signers' values.
 import { z } from 'zod';
-import { inspectPng } from '../../../activities/pdf/png.ts';
+import { inspectJpeg } from '../../../documents/jpeg.ts';
+import { inspectPng } from '../../../documents/png.ts';
 import type { FieldType } from '../../../workflows/domain.ts';
 
 export const TEXT_LIMITS: Partial<Record<FieldType, number>> = {
@@ -38,26 +39,44 @@ export function checkInitialValue(
   return checkPlainValue(field, value);
 }
 
-/** Field types whose signer value is a PNG image (drawn, stamped or uploaded), optionally with a typed name. */
-export const IMAGE_FIELD_TYPES: readonly FieldType[] = [
-  'Signature',
-  'Initials',
-  'Company stamp',
-  'Image upload',
-];
+/** Field types whose signer value is a PNG image (drawn or stamped), optionally with a typed name. */
+export const IMAGE_FIELD_TYPES: readonly FieldType[] = ['Signature', 'Initials', 'Company stamp'];
 
 export const MAX_SIGNER_IMAGE_BYTES = 1024 * 1024;
 const MAX_TYPED_NAME = 200;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
+/** What a signer may upload into each upload field type: content types and the largest decoded size. */
+export const UPLOAD_RULES = {
+  'Image upload': { contentTypes: ['image/png', 'image/jpeg'], maxBytes: 2 * 1024 * 1024, limit: '2 MB' },
+  'File upload': {
+    contentTypes: ['application/pdf', 'image/png', 'image/jpeg'],
+    maxBytes: 4 * 1024 * 1024,
+    limit: '4 MB',
+  },
+} as const satisfies Partial<Record<FieldType, { contentTypes: string[]; maxBytes: number; limit: string }>>;
+
+export const MAX_UPLOAD_FILENAME = 200;
+/** Control and invisible formatting characters (bidi overrides could disguise a file's extension). */
+const FORBIDDEN_IN_FILENAME = /[\p{Cc}\p{Cf}/\\]/u;
+
+/** A file a signer uploaded, checked: its bytes are of the content type it claims. */
+export interface SignerUpload {
+  content: Buffer;
+  filename: string;
+  contentType: string;
+}
+
 export type SignerValueCheck =
   | { ok: true; value: string | boolean | null }
   | { ok: true; image: { png: Buffer; typedName: string | null } }
+  | { ok: true; upload: SignerUpload }
   | { ok: false; message: string };
 
 /**
- * Checks a value a signer supplies. `null` (or an empty string) clears the field. Images come as
- * `{ imagePngBase64, typedName? }`: a PNG of at most 1 MB once decoded.
+ * Checks a value a signer supplies. `null` (or an empty string) clears the field. Signature, initials and
+ * stamps come as `{ imagePngBase64, typedName? }`: a PNG of at most 1 MB once decoded. Uploads (File upload,
+ * Image upload) come as `{ fileBase64, filename, contentType }`, their bytes checked against the content type.
  */
 export function checkSignerValue(
   field: { type: FieldType; options?: string[] | null },
@@ -65,8 +84,9 @@ export function checkSignerValue(
 ): SignerValueCheck {
   if (field.type === 'Read-only text')
     return { ok: false, message: 'Read-only text fields are not editable' };
-  if (field.type === 'File upload') return { ok: false, message: 'File upload fields are not supported yet' };
   if (value === null || value === '') return { ok: true, value: null };
+  if (field.type === 'File upload' || field.type === 'Image upload')
+    return checkUploadValue(field.type, value);
   if (IMAGE_FIELD_TYPES.includes(field.type)) return checkImageValue(value);
   return checkPlainValue(field, value);
 }
@@ -97,6 +117,58 @@ function checkImageValue(value: unknown): SignerValueCheck {
   const inspected = inspectPng(png);
   if ('problem' in inspected) return { ok: false, message: `the image must be a PNG: ${inspected.problem}` };
   return { ok: true, image: { png, typedName: name === '' ? null : name } };
+}
+
+function checkUploadValue(type: keyof typeof UPLOAD_RULES, value: unknown): SignerValueCheck {
+  const rule = UPLOAD_RULES[type];
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, message: 'must be an object { fileBase64, filename, contentType }' };
+  }
+  const { fileBase64, filename, contentType, ...rest } = value as Record<string, unknown>;
+  const unknownKeys = Object.keys(rest);
+  if (unknownKeys.length > 0) return { ok: false, message: `unknown property ${unknownKeys[0]}` };
+  if (typeof filename !== 'string') return { ok: false, message: 'filename must be a string' };
+  const name = filename.trim();
+  const length = [...name].length;
+  if (length < 1 || length > MAX_UPLOAD_FILENAME) {
+    return { ok: false, message: `filename must be 1-${MAX_UPLOAD_FILENAME} characters` };
+  }
+  if (FORBIDDEN_IN_FILENAME.test(name)) {
+    return { ok: false, message: 'filename must not contain path separators or control characters' };
+  }
+  if (name === '.' || name === '..') return { ok: false, message: 'filename must name a file' };
+  const allowed: readonly string[] = rule.contentTypes;
+  if (typeof contentType !== 'string' || !allowed.includes(contentType)) {
+    return { ok: false, message: `contentType must be one of: ${allowed.join(', ')}` };
+  }
+  if (typeof fileBase64 !== 'string' || fileBase64 === '' || !BASE64.test(fileBase64)) {
+    return { ok: false, message: 'fileBase64 must be the base64 of the file (without a data: prefix)' };
+  }
+  const tooLarge = `the file must be at most ${rule.limit}`;
+  if (Math.floor((fileBase64.length * 3) / 4) > rule.maxBytes + 2) return { ok: false, message: tooLarge };
+  const content = Buffer.from(fileBase64, 'base64');
+  if (content.byteLength > rule.maxBytes) return { ok: false, message: tooLarge };
+  const problem = contentProblem(content, contentType);
+  if (problem) return { ok: false, message: problem };
+  return { ok: true, upload: { content, filename: name, contentType } };
+}
+
+/** Why the bytes are not of the content type they are sent as, or undefined when they are. */
+function contentProblem(content: Buffer, contentType: string): string | undefined {
+  if (contentType === 'image/png') {
+    const png = inspectPng(content);
+    return 'problem' in png ? `the content is not a valid PNG (${png.problem})` : undefined;
+  }
+  if (contentType === 'image/jpeg') {
+    const jpeg = inspectJpeg(content);
+    return 'problem' in jpeg ? `the content is not a valid JPEG (${jpeg.problem})` : undefined;
+  }
+  if (contentType === 'application/pdf') {
+    return content.subarray(0, 5).toString('latin1') === '%PDF-'
+      ? undefined
+      : 'the content is not a PDF (it must start with %PDF-)';
+  }
+  return `unsupported content type ${contentType}`;
 }
 
 function checkPlainValue(

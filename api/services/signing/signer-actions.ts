@@ -1,9 +1,9 @@
 // What a signer does through their link: read the envelope (the first read records recipient.opened), see
-// the document, save field values, complete and decline. Every workflow change goes through an Update
-// with the client's address and user agent, which the audit events carry.
-import { createHash, randomUUID } from 'node:crypto';
-import { finalPdfValues, placedFields } from '../../../activities/finalize.ts';
-import { renderFinalPdf } from '../../../activities/pdf/render-final-pdf.ts';
+// the document (recipient.viewed), save field values (recipient.started), complete as their type requires
+// and decline. An OTP recipient does all but the first read only with a signer session (a verified code).
+// Every workflow change goes through an Update with the client's address and user agent, which the audit
+// events carry.
+import { randomUUID } from 'node:crypto';
 import {
   EnvelopeFieldValue,
   Recipient,
@@ -11,6 +11,10 @@ import {
   Template,
   TemplateField,
 } from '../../../db/entities/index.ts';
+import { storedFileLoader } from '../../../db/stored-files.ts';
+import { finalPdfValues, placedFields } from '../../../documents/field-values.ts';
+import { documentLanguage } from '../../../documents/i18n.ts';
+import { renderFinalPdf } from '../../../documents/render-final-pdf.ts';
 import {
   type EnvelopeState,
   envelopeWorkflowId,
@@ -18,12 +22,15 @@ import {
   type SignerActionOrigin,
 } from '../../../workflows/contracts.ts';
 import type { EnvelopeStatus } from '../../../workflows/domain.ts';
-import { type ErrorDetail, InvalidRequest } from '../../errors.ts';
+import { Conflict, type ErrorDetail, InvalidRequest } from '../../errors.ts';
 import type { ServiceContext } from '../context.ts';
 import { completeRecipient } from '../envelopes/complete-recipient.ts';
 import { declineRecipient } from '../envelopes/decline-recipient.ts';
 import { toServiceError } from '../envelopes/workflow-errors.ts';
 import { checkSignerValue } from '../fields/field-value.ts';
+import { storeSignerValue } from '../fields/store-signer-value.ts';
+import { maskPhone } from './otp-policy.ts';
+import { recordSignerProgress } from './signer-progress.ts';
 import {
   CONSENT_TEXT,
   isFilled,
@@ -32,12 +39,22 @@ import {
   requireAuthenticated,
   requireReady,
   type SigningState,
+  signerAction,
   signerFields,
   signingState,
 } from './signing-session.ts';
 
-export async function signingView(ctx: ServiceContext, token: string, origin: SignerActionOrigin) {
-  const session = await openSigningSession(ctx, token);
+/**
+ * What the signer app shows for a link. An OTP recipient without a signer session (`signerSession`, the
+ * X-Signing-Session header) sees who and what it is about, never fields or values.
+ */
+export async function signingView(
+  ctx: ServiceContext,
+  token: string,
+  origin: SignerActionOrigin,
+  signerSession?: string,
+) {
+  const session = await openSigningSession(ctx, token, signerSession);
   const { envelope, recipient, organization } = session;
   let recipientStatus = recipient.status;
   let envelopeStatus = envelope.status;
@@ -52,7 +69,7 @@ export async function signingView(ctx: ServiceContext, token: string, origin: Si
       // The envelope moved on meanwhile (cancelled, expired…): show what it is now.
       const mapped = toServiceError(error, envelope.id, envelope.status);
       if (mapped === error) throw error;
-      const again = await openSigningSession(ctx, token);
+      const again = await openSigningSession(ctx, token, signerSession);
       envelopeStatus = again.envelope.status;
       recipientStatus = again.recipient.status;
     }
@@ -68,10 +85,18 @@ export async function signingView(ctx: ServiceContext, token: string, origin: Si
       type: recipient.type,
       language: session.language,
     },
-    consentText: CONSENT_TEXT[session.language] ?? (CONSENT_TEXT.en as string),
+    action: signerAction(recipient.type),
+    consentRequired: recipient.type === 'Signer',
+    consentText:
+      recipient.type === 'Signer' ? (CONSENT_TEXT[session.language] ?? (CONSENT_TEXT.en as string)) : null,
     authenticationRequired: session.authenticationRequired,
+    authenticated: session.authenticated,
+    authenticationMethod: recipient.authenticationMethod,
+    maskedPhone: session.authenticationRequired && recipient.phone ? maskPhone(recipient.phone) : null,
   };
-  if (state !== 'ready') return { ...base, fields: [], awaitingCount: 0, requiredFields: [] };
+  if (state !== 'ready' || !session.authenticated) {
+    return { ...base, fields: [], awaitingCount: 0, requiredFields: [] };
+  }
   const fields = await signerFields(ctx, session);
   return {
     ...base,
@@ -99,6 +124,24 @@ export async function signingView(ctx: ServiceContext, token: string, origin: Si
   };
 }
 
+/**
+ * The signer loads the document: a ready and (for OTP) authenticated recipient only; the first load records
+ * `recipient.viewed` (a Viewer may complete only after it).
+ */
+export async function openSigningDocument(
+  ctx: ServiceContext,
+  token: string,
+  origin: SignerActionOrigin,
+  signerSession?: string,
+): Promise<Uint8Array> {
+  const session = await openSigningSession(ctx, token, signerSession);
+  requireReady(session, 'show the document');
+  requireAuthenticated(session, 'show the document');
+  const pdf = await signingDocument(ctx, token);
+  await recordSignerProgress(ctx, session, 'viewed', origin);
+  return pdf;
+}
+
 /** The base PDF with the initial values and the values of recipients who already completed. */
 export async function signingDocument(ctx: ServiceContext, token: string): Promise<Uint8Array> {
   const session = await openSigningSession(ctx, token);
@@ -116,15 +159,16 @@ export async function signingDocument(ctx: ServiceContext, token: string): Promi
     (v) => v.source === 'initial' || (v.recipientId != null && completed.has(v.recipientId)),
   );
   const drawn = await finalPdfValues(
-    em,
-    envelope.organizationId,
+    fields,
     fields.map((field) => values.find((v) => v.fieldId === field.id)?.value),
+    storedFileLoader(em, envelope.organizationId),
   );
   return renderFinalPdf({
     basePdf: source.content,
     envelopeId: envelope.id,
     completedAt: new Date(),
     fields: placedFields(fields, drawn),
+    language: documentLanguage(session.organization.defaultLanguage),
   });
 }
 
@@ -139,8 +183,9 @@ export async function saveSignerFields(
   token: string,
   values: SignerValueInput[],
   origin: SignerActionOrigin,
+  signerSession?: string,
 ) {
-  const session = await openSigningSession(ctx, token);
+  const session = await openSigningSession(ctx, token, signerSession);
   requireReady(session, 'save fields');
   requireAuthenticated(session, 'save fields');
   const fields = await signerFields(ctx, session);
@@ -192,22 +237,7 @@ export async function saveSignerFields(
     requireReady({ ...session, state }, 'save fields');
     for (const { field, check } of checked) {
       if (!check.ok) continue;
-      let value: unknown;
-      if ('image' in check) {
-        const file = tx.create(StoredFile, {
-          id: randomUUID(),
-          organizationId: envelope.organizationId,
-          filename: `${field.label.replace(/[^\p{L}\p{N} ._-]+/gu, '').slice(0, 100) || 'image'}.png`,
-          contentType: 'image/png',
-          sizeBytes: check.image.png.byteLength,
-          sha256: sha256(check.image.png),
-          pageCount: null,
-          content: check.image.png,
-        });
-        value = { fileId: file.id, typedName: check.image.typedName };
-      } else {
-        value = check.value;
-      }
+      const value = storeSignerValue(tx, envelope, field, check);
       if (value === null) {
         await tx.execute('delete from envelope_field_value where envelope_id = ? and field_id = ?', [
           envelope.id,
@@ -225,19 +255,31 @@ export async function saveSignerFields(
     }
     await tx.flush();
   });
-  return signingView(ctx, token, origin);
+  try {
+    await recordSignerProgress(ctx, session, 'started', origin);
+  } catch (error) {
+    // The envelope moved on meanwhile (cancelled, expired…): the view shows what it is now.
+    if (!(error instanceof Conflict)) throw error;
+  }
+  return signingView(ctx, token, origin, signerSession);
 }
 
+/**
+ * Completes the recipient's part by their type: a Signer signs (consent and required fields), a FormFiller
+ * fills (required fields, no consent), an Approver approves, a Viewer acknowledges the document (the
+ * workflow refuses a Viewer who never loaded it).
+ */
 export async function completeSigning(
   ctx: ServiceContext,
   token: string,
   consent: boolean,
   origin: SignerActionOrigin,
+  signerSession?: string,
 ): Promise<{ state: SigningState; envelopeStatus: EnvelopeStatus }> {
-  const session = await openSigningSession(ctx, token);
+  const session = await openSigningSession(ctx, token, signerSession);
   requireReady(session, 'complete');
   requireAuthenticated(session, 'complete');
-  if (consent !== true) {
+  if (session.recipient.type === 'Signer' && consent !== true) {
     throw new InvalidRequest('Consent is required to complete: send { "consent": true }.', [
       { field: 'consent', message: 'must be true' },
     ]);
@@ -268,8 +310,9 @@ export async function declineSigning(
   token: string,
   reason: string,
   origin: SignerActionOrigin,
+  signerSession?: string,
 ): Promise<{ state: SigningState; envelopeStatus: EnvelopeStatus }> {
-  const session = await openSigningSession(ctx, token);
+  const session = await openSigningSession(ctx, token, signerSession);
   requireReady(session, 'decline');
   requireAuthenticated(session, 'decline');
   const state = await declineRecipient(
@@ -286,8 +329,4 @@ export async function declineSigning(
 function outcome(state: EnvelopeState, recipientId: string) {
   const recipientStatus = state.recipients.find((r) => r.id === recipientId)?.status ?? 'Pending';
   return { state: signingState(state.status, recipientStatus), envelopeStatus: state.status };
-}
-
-function sha256(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
 }

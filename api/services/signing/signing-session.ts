@@ -5,13 +5,15 @@ import {
   EnvelopeFieldValue,
   Organization,
   Recipient,
+  SignerSession,
   SigningLink,
   TemplateField,
 } from '../../../db/entities/index.ts';
-import type { AuthenticationMethod, EnvelopeStatus, RecipientStatus } from '../../../workflows/domain.ts';
-import { Conflict, NotFound } from '../../errors.ts';
+import type { EnvelopeStatus, RecipientStatus, RecipientType } from '../../../workflows/domain.ts';
+import { Conflict, Forbidden, NotFound } from '../../errors.ts';
 import { sha256Hex } from '../../security/secrets.ts';
 import type { DataContext } from '../context.ts';
+import { otpChannel } from './otp-policy.ts';
 
 export const SIGNING_STATES = [
   'ready',
@@ -30,7 +32,6 @@ export const CONSENT_TEXT: Record<string, string> = {
   he: 'אני מסכים/ה לחתום על מסמך זה באופן אלקטרוני. לחתימתי האלקטרונית אותו תוקף משפטי כמו לחתימתי בכתב יד.',
 };
 
-const OTP_METHODS: readonly AuthenticationMethod[] = ['OtpSms', 'OtpWhatsApp'];
 /** A token from `randomToken()`: 32 bytes in base64url. */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 /** Fields the signer never fills, so they never count as awaiting the signer. */
@@ -42,10 +43,24 @@ export interface SigningSession {
   organization: Organization;
   state: SigningState;
   language: string;
+  /** The recipient must verify a one-time code (`OtpSms`, `OtpWhatsApp`) before acting. */
   authenticationRequired: boolean;
+  /**
+   * The recipient may act as far as authentication goes: they need none, or the request carries an unexpired
+   * signer session of theirs (header X-Signing-Session, from a verified code).
+   */
+  authenticated: boolean;
 }
 
-export async function openSigningSession(ctx: DataContext, token: string): Promise<SigningSession> {
+/**
+ * Resolves a signing link. `signerSessionToken` is the X-Signing-Session header; it only matters for a
+ * recipient who must verify a one-time code.
+ */
+export async function openSigningSession(
+  ctx: DataContext,
+  token: string,
+  signerSessionToken?: string,
+): Promise<SigningSession> {
   const notFound = new NotFound('This signing link was not found or is no longer valid.');
   if (!TOKEN.test(token)) throw notFound;
   const em = ctx.orm.em.fork();
@@ -55,14 +70,43 @@ export async function openSigningSession(ctx: DataContext, token: string): Promi
   const recipient = await em.findOne(Recipient, { id: link.recipientId, envelopeId: link.envelopeId });
   const organization = await em.findOne(Organization, { id: link.organizationId });
   if (!envelope || !recipient || !organization) throw notFound;
+  const authenticationRequired = otpChannel(recipient.authenticationMethod) !== null;
   return {
     envelope,
     recipient,
     organization,
     state: signingState(envelope.status, recipient.status),
     language: recipient.language ?? organization.defaultLanguage,
-    authenticationRequired: OTP_METHODS.includes(recipient.authenticationMethod),
+    authenticationRequired,
+    authenticated:
+      !authenticationRequired ||
+      (signerSessionToken !== undefined && (await hasSignerSession(ctx, recipient.id, signerSessionToken))),
   };
+}
+
+/** An unexpired signer session of this recipient with this token. */
+async function hasSignerSession(
+  ctx: DataContext,
+  recipientId: string,
+  sessionToken: string,
+): Promise<boolean> {
+  if (!TOKEN.test(sessionToken)) return false;
+  const found = await ctx.orm.em.fork().count(SignerSession, {
+    tokenHash: sha256Hex(sessionToken),
+    recipientId,
+    expiresAt: { $gt: new Date() },
+  });
+  return found > 0;
+}
+
+/** What completing means for each recipient type, as the signer app names it. */
+export type SignerAction = 'sign' | 'fill' | 'approve' | 'view';
+
+export function signerAction(type: RecipientType): SignerAction {
+  if (type === 'FormFiller') return 'fill';
+  if (type === 'Approver') return 'approve';
+  if (type === 'Viewer' || type === 'Cc') return 'view';
+  return 'sign';
 }
 
 /** What the signer app shows for a recipient's link. */
@@ -86,14 +130,26 @@ export function requireReady(session: SigningSession, action: string): void {
   }
 }
 
-/** Refuses an action for a recipient who must verify a one-time code (not available yet). */
+/** Refuses an action of a recipient who must verify a one-time code and has no signer session (403). */
 export function requireAuthenticated(session: SigningSession, action: string): void {
-  if (session.authenticationRequired) {
+  if (!session.authenticated) {
+    throw new Forbidden(
+      `Cannot ${action}: verify the one-time code first (POST /api/signing/{token}/otp, then /otp/verify) and send the session token in the X-Signing-Session header.`,
+      [{ field: 'X-Signing-Session', message: 'missing, unknown or expired signer session' }],
+    );
+  }
+}
+
+/** Refuses a one-time-code step for a recipient who does not use one-time codes (409); else their channel. */
+export function requireOtpRecipient(session: SigningSession, action: string): 'Sms' | 'WhatsApp' {
+  const channel = otpChannel(session.recipient.authenticationMethod);
+  if (!channel) {
     throw new Conflict(
-      `Cannot ${action}: recipient must verify a one-time code (${session.recipient.authenticationMethod}) first, and OTP verification is not available yet.`,
+      `Cannot ${action}: this recipient does not use one-time codes (authentication method ${session.recipient.authenticationMethod}).`,
       [{ field: 'authenticationMethod', message: session.recipient.authenticationMethod }],
     );
   }
+  return channel;
 }
 
 export interface SignerField {

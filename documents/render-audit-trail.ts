@@ -3,10 +3,20 @@
 // page breaks (table headers repeated) and "page N of M" in every footer. Times are UTC, ISO 8601 to the
 // second (e.g. 2026-03-01T10:15:30Z). Names and other texts go through the same fonts and bidi treatment as
 // the final PDF, so Hebrew renders. The same input always gives the same bytes.
+//
+// The report is in the organization's language (`language`: English by default, or Hebrew). Labels,
+// headings, event names and status words come from the catalog in i18n.ts. An English report is laid out
+// left to right: every text is a left-to-right paragraph, inside which Hebrew runs read right to left (as an
+// English web page shows Hebrew names). A Hebrew report is mirrored: label columns and table columns run from
+// the right, text is right-aligned and paragraphs are right to left, except technical values (ids, digests,
+// dates, addresses, e-mail addresses, phone numbers, content types), which are left-to-right paragraphs, and
+// text people wrote (names, titles, file names), which takes the direction of its first letter.
 import { PDFDocument, type PDFPage, type RGB, rgb } from 'pdf-lib';
-import type { EnvelopeStatus, RecipientStatus, RecipientType } from '../../workflows/domain.ts';
+import type { EnvelopeStatus, RecipientStatus, RecipientType } from '../workflows/domain.ts';
+import type { Direction } from './bidi.ts';
 import { PdfRenderError } from './errors.ts';
 import { DocumentFonts, type FontWeight } from './fonts.ts';
+import { type DocumentLanguage, type DocumentText, documentText } from './i18n.ts';
 import { LINE_HEIGHT, TextKit, type TextLine } from './text.ts';
 
 export { PdfRenderError } from './errors.ts';
@@ -36,6 +46,15 @@ export interface AuditTrailEvent {
   data: Record<string, unknown>;
 }
 
+/** A file a signer uploaded to a File upload or Image upload field. */
+export interface AuditTrailUpload {
+  fieldLabel: string;
+  filename: string;
+  contentType: string;
+  sizeBytes: number;
+  sha256: string;
+}
+
 export interface RenderAuditTrailInput {
   envelope: {
     id: string;
@@ -51,7 +70,11 @@ export interface RenderAuditTrailInput {
   finalPdfSha256: string;
   recipients: AuditTrailRecipient[];
   events: AuditTrailEvent[];
+  /** Listed in their own section when there are any. */
+  uploads?: AuditTrailUpload[];
   generatedAt: Date;
+  /** English by default. */
+  language?: DocumentLanguage;
 }
 
 const PAGE = { width: 595.28, height: 841.89 } as const;
@@ -68,31 +91,8 @@ const CELL_PADDING = { x: 3, y: 3 } as const;
 /** Most lines an event's details (user agent and data) may take, so that a row always fits on a page. */
 const DETAIL_LINES = 6;
 const DASH = '—';
-/**
- * The report is in English, laid out left to right: every text is a left-to-right paragraph, inside which
- * Hebrew runs read right to left (as an English web page shows Hebrew names).
- */
-const REPORT_DIRECTION = 'ltr';
-
-/** Readable names of the event types the lifecycle records; other types are shown as recorded. */
-const EVENT_LABELS: Record<string, string> = {
-  'envelope.created': 'Envelope created',
-  'envelope.sent': 'Envelope sent',
-  'envelope.reminded': 'Reminder sent',
-  'envelope.extended': 'Deadline extended',
-  'envelope.completed': 'Envelope completed',
-  'envelope.cancelled': 'Envelope cancelled',
-  'envelope.expired': 'Envelope expired',
-  'envelope.delivery_failed': 'Delivery failed',
-  'recipient.invited': 'Invitation sent',
-  'recipient.opened': 'Link opened',
-  'recipient.viewed': 'Document viewed',
-  'recipient.authentication_verified': 'Authentication verified',
-  'recipient.authentication_failed': 'Authentication failed',
-  'recipient.completed': 'Recipient completed',
-  'recipient.declined': 'Recipient declined',
-  'document.final_pdf_ready': 'Final PDF ready',
-};
+/** LEFT-TO-RIGHT MARK: ends a left-to-right value in a right-to-left sentence, so its last neutral stays. */
+const LRM = '\u200E';
 
 /** UTC, ISO 8601, to the second. */
 export function formatUtc(date: Date | null | undefined): string {
@@ -146,6 +146,11 @@ function validate(input: RenderAuditTrailInput): void {
       throw new PdfRenderError(`recipient #${index + 1}: completedAt must be a valid date or null`);
     }
   });
+  (input.uploads ?? []).forEach((upload, index) => {
+    if (!Number.isSafeInteger(upload.sizeBytes) || upload.sizeBytes < 0) {
+      throw new PdfRenderError(`upload #${index + 1}: sizeBytes must be a whole number of bytes`);
+    }
+  });
   input.events.forEach((event, index) => {
     if (!Number.isInteger(event.sequence)) {
       throw new PdfRenderError(`event #${index + 1}: sequence must be an integer`);
@@ -162,7 +167,16 @@ interface CellPart {
   weight?: FontWeight;
   color?: RGB;
   maxLines?: number;
+  /**
+   * `ltr`: a technical value (id, digest, date, address), a left-to-right paragraph in every report. `auto`:
+   * text people wrote (names, titles, file names), whose first strong letter sets its direction in a
+   * right-to-left report (an English report keeps every paragraph left to right).
+   */
+  dir?: 'ltr' | 'auto';
 }
+
+/** A label and its value, with the value's direction (see CellPart). */
+type KeyValue = [label: string, value: string, dir?: 'ltr' | 'auto'];
 
 interface Column {
   title: string;
@@ -185,14 +199,28 @@ interface LaidOutPart {
 class ReportWriter {
   readonly doc: PDFDocument;
   readonly text: TextKit;
+  readonly words: DocumentText;
   readonly pages: PDFPage[] = [];
+  private readonly rtl: boolean;
   private page!: PDFPage;
   private y = 0;
 
-  constructor(doc: PDFDocument) {
+  constructor(doc: PDFDocument, words: DocumentText) {
     this.doc = doc;
     this.text = new TextKit(new DocumentFonts(doc));
+    this.words = words;
+    this.rtl = words.direction === 'rtl';
     this.newPage();
+  }
+
+  /** The x of a span `offset` points into the content from the reading side, `width` wide. */
+  private spanX(offset: number, width: number): number {
+    return this.rtl ? PAGE.width - MARGIN.right - offset - width : MARGIN.left + offset;
+  }
+
+  private direction(part: CellPart): Direction {
+    if (!this.rtl || part.dir === 'ltr') return 'ltr';
+    return part.dir ?? 'rtl';
   }
 
   newPage(): void {
@@ -212,7 +240,7 @@ class ReportWriter {
   private layout(part: CellPart, width: number): LaidOutPart {
     const size = part.size ?? BODY_SIZE;
     const weight = part.weight ?? 'regular';
-    let lines = this.text.wrap(part.text, width, size, weight, REPORT_DIRECTION);
+    let lines = this.text.wrap(part.text, width, size, weight, this.direction(part));
     if (part.maxLines !== undefined && lines.length > part.maxLines) {
       lines = lines.slice(0, part.maxLines);
       lines[lines.length - 1] = this.text.ellipsize(lines.at(-1) as TextLine, width, size, weight);
@@ -237,7 +265,7 @@ class ReportWriter {
           size: part.size,
           weight: part.weight,
           color: part.color,
-          align: 'left',
+          align: this.rtl ? 'right' : 'left',
         });
       }
     }
@@ -268,15 +296,17 @@ class ReportWriter {
   }
 
   /** Label and value pairs, labels in a narrow muted column. */
-  async keyValues(rows: Array<[string, string]>, labelWidth = 118): Promise<void> {
+  async keyValues(rows: KeyValue[], labelWidth = 118): Promise<void> {
     const valueWidth = CONTENT_WIDTH - labelWidth;
-    for (const [label, value] of rows) {
+    for (const [label, value, dir] of rows) {
       const labelParts = [this.layout({ text: label, color: MUTED }, labelWidth - 6)];
-      const valueParts = [this.layout({ text: value === '' ? DASH : value }, valueWidth)];
+      const valueParts = [
+        this.layout({ text: value === '' ? DASH : value, ...(dir ? { dir } : {}) }, valueWidth),
+      ];
       const height = Math.max(ReportWriter.height(labelParts), ReportWriter.height(valueParts)) + 2;
       if (height > this.room()) this.newPage();
-      await this.drawParts(labelParts, MARGIN.left, this.y, labelWidth - 6);
-      await this.drawParts(valueParts, MARGIN.left + labelWidth, this.y, valueWidth);
+      await this.drawParts(labelParts, this.spanX(0, labelWidth - 6), this.y, labelWidth - 6);
+      await this.drawParts(valueParts, this.spanX(labelWidth, valueWidth), this.y, valueWidth);
       this.y -= height;
     }
   }
@@ -296,15 +326,16 @@ class ReportWriter {
       height,
       color: HEADER_FILL,
     });
-    let x = MARGIN.left;
+    let offset = 0;
     for (const [index, column] of columns.entries()) {
+      const width = column.width - 2 * CELL_PADDING.x;
       await this.drawParts(
         parts[index] as LaidOutPart[],
-        x + CELL_PADDING.x,
+        this.spanX(offset + CELL_PADDING.x, width),
         this.y - CELL_PADDING.y,
-        column.width - 2 * CELL_PADDING.x,
+        width,
       );
-      x += column.width;
+      offset += column.width;
     }
     this.y -= height;
   }
@@ -328,23 +359,24 @@ class ReportWriter {
       const height = cellsHeight + ReportWriter.height(below) + 2 * CELL_PADDING.y;
       if (height > this.room()) {
         this.newPage();
-        await this.heading(`${title} (continued)`);
+        await this.heading(this.words.t('audit.continued', { title }));
         await this.headerRow(columns);
       }
-      let x = MARGIN.left;
+      let offset = 0;
       for (const [index, column] of columns.entries()) {
+        const width = column.width - 2 * CELL_PADDING.x;
         await this.drawParts(
           cells[index] as LaidOutPart[],
-          x + CELL_PADDING.x,
+          this.spanX(offset + CELL_PADDING.x, width),
           this.y - CELL_PADDING.y,
-          column.width - 2 * CELL_PADDING.x,
+          width,
         );
-        x += column.width;
+        offset += column.width;
       }
       if (below.length > 0) {
         await this.drawParts(
           below,
-          MARGIN.left + belowX + CELL_PADDING.x,
+          this.spanX(belowX + CELL_PADDING.x, belowWidth),
           this.y - CELL_PADDING.y - cellsHeight,
           belowWidth,
         );
@@ -359,8 +391,8 @@ class ReportWriter {
     }
   }
 
-  /** Footers go on last, when the page count is known. */
-  async footers(left: string): Promise<void> {
+  /** Footers go on last, when the page count is known: `lead` on the reading side, the page opposite. */
+  async footers(lead: string): Promise<void> {
     const total = this.pages.length;
     for (const [index, page] of this.pages.entries()) {
       const y = MARGIN.bottom - 26;
@@ -370,12 +402,12 @@ class ReportWriter {
         thickness: 0.4,
         color: RULE,
       });
-      const pageLabel = `page ${index + 1} of ${total}`;
+      const pageLabel = this.words.t('audit.pageOf', { page: index + 1, total });
       const labelWidth = this.text.measure(pageLabel, SMALL_SIZE);
-      const fitted = this.text.fitLine(left, CONTENT_WIDTH - labelWidth - 12, {
+      const fitted = this.text.fitLine(lead, CONTENT_WIDTH - labelWidth - 12, {
         maxSize: SMALL_SIZE,
         minSize: 5,
-        direction: REPORT_DIRECTION,
+        direction: this.words.direction,
       });
       const options = { y, size: SMALL_SIZE, color: MUTED };
       await this.text.drawLine(page, fitted.lines[0] as TextLine, {
@@ -383,66 +415,120 @@ class ReportWriter {
         size: fitted.size,
         x: MARGIN.left,
         width: CONTENT_WIDTH,
-        align: 'left',
+        align: this.rtl ? 'right' : 'left',
       });
-      const [pageLine] = this.text.wrap(pageLabel, CONTENT_WIDTH, SMALL_SIZE, 'regular', REPORT_DIRECTION);
+      const [pageLine] = this.text.wrap(
+        pageLabel,
+        CONTENT_WIDTH,
+        SMALL_SIZE,
+        'regular',
+        this.words.direction,
+      );
       await this.text.drawLine(page, pageLine as TextLine, {
         ...options,
         x: MARGIN.left,
         width: CONTENT_WIDTH,
-        align: 'right',
+        align: this.rtl ? 'left' : 'right',
       });
     }
   }
 }
 
-function recipientRows(recipients: AuditTrailRecipient[]): Row[] {
+function recipientRows(recipients: AuditTrailRecipient[], words: DocumentText): Row[] {
   const ordered = [...recipients].sort((a, b) => a.signingOrder - b.signingOrder);
   return ordered.map((recipient) => {
     const contact: CellPart[] = [];
-    if (recipient.email) contact.push({ text: recipient.email });
-    if (recipient.phone) contact.push({ text: recipient.phone });
+    if (recipient.email) contact.push({ text: recipient.email, dir: 'ltr' });
+    if (recipient.phone) contact.push({ text: recipient.phone, dir: 'ltr' });
     if (contact.length === 0) contact.push({ text: DASH });
-    const channel = [recipient.deliveryChannel, recipient.authenticationMethod].filter(Boolean).join(' · ');
+    const channel = [
+      recipient.deliveryChannel &&
+        words.lookup(`channel.${recipient.deliveryChannel}`, recipient.deliveryChannel),
+      recipient.authenticationMethod &&
+        words.lookup(`authentication.${recipient.authenticationMethod}`, recipient.authenticationMethod),
+    ]
+      .filter(Boolean)
+      .join(' · ');
     if (channel) contact.push({ text: channel, size: SMALL_SIZE, color: MUTED });
     return {
       cells: [
-        [{ text: String(recipient.signingOrder) }],
-        [{ text: recipient.fullName }],
+        [{ text: String(recipient.signingOrder), dir: 'ltr' }],
+        [{ text: recipient.fullName, dir: 'auto' }],
         contact,
-        [{ text: recipient.roleName }, { text: recipient.type, size: SMALL_SIZE, color: MUTED }],
-        [{ text: recipient.status }],
-        [{ text: formatUtc(recipient.completedAt) }],
-        [{ text: recipient.language ?? DASH }],
+        [
+          { text: recipient.roleName, dir: 'auto' },
+          {
+            text: words.lookup(`recipientType.${recipient.type}`, recipient.type),
+            size: SMALL_SIZE,
+            color: MUTED,
+          },
+        ],
+        [{ text: words.lookup(`recipientStatus.${recipient.status}`, recipient.status) }],
+        [{ text: formatUtc(recipient.completedAt), dir: 'ltr' }],
+        [{ text: recipient.language ?? DASH, dir: 'ltr' }],
       ],
     };
   });
 }
 
-function eventRows(events: AuditTrailEvent[]): Row[] {
+function uploadRows(uploads: AuditTrailUpload[], words: DocumentText): Row[] {
+  return uploads.map((upload) => ({
+    cells: [
+      [{ text: upload.fieldLabel, dir: 'auto' }],
+      [{ text: upload.filename, dir: 'auto' }],
+      [{ text: upload.contentType, dir: 'ltr' }],
+      [{ text: words.t('audit.sizeBytes', { count: upload.sizeBytes }) }],
+    ],
+    below: {
+      from: 1,
+      parts: [
+        {
+          text: words.t('audit.sha256', { value: upload.sha256 }),
+          size: SMALL_SIZE,
+          color: MUTED,
+          dir: 'ltr',
+        },
+      ],
+    },
+  }));
+}
+
+function eventRows(events: AuditTrailEvent[], words: DocumentText): Row[] {
   const ordered = [...events].sort(
     (a, b) => a.sequence - b.sequence || a.occurredAt.getTime() - b.occurredAt.getTime(),
   );
+  // In a right-to-left sentence, a left-to-right value is closed with LRM so its last punctuation stays put.
+  const value = (text: string) => (words.direction === 'rtl' ? `${text}${LRM}` : text);
   return ordered.map((event) => {
-    const label = EVENT_LABELS[event.type];
+    const label = words.lookup(`event.${event.type}`, '');
     const eventCell: CellPart[] = label
-      ? [{ text: label }, { text: event.type, size: SMALL_SIZE, color: MUTED }]
-      : [{ text: event.type }];
+      ? [{ text: label }, { text: event.type, size: SMALL_SIZE, color: MUTED, dir: 'ltr' }]
+      : [{ text: event.type, dir: 'ltr' }];
     const details: CellPart[] = [];
     if (event.userAgent) {
-      details.push({ text: `User agent: ${event.userAgent}`, size: SMALL_SIZE, color: MUTED, maxLines: 2 });
+      details.push({
+        text: words.t('audit.userAgent', { value: value(event.userAgent) }),
+        size: SMALL_SIZE,
+        color: MUTED,
+        maxLines: 2,
+      });
     }
     const data = formatData(event.data ?? {});
     if (data !== '') {
-      details.push({ text: `Details: ${data}`, size: SMALL_SIZE, color: MUTED, maxLines: DETAIL_LINES - 2 });
+      details.push({
+        text: words.t('audit.details', { value: data }),
+        size: SMALL_SIZE,
+        color: MUTED,
+        maxLines: DETAIL_LINES - 2,
+      });
     }
     return {
       cells: [
-        [{ text: String(event.sequence) }],
-        [{ text: formatUtc(event.occurredAt) }],
+        [{ text: String(event.sequence), dir: 'ltr' }],
+        [{ text: formatUtc(event.occurredAt), dir: 'ltr' }],
         eventCell,
-        [{ text: event.actor || DASH }],
-        [{ text: event.ip || DASH }],
+        [{ text: event.actor || DASH, dir: 'auto' }],
+        [{ text: event.ip || DASH, dir: 'ltr' }],
       ],
       ...(details.length > 0 ? { below: { from: 2, parts: details } } : {}),
     };
@@ -450,72 +536,93 @@ function eventRows(events: AuditTrailEvent[]): Row[] {
 }
 
 /**
- * Renders the audit trail of an envelope. Throws PdfRenderError when a date is invalid or an event has no
- * integer sequence.
+ * Renders the audit trail of an envelope. Throws PdfRenderError when a date is invalid, an event has no
+ * integer sequence or an upload's size is not a number of bytes.
  */
 export async function renderAuditTrail(input: RenderAuditTrailInput): Promise<Uint8Array> {
   validate(input);
   const { envelope, document } = input;
+  const words = documentText(input.language);
+  const { t } = words;
   const doc = await PDFDocument.create({ updateMetadata: false });
-  const report = new ReportWriter(doc);
+  const report = new ReportWriter(doc, words);
 
-  await report.paragraph({ text: 'AUDIT TRAIL', size: 8, weight: 'bold', color: ACCENT });
+  await report.paragraph({ text: t('audit.kicker'), size: 8, weight: 'bold', color: ACCENT });
   report.gap(4);
-  await report.paragraph({ text: envelope.title || DASH, size: 16, weight: 'bold', maxLines: 3 });
+  await report.paragraph({
+    text: envelope.title || DASH,
+    size: 16,
+    weight: 'bold',
+    maxLines: 3,
+    dir: 'auto',
+  });
   report.gap(8);
   await report.keyValues([
-    ['Envelope ID', envelope.id],
-    ['Organization', envelope.organizationName],
-    ['Status', envelope.status],
-    ['Created (UTC)', formatUtc(envelope.createdAt)],
-    ['Sent (UTC)', formatUtc(envelope.sentAt)],
-    ['Completed (UTC)', formatUtc(envelope.completedAt)],
-    ['Expires (UTC)', formatUtc(envelope.expiresAt)],
-    ['Report generated (UTC)', formatUtc(input.generatedAt)],
+    [t('audit.envelopeId'), envelope.id, 'ltr'],
+    [t('audit.organization'), envelope.organizationName, 'auto'],
+    [t('audit.status'), words.lookup(`envelopeStatus.${envelope.status}`, envelope.status)],
+    [t('audit.created'), formatUtc(envelope.createdAt), 'ltr'],
+    [t('audit.sent'), formatUtc(envelope.sentAt), 'ltr'],
+    [t('audit.completed'), formatUtc(envelope.completedAt), 'ltr'],
+    [t('audit.expires'), formatUtc(envelope.expiresAt), 'ltr'],
+    [t('audit.generated'), formatUtc(input.generatedAt), 'ltr'],
   ]);
 
-  await report.heading('Document');
+  await report.heading(t('audit.document'));
   await report.keyValues([
-    ['File name', document.filename],
-    ['Pages', String(document.pageCount)],
-    ['SHA-256 of the original', document.sha256],
-    ['SHA-256 of the final PDF', input.finalPdfSha256],
+    [t('audit.fileName'), document.filename, 'auto'],
+    [t('audit.pages'), String(document.pageCount), 'ltr'],
+    [t('audit.originalSha'), document.sha256, 'ltr'],
+    [t('audit.finalSha'), input.finalPdfSha256, 'ltr'],
   ]);
 
   await report.table(
-    `Recipients (${input.recipients.length})`,
+    t('audit.recipients', { count: input.recipients.length }),
     [
-      { title: '#', width: 20 },
-      { title: 'Name', width: 100 },
-      { title: 'Contact', width: 118 },
-      { title: 'Role / type', width: 72 },
-      { title: 'Status', width: 75 },
-      { title: 'Completed (UTC)', width: 92 },
-      { title: 'Lang.', width: CONTENT_WIDTH - 477 },
+      { title: t('audit.column.number'), width: 20 },
+      { title: t('audit.column.name'), width: 100 },
+      { title: t('audit.column.contact'), width: 118 },
+      { title: t('audit.column.roleType'), width: 72 },
+      { title: t('audit.column.status'), width: 75 },
+      { title: t('audit.column.completed'), width: 92 },
+      { title: t('audit.column.language'), width: CONTENT_WIDTH - 477 },
     ],
-    recipientRows(input.recipients),
-    'No recipients.',
+    recipientRows(input.recipients, words),
+    t('audit.noRecipients'),
   );
+
+  const uploads = input.uploads ?? [];
+  if (uploads.length > 0) {
+    await report.table(
+      t('audit.uploads', { count: uploads.length }),
+      [
+        { title: t('audit.column.field'), width: 130 },
+        { title: t('audit.column.fileName'), width: 200 },
+        { title: t('audit.column.contentType'), width: 100 },
+        { title: t('audit.column.size'), width: CONTENT_WIDTH - 430 },
+      ],
+      uploadRows(uploads, words),
+      '',
+    );
+  }
 
   await report.table(
-    `Event log (${input.events.length} event${input.events.length === 1 ? '' : 's'})`,
+    input.events.length === 1 ? t('audit.eventsOne') : t('audit.eventsMany', { count: input.events.length }),
     [
-      { title: 'Seq.', width: 30 },
-      { title: 'Time (UTC)', width: 92 },
-      { title: 'Event', width: 140 },
-      { title: 'Actor', width: 150 },
-      { title: 'IP address', width: CONTENT_WIDTH - 412 },
+      { title: t('audit.column.sequence'), width: 30 },
+      { title: t('audit.column.time'), width: 92 },
+      { title: t('audit.column.event'), width: 140 },
+      { title: t('audit.column.actor'), width: 150 },
+      { title: t('audit.column.ip'), width: CONTENT_WIDTH - 412 },
     ],
-    eventRows(input.events),
-    'No events recorded.',
+    eventRows(input.events, words),
+    t('audit.noEvents'),
   );
 
-  await report.footers(
-    `Sigil audit trail · envelope ${envelope.id} · generated ${formatUtc(input.generatedAt)}`,
-  );
+  await report.footers(t('audit.footer', { id: envelope.id, date: formatUtc(input.generatedAt) }));
 
-  doc.setTitle(`Audit trail: ${envelope.title}`);
-  doc.setSubject(`Envelope ${envelope.id}`);
+  doc.setTitle(t('audit.metaTitle', { title: envelope.title }));
+  doc.setSubject(t('audit.metaSubject', { id: envelope.id }));
   doc.setCreator('Sigil');
   doc.setProducer('Sigil');
   doc.setCreationDate(input.generatedAt);

@@ -4,9 +4,9 @@
 // numbering follows the drawing order).
 //
 // How values are drawn:
-// - Text types ('Full name', 'Text', 'Email', 'Phone', 'ID number', 'Radio', 'Dropdown', 'File upload' as its
-//   file name, 'Date'): one line, vertically centred, at the largest size from 12 pt down to 6 pt that fits the
-//   box's width (never taller than the box allows); still too long at 6 pt, it is cut with an ellipsis.
+// - Text types ('Full name', 'Text', 'Email', 'Phone', 'ID number', 'Radio', 'Dropdown', 'Date'): one line,
+//   vertically centred, at the largest size from 12 pt down to 6 pt that fits the box's width (never taller
+//   than the box allows); still too long at 6 pt, it is cut with an ellipsis.
 //   Right-to-left text (first strong character Hebrew) is right-aligned, other text left-aligned.
 // - 'Long text' and 'Read-only text': wrapped over several lines (line breaks kept), top-aligned, shrunk down
 //   to 6 pt; what still does not fit is cut and the last line ends with an ellipsis.
@@ -15,21 +15,33 @@
 // - 'Checkbox': true draws a check mark centred in the box; false draws nothing.
 // - 'Signature', 'Initials', 'Company stamp', 'Image upload': the PNG scaled to fit the box keeping its aspect
 //   ratio, centred; with a typed name, the bottom part of the box carries the name in a line under the image.
+//   An uploaded image ('Image upload' with `{ upload }`) is a PNG or a JPEG, drawn the same way.
+// - 'File upload': an uploaded file (`{ upload }`) is embedded in the PDF as an attachment (dated with
+//   completedAt, so the bytes stay the same) and its box shows "Attached: <file name>" in the document's
+//   language, on one line like the text types; a plain string is drawn as a text value.
 // - null, an empty string: nothing is drawn.
+//
+// The footer and the attachment note are in the document's language (`language`, English by default).
 import { createHash } from 'node:crypto';
 import {
   EncryptedPDFError,
   LineCapStyle,
+  PDFArray,
+  PDFDict,
   PDFDocument,
+  PDFHexString,
   type PDFImage,
+  PDFName,
   type PDFPage,
   type RGB,
   rgb,
 } from 'pdf-lib';
-import type { FieldType } from '../../workflows/domain.ts';
+import type { FieldType } from '../workflows/domain.ts';
 import { PdfRenderError } from './errors.ts';
 import { flattenForm } from './flatten.ts';
 import { DocumentFonts } from './fonts.ts';
+import { type DocumentLanguage, type DocumentText, documentText } from './i18n.ts';
+import { inspectJpeg } from './jpeg.ts';
 import {
   boxFromTop,
   type DisplaySpace,
@@ -48,11 +60,24 @@ export interface FieldImageValue {
   typedName?: string;
 }
 
-export type FinalPdfFieldValue = string | boolean | FieldImageValue | null;
+/** A file a signer uploaded: an image for 'Image upload' (PNG or JPEG), any file for 'File upload'. */
+export interface UploadedFile {
+  content: Uint8Array;
+  filename: string;
+  contentType: string;
+}
+
+export interface FieldUploadValue {
+  upload: UploadedFile;
+}
+
+export type FinalPdfFieldValue = string | boolean | FieldImageValue | FieldUploadValue | null;
 
 /** A field of the envelope with its final value; x, y, width, height in points from the page's top-left. */
 export interface FinalPdfField {
   type: FieldType;
+  /** The field's label: the description of an attached file. */
+  label?: string;
   /** 1-based page number. */
   page: number;
   x: number;
@@ -67,6 +92,8 @@ export interface RenderFinalPdfInput {
   fields: FinalPdfField[];
   envelopeId: string;
   completedAt: Date;
+  /** The language of the footer and of the attachment note; English by default. */
+  language?: DocumentLanguage;
 }
 
 export const FINAL_PDF_PRODUCER = 'Sigil';
@@ -83,6 +110,7 @@ const FOOTER_SIZE = 6.5;
 const TOLERANCE = 1;
 
 const IMAGE_TYPES: readonly FieldType[] = ['Signature', 'Initials', 'Company stamp', 'Image upload'];
+const UPLOADED_IMAGE_TYPES = ['image/png', 'image/jpeg'];
 const BLOCK_TYPES: readonly FieldType[] = ['Long text', 'Read-only text'];
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -92,6 +120,29 @@ function describe(field: FinalPdfField, index: number): string {
 
 function isImageValue(value: FinalPdfFieldValue): value is FieldImageValue {
   return typeof value === 'object' && value !== null && 'imagePng' in value;
+}
+
+function isUploadValue(value: FinalPdfFieldValue): value is FieldUploadValue {
+  return typeof value === 'object' && value !== null && 'upload' in value;
+}
+
+/** Why an uploaded file cannot be used, or undefined when it can. */
+function uploadProblem(upload: UploadedFile, image: boolean): string | undefined {
+  if (typeof upload !== 'object' || upload === null || !(upload.content instanceof Uint8Array)) {
+    return 'needs { content, filename, contentType }';
+  }
+  if (typeof upload.filename !== 'string' || upload.filename.trim() === '') return 'needs a file name';
+  if (typeof upload.contentType !== 'string' || upload.contentType === '') return 'needs a content type';
+  if (!image) return undefined;
+  if (upload.contentType === 'image/png') {
+    const png = inspectPng(upload.content);
+    return 'problem' in png ? `the PNG image cannot be decoded: ${png.problem}` : undefined;
+  }
+  if (upload.contentType === 'image/jpeg') {
+    const jpeg = inspectJpeg(upload.content);
+    return 'problem' in jpeg ? `the JPEG image cannot be read: ${jpeg.problem}` : undefined;
+  }
+  return `an uploaded image must be ${UPLOADED_IMAGE_TYPES.join(' or ')}, not ${upload.contentType}`;
 }
 
 function isIsoDate(text: string): boolean {
@@ -133,7 +184,10 @@ function validate(input: RenderFinalPdfInput, spaces: DisplaySpace[]): void {
     }
     const { value } = field;
     if (value === null) return;
-    if (IMAGE_TYPES.includes(field.type)) {
+    if ((field.type === 'Image upload' || field.type === 'File upload') && isUploadValue(value)) {
+      const problem = uploadProblem(value.upload, field.type === 'Image upload');
+      if (problem) throw new PdfRenderError(`${name}: ${problem}`);
+    } else if (IMAGE_TYPES.includes(field.type)) {
       if (!isImageValue(value) || !(value.imagePng instanceof Uint8Array)) {
         throw new PdfRenderError(`${name} needs an image value ({ imagePng, typedName? })`);
       }
@@ -167,14 +221,23 @@ async function loadBase(bytes: Uint8Array): Promise<PDFDocument> {
 
 type Box = { x: number; y: number; width: number; height: number };
 
+/** A file to attach, with the label of its field. */
+interface Attachment {
+  upload: UploadedFile;
+  label: string | undefined;
+}
+
 class FinalPdfPainter {
   private readonly doc: PDFDocument;
   private readonly text: TextKit;
+  private readonly words: DocumentText;
   private readonly images = new Map<string, PDFImage>();
+  readonly attachments: Attachment[] = [];
 
-  constructor(doc: PDFDocument) {
+  constructor(doc: PDFDocument, words: DocumentText) {
     this.doc = doc;
     this.text = new TextKit(new DocumentFonts(doc));
+    this.words = words;
   }
 
   async drawField(page: PDFPage, space: DisplaySpace, field: FinalPdfField, index: number): Promise<void> {
@@ -188,6 +251,17 @@ class FinalPdfPainter {
       return this.drawLine(page, box, value.trim(), 'natural');
     }
     if (isImageValue(value)) return this.drawImage(page, box, value, describe(field, index));
+    if (isUploadValue(value)) {
+      if (field.type === 'Image upload')
+        return this.drawUploadedImage(page, box, value.upload, describe(field, index));
+      this.attachments.push({ upload: value.upload, label: field.label });
+      return this.drawLine(
+        page,
+        box,
+        this.words.t('final.attached', { filename: value.upload.filename }),
+        'natural',
+      );
+    }
   }
 
   private inner(box: Box): Box {
@@ -248,23 +322,51 @@ class FinalPdfPainter {
     page.drawLine({ start: point(0.4, 0.18), end: point(0.9, 0.84), ...style });
   }
 
-  private async embedPng(bytes: Uint8Array, name: string): Promise<PDFImage> {
-    const key = createHash('sha256').update(bytes).digest('hex');
+  private async embedImage(bytes: Uint8Array, format: 'PNG' | 'JPEG', name: string): Promise<PDFImage> {
+    const key = `${format}:${createHash('sha256').update(bytes).digest('hex')}`;
     let image = this.images.get(key);
     if (!image) {
       try {
-        image = await this.doc.embedPng(bytes);
+        // A copy: pdf-lib's JPEG reader assumes the bytes start at offset 0 of their buffer.
+        const own = new Uint8Array(bytes);
+        image = format === 'PNG' ? await this.doc.embedPng(own) : await this.doc.embedJpg(own);
       } catch (error) {
-        throw new PdfRenderError(`${name}: the PNG image cannot be decoded: ${(error as Error).message}`);
+        throw new PdfRenderError(
+          `${name}: the ${format} image cannot be decoded: ${(error as Error).message}`,
+        );
       }
-      if (image.width <= 0 || image.height <= 0) throw new PdfRenderError(`${name}: the PNG image is empty`);
+      if (image.width <= 0 || image.height <= 0)
+        throw new PdfRenderError(`${name}: the ${format} image is empty`);
       this.images.set(key, image);
     }
     return image;
   }
 
+  private async drawUploadedImage(
+    page: PDFPage,
+    box: Box,
+    upload: UploadedFile,
+    name: string,
+  ): Promise<void> {
+    const format = upload.contentType === 'image/jpeg' ? 'JPEG' : 'PNG';
+    this.fitImage(page, this.inner(box), await this.embedImage(upload.content, format, name));
+  }
+
+  /** The image scaled to fit the area keeping its aspect ratio, centred. */
+  private fitImage(page: PDFPage, area: Box, image: PDFImage): void {
+    const scale = Math.min(area.width / image.width, area.height / image.height);
+    const width = image.width * scale;
+    const height = image.height * scale;
+    page.drawImage(image, {
+      x: area.x + (area.width - width) / 2,
+      y: area.y + (area.height - height) / 2,
+      width,
+      height,
+    });
+  }
+
   private async drawImage(page: PDFPage, box: Box, value: FieldImageValue, name: string): Promise<void> {
-    const image = await this.embedPng(value.imagePng, name);
+    const image = await this.embedImage(value.imagePng, 'PNG', name);
     let area = this.inner(box);
     const typedName = value.typedName?.trim() ?? '';
     if (typedName !== '') {
@@ -279,22 +381,14 @@ class FinalPdfPainter {
       );
       area = { ...area, y: area.y + captionHeight, height: area.height - captionHeight };
     }
-    const scale = Math.min(area.width / image.width, area.height / image.height);
-    const width = image.width * scale;
-    const height = image.height * scale;
-    page.drawImage(image, {
-      x: area.x + (area.width - width) / 2,
-      y: area.y + (area.height - height) / 2,
-      width,
-      height,
-    });
+    this.fitImage(page, area, image);
   }
 
   async drawFooter(page: PDFPage, space: DisplaySpace, envelopeId: string): Promise<void> {
-    const fitted = this.text.fitLine(`Signed with Sigil · envelope ${envelopeId}`, space.width - 24, {
+    const fitted = this.text.fitLine(this.words.t('final.footer', { id: envelopeId }), space.width - 24, {
       maxSize: FOOTER_SIZE,
       minSize: 4,
-      direction: 'ltr',
+      direction: this.words.direction,
     });
     const [line] = fitted.lines;
     if (!line) return;
@@ -309,10 +403,64 @@ class FinalPdfPainter {
   }
 }
 
+/** Names as readers list attachments: unique (a repeated name gets " (2)", " (3)"… before its extension). */
+function attachmentNames(attachments: Attachment[]): string[] {
+  const taken = new Set<string>();
+  return attachments.map(({ upload }) => {
+    const name = upload.filename.trim();
+    let candidate = name;
+    const dot = name.lastIndexOf('.');
+    const [stem, extension] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+    for (let copy = 2; taken.has(candidate); copy += 1) candidate = `${stem} (${copy})${extension}`;
+    taken.add(candidate);
+    return candidate;
+  });
+}
+
 /**
- * Draws every field value into the base PDF, flattens any form, adds the Sigil footer to each page and sets
- * the producer and modification date. Throws PdfRenderError for input it refuses (a field outside the
- * document, a value of the wrong kind, an image that is not a PNG, an unreadable or encrypted base PDF).
+ * Embeds the uploaded files as attachments, in the order of their names (a name tree is sorted), dated with
+ * the completion time. pdf-lib writes the file specification's F entry as a literal string without escaping
+ * (a parenthesis in a name would break the object, a non-Latin character is cut to one byte), so once
+ * embedded, F is replaced by an ASCII rendering of the name as a hex string; UF keeps the exact name.
+ */
+async function attachFiles(doc: PDFDocument, attachments: Attachment[], date: Date): Promise<void> {
+  if (attachments.length === 0) return;
+  const names = attachmentNames(attachments);
+  const order = attachments.map((_, index) => index).sort((a, b) => compareCodeUnits(names[a], names[b]));
+  for (const index of order) {
+    const { upload, label } = attachments[index] as Attachment;
+    await doc.attach(new Uint8Array(upload.content), names[index] as string, {
+      mimeType: upload.contentType,
+      ...(label ? { description: label } : {}),
+      creationDate: date,
+      modificationDate: date,
+    });
+  }
+  await doc.flush();
+  const ours = new Set(names);
+  const tree = doc.catalog
+    .lookupMaybe(PDFName.of('Names'), PDFDict)
+    ?.lookupMaybe(PDFName.of('EmbeddedFiles'), PDFDict);
+  const entries = tree?.lookupMaybe(PDFName.of('Names'), PDFArray);
+  if (!entries) return;
+  for (let index = 0; index + 1 < entries.size(); index += 2) {
+    const spec = entries.lookupMaybe(index + 1, PDFDict);
+    const unicode = spec?.lookupMaybe(PDFName.of('UF'), PDFHexString);
+    if (!spec || !unicode || !ours.has(unicode.decodeText())) continue;
+    const ascii = unicode.decodeText().replace(/[^\x20-\x7e]/g, '_');
+    spec.set(PDFName.of('F'), PDFHexString.of(Buffer.from(ascii, 'latin1').toString('hex')));
+  }
+}
+
+function compareCodeUnits(a: string | undefined, b: string | undefined): number {
+  return (a ?? '') < (b ?? '') ? -1 : (a ?? '') > (b ?? '') ? 1 : 0;
+}
+
+/**
+ * Draws every field value into the base PDF, flattens any form, adds the Sigil footer to each page, attaches
+ * the files uploaded to File upload fields and sets the producer and modification date. Throws PdfRenderError
+ * for input it refuses (a field outside the document, a value of the wrong kind, an image that cannot be
+ * read, an unreadable or encrypted base PDF).
  */
 export async function renderFinalPdf(input: RenderFinalPdfInput): Promise<Uint8Array> {
   const doc = await loadBase(input.basePdf);
@@ -322,7 +470,7 @@ export async function renderFinalPdf(input: RenderFinalPdfInput): Promise<Uint8A
 
   flattenForm(doc);
 
-  const painter = new FinalPdfPainter(doc);
+  const painter = new FinalPdfPainter(doc, documentText(input.language));
   for (const [pageIndex, page] of pages.entries()) {
     const space = spaces[pageIndex] as DisplaySpace;
     enterDisplaySpace(page, space);
@@ -332,6 +480,7 @@ export async function renderFinalPdf(input: RenderFinalPdfInput): Promise<Uint8A
     await painter.drawFooter(page, space, input.envelopeId);
     leaveDisplaySpace(page);
   }
+  await attachFiles(doc, painter.attachments, input.completedAt);
 
   doc.setProducer(FINAL_PDF_PRODUCER);
   doc.setModificationDate(input.completedAt);

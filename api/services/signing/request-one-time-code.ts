@@ -1,0 +1,134 @@
+// Sends an OTP recipient a new one-time code: throttled per recipient, stored only as a hash, older open
+// codes superseded. Development and test capture the message (api/services/notifications/dev-capture.ts);
+// production has no SMS or WhatsApp provider yet and refuses. The workflow then records the step.
+import { randomUUID } from 'node:crypto';
+import { OtpCode } from '../../../db/entities/index.ts';
+import {
+  envelopeWorkflowId,
+  recipientAuthenticationUpdate,
+  type SignerActionOrigin,
+} from '../../../workflows/contracts.ts';
+import { Conflict, RateLimited, ServiceUnavailable } from '../../errors.ts';
+import type { ServiceContext } from '../context.ts';
+import { toServiceError } from '../envelopes/workflow-errors.ts';
+import { captureNotification, capturesNotifications } from '../notifications/dev-capture.ts';
+import { codeMessage, generateCode, hashCode, maskPhone, OTP_POLICY } from './otp-policy.ts';
+import { openSigningSession, requireOtpRecipient, requireReady } from './signing-session.ts';
+
+export interface OneTimeCodeSent {
+  channel: 'Sms' | 'WhatsApp';
+  /** The phone the code went to, masked. */
+  sentTo: string;
+  expiresAt: string;
+  /** When the next code may be requested (the resend interval, or the hourly cap). */
+  resendAvailableAt: string;
+}
+
+export async function requestOneTimeCode(
+  ctx: ServiceContext,
+  token: string,
+  origin: SignerActionOrigin,
+): Promise<OneTimeCodeSent> {
+  const session = await openSigningSession(ctx, token);
+  const channel = requireOtpRecipient(session, 'send a one-time code');
+  requireReady(session, 'send a one-time code');
+  const { envelope, recipient, organization } = session;
+  const phone = recipient.phone;
+  if (!phone) {
+    throw new Conflict(
+      'Cannot send a one-time code: the recipient has no phone number. Ask the sender to correct the recipient.',
+      [{ field: 'phone', message: 'missing' }],
+    );
+  }
+  if (!capturesNotifications(ctx.config.env)) {
+    throw new ServiceUnavailable(
+      `One-time codes cannot be sent by ${channel === 'Sms' ? 'SMS' : 'WhatsApp'} yet: this server has no ${channel === 'Sms' ? 'SMS' : 'WhatsApp'} provider configured.`,
+    );
+  }
+
+  const now = new Date();
+  const code = generateCode();
+  const id = randomUUID();
+  const expiresAt = new Date(now.getTime() + OTP_POLICY.codeLifetimeMs);
+  const resendAvailableAt = await ctx.orm.em.fork().transactional(async (tx) => {
+    // One request per recipient at a time, so two quick requests cannot both pass the throttle.
+    await tx.execute('select id from recipient where id = ? for update', [recipient.id]);
+    const windowStart = new Date(now.getTime() - OTP_POLICY.sendWindowMs);
+    const recent = await tx.find(
+      OtpCode,
+      { recipientId: recipient.id, createdAt: { $gt: windowStart } },
+      { orderBy: { createdAt: 'asc' } },
+    );
+    const last = recent.at(-1);
+    if (last && last.createdAt.getTime() + OTP_POLICY.resendIntervalMs > now.getTime()) {
+      throw tooSoon(last.createdAt.getTime() + OTP_POLICY.resendIntervalMs - now.getTime());
+    }
+    const oldestCounted = recent[recent.length - OTP_POLICY.maxCodesPerWindow];
+    if (oldestCounted) {
+      throw tooSoon(oldestCounted.createdAt.getTime() + OTP_POLICY.sendWindowMs - now.getTime());
+    }
+
+    await tx.nativeUpdate(
+      OtpCode,
+      { recipientId: recipient.id, closedAt: null },
+      { closedAt: now, closedReason: 'superseded' },
+    );
+    tx.create(OtpCode, {
+      id,
+      recipientId: recipient.id,
+      envelopeId: envelope.id,
+      organizationId: envelope.organizationId,
+      channel,
+      codeHash: hashCode(id, code),
+      attempts: 0,
+      createdAt: now,
+      expiresAt,
+      closedAt: null,
+      closedReason: null,
+    });
+    captureNotification(tx, {
+      kind: 'otp',
+      channel,
+      to: phone,
+      body: codeMessage(session.language, organization.name, code),
+      otpCode: code,
+      envelopeId: envelope.id,
+      recipientId: recipient.id,
+      organizationId: envelope.organizationId,
+    });
+    await tx.flush();
+
+    // The next code: after the resend interval, and once the hourly cap is reached, after the oldest
+    // code of the window leaves it.
+    const sent = [...recent.map((c) => c.createdAt.getTime()), now.getTime()];
+    const capFreesAt =
+      sent.length >= OTP_POLICY.maxCodesPerWindow
+        ? (sent[sent.length - OTP_POLICY.maxCodesPerWindow] as number) + OTP_POLICY.sendWindowMs
+        : 0;
+    return new Date(Math.max(now.getTime() + OTP_POLICY.resendIntervalMs, capFreesAt));
+  });
+
+  try {
+    await ctx.temporal.workflow
+      .getHandle(envelopeWorkflowId(envelope.id))
+      .executeUpdate(recipientAuthenticationUpdate, {
+        args: [{ recipientId: recipient.id, outcome: 'code_sent', channel, ...origin }],
+      });
+  } catch (error) {
+    throw toServiceError(error, envelope.id, envelope.status);
+  }
+  return {
+    channel,
+    sentTo: maskPhone(phone),
+    expiresAt: expiresAt.toISOString(),
+    resendAvailableAt: resendAvailableAt.toISOString(),
+  };
+}
+
+function tooSoon(waitMs: number): RateLimited {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  return new RateLimited(
+    `A new one-time code can be requested in ${seconds} seconds (at most one every ${OTP_POLICY.resendIntervalMs / 1000} seconds and ${OTP_POLICY.maxCodesPerWindow} per hour).`,
+    seconds,
+  );
+}

@@ -1,0 +1,119 @@
+// From stored field values to what the renderers draw: the mapping shared by finalization (the worker) and
+// the signer's document preview (the API). Pure but for the file loader each caller passes in (backed by its own
+// database session), so this folder stays free of the database.
+import { createHash } from 'node:crypto';
+import type { FieldType } from '../workflows/domain.ts';
+import type { AuditTrailUpload } from './render-audit-trail.ts';
+import type { FinalPdfField, FinalPdfFieldValue } from './render-final-pdf.ts';
+
+/** A stored file's bytes and description. */
+export interface LoadedFile {
+  content: Uint8Array;
+  contentType: string;
+  filename: string;
+}
+
+/** Loads the files with these ids (of the envelope's organization); ids it does not find are left out. */
+export type StoredFileLoader = (fileIds: string[]) => Promise<Map<string, LoadedFile>>;
+
+/** What a field needs here: its type and its label. */
+export interface ValuedField {
+  type: FieldType;
+  label: string;
+}
+
+/** Field types whose stored value is an upload `{ fileId, filename, contentType, sizeBytes, sha256 }`. */
+const UPLOAD_TYPES: readonly FieldType[] = ['File upload', 'Image upload'];
+
+interface FileReference {
+  fileId: string;
+  typedName: string | null;
+  /** The name the signer gave the upload (uploads only). */
+  filename: string | null;
+}
+
+function fileReference(value: unknown): FileReference | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { fileId, typedName, filename } = value as Record<string, unknown>;
+  if (typeof fileId !== 'string') return undefined;
+  return {
+    fileId,
+    typedName: typeof typedName === 'string' ? typedName : null,
+    filename: typeof filename === 'string' ? filename : null,
+  };
+}
+
+/**
+ * Stored field values (by position in `fields`) as the renderer draws them: strings and booleans as they
+ * are; a signer's image `{ fileId, typedName }` as the stored PNG with the typed name; an upload `{ fileId,
+ * filename, contentType, … }` in a File upload or Image upload field as the stored file with its name;
+ * anything else (a file that cannot be found among them) as nothing.
+ */
+export async function finalPdfValues(
+  fields: ValuedField[],
+  values: unknown[],
+  loadFiles: StoredFileLoader,
+): Promise<FinalPdfFieldValue[]> {
+  const fileIds = [...new Set(values.flatMap((value) => fileReference(value)?.fileId ?? []))];
+  const files = fileIds.length === 0 ? new Map<string, LoadedFile>() : await loadFiles(fileIds);
+  return values.map((value, index) => {
+    if (typeof value === 'string' || typeof value === 'boolean') return value;
+    const reference = fileReference(value);
+    const file = reference && files.get(reference.fileId);
+    if (!reference || !file) return null;
+    const type = fields[index]?.type;
+    // An Image upload saved before uploads existed holds a signature-like PNG `{ fileId, typedName }`.
+    if (type === 'File upload' || (type === 'Image upload' && 'contentType' in (value as object))) {
+      return {
+        upload: {
+          content: file.content,
+          filename: reference.filename ?? file.filename,
+          contentType: file.contentType,
+        },
+      };
+    }
+    return {
+      imagePng: file.content,
+      ...(reference.typedName ? { typedName: reference.typedName } : {}),
+    };
+  });
+}
+
+/** Template fields with the value drawn in each (by position in `fields`), as the renderer takes them. */
+export function placedFields(
+  fields: (Pick<FinalPdfField, 'type' | 'page' | 'x' | 'y' | 'width' | 'height'> & { label?: string })[],
+  drawn: (FinalPdfFieldValue | undefined)[],
+): FinalPdfField[] {
+  return fields.map((field, index) => ({
+    type: field.type,
+    ...(field.label !== undefined ? { label: field.label } : {}),
+    page: field.page,
+    x: field.x,
+    y: field.y,
+    width: field.width,
+    height: field.height,
+    value: drawn[index] ?? null,
+  }));
+}
+
+/** The files signers uploaded (File upload and Image upload fields), in field order, for the audit trail. */
+export function uploadedFiles(
+  fields: ValuedField[],
+  drawn: (FinalPdfFieldValue | undefined)[],
+): AuditTrailUpload[] {
+  return fields.flatMap((field, index) => {
+    const value = drawn[index];
+    if (!UPLOAD_TYPES.includes(field.type) || typeof value !== 'object' || value === null) return [];
+    if (!('upload' in value)) return [];
+    const { upload } = value;
+    return [
+      {
+        fieldLabel: field.label,
+        filename: upload.filename,
+        contentType: upload.contentType,
+        sizeBytes: upload.content.byteLength,
+        sha256: createHash('sha256').update(upload.content).digest('hex'),
+      },
+    ];
+  });
+}

@@ -1,0 +1,280 @@
+// Every word the rendered documents print (the final PDF's footer and attachment note, the whole audit trail),
+// in each language an organization can choose. Both catalogs have the same keys (a unit test checks it);
+// `{name}` marks a value filled in when printed. English words for statuses, recipient types, channels and
+// authentication methods are the API's own names, so the English audit trail matches what the API shows.
+// Dates, ids, hashes and addresses are never translated.
+import type { Direction } from './bidi.ts';
+
+export const DOCUMENT_LANGUAGES = ['en', 'he'] as const;
+export type DocumentLanguage = (typeof DOCUMENT_LANGUAGES)[number];
+
+const en = {
+  'final.footer': 'Signed with Sigil · envelope {id}',
+  'final.attached': 'Attached: {filename}',
+
+  'audit.kicker': 'AUDIT TRAIL',
+  'audit.metaTitle': 'Audit trail: {title}',
+  'audit.metaSubject': 'Envelope {id}',
+  'audit.envelopeId': 'Envelope ID',
+  'audit.organization': 'Organization',
+  'audit.status': 'Status',
+  'audit.created': 'Created (UTC)',
+  'audit.sent': 'Sent (UTC)',
+  'audit.completed': 'Completed (UTC)',
+  'audit.expires': 'Expires (UTC)',
+  'audit.generated': 'Report generated (UTC)',
+  'audit.document': 'Document',
+  'audit.fileName': 'File name',
+  'audit.pages': 'Pages',
+  'audit.originalSha': 'SHA-256 of the original',
+  'audit.finalSha': 'SHA-256 of the final PDF',
+  'audit.recipients': 'Recipients ({count})',
+  'audit.column.number': '#',
+  'audit.column.name': 'Name',
+  'audit.column.contact': 'Contact',
+  'audit.column.roleType': 'Role / type',
+  'audit.column.status': 'Status',
+  'audit.column.completed': 'Completed (UTC)',
+  'audit.column.language': 'Lang.',
+  'audit.noRecipients': 'No recipients.',
+  'audit.uploads': 'Uploaded files ({count})',
+  'audit.column.field': 'Field',
+  'audit.column.fileName': 'File name',
+  'audit.column.contentType': 'Type',
+  'audit.column.size': 'Size',
+  'audit.sizeBytes': '{count} bytes',
+  'audit.sha256': 'SHA-256: {value}',
+  'audit.eventsOne': 'Event log (1 event)',
+  'audit.eventsMany': 'Event log ({count} events)',
+  'audit.column.sequence': 'Seq.',
+  'audit.column.time': 'Time (UTC)',
+  'audit.column.event': 'Event',
+  'audit.column.actor': 'Actor',
+  'audit.column.ip': 'IP address',
+  'audit.noEvents': 'No events recorded.',
+  'audit.userAgent': 'User agent: {value}',
+  'audit.details': 'Details: {value}',
+  'audit.continued': '{title} (continued)',
+  'audit.footer': 'Sigil audit trail · envelope {id} · generated {date}',
+  'audit.pageOf': 'page {page} of {total}',
+
+  'event.envelope.created': 'Envelope created',
+  'event.envelope.sent': 'Envelope sent',
+  'event.envelope.reminded': 'Reminder sent',
+  'event.envelope.extended': 'Deadline extended',
+  'event.envelope.completed': 'Envelope completed',
+  'event.envelope.cancelled': 'Envelope cancelled',
+  'event.envelope.expired': 'Envelope expired',
+  'event.envelope.delivery_failed': 'Delivery failed',
+  'event.recipient.invited': 'Invitation sent',
+  'event.recipient.opened': 'Link opened',
+  'event.recipient.viewed': 'Document viewed',
+  'event.recipient.authentication_verified': 'Authentication verified',
+  'event.recipient.authentication_failed': 'Authentication failed',
+  'event.recipient.completed': 'Recipient completed',
+  'event.recipient.declined': 'Recipient declined',
+  'event.document.final_pdf_ready': 'Final PDF ready',
+  'event.recipient.started': 'Started filling in',
+  'event.recipient.authentication_requested': 'One-time code sent',
+  'event.envelope.final_pdf_failed': 'Final PDF failed',
+  'event.envelope.final_pdf_retried': 'Final PDF retried',
+
+  'envelopeStatus.Draft': 'Draft',
+  'envelopeStatus.ReadyToSend': 'ReadyToSend',
+  'envelopeStatus.Sending': 'Sending',
+  'envelopeStatus.Sent': 'Sent',
+  'envelopeStatus.Opened': 'Opened',
+  'envelopeStatus.InProgress': 'InProgress',
+  'envelopeStatus.WaitingForNextSigner': 'WaitingForNextSigner',
+  'envelopeStatus.ProcessingFinalPdf': 'ProcessingFinalPdf',
+  'envelopeStatus.Completed': 'Completed',
+  'envelopeStatus.DeliveryFailed': 'DeliveryFailed',
+  'envelopeStatus.FinalPdfFailed': 'FinalPdfFailed',
+  'envelopeStatus.Declined': 'Declined',
+  'envelopeStatus.Cancelled': 'Cancelled',
+  'envelopeStatus.Expired': 'Expired',
+  'envelopeStatus.Archived': 'Archived',
+  'envelopeStatus.Deleted': 'Deleted',
+
+  'recipientStatus.Pending': 'Pending',
+  'recipientStatus.WaitingForTurn': 'WaitingForTurn',
+  'recipientStatus.InvitationSent': 'InvitationSent',
+  'recipientStatus.DeliveryFailed': 'DeliveryFailed',
+  'recipientStatus.LinkOpened': 'LinkOpened',
+  'recipientStatus.AuthenticationPending': 'AuthenticationPending',
+  'recipientStatus.AuthenticationVerified': 'AuthenticationVerified',
+  'recipientStatus.AuthenticationFailed': 'AuthenticationFailed',
+  'recipientStatus.Viewed': 'Viewed',
+  'recipientStatus.InProgress': 'InProgress',
+  'recipientStatus.Completed': 'Completed',
+  'recipientStatus.Declined': 'Declined',
+  'recipientStatus.Cancelled': 'Cancelled',
+  'recipientStatus.Expired': 'Expired',
+
+  'recipientType.Signer': 'Signer',
+  'recipientType.FormFiller': 'FormFiller',
+  'recipientType.Approver': 'Approver',
+  'recipientType.Viewer': 'Viewer',
+  'recipientType.Cc': 'Cc',
+
+  'channel.Email': 'Email',
+  'channel.Sms': 'Sms',
+  'channel.WhatsApp': 'WhatsApp',
+  'channel.ManualLink': 'ManualLink',
+  'channel.Api': 'Api',
+
+  'authentication.SecureLink': 'SecureLink',
+  'authentication.OtpSms': 'OtpSms',
+  'authentication.OtpWhatsApp': 'OtpWhatsApp',
+};
+
+export type MessageKey = keyof typeof en;
+
+const he: Record<MessageKey, string> = {
+  'final.footer': 'נחתם ב-Sigil · מעטפה {id}',
+  'final.attached': 'מצורף: {filename}',
+
+  'audit.kicker': 'יומן ביקורת',
+  'audit.metaTitle': 'יומן ביקורת: {title}',
+  'audit.metaSubject': 'מעטפה {id}',
+  'audit.envelopeId': 'מזהה מעטפה',
+  'audit.organization': 'ארגון',
+  'audit.status': 'סטטוס',
+  'audit.created': 'נוצרה (UTC)',
+  'audit.sent': 'נשלחה (UTC)',
+  'audit.completed': 'הושלמה (UTC)',
+  'audit.expires': 'תוקף עד (UTC)',
+  'audit.generated': 'הדוח הופק (UTC)',
+  'audit.document': 'מסמך',
+  'audit.fileName': 'שם הקובץ',
+  'audit.pages': 'עמודים',
+  'audit.originalSha': 'SHA-256 של המקור',
+  'audit.finalSha': 'SHA-256 של ה-PDF הסופי',
+  'audit.recipients': 'נמענים ({count})',
+  'audit.column.number': '#',
+  'audit.column.name': 'שם',
+  'audit.column.contact': 'פרטי קשר',
+  'audit.column.roleType': 'תפקיד / סוג',
+  'audit.column.status': 'סטטוס',
+  'audit.column.completed': 'הושלם (UTC)',
+  'audit.column.language': 'שפה',
+  'audit.noRecipients': 'אין נמענים.',
+  'audit.uploads': 'קבצים שהועלו ({count})',
+  'audit.column.field': 'שדה',
+  'audit.column.fileName': 'שם הקובץ',
+  'audit.column.contentType': 'סוג',
+  'audit.column.size': 'גודל',
+  'audit.sizeBytes': '{count} בתים',
+  'audit.sha256': 'SHA-256: {value}',
+  'audit.eventsOne': 'יומן אירועים (אירוע אחד)',
+  'audit.eventsMany': 'יומן אירועים ({count} אירועים)',
+  'audit.column.sequence': 'מס׳',
+  'audit.column.time': 'זמן (UTC)',
+  'audit.column.event': 'אירוע',
+  'audit.column.actor': 'מבצע',
+  'audit.column.ip': 'כתובת IP',
+  'audit.noEvents': 'לא נרשמו אירועים.',
+  'audit.userAgent': 'דפדפן: {value}',
+  'audit.details': 'פרטים: {value}',
+  'audit.continued': '{title} (המשך)',
+  'audit.footer': 'יומן ביקורת של Sigil · מעטפה {id} · הופק {date}',
+  'audit.pageOf': 'עמוד {page} מתוך {total}',
+
+  'event.envelope.created': 'המעטפה נוצרה',
+  'event.envelope.sent': 'המעטפה נשלחה',
+  'event.envelope.reminded': 'נשלחה תזכורת',
+  'event.envelope.extended': 'המועד האחרון הוארך',
+  'event.envelope.completed': 'המעטפה הושלמה',
+  'event.envelope.cancelled': 'המעטפה בוטלה',
+  'event.envelope.expired': 'תוקף המעטפה פג',
+  'event.envelope.delivery_failed': 'המסירה נכשלה',
+  'event.recipient.invited': 'נשלחה הזמנה',
+  'event.recipient.opened': 'הקישור נפתח',
+  'event.recipient.viewed': 'המסמך נצפה',
+  'event.recipient.authentication_verified': 'הזהות אומתה',
+  'event.recipient.authentication_failed': 'האימות נכשל',
+  'event.recipient.completed': 'הנמען השלים',
+  'event.recipient.declined': 'הנמען סירב',
+  'event.document.final_pdf_ready': 'ה-PDF הסופי מוכן',
+  'event.recipient.started': 'החל במילוי',
+  'event.recipient.authentication_requested': 'נשלח קוד חד-פעמי',
+  'event.envelope.final_pdf_failed': 'הפקת ה-PDF הסופי נכשלה',
+  'event.envelope.final_pdf_retried': 'הפקת ה-PDF הסופי נוסתה שוב',
+
+  'envelopeStatus.Draft': 'טיוטה',
+  'envelopeStatus.ReadyToSend': 'מוכנה לשליחה',
+  'envelopeStatus.Sending': 'בשליחה',
+  'envelopeStatus.Sent': 'נשלחה',
+  'envelopeStatus.Opened': 'נפתחה',
+  'envelopeStatus.InProgress': 'בתהליך',
+  'envelopeStatus.WaitingForNextSigner': 'ממתינה לחותם הבא',
+  'envelopeStatus.ProcessingFinalPdf': 'ה-PDF הסופי בהפקה',
+  'envelopeStatus.Completed': 'הושלמה',
+  'envelopeStatus.DeliveryFailed': 'המסירה נכשלה',
+  'envelopeStatus.FinalPdfFailed': 'הפקת ה-PDF הסופי נכשלה',
+  'envelopeStatus.Declined': 'נדחתה',
+  'envelopeStatus.Cancelled': 'בוטלה',
+  'envelopeStatus.Expired': 'פג תוקפה',
+  'envelopeStatus.Archived': 'בארכיון',
+  'envelopeStatus.Deleted': 'נמחקה',
+
+  'recipientStatus.Pending': 'ממתין',
+  'recipientStatus.WaitingForTurn': 'ממתין לתורו',
+  'recipientStatus.InvitationSent': 'הזמנה נשלחה',
+  'recipientStatus.DeliveryFailed': 'המסירה נכשלה',
+  'recipientStatus.LinkOpened': 'פתח את הקישור',
+  'recipientStatus.AuthenticationPending': 'ממתין לאימות',
+  'recipientStatus.AuthenticationVerified': 'זהותו אומתה',
+  'recipientStatus.AuthenticationFailed': 'האימות נכשל',
+  'recipientStatus.Viewed': 'צפה במסמך',
+  'recipientStatus.InProgress': 'בתהליך',
+  'recipientStatus.Completed': 'השלים',
+  'recipientStatus.Declined': 'סירב',
+  'recipientStatus.Cancelled': 'בוטל',
+  'recipientStatus.Expired': 'פג תוקף',
+
+  'recipientType.Signer': 'חותם',
+  'recipientType.FormFiller': 'ממלא טופס',
+  'recipientType.Approver': 'מאשר',
+  'recipientType.Viewer': 'צופה',
+  'recipientType.Cc': 'מקבל העתק',
+
+  'channel.Email': 'דוא״ל',
+  'channel.Sms': 'SMS',
+  'channel.WhatsApp': 'WhatsApp',
+  'channel.ManualLink': 'קישור ידני',
+  'channel.Api': 'API',
+
+  'authentication.SecureLink': 'קישור מאובטח',
+  'authentication.OtpSms': 'קוד חד-פעמי ב-SMS',
+  'authentication.OtpWhatsApp': 'קוד חד-פעמי ב-WhatsApp',
+};
+
+export const DOCUMENT_MESSAGES: Record<DocumentLanguage, Record<MessageKey, string>> = { en, he };
+
+/** The organization's language when the documents have it; anything else (unknown, missing) is English. */
+export function documentLanguage(value: unknown): DocumentLanguage {
+  return DOCUMENT_LANGUAGES.find((language) => language === value) ?? 'en';
+}
+
+export interface DocumentText {
+  language: DocumentLanguage;
+  /** The reading direction of the language's paragraphs. */
+  direction: Exclude<Direction, 'auto'>;
+  /** The message with its `{name}` placeholders filled. */
+  t(key: MessageKey, values?: Record<string, string | number>): string;
+  /** A message whose key is built from data (an event type, a status): `fallback` when there is none. */
+  lookup(key: string, fallback: string): string;
+}
+
+export function documentText(language: DocumentLanguage = 'en'): DocumentText {
+  const messages = DOCUMENT_MESSAGES[language];
+  const fill = (template: string, values: Record<string, string | number>) =>
+    template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
+  return {
+    language,
+    direction: language === 'he' ? 'rtl' : 'ltr',
+    t: (key, values = {}) => fill(messages[key], values),
+    lookup: (key, fallback) => (Object.hasOwn(messages, key) ? messages[key as MessageKey] : fallback),
+  };
+}

@@ -1,0 +1,352 @@
+// The transition table (workflows/transitions.ts) against the workflow's model: every row is driven from
+// every status it names and lands where it says; every Update the table does not allow is refused; and the
+// table in docs/envelope-lifecycle.md is the one generated from the code.
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import type { EnvelopeWorkflowInput, RecipientPlan } from '../../workflows/contracts.ts';
+import type { EnvelopeStatus, RecipientStatus } from '../../workflows/domain.ts';
+import { EnvelopeModel } from '../../workflows/envelope-model.ts';
+import {
+  ENVELOPE_TRANSITIONS,
+  type EnvelopeTrigger,
+  SIGNING_STATUSES,
+  transitionTableMarkdown,
+} from '../../workflows/transitions.ts';
+
+const NOW = Date.parse('2026-06-01T00:00:00Z');
+const LATER = '2026-07-01T00:00:00.000Z';
+const MUCH_LATER = '2026-08-01T00:00:00.000Z';
+
+function input(
+  workflowType: EnvelopeWorkflowInput['workflowType'],
+  otp: boolean,
+  graceDays = 0,
+): EnvelopeWorkflowInput {
+  const recipient = (id: string, signingOrder: number): RecipientPlan => ({
+    id,
+    signingOrder,
+    type: 'Signer',
+    required: true,
+    authenticationMethod: otp ? 'OtpSms' : 'SecureLink',
+  });
+  return {
+    envelopeId: 'e',
+    organizationId: 'o',
+    externalReference: null,
+    workflowType,
+    expiresAt: LATER,
+    recipients: [recipient('r1', 1), recipient('r2', 2)],
+    expiredExtensionGraceDays: graceDays,
+  };
+}
+
+/** A recipient who may act now (or the first one, when nobody may). */
+function actor(model: EnvelopeModel): string {
+  return model.awaitedRecipients()[0] ?? 'r1';
+}
+
+function verify(model: EnvelopeModel, id: string): void {
+  if (model.usesOtp(id) && !model.verified.has(id))
+    model.authenticate({ recipientId: id, outcome: 'verified' });
+}
+
+function completeNext(model: EnvelopeModel): void {
+  const id = actor(model);
+  verify(model, id);
+  expect(model.whyCannotComplete(id)).toBeUndefined();
+  model.completeRecipient(id);
+  if (model.status === 'Completed') model.finishSigning(new Date(NOW).toISOString());
+}
+
+/** A fresh model in the given status, reached through the model's own actions. */
+function reach(status: EnvelopeStatus, otp = false): EnvelopeModel {
+  const parallel = status === 'InProgress';
+  const model = new EnvelopeModel(input(parallel ? 'Parallel' : 'Sequential', otp, 30));
+  model.refreshTurns();
+  switch (status) {
+    case 'Sent':
+      break;
+    case 'Opened':
+      model.open('r1');
+      break;
+    case 'InProgress':
+    case 'WaitingForNextSigner':
+      completeNext(model);
+      break;
+    case 'ProcessingFinalPdf':
+      completeNext(model);
+      completeNext(model);
+      break;
+    case 'FinalPdfFailed':
+      completeNext(model);
+      completeNext(model);
+      model.finalizationFailed();
+      break;
+    case 'Completed':
+      completeNext(model);
+      completeNext(model);
+      model.finalized();
+      break;
+    case 'Declined':
+      verify(model, 'r1');
+      model.decline('r1');
+      break;
+    case 'Cancelled':
+      model.finish('Cancelled');
+      break;
+    case 'Expired':
+      model.expire(30, NOW);
+      break;
+    default:
+      return model;
+  }
+  expect(model.status).toBe(status);
+  return model;
+}
+
+const REACHABLE: EnvelopeStatus[] = [
+  ...SIGNING_STATUSES,
+  'ProcessingFinalPdf',
+  'FinalPdfFailed',
+  'Completed',
+  'Declined',
+  'Cancelled',
+  'Expired',
+];
+
+/** The Update's validator for a trigger: undefined when the model accepts it. */
+function validate(model: EnvelopeModel, trigger: EnvelopeTrigger): string | undefined {
+  const id = actor(model);
+  switch (trigger) {
+    case 'open':
+      return model.whyCannotAct(id, 'open');
+    case 'authenticate':
+      return model.whyCannotAuthenticate({ recipientId: id, outcome: 'code_sent', channel: 'Sms' });
+    case 'view':
+      return model.whyCannotProgress({ recipientId: id, step: 'viewed' });
+    case 'start':
+      return model.whyCannotProgress({ recipientId: id, step: 'started' });
+    case 'complete':
+      return model.whyCannotComplete(id);
+    case 'decline':
+      return model.whyCannotDecline(id, 'not my contract');
+    case 'remind':
+      return model.whyCannotRemind();
+    case 'extend':
+    case 'extend after expiry':
+      return model.whyCannotExtend(MUCH_LATER, NOW);
+    case 'cancel':
+      return model.whyCannotCancel();
+    case 'retry final PDF':
+      return model.whyCannotRetryFinalization();
+    default:
+      return undefined;
+  }
+}
+
+/** Applies a trigger the way the workflow does once it is accepted. */
+function apply(model: EnvelopeModel, trigger: EnvelopeTrigger): void {
+  const id = actor(model);
+  switch (trigger) {
+    case 'open':
+      model.open(id);
+      return;
+    case 'authenticate':
+      model.authenticate({ recipientId: id, outcome: 'code_sent', channel: 'Sms' });
+      return;
+    case 'view':
+      model.progress({ recipientId: id, step: 'viewed' });
+      return;
+    case 'start':
+      model.progress({ recipientId: id, step: 'started' });
+      return;
+    case 'complete':
+      model.completeRecipient(id);
+      if (model.status === 'Completed') model.finishSigning(new Date(NOW).toISOString());
+      return;
+    case 'decline':
+      model.decline(id);
+      return;
+    case 'remind':
+    case 'automatic reminder':
+      expect(model.awaitedRecipients().length).toBeGreaterThan(0);
+      return;
+    case 'extend':
+    case 'extend after expiry':
+      model.revive();
+      model.expiresAt = MUCH_LATER;
+      return;
+    case 'cancel':
+      model.finish('Cancelled');
+      return;
+    case 'deadline':
+      model.expire(0, NOW);
+      return;
+    case 'final PDF stored':
+      model.finalized();
+      return;
+    case 'final PDF failed':
+      model.finalizationFailed();
+      return;
+    case 'retry final PDF':
+      model.retryFinalization();
+      return;
+    case 'send':
+      return;
+  }
+}
+
+/** Triggers that reach the workflow as an Update with a validator (timers and the activity have none). */
+const VALIDATED: EnvelopeTrigger[] = [
+  'open',
+  'authenticate',
+  'view',
+  'start',
+  'complete',
+  'decline',
+  'remind',
+  'extend',
+  'cancel',
+  'retry final PDF',
+];
+
+describe('the envelope transition table', () => {
+  it('send: a new workflow is Sent, the first round Pending and later rounds WaitingForTurn', () => {
+    const model = reach('Sent');
+    expect(model.status).toBe('Sent');
+    expect(model.snapshot().recipients.map((r) => r.status)).toEqual(['Pending', 'WaitingForTurn']);
+  });
+
+  for (const rule of ENVELOPE_TRANSITIONS.filter((r) => r.trigger !== 'send')) {
+    for (const from of rule.from) {
+      it(`${rule.trigger}: ${from} → ${rule.to.join(' / ')}`, () => {
+        const model = reach(from, rule.trigger === 'authenticate');
+        const before = model.status;
+        const beforeExpiry = model.beforeExpiry?.status;
+        expect(validate(model, rule.trigger)).toBeUndefined();
+        apply(model, rule.trigger);
+        const allowed = rule.to.map((target) =>
+          target === 'unchanged' ? before : target === 'status before expiry' ? beforeExpiry : target,
+        );
+        expect(allowed).toContain(model.status);
+      });
+    }
+  }
+
+  for (const trigger of VALIDATED) {
+    const allowedFrom = ENVELOPE_TRANSITIONS.filter(
+      (r) => r.trigger === trigger || (trigger === 'extend' && r.trigger === 'extend after expiry'),
+    ).flatMap((r) => r.from);
+    for (const status of REACHABLE.filter((s) => !allowedFrom.includes(s))) {
+      it(`${trigger} is refused when the envelope is ${status}`, () => {
+        const model = reach(status, trigger === 'authenticate');
+        const snapshot = JSON.stringify(model.snapshot());
+        expect(validate(model, trigger)).toMatch(/\S/);
+        expect(JSON.stringify(model.snapshot())).toBe(snapshot);
+      });
+    }
+  }
+
+  it('an Expired envelope past its grace window cannot be extended', () => {
+    const model = reach('Sent');
+    model.expire(0, NOW);
+    expect(model.whyCannotExtend(MUCH_LATER, NOW)).toMatch(/cannot change/);
+  });
+
+  it('docs/envelope-lifecycle.md holds the table generated from the code (npm run docs:transitions)', async () => {
+    const doc = await readFile(new URL('../../docs/envelope-lifecycle.md', import.meta.url), 'utf8');
+    const match = /<!-- transitions:begin -->\n([\s\S]*?)\n<!-- transitions:end -->/.exec(doc);
+    expect(match?.[1]).toBe(transitionTableMarkdown());
+  });
+});
+
+describe('recipient statuses', () => {
+  const statuses = (model: EnvelopeModel): RecipientStatus[] =>
+    model.snapshot().recipients.map((r) => r.status);
+
+  it('an OTP recipient: LinkOpened → AuthenticationPending → Failed → Pending → Verified → Viewed → InProgress → Completed', () => {
+    const model = reach('Sent', true);
+    const steps: RecipientStatus[] = [];
+    model.open('r1');
+    steps.push(statuses(model)[0] as RecipientStatus);
+    expect(model.whyCannotProgress({ recipientId: 'r1', step: 'viewed' })).toMatch(/one-time code/);
+    expect(model.whyCannotComplete('r1')).toMatch(/one-time code/);
+    expect(model.whyCannotDecline('r1', 'no')).toMatch(/one-time code/);
+    for (const outcome of ['code_sent', 'failed', 'code_sent', 'verified'] as const) {
+      model.authenticate({ recipientId: 'r1', outcome });
+      steps.push(statuses(model)[0] as RecipientStatus);
+    }
+    model.progress({ recipientId: 'r1', step: 'viewed' });
+    steps.push(statuses(model)[0] as RecipientStatus);
+    model.progress({ recipientId: 'r1', step: 'started' });
+    steps.push(statuses(model)[0] as RecipientStatus);
+    // Never backwards: viewing again, or a later code, changes nothing.
+    expect(model.progress({ recipientId: 'r1', step: 'viewed' })).toBe(false);
+    model.authenticate({ recipientId: 'r1', outcome: 'code_sent' });
+    steps.push(statuses(model)[0] as RecipientStatus);
+    model.completeRecipient('r1');
+    steps.push(statuses(model)[0] as RecipientStatus);
+    expect(steps).toEqual([
+      'LinkOpened',
+      'AuthenticationPending',
+      'AuthenticationFailed',
+      'AuthenticationPending',
+      'AuthenticationVerified',
+      'Viewed',
+      'InProgress',
+      'InProgress',
+      'Completed',
+    ]);
+    expect(model.status).toBe('WaitingForNextSigner');
+    expect(statuses(model)[1]).toBe('Pending');
+  });
+
+  it('a recipient who has begun keeps their status while their round is in turn; SecureLink recipients use no codes', () => {
+    const model = new EnvelopeModel(input('Parallel', false));
+    model.refreshTurns();
+    model.progress({ recipientId: 'r1', step: 'viewed' });
+    model.progress({ recipientId: 'r2', step: 'started' });
+    expect(model.whyCannotAuthenticate({ recipientId: 'r1', outcome: 'code_sent' })).toMatch(
+      /does not use one-time codes/,
+    );
+    model.completeRecipient('r1');
+    expect(statuses(model)).toEqual(['Completed', 'InProgress']);
+    expect(model.awaitedRecipients()).toEqual(['r2']);
+  });
+
+  it('a Viewer completes only after viewing the document; an Approver needs no fields', () => {
+    const base = input('Parallel', false);
+    const model = new EnvelopeModel({
+      ...base,
+      recipients: [
+        { ...(base.recipients[0] as RecipientPlan), type: 'Viewer' },
+        { ...(base.recipients[1] as RecipientPlan), type: 'Approver' },
+      ],
+    });
+    model.refreshTurns();
+    expect(model.whyCannotComplete('r1')).toMatch(/after opening the document/);
+    expect(model.whyCannotComplete('r2')).toBeUndefined();
+    model.open('r1');
+    expect(model.whyCannotComplete('r1')).toMatch(/after opening the document/);
+    model.progress({ recipientId: 'r1', step: 'viewed' });
+    expect(model.whyCannotComplete('r1')).toBeUndefined();
+  });
+
+  it('continue-as-new: a model rebuilt from what it carries is the same envelope', () => {
+    const model = reach('WaitingForNextSigner', true);
+    model.authenticate({ recipientId: 'r2', outcome: 'verified' });
+    const carried = model.carry({ sent: 1, at: LATER }, 'WaitingForNextSigner');
+    const next = new EnvelopeModel({ ...input('Sequential', true, 30), carried });
+    expect(next.snapshot()).toEqual(model.snapshot());
+    expect([...next.verified]).toEqual([...model.verified]);
+    expect(next.whyCannotComplete('r2')).toBeUndefined();
+    model.expire(30, NOW);
+    const expired = new EnvelopeModel({
+      ...input('Sequential', true, 30),
+      carried: model.carry({ sent: 1, at: null }, 'Expired'),
+    });
+    expect(expired.revivable(NOW + 1000)).toBe(true);
+    expired.revive();
+    expect(expired.status).toBe('WaitingForNextSigner');
+  });
+});

@@ -1,0 +1,249 @@
+// The envelope's transition table: which trigger may move an envelope from which status to which. The
+// workflow's model (envelope-model.ts) consults it before any status-specific rule, the documentation's
+// table in docs/envelope-lifecycle.md is generated from it (`npm run docs:transitions`), and
+// test/unit/transitions.test.ts drives the model through every row. Pure data, safe in workflow code.
+import type { EnvelopeStatus, RecipientStatus } from './domain.ts';
+
+/** Statuses in which recipients are still acting. */
+export const SIGNING_STATUSES = [
+  'Sent',
+  'Opened',
+  'InProgress',
+  'WaitingForNextSigner',
+] as const satisfies readonly EnvelopeStatus[];
+
+export type EnvelopeTrigger =
+  | 'send'
+  | 'open'
+  | 'authenticate'
+  | 'view'
+  | 'start'
+  | 'complete'
+  | 'decline'
+  | 'remind'
+  | 'automatic reminder'
+  | 'extend'
+  | 'extend after expiry'
+  | 'cancel'
+  | 'deadline'
+  | 'final PDF stored'
+  | 'final PDF failed'
+  | 'retry final PDF';
+
+/** A status, or what the target is when it depends on the envelope. */
+export type TransitionTarget = EnvelopeStatus | 'unchanged' | 'status before expiry';
+
+export interface EnvelopeTransitionRule {
+  trigger: EnvelopeTrigger;
+  /** How the trigger reaches the workflow: the Update's name, a timer or the finalization activity. */
+  via: string;
+  from: readonly EnvelopeStatus[];
+  /** Every status the envelope may have afterwards; which one is decided by `when`. */
+  to: readonly TransitionTarget[];
+  when: string;
+  recipients: string;
+  /** The audit event recorded (and, with the notifications, offered to webhooks). */
+  event: string;
+}
+
+const signing = SIGNING_STATUSES;
+
+export const ENVELOPE_TRANSITIONS: readonly EnvelopeTransitionRule[] = [
+  {
+    trigger: 'send',
+    via: 'workflow start + `sendEnvelope`',
+    from: ['Draft'],
+    to: ['Sent'],
+    when: 'the deadline has not passed',
+    recipients: 'the first round `Pending`, later rounds `WaitingForTurn`, `Cc` `Pending`',
+    event: '`envelope.sent`',
+  },
+  {
+    trigger: 'open',
+    via: '`recipientOpened`',
+    from: signing,
+    to: ['Opened', 'unchanged'],
+    when: 'a recipient in turn loads their link; `Sent` becomes `Opened`, later statuses stay',
+    recipients: '`Pending` → `LinkOpened` (first open only)',
+    event: '`recipient.opened` (`ip`, `user_agent`), first open only',
+  },
+  {
+    trigger: 'authenticate',
+    via: '`recipientAuthentication`',
+    from: signing,
+    to: ['Opened', 'unchanged'],
+    when: 'an OTP recipient in turn is sent a code, verifies one, or fails to; `Sent` becomes `Opened`',
+    recipients:
+      '→ `AuthenticationPending` (code sent), `AuthenticationFailed` (wrong, expired or exhausted code), `AuthenticationVerified`; after the first verification the status no longer changes',
+    event:
+      '`recipient.authentication_requested` (`channel`), `recipient.authentication_failed` (`reason`), `recipient.authentication_verified`',
+  },
+  {
+    trigger: 'view',
+    via: '`recipientProgress` (`viewed`)',
+    from: signing,
+    to: ['Opened', 'unchanged'],
+    when: 'a recipient in turn (verified, when OTP) loads the document; `Sent` becomes `Opened`',
+    recipients: '→ `Viewed` unless already `Viewed` or `InProgress`',
+    event: '`recipient.viewed`, first time only',
+  },
+  {
+    trigger: 'start',
+    via: '`recipientProgress` (`started`)',
+    from: signing,
+    to: ['InProgress'],
+    when: 'a recipient in turn saves a field value for the first time',
+    recipients: '→ `InProgress`',
+    event: '`recipient.started`, first time only',
+  },
+  {
+    trigger: 'complete',
+    via: '`completeRecipient`',
+    from: signing,
+    to: ['WaitingForNextSigner', 'InProgress', 'ProcessingFinalPdf'],
+    when: '`ProcessingFinalPdf` when it was the last required recipient; `WaitingForNextSigner` when their round is done and the next one is in turn; otherwise `InProgress`',
+    recipients: 'that recipient `Completed`; a round that comes into turn `Pending`',
+    event: '`recipient.completed` (`action`: signed, filled, approved, viewed; `ip`, `user_agent`)',
+  },
+  {
+    trigger: 'decline',
+    via: '`declineRecipient`',
+    from: signing,
+    to: ['Declined'],
+    when: 'a recipient in turn (verified, when OTP) declines with a reason',
+    recipients: 'that recipient `Declined`, everyone else not `Completed` → `Cancelled`',
+    event: '`recipient.declined` (`reason`, `ip`, `user_agent`)',
+  },
+  {
+    trigger: 'remind',
+    via: '`remindEnvelope`',
+    from: signing,
+    to: ['unchanged'],
+    when: 'some recipient may act now',
+    recipients: 'unchanged',
+    event: '`envelope.reminded` (`recipient_ids`)',
+  },
+  {
+    trigger: 'automatic reminder',
+    via: 'timer',
+    from: signing,
+    to: ['unchanged'],
+    when: 'every `reminder_interval_days` after the send, at most `max_automatic_reminders` times, before the deadline',
+    recipients: 'unchanged',
+    event: '`envelope.reminded` (`recipient_ids`, `automatic: true`), when someone may act',
+  },
+  {
+    trigger: 'extend',
+    via: '`extendEnvelope`',
+    from: signing,
+    to: ['unchanged'],
+    when: 'the new deadline is in the future and later than the current one',
+    recipients: 'unchanged',
+    event: '`envelope.extended` (`previous_expires_at`, `expires_at`)',
+  },
+  {
+    trigger: 'extend after expiry',
+    via: '`extendEnvelope`',
+    from: ['Expired'],
+    to: ['status before expiry'],
+    when: 'within `expired_extension_grace_days` of the expiry (0: never)',
+    recipients: 'their statuses before expiry',
+    event: '`envelope.extended` (`revived_from: "Expired"`)',
+  },
+  {
+    trigger: 'cancel',
+    via: '`cancelEnvelope`',
+    from: signing,
+    to: ['Cancelled'],
+    when: 'always (reason optional); the signing links stop working',
+    recipients: 'everyone not `Completed` → `Cancelled`',
+    event: '`envelope.cancelled` (`reason`)',
+  },
+  {
+    trigger: 'deadline',
+    via: 'timer',
+    from: signing,
+    to: ['Expired'],
+    when: '`expiresAt` passes',
+    recipients: 'everyone not `Completed` → `Expired`',
+    event: '`envelope.expired`',
+  },
+  {
+    trigger: 'final PDF stored',
+    via: '`finalizeEnvelope` activity',
+    from: ['ProcessingFinalPdf'],
+    to: ['Completed'],
+    when: 'the final PDF and the audit trail are rendered and stored',
+    recipients: 'unchanged',
+    event: '`envelope.completed`, then `document.final_pdf_ready`',
+  },
+  {
+    trigger: 'final PDF failed',
+    via: '`finalizeEnvelope` activity',
+    from: ['ProcessingFinalPdf'],
+    to: ['FinalPdfFailed'],
+    when: 'a render error at once; other errors after 5 attempts',
+    recipients: 'unchanged',
+    event: '`envelope.final_pdf_failed` (`reason`)',
+  },
+  {
+    trigger: 'retry final PDF',
+    via: '`retryFinalization` (`sigil envelope retry-final-pdf`)',
+    from: ['FinalPdfFailed'],
+    to: ['ProcessingFinalPdf'],
+    when: 'an operator retries',
+    recipients: 'unchanged',
+    event: '`envelope.final_pdf_retried`',
+  },
+];
+
+/** Whether the table lets `trigger` happen to an envelope in `status`. */
+export function allows(trigger: EnvelopeTrigger, status: EnvelopeStatus): boolean {
+  return ENVELOPE_TRANSITIONS.some((rule) => rule.trigger === trigger && rule.from.includes(status));
+}
+
+/**
+ * A recipient's progress through their link, in order. Statuses only move forward along it while the
+ * recipient is in turn; the authentication statuses appear only for OTP recipients, before their first
+ * verification.
+ */
+export const RECIPIENT_PROGRESS: readonly RecipientStatus[] = [
+  'Pending',
+  'LinkOpened',
+  'AuthenticationPending',
+  'AuthenticationFailed',
+  'AuthenticationVerified',
+  'Viewed',
+  'InProgress',
+  'Completed',
+];
+
+/** Statuses of a recipient in turn who has not finished: they may act, and reminders are for them. */
+export const ACTING_RECIPIENT_STATUSES: readonly RecipientStatus[] = RECIPIENT_PROGRESS.filter(
+  (status) => status !== 'Completed',
+);
+
+/** The table as Markdown, for docs/envelope-lifecycle.md. */
+export function transitionTableMarkdown(): string {
+  const cell = (text: string) => text.replace(/\|/g, '\\|');
+  const lines = [
+    '| trigger | via | from | when | to | recipients | audit event |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const rule of ENVELOPE_TRANSITIONS) {
+    lines.push(
+      `| ${[
+        rule.trigger,
+        rule.via,
+        rule.from.map((s) => `\`${s}\``).join(', '),
+        rule.when,
+        rule.to.map((s) => (s === 'unchanged' || s === 'status before expiry' ? s : `\`${s}\``)).join(' / '),
+        rule.recipients,
+        rule.event,
+      ]
+        .map(cell)
+        .join(' | ')} |`,
+    );
+  }
+  return lines.join('\n');
+}
