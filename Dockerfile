@@ -55,6 +55,7 @@ COPY db ./db
 COPY workflows ./workflows
 COPY activities ./activities
 COPY documents ./documents
+COPY notifications ./notifications
 COPY temporal ./temporal
 COPY api ./api
 COPY scripts ./scripts

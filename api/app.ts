@@ -14,7 +14,8 @@ import { signingRoutes } from './routes/signing.ts';
 import { v1Routes } from './routes/v1/index.ts';
 
 export interface AppDependencies {
-  config: Pick<Config, 'env' | 'publicBaseUrl' | 'api'>;
+  /** `notifications`: the providers one-time codes go out through (absent: none). */
+  config: Pick<Config, 'env' | 'publicBaseUrl' | 'api'> & Partial<Pick<Config, 'notifications'>>;
   orm: Orm;
   temporal: { connection: Connection; client?: Client; namespace: string };
   logger: Logger;

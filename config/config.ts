@@ -11,6 +11,10 @@ const optionalText = z
   .trim()
   .transform((value) => (value === '' ? undefined : value))
   .optional();
+const booleanText = z
+  .string()
+  .regex(/^(true|false|1|0)$/i, 'must be true or false')
+  .transform((value) => /^(true|1)$/i.test(value));
 
 const schema = z.object({
   SIGIL_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -72,7 +76,108 @@ const schema = z.object({
       .transform((value) => /^(true|1)$/i.test(value))
       .optional(),
   ),
+  // Notifications (docs/notifications.md). Email: SMTP_URL, or SMTP_HOST with the others; SMS and WhatsApp:
+  // Twilio. Cross-variable rules are in notificationProblems().
+  SMTP_URL: optionalText.pipe(
+    z
+      .string()
+      .regex(
+        /^smtps?:\/\/[^/\s]+/,
+        'must be an smtp:// or smtps:// URL, for example smtp://user:pass@host:587',
+      )
+      .optional(),
+  ),
+  SMTP_HOST: optionalText,
+  SMTP_PORT: optionalText.pipe(
+    z.coerce
+      .number<string | undefined>({ error: 'must be a port number (1-65535)' })
+      .int('must be a port number (1-65535)')
+      .min(1, 'must be a port number (1-65535)')
+      .max(65535, 'must be a port number (1-65535)')
+      .optional(),
+  ),
+  SMTP_SECURE: optionalText.pipe(booleanText.optional()),
+  SMTP_USER: optionalText,
+  SMTP_PASSWORD: optionalText,
+  MAIL_FROM: optionalText.pipe(z.email('must be an email address, for example sign@example.com').optional()),
+  TWILIO_ACCOUNT_SID: optionalText.pipe(
+    z
+      .string()
+      .regex(/^AC[0-9a-fA-F]{32}$/, 'must be a Twilio account SID (AC followed by 32 hexadecimal digits)')
+      .optional(),
+  ),
+  TWILIO_AUTH_TOKEN: optionalText,
+  TWILIO_SMS_FROM: optionalText.pipe(
+    z
+      .string()
+      .regex(
+        /^(\+[1-9]\d{6,14}|MG[0-9a-fA-F]{32})$/,
+        'must be a phone number in E.164 (+15551234567) or a Messaging Service SID (MG…)',
+      )
+      .optional(),
+  ),
+  TWILIO_WHATSAPP_FROM: optionalText.pipe(
+    z
+      .string()
+      .transform((value) => value.replace(/^whatsapp:/i, ''))
+      .pipe(
+        z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be a phone number in E.164, for example +15551234567'),
+      )
+      .optional(),
+  ),
+  TWILIO_API_BASE_URL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^https?:\/\/[^/\s]+/, 'must be an http:// or https:// URL')
+      .optional(),
+  ),
 });
+
+/** The cross-variable rules of the notification settings: one problem per variable, like the schema's. */
+function notificationProblems(v: z.infer<typeof schema>): string[] {
+  const problems: string[] = [];
+  if (v.SMTP_URL && v.SMTP_HOST) problems.push('SMTP_HOST: set either SMTP_URL or SMTP_HOST, not both');
+  const smtpParts = (['SMTP_PORT', 'SMTP_SECURE', 'SMTP_USER', 'SMTP_PASSWORD'] as const).filter(
+    (name) => v[name] !== undefined,
+  );
+  if (!v.SMTP_HOST) {
+    for (const name of smtpParts) {
+      problems.push(
+        v.SMTP_URL
+          ? `${name}: not used with SMTP_URL (put it in the URL) — set SMTP_HOST instead of SMTP_URL to use it`
+          : `${name}: needs SMTP_HOST (or use SMTP_URL)`,
+      );
+    }
+  } else if (Boolean(v.SMTP_USER) !== Boolean(v.SMTP_PASSWORD)) {
+    problems.push(
+      v.SMTP_USER
+        ? 'SMTP_PASSWORD: required when SMTP_USER is set'
+        : 'SMTP_USER: required when SMTP_PASSWORD is set',
+    );
+  }
+  const smtp = Boolean(v.SMTP_URL || v.SMTP_HOST);
+  if (smtp && !v.MAIL_FROM) problems.push('MAIL_FROM: required when an SMTP server is configured');
+  if (!smtp && v.MAIL_FROM)
+    problems.push('MAIL_FROM: set, but no SMTP server is configured (SMTP_URL or SMTP_HOST)');
+
+  const twilioParts = (
+    ['TWILIO_AUTH_TOKEN', 'TWILIO_SMS_FROM', 'TWILIO_WHATSAPP_FROM', 'TWILIO_API_BASE_URL'] as const
+  ).filter((name) => v[name] !== undefined);
+  if (!v.TWILIO_ACCOUNT_SID) {
+    for (const name of twilioParts) problems.push(`${name}: needs TWILIO_ACCOUNT_SID`);
+  } else {
+    if (!v.TWILIO_AUTH_TOKEN) problems.push('TWILIO_AUTH_TOKEN: required when TWILIO_ACCOUNT_SID is set');
+    if (!v.TWILIO_SMS_FROM && !v.TWILIO_WHATSAPP_FROM) {
+      problems.push(
+        'TWILIO_SMS_FROM: set it or TWILIO_WHATSAPP_FROM (or both) when TWILIO_ACCOUNT_SID is set',
+      );
+    }
+  }
+  if (v.SIGIL_ENV === 'production' && v.TWILIO_API_BASE_URL?.startsWith('http://')) {
+    problems.push('TWILIO_API_BASE_URL: must be https:// when SIGIL_ENV=production');
+  }
+  return problems;
+}
 
 function isIpOrCidr(value: string): boolean {
   const [address = '', prefix, ...rest] = value.split('/');
@@ -133,6 +238,34 @@ export interface Config {
     /** Signer API requests per minute per source address. */
     signingRatePerMinute: number;
   };
+  /** Notification providers (docs/notifications.md); null: the channel has none. */
+  notifications: NotificationsConfig;
+}
+
+export interface NotificationsConfig {
+  email: SmtpSettings | null;
+  twilio: TwilioSettings | null;
+}
+
+export interface SmtpSettings {
+  /** SMTP_URL, or built from SMTP_HOST and the others. Holds the password: never log it. */
+  transport:
+    | { url: string }
+    | { host: string; port: number; secure: boolean; user?: string; password?: string };
+  /** MAIL_FROM: the envelope sender and From address; the display name is the organization's. */
+  from: string;
+}
+
+export interface TwilioSettings {
+  accountSid: string;
+  /** Never log it. */
+  authToken: string;
+  /** E.164 number or Messaging Service SID (MG…); null: no SMS through Twilio. */
+  smsFrom: string | null;
+  /** E.164 number without the `whatsapp:` prefix; null: no WhatsApp through Twilio. */
+  whatsappFrom: string | null;
+  /** Where Twilio's REST API is reached: https://api.twilio.com, or TWILIO_API_BASE_URL (tests, proxies). */
+  apiBaseUrl: string;
 }
 
 export class ConfigError extends Error {
@@ -153,12 +286,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const v = parsed.data;
+  const problems: string[] = [];
   if (v.SIGIL_ENV === 'production') {
     const missing = (['DATABASE_URL', 'TEMPORAL_ADDRESS'] as const).filter((name) => !v[name]);
-    if (missing.length > 0) {
-      throw new ConfigError(missing.map((name) => `${name}: required when SIGIL_ENV=production`));
-    }
+    problems.push(...missing.map((name) => `${name}: required when SIGIL_ENV=production`));
   }
+  problems.push(...notificationProblems(v));
+  if (problems.length > 0) throw new ConfigError(problems);
   return {
     env: v.SIGIL_ENV,
     host: v.HOST,
@@ -193,7 +327,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       signingRatePerMinute: v.SIGNING_RATE_LIMIT_PER_MINUTE,
       sandboxEnabled: v.SANDBOX_ENABLED ?? v.SIGIL_ENV !== 'production',
     },
+    notifications: notificationsConfig(v),
   };
+}
+
+function notificationsConfig(v: z.infer<typeof schema>): NotificationsConfig {
+  let email: SmtpSettings | null = null;
+  if (v.MAIL_FROM && v.SMTP_URL) email = { transport: { url: v.SMTP_URL }, from: v.MAIL_FROM };
+  if (v.MAIL_FROM && v.SMTP_HOST) {
+    const port = v.SMTP_PORT ?? (v.SMTP_SECURE ? 465 : 587);
+    email = {
+      transport: {
+        host: v.SMTP_HOST,
+        port,
+        secure: v.SMTP_SECURE ?? port === 465,
+        ...(v.SMTP_USER && v.SMTP_PASSWORD ? { user: v.SMTP_USER, password: v.SMTP_PASSWORD } : {}),
+      },
+      from: v.MAIL_FROM,
+    };
+  }
+  const twilio: TwilioSettings | null =
+    v.TWILIO_ACCOUNT_SID && v.TWILIO_AUTH_TOKEN
+      ? {
+          accountSid: v.TWILIO_ACCOUNT_SID,
+          authToken: v.TWILIO_AUTH_TOKEN,
+          smsFrom: v.TWILIO_SMS_FROM ?? null,
+          whatsappFrom: v.TWILIO_WHATSAPP_FROM ?? null,
+          apiBaseUrl: (v.TWILIO_API_BASE_URL ?? 'https://api.twilio.com').replace(/\/+$/, ''),
+        }
+      : null;
+  return { email, twilio };
 }
 
 /** Like loadConfig, but prints the problems and exits: for entry points. */

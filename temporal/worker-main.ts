@@ -1,14 +1,19 @@
-// Entry point of the worker process (`npm run worker`): runs envelope workflows and their activities
-// against an existing PostgreSQL and Temporal. Start as many as the load needs.
-import { DefaultLogger, type LogLevel, Runtime } from '@temporalio/worker';
+// Entry point of the worker process (`npm run worker`): runs envelope workflows, webhook deliveries and
+// their activities against an existing PostgreSQL and Temporal. Start as many as the load needs.
+import { bundleWorkflowCode, DefaultLogger, type LogLevel, Runtime } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
+import { webhookDeliverySettings } from '../activities/webhooks.ts';
+import {
+  RESUME_AFTER_MS,
+  resumePendingWebhookDeliveries,
+} from '../api/services/webhooks/start-deliveries.ts';
 import { loadConfigOrExit } from '../config/config.ts';
 import { createLogger } from '../config/logger.ts';
 import { watchSupervisor } from '../config/shutdown.ts';
 import { createOrm } from '../db/orm.ts';
 import { connectClient, connectWorker } from './connection.ts';
 import { ensureSearchAttributes } from './search-attributes.ts';
-import { createEnvelopeWorker } from './worker.ts';
+import { createEnvelopeWorker, createWebhookWorker, WORKFLOWS_PATH } from './worker.ts';
 
 const config = loadConfigOrExit();
 const logger = createLogger(config, 'sigil-worker');
@@ -37,17 +42,38 @@ try {
   const client = await connectClient(config.temporal);
   const added = await ensureSearchAttributes(client.connection, config.temporal.namespace);
   if (added.length > 0) logger.info({ added }, 'registered search attributes');
-  await client.close();
+  // Once a minute: start any queued webhook delivery whose start was lost (see start-deliveries.ts).
+  const sweep = async () => {
+    try {
+      const resumed = await resumePendingWebhookDeliveries({ orm, temporal: client.client });
+      if (resumed > 0) logger.info({ resumed }, 'started queued webhook deliveries');
+    } catch (error) {
+      logger.warn({ err: error }, 'could not resume queued webhook deliveries');
+    }
+  };
+  const sweeper = setInterval(sweep, RESUME_AFTER_MS);
+  sweeper.unref();
+  void sweep();
 
   const connection = await connectWorker(config.temporal);
-  const worker = await createEnvelopeWorker({
-    connection,
-    namespace: config.temporal.namespace,
-    activities: createActivities({ orm }),
+  const activities = createActivities({
+    orm,
+    webhooks: webhookDeliverySettings(config.env),
+    notifications: config,
   });
-  logger.info({ taskQueue: 'envelopes', address: config.temporal.address }, 'worker started');
+  // One bundle for both workers: the envelope worker (task queue `envelopes`) and the webhook worker
+  // (`webhooks`).
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    logger: Runtime.instance().logger,
+  });
+  const options = { connection, namespace: config.temporal.namespace, activities, workflowBundle };
+  const workers = [await createEnvelopeWorker(options), await createWebhookWorker(options)];
+  logger.info({ taskQueues: ['envelopes', 'webhooks'], address: config.temporal.address }, 'worker started');
   // run() resolves after SIGINT/SIGTERM, once in-flight tasks have finished (Runtime shutdownSignals).
-  await worker.run();
+  await Promise.all(workers.map((worker) => worker.run()));
+  clearInterval(sweeper);
+  await client.close();
   await connection.close();
   await orm.close();
   logger.info('worker stopped');

@@ -1,8 +1,10 @@
-// The envelope worker: workflows from workflows/, activities built from their dependencies.
+// The workers: one polls the task queue `envelopes`, one `webhooks` (deliveries, so a burst of HTTP
+// attempts never delays envelope work). Both register every workflow of workflows/ and every activity.
 import { fileURLToPath } from 'node:url';
 import { type NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Activities } from '../activities/index.ts';
 import { ENVELOPE_TASK_QUEUE } from '../workflows/contracts.ts';
+import { WEBHOOK_TASK_QUEUE } from '../workflows/webhook-contracts.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -25,4 +27,9 @@ export function createEnvelopeWorker(options: EnvelopeWorkerOptions): Promise<Wo
       ? { workflowBundle: options.workflowBundle }
       : { workflowsPath: WORKFLOWS_PATH }),
   });
+}
+
+/** The worker of webhook deliveries (`webhookDeliveryWorkflow` and its HTTP attempts), task queue `webhooks`. */
+export function createWebhookWorker(options: EnvelopeWorkerOptions): Promise<Worker> {
+  return createEnvelopeWorker({ ...options, taskQueue: options.taskQueue ?? WEBHOOK_TASK_QUEUE });
 }

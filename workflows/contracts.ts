@@ -69,6 +69,8 @@ export interface CarriedEnvelopeState {
   verified: string[];
   beforeExpiry: { status: EnvelopeStatus; recipients: RecipientState[] } | null;
   graceUntil: string | null;
+  /** The status to resume when a DeliveryFailed envelope reaches someone (absent before notifications). */
+  beforeDeliveryFailure?: EnvelopeStatus | null;
   reminders: { sent: number; at: string | null };
   /** The status last written to the search attribute. */
   indexedStatus: EnvelopeStatus | null;
@@ -176,4 +178,9 @@ export interface EnvelopeTransition {
     data: Record<string, unknown>;
   };
   occurredAt: string;
+  /**
+   * Whether the projection queues webhook deliveries for this event (set by runs that started on code with
+   * webhooks; absent in older histories, whose projections queued none).
+   */
+  webhooks?: boolean;
 }

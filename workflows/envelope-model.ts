@@ -52,6 +52,8 @@ export class EnvelopeModel {
   readonly recipientStatus = new Map<string, RecipientStatus>();
   /** OTP recipients who verified a code at least once. */
   readonly verified = new Set<string>();
+  /** The status the envelope had when nobody in turn could be reached; it resumes with it. */
+  beforeDeliveryFailure: EnvelopeStatus | null = null;
   sequence = 0;
 
   constructor(input: EnvelopeWorkflowInput) {
@@ -72,6 +74,7 @@ export class EnvelopeModel {
         recipients: new Map(carried.beforeExpiry.recipients.map((r) => [r.id, r.status])),
       };
       this.graceUntil = carried.graceUntil;
+      this.beforeDeliveryFailure = carried.beforeDeliveryFailure ?? null;
     }
   }
 
@@ -185,14 +188,52 @@ export class EnvelopeModel {
 
   /** The first open of a recipient's link: LinkOpened; a Sent envelope becomes Opened. */
   open(recipientId: string): boolean {
-    if (this.recipientStatus.get(recipientId) !== 'Pending') return false;
+    const status = this.recipientStatus.get(recipientId);
+    if (status !== 'Pending' && status !== 'InvitationSent' && status !== 'DeliveryFailed') return false;
+    this.resume();
     this.recipientStatus.set(recipientId, 'LinkOpened');
     if (this.status === 'Sent') this.status = 'Opened';
     return true;
   }
 
+  /** A recipient acted (so they were reached after all): a DeliveryFailed envelope resumes. */
+  resume(): void {
+    if (this.status !== 'DeliveryFailed') return;
+    this.status = this.beforeDeliveryFailure ?? 'Sent';
+    this.beforeDeliveryFailure = null;
+  }
+
+  /** An invitation or reminder reached the recipient; false when nothing changed. */
+  messageDelivered(recipientId: string): boolean {
+    const status = this.recipientStatus.get(recipientId);
+    if (status !== 'Pending' && status !== 'DeliveryFailed') return false;
+    this.recipientStatus.set(recipientId, 'InvitationSent');
+    this.resume();
+    return true;
+  }
+
+  /**
+   * An invitation or reminder failed for good. Returns the recipients of the round in turn when none of them
+   * can be reached now (the envelope is then DeliveryFailed), or null.
+   */
+  messageFailed(recipientId: string): string[] | null {
+    const status = this.recipientStatus.get(recipientId);
+    if (status === 'Pending' || status === 'InvitationSent') {
+      this.recipientStatus.set(recipientId, 'DeliveryFailed');
+    }
+    if (this.status === 'DeliveryFailed') return null;
+    const inTurn = this.awaitedRecipients();
+    if (inTurn.length === 0 || inTurn.some((id) => this.recipientStatus.get(id) !== 'DeliveryFailed')) {
+      return null;
+    }
+    this.beforeDeliveryFailure = this.status;
+    this.status = 'DeliveryFailed';
+    return inTurn;
+  }
+
   /** A one-time code step; the status follows it until the recipient's first verification. */
   authenticate({ recipientId, outcome }: RecipientAuthenticationRequest): void {
+    this.resume();
     if (!this.verified.has(recipientId))
       this.recipientStatus.set(recipientId, AUTHENTICATION_STATUS[outcome]);
     if (outcome === 'verified') this.verified.add(recipientId);
@@ -203,6 +244,7 @@ export class EnvelopeModel {
   progress({ recipientId, step }: RecipientProgressRequest): boolean {
     const current = this.recipientStatus.get(recipientId);
     if (current === 'InProgress' || (step === 'viewed' && current === 'Viewed')) return false;
+    this.resume();
     this.recipientStatus.set(recipientId, PROGRESS_STATUS[step]);
     if (step === 'started') this.status = 'InProgress';
     else if (this.status === 'Sent') this.status = 'Opened';
@@ -210,6 +252,7 @@ export class EnvelopeModel {
   }
 
   completeRecipient(recipientId: string): void {
+    this.resume();
     this.recipientStatus.set(recipientId, 'Completed');
     if (this.roundIndex() >= this.rounds.length) {
       this.status = 'Completed';
@@ -358,6 +401,7 @@ export class EnvelopeModel {
         recipients: [...this.beforeExpiry.recipients].map(([id, status]) => ({ id, status })),
       },
       graceUntil: this.graceUntil,
+      beforeDeliveryFailure: this.beforeDeliveryFailure,
       reminders,
       indexedStatus,
     };

@@ -9,7 +9,9 @@ import {
   patched,
   proxyActivities,
   setHandler,
+  startChild,
   upsertSearchAttributes,
+  uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
@@ -40,6 +42,12 @@ import {
 } from './contracts.ts';
 import { type EnvelopeStatus, isTerminalEnvelopeStatus } from './domain.ts';
 import { COMPLETION_ACTION, EnvelopeModel } from './envelope-model.ts';
+import {
+  NOTIFICATION_ACTIVITY_OPTIONS,
+  type SendNotificationRequest,
+  type SendNotificationResult,
+} from './notification-contracts.ts';
+import { WEBHOOK_DELIVERY_WORKFLOW_TYPE, webhookDeliveryChildOptions } from './webhook-contracts.ts';
 
 const PROJECTION_TIMEOUT = '30 seconds';
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -67,10 +75,24 @@ const { finalizeEnvelope } = proxyActivities<Activities>({
   },
 });
 
+const { sendNotification } = proxyActivities<Activities>(NOTIFICATION_ACTIVITY_OPTIONS);
+
 /** Envelopes whose last signature arrives on this code render a final PDF before they are Completed. */
 const FINAL_PDF_PATCH = 'final-pdf-before-completed';
+/** Runs started on this code queue a webhook delivery per subscribed endpoint for every event. */
+const WEBHOOK_PATCH = 'webhook-events';
+/** Runs started on this code send invitations, reminders and notices (sendNotification). */
+const NOTIFICATIONS_PATCH = 'notifications';
+
+type NotificationOutcome =
+  | { ok: true; result: SendNotificationResult }
+  | { ok: false; failureType: string; message: string };
 
 export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<EnvelopeState> {
+  const emitsWebhooks = patched(WEBHOOK_PATCH);
+  const sendsNotifications = patched(NOTIFICATIONS_PATCH);
+  /** Messages on their way; each records its outcome (through `record`) when it settles. */
+  const inflight = new Set<Promise<void>>();
   const envelope = new EnvelopeModel(input);
   const pending: EnvelopeTransition[] = [];
   // A continued run starts with everything before it projected.
@@ -89,6 +111,7 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
       recipients: state.recipients,
       event: { type, recipientId, data },
       occurredAt: new Date().toISOString(),
+      ...(emitsWebhooks ? { webhooks: true } : {}),
     });
     return envelope.sequence;
   }
@@ -99,12 +122,69 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
     return envelope.snapshot();
   }
 
+  /** Sends one message in the background; `settled` decides what its outcome changes. */
+  function notify(
+    request: Omit<SendNotificationRequest, 'notificationId' | 'organizationId' | 'envelopeId'>,
+    settled?: (outcome: NotificationOutcome) => void,
+  ): void {
+    if (!sendsNotifications) return;
+    const message = (async () => {
+      let outcome: NotificationOutcome;
+      try {
+        const result = await sendNotification({
+          notificationId: uuid4(),
+          organizationId: input.organizationId,
+          envelopeId: input.envelopeId,
+          ...request,
+        });
+        outcome = { ok: true, result };
+      } catch (error) {
+        if (!(error instanceof ActivityFailure)) throw error;
+        const cause = error.cause;
+        outcome = {
+          ok: false,
+          failureType: cause instanceof ApplicationFailure ? (cause.type ?? 'Error') : 'Timeout',
+          message: cause instanceof Error ? cause.message : error.message,
+        };
+      }
+      settled?.(outcome);
+    })();
+    inflight.add(message);
+    void message.finally(() => inflight.delete(message));
+  }
+
+  /** Invitations or reminders to recipients who may act: delivered → InvitationSent, failed → DeliveryFailed. */
+  function reach(recipientIds: readonly string[], kind: 'invitation' | 'reminder'): void {
+    for (const recipientId of recipientIds) {
+      notify({ kind, recipientId }, (outcome) => {
+        // Once the envelope is finished (or finalizing) a message changes nothing about it.
+        if (envelope.whyClosed()) return;
+        if (outcome.ok) {
+          if (outcome.result.status !== 'sent') return;
+          const changed = envelope.messageDelivered(recipientId);
+          if (kind === 'invitation' || changed) {
+            record('recipient.invitation_sent', recipientId, { kind, channel: outcome.result.channel });
+          }
+          return;
+        }
+        const unreachable = envelope.messageFailed(recipientId);
+        record('recipient.delivery_failed', recipientId, {
+          kind,
+          failure_type: outcome.failureType,
+          message: outcome.message,
+        });
+        if (unreachable) record('envelope.delivery_failed', null, { recipient_ids: unreachable });
+      });
+    }
+  }
+
   // Send: the first round may act, later rounds wait for their turn. Decided before any handler is set:
   // Updates that arrive with the start (such as an early extend) are delivered when their handler is set,
   // and must find the envelope sent.
   if (!input.carried) {
     envelope.refreshTurns();
     record('envelope.sent', null);
+    reach(envelope.awaitedRecipients(), 'invitation');
   }
 
   setHandler(envelopeStateQuery, () => envelope.snapshot());
@@ -117,7 +197,15 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
     (request: CompleteRecipientRequest) => {
       const { recipientId } = request;
       const data = { action: completionAction(envelope, recipientId), ...originData(request) };
+      const waiting = new Set(
+        [...envelope.recipientStatus].filter(([, status]) => status === 'WaitingForTurn').map(([id]) => id),
+      );
       envelope.completeRecipient(recipientId);
+      // The next round's recipients are invited as their turn comes.
+      reach(
+        [...waiting].filter((id) => envelope.recipientStatus.get(id) === 'Pending'),
+        'invitation',
+      );
       if (envelope.status === 'Completed' && patched(FINAL_PDF_PATCH)) {
         // Everyone required has completed: the main loop renders the final PDF, then completes.
         envelope.finishSigning(new Date().toISOString());
@@ -141,6 +229,7 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
     cancelEnvelopeUpdate,
     ({ reason }: CancelEnvelopeRequest) => {
       envelope.finish('Cancelled');
+      notify({ kind: 'cancelled', reason: reason ?? null });
       return projected(record('envelope.cancelled', null, reason ? { reason } : {}));
     },
     {
@@ -156,6 +245,7 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
     (request: DeclineRecipientRequest) => {
       const { recipientId, reason } = request;
       envelope.decline(recipientId);
+      notify({ kind: 'declined', declinedByRecipientId: recipientId, reason: reason.trim() });
       return projected(
         record('recipient.declined', recipientId, { reason: reason.trim(), ...originData(request) }),
       );
@@ -241,7 +331,11 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
 
   setHandler(
     remindEnvelopeUpdate,
-    () => projected(record('envelope.reminded', null, { recipient_ids: envelope.awaitedRecipients() })),
+    () => {
+      const recipientIds = envelope.awaitedRecipients();
+      reach(recipientIds, 'reminder');
+      return projected(record('envelope.reminded', null, { recipient_ids: recipientIds }));
+    },
     {
       validator: () => {
         const reason = envelope.whyCannotRemind();
@@ -285,10 +379,15 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
       : null,
   };
   const historyLimit = input.continueAsNewAtHistoryLength ?? CONTINUE_AS_NEW_AT_HISTORY_LENGTH;
-  while (true) {
+  /** Projects every decided transition, in order, starting the webhook deliveries each one queued. */
+  async function drain(): Promise<void> {
     while (pending.length > 0) {
       const transition = pending[0] as EnvelopeTransition;
-      await projectEnvelopeTransition(transition);
+      const projection = await projectEnvelopeTransition(transition);
+      // One child per (event, endpoint), abandoned on close: deliveries outlive the envelope's workflow.
+      for (const deliveryId of projection?.deliveryIds ?? []) {
+        await startChild(WEBHOOK_DELIVERY_WORKFLOW_TYPE, webhookDeliveryChildOptions(deliveryId));
+      }
       projectedSequence = transition.sequence;
       pending.shift();
       if (indexed && transition.envelopeStatus !== lastStatus) {
@@ -296,9 +395,14 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
         upsertSearchAttributes([{ key: searchAttributes.envelopeStatus, value: lastStatus }]);
       }
     }
+  }
+
+  while (true) {
+    await drain();
     if (longHistory() && !closedForGood()) {
-      // Let accepted Updates answer first; anything decided meanwhile is projected before the run hands over.
-      await condition(() => allHandlersFinished() || pending.length > 0);
+      // Let accepted Updates answer and messages settle first; anything decided meanwhile is projected
+      // before the run hands over.
+      await condition(() => (allHandlersFinished() && inflight.size === 0) || pending.length > 0);
       if (pending.length > 0) continue;
       await continueAsNew<typeof envelopeWorkflow>({
         ...input,
@@ -333,8 +437,10 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
     if (reminderDue && input.automaticReminders) {
       nextReminder.sent += 1;
       const recipientIds = envelope.awaitedRecipients();
-      if (recipientIds.length > 0)
+      if (recipientIds.length > 0) {
+        reach(recipientIds, 'reminder');
         record('envelope.reminded', null, { recipient_ids: recipientIds, automatic: true });
+      }
       nextReminder.at =
         nextReminder.sent < input.automaticReminders.max
           ? new Date(
@@ -368,6 +474,8 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
         completedAt: envelope.signedAt ?? new Date().toISOString(),
       });
       envelope.finalized();
+      // Everyone on the envelope, Cc included, learns it is complete and where the documents are.
+      for (const recipient of input.recipients) notify({ kind: 'completed', recipientId: recipient.id });
       record('envelope.completed', null, completedEventData(input));
       record('document.final_pdf_ready', null, {
         envelope_id: input.envelopeId,
@@ -383,6 +491,12 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
     }
   }
 
+  // Messages still on their way (completion notices, …) settle, and what they decided is projected.
+  await drain();
+  while (inflight.size > 0) {
+    await condition(() => pending.length > 0 || inflight.size === 0);
+    await drain();
+  }
   // Let in-flight update handlers return their answers before the workflow closes.
   await condition(allHandlersFinished);
   return envelope.snapshot();

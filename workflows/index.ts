@@ -1,2 +1,3 @@
 // Workflow definitions registered on the worker. Deterministic code only: no I/O, no Node APIs.
 export { envelopeWorkflow } from './envelope.ts';
+export { webhookDeliveryWorkflow } from './webhook-delivery.ts';

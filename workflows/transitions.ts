@@ -4,12 +4,13 @@
 // test/unit/transitions.test.ts drives the model through every row. Pure data, safe in workflow code.
 import type { EnvelopeStatus, RecipientStatus } from './domain.ts';
 
-/** Statuses in which recipients are still acting. */
+/** Statuses in which recipients are still acting (`DeliveryFailed`: nobody in turn could be reached yet). */
 export const SIGNING_STATUSES = [
   'Sent',
   'Opened',
   'InProgress',
   'WaitingForNextSigner',
+  'DeliveryFailed',
 ] as const satisfies readonly EnvelopeStatus[];
 
 export type EnvelopeTrigger =
@@ -18,6 +19,8 @@ export type EnvelopeTrigger =
   | 'authenticate'
   | 'view'
   | 'start'
+  | 'message delivered'
+  | 'message failed'
   | 'complete'
   | 'decline'
   | 'remind'
@@ -31,7 +34,11 @@ export type EnvelopeTrigger =
   | 'retry final PDF';
 
 /** A status, or what the target is when it depends on the envelope. */
-export type TransitionTarget = EnvelopeStatus | 'unchanged' | 'status before expiry';
+export type TransitionTarget =
+  | EnvelopeStatus
+  | 'unchanged'
+  | 'status before expiry'
+  | 'status before the delivery failure';
 
 export interface EnvelopeTransitionRule {
   trigger: EnvelopeTrigger;
@@ -62,16 +69,16 @@ export const ENVELOPE_TRANSITIONS: readonly EnvelopeTransitionRule[] = [
     trigger: 'open',
     via: '`recipientOpened`',
     from: signing,
-    to: ['Opened', 'unchanged'],
-    when: 'a recipient in turn loads their link; `Sent` becomes `Opened`, later statuses stay',
-    recipients: '`Pending` → `LinkOpened` (first open only)',
+    to: ['Opened', 'unchanged', 'status before the delivery failure'],
+    when: 'a recipient in turn loads their link; `Sent` becomes `Opened`, a `DeliveryFailed` envelope resumes (as `Opened` when it was `Sent`)',
+    recipients: '`Pending`, `InvitationSent` or `DeliveryFailed` → `LinkOpened` (first open only)',
     event: '`recipient.opened` (`ip`, `user_agent`), first open only',
   },
   {
     trigger: 'authenticate',
     via: '`recipientAuthentication`',
     from: signing,
-    to: ['Opened', 'unchanged'],
+    to: ['Opened', 'unchanged', 'status before the delivery failure'],
     when: 'an OTP recipient in turn is sent a code, verifies one, or fails to; `Sent` becomes `Opened`',
     recipients:
       '→ `AuthenticationPending` (code sent), `AuthenticationFailed` (wrong, expired or exhausted code), `AuthenticationVerified`; after the first verification the status no longer changes',
@@ -82,7 +89,7 @@ export const ENVELOPE_TRANSITIONS: readonly EnvelopeTransitionRule[] = [
     trigger: 'view',
     via: '`recipientProgress` (`viewed`)',
     from: signing,
-    to: ['Opened', 'unchanged'],
+    to: ['Opened', 'unchanged', 'status before the delivery failure'],
     when: 'a recipient in turn (verified, when OTP) loads the document; `Sent` becomes `Opened`',
     recipients: '→ `Viewed` unless already `Viewed` or `InProgress`',
     event: '`recipient.viewed`, first time only',
@@ -95,6 +102,26 @@ export const ENVELOPE_TRANSITIONS: readonly EnvelopeTransitionRule[] = [
     when: 'a recipient in turn saves a field value for the first time',
     recipients: '→ `InProgress`',
     event: '`recipient.started`, first time only',
+  },
+  {
+    trigger: 'message delivered',
+    via: '`sendNotification` activity',
+    from: signing,
+    to: ['unchanged', 'status before the delivery failure'],
+    when: "an invitation (on send, or when the recipient's round comes into turn) or a reminder reached a recipient; a `DeliveryFailed` envelope resumes",
+    recipients: '`Pending` or `DeliveryFailed` → `InvitationSent`',
+    event:
+      '`recipient.invitation_sent` (`kind`, `channel`) for invitations and for reminders that reach a `DeliveryFailed` recipient',
+  },
+  {
+    trigger: 'message failed',
+    via: '`sendNotification` activity',
+    from: signing,
+    to: ['unchanged', 'DeliveryFailed'],
+    when: 'an invitation or reminder failed for good (8 attempts, or at once when it can never succeed); `DeliveryFailed` when nobody of the round in turn who has not completed can be reached',
+    recipients: '`Pending` or `InvitationSent` → `DeliveryFailed`',
+    event:
+      '`recipient.delivery_failed` (`kind`, `failure_type`, `message`), then `envelope.delivery_failed` (`recipient_ids`)',
   },
   {
     trigger: 'complete',
@@ -209,6 +236,8 @@ export function allows(trigger: EnvelopeTrigger, status: EnvelopeStatus): boolea
  */
 export const RECIPIENT_PROGRESS: readonly RecipientStatus[] = [
   'Pending',
+  'InvitationSent',
+  'DeliveryFailed',
   'LinkOpened',
   'AuthenticationPending',
   'AuthenticationFailed',
@@ -237,7 +266,7 @@ export function transitionTableMarkdown(): string {
         rule.via,
         rule.from.map((s) => `\`${s}\``).join(', '),
         rule.when,
-        rule.to.map((s) => (s === 'unchanged' || s === 'status before expiry' ? s : `\`${s}\``)).join(' / '),
+        rule.to.map((s) => (s.includes(' ') || s === 'unchanged' ? s : `\`${s}\``)).join(' / '),
         rule.recipients,
         rule.event,
       ]

@@ -20,6 +20,7 @@ import { rotateClientSecret } from '../services/oauth-clients/rotate-client-secr
 import { createOrganization } from '../services/organizations/create-organization.ts';
 import { issueSigningLinks } from '../services/signing/issue-signing-links.ts';
 import { createTemplate } from '../services/templates/create-template.ts';
+import { WEBHOOK_CLI_OPTIONS, WEBHOOK_CLI_USAGE, WEBHOOK_COMMANDS } from './webhook-commands.ts';
 
 const USAGE = `Usage: sigil <command> [options] [--json]
 
@@ -36,9 +37,10 @@ const USAGE = `Usage: sigil <command> [options] [--json]
                   renders the final PDF and audit trail again after FinalPdfFailed
   envelope links  --org ORG_ID --envelope ENVELOPE_ID
                   issues a new signing link for each acting recipient (earlier links stop working)
-
-Connects to DATABASE_URL (default: the embedded PostgreSQL of \`npm start\`) and, for envelope send,
-TEMPORAL_ADDRESS (default: the dev server of \`npm start\`). --json prints machine-readable output.
+${WEBHOOK_CLI_USAGE}
+Connects to DATABASE_URL (default: the embedded PostgreSQL of \`npm start\`) and, for envelope send and
+webhook test and replay, TEMPORAL_ADDRESS (default: the dev server of \`npm start\`). --json prints
+machine-readable output.
 `;
 
 const OPTIONS = {
@@ -62,6 +64,7 @@ const OPTIONS = {
   'expires-at': { type: 'string' },
   'external-reference': { type: 'string' },
   envelope: { type: 'string' },
+  ...WEBHOOK_CLI_OPTIONS,
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -270,8 +273,9 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
     if (!Array.isArray(recipients)) {
       throw new InvalidRequest('The recipients file must hold a JSON array of recipients.');
     }
+    const temporal = await runtime.temporal();
     const envelope = await createEnvelope(
-      { orm },
+      { orm, temporal: temporal.client },
       {
         organizationId,
         templateId: required(values, 'template'),
@@ -282,7 +286,6 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
         recipients,
       },
     );
-    const temporal = await runtime.temporal();
     const state = await sendEnvelope(
       { orm, temporal: temporal.client, config: runtime.config },
       organizationId,
@@ -304,6 +307,8 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
       ].join('\n'),
     };
   },
+
+  ...WEBHOOK_COMMANDS,
 };
 
 function required(values: Values, name: keyof Values): string {

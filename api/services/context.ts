@@ -7,7 +7,8 @@ import type { Orm } from '../../db/orm.ts';
 export interface ServiceContext {
   orm: Orm;
   temporal: Client;
-  config: Pick<Config, 'env' | 'publicBaseUrl'>;
+  /** `notifications` absent: no providers (development and test capture what would be sent). */
+  config: Pick<Config, 'env' | 'publicBaseUrl'> & Partial<Pick<Config, 'notifications'>>;
 }
 
 /** Services that need no Temporal (creating organizations, clients, templates, drafts). */

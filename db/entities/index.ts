@@ -1,6 +1,7 @@
 // Every entity MikroORM maps; the schema itself comes from db/migrations.
 import { DevNotificationSchema } from './dev-notification.ts';
 import { AuditEventSchema, EnvelopeFieldValueSchema, EnvelopeSchema, RecipientSchema } from './envelope.ts';
+import { NotificationSchema } from './notification.ts';
 import { OAuthAccessTokenSchema, OAuthClientSchema, OAuthClientSecretSchema } from './oauth-client.ts';
 import { OrganizationSchema, PlanSchema } from './organization.ts';
 import { OtpCodeSchema, SignerSessionSchema } from './otp.ts';
@@ -8,9 +9,11 @@ import { SandboxEnvelopeSchema } from './sandbox-envelope.ts';
 import { SigningLinkSchema } from './signing-link.ts';
 import { StoredFileSchema } from './stored-file.ts';
 import { TemplateFieldSchema, TemplateRoleSchema, TemplateSchema } from './template.ts';
+import { WebhookDeliveryAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema } from './webhook.ts';
 
 export * from './dev-notification.ts';
 export * from './envelope.ts';
+export * from './notification.ts';
 export * from './oauth-client.ts';
 export * from './organization.ts';
 export * from './otp.ts';
@@ -18,6 +21,7 @@ export * from './sandbox-envelope.ts';
 export * from './signing-link.ts';
 export * from './stored-file.ts';
 export * from './template.ts';
+export * from './webhook.ts';
 
 export const entities = [
   PlanSchema,
@@ -38,4 +42,8 @@ export const entities = [
   OtpCodeSchema,
   SignerSessionSchema,
   DevNotificationSchema,
+  NotificationSchema,
+  WebhookEndpointSchema,
+  WebhookDeliverySchema,
+  WebhookDeliveryAttemptSchema,
 ];

@@ -36,6 +36,12 @@ export const OrganizationSchema = defineEntity({
     reminderIntervalDays: p.integer().nullable(),
     maxAutomaticReminders: p.integer().default(3),
     expiredExtensionGraceDays: p.integer().default(30),
+    /** The name recipients see in From; null: the organization's name. */
+    senderDisplayName: p.string().nullable(),
+    /** Reply-To of emails, and where notices to the sender go by default; null: none. */
+    replyToEmail: p.string().nullable(),
+    /** Plain text closing every email; null: a default line naming the organization. */
+    emailFooter: p.text().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

@@ -6,6 +6,8 @@ import { Migration0003Sandbox } from './0003-sandbox.ts';
 import { Migration0004EnvelopeSettings } from './0004-envelope-settings.ts';
 import { Migration0005Signing } from './0005-signing.ts';
 import { Migration0006Otp } from './0006-otp.ts';
+import { Migration0007Webhooks } from './0007-webhooks.ts';
+import { Migration0008Notifications } from './0008-notifications.ts';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-initial', class: Migration0001Initial },
@@ -14,4 +16,6 @@ export const migrations: MigrationObject[] = [
   { name: '0004-envelope-settings', class: Migration0004EnvelopeSettings },
   { name: '0005-signing', class: Migration0005Signing },
   { name: '0006-otp', class: Migration0006Otp },
+  { name: '0007-webhooks', class: Migration0007Webhooks },
+  { name: '0008-notifications', class: Migration0008Notifications },
 ];

@@ -2105,6 +2105,214 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test delivery to a webhook endpoint
+         * @description Queues a signed sample `envelope.completed` event (data `envelope_id` 00000000-0000-4000-8000-000000000000, `status`, `external_reference`, `test: true`; no real envelope or recipient) to the endpoint, delivered like any event: up to 5 attempts. Answers 202 with the pending delivery; follow it in the delivery records. 403 when the plan has no webhook access. No body; honours Idempotency-Key.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookDelivery"];
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource (or another organization’s) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the resource’s state, or an Idempotency-Key reused with another body */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/deliveries/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a stored webhook delivery
+         * @description Queues a new delivery (new X-Service-Delivery id, up to 5 attempts of its own) of the same payload (same event `id`) to the endpoint’s current URL, signed with its current secret — for example after the endpoint was fixed. Answers 202 with the new pending delivery. 403 when the plan has no webhook access. No body; honours Idempotency-Key.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookDelivery"];
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource (or another organization’s) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the resource’s state, or an Idempotency-Key reused with another body */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/files/upload": {
         parameters: {
             query?: never;
@@ -2519,6 +2727,57 @@ export interface components {
                 failedLast24Hours: number;
             };
         };
+        WebhookDeliveryInput: {
+            /**
+             * Format: uuid
+             * @description The delivery id, sent as X-Service-Delivery on every attempt; new for a replay
+             */
+            id: string;
+            /** Format: uuid */
+            endpointId: string;
+            /** @description Where the delivery goes (the endpoint URL at its last attempt) */
+            endpointUrl: string;
+            /**
+             * @description `event`: a lifecycle event; `test`: a sample event
+             * @enum {string}
+             */
+            kind: "event" | "test";
+            /** @description The payload `id`: the same for a delivery and its replays */
+            eventId: string;
+            /** @description The event name, sent as X-Service-Event */
+            eventType: string;
+            /** Format: date-time */
+            eventCreatedAt: string;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            /** @description Attempts so far, at most 5 */
+            attemptCount: number;
+            /** @description HTTP status of the last attempt */
+            lastStatusCode: number | null;
+            /** @description Why the last attempt failed, redacted: no secret, at most a 200-character response excerpt */
+            lastError: string | null;
+            /** @description X-Request-Id of the request that queued the delivery */
+            requestId: string | null;
+            /** @description The delivery this one replays */
+            replayOf: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            lastAttemptAt: string | null;
+            /** @description When the next attempt is due, while pending */
+            nextAttemptAt: string | null;
+            /** @description When a 2xx acknowledged it */
+            deliveredAt: string | null;
+            attempts: {
+                attempt: number;
+                /** Format: date-time */
+                startedAt: string;
+                durationMs: number;
+                statusCode: number | null;
+                error: string | null;
+            }[];
+        };
         Error: {
             error: {
                 /** @example forbidden */
@@ -2808,6 +3067,57 @@ export interface components {
                 deliveriesLast24Hours: number;
                 failedLast24Hours: number;
             };
+        };
+        WebhookDelivery: {
+            /**
+             * Format: uuid
+             * @description The delivery id, sent as X-Service-Delivery on every attempt; new for a replay
+             */
+            id: string;
+            /** Format: uuid */
+            endpointId: string;
+            /** @description Where the delivery goes (the endpoint URL at its last attempt) */
+            endpointUrl: string;
+            /**
+             * @description `event`: a lifecycle event; `test`: a sample event
+             * @enum {string}
+             */
+            kind: "event" | "test";
+            /** @description The payload `id`: the same for a delivery and its replays */
+            eventId: string;
+            /** @description The event name, sent as X-Service-Event */
+            eventType: string;
+            /** Format: date-time */
+            eventCreatedAt: string;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            /** @description Attempts so far, at most 5 */
+            attemptCount: number;
+            /** @description HTTP status of the last attempt */
+            lastStatusCode: number | null;
+            /** @description Why the last attempt failed, redacted: no secret, at most a 200-character response excerpt */
+            lastError: string | null;
+            /** @description X-Request-Id of the request that queued the delivery */
+            requestId: string | null;
+            /** @description The delivery this one replays */
+            replayOf: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            lastAttemptAt: string | null;
+            /** @description When the next attempt is due, while pending */
+            nextAttemptAt: string | null;
+            /** @description When a 2xx acknowledged it */
+            deliveredAt: string | null;
+            attempts: {
+                attempt: number;
+                /** Format: date-time */
+                startedAt: string;
+                durationMs: number;
+                statusCode: number | null;
+                error: string | null;
+            }[];
         };
     };
     responses: never;

@@ -1,5 +1,6 @@
 // Recipient types in GroupedRounds on the real dev server: a Signer and a FormFiller in round 1, an
 // Approver and a Viewer in round 2, a Cc who never acts; progress statuses and completion actions projected.
+// Links are handed out by hand (ManualLink), so no invitation changes a status here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Conflict } from '../../api/errors.ts';
 import { completeRecipient } from '../../api/services/envelopes/complete-recipient.ts';
@@ -43,11 +44,18 @@ describe('recipient types (GroupedRounds)', () => {
       title: 'Purchase 42',
       workflowType: 'GroupedRounds',
       recipients: [
-        { roleName: 'Buyer', fullName: 'Dana Levi', email: 'dana@example.com', signingOrder: 1 },
+        {
+          roleName: 'Buyer',
+          fullName: 'Dana Levi',
+          email: 'dana@example.com',
+          deliveryChannel: 'ManualLink',
+          signingOrder: 1,
+        },
         {
           roleName: 'Clerk',
           fullName: 'Avi Ron',
           email: 'avi@example.com',
+          deliveryChannel: 'ManualLink',
           signingOrder: 1,
           type: 'FormFiller',
         },
@@ -55,6 +63,7 @@ describe('recipient types (GroupedRounds)', () => {
           roleName: 'Manager',
           fullName: 'Noa Bar',
           email: 'noa@example.com',
+          deliveryChannel: 'ManualLink',
           signingOrder: 2,
           type: 'Approver',
         },
@@ -62,10 +71,17 @@ describe('recipient types (GroupedRounds)', () => {
           roleName: 'Auditor',
           fullName: 'Eli Tal',
           email: 'eli@example.com',
+          deliveryChannel: 'ManualLink',
           signingOrder: 2,
           type: 'Viewer',
         },
-        { roleName: 'Archive', fullName: 'Records', email: 'records@example.com', type: 'Cc' },
+        {
+          roleName: 'Archive',
+          fullName: 'Records',
+          email: 'records@example.com',
+          deliveryChannel: 'ManualLink',
+          type: 'Cc',
+        },
       ],
     });
     const { recipients } = await findEnvelope(ctx, organization.id, envelope.id);

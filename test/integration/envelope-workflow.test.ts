@@ -243,6 +243,7 @@ async function fourRoleEnvelope(workflowType: 'Parallel' | 'GroupedRounds', orde
         roleName,
         fullName: `${roleName} Person`,
         email: `${roleName.toLowerCase()}@example.com`,
+        deliveryChannel: 'ManualLink' as const,
         signingOrder: orders[index],
       })),
       {

@@ -59,6 +59,8 @@ describe('OpenAPI document', () => {
       'post /api/v1/envelopes/{id}/extend',
       'get /api/v1/envelopes/{id}/documents/final-pdf',
       'get /api/v1/envelopes/{id}/documents/audit-trail',
+      'post /api/v1/webhooks/{id}/test',
+      'post /api/v1/webhooks/deliveries/{id}/replay',
     ];
     expect(routes.map((r) => `${r.method} ${r.path}`).sort()).toEqual(
       expect.arrayContaining(expected.sort()),

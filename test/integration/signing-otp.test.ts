@@ -348,7 +348,7 @@ describe('one-time codes', () => {
     const first = await capturedCode(envelope.clientId);
     const notification = await ctx.orm.em
       .fork()
-      .findOneOrFail(DevNotification, { recipientId: envelope.clientId });
+      .findOneOrFail(DevNotification, { recipientId: envelope.clientId, kind: 'otp' });
     expect(notification.channel).toBe('WhatsApp');
     expect(notification.body).toMatch(/verification code is \d{6}/); // the organization's default: English
 
@@ -456,7 +456,9 @@ describe('in production', () => {
       expect(refused.statusCode, refused.body).toBe(503);
       expect(refused.json().error.message).toMatch(/no SMS provider/);
       expect(await ctx.orm.em.fork().count(OtpCode, { recipientId: envelope.clientId })).toBe(0);
-      expect(await ctx.orm.em.fork().count(DevNotification, { recipientId: envelope.clientId })).toBe(0);
+      expect(
+        await ctx.orm.em.fork().count(DevNotification, { recipientId: envelope.clientId, kind: 'otp' }),
+      ).toBe(0);
     } finally {
       await production.close();
     }

@@ -64,9 +64,23 @@ export async function createOrganizationWithTemplate(
   return { organization, template };
 }
 
+/**
+ * Two signers whose links are handed out by hand (`ManualLink`): no invitation is sent, so lifecycle tests see
+ * only the lifecycle. The notifications have their own tests (notifications-*.test.ts, envelope-messages).
+ */
 export const TWO_SIGNERS = [
-  { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com' },
-  { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com' },
+  {
+    roleName: 'Client',
+    fullName: 'Dana Levi',
+    email: 'dana@example.com',
+    deliveryChannel: 'ManualLink' as const,
+  },
+  {
+    roleName: 'Provider',
+    fullName: 'Sam Cohen',
+    email: 'sam@example.com',
+    deliveryChannel: 'ManualLink' as const,
+  },
 ];
 
 /** A Draft envelope from a new organization's demo template, with the Client and Provider as signers 1 and 2. */

@@ -1,19 +1,20 @@
 // Real infrastructure for tests and the history recorder: embedded PostgreSQL with the schema applied, the
-// Temporal dev server (Temporal CLI) through @temporalio/testing, and one envelope worker running the real
-// activities. Nothing is faked.
+// Temporal dev server (Temporal CLI) through @temporalio/testing, and the envelope and webhook workers running
+// the real activities. Nothing is faked.
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.ts';
+import { webhookDeliverySettings } from '../../activities/webhooks.ts';
 import { loadConfig } from '../../config/config.ts';
 import { startEmbeddedPostgres } from '../../db/embedded-postgres.ts';
 import { createOrm, migrateToLatest, type Orm } from '../../db/orm.ts';
 import { explainProvisioningFailure, provisionDevServer } from '../../temporal/provision.ts';
 import { ensureSearchAttributes } from '../../temporal/search-attributes.ts';
-import { createEnvelopeWorker, WORKFLOWS_PATH } from '../../temporal/worker.ts';
+import { createEnvelopeWorker, createWebhookWorker, WORKFLOWS_PATH } from '../../temporal/worker.ts';
 
 export interface TestInfrastructure {
   databaseUrl: string;
@@ -89,18 +90,29 @@ export async function startTestInfrastructure(log: (line: string) => void): Prom
     const workflowBundlePath = join(dir, 'workflow-bundle.js');
     await writeFile(workflowBundlePath, bundle.code);
 
-    const worker: Worker = await createEnvelopeWorker({
+    const workerOptions = {
       connection: env.nativeConnection,
       namespace: env.namespace ?? 'default',
-      activities: createActivities({ orm }),
+      // Test receivers listen on 127.0.0.1, as in development.
+      // Notifications: no providers, so every message is captured (GET /api/dev/notifications).
+      activities: createActivities({
+        orm,
+        webhooks: webhookDeliverySettings('test'),
+        notifications: { env: 'test', publicBaseUrl: config.publicBaseUrl },
+      }),
       workflowBundle: { codePath: workflowBundlePath },
-    });
-    const running = worker.run();
-    cleanups.push(async () => {
-      worker.shutdown();
-      await running;
-    });
-    log(`envelope worker running (${Date.now() - started} ms since start)`);
+    };
+    for (const worker of [
+      await createEnvelopeWorker(workerOptions),
+      await createWebhookWorker(workerOptions),
+    ]) {
+      const running = worker.run();
+      cleanups.push(async () => {
+        worker.shutdown();
+        await running;
+      });
+    }
+    log(`envelope and webhook workers running (${Date.now() - started} ms since start)`);
 
     return {
       databaseUrl: postgres.url,

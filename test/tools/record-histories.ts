@@ -1,28 +1,34 @@
-// `npm run record:histories`: runs the envelope workflow through its main paths on real infrastructure and
-// stores each workflow history under test/fixtures/histories/. The replay test replays them against the
-// current workflow code, so a change that breaks running envelopes fails CI. Re-record only when the
+// `npm run record:histories`: runs the envelope workflow through its main paths (and a webhook delivery with a
+// retry) on real infrastructure and stores each workflow history under test/fixtures/histories/. The replay
+// test replays them against the current workflow code, so a change that breaks running envelopes fails CI. Re-record only when the
 // recorded behaviour is meant to change, and keep the old files: envelopes started on old code still run.
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { cancelEnvelope } from '../../api/services/envelopes/cancel-envelope.ts';
 import { completeRecipient } from '../../api/services/envelopes/complete-recipient.ts';
+import { createEnvelope } from '../../api/services/envelopes/create-envelope.ts';
 import { declineRecipient } from '../../api/services/envelopes/decline-recipient.ts';
 import { extendEnvelope } from '../../api/services/envelopes/extend-envelope.ts';
 import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
 import { remindEnvelope } from '../../api/services/envelopes/remind-envelope.ts';
 import { retryFinalization } from '../../api/services/envelopes/retry-finalization.ts';
 import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
+import { createOrganization } from '../../api/services/organizations/create-organization.ts';
 import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
 import { signingView } from '../../api/services/signing/signer-actions.ts';
+import { createWebhookEndpoint } from '../../api/services/webhooks/create-webhook-endpoint.ts';
+import { sendTestDelivery } from '../../api/services/webhooks/send-test-delivery.ts';
 import { StoredFile, Template } from '../../db/entities/index.ts';
 import {
   envelopeWorkflowId,
   recipientAuthenticationUpdate,
   recipientProgressUpdate,
 } from '../../workflows/contracts.ts';
-import { draftTwoSignerEnvelope } from '../support/context.ts';
+import { webhookDeliveryWorkflowId } from '../../workflows/webhook-contracts.ts';
+import { createOrganizationWithTemplate, draftTwoSignerEnvelope } from '../support/context.ts';
 import { startTestInfrastructure } from '../support/infrastructure.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
 const OUTPUT = new URL('../fixtures/histories/', import.meta.url);
 const log = (line: string) => process.stdout.write(`[record] ${line}\n`);
@@ -61,6 +67,32 @@ async function save(name: string, envelopeId: string, runId?: string) {
 }
 
 try {
+  // A webhook delivery whose first attempt fails (HTTP 500): it waits its first backoff (about 30 s), then
+  // succeeds. Recorded first and on its own, so it does not depend on the envelope scenarios.
+  const webhookFile = new URL('webhook-delivery-retried.json', OUTPUT);
+  if (force || !existsSync(webhookFile)) {
+    const receiver = await startWebhookReceiver();
+    receiver.answer((request) => (request.index === 0 ? { status: 500 } : { status: 204 }));
+    try {
+      const organization = await createOrganization(ctx, { name: 'Recorded webhooks', plan: 'Business' });
+      const endpoint = await createWebhookEndpoint(ctx, {
+        organizationId: organization.id,
+        url: `${receiver.url}/recorded`,
+      });
+      const delivery = await sendTestDelivery(ctx, organization.id, endpoint.id);
+      log('webhook delivery: waiting for its retry (about 30 s)…');
+      const handle = ctx.temporal.workflow.getHandle(webhookDeliveryWorkflowId(delivery.id));
+      await handle.result();
+      const history = await handle.fetchHistory();
+      await writeFile(webhookFile, `${historyToJSON(history)}\n`);
+      log(`saved webhook-delivery-retried.json (${history.events?.length ?? 0} events)`);
+    } finally {
+      await receiver.close();
+    }
+  } else {
+    log('kept webhook-delivery-retried.json (exists; --force re-records)');
+  }
+
   const completed = await draft();
   await sendEnvelope(ctx, completed.org, completed.id);
   await sendEnvelope(ctx, completed.org, completed.id);
@@ -214,6 +246,50 @@ try {
   });
   await completeRecipient(ctx, otp.organizationId, otp.envelopeId, otp.second.id, origin);
   await save('signer-otp-progress-completed', otp.envelopeId);
+
+  // Messages and webhooks: email signers are invited round by round (development capture), everyone and the
+  // Cc get completion notices, and every lifecycle event starts a webhook delivery child.
+  if (force || !existsSync(new URL('messages-webhooks-completed.json', OUTPUT))) {
+    const receiver = await startWebhookReceiver();
+    try {
+      const messaged = await createOrganizationWithTemplate(ctx);
+      await createWebhookEndpoint(ctx, {
+        organizationId: messaged.organization.id,
+        url: `${receiver.url}/recorded-lifecycle`,
+      });
+      const envelope = await createEnvelope(ctx, {
+        organizationId: messaged.organization.id,
+        templateId: messaged.template.id,
+        title: 'Recorded envelope',
+        externalReference: 'recorded',
+        recipients: [
+          { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com' },
+          { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com', language: 'he' },
+          { roleName: 'Client', fullName: 'Noa Bar', email: 'noa@example.com', type: 'Cc' },
+        ],
+      });
+      const { recipients } = await findEnvelope(ctx, messaged.organization.id, envelope.id);
+      await sendEnvelope(ctx, messaged.organization.id, envelope.id);
+      await completeRecipient(
+        ctx,
+        messaged.organization.id,
+        envelope.id,
+        recipients[0]?.id as string,
+        origin,
+      );
+      await remindEnvelope(ctx, messaged.organization.id, envelope.id);
+      await completeRecipient(
+        ctx,
+        messaged.organization.id,
+        envelope.id,
+        recipients[1]?.id as string,
+        origin,
+      );
+      await save('messages-webhooks-completed', envelope.id);
+    } finally {
+      await receiver.close();
+    }
+  }
 
   const expired = await draft(new Date(Date.now() + 3000).toISOString());
   await sendEnvelope(ctx, expired.org, expired.id);

@@ -113,7 +113,10 @@ export const envelopesRoutes: V1Routes = async (app, deps) => {
       if (inSandbox(request)) {
         return reply.code(201).send(await createSandboxEnvelope(deps, { ...request.body, organizationId }));
       }
-      const envelope = await createEnvelope(deps, { ...request.body, organizationId });
+      const envelope = await createEnvelope(
+        { orm: deps.orm, temporal: deps.temporal.client },
+        { ...request.body, organizationId },
+      );
       return reply.code(201).send(await envelopeView(deps, organizationId, envelope.id));
     },
   );

@@ -13,6 +13,7 @@ import { organizationRoutes } from './organization.ts';
 import { sandboxRoutes } from './sandbox.ts';
 import { templatesRoutes } from './templates.ts';
 import { usageRoutes } from './usage.ts';
+import { webhooksRoutes } from './webhooks.ts';
 
 export const v1Routes: FastifyPluginAsync<AppDependencies> = async (app, deps) => {
   // Order matters: who is calling (401), may they (403), then how often (429), then the route.
@@ -28,6 +29,7 @@ export const v1Routes: FastifyPluginAsync<AppDependencies> = async (app, deps) =
   await app.register(sandboxRoutes, deps);
   await app.register(usageRoutes, deps);
   await app.register(templatesRoutes, deps);
+  await app.register(webhooksRoutes, deps);
   // Encapsulated on purpose: it registers @fastify/multipart for the upload route only.
   await app.register(filesRoutes, deps);
 };

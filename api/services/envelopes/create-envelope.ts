@@ -1,7 +1,9 @@
 // Creates a Draft envelope from a published template: validates everything (validateEnvelopeRequest, also
 // used by the sandbox), then writes the envelope and its recipients in one transaction. Nothing is sent and
 // no workflow exists until send.
+
 import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import {
   Envelope,
@@ -11,6 +13,7 @@ import {
   TemplateField,
   TemplateRole,
 } from '../../../db/entities/index.ts';
+import { queueWebhookEventDeliveries } from '../../../db/webhook-deliveries.ts';
 import {
   AUTHENTICATION_METHODS,
   type AuthenticationMethod,
@@ -27,6 +30,7 @@ import type { DataContext } from '../context.ts';
 import { checkInitialValue } from '../fields/field-value.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
 import { parseInput, UUID_PATTERN } from '../validation.ts';
+import { startWebhookDeliveries } from '../webhooks/start-deliveries.ts';
 
 export const DEFAULT_EXPIRATION_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -226,7 +230,7 @@ export async function validateEnvelopeRequest(
   };
 }
 
-export async function createEnvelope(ctx: DataContext, input: CreateEnvelopeInput) {
+export async function createEnvelope(ctx: DataContext & { temporal?: Client }, input: CreateEnvelopeInput) {
   const request = await validateEnvelopeRequest(ctx, input);
   const em = ctx.orm.em.fork();
   const envelope = em.create(Envelope, {
@@ -259,7 +263,26 @@ export async function createEnvelope(ctx: DataContext, input: CreateEnvelopeInpu
       recipientId: null,
     });
   }
-  await em.flush();
+  // `envelope.created` is queued with the envelope, in the same transaction; its deliveries start once it
+  // is committed (the worker's sweep starts any whose start was lost).
+  const deliveryIds = await em.transactional(async (tx) => {
+    await tx.flush();
+    return queueWebhookEventDeliveries(tx, envelope.organizationId, {
+      id: randomUUID(),
+      type: 'envelope.created',
+      created_at: new Date().toISOString(),
+      data: {
+        envelope_id: envelope.id,
+        status: 'Draft',
+        external_reference: envelope.externalReference ?? '',
+      },
+    });
+  });
+  if (ctx.temporal && deliveryIds.length > 0) {
+    await startWebhookDeliveries(ctx.temporal, deliveryIds).catch(() => {
+      // Temporal unreachable: the envelope exists and its deliveries are queued; the sweep starts them.
+    });
+  }
   return envelope;
 }
 

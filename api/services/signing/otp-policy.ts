@@ -8,6 +8,7 @@
 // Hashing still keeps codes out of plain sight in queries, dumps and backups, and keying by the row id
 // means no single precomputed table of a million hashes fits every row.
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import { renderShortText } from '../../../notifications/messages.ts';
 import type { AuthenticationMethod } from '../../../workflows/domain.ts';
 
 export const OTP_POLICY = {
@@ -58,11 +59,18 @@ export function maskPhone(phone: string): string {
   return `${phone.slice(0, head)}${'•'.repeat(phone.length - head - tail)}${phone.slice(-tail)}`;
 }
 
-/** The text message with the code, in the recipient's language (English when it has no translation). */
-export function codeMessage(language: string, organizationName: string, code: string): string {
-  const minutes = OTP_POLICY.codeLifetimeMs / 60_000;
-  if (language === 'he') {
-    return `${organizationName}: קוד האימות שלך לחתימה הוא ${code}. הקוד תקף ${minutes} דקות. אין למסור אותו לאף אחד.`;
-  }
-  return `${organizationName}: your signing verification code is ${code}. It is valid for ${minutes} minutes. Do not share it with anyone.`;
+/**
+ * The text message with the code, in the recipient's language (English when it has no translation), from
+ * the notification catalog (notifications/catalog.ts). `senderName`: the organization's sender display name.
+ */
+export function codeMessage(language: string, senderName: string, code: string): string {
+  return renderShortText({
+    kind: 'otp',
+    code,
+    minutes: OTP_POLICY.codeLifetimeMs / 60_000,
+    language,
+    branding: { organizationName: senderName },
+    recipientName: '',
+    envelopeTitle: '',
+  });
 }

@@ -1,8 +1,22 @@
 // Sends an OTP recipient a new one-time code: throttled per recipient, stored only as a hash, older open
-// codes superseded. Development and test capture the message (api/services/notifications/dev-capture.ts);
-// production has no SMS or WhatsApp provider yet and refuses. The workflow then records the step.
+// codes superseded. The message goes through the channel's provider (Twilio, see docs/notifications.md);
+// without one, development and test capture it (notifications/dev-capture.ts) and production refuses with
+// 503. Every send is recorded in `notification`. The workflow then records the step.
 import { randomUUID } from 'node:crypto';
 import { OtpCode } from '../../../db/entities/index.ts';
+import { notificationLanguage } from '../../../notifications/catalog.ts';
+import {
+  type AttemptRecord,
+  channelName,
+  deliver,
+  deliveryContext,
+  type Route,
+  recordAttempt,
+  routeFor,
+} from '../../../notifications/deliver.ts';
+import { NotificationError, redactedMessage } from '../../../notifications/errors.ts';
+import { senderName } from '../../../notifications/messages.ts';
+import type { SentMessage } from '../../../notifications/providers.ts';
 import {
   envelopeWorkflowId,
   recipientAuthenticationUpdate,
@@ -11,7 +25,6 @@ import {
 import { Conflict, RateLimited, ServiceUnavailable } from '../../errors.ts';
 import type { ServiceContext } from '../context.ts';
 import { toServiceError } from '../envelopes/workflow-errors.ts';
-import { captureNotification, capturesNotifications } from '../notifications/dev-capture.ts';
 import { codeMessage, generateCode, hashCode, maskPhone, OTP_POLICY } from './otp-policy.ts';
 import { openSigningSession, requireOtpRecipient, requireReady } from './signing-session.ts';
 
@@ -40,9 +53,14 @@ export async function requestOneTimeCode(
       [{ field: 'phone', message: 'missing' }],
     );
   }
-  if (!capturesNotifications(ctx.config.env)) {
+  const name = channelName(channel);
+  let route: Route;
+  try {
+    route = routeFor(deliveryContext(ctx.config), channel);
+  } catch (error) {
+    if (!(error instanceof NotificationError)) throw error;
     throw new ServiceUnavailable(
-      `One-time codes cannot be sent by ${channel === 'Sms' ? 'SMS' : 'WhatsApp'} yet: this server has no ${channel === 'Sms' ? 'SMS' : 'WhatsApp'} provider configured.`,
+      `One-time codes cannot be sent by ${name}: this server has no ${name} provider configured.`,
     );
   }
 
@@ -50,6 +68,28 @@ export async function requestOneTimeCode(
   const code = generateCode();
   const id = randomUUID();
   const expiresAt = new Date(now.getTime() + OTP_POLICY.codeLifetimeMs);
+  const message = {
+    channel,
+    to: phone,
+    text: codeMessage(
+      session.language,
+      senderName({ organizationName: organization.name, senderDisplayName: organization.senderDisplayName }),
+      code,
+    ),
+  };
+  // The notification record shares the code's id.
+  const attempt = (outcome: AttemptRecord['outcome'], provider: string): AttemptRecord => ({
+    id,
+    organizationId: envelope.organizationId,
+    envelopeId: envelope.id,
+    recipientId: recipient.id,
+    kind: 'otp',
+    channel,
+    to: phone,
+    language: notificationLanguage(session.language),
+    provider,
+    outcome,
+  });
   const resendAvailableAt = await ctx.orm.em.fork().transactional(async (tx) => {
     // One request per recipient at a time, so two quick requests cannot both pass the throttle.
     await tx.execute('select id from recipient where id = ? for update', [recipient.id]);
@@ -86,17 +126,20 @@ export async function requestOneTimeCode(
       closedAt: null,
       closedReason: null,
     });
-    captureNotification(tx, {
-      kind: 'otp',
-      channel,
-      to: phone,
-      body: codeMessage(session.language, organization.name, code),
-      otpCode: code,
-      envelopeId: envelope.id,
-      recipientId: recipient.id,
-      organizationId: envelope.organizationId,
-    });
     await tx.flush();
+    if (route.type === 'capture') {
+      const captured = await deliver(tx, route, message, {
+        kind: 'otp',
+        otpCode: code,
+        envelopeId: envelope.id,
+        recipientId: recipient.id,
+        organizationId: envelope.organizationId,
+      });
+      await recordAttempt(
+        tx,
+        attempt({ status: 'sent', providerMessageId: captured.providerMessageId }, 'dev-capture'),
+      );
+    }
 
     // The next code: after the resend interval, and once the hourly cap is reached, after the oldest
     // code of the window leaves it.
@@ -107,6 +150,40 @@ export async function requestOneTimeCode(
         : 0;
     return new Date(Math.max(now.getTime() + OTP_POLICY.resendIntervalMs, capFreesAt));
   });
+
+  // A provider is called after the code is committed, so no lock is held while it answers.
+  if (route.type === 'provider') {
+    const provider = route.provider;
+    let sent: SentMessage;
+    try {
+      sent = await provider.send(message);
+    } catch (error) {
+      // The code never reached the recipient: forget it, so it is neither the latest code nor counted by the
+      // resend limits, and the recipient may ask again at once.
+      await ctx.orm.em.fork().nativeDelete(OtpCode, { id });
+      const failure = error instanceof NotificationError ? error : null;
+      await recordAttempt(
+        ctx.orm.em.fork(),
+        attempt(
+          { status: 'failed', error: failure ? failure.message : redactedMessage(error) },
+          provider.name,
+        ),
+      );
+      if (failure && !failure.retryable) {
+        throw new Conflict(
+          `The ${name} provider refused to send a one-time code to this phone number. Ask the sender to check the recipient's phone number.`,
+          [{ field: 'phone', message: 'refused by the provider' }],
+        );
+      }
+      throw new ServiceUnavailable(
+        `The one-time code could not be sent by ${name} just now. Try again in a moment.`,
+      );
+    }
+    await recordAttempt(
+      ctx.orm.em.fork(),
+      attempt({ status: 'sent', providerMessageId: sent.providerMessageId }, provider.name),
+    );
+  }
 
   try {
     await ctx.temporal.workflow

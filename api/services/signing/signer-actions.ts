@@ -21,7 +21,7 @@ import {
   recipientOpenedUpdate,
   type SignerActionOrigin,
 } from '../../../workflows/contracts.ts';
-import type { EnvelopeStatus } from '../../../workflows/domain.ts';
+import type { EnvelopeStatus, RecipientStatus } from '../../../workflows/domain.ts';
 import { Conflict, type ErrorDetail, InvalidRequest } from '../../errors.ts';
 import type { ServiceContext } from '../context.ts';
 import { completeRecipient } from '../envelopes/complete-recipient.ts';
@@ -48,6 +48,8 @@ import {
  * What the signer app shows for a link. An OTP recipient without a signer session (`signerSession`, the
  * X-Signing-Session header) sees who and what it is about, never fields or values.
  */
+const NOT_OPENED: readonly RecipientStatus[] = ['Pending', 'InvitationSent', 'DeliveryFailed'];
+
 export async function signingView(
   ctx: ServiceContext,
   token: string,
@@ -58,7 +60,8 @@ export async function signingView(
   const { envelope, recipient, organization } = session;
   let recipientStatus = recipient.status;
   let envelopeStatus = envelope.status;
-  if (session.state === 'ready' && recipient.status === 'Pending') {
+  // Not opened yet (whether or not an invitation reached them): the first open is recorded.
+  if (session.state === 'ready' && NOT_OPENED.includes(recipient.status)) {
     try {
       const state = await ctx.temporal.workflow
         .getHandle(envelopeWorkflowId(envelope.id))

@@ -62,6 +62,21 @@ export async function diagnostics(
     };
   };
 
+  const webhookCounts = async (since: Date) => {
+    const [row] = await connection.execute<{ endpoints: string; deliveries: string; failed: string }[]>(
+      `select (select count(*) from webhook_endpoint where organization_id = ?) as endpoints,
+              count(d.id) as deliveries, count(d.id) filter (where d.status = 'failed') as failed
+         from webhook_delivery d
+        where d.organization_id = ? and d.created_at >= ?::timestamptz`,
+      [principal.organizationId, principal.organizationId, since.toISOString()],
+    );
+    return {
+      endpoints: Number(row?.endpoints ?? 0),
+      deliveriesLast24Hours: Number(row?.deliveries ?? 0),
+      failedLast24Hours: Number(row?.failed ?? 0),
+    };
+  };
+
   const clients = await listOAuthClients(ctx, principal.organizationId);
   return {
     generatedAt: now.toISOString(),
@@ -92,7 +107,9 @@ export async function diagnostics(
           .map((secret) => `Secret …${secret.hint} expires on ${secret.expiresAt.toISOString()}; rotate it.`),
       ],
     })),
-    // Webhook endpoints arrive with the webhooks; until then there are none and nothing is delivered.
-    webhooks: { available: plan.webhookAccess, endpoints: 0, deliveriesLast24Hours: 0, failedLast24Hours: 0 },
+    webhooks: {
+      available: plan.webhookAccess,
+      ...(await webhookCounts(new Date(now.getTime() - 24 * HOUR_MS))),
+    },
   };
 }

@@ -1,0 +1,330 @@
+// The `sendNotification` activity: renders one message (invitation, reminder, completion, decline or cancel
+// notice) in the addressee's language with the organization's branding, sends it through the channel's
+// provider (notifications/deliver.ts) and records the attempt in `notification`. Idempotent per
+// `notificationId`: once an attempt succeeded, a retry returns its result without sending again. Provider
+// failures are retryable ApplicationFailures; what can never succeed is not retryable (the types are in
+// workflows/notification-contracts.ts). Invitations and reminders carry a fresh signing link, issued here so
+// the token never enters the workflow's history.
+import { createHash, randomBytes } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApplicationFailure } from '@temporalio/common';
+import type { NotificationsConfig, SigilEnv } from '../config/config.ts';
+import { Envelope, Notification, Organization, Recipient, SigningLink } from '../db/entities/index.ts';
+import type { Orm } from '../db/orm.ts';
+import { notificationLanguage } from '../notifications/catalog.ts';
+import { channelName, deliver, deliveryContext, recordAttempt, routeFor } from '../notifications/deliver.ts';
+import { NotificationError, redactedMessage } from '../notifications/errors.ts';
+import {
+  type Branding,
+  type Message,
+  type MessageContent,
+  renderEmail,
+  renderShortText,
+  senderName,
+  signerAction,
+} from '../notifications/messages.ts';
+import type { OutgoingMessage, SentMessage } from '../notifications/providers.ts';
+import type {
+  MessageChannel,
+  SendNotificationRequest,
+  SendNotificationResult,
+} from '../workflows/notification-contracts.ts';
+
+export interface NotificationActivityConfig {
+  env: SigilEnv;
+  /** Signing links are `{publicBaseUrl}/sign/<token>`. */
+  publicBaseUrl: string;
+  /** The providers; absent or null entries: none (captured in development and test). */
+  notifications?: NotificationsConfig;
+}
+
+interface Addressee {
+  recipient: Recipient | null;
+  name: string;
+  email: string | null;
+  phone: string | null;
+  language: string;
+  /** The channel messages go by unless the request names one; null: none (ManualLink, Api). */
+  channel: MessageChannel | null;
+  channelLabel: string;
+}
+
+export function createNotificationActivities(deps: { orm: Orm; config: NotificationActivityConfig }) {
+  const delivery = deliveryContext(deps.config);
+  const secrets = configuredSecrets(deps.config.notifications);
+  const base = deps.config.publicBaseUrl.replace(/\/+$/, '');
+
+  return {
+    async sendNotification(request: SendNotificationRequest): Promise<SendNotificationResult> {
+      const em = deps.orm.em.fork();
+      const earlier = await em.findOne(Notification, { id: request.notificationId });
+      if (earlier?.status === 'sent') {
+        return {
+          status: 'sent',
+          notificationId: earlier.id,
+          channel: earlier.channel as MessageChannel,
+          provider: earlier.provider,
+          providerMessageId: earlier.providerMessageId ?? null,
+          attempts: earlier.attempts,
+          alreadySent: true,
+        };
+      }
+      const envelope = await em.findOne(Envelope, {
+        id: request.envelopeId,
+        organizationId: request.organizationId,
+      });
+      if (!envelope) {
+        throw invalid(
+          `Envelope ${request.envelopeId} does not exist in organization ${request.organizationId}.`,
+        );
+      }
+      const organization = await em.findOneOrFail(Organization, { id: envelope.organizationId });
+      const addressee = await addresseeOf(em, request, envelope, organization);
+      const channel = request.channel ?? addressee.channel;
+      if (!channel) {
+        return {
+          status: 'skipped',
+          notificationId: request.notificationId,
+          reason: `${addressee.name}'s delivery channel is ${addressee.channelLabel}: no message is sent.`,
+        };
+      }
+      const to = channel === 'Email' ? addressee.email : addressee.phone;
+      const language = notificationLanguage(addressee.language);
+      let provider = 'none';
+      const record = (outcome: Parameters<typeof recordAttempt>[1]['outcome']) =>
+        recordAttempt(deps.orm.em.fork(), {
+          id: request.notificationId,
+          organizationId: envelope.organizationId,
+          envelopeId: envelope.id,
+          recipientId: addressee.recipient?.id ?? null,
+          kind: request.kind,
+          channel,
+          to,
+          language,
+          provider,
+          outcome,
+        });
+
+      let sent: SentMessage;
+      try {
+        if (!to) {
+          throw new NotificationError(
+            'NoAddress',
+            `${addressee.name} has no ${channel === 'Email' ? 'email address' : 'phone number'}: the ${channelName(channel)} message cannot be sent.`,
+            false,
+          );
+        }
+        const route = routeFor(delivery, channel);
+        provider = route.type === 'capture' ? 'dev-capture' : route.provider.name;
+        const branding: Branding = {
+          organizationName: organization.name,
+          senderDisplayName: organization.senderDisplayName ?? null,
+          emailFooter: organization.emailFooter ?? null,
+        };
+        const { content, link } = await contentOf(em, request, envelope, addressee, base);
+        const message = {
+          language,
+          branding,
+          recipientName: addressee.name,
+          envelopeTitle: envelope.title,
+          ...content,
+        } as Message;
+        const outgoing = outgoingMessage(message, channel, to, branding, organization.replyToEmail ?? null);
+        sent = await deliver(em, route, outgoing, {
+          kind: request.kind,
+          signingLink: link,
+          envelopeId: envelope.id,
+          recipientId: addressee.recipient?.id ?? null,
+          organizationId: envelope.organizationId,
+        });
+      } catch (error) {
+        const failure = error instanceof NotificationError ? error : null;
+        await record({
+          status: 'failed',
+          error: failure ? failure.message : redactedMessage(error, secrets),
+        });
+        if (!failure) throw error;
+        throw ApplicationFailure.create({
+          type: failure.type,
+          message: failure.message,
+          nonRetryable: !failure.retryable,
+        });
+      }
+      // Should this record fail, the activity fails and its retry sends again: at least once, never lost.
+      const row = await record({ status: 'sent', providerMessageId: sent.providerMessageId });
+      return {
+        status: 'sent',
+        notificationId: row.id,
+        channel,
+        provider: sent.provider,
+        providerMessageId: sent.providerMessageId,
+        attempts: row.attempts,
+        alreadySent: false,
+      };
+    },
+  };
+}
+
+export type NotificationActivities = ReturnType<typeof createNotificationActivities>;
+
+async function addresseeOf(
+  em: EntityManager,
+  request: SendNotificationRequest,
+  envelope: Envelope,
+  organization: Organization,
+): Promise<Addressee> {
+  if (request.kind === 'declined' || request.kind === 'cancelled') {
+    const sender = request.sender ?? {};
+    const email = sender.email?.trim() || organization.replyToEmail || null;
+    return {
+      recipient: null,
+      name:
+        sender.fullName?.trim() ||
+        senderName({
+          organizationName: organization.name,
+          senderDisplayName: organization.senderDisplayName,
+        }),
+      email,
+      phone: null,
+      language: sender.language || organization.defaultLanguage,
+      channel: 'Email',
+      channelLabel: 'Email',
+    };
+  }
+  if (!request.recipientId) throw invalid(`A ${request.kind} message needs a recipientId.`);
+  const recipient = await em.findOne(Recipient, { id: request.recipientId, envelopeId: envelope.id });
+  if (!recipient)
+    throw invalid(`Recipient ${request.recipientId} is not a recipient of envelope ${envelope.id}.`);
+  const channel = recipient.deliveryChannel;
+  return {
+    recipient,
+    name: recipient.fullName,
+    email: recipient.email ?? null,
+    phone: recipient.phone ?? null,
+    language: recipient.language ?? organization.defaultLanguage,
+    channel: channel === 'Email' || channel === 'Sms' || channel === 'WhatsApp' ? channel : null,
+    channelLabel: channel,
+  };
+}
+
+async function contentOf(
+  em: EntityManager,
+  request: SendNotificationRequest,
+  envelope: Envelope,
+  addressee: Addressee,
+  base: string,
+): Promise<{ content: MessageContent; link: string | null }> {
+  const recipient = addressee.recipient;
+  switch (request.kind) {
+    case 'invitation':
+    case 'reminder': {
+      const action = recipient ? signerAction(recipient.type) : null;
+      if (!recipient || !action) {
+        throw new NotificationError(
+          'InvalidNotification',
+          `A ${recipient?.type ?? 'sender'} is not asked to act: no ${request.kind} is sent to ${addressee.name}.`,
+          false,
+        );
+      }
+      const link = await issueSigningLink(em, recipient, envelope, base);
+      return {
+        content: { kind: request.kind, action, link, expiresAt: envelope.expiresAt ?? null },
+        link,
+      };
+    }
+    case 'completed': {
+      if (!recipient) throw new NotificationError('InvalidNotification', 'No recipient to notify.', false);
+      const link = request.documentsUrl ?? (await issueSigningLink(em, recipient, envelope, base));
+      return { content: { kind: 'completed', link }, link };
+    }
+    case 'declined': {
+      const decliner = request.declinedByRecipientId
+        ? await em.findOne(Recipient, { id: request.declinedByRecipientId, envelopeId: envelope.id })
+        : null;
+      if (!decliner) {
+        throw new NotificationError(
+          'InvalidNotification',
+          'A decline notice needs declinedByRecipientId: a recipient of the envelope.',
+          false,
+        );
+      }
+      return {
+        content: {
+          kind: 'declined',
+          declinedBy: decliner.fullName,
+          reason: request.reason?.trim() || '-',
+          envelopeId: envelope.id,
+        },
+        link: null,
+      };
+    }
+    case 'cancelled':
+      return {
+        content: { kind: 'cancelled', reason: request.reason ?? null, envelopeId: envelope.id },
+        link: null,
+      };
+  }
+}
+
+function outgoingMessage(
+  message: Message,
+  channel: MessageChannel,
+  to: string,
+  branding: Branding,
+  replyTo: string | null,
+): OutgoingMessage {
+  if (channel !== 'Email') return { channel, to, text: renderShortText(message) };
+  const email = renderEmail(message);
+  return {
+    channel,
+    to,
+    text: email.text,
+    email: {
+      subject: email.subject,
+      html: email.html,
+      fromName: senderName(branding),
+      replyTo,
+      language: email.language,
+    },
+  };
+}
+
+/**
+ * A new signing link for the recipient, `{base}/sign/<token>`: a 256-bit token of which only the SHA-256 is
+ * stored, as the signer API expects (api/services/signing/signing-session.ts). Earlier links stay valid.
+ */
+async function issueSigningLink(
+  em: EntityManager,
+  recipient: Recipient,
+  envelope: Envelope,
+  base: string,
+): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  em.create(SigningLink, {
+    tokenHash: createHash('sha256').update(token).digest('hex'),
+    recipientId: recipient.id,
+    envelopeId: envelope.id,
+    organizationId: envelope.organizationId,
+    revokedAt: null,
+  });
+  await em.flush();
+  return `${base}/sign/${token}`;
+}
+
+function invalid(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: 'InvalidNotification', message, nonRetryable: true });
+}
+
+function configuredSecrets(config: NotificationsConfig | undefined): string[] {
+  const secrets: string[] = [];
+  const transport = config?.email?.transport;
+  if (transport && 'password' in transport && transport.password) secrets.push(transport.password);
+  if (transport && 'url' in transport) {
+    try {
+      const password = new URL(transport.url).password;
+      if (password) secrets.push(password, decodeURIComponent(password));
+    } catch {}
+  }
+  if (config?.twilio) secrets.push(config.twilio.authToken);
+  return secrets;
+}

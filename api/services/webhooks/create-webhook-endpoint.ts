@@ -1,0 +1,66 @@
+// Creates a webhook endpoint: a target URL (see webhook-url.ts), the event types it subscribes to (none:
+// all) and a new secret, returned once. Webhooks must be part of the organization's plan.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Config } from '../../../config/config.ts';
+import type { HostResolver } from '../../../config/outbound-targets.ts';
+import { WebhookEndpoint } from '../../../db/entities/index.ts';
+import { Conflict } from '../../errors.ts';
+import type { DataContext } from '../context.ts';
+import { parseInput } from '../validation.ts';
+import { WebhookEventTypes, WebhookUrl } from './endpoint-input.ts';
+import {
+  newWebhookSecret,
+  requireWebhookAccess,
+  type WebhookEndpointView,
+  webhookEndpointView,
+} from './webhook-records.ts';
+import { validateWebhookUrl } from './webhook-url.ts';
+
+export const MAX_WEBHOOK_ENDPOINTS = 20;
+
+/** Creating and changing endpoints needs the environment (URL rules) and, in tests, a host resolver. */
+export interface WebhookConfigContext extends DataContext {
+  config: Pick<Config, 'env'>;
+  resolveHost?: HostResolver;
+}
+
+const CreateWebhookEndpointInput = z.object({
+  organizationId: z.string(),
+  url: WebhookUrl,
+  eventTypes: WebhookEventTypes.default([]),
+  enabled: z.boolean().default(true),
+});
+export type CreateWebhookEndpointInput = z.input<typeof CreateWebhookEndpointInput>;
+
+export interface CreatedWebhookEndpoint extends WebhookEndpointView {
+  /** Shown only now. */
+  secret: string;
+}
+
+export async function createWebhookEndpoint(
+  ctx: WebhookConfigContext,
+  input: CreateWebhookEndpointInput,
+): Promise<CreatedWebhookEndpoint> {
+  const data = parseInput(CreateWebhookEndpointInput, input, 'webhook endpoint');
+  const em = ctx.orm.em.fork();
+  await requireWebhookAccess(em, data.organizationId);
+  const url = await validateWebhookUrl(data.url, ctx.config.env, ctx.resolveHost);
+  const existing = await em.count(WebhookEndpoint, { organizationId: data.organizationId });
+  if (existing >= MAX_WEBHOOK_ENDPOINTS) {
+    throw new Conflict(
+      `The organization already has ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints, the most allowed; delete one first.`,
+    );
+  }
+  const secret = newWebhookSecret();
+  const endpoint = em.create(WebhookEndpoint, {
+    id: randomUUID(),
+    organizationId: data.organizationId,
+    url,
+    eventTypes: data.eventTypes,
+    enabled: data.enabled,
+    secret,
+  });
+  await em.flush();
+  return { ...webhookEndpointView(endpoint), secret };
+}

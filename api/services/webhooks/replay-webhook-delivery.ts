@@ -1,0 +1,46 @@
+// Replays a stored delivery: a new delivery (new X-Service-Delivery id, its own five attempts) of the same
+// payload — the same event `id`, type, `created_at` and data — to the endpoint's current URL, signed with
+// its current secret. Meant for after an endpoint was fixed; any delivery may be replayed, in any status.
+import type { ServiceContext } from '../context.ts';
+import {
+  findWebhookDelivery,
+  findWebhookEndpoint,
+  queueDelivery,
+  requireWebhookAccess,
+  type WebhookDeliveryView,
+  webhookDeliveryView,
+} from './webhook-records.ts';
+
+export interface ReplayWebhookDeliveryOptions {
+  /** X-Request-Id of the API request, kept on the new delivery record. */
+  requestId?: string | null;
+  /** Only tests change it: a worker of their own. */
+  taskQueue?: string;
+}
+
+export async function replayWebhookDelivery(
+  ctx: Pick<ServiceContext, 'orm' | 'temporal'>,
+  organizationId: string,
+  deliveryId: string,
+  options: ReplayWebhookDeliveryOptions = {},
+): Promise<WebhookDeliveryView> {
+  const em = ctx.orm.em.fork();
+  await requireWebhookAccess(em, organizationId);
+  const original = await findWebhookDelivery(em, organizationId, deliveryId);
+  const endpoint = await findWebhookEndpoint(em, organizationId, original.endpointId);
+  const delivery = await queueDelivery(
+    ctx,
+    {
+      endpoint,
+      kind: original.kind as 'event' | 'test',
+      eventId: original.eventId,
+      eventType: original.eventType,
+      eventCreatedAt: original.eventCreatedAt,
+      payload: original.payload,
+      requestId: options.requestId ?? null,
+      replayOf: original.id,
+    },
+    options,
+  );
+  return webhookDeliveryView(delivery);
+}

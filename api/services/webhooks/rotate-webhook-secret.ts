@@ -1,0 +1,39 @@
+// Secret rotation: the endpoint gets a new secret, returned once. The secret it had keeps signing for
+// WEBHOOK_SECRET_GRACE_HOURS (each delivery then carries X-Service-Signature with the new secret and
+// X-Service-Signature-Previous with the old one), so a receiver can switch without losing deliveries. A
+// second rotation within the grace period replaces the previous secret with the one just retired.
+import { LockMode } from '@mikro-orm/core';
+import type { DataContext } from '../context.ts';
+import {
+  findWebhookEndpoint,
+  newWebhookSecret,
+  WEBHOOK_SECRET_GRACE_HOURS,
+  type WebhookEndpointView,
+  webhookEndpointView,
+} from './webhook-records.ts';
+
+export interface RotatedWebhookSecret extends WebhookEndpointView {
+  /** Shown only now. */
+  secret: string;
+}
+
+export async function rotateWebhookSecret(
+  ctx: DataContext,
+  organizationId: string,
+  endpointId: string,
+  now = new Date(),
+): Promise<RotatedWebhookSecret> {
+  const secret = newWebhookSecret();
+  return ctx.orm.em.fork().transactional(async (em) => {
+    const found = await findWebhookEndpoint(em, organizationId, endpointId);
+    // Concurrent rotations of one endpoint take turns, so each retires the secret the other installed.
+    await em.lock(found, LockMode.PESSIMISTIC_WRITE);
+    await em.refresh(found);
+    found.previousSecret = found.secret;
+    found.previousSecretExpiresAt = new Date(now.getTime() + WEBHOOK_SECRET_GRACE_HOURS * 3600_000);
+    found.secretRotatedAt = now;
+    found.secret = secret;
+    await em.flush();
+    return { ...webhookEndpointView(found, now), secret };
+  });
+}

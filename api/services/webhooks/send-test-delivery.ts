@@ -1,0 +1,63 @@
+// A test delivery: a signed sample `envelope.completed` event (no real envelope, nobody contacted) sent to
+// the endpoint through the ordinary delivery workflow, with its retries. Returns the queued delivery.
+import { randomUUID } from 'node:crypto';
+import { webhookPayloadBody } from '../../../db/webhook-deliveries.ts';
+import type { WebhookEvent } from '../../../workflows/webhook-contracts.ts';
+import type { ServiceContext } from '../context.ts';
+import {
+  findWebhookEndpoint,
+  queueDelivery,
+  requireWebhookAccess,
+  type WebhookDeliveryView,
+  webhookDeliveryView,
+} from './webhook-records.ts';
+
+/** The envelope id of every test event: no envelope has it. */
+export const TEST_EVENT_ENVELOPE_ID = '00000000-0000-4000-8000-000000000000';
+
+export function testEvent(now = new Date()): WebhookEvent {
+  return {
+    id: randomUUID(),
+    type: 'envelope.completed',
+    created_at: now.toISOString(),
+    data: {
+      envelope_id: TEST_EVENT_ENVELOPE_ID,
+      status: 'Completed',
+      external_reference: 'sigil-test-delivery',
+      test: true,
+    },
+  };
+}
+
+export interface SendTestDeliveryOptions {
+  /** X-Request-Id of the API request, kept on the delivery record. */
+  requestId?: string | null;
+  /** Only tests change it: a worker of their own. */
+  taskQueue?: string;
+}
+
+export async function sendTestDelivery(
+  ctx: Pick<ServiceContext, 'orm' | 'temporal'>,
+  organizationId: string,
+  endpointId: string,
+  options: SendTestDeliveryOptions = {},
+): Promise<WebhookDeliveryView> {
+  const em = ctx.orm.em.fork();
+  await requireWebhookAccess(em, organizationId);
+  const endpoint = await findWebhookEndpoint(em, organizationId, endpointId);
+  const event = testEvent();
+  const delivery = await queueDelivery(
+    ctx,
+    {
+      endpoint,
+      kind: 'test',
+      eventId: event.id,
+      eventType: event.type,
+      eventCreatedAt: new Date(event.created_at),
+      payload: webhookPayloadBody(event),
+      requestId: options.requestId ?? null,
+    },
+    options,
+  );
+  return webhookDeliveryView(delivery);
+}

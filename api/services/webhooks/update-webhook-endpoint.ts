@@ -1,0 +1,36 @@
+// Changes an endpoint's URL (checked as at creation), event types or enabled flag. Deliveries already
+// queued go to the new URL from their next attempt; disabling stops retries of queued lifecycle events.
+import { z } from 'zod';
+import { InvalidRequest } from '../../errors.ts';
+import { parseInput } from '../validation.ts';
+import type { WebhookConfigContext } from './create-webhook-endpoint.ts';
+import { WebhookEventTypes, WebhookUrl } from './endpoint-input.ts';
+import { findWebhookEndpoint, type WebhookEndpointView, webhookEndpointView } from './webhook-records.ts';
+import { validateWebhookUrl } from './webhook-url.ts';
+
+const UpdateWebhookEndpointInput = z.object({
+  organizationId: z.string(),
+  endpointId: z.string(),
+  url: WebhookUrl.optional(),
+  eventTypes: WebhookEventTypes.optional(),
+  enabled: z.boolean().optional(),
+});
+export type UpdateWebhookEndpointInput = z.input<typeof UpdateWebhookEndpointInput>;
+
+export async function updateWebhookEndpoint(
+  ctx: WebhookConfigContext,
+  input: UpdateWebhookEndpointInput,
+): Promise<WebhookEndpointView> {
+  const data = parseInput(UpdateWebhookEndpointInput, input, 'webhook endpoint');
+  if (data.url === undefined && data.eventTypes === undefined && data.enabled === undefined) {
+    throw new InvalidRequest('Nothing to change: give a url, eventTypes or enabled.');
+  }
+  const em = ctx.orm.em.fork();
+  const endpoint = await findWebhookEndpoint(em, data.organizationId, data.endpointId);
+  if (data.url !== undefined)
+    endpoint.url = await validateWebhookUrl(data.url, ctx.config.env, ctx.resolveHost);
+  if (data.eventTypes !== undefined) endpoint.eventTypes = data.eventTypes;
+  if (data.enabled !== undefined) endpoint.enabled = data.enabled;
+  await em.flush();
+  return webhookEndpointView(endpoint);
+}

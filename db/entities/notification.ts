@@ -1,0 +1,33 @@
+// A message sent (or attempted) through a notification provider: SMTP, Twilio, or the development capture.
+// Written by the sendNotification activity and the one-time code service; never holds a message body.
+import { defineEntity, p } from '@mikro-orm/core';
+
+export const NOTIFICATION_RECORD_STATUSES = ['sent', 'failed'] as const;
+export type NotificationRecordStatus = (typeof NOTIFICATION_RECORD_STATUSES)[number];
+
+export const NotificationSchema = defineEntity({
+  name: 'Notification',
+  tableName: 'notification',
+  properties: {
+    id: p.uuid().primary(),
+    organizationId: p.uuid(),
+    envelopeId: p.uuid().nullable(),
+    recipientId: p.uuid().nullable(),
+    kind: p.string(),
+    channel: p.string(),
+    /** Null only when the addressee had no address for the channel (a failed row). */
+    to: p.string().fieldName('to_address').nullable(),
+    language: p.string(),
+    /** `smtp`, `twilio`, `dev-capture`, or `none` when no provider could be chosen. */
+    provider: p.string(),
+    status: p.string().$type<NotificationRecordStatus>(),
+    providerMessageId: p.string().nullable(),
+    attempts: p.integer(),
+    lastError: p.text().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    lastAttemptAt: p.datetime(),
+    sentAt: p.datetime().nullable(),
+  },
+});
+export class Notification extends NotificationSchema.class {}
+NotificationSchema.setClass(Notification);

@@ -1,0 +1,61 @@
+// Queuing webhook deliveries in PostgreSQL: the request body of an event, and the fan-out of one event to
+// every endpoint of an organization that subscribes to it. Used by the API (test deliveries, replays) and
+// by the activities (lifecycle events); the delivery itself is the workflow webhookDeliveryWorkflow.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { isWebhookEventType, type WebhookEvent } from '../workflows/webhook-contracts.ts';
+
+/** The request body of a delivery: `{ id, type, created_at, data }` in this order, compact JSON. */
+export function webhookPayloadBody(event: WebhookEvent): string {
+  return JSON.stringify({ id: event.id, type: event.type, created_at: event.created_at, data: event.data });
+}
+
+/** Throws a TypeError naming what is wrong with an event (a programming error: events are built in code). */
+export function assertWebhookEvent(event: WebhookEvent): void {
+  if (typeof event.id !== 'string' || event.id.length === 0 || event.id.length > 200) {
+    throw new TypeError('webhook event: id must be a string of 1-200 characters');
+  }
+  if (typeof event.type !== 'string' || !isWebhookEventType(event.type)) {
+    throw new TypeError(`webhook event: unknown type ${String(event.type)}`);
+  }
+  if (typeof event.created_at !== 'string' || Number.isNaN(Date.parse(event.created_at))) {
+    throw new TypeError('webhook event: created_at must be an ISO 8601 date-time');
+  }
+  if (event.data === null || typeof event.data !== 'object' || Array.isArray(event.data)) {
+    throw new TypeError('webhook event: data must be an object');
+  }
+}
+
+/**
+ * Creates one pending delivery of `event` for every enabled endpoint of the organization that subscribes to
+ * its type (an endpoint without event types subscribes to all), provided the organization's plan includes
+ * webhooks. Returns the delivery ids — the existing ones when the event was queued before, so a retried
+ * activity queues nothing twice. Call it inside the transaction that records the event (`em` may be a
+ * transaction's entity manager), then start `webhookDeliveryWorkflow` for each id with
+ * `webhookDeliveryChildOptions(id)` (workflows/webhook-contracts.ts).
+ */
+export async function queueWebhookEventDeliveries(
+  em: EntityManager,
+  organizationId: string,
+  event: WebhookEvent,
+): Promise<string[]> {
+  assertWebhookEvent(event);
+  await em.execute(
+    `insert into webhook_delivery
+            (id, endpoint_id, organization_id, kind, event_id, event_type, event_created_at, payload, endpoint_url)
+     select gen_random_uuid(), e.id, e.organization_id, 'event', ?, ?, ?::timestamptz, ?, e.url
+       from webhook_endpoint e
+       join organization o on o.id = e.organization_id
+       join plan p on p.name = o.plan_name
+      where e.organization_id = ? and e.enabled and p.webhook_access
+        and (cardinality(e.event_types) = 0 or ?::text = any (e.event_types))
+     on conflict (endpoint_id, event_id) where kind = 'event' and replay_of is null do nothing`,
+    [event.id, event.type, event.created_at, webhookPayloadBody(event), organizationId, event.type],
+  );
+  const rows = await em.execute<{ id: string }[]>(
+    `select id from webhook_delivery
+      where organization_id = ? and event_id = ? and kind = 'event' and replay_of is null
+      order by created_at, id`,
+    [organizationId, event.id],
+  );
+  return rows.map((row) => row.id);
+}

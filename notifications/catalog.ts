@@ -1,0 +1,148 @@
+// Every word of every notification, in each language messages are written in. Both catalogs have the same
+// keys and every message the same `{placeholders}` (test/unit/notification-messages.test.ts checks both);
+// `{name}` is filled in by the renderer (notifications/messages.ts). `{organization}` is the organization's
+// sender display name. Quotes around titles are plain ASCII in both languages.
+
+export const NOTIFICATION_LANGUAGES = ['en', 'he'] as const;
+export type NotificationLanguage = (typeof NOTIFICATION_LANGUAGES)[number];
+
+/** The recipient's language when messages exist in it; anything else (unknown, missing) is English. */
+export function notificationLanguage(value: unknown): NotificationLanguage {
+  return NOTIFICATION_LANGUAGES.find((language) => language === value) ?? 'en';
+}
+
+const en = {
+  'email.greeting': 'Hello {name},',
+  'email.linkHelp': 'If the button does not work, copy this address into your browser:',
+  'email.personalLink': 'This link is personal: please do not forward this email.',
+  'email.deadline': 'Please respond by {date}.',
+  'email.footerDefault': 'Sent by {organization} with Sigil.',
+  'email.envelopeId': 'Envelope ID: {id}',
+
+  'button.sign': 'Review and sign',
+  'button.fill': 'Fill in the document',
+  'button.approve': 'Review and approve',
+  'button.view': 'View the document',
+
+  'invitation.subject.sign': '{organization} sent you "{title}" to sign',
+  'invitation.subject.fill': '{organization} asks you to fill in "{title}"',
+  'invitation.subject.approve': '{organization} asks you to approve "{title}"',
+  'invitation.subject.view': '{organization} shared "{title}" with you',
+  'invitation.intro.sign': '{organization} sent you the document "{title}" to review and sign.',
+  'invitation.intro.fill': '{organization} asks you to fill in the document "{title}".',
+  'invitation.intro.approve': '{organization} asks you to review and approve the document "{title}".',
+  'invitation.intro.view': '{organization} shared the document "{title}" with you to review.',
+  'invitation.short.sign': '{organization} sent you "{title}" to sign: {link}',
+  'invitation.short.fill': '{organization} asks you to fill in "{title}": {link}',
+  'invitation.short.approve': '{organization} asks you to approve "{title}": {link}',
+  'invitation.short.view': '{organization} shared "{title}" with you: {link}',
+
+  'reminder.subject.sign': 'Reminder: "{title}" is waiting for your signature',
+  'reminder.subject.fill': 'Reminder: "{title}" is waiting for you to fill it in',
+  'reminder.subject.approve': 'Reminder: "{title}" is waiting for your approval',
+  'reminder.subject.view': 'Reminder: "{title}" is waiting for you to review it',
+  'reminder.intro.sign':
+    'A reminder from {organization}: the document "{title}" is still waiting for your signature.',
+  'reminder.intro.fill':
+    'A reminder from {organization}: the document "{title}" is still waiting for you to fill it in.',
+  'reminder.intro.approve':
+    'A reminder from {organization}: the document "{title}" is still waiting for your approval.',
+  'reminder.intro.view':
+    'A reminder from {organization}: the document "{title}" is still waiting for you to review it.',
+  'reminder.short.sign': 'Reminder from {organization}: "{title}" is waiting for your signature: {link}',
+  'reminder.short.fill': 'Reminder from {organization}: "{title}" is waiting for you to fill it in: {link}',
+  'reminder.short.approve': 'Reminder from {organization}: "{title}" is waiting for your approval: {link}',
+  'reminder.short.view': 'Reminder from {organization}: "{title}" is waiting for you to review it: {link}',
+
+  'otp.subject': 'Your signing verification code',
+  'otp.short':
+    '{organization}: your signing verification code is {code}. It is valid for {minutes} minutes. Do not share it with anyone.',
+
+  'completed.subject': '"{title}" is complete',
+  'completed.intro':
+    'Everyone has completed the document "{title}" that {organization} sent you. The signed document and its audit trail are ready.',
+  'completed.button': 'Get the completed documents',
+  'completed.short': '"{title}" from {organization} is complete. The signed documents: {link}',
+
+  'declined.subject': '{decliner} declined "{title}"',
+  'declined.intro': '{decliner} declined "{title}". The envelope is closed: nobody else can act on it.',
+  'declined.reason': 'Reason given: {reason}',
+  'declined.short': '{decliner} declined "{title}". Reason: {reason}',
+
+  'cancelled.subject': '"{title}" was cancelled',
+  'cancelled.intro': 'The envelope "{title}" was cancelled. Its signing links no longer work.',
+  'cancelled.reason': 'Reason: {reason}',
+  'cancelled.short': '"{title}" from {organization} was cancelled.',
+};
+
+export type NotificationMessageKey = keyof typeof en;
+
+const he: Record<NotificationMessageKey, string> = {
+  'email.greeting': 'שלום {name},',
+  'email.linkHelp': 'אם הכפתור אינו פועל, העתיקו את הכתובת הזו לדפדפן:',
+  'email.personalLink': 'הקישור הזה אישי: נא לא להעביר את ההודעה הזו לאחרים.',
+  'email.deadline': 'נא להשיב עד {date}.',
+  'email.footerDefault': 'נשלח על ידי {organization} באמצעות Sigil.',
+  'email.envelopeId': 'מזהה המעטפה: {id}',
+
+  'button.sign': 'לעיון ולחתימה',
+  'button.fill': 'למילוי המסמך',
+  'button.approve': 'לעיון ולאישור',
+  'button.view': 'לצפייה במסמך',
+
+  'invitation.subject.sign': '{organization} שלחו לך את "{title}" לחתימה',
+  'invitation.subject.fill': '{organization} מבקשים ממך למלא את "{title}"',
+  'invitation.subject.approve': '{organization} מבקשים ממך לאשר את "{title}"',
+  'invitation.subject.view': '{organization} שיתפו איתך את "{title}"',
+  'invitation.intro.sign': '{organization} שלחו לך את המסמך "{title}" לעיון ולחתימה.',
+  'invitation.intro.fill': '{organization} מבקשים ממך למלא את המסמך "{title}".',
+  'invitation.intro.approve': '{organization} מבקשים ממך לעיין במסמך "{title}" ולאשר אותו.',
+  'invitation.intro.view': '{organization} שיתפו איתך את המסמך "{title}" לעיון.',
+  'invitation.short.sign': '{organization} שלחו לך את "{title}" לחתימה: {link}',
+  'invitation.short.fill': '{organization} מבקשים ממך למלא את "{title}": {link}',
+  'invitation.short.approve': '{organization} מבקשים ממך לאשר את "{title}": {link}',
+  'invitation.short.view': '{organization} שיתפו איתך את "{title}": {link}',
+
+  'reminder.subject.sign': 'תזכורת: "{title}" ממתין לחתימתך',
+  'reminder.subject.fill': 'תזכורת: "{title}" ממתין למילוי שלך',
+  'reminder.subject.approve': 'תזכורת: "{title}" ממתין לאישורך',
+  'reminder.subject.view': 'תזכורת: "{title}" ממתין לעיונך',
+  'reminder.intro.sign': 'תזכורת מאת {organization}: המסמך "{title}" עדיין ממתין לחתימתך.',
+  'reminder.intro.fill': 'תזכורת מאת {organization}: המסמך "{title}" עדיין ממתין למילוי שלך.',
+  'reminder.intro.approve': 'תזכורת מאת {organization}: המסמך "{title}" עדיין ממתין לאישורך.',
+  'reminder.intro.view': 'תזכורת מאת {organization}: המסמך "{title}" עדיין ממתין לעיונך.',
+  'reminder.short.sign': 'תזכורת מאת {organization}: "{title}" ממתין לחתימתך: {link}',
+  'reminder.short.fill': 'תזכורת מאת {organization}: "{title}" ממתין למילוי שלך: {link}',
+  'reminder.short.approve': 'תזכורת מאת {organization}: "{title}" ממתין לאישורך: {link}',
+  'reminder.short.view': 'תזכורת מאת {organization}: "{title}" ממתין לעיונך: {link}',
+
+  'otp.subject': 'קוד האימות שלך לחתימה',
+  'otp.short':
+    '{organization}: קוד האימות שלך לחתימה הוא {code}. הקוד תקף {minutes} דקות. אין למסור אותו לאף אחד.',
+
+  'completed.subject': '"{title}" הושלם',
+  'completed.intro':
+    'כל הנמענים השלימו את המסמך "{title}" ששלחו לך {organization}. המסמך החתום ודוח המעקב שלו מוכנים.',
+  'completed.button': 'לקבלת המסמכים החתומים',
+  'completed.short': '"{title}" של {organization} הושלם. המסמכים החתומים: {link}',
+
+  'declined.subject': '{decliner} דחה/תה את "{title}"',
+  'declined.intro': '{decliner} דחה/תה את "{title}". המעטפה נסגרה ואיש לא יוכל לפעול בה עוד.',
+  'declined.reason': 'הסיבה שנמסרה: {reason}',
+  'declined.short': '{decliner} דחה/תה את "{title}". הסיבה: {reason}',
+
+  'cancelled.subject': 'המעטפה "{title}" בוטלה',
+  'cancelled.intro': 'המעטפה "{title}" בוטלה. קישורי החתימה שלה אינם פעילים עוד.',
+  'cancelled.reason': 'הסיבה: {reason}',
+  'cancelled.short': 'המעטפה "{title}" של {organization} בוטלה.',
+};
+
+export const NOTIFICATION_MESSAGES: Record<NotificationLanguage, Record<NotificationMessageKey, string>> = {
+  en,
+  he,
+};
+
+/** The `{name}` placeholders of a message, sorted. */
+export function placeholdersOf(message: string): string[] {
+  return [...message.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string).sort();
+}

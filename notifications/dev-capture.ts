@@ -1,0 +1,60 @@
+// The development capture: outside production a channel without a provider writes what it would have sent
+// to `dev_notification`, where developers and tests read it (GET /api/dev/notifications). Production never
+// writes here — `capturesNotifications(env)` is false there — because the table holds message bodies, signing
+// links and, for one-time codes, the code in clear.
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SigilEnv } from '../config/config.ts';
+import { DevNotification } from '../db/entities/index.ts';
+import {
+  MESSAGE_CHANNELS,
+  type MessageChannel,
+  NOTIFICATION_KINDS,
+  type NotificationKind,
+} from '../workflows/notification-contracts.ts';
+
+export { NOTIFICATION_KINDS, type NotificationKind };
+export const NOTIFICATION_CHANNELS = MESSAGE_CHANNELS;
+export type NotificationChannel = MessageChannel;
+
+export interface CapturedNotification {
+  kind: NotificationKind;
+  channel: NotificationChannel;
+  /** An email address or an E.164 phone number. */
+  to: string;
+  subject?: string | null;
+  /** The plain text (an email's text part, or the SMS or WhatsApp message). */
+  body: string;
+  signingLink?: string | null;
+  /** Only for `otp`: the code in clear, so a developer or a test can type it in. */
+  otpCode?: string | null;
+  envelopeId?: string | null;
+  recipientId?: string | null;
+  organizationId?: string | null;
+}
+
+/** Whether this environment captures notifications that have no provider (development and test). */
+export function capturesNotifications(env: SigilEnv): boolean {
+  return env !== 'production';
+}
+
+/**
+ * Records a notification in the capture, in the caller's unit of work (flushed with it). The caller decides
+ * the environment: see `capturesNotifications`.
+ */
+export function captureNotification(em: EntityManager, notification: CapturedNotification): DevNotification {
+  return em.create(DevNotification, {
+    id: randomUUID(),
+    kind: notification.kind,
+    channel: notification.channel,
+    to: notification.to,
+    subject: notification.subject ?? null,
+    body: notification.body,
+    signingLink: notification.signingLink ?? null,
+    otpCode: notification.otpCode ?? null,
+    envelopeId: notification.envelopeId ?? null,
+    recipientId: notification.recipientId ?? null,
+    organizationId: notification.organizationId ?? null,
+    createdAt: new Date(),
+  });
+}

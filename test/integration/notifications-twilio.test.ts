@@ -1,0 +1,345 @@
+// SMS and WhatsApp through the twilio library against a local HTTP server standing in for Twilio's REST API:
+// the exact request Twilio expects (POST /2010-04-01/Accounts/<sid>/Messages.json, Basic auth sid:token,
+// form fields To/From/Body, `whatsapp:` addresses), the recorded notification, failures that Temporal
+// retries (500) or gives up on at once (400), and one-time codes sent through Twilio by the signer API.
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createNotificationActivities } from '../../activities/notifications.ts';
+import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
+import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
+import type { TwilioSettings } from '../../config/config.ts';
+import { DevNotification, Notification, OtpCode } from '../../db/entities/index.ts';
+import type {
+  SendNotificationRequest,
+  SendNotificationResult,
+} from '../../workflows/notification-contracts.ts';
+import { type ApiHarness, openApiHarness } from '../support/api.ts';
+import { draftTwoSignerEnvelope, testConfig } from '../support/context.ts';
+import {
+  startTwilioStandIn,
+  TWILIO_INVALID_NUMBER,
+  TWILIO_SERVER_ERROR,
+  type TwilioStandIn,
+} from '../support/twilio-stand-in.ts';
+
+const ACCOUNT_SID = `AC${'0123456789abcdef'.repeat(2)}`;
+const AUTH_TOKEN = 'twilio-auth-token-never-logged-42';
+const SMS_FROM = '+15005550006';
+const WHATSAPP_FROM = '+14155238886';
+const PUBLIC_BASE_URL = 'https://sign.sigil.example';
+const MESSAGES_PATH = `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages.json`;
+const BASIC = `Basic ${Buffer.from(`${ACCOUNT_SID}:${AUTH_TOKEN}`).toString('base64')}`;
+const HEBREW = /[\u0590-\u05FF]/;
+
+let twilio: TwilioStandIn;
+let settings: TwilioSettings;
+let harness: ApiHarness;
+
+beforeAll(async () => {
+  twilio = await startTwilioStandIn();
+  settings = {
+    accountSid: ACCOUNT_SID,
+    authToken: AUTH_TOKEN,
+    smsFrom: SMS_FROM,
+    whatsappFrom: WHATSAPP_FROM,
+    apiBaseUrl: twilio.baseUrl,
+  };
+  // The app sends one-time codes through the stand-in.
+  harness = await openApiHarness({ ...testConfig(), notifications: { email: null, twilio: settings } });
+});
+afterAll(async () => {
+  await harness?.close();
+  await twilio?.close();
+});
+
+function activities() {
+  return createNotificationActivities({
+    orm: harness.ctx.orm,
+    config: { env: 'test', publicBaseUrl: PUBLIC_BASE_URL, notifications: { email: null, twilio: settings } },
+  });
+}
+
+/** A sent Parallel envelope: a Hebrew SMS recipient who verifies by SMS, and an English WhatsApp recipient. */
+async function sentEnvelope() {
+  const draft = await draftTwoSignerEnvelope(harness.ctx, {
+    title: 'Services agreement',
+    workflowType: 'Parallel',
+    recipients: [
+      {
+        roleName: 'Client',
+        fullName: 'דנה לוי',
+        phone: '+972501234567',
+        deliveryChannel: 'Sms',
+        authenticationMethod: 'OtpSms',
+        language: 'he',
+      },
+      {
+        roleName: 'Provider',
+        fullName: 'Sam Cohen',
+        phone: '+447700900123',
+        deliveryChannel: 'WhatsApp',
+        authenticationMethod: 'OtpWhatsApp',
+      },
+    ],
+  });
+  await sendEnvelope(harness.ctx, draft.organizationId, draft.envelopeId);
+  return { ...draft, sms: draft.first, whatsapp: draft.second };
+}
+
+function request(
+  envelope: { organizationId: string; envelopeId: string },
+  fields: Partial<SendNotificationRequest> & Pick<SendNotificationRequest, 'kind'>,
+): SendNotificationRequest {
+  return {
+    notificationId: randomUUID(),
+    organizationId: envelope.organizationId,
+    envelopeId: envelope.envelopeId,
+    ...fields,
+  };
+}
+
+function expectTwilioRequest(index: number, form: { To: string; From: string }) {
+  const seen = twilio.requests[index];
+  if (!seen) throw new Error(`no request ${index} reached the stand-in`);
+  expect(seen.method).toBe('POST');
+  expect(seen.path).toBe(MESSAGES_PATH);
+  expect(seen.headers.authorization).toBe(BASIC);
+  expect(seen.headers['content-type']).toMatch(/^application\/x-www-form-urlencoded/);
+  expect(Object.keys(seen.form).sort()).toEqual(['Body', 'From', 'To']);
+  expect(seen.form).toMatchObject(form);
+  return seen.form.Body as string;
+}
+
+describe('SMS and WhatsApp through Twilio', () => {
+  it('sends an SMS invitation as Twilio expects it, and records the message SID', async () => {
+    const envelope = await sentEnvelope();
+    const before = twilio.requests.length;
+    const result = await activities().sendNotification(
+      request(envelope, { kind: 'invitation', recipientId: envelope.sms.id }),
+    );
+    expect(twilio.requests.length).toBe(before + 1);
+    const body = expectTwilioRequest(before, { To: '+972501234567', From: SMS_FROM });
+    expect(body).toMatch(HEBREW);
+    const link = body.match(/https:\/\/sign\.sigil\.example\/sign\/[A-Za-z0-9_-]{43}/)?.[0];
+    expect(link).toBeDefined();
+    expect(body).toContain('"Services agreement"');
+
+    expect(result).toMatchObject({ status: 'sent', channel: 'Sms', provider: 'twilio', attempts: 1 });
+    const row = await harness.ctx.orm.em.fork().findOneOrFail(Notification, { id: result.notificationId });
+    expect(row).toMatchObject({
+      status: 'sent',
+      provider: 'twilio',
+      channel: 'Sms',
+      kind: 'invitation',
+      to: '+972501234567',
+      language: 'he',
+      attempts: 1,
+    });
+    expect(row.providerMessageId).toMatch(/^SM[0-9a-f]{32}$/);
+    // The link opens the signer API.
+    const token = (link as string).split('/sign/')[1];
+    const view = await harness.app.inject({ method: 'GET', url: `/api/signing/${token}` });
+    expect(view.statusCode, view.body).toBe(200);
+  });
+
+  it('sends WhatsApp messages from and to whatsapp: addresses', async () => {
+    const envelope = await sentEnvelope();
+    const before = twilio.requests.length;
+    const result = await activities().sendNotification(
+      request(envelope, { kind: 'reminder', recipientId: envelope.whatsapp.id }),
+    );
+    const body = expectTwilioRequest(before, {
+      To: 'whatsapp:+447700900123',
+      From: `whatsapp:${WHATSAPP_FROM}`,
+    });
+    expect(body).toMatch(/^Reminder from .+: "Services agreement" is waiting for your signature: https:\/\//);
+    expect(result).toMatchObject({ status: 'sent', channel: 'WhatsApp', provider: 'twilio' });
+  });
+
+  it('treats a 500 as retryable and a 400 as final, recording each without the auth token', async () => {
+    const envelope = await sentEnvelope();
+    const { sendNotification } = activities();
+    twilio.answerNext(TWILIO_SERVER_ERROR);
+    const asked = request(envelope, { kind: 'invitation', recipientId: envelope.sms.id });
+    const failure = await sendNotification(asked).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect(failure).toMatchObject({ type: 'ProviderUnavailable', nonRetryable: false });
+    expect((failure as Error).message).toContain('HTTP 500');
+    expect((failure as Error).message).not.toContain(AUTH_TOKEN);
+    const row = await harness.ctx.orm.em.fork().findOneOrFail(Notification, { id: asked.notificationId });
+    expect(row).toMatchObject({ status: 'failed', attempts: 1, provider: 'twilio' });
+    expect(row.lastError).toContain('20500');
+    expect(row.lastError).not.toContain(AUTH_TOKEN);
+
+    twilio.answerNext(TWILIO_INVALID_NUMBER);
+    const rejected = await sendNotification(
+      request(envelope, { kind: 'invitation', recipientId: envelope.sms.id }),
+    ).catch((error: unknown) => error);
+    expect(rejected).toMatchObject({ type: 'ProviderRejected', nonRetryable: true });
+    expect((rejected as Error).message).toContain('21211');
+  });
+});
+
+describe('Temporal retries', () => {
+  let bundle: Awaited<ReturnType<typeof bundleWorkflowCode>>;
+  let connection: NativeConnection;
+
+  beforeAll(async () => {
+    // The failures below are expected: the SDK's warnings about them would only clutter the output.
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+    bundle = await bundleWorkflowCode({
+      workflowsPath: fileURLToPath(new URL('../fixtures/workflows/notify.ts', import.meta.url)),
+      logger: new DefaultLogger('WARN'),
+    });
+    connection = await NativeConnection.connect({ address: inject('temporalAddress') });
+  });
+  afterAll(async () => {
+    await connection?.close();
+  });
+
+  async function notify(
+    asked: SendNotificationRequest,
+    maximumAttempts: number,
+  ): Promise<SendNotificationResult> {
+    const taskQueue = `notifications-test-${randomUUID()}`;
+    const worker = await Worker.create({
+      connection,
+      namespace: inject('namespace'),
+      taskQueue,
+      workflowBundle: { code: bundle.code },
+      activities: activities(),
+    });
+    return worker.runUntil(
+      harness.ctx.temporal.workflow.execute('notifyWorkflow', {
+        taskQueue,
+        workflowId: `notify/${asked.notificationId}`,
+        args: [asked, maximumAttempts],
+      }),
+    );
+  }
+
+  it('retries a failing provider until it answers, sending the message once', async () => {
+    const envelope = await sentEnvelope();
+    const before = twilio.requests.length;
+    twilio.answerNext(TWILIO_SERVER_ERROR, TWILIO_SERVER_ERROR);
+    const asked = request(envelope, { kind: 'invitation', recipientId: envelope.sms.id });
+    const result = await notify(asked, 5);
+    expect(result).toMatchObject({ status: 'sent', attempts: 3, alreadySent: false });
+    expect(twilio.requests.length).toBe(before + 3);
+    const row = await harness.ctx.orm.em.fork().findOneOrFail(Notification, { id: asked.notificationId });
+    expect(row).toMatchObject({ status: 'sent', attempts: 3 });
+  });
+
+  it('gives up after the last attempt, and at once on a final refusal', async () => {
+    const envelope = await sentEnvelope();
+    twilio.answerNext(TWILIO_SERVER_ERROR, TWILIO_SERVER_ERROR, TWILIO_SERVER_ERROR);
+    const exhausted = request(envelope, { kind: 'invitation', recipientId: envelope.sms.id });
+    const error = await notify(exhausted, 3).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    const activityFailure = (error as WorkflowFailedError).cause;
+    expect(activityFailure).toBeInstanceOf(ActivityFailure);
+    expect(activityFailure?.cause).toMatchObject({ type: 'ProviderUnavailable' });
+    const em = harness.ctx.orm.em.fork();
+    expect(await em.findOneOrFail(Notification, { id: exhausted.notificationId })).toMatchObject({
+      status: 'failed',
+      attempts: 3,
+    });
+
+    const before = twilio.requests.length;
+    twilio.answerNext(TWILIO_INVALID_NUMBER);
+    const refused = request(envelope, { kind: 'invitation', recipientId: envelope.sms.id });
+    const final = await notify(refused, 3).catch((e: unknown) => e);
+    expect((final as WorkflowFailedError).cause?.cause).toMatchObject({ type: 'ProviderRejected' });
+    expect(twilio.requests.length).toBe(before + 1);
+    expect(await em.fork().findOneOrFail(Notification, { id: refused.notificationId })).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+    });
+  });
+});
+
+describe('one-time codes through Twilio', () => {
+  async function otpLinks() {
+    const envelope = await sentEnvelope();
+    const links = await issueSigningLinks(harness.ctx, envelope.organizationId, envelope.envelopeId);
+    const token = (recipientId: string) =>
+      links.find((l) => l.recipientId === recipientId)?.url.split('/sign/')[1] as string;
+    return { ...envelope, smsToken: token(envelope.sms.id), whatsappToken: token(envelope.whatsapp.id) };
+  }
+
+  it('sends the code by SMS and WhatsApp through Twilio, never to the capture, and the code verifies', async () => {
+    const envelope = await otpLinks();
+    const before = twilio.requests.length;
+    const sent = await harness.app.inject({ method: 'POST', url: `/api/signing/${envelope.smsToken}/otp` });
+    expect(sent.statusCode, sent.body).toBe(200);
+    expect(sent.json()).toMatchObject({ channel: 'Sms', sentTo: '+97250•••••67' });
+    const body = expectTwilioRequest(before, { To: '+972501234567', From: SMS_FROM });
+    expect(body).toMatch(HEBREW);
+    const code = body.match(/\b\d{6}\b/)?.[0] as string;
+    expect(code).toBeDefined();
+
+    const verified = await harness.app.inject({
+      method: 'POST',
+      url: `/api/signing/${envelope.smsToken}/otp/verify`,
+      payload: { code },
+    });
+    expect(verified.statusCode, verified.body).toBe(200);
+    expect(verified.json().sessionToken).toBeTypeOf('string');
+
+    const whatsapp = await harness.app.inject({
+      method: 'POST',
+      url: `/api/signing/${envelope.whatsappToken}/otp`,
+    });
+    expect(whatsapp.statusCode, whatsapp.body).toBe(200);
+    expectTwilioRequest(before + 1, { To: 'whatsapp:+447700900123', From: `whatsapp:${WHATSAPP_FROM}` });
+
+    const em = harness.ctx.orm.em.fork();
+    expect(await em.count(DevNotification, { envelopeId: envelope.envelopeId, kind: 'otp' })).toBe(0);
+    const rows = await em.find(
+      Notification,
+      { envelopeId: envelope.envelopeId, kind: 'otp' },
+      { orderBy: { createdAt: 'asc' } },
+    );
+    expect(rows.map((r) => [r.channel, r.provider, r.status])).toEqual([
+      ['Sms', 'twilio', 'sent'],
+      ['WhatsApp', 'twilio', 'sent'],
+    ]);
+    // The record shares the code's id.
+    const codes = await em.find(OtpCode, { recipientId: envelope.sms.id });
+    expect(codes.map((c) => c.id)).toEqual([rows[0]?.id]);
+  });
+
+  it('answers 503 when Twilio fails, forgets the code, and lets the recipient ask again at once', async () => {
+    const envelope = await otpLinks();
+    twilio.answerNext(TWILIO_SERVER_ERROR);
+    const failed = await harness.app.inject({ method: 'POST', url: `/api/signing/${envelope.smsToken}/otp` });
+    expect(failed.statusCode, failed.body).toBe(503);
+    expect(failed.json().error.message).toMatch(/could not be sent by SMS/);
+    expect(failed.body).not.toContain(AUTH_TOKEN);
+    const em = harness.ctx.orm.em.fork();
+    expect(await em.count(OtpCode, { recipientId: envelope.sms.id })).toBe(0);
+    expect(await em.findOneOrFail(Notification, { recipientId: envelope.sms.id, kind: 'otp' })).toMatchObject(
+      {
+        status: 'failed',
+        provider: 'twilio',
+      },
+    );
+
+    const retried = await harness.app.inject({
+      method: 'POST',
+      url: `/api/signing/${envelope.smsToken}/otp`,
+    });
+    expect(retried.statusCode, retried.body).toBe(200);
+
+    twilio.answerNext(TWILIO_INVALID_NUMBER);
+    const refused = await harness.app.inject({
+      method: 'POST',
+      url: `/api/signing/${envelope.whatsappToken}/otp`,
+    });
+    expect(refused.statusCode, refused.body).toBe(409);
+    expect(refused.json().error.details).toEqual([{ field: 'phone', message: 'refused by the provider' }]);
+  });
+});
