@@ -10,7 +10,9 @@ import type {
 } from './contracts.ts';
 import { type EnvelopeStatus, isTerminalEnvelopeStatus, type RecipientStatus } from './domain.ts';
 import { actsInRounds, currentRoundIndex, planRounds } from './rounds.ts';
-import { ACTING_RECIPIENT_STATUSES, allows, type EnvelopeTrigger } from './transitions.ts';
+import { ACTING_RECIPIENT_STATUSES, allows, type EnvelopeTrigger, SIGNING_STATUSES } from './transitions.ts';
+
+const SIGNING_STATUSES_SET: ReadonlySet<EnvelopeStatus> = new Set(SIGNING_STATUSES);
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -212,16 +214,20 @@ export class EnvelopeModel {
     return true;
   }
 
-  /**
-   * An invitation or reminder failed for good. Returns the recipients of the round in turn when none of them
-   * can be reached now (the envelope is then DeliveryFailed), or null.
-   */
-  messageFailed(recipientId: string): string[] | null {
+  /** An invitation or reminder failed for good: the recipient is DeliveryFailed unless they have begun. */
+  messageFailed(recipientId: string): void {
     const status = this.recipientStatus.get(recipientId);
     if (status === 'Pending' || status === 'InvitationSent') {
       this.recipientStatus.set(recipientId, 'DeliveryFailed');
     }
-    if (this.status === 'DeliveryFailed') return null;
+  }
+
+  /**
+   * When nobody of the round in turn who has not completed can be reached, the envelope becomes
+   * DeliveryFailed; returns those recipients then, otherwise null.
+   */
+  failIfUnreachable(): string[] | null {
+    if (this.status === 'DeliveryFailed' || !SIGNING_STATUSES_SET.has(this.status)) return null;
     const inTurn = this.awaitedRecipients();
     if (inTurn.length === 0 || inTurn.some((id) => this.recipientStatus.get(id) !== 'DeliveryFailed')) {
       return null;

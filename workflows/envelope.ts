@@ -167,12 +167,13 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
           }
           return;
         }
-        const unreachable = envelope.messageFailed(recipientId);
+        envelope.messageFailed(recipientId);
         record('recipient.delivery_failed', recipientId, {
           kind,
           failure_type: outcome.failureType,
           message: outcome.message,
         });
+        const unreachable = envelope.failIfUnreachable();
         if (unreachable) record('envelope.delivery_failed', null, { recipient_ids: unreachable });
       });
     }

@@ -635,6 +635,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/envelopes/{id}/recipients/{recipientId}/signing-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a signing link for an Api or ManualLink recipient
+         * @description Recipients whose `deliveryChannel` is `Api` or `ManualLink` get no message: this returns a fresh link `{base_url}/sign/<token>` to hand over or open in your application, and revokes their earlier links. The link works while the recipient can act. Refused with 409 for a Draft envelope or a recipient reached by Email, Sms or WhatsApp. Not available in sandbox.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    recipientId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SigningLink"];
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource (or another organization’s) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the resource’s state, or an Idempotency-Key reused with another body */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/envelopes/{id}/send": {
         parameters: {
             query?: never;
@@ -2473,6 +2578,17 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
         };
+        SigningLinkInput: {
+            /** Format: uuid */
+            recipientId: string;
+            /** @enum {string} */
+            deliveryChannel: "Api" | "ManualLink";
+            /**
+             * Format: uri
+             * @description The signing link; treat it as a secret: whoever holds it can act as the recipient
+             */
+            url: string;
+        };
         RecipientInput: {
             /** Format: uuid */
             id: string;
@@ -2667,6 +2783,10 @@ export interface components {
             envelopesSentThisPeriod: number;
             /** @description null: unlimited */
             remainingEnvelopeQuota: number | null;
+            /** @description SMS and WhatsApp messages the plan includes per month */
+            smsCreditsIncluded: number;
+            /** @description SMS and WhatsApp messages sent this month */
+            smsCreditsUsedThisPeriod: number;
             remainingSmsCredits: number;
         };
         DiagnosticsInput: {
@@ -2813,6 +2933,17 @@ export interface components {
             scope: string;
             /** Format: date-time */
             expires_at: string;
+        };
+        SigningLink: {
+            /** Format: uuid */
+            recipientId: string;
+            /** @enum {string} */
+            deliveryChannel: "Api" | "ManualLink";
+            /**
+             * Format: uri
+             * @description The signing link; treat it as a secret: whoever holds it can act as the recipient
+             */
+            url: string;
         };
         Recipient: {
             /** Format: uuid */
@@ -3008,6 +3139,10 @@ export interface components {
             envelopesSentThisPeriod: number;
             /** @description null: unlimited */
             remainingEnvelopeQuota: number | null;
+            /** @description SMS and WhatsApp messages the plan includes per month */
+            smsCreditsIncluded: number;
+            /** @description SMS and WhatsApp messages sent this month */
+            smsCreditsUsedThisPeriod: number;
             remainingSmsCredits: number;
         };
         Diagnostics: {

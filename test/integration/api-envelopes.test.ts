@@ -163,10 +163,10 @@ describe('envelope reads and operations', () => {
     const sent = await harness.app.inject({ method: 'POST', url: `${url}/send`, headers });
     expect(sent.statusCode).toBe(200);
     expect(sent.json().status).toBe('Sent');
-    expect(sent.json().recipients.map((r: { status: string }) => r.status)).toEqual([
-      'Pending',
-      'WaitingForTurn',
-    ]);
+    // Dana's invitation email may already have been delivered (InvitationSent) by the time the send answers.
+    const [dana, sam] = sent.json().recipients.map((r: { status: string }) => r.status);
+    expect(['Pending', 'InvitationSent']).toContain(dana);
+    expect(sam).toBe('WaitingForTurn');
     const again = await harness.app.inject({ method: 'POST', url: `${url}/send`, headers });
     expect(again.json().status).toBe('Sent');
 

@@ -61,6 +61,7 @@ describe('OpenAPI document', () => {
       'get /api/v1/envelopes/{id}/documents/audit-trail',
       'post /api/v1/webhooks/{id}/test',
       'post /api/v1/webhooks/deliveries/{id}/replay',
+      'post /api/v1/envelopes/{id}/recipients/{recipientId}/signing-link',
     ];
     expect(routes.map((r) => `${r.method} ${r.path}`).sort()).toEqual(
       expect.arrayContaining(expected.sort()),

@@ -97,8 +97,12 @@ function reach(status: EnvelopeStatus, otp = false): EnvelopeModel {
     case 'Expired':
       model.expire(30, NOW);
       break;
+    case 'DeliveryFailed':
+      model.messageFailed('r1');
+      expect(model.failIfUnreachable()).toEqual(['r1']);
+      break;
     default:
-      return model;
+      throw new Error(`reach(${status}) is not written`);
   }
   expect(model.status).toBe(status);
   return model;
@@ -191,6 +195,13 @@ function apply(model: EnvelopeModel, trigger: EnvelopeTrigger): void {
     case 'retry final PDF':
       model.retryFinalization();
       return;
+    case 'message delivered':
+      model.messageDelivered(id);
+      return;
+    case 'message failed':
+      model.messageFailed(id);
+      model.failIfUnreachable();
+      return;
     case 'send':
       return;
   }
@@ -223,11 +234,15 @@ describe('the envelope transition table', () => {
         const model = reach(from, rule.trigger === 'authenticate');
         const before = model.status;
         const beforeExpiry = model.beforeExpiry?.status;
+        const beforeFailure = model.beforeDeliveryFailure;
         expect(validate(model, rule.trigger)).toBeUndefined();
         apply(model, rule.trigger);
-        const allowed = rule.to.map((target) =>
-          target === 'unchanged' ? before : target === 'status before expiry' ? beforeExpiry : target,
-        );
+        const allowed = rule.to.map((target) => {
+          if (target === 'unchanged') return before;
+          if (target === 'status before expiry') return beforeExpiry;
+          if (target === 'status before the delivery failure') return beforeFailure;
+          return target;
+        });
         expect(allowed).toContain(model.status);
       });
     }
@@ -330,6 +345,34 @@ describe('recipient statuses', () => {
     expect(model.whyCannotComplete('r1')).toMatch(/after opening the document/);
     model.progress({ recipientId: 'r1', step: 'viewed' });
     expect(model.whyCannotComplete('r1')).toBeUndefined();
+  });
+
+  it('DeliveryFailed only when nobody in turn can be reached; it resumes the status it interrupted', () => {
+    const parallel = new EnvelopeModel(input('Parallel', false));
+    parallel.refreshTurns();
+    parallel.messageFailed('r1');
+    expect(parallel.failIfUnreachable()).toBeNull();
+    expect(parallel.status).toBe('Sent');
+    parallel.messageFailed('r2');
+    expect(parallel.failIfUnreachable()).toEqual(['r1', 'r2']);
+    expect(statuses(parallel)).toEqual(['DeliveryFailed', 'DeliveryFailed']);
+
+    const sequential = reach('WaitingForNextSigner');
+    sequential.messageFailed('r2');
+    expect(sequential.failIfUnreachable()).toEqual(['r2']);
+    expect(sequential.status).toBe('DeliveryFailed');
+    const carried = new EnvelopeModel({
+      ...input('Sequential', false, 30),
+      carried: sequential.carry({ sent: 0, at: null }, 'DeliveryFailed'),
+    });
+    expect(carried.messageDelivered('r2')).toBe(true);
+    expect(carried.status).toBe('WaitingForNextSigner');
+    expect(statuses(carried)).toEqual(['Completed', 'InvitationSent']);
+    // A recipient who has begun is not marked undeliverable by a failed reminder.
+    carried.open('r2');
+    carried.messageFailed('r2');
+    expect(statuses(carried)).toEqual(['Completed', 'LinkOpened']);
+    expect(carried.failIfUnreachable()).toBeNull();
   });
 
   it('continue-as-new: a model rebuilt from what it carries is the same envelope', () => {

@@ -29,8 +29,24 @@ import {
   sandboxArtifact,
   sendSandboxEnvelope,
 } from '../../services/sandbox/sandbox-envelopes.ts';
+import { issueRecipientSigningLink } from '../../services/signing/issue-signing-links.ts';
 import { ERROR_RESPONSES, IsoDateTime, UuidParam } from './schemas.ts';
 import type { V1Routes } from './types.ts';
+
+const RecipientParams = z.object({
+  id: z.uuid({ message: 'id must be a uuid' }),
+  recipientId: z.uuid({ message: 'recipientId must be a uuid' }),
+});
+
+const SigningLinkResponse = z
+  .object({
+    recipientId: z.uuid(),
+    deliveryChannel: z.enum(['Api', 'ManualLink']),
+    url: z
+      .url()
+      .describe('The signing link; treat it as a secret: whoever holds it can act as the recipient'),
+  })
+  .meta({ id: 'SigningLink' });
 
 export const RecipientResponse = z
   .object({
@@ -184,6 +200,35 @@ export const envelopesRoutes: V1Routes = async (app, deps) => {
       }
       const { recipients } = await findEnvelope(deps, organizationId, request.params.id);
       return recipients.map(recipientView);
+    },
+  );
+
+  app.post(
+    '/envelopes/:id/recipients/:recipientId/signing-link',
+    {
+      config: { scope: 'envelopes.write' },
+      schema: {
+        tags: ['envelopes'],
+        summary: 'Issue a signing link for an Api or ManualLink recipient',
+        description:
+          'Recipients whose `deliveryChannel` is `Api` or `ManualLink` get no message: this returns a fresh link `{base_url}/sign/<token>` to hand over or open in your application, and revokes their earlier links. The link works while the recipient can act. Refused with 409 for a Draft envelope or a recipient reached by Email, Sms or WhatsApp. Not available in sandbox.',
+        params: RecipientParams,
+        response: { 200: SigningLinkResponse, ...ERROR_RESPONSES },
+      },
+    },
+    async (request) => {
+      const { organizationId } = principalOf(request);
+      const link = await issueRecipientSigningLink(
+        deps,
+        organizationId,
+        request.params.id,
+        request.params.recipientId,
+      );
+      return {
+        recipientId: link.recipientId,
+        deliveryChannel: link.deliveryChannel as 'Api' | 'ManualLink',
+        url: link.url,
+      };
     },
   );
 

@@ -22,6 +22,8 @@ const UsageResponse = z
     period: z.object({ start: IsoDateTime, end: IsoDateTime }),
     envelopesSentThisPeriod: z.number().int(),
     remainingEnvelopeQuota: limit,
+    smsCreditsIncluded: z.number().int().describe('SMS and WhatsApp messages the plan includes per month'),
+    smsCreditsUsedThisPeriod: z.number().int().describe('SMS and WhatsApp messages sent this month'),
     remainingSmsCredits: z.number().int(),
   })
   .meta({ id: 'Usage' });

@@ -15,6 +15,7 @@ import { isTerminalEnvelopeStatus } from '../../../workflows/domain.ts';
 import type { envelopeWorkflow } from '../../../workflows/envelope.ts';
 import { Conflict } from '../../errors.ts';
 import type { ServiceContext } from '../context.ts';
+import { requireSmsCredits, textMessagesNeeded } from '../usage/sms-credits.ts';
 import { findEnvelope } from './find-envelope.ts';
 import { toServiceError } from './workflow-errors.ts';
 
@@ -40,6 +41,15 @@ export async function sendEnvelope(
     );
   }
   const organization = await ctx.orm.em.fork().findOneOrFail(Organization, { id: envelope.organizationId });
+  if (envelope.status === 'Draft') {
+    // A first send (not a repeated one) must be able to reach its SMS and WhatsApp recipients.
+    await requireSmsCredits(
+      ctx.orm.em.fork(),
+      envelope.organizationId,
+      textMessagesNeeded(recipients),
+      `send envelope ${envelope.id}`,
+    );
+  }
   const input = { ...envelopeWorkflowInput(envelope, recipients, organization), ...options };
   const workflowId = envelopeWorkflowId(envelope.id);
   if (envelope.workflowId !== workflowId) {

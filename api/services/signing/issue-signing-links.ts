@@ -3,7 +3,7 @@
 // keeps its SHA-256.
 import { SigningLink } from '../../../db/entities/index.ts';
 import { actsInRounds } from '../../../workflows/rounds.ts';
-import { Conflict } from '../../errors.ts';
+import { Conflict, NotFound } from '../../errors.ts';
 import { randomToken, sha256Hex } from '../../security/secrets.ts';
 import type { ServiceContext } from '../context.ts';
 import { findEnvelope } from '../envelopes/find-envelope.ts';
@@ -47,4 +47,54 @@ export async function issueSigningLinks(
     }
   });
   return issued;
+}
+
+/** Channels whose recipients get no message: the link goes to the caller, who hands it over. */
+const HANDED_OVER: readonly string[] = ['Api', 'ManualLink'];
+
+/**
+ * A fresh link for one `Api` or `ManualLink` recipient of a sent envelope (their earlier links are revoked),
+ * for the integrator to hand over or to open in its own application. Recipients reached by email, SMS or
+ * WhatsApp get their links only in their messages.
+ */
+export async function issueRecipientSigningLink(
+  ctx: Pick<ServiceContext, 'orm' | 'config'>,
+  organizationId: string,
+  envelopeId: string,
+  recipientId: string,
+): Promise<IssuedSigningLink & { deliveryChannel: string }> {
+  const { envelope, recipients } = await findEnvelope(ctx, organizationId, envelopeId);
+  const recipient = recipients.find((r) => r.id === recipientId);
+  if (!recipient) throw new NotFound(`Recipient ${recipientId} was not found on envelope ${envelope.id}.`);
+  if (envelope.status === 'Draft') {
+    throw new Conflict(`Envelope ${envelope.id} is Draft: send it before asking for signing links.`);
+  }
+  if (!HANDED_OVER.includes(recipient.deliveryChannel)) {
+    throw new Conflict(
+      `Recipient ${recipient.id} receives their signing link by ${recipient.deliveryChannel}; links are returned through the API only for Api and ManualLink recipients.`,
+      [{ field: 'deliveryChannel', message: recipient.deliveryChannel }],
+    );
+  }
+  const token = randomToken();
+  await ctx.orm.em.fork().transactional(async (tx) => {
+    await tx.nativeUpdate(
+      SigningLink,
+      { recipientId: recipient.id, revokedAt: null },
+      { revokedAt: new Date() },
+    );
+    tx.create(SigningLink, {
+      tokenHash: sha256Hex(token),
+      recipientId: recipient.id,
+      envelopeId: envelope.id,
+      organizationId: envelope.organizationId,
+      revokedAt: null,
+    });
+  });
+  const base = ctx.config.publicBaseUrl.replace(/\/+$/, '');
+  return {
+    recipientId: recipient.id,
+    fullName: recipient.fullName,
+    url: `${base}/sign/${token}`,
+    deliveryChannel: recipient.deliveryChannel,
+  };
 }

@@ -25,6 +25,7 @@ import {
 import { Conflict, RateLimited, ServiceUnavailable } from '../../errors.ts';
 import type { ServiceContext } from '../context.ts';
 import { toServiceError } from '../envelopes/workflow-errors.ts';
+import { requireSmsCredits } from '../usage/sms-credits.ts';
 import { codeMessage, generateCode, hashCode, maskPhone, OTP_POLICY } from './otp-policy.ts';
 import { openSigningSession, requireOtpRecipient, requireReady } from './signing-session.ts';
 
@@ -63,6 +64,7 @@ export async function requestOneTimeCode(
       `One-time codes cannot be sent by ${name}: this server has no ${name} provider configured.`,
     );
   }
+  await requireSmsCredits(ctx.orm.em.fork(), envelope.organizationId, 1, 'send a one-time code');
 
   const now = new Date();
   const code = generateCode();

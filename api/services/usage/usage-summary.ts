@@ -3,6 +3,7 @@
 import { Envelope, Organization, Plan } from '../../../db/entities/index.ts';
 import { NotFound } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
+import { smsCredits } from './sms-credits.ts';
 
 export async function usageSummary(ctx: DataContext, organizationId: string, now = new Date()) {
   const em = ctx.orm.em.fork();
@@ -12,6 +13,7 @@ export async function usageSummary(ctx: DataContext, organizationId: string, now
   const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const nextMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
   // An envelope counts against the quota in the month it is sent.
+  const credits = await smsCredits(em, organizationId, now);
   const sentThisMonth = await em.count(Envelope, {
     organizationId,
     sentAt: { $gte: monthStart, $lt: nextMonth },
@@ -33,7 +35,8 @@ export async function usageSummary(ctx: DataContext, organizationId: string, now
       plan.monthlyDocumentLimit === null || plan.monthlyDocumentLimit === undefined
         ? null
         : Math.max(0, plan.monthlyDocumentLimit - sentThisMonth),
-    // No SMS is sent before the notifications arrive, so the included credits are all there.
-    remainingSmsCredits: plan.smsCreditsIncluded,
+    smsCreditsIncluded: credits.included,
+    smsCreditsUsedThisPeriod: credits.used,
+    remainingSmsCredits: credits.remaining,
   };
 }
