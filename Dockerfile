@@ -4,9 +4,9 @@
 #   API:    npm run api      (node api/main.ts, the default command)
 #   Worker: npm run worker   (node temporal/worker-main.ts)
 #
-# Sigil runs its TypeScript sources directly with Node 24's type stripping, so there is no build step: the
-# image holds the sources and the production dependencies only. docker-compose.yml builds it; see
-# docs/deployment.md.
+# Sigil runs its TypeScript sources directly with Node 24's type stripping; the one build step is the web app
+# (web/ → web/build, in its own stage with the devDependencies). The image holds the sources, the built web
+# app and the production dependencies only. docker-compose.yml builds it; see docs/deployment.md.
 
 ARG NODE_IMAGE=node:24-bookworm-slim
 
@@ -25,6 +25,20 @@ COPY package.json package-lock.json ./
 # the npm registry, as any `npm ci` does.
 RUN npm ci --omit=dev \
     && npm cache clean --force
+
+# ---------------------------------------------------------------------------------------------------------
+# The web app, built with Vite and SvelteKit (devDependencies); only web/build reaches the runtime image.
+# ---------------------------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS web
+WORKDIR /app
+ENV NPM_CONFIG_UPDATE_NOTIFIER=false \
+    NPM_CONFIG_FUND=false \
+    NPM_CONFIG_AUDIT=false
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY scripts ./scripts
+COPY web ./web
+RUN npm run build:web
 
 # ---------------------------------------------------------------------------------------------------------
 # Runtime image.
@@ -59,6 +73,7 @@ COPY notifications ./notifications
 COPY temporal ./temporal
 COPY api ./api
 COPY scripts ./scripts
+COPY --from=web /app/web/build ./web/build
 
 # DATA_DIR is created here, owned by the unprivileged `node` user (uid 1000) of the base image, so a fresh
 # named volume mounted on it inherits that owner.

@@ -187,8 +187,10 @@ async function addresseeOf(
       email,
       phone: null,
       language: sender.language || organization.defaultLanguage,
-      channel: 'Email',
-      channelLabel: 'Email',
+      // No address of the sender's and no reply-to address: nobody to tell, so the notice is skipped (an
+      // organization that wants these notices sets its reply-to address).
+      channel: email ? 'Email' : null,
+      channelLabel: email ? 'Email' : 'none (no sender address and no reply-to address)',
     };
   }
   if (!request.recipientId) throw invalid(`A ${request.kind} message needs a recipientId.`);

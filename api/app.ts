@@ -7,6 +7,7 @@ import type { Config } from '../config/config.ts';
 import type { Orm } from '../db/orm.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { createServer } from './http/server.ts';
+import { registerWebApp } from './http/web-app.ts';
 import { devRoutes } from './routes/dev.ts';
 import { healthRoutes } from './routes/health.ts';
 import { oauthTokenRoutes } from './routes/oauth-token.ts';
@@ -30,6 +31,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(signingRoutes, deps);
   // Development and test only: in production these routes do not exist.
   if (deps.config.env !== 'production') await app.register(devRoutes, deps);
+  // The built web app (web/build) for every other page path; API paths stay JSON 404s.
+  await registerWebApp(app, { env: deps.config.env });
   await app.ready();
   return app;
 }

@@ -51,10 +51,14 @@ export function createLogger(
   );
 }
 
-/** Signing-link tokens travel in URL paths (`/api/signing/<token>`, `/<token>/document`): never log them. */
+/**
+ * Signing-link tokens travel in URL paths (`/api/signing/<token>`, `/<token>/document`, the signer page
+ * `/sign/<token>`): never log them.
+ */
 export function redactTokensInPath(url: string): string {
   return url
     .replace(/^\/api\/signing\/[^/?#]+/, '/api/signing/[token]')
+    .replace(/^\/sign\/[^/?#]+/, '/sign/[token]')
     .replace(/^\/[^/?#]+\/document(?=$|[?#])/, '/[token]/document');
 }
 

@@ -20,6 +20,7 @@ import {
   provisionDevServer,
 } from '../temporal/provision.ts';
 import { ensureSearchAttributes } from '../temporal/search-attributes.ts';
+import { ensureWebBuild } from './web-build.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const say = (message: string) => process.stdout.write(`[sigil] ${message}\n`);
@@ -46,6 +47,9 @@ try {
 async function main(config: Config): Promise<void> {
   const t0 = Date.now();
   await mkdir(join(config.dataDir, 'logs'), { recursive: true });
+
+  // 0. The web app, built when web/build is missing or older than web/'s sources (a few seconds)
+  await ensureWebBuild(say);
 
   // 1. PostgreSQL
   if (config.database.embedded) {
@@ -102,6 +106,9 @@ async function main(config: Config): Promise<void> {
     '',
     `  App                 ${config.publicBaseUrl}`,
     `  Health              ${config.publicBaseUrl}/api/health`,
+    ...(config.env === 'production'
+      ? []
+      : [`  Dev notifications   ${config.publicBaseUrl}/dev/notifications`]),
     `  Swagger (API v1)    ${config.publicBaseUrl}/swagger`,
     `  OpenAPI             ${config.publicBaseUrl}/api/openapi/v1/openapi.json`,
     `  Temporal Web UI     ${uiUrl ?? '(external cluster: set TEMPORAL_UI_URL to show it here)'}`,

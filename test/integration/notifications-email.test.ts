@@ -239,11 +239,14 @@ describe('email through SMTP', () => {
     expect(mail.replyTo).toBeUndefined();
     expect(mail.text).toContain(`Sent by ${organization.name} with Sigil.`);
 
-    // The sender has no address of their own yet, and this organization has no reply-to: nothing to send to.
-    const nowhere = await failureOf(
-      sendNotification(request(envelope, { kind: 'cancelled', reason: 'Replaced' })),
-    );
-    expect(nowhere).toMatchObject({ type: 'NoAddress', nonRetryable: true });
+    // The sender has no address of their own yet, and this organization has no reply-to: nobody to tell, so
+    // the notice is skipped and nothing is recorded.
+    const nowhere = await sendNotification(request(envelope, { kind: 'cancelled', reason: 'Replaced' }));
+    expect(nowhere).toMatchObject({
+      status: 'skipped',
+      reason: expect.stringMatching(/no reply-to address/),
+    });
+    expect(await harness.ctx.orm.em.fork().count(Notification, { id: nowhere.notificationId })).toBe(0);
 
     await sendNotification(
       request(envelope, {

@@ -1,7 +1,9 @@
-// Vitest global setup: one PostgreSQL, one Temporal dev server and one envelope worker for the whole run;
-// the time-skipping test server is resolved here and started by the tests that need it.
+// Vitest global setup: the web app's build (when stale), one PostgreSQL, one Temporal dev server and one
+// envelope worker for the whole run; the time-skipping test server is resolved here and started by the tests
+// that need it.
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../config/config.ts';
+import { ensureWebBuild } from '../../scripts/web-build.ts';
 import { explainProvisioningFailure, provisionTimeSkippingServer } from '../../temporal/provision.ts';
 import { startTestInfrastructure } from '../support/infrastructure.ts';
 
@@ -17,6 +19,8 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject) {
   const log = (line: string) => process.stdout.write(`[test setup] ${line}\n`);
+  // The browser tests and the web app's routes need web/build; built here when missing or stale.
+  await ensureWebBuild(log);
   const infrastructure = await startTestInfrastructure(log);
   const config = loadConfig({ ...process.env, SIGIL_ENV: 'test' });
   const timeSkipping = await provisionTimeSkippingServer({

@@ -1,0 +1,96 @@
+// Serves the built web app (web/build, from `npm run build:web`) on the API's origin. A file of the build is
+// served as it is; any other page path gets the app's fallback page (index.html), whose router draws the page
+// in the browser (`/dev/notifications`, `/sign/<token>` and whatever comes). API paths are never answered with
+// the app: an unknown `/api/…`, `/oauth/…` or `/swagger/…` path stays a JSON 404. In production the
+// development pages (`/dev/…`) are not served either. Files are looked up per request, so a rebuild is picked
+// up without a restart.
+import { stat } from 'node:fs/promises';
+import { resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { SigilEnv } from '../../config/config.ts';
+import { AppError } from '../errors.ts';
+
+export const WEB_BUILD_DIR = fileURLToPath(new URL('../../web/build', import.meta.url));
+
+/** Paths that belong to the APIs, whatever the app's router would make of them. */
+const API_PATHS = /^\/(?:api|oauth|swagger)(?:\/|$)/;
+/** Pages that exist only outside production. */
+const DEVELOPMENT_PAGES = /^\/dev(?:\/|$)/;
+/** Content-hashed assets never change under their name. */
+const IMMUTABLE_ASSETS = /^\/_app\/immutable\//;
+/** Paths that name a file: when it does not exist the answer is 404, not the app. */
+const FILE_PATHS = /^\/_app\/|\.(?:js|mjs|css|map|json|txt|svg|png|jpe?g|gif|webp|ico|woff2?|webmanifest)$/;
+/** A dot-file or dot-folder (the build's stamp, `..`, encoded or not) is never served, nor is the app. */
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e)/i;
+
+export interface WebAppOptions {
+  env: SigilEnv;
+  /** Where the built app is (default web/build). */
+  buildDir?: string;
+}
+
+export async function registerWebApp(app: FastifyInstance, options: WebAppOptions): Promise<void> {
+  const root = resolve(options.buildDir ?? WEB_BUILD_DIR);
+  // reply.sendFile only; the one route below decides what is served.
+  await app.register(fastifyStatic, { serve: false });
+
+  app.get('/*', { schema: { hide: true } }, async (request, reply) => {
+    const path = request.url.split(/[?#]/, 1)[0] ?? '/';
+    if (
+      API_PATHS.test(path) ||
+      DOT_SEGMENT.test(path) ||
+      (options.env === 'production' && DEVELOPMENT_PAGES.test(path))
+    ) {
+      return reply.callNotFound();
+    }
+    reply.header('x-content-type-options', 'nosniff');
+    const file = await existingFile(root, path);
+    if (file) {
+      if (IMMUTABLE_ASSETS.test(path)) {
+        return reply.sendFile(file, root, { dotfiles: 'deny', maxAge: '365d', immutable: true });
+      }
+      reply.header('cache-control', 'no-cache');
+      return reply.sendFile(file, root, { dotfiles: 'deny', cacheControl: false });
+    }
+    if (FILE_PATHS.test(path)) return reply.callNotFound();
+    if (!(await existingFile(root, '/index.html'))) {
+      throw new AppError(
+        503,
+        'service_unavailable',
+        'The web app is not built on this server: run `npm run build:web` (npm start does it by itself).',
+      );
+    }
+    return sendPage(reply, root);
+  });
+}
+
+function sendPage(reply: FastifyReply, root: string) {
+  // Pages carry signing tokens in their address: no Referer leaves them, and no other site may frame them.
+  reply.header('referrer-policy', 'no-referrer');
+  reply.header('x-frame-options', 'DENY');
+  reply.header('cache-control', 'no-cache');
+  return reply.sendFile('index.html', root, { cacheControl: false });
+}
+
+/** The path relative to `root` when it names a regular file inside it, else undefined. */
+async function existingFile(root: string, urlPath: string): Promise<string | undefined> {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(urlPath);
+  } catch {
+    return undefined;
+  }
+  // No NUL, and no dot-file or dot-folder (the build's stamp, `..`).
+  if (decoded.includes('\0') || decoded.split('/').some((segment) => segment.startsWith('.')))
+    return undefined;
+  const absolute = resolve(root, `.${decoded}`);
+  if (!absolute.startsWith(root + sep)) return undefined;
+  const info = await stat(absolute).catch(() => undefined);
+  if (!info?.isFile()) return undefined;
+  return absolute
+    .slice(root.length + 1)
+    .split(sep)
+    .join('/');
+}

@@ -1,0 +1,143 @@
+// The API process serves the built web app (web/build) on its own origin: page paths get the app's fallback
+// page, built files are served with the right caching, API paths are never shadowed by the app, development
+// pages are not served in production, and a missing build is said plainly.
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Connection } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { buildApp } from '../../api/app.ts';
+import { createServer } from '../../api/http/server.ts';
+import { registerWebApp, WEB_BUILD_DIR } from '../../api/http/web-app.ts';
+import { loadConfig } from '../../config/config.ts';
+import { redactTokensInPath } from '../../config/logger.ts';
+import { type ApiHarness, openApiHarness } from '../support/api.ts';
+
+let harness: ApiHarness;
+let production: FastifyInstance;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  harness = await openApiHarness();
+  app = harness.app;
+  production = await buildApp({
+    config: loadConfig({
+      SIGIL_ENV: 'production',
+      DATABASE_URL: inject('databaseUrl'),
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+    }),
+    orm: harness.ctx.orm,
+    temporal: {
+      connection: harness.ctx.temporal.connection as Connection,
+      client: harness.ctx.temporal,
+      namespace: inject('namespace'),
+    },
+    logger: pino({ level: 'silent' }),
+  });
+});
+afterAll(async () => {
+  await production?.close();
+  await harness?.close();
+});
+
+async function someImmutableScript(): Promise<string> {
+  const dir = join(WEB_BUILD_DIR, '_app/immutable/entry');
+  const file = (await readdir(dir)).find((name) => name.endsWith('.js'));
+  if (!file) throw new Error('no entry script in web/build');
+  return `/_app/immutable/entry/${file}`;
+}
+
+describe('the web app on the API origin', () => {
+  it('answers page paths with the app, never cached and with no referrer', async () => {
+    for (const url of ['/', '/dev/notifications', '/dev/notifications?kind=otp', '/sign/AbCdEf0123456789']) {
+      const response = await app.inject({ method: 'GET', url });
+      expect(response.statusCode, url).toBe(200);
+      expect(response.headers['content-type'], url).toMatch(/^text\/html/);
+      expect(response.body, url).toContain('/_app/immutable/entry/');
+      expect(response.headers['cache-control'], url).toBe('no-cache');
+      expect(response.headers['referrer-policy'], url).toBe('no-referrer');
+      expect(response.headers['x-frame-options'], url).toBe('DENY');
+    }
+    const head = await app.inject({ method: 'HEAD', url: '/dev/notifications' });
+    expect(head.statusCode).toBe(200);
+  });
+
+  it('serves built files, hashed ones for a year', async () => {
+    const script = await someImmutableScript();
+    const response = await app.inject({ method: 'GET', url: script });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/javascript/);
+    expect(response.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    const robots = await app.inject({ method: 'GET', url: '/robots.txt' });
+    expect(robots.statusCode).toBe(200);
+    expect(robots.body).toContain('Disallow: /');
+    expect(robots.headers['cache-control']).toBe('no-cache');
+  });
+
+  it('answers a missing file, a dot-file or a path outside the build with 404, not the app', async () => {
+    for (const url of [
+      '/_app/immutable/entry/missing.js',
+      '/missing.css',
+      '/.sigil-sources.sha256',
+      '/..%2f..%2fpackage.json',
+      '/%2e%2e/%2e%2e/package.json',
+    ]) {
+      const response = await app.inject({ method: 'GET', url });
+      expect(response.statusCode, url).toBe(404);
+      expect(response.json().error.code, url).toBe('not_found');
+    }
+  });
+
+  it('never shadows the APIs: unknown API paths stay JSON 404s', async () => {
+    for (const url of [
+      '/api/nothing',
+      '/api',
+      '/api/v1/nothing-here',
+      '/oauth/nothing',
+      '/swagger/nothing',
+    ]) {
+      const response = await app.inject({ method: 'GET', url });
+      expect(response.statusCode, url).toBe(404);
+      expect(response.json().error.code, url).toBe('not_found');
+    }
+    expect((await app.inject({ method: 'GET', url: '/api/health' })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/api/dev/notifications?limit=1' })).statusCode).toBe(200);
+    const swagger = await app.inject({ method: 'GET', url: '/swagger' });
+    expect(swagger.statusCode).toBeLessThan(400);
+    expect(swagger.body).not.toContain('/_app/immutable/entry/');
+    const openapi = await app.inject({ method: 'GET', url: '/api/openapi/v1/openapi.json' });
+    expect(openapi.statusCode).toBe(200);
+  });
+
+  it('in production serves the app but neither the development pages nor their API', async () => {
+    expect((await production.inject({ method: 'GET', url: '/' })).statusCode).toBe(200);
+    expect((await production.inject({ method: 'GET', url: '/sign/AbCdEf0123456789' })).statusCode).toBe(200);
+    for (const url of ['/dev/notifications', '/dev', '/api/dev/notifications']) {
+      const response = await production.inject({ method: 'GET', url });
+      expect(response.statusCode, url).toBe(404);
+      expect(response.json().error.code, url).toBe('not_found');
+    }
+  });
+
+  it('says so when the web app is not built', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'sigil-no-web-'));
+    const bare = createServer({ logger: pino({ level: 'silent' }) });
+    await registerWebApp(bare, { env: 'development', buildDir: empty });
+    try {
+      const response = await bare.inject({ method: 'GET', url: '/dev/notifications' });
+      expect(response.statusCode).toBe(503);
+      expect(response.json().error.message).toMatch(/npm run build:web/);
+      expect((await bare.inject({ method: 'GET', url: '/api/anything' })).statusCode).toBe(404);
+    } finally {
+      await bare.close();
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps signing tokens of signer pages out of the request log', () => {
+    expect(redactTokensInPath('/sign/AbCdEf0123456789?lang=he')).toBe('/sign/[token]?lang=he');
+    expect(redactTokensInPath('/dev/notifications')).toBe('/dev/notifications');
+  });
+});

@@ -1,0 +1,107 @@
+// The web app's catalogs (web/src/lib/i18n/{en,he}.json): the same keys with the same placeholders, every
+// message formats in both languages through svelte-i18n itself, every key the pages use exists, and the
+// notification kinds and channels the panel names are the ones the server captures.
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { get } from 'svelte/store';
+import { addMessages, format, init, locale } from 'svelte-i18n';
+import { describe, expect, it } from 'vitest';
+import { NOTIFICATION_KINDS as PANEL_KINDS } from '../../web/src/lib/api/dev-notifications.ts';
+import { MESSAGE_CHANNELS, NOTIFICATION_KINDS } from '../../workflows/notification-contracts.ts';
+
+const WEB_SRC = fileURLToPath(new URL('../../web/src', import.meta.url));
+const LANGUAGES = ['en', 'he'] as const;
+type Catalog = Record<string, string>;
+
+async function catalog(language: string): Promise<Catalog> {
+  return JSON.parse(await readFile(join(WEB_SRC, 'lib/i18n', `${language}.json`), 'utf8')) as Catalog;
+}
+
+/** The argument names of an ICU message: `{name}`, `{count, plural, …}`, including nested ones. */
+function argumentsOf(message: string): string[] {
+  return [
+    ...new Set([...message.matchAll(/\{\s*([A-Za-z_]\w*)\s*[,}]/g)].map((match) => match[1] ?? '')),
+  ].sort();
+}
+
+async function sourceFiles(dir: string): Promise<string[]> {
+  const files: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...(await sourceFiles(path)));
+    else if (/\.(svelte|ts)$/.test(entry.name)) files.push(path);
+  }
+  return files;
+}
+
+describe('web app catalogs', () => {
+  it('have the same keys in English and Hebrew', async () => {
+    const english = Object.keys(await catalog('en')).sort();
+    expect(english.length).toBeGreaterThan(40);
+    expect(Object.keys(await catalog('he')).sort()).toEqual(english);
+  });
+
+  it('have the same placeholders for every key, no empty message, and Hebrew that is Hebrew', async () => {
+    const en = await catalog('en');
+    const he = await catalog('he');
+    let hebrewMessages = 0;
+    for (const [key, english] of Object.entries(en)) {
+      const hebrew = he[key] ?? '';
+      expect(english.trim(), key).not.toBe('');
+      expect(hebrew.trim(), key).not.toBe('');
+      expect(argumentsOf(hebrew), key).toEqual(argumentsOf(english));
+      if (/[\u0590-\u05FF]/.test(hebrew)) hebrewMessages += 1;
+    }
+    // Language names and product names (SMS, WhatsApp) are the same in both; everything else is translated.
+    expect(hebrewMessages).toBeGreaterThan(Object.keys(en).length - 6);
+  });
+
+  it('format every message in both languages with svelte-i18n', async () => {
+    for (const language of LANGUAGES) addMessages(language, await catalog(language));
+    init({ fallbackLocale: 'en', initialLocale: 'en' });
+    const en = await catalog('en');
+    for (const language of LANGUAGES) {
+      await locale.set(language);
+      const translate = get(format);
+      for (const [key, message] of Object.entries(en)) {
+        const values = Object.fromEntries(argumentsOf(message).map((name) => [name, 2]));
+        const text = translate(key, { values });
+        expect(text, `${language} ${key}`).not.toBe(key);
+        expect(text, `${language} ${key}`).not.toMatch(/[{}]/);
+      }
+    }
+    await locale.set('he');
+    expect(get(format)('devNotifications.status.count', { values: { count: 2 } })).toBe('שתי הודעות');
+    expect(get(format)('devNotifications.status.count', { values: { count: 7 } })).toBe('7 הודעות');
+    await locale.set('en');
+    expect(get(format)('devNotifications.status.count', { values: { count: 1 } })).toBe('1 notification');
+  });
+
+  it('hold every key the pages use', async () => {
+    const en = await catalog('en');
+    const keys = Object.keys(en);
+    const used = new Set<string>();
+    const prefixes = new Set<string>();
+    for (const file of await sourceFiles(WEB_SRC)) {
+      const text = await readFile(file, 'utf8');
+      for (const match of text.matchAll(/\$_\(\s*'([^']+)'/g)) used.add(match[1] ?? '');
+      for (const match of text.matchAll(/\$_\(\s*`([^`$]+)\$\{/g)) prefixes.add(match[1] ?? '');
+    }
+    expect(used.size).toBeGreaterThan(20);
+    for (const key of used) expect(keys, key).toContain(key);
+    // Keys built from a value: every value has its message.
+    expect([...prefixes].sort()).toEqual([
+      'devNotifications.channel.',
+      'devNotifications.kind.',
+      'languages.',
+    ]);
+    for (const kind of NOTIFICATION_KINDS) expect(keys).toContain(`devNotifications.kind.${kind}`);
+    for (const channel of MESSAGE_CHANNELS) expect(keys).toContain(`devNotifications.channel.${channel}`);
+    for (const language of LANGUAGES) expect(keys).toContain(`languages.${language}`);
+  });
+
+  it('name the notification kinds the server captures', () => {
+    expect([...PANEL_KINDS]).toEqual([...NOTIFICATION_KINDS]);
+  });
+});
