@@ -1,13 +1,17 @@
 // The web app's catalogs (web/src/lib/i18n/{en,he}.json): the same keys with the same placeholders, every
 // message formats in both languages through svelte-i18n itself, every key the pages use exists, and the
-// notification kinds and channels the panel names are the ones the server captures.
+// notification kinds and channels the panel names are the ones the server captures, and the signer page
+// knows the signing states the server answers.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { get } from 'svelte/store';
 import { addMessages, format, init, locale } from 'svelte-i18n';
 import { describe, expect, it } from 'vitest';
+import { SIGNING_STATES as SERVER_STATES } from '../../api/services/signing/signing-session.ts';
 import { NOTIFICATION_KINDS as PANEL_KINDS } from '../../web/src/lib/api/dev-notifications.ts';
+import { SIGNING_STATES } from '../../web/src/lib/api/signing.ts';
+import { RECIPIENT_STATUSES } from '../../workflows/domain.ts';
 import { MESSAGE_CHANNELS, NOTIFICATION_KINDS } from '../../workflows/notification-contracts.ts';
 
 const WEB_SRC = fileURLToPath(new URL('../../web/src', import.meta.url));
@@ -95,10 +99,25 @@ describe('web app catalogs', () => {
       'devNotifications.channel.',
       'devNotifications.kind.',
       'languages.',
+      'signer.complete.',
+      'signer.recipientStatus.',
+      'signer.state.',
     ]);
     for (const kind of NOTIFICATION_KINDS) expect(keys).toContain(`devNotifications.kind.${kind}`);
     for (const channel of MESSAGE_CHANNELS) expect(keys).toContain(`devNotifications.channel.${channel}`);
     for (const language of LANGUAGES) expect(keys).toContain(`languages.${language}`);
+    // The signer page: a page for every state but ready, every recipient status, every action's button.
+    for (const state of SIGNING_STATES.filter((s) => s !== 'ready')) {
+      expect(keys).toContain(`signer.state.${state}.title`);
+      expect(keys).toContain(`signer.state.${state}.body`);
+    }
+    for (const status of RECIPIENT_STATUSES) expect(keys).toContain(`signer.recipientStatus.${status}`);
+    for (const action of ['sign', 'fill', 'approve', 'view'])
+      expect(keys).toContain(`signer.complete.${action}`);
+  });
+
+  it('name the signing states the server answers', () => {
+    expect([...SIGNING_STATES]).toEqual([...SERVER_STATES]);
   });
 
   it('name the notification kinds the server captures', () => {

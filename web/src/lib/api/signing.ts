@@ -1,0 +1,198 @@
+// Client of the signer API (docs/api.md, "Signer API"): the view of a signing link, saving values,
+// completing, declining and the one-time code steps. The token in the path is the credential; an OTP
+// recipient's signer session (from a verified code) is kept in sessionStorage for this tab and sent as
+// X-Signing-Session with every request.
+
+export const SIGNING_STATES = [
+  'ready',
+  'not_in_turn',
+  'completed',
+  'declined',
+  'cancelled',
+  'expired',
+  'finalizing',
+] as const;
+export type SigningState = (typeof SIGNING_STATES)[number];
+export type SignerAction = 'sign' | 'fill' | 'approve' | 'view';
+
+/** The field types the signer fills with a plain input in this version. */
+export const PLAIN_FIELD_TYPES = [
+  'Full name',
+  'Text',
+  'Long text',
+  'Date',
+  'Email',
+  'Phone',
+  'ID number',
+  'Checkbox',
+  'Radio',
+  'Dropdown',
+  'Read-only text',
+] as const;
+
+export interface SigningField {
+  fieldDefinitionId: string;
+  type: string;
+  label: string;
+  page: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  required: boolean;
+  options: string[] | null;
+  value: unknown;
+}
+
+export interface RequiredField {
+  fieldDefinitionId: string;
+  label: string;
+  filled: boolean;
+}
+
+export interface SigningView {
+  state: SigningState;
+  title: string;
+  organizationName: string;
+  recipient: { name: string; status: string; type: string; language: string };
+  action: SignerAction;
+  consentRequired: boolean;
+  consentText: string | null;
+  authenticationRequired: boolean;
+  authenticated: boolean;
+  authenticationMethod: string;
+  maskedPhone: string | null;
+  fields: SigningField[];
+  awaitingCount: number;
+  requiredFields: RequiredField[];
+}
+
+export interface ApiErrorDetail {
+  field?: string;
+  message?: string;
+  attemptsLeft?: number;
+}
+
+/** A failed call: the HTTP status (0 when the network failed), the error code and its details. */
+export class SigningError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly details: ApiErrorDetail[];
+
+  constructor(status: number, code: string, message: string, details: ApiErrorDetail[] = []) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export function isSigningState(value: unknown): value is SigningState {
+  return typeof value === 'string' && (SIGNING_STATES as readonly string[]).includes(value);
+}
+
+const SESSION_PREFIX = 'sigil.signingSession.';
+
+interface KeyValueStorage {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}
+
+/** The tab's sessionStorage (this module is also type-checked, by the unit tests, without the DOM). */
+function tabStorage(): KeyValueStorage | undefined {
+  return (globalThis as { sessionStorage?: KeyValueStorage }).sessionStorage;
+}
+
+function sessionKey(token: string): string {
+  // The key holds a short prefix of the token only; the whole token stays in the address.
+  return SESSION_PREFIX + token.slice(0, 12);
+}
+
+export function readSigningSession(token: string): string | undefined {
+  try {
+    return tabStorage()?.getItem(sessionKey(token)) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function storeSigningSession(token: string, sessionToken: string | undefined): void {
+  try {
+    if (sessionToken) tabStorage()?.setItem(sessionKey(token), sessionToken);
+    else tabStorage()?.removeItem(sessionKey(token));
+  } catch {
+    // storage disabled: the session lasts until the page is left
+  }
+}
+
+async function call<T>(token: string, method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const session = readSigningSession(token);
+  if (session) headers['x-signing-session'] = session;
+  let response: Response;
+  try {
+    response = await fetch(`/api/signing/${encodeURIComponent(token)}${path}`, {
+      method,
+      headers,
+      cache: 'no-store',
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+  } catch (error) {
+    throw new SigningError(0, 'network', error instanceof Error ? error.message : String(error));
+  }
+  const payload = (await response.json().catch(() => undefined)) as
+    | { error?: { code?: string; message?: string; details?: ApiErrorDetail[] } }
+    | undefined;
+  if (!response.ok) {
+    // An expired or foreign session: forget it, the page asks for a new code.
+    if (response.status === 403 && session) storeSigningSession(token, undefined);
+    const error = payload?.error;
+    throw new SigningError(
+      response.status,
+      error?.code ?? 'error',
+      error?.message ?? `HTTP ${response.status}`,
+      error?.details ?? [],
+    );
+  }
+  return payload as T;
+}
+
+export function fetchSigningView(token: string): Promise<SigningView> {
+  return call<SigningView>(token, 'GET', '');
+}
+
+export function saveSigningValues(
+  token: string,
+  values: { fieldDefinitionId: string; value: unknown }[],
+): Promise<SigningView> {
+  return call<SigningView>(token, 'PUT', '/fields', { values });
+}
+
+export function completeSigning(
+  token: string,
+  consent: boolean,
+): Promise<{ state: SigningState; envelopeStatus: string }> {
+  return call(token, 'POST', '/complete', consent ? { consent: true } : {});
+}
+
+export function declineSigning(
+  token: string,
+  reason: string,
+): Promise<{ state: SigningState; envelopeStatus: string }> {
+  return call(token, 'POST', '/decline', { reason });
+}
+
+export function requestCode(
+  token: string,
+): Promise<{ channel: string; sentTo: string; expiresAt: string; resendAvailableAt: string }> {
+  return call(token, 'POST', '/otp');
+}
+
+export async function verifyCode(token: string, code: string): Promise<void> {
+  const result = await call<{ sessionToken: string; expiresAt: string }>(token, 'POST', '/otp/verify', {
+    code,
+  });
+  storeSigningSession(token, result.sessionToken);
+}
