@@ -1,21 +1,26 @@
-// The signer page (/sign/<token>, first slice: the plain field types) in a real browser (Debian's Chromium
-// driven by playwright-core) against a real Sigil app listening on a port. Envelopes are created and sent
-// through the public API for a template of plain fields, their ManualLink recipients' links issued through
-// POST /api/v1/envelopes/{id}/recipients/{recipientId}/signing-link. Two sequential signers fill and
-// complete until the envelope is Completed; another envelope is declined with a reason; a cancelled link,
-// an unknown link and a link not yet in turn get their own pages; an OTP recipient verifies a code; the
-// recipient's Hebrew opens right to left; a 375-pixel phone. Screenshots go to test/artifacts/web/.
+// The signer page (/sign/<token>) in a real browser (Debian's Chromium driven by playwright-core) against a
+// real Sigil app listening on a port. Envelopes are created and sent through the public API, their
+// ManualLink recipients' links issued through
+// POST /api/v1/envelopes/{id}/recipients/{recipientId}/signing-link. Two sequential signers fill every plain
+// field and complete until the envelope is Completed; a signer draws a signature with the mouse, types
+// initials, uploads a stamp, a PDF and an image, completes, and the final PDF holds the typed names and the
+// attached file; another envelope is declined with a reason; a cancelled link, an unknown link and a link
+// not yet in turn get their own pages; an OTP recipient verifies a code; the recipient's Hebrew opens right
+// to left; a 375-pixel phone. Screenshots go to test/artifacts/web/.
 import { randomInt } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { TemplateField } from '../../db/entities/index.ts';
 import { buildDemoPdf } from '../../db/seed/demo-pdf.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
+import { encodePng } from '../support/png.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_FLAGS = [
@@ -52,12 +57,34 @@ const PLAIN_TEMPLATE = {
   ],
 };
 const TERMS = 'Payment within 30 days of the invoice.';
+const SIGNATURE_TEMPLATE = {
+  name: 'Signature and uploads template',
+  roles: [{ name: 'Client', required: true }],
+  fields: [
+    { type: 'Full name', role: 'Client', label: 'Client name', x: 40, y: 40, required: true, ...box },
+    {
+      type: 'Signature',
+      role: 'Client',
+      label: 'Signature',
+      x: 40,
+      y: 80,
+      required: true,
+      ...box,
+      height: 60,
+    },
+    { type: 'Initials', role: 'Client', label: 'Initials', x: 220, y: 80, required: true, ...box, width: 60 },
+    { type: 'Company stamp', role: 'Client', label: 'Stamp', x: 300, y: 80, ...box, width: 80, height: 60 },
+    { type: 'File upload', role: 'Client', label: 'Contract copy', x: 40, y: 160, required: true, ...box },
+    { type: 'Image upload', role: 'Client', label: 'Photo ID', x: 40, y: 200, ...box, height: 80 },
+  ],
+};
 
 let harness: ApiHarness;
 let acme: Integrator;
 let browser: Browser;
 let baseUrl: string;
 let templateId: string;
+let signatureTemplateId: string;
 let termsFieldId: string;
 const contexts: BrowserContext[] = [];
 
@@ -131,6 +158,55 @@ async function sendEnvelope(
   return { id: envelope.id, client: await link('Client'), provider: await link('Provider') };
 }
 
+/** An envelope of the signature template sent to one ManualLink recipient; the page address of the link. */
+async function sendSignatureEnvelope(title: string): Promise<{ id: string; url: string }> {
+  const created = await api('POST', '/api/v1/envelopes/from-template', {
+    title,
+    workflowType: 'Sequential',
+    templateId: signatureTemplateId,
+    recipients: [
+      { roleName: 'Client', fullName: 'Dana Levi', deliveryChannel: 'ManualLink', signingOrder: 1 },
+    ],
+  });
+  expect(created.status, await created.clone().text()).toBe(201);
+  const envelope = (await created.json()) as { id: string; recipients: { id: string }[] };
+  const sent = await api('POST', `/api/v1/envelopes/${envelope.id}/send`);
+  expect(sent.status, await sent.clone().text()).toBe(200);
+  const issued = await api(
+    'POST',
+    `/api/v1/envelopes/${envelope.id}/recipients/${envelope.recipients[0]?.id}/signing-link`,
+  );
+  expect(issued.status, await issued.clone().text()).toBe(200);
+  const { url } = (await issued.json()) as { url: string };
+  return { id: envelope.id, url: `${baseUrl}/sign/${url.split('/sign/')[1]}` };
+}
+
+/** The final PDF of a Completed envelope, through the public API: its text and its attachments' names. */
+async function finalPdf(id: string): Promise<{ text: string; attachments: Map<string, number> }> {
+  const response = await api('GET', `/api/v1/envelopes/${id}/documents/final-pdf`);
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toContain('application/pdf');
+  const task = getDocument({ data: new Uint8Array(await response.arrayBuffer()), verbosity: 0 });
+  const pdf = await task.promise;
+  const pages: string[] = [];
+  for (let number = 1; number <= pdf.numPages; number += 1) {
+    const items = (await (await pdf.getPage(number)).getTextContent()).items;
+    pages.push(
+      items
+        .filter((item): item is TextItem => 'str' in item)
+        .map((item) => item.str)
+        .join(' '),
+    );
+  }
+  const attachments = new Map<string, number>();
+  for (const [key, attachment] of (await pdf.getAttachments()) ?? []) {
+    const content = new Uint8Array(attachment.content ?? (await pdf.getAttachmentContent(key)) ?? []);
+    attachments.set(attachment.filename, content.byteLength);
+  }
+  await task.destroy();
+  return { text: pages.join('\n'), attachments };
+}
+
 async function envelopeStatus(id: string): Promise<string> {
   const response = await api('GET', `/api/v1/envelopes/${id}`);
   return ((await response.json()) as { status: string }).status;
@@ -190,6 +266,14 @@ beforeAll(async () => {
   templateId = template.id;
   const terms = await harness.ctx.orm.em.fork().findOneOrFail(TemplateField, { templateId, label: 'Terms' });
   termsFieldId = terms.id;
+  const signatures = await createTemplate(harness.ctx, {
+    organizationId: acme.organizationId,
+    pdf: await buildDemoPdf('Signature agreement'),
+    filename: 'signatures.pdf',
+    definition: SIGNATURE_TEMPLATE,
+    publish: true,
+  });
+  signatureTemplateId = signatures.id;
 }, 120_000);
 
 afterAll(async () => {
@@ -298,6 +382,141 @@ describe('the signer page', () => {
     await eventually(() => second.locator('h1').textContent()).toBe('Already completed');
   });
 
+  it('draws a signature, types initials, uploads a stamp, a PDF and an image, and the final PDF has them', async () => {
+    const envelope = await sendSignatureEnvelope('Signature agreement');
+    const page = await newPage();
+    await page.goto(envelope.url);
+    await eventually(() => page.locator('h1').textContent()).toBe('Signature agreement');
+    expect(await page.getByTestId('awaiting').textContent()).toContain('4 fields are waiting for you');
+    expect(await page.locator('.unavailable').count()).toBe(0);
+    // The document's page is drawn, with this signer's six fields outlined over it.
+    const preview = page.locator('.preview');
+    await eventually(() => preview.locator('canvas[data-rendered="true"]').count()).toBe(1);
+    expect(await preview.locator('.box').count()).toBe(6);
+    const sheet = await preview.locator('.page').boundingBox();
+    const outline = await preview.locator('.box').first().boundingBox();
+    if (!sheet || !outline) throw new Error('no preview layout');
+    // Client name sits at (40, 40) points of an A4 page (595.28 points wide).
+    expect(outline.x - sheet.x).toBeCloseTo((40 / 595.28) * sheet.width, -1);
+    await screenshot(page, 'signer-signature-ready-en');
+
+    await page.getByLabel('Client name').fill('Dana Levi');
+    await page.getByLabel('Client name').blur();
+
+    // The signature, drawn with the mouse, with a typed name.
+    const signature = page.locator('[data-field-type="Signature"]');
+    const pad = signature.getByTestId('signature-pad');
+    await pad.scrollIntoViewIfNeeded();
+    const area = await pad.boundingBox();
+    if (!area) throw new Error('no pad');
+    await page.mouse.move(area.x + 30, area.y + area.height * 0.7);
+    await page.mouse.down();
+    for (let step = 1; step <= 24; step += 1) {
+      const x = area.x + 30 + step * 12;
+      const y = area.y + area.height * (0.5 + 0.25 * Math.sin(step / 2));
+      await page.mouse.move(x, y, { steps: 2 });
+    }
+    await page.mouse.up();
+    await signature.getByLabel('Your name, typed (optional)').fill('Dana R. Levi');
+    await screenshot(page, 'signer-signature-drawn-en');
+    await signature.getByRole('button', { name: 'Save' }).click();
+    await eventually(() => signature.getByRole('img', { name: 'Signature, as saved' }).isVisible()).toBe(
+      true,
+    );
+    expect(await signature.textContent()).toContain('Typed name: Dana R. Levi');
+
+    // Initials with the keyboard only: saving without a drawing says so, then the typed name is used.
+    const initials = page.locator('[data-field-type="Initials"]');
+    await initials.getByRole('button', { name: 'Save' }).focus();
+    await page.keyboard.press('Enter');
+    await eventually(() => initials.getByRole('alert').textContent()).toContain('type your name first');
+    await initials.getByLabel('Your name, typed (optional)').focus();
+    await page.keyboard.type('DRL');
+    await initials.getByRole('button', { name: 'Save' }).focus();
+    await page.keyboard.press('Enter');
+    await eventually(() => initials.getByRole('img', { name: 'Initials, as saved' }).isVisible()).toBe(true);
+    expect(await activeId(page)).toMatch(/-redo$/);
+
+    // Uploads: the limits are shown, a wrong type and a file too large are refused before sending.
+    const stampPng = encodePng(48, 24, (x, y) => [180, 20 + x, 40 + y, 255]);
+    await page
+      .getByLabel('Stamp')
+      .setInputFiles({ name: 'stamp.png', mimeType: 'image/png', buffer: stampPng });
+    const contract = page.locator('[data-field-type="File upload"]');
+    expect(await contract.textContent()).toContain('PDF, PNG or JPEG, up to 4 MB');
+    await page.getByLabel('Contract copy').setInputFiles({
+      name: 'notes.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('not a pdf'),
+    });
+    await eventually(() => contract.getByRole('alert').textContent()).toContain('not accepted here');
+    const photo = page.locator('[data-field-type="Image upload"]');
+    expect(await photo.textContent()).toContain('PNG or JPEG, up to 2 MB');
+    await page.getByLabel('Photo ID').setInputFiles({
+      name: 'huge.png',
+      mimeType: 'image/png',
+      buffer: Buffer.alloc(2 * 1024 * 1024 + 1),
+    });
+    await eventually(() => photo.getByRole('alert').textContent()).toContain('The file is too large');
+    await screenshot(page, 'signer-upload-refused-en');
+
+    const contractPdf = Buffer.from(await buildDemoPdf('Contract copy'));
+    await page.getByLabel('Contract copy').setInputFiles({
+      name: 'contract-copy.pdf',
+      mimeType: 'application/pdf',
+      buffer: contractPdf,
+    });
+    const photoPng = encodePng(32, 32, (x, y) => [x * 8, y * 8, 128, 255]);
+    await page
+      .getByLabel('Photo ID')
+      .setInputFiles({ name: 'photo.png', mimeType: 'image/png', buffer: photoPng });
+    await saved(page);
+    expect(await contract.getByTestId('saved-file').textContent()).toContain('contract-copy.pdf');
+    expect(await photo.getByTestId('saved-file').textContent()).toContain('photo.png');
+    expect(await contract.getByRole('alert').count()).toBe(0);
+    await eventually(() => page.getByTestId('awaiting').textContent()).toContain('No fields are waiting');
+    await screenshot(page, 'signer-signature-filled-en');
+
+    // A reload keeps them: the server holds the files, the page says they are saved.
+    await page.reload();
+    await eventually(() => page.getByLabel('Client name').inputValue()).toBe('Dana Levi');
+    expect(await signature.textContent()).toContain('Saved. Draw again to replace it.');
+    expect(await signature.textContent()).toContain('Typed name: Dana R. Levi');
+    expect(await contract.getByTestId('saved-file').textContent()).toContain('contract-copy.pdf');
+    expect(await page.locator('[data-field-type="Company stamp"]').textContent()).toContain(
+      'A stamp is saved',
+    );
+
+    // The same fields in Hebrew on a phone.
+    const phone = await newPage(PHONE, 'he-IL');
+    await phone.goto(`${envelope.url}?lang=he`);
+    await eventually(() => phone.locator('html').getAttribute('dir')).toBe('rtl');
+    await eventually(() => phone.locator('[data-field-type="File upload"]').textContent()).toContain('נשמר');
+    // The PDF is not mirrored: the first field's outline stays at the left of the page.
+    await eventually(() => phone.locator('canvas[data-rendered="true"]').count()).toBe(1);
+    expect(await phone.locator('.preview').getAttribute('dir')).toBe('ltr');
+    const phoneSheet = await phone.locator('.preview .page').boundingBox();
+    const phoneOutline = await phone.locator('.preview .box').first().boundingBox();
+    if (!phoneSheet || !phoneOutline) throw new Error('no preview layout');
+    expect(phoneOutline.x - phoneSheet.x).toBeLessThan(phoneSheet.width / 4);
+    await screenshot(phone, 'signer-signature-he-phone');
+    expect(await pageWidth(phone)).toBeLessThanOrEqual(PHONE.width);
+
+    await page.getByLabel('I agree').check();
+    await page.getByRole('button', { name: 'Sign and complete' }).click();
+    await eventually(() => page.locator('h1').textContent()).toBe('Thank you, you are done');
+    await expect
+      .poll(() => envelopeStatus(envelope.id), { timeout: 60_000, interval: 500 })
+      .toBe('Completed');
+
+    const final = await finalPdf(envelope.id);
+    expect(final.text).toContain('Dana Levi');
+    expect(final.text).toContain('Dana R. Levi');
+    expect(final.text).toContain('DRL');
+    expect(final.text).toContain('contract-copy.pdf');
+    expect(final.attachments.get('contract-copy.pdf')).toBe(contractPdf.byteLength);
+  });
+
   it('declines with a required reason, and the other signer sees the envelope declined', async () => {
     const envelope = await sendEnvelope('Lease to decline');
     const page = await newPage();
@@ -360,6 +579,8 @@ describe('the signer page', () => {
     await page.getByLabel('6-digit code').fill(latest.otpCode);
     await page.keyboard.press('Enter');
     await eventually(() => page.getByLabel('Client name').isVisible()).toBe(true);
+    // The document preview is fetched with the signer session (without it the document answers 403).
+    await eventually(() => page.locator('.preview canvas[data-rendered="true"]').count()).toBe(1);
     await page.getByLabel('Client name').fill('Dana Levi');
     await page.getByLabel('Client name').blur();
     await saved(page);

@@ -196,3 +196,24 @@ export async function verifyCode(token: string, code: string): Promise<void> {
   });
   storeSigningSession(token, result.sessionToken);
 }
+
+/**
+ * The document as this recipient sees it (a PDF), with the signer session if any. The specification puts
+ * it at the root, `GET /<token>/document`, not under /api/signing.
+ */
+export async function fetchSigningDocument(token: string): Promise<ArrayBuffer> {
+  const headers: Record<string, string> = { accept: 'application/pdf' };
+  const session = readSigningSession(token);
+  if (session) headers['x-signing-session'] = session;
+  let response: Response;
+  try {
+    response = await fetch(`/${encodeURIComponent(token)}/document`, {
+      headers,
+      cache: 'no-store',
+    });
+  } catch (error) {
+    throw new SigningError(0, 'network', error instanceof Error ? error.message : String(error));
+  }
+  if (!response.ok) throw new SigningError(response.status, 'error', `HTTP ${response.status}`);
+  return response.arrayBuffer();
+}
