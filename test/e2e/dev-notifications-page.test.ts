@@ -4,32 +4,16 @@
 // link and the code, filters, refreshes by itself, switches to right-to-left Hebrew, fits a 375-pixel phone,
 // and says plainly when the server has no capture (production). Screenshots go to test/artifacts/web/.
 import { randomInt } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../../api/app.ts';
 import { loadConfig } from '../../config/config.ts';
 import { captureNotification } from '../../notifications/dev-capture.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-// The flags our machines need (see the design's "Facts about our machines"); Playwright adds --headless.
-const CHROMIUM_FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const ARTIFACTS = fileURLToPath(new URL('../artifacts/web', import.meta.url));
-const DESKTOP = { width: 1280, height: 900 };
-const PHONE = { width: 375, height: 812 };
+import { DESKTOP, launchTestBrowser, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
 
 interface Captured {
   kind: string;
@@ -40,7 +24,7 @@ interface Captured {
 
 let harness: ApiHarness;
 let acme: Integrator;
-let browser: Browser;
+let browser: TestBrowser;
 let baseUrl: string;
 let production: FastifyInstance;
 let productionUrl: string;
@@ -48,7 +32,6 @@ const phone = `+97250${String(randomInt(1_000_000, 9_999_999))}`;
 const email = `sam.${randomInt(1e9)}@example.com`;
 let invitation: Captured;
 let otp: Captured;
-const contexts: BrowserContext[] = [];
 
 async function listen(app: FastifyInstance): Promise<string> {
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -73,35 +56,16 @@ async function waitForCapture(query: string): Promise<Captured> {
   throw new Error(`nothing captured for ${query} within 30 s`);
 }
 
-async function newPage(viewport: { width: number; height: number }, locale = 'en-US'): Promise<Page> {
-  const context = await browser.newContext({ viewport, locale });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.on('pageerror', (error) => {
-    throw error;
-  });
-  return page;
+function newPage(viewport = DESKTOP, locale = 'en-US'): Promise<Page> {
+  return browser.newPage(viewport, locale);
 }
 
-async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
-}
-
-/** No horizontal scrolling: the page is no wider than the viewport. */
-async function pageWidth(page: Page): Promise<number> {
-  // Expressions as strings run in the page (this project type-checks without the DOM library).
-  return Number(await page.evaluate('document.documentElement.scrollWidth'));
+function screenshot(page: Page, name: string): Promise<void> {
+  return browser.screenshot(page, name);
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is not installed at ${CHROMIUM}. The browser tests drive Debian's chromium package: ` +
-        'install it with `apt-get install -y chromium` (or set CHROMIUM_PATH to a Chromium binary).',
-    );
-  }
-  await mkdir(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+  browser = await launchTestBrowser();
 
   harness = await openApiHarness();
   baseUrl = await listen(harness.app);
@@ -162,7 +126,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => {});
   await browser?.close();
   await production?.close();
   await harness?.close();

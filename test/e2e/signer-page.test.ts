@@ -8,31 +8,16 @@
 // not yet in turn get their own pages; an OTP recipient verifies a code; the recipient's Hebrew opens right
 // to left; a 375-pixel phone. Screenshots go to test/artifacts/web/.
 import { randomInt } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { TemplateField } from '../../db/entities/index.ts';
 import { buildDemoPdf } from '../../db/seed/demo-pdf.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
+import { DESKTOP, launchTestBrowser, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
 import { encodePng } from '../support/png.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const ARTIFACTS = fileURLToPath(new URL('../artifacts/web', import.meta.url));
-const DESKTOP = { width: 1280, height: 900 };
-const PHONE = { width: 375, height: 812 };
 
 const box = { page: 1, width: 150, height: 20 };
 const PLAIN_TEMPLATE = {
@@ -81,12 +66,11 @@ const SIGNATURE_TEMPLATE = {
 
 let harness: ApiHarness;
 let acme: Integrator;
-let browser: Browser;
+let browser: TestBrowser;
 let baseUrl: string;
 let templateId: string;
 let signatureTemplateId: string;
 let termsFieldId: string;
-const contexts: BrowserContext[] = [];
 
 async function listen(): Promise<string> {
   await harness.app.listen({ host: '127.0.0.1', port: 0 });
@@ -212,22 +196,12 @@ async function envelopeStatus(id: string): Promise<string> {
   return ((await response.json()) as { status: string }).status;
 }
 
-async function newPage(viewport = DESKTOP, locale = 'en-US'): Promise<Page> {
-  const context = await browser.newContext({ viewport, locale });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.on('pageerror', (error) => {
-    throw error;
-  });
-  return page;
+function newPage(viewport = DESKTOP, locale = 'en-US'): Promise<Page> {
+  return browser.newPage(viewport, locale);
 }
 
-async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
-}
-
-async function pageWidth(page: Page): Promise<number> {
-  return Number(await page.evaluate('document.documentElement.scrollWidth'));
+function screenshot(page: Page, name: string): Promise<void> {
+  return browser.screenshot(page, name);
 }
 
 async function activeId(page: Page): Promise<string> {
@@ -245,14 +219,7 @@ async function saved(page: Page): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is not installed at ${CHROMIUM}. The browser tests drive Debian's chromium package: ` +
-        'install it with `apt-get install -y chromium` (or set CHROMIUM_PATH to a Chromium binary).',
-    );
-  }
-  await mkdir(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+  browser = await launchTestBrowser();
   harness = await openApiHarness();
   baseUrl = await listen();
   acme = await newIntegrator(harness);
@@ -277,7 +244,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => {});
   await browser?.close();
   await harness?.close();
 });
