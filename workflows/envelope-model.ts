@@ -30,6 +30,9 @@ const PROGRESS_STATUS = {
   started: 'InProgress',
 } as const satisfies Record<RecipientProgressRequest['step'], RecipientStatus>;
 
+/** Statuses of a recipient in turn who has not opened their link yet: their first open is recorded. */
+export const NOT_YET_OPENED: readonly RecipientStatus[] = ['Pending', 'InvitationSent', 'DeliveryFailed'];
+
 /** What a completion means for each recipient type, recorded as the event's `action`. */
 export const COMPLETION_ACTION = {
   Signer: 'signed',
@@ -191,7 +194,7 @@ export class EnvelopeModel {
   /** The first open of a recipient's link: LinkOpened; a Sent envelope becomes Opened. */
   open(recipientId: string): boolean {
     const status = this.recipientStatus.get(recipientId);
-    if (status !== 'Pending' && status !== 'InvitationSent' && status !== 'DeliveryFailed') return false;
+    if (status === undefined || !NOT_YET_OPENED.includes(status)) return false;
     this.resume();
     this.recipientStatus.set(recipientId, 'LinkOpened');
     if (this.status === 'Sent') this.status = 'Opened';

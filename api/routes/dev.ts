@@ -4,8 +4,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { NOTIFICATION_KINDS } from '../../notifications/dev-capture.ts';
 import type { AppDependencies } from '../app.ts';
-import { NOTIFICATION_KINDS } from '../services/notifications/dev-capture.ts';
 import {
   DEV_NOTIFICATIONS_DEFAULT_LIMIT,
   DEV_NOTIFICATIONS_MAX_LIMIT,

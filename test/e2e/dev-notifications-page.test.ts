@@ -4,15 +4,19 @@
 // link and the code, filters, refreshes by itself, switches to right-to-left Hebrew, fits a 375-pixel phone,
 // and says plainly when the server has no capture (production). Screenshots go to test/artifacts/web/.
 import { randomInt } from 'node:crypto';
-import type { Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { buildApp } from '../../api/app.ts';
-import { loadConfig } from '../../config/config.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureNotification } from '../../notifications/dev-capture.ts';
-import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
+import {
+  type ApiHarness,
+  buildTestApp,
+  type Integrator,
+  listenLocally,
+  newIntegrator,
+  openApiHarness,
+  productionConfig,
+} from '../support/api.ts';
 import { DESKTOP, launchTestBrowser, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
 
 interface Captured {
@@ -32,13 +36,6 @@ const phone = `+97250${String(randomInt(1_000_000, 9_999_999))}`;
 const email = `sam.${randomInt(1e9)}@example.com`;
 let invitation: Captured;
 let otp: Captured;
-
-async function listen(app: FastifyInstance): Promise<string> {
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  if (!address || typeof address === 'string') throw new Error('no port');
-  return `http://127.0.0.1:${address.port}`;
-}
 
 async function captured(query: string): Promise<Captured[]> {
   const response = await fetch(`${baseUrl}/api/dev/notifications?${query}`);
@@ -68,22 +65,9 @@ beforeAll(async () => {
   browser = await launchTestBrowser();
 
   harness = await openApiHarness();
-  baseUrl = await listen(harness.app);
-  production = await buildApp({
-    config: loadConfig({
-      SIGIL_ENV: 'production',
-      DATABASE_URL: inject('databaseUrl'),
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-    }),
-    orm: harness.ctx.orm,
-    temporal: {
-      connection: harness.ctx.temporal.connection as Connection,
-      client: harness.ctx.temporal,
-      namespace: inject('namespace'),
-    },
-    logger: pino({ level: 'silent' }),
-  });
-  productionUrl = await listen(production);
+  baseUrl = await listenLocally(harness.app);
+  production = await buildTestApp(harness.ctx, productionConfig());
+  productionUrl = await listenLocally(production);
 
   // An envelope through the public API: the Client is invited by SMS and signs with a code, the Provider by
   // email. The shared worker captures both invitations.

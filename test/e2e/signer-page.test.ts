@@ -15,7 +15,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { TemplateField } from '../../db/entities/index.ts';
 import { buildDemoPdf } from '../../db/seed/demo-pdf.ts';
-import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
+import {
+  type ApiHarness,
+  type Integrator,
+  listenLocally,
+  newIntegrator,
+  openApiHarness,
+} from '../support/api.ts';
 import { DESKTOP, launchTestBrowser, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
 import { encodePng } from '../support/png.ts';
 
@@ -71,13 +77,6 @@ let baseUrl: string;
 let templateId: string;
 let signatureTemplateId: string;
 let termsFieldId: string;
-
-async function listen(): Promise<string> {
-  await harness.app.listen({ host: '127.0.0.1', port: 0 });
-  const address = harness.app.server.address();
-  if (!address || typeof address === 'string') throw new Error('no port');
-  return `http://127.0.0.1:${address.port}`;
-}
 
 async function api(method: string, path: string, body?: unknown): Promise<Response> {
   return fetch(`${baseUrl}${path}`, {
@@ -221,7 +220,7 @@ async function saved(page: Page): Promise<void> {
 beforeAll(async () => {
   browser = await launchTestBrowser();
   harness = await openApiHarness();
-  baseUrl = await listen();
+  baseUrl = await listenLocally(harness.app);
   acme = await newIntegrator(harness);
   const template = await createTemplate(harness.ctx, {
     organizationId: acme.organizationId,

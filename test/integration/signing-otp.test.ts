@@ -9,11 +9,16 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../../api/app.ts';
 import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
 import { createTemplate } from '../../api/services/templates/create-template.ts';
-import { loadConfig } from '../../config/config.ts';
 import { createLogger } from '../../config/logger.ts';
 import { AuditEvent, DevNotification, OtpCode, SignerSession } from '../../db/entities/index.ts';
 import { buildDemoPdf } from '../../db/seed/demo-pdf.ts';
-import { type ApiHarness, type Integrator, newIntegrator } from '../support/api.ts';
+import {
+  type ApiHarness,
+  buildTestApp,
+  type Integrator,
+  newIntegrator,
+  productionConfig,
+} from '../support/api.ts';
 import { openTestContext, type TestContext, testConfig } from '../support/context.ts';
 
 let ctx: TestContext;
@@ -431,23 +436,10 @@ describe('one-time codes', () => {
 
 describe('in production', () => {
   it('serves no development route and sends no code', async () => {
-    const config = loadConfig({
-      SIGIL_ENV: 'production',
-      DATABASE_URL: inject('databaseUrl'),
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TOKEN_RATE_LIMIT_PER_MINUTE: '1000000',
-      SIGNING_RATE_LIMIT_PER_MINUTE: '1000000',
-    });
-    const production = await buildApp({
-      config,
-      orm: ctx.orm,
-      temporal: {
-        connection: ctx.temporal.connection as Connection,
-        client: ctx.temporal,
-        namespace: inject('namespace'),
-      },
-      logger: createLogger({ logLevel: 'silent' }, 'sigil-production-test'),
-    });
+    const production = await buildTestApp(
+      ctx,
+      productionConfig({ TOKEN_RATE_LIMIT_PER_MINUTE: '1000000', SIGNING_RATE_LIMIT_PER_MINUTE: '1000000' }),
+    );
     try {
       const dev = await production.inject({ method: 'GET', url: '/api/dev/notifications' });
       expect(dev.statusCode).toBe(404);

@@ -4,16 +4,13 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { buildApp } from '../../api/app.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from '../../api/http/server.ts';
 import { registerWebApp, WEB_BUILD_DIR } from '../../api/http/web-app.ts';
-import { loadConfig } from '../../config/config.ts';
 import { redactTokensInPath } from '../../config/logger.ts';
-import { type ApiHarness, openApiHarness } from '../support/api.ts';
+import { type ApiHarness, buildTestApp, openApiHarness, productionConfig } from '../support/api.ts';
 
 let harness: ApiHarness;
 let production: FastifyInstance;
@@ -22,20 +19,7 @@ let app: FastifyInstance;
 beforeAll(async () => {
   harness = await openApiHarness();
   app = harness.app;
-  production = await buildApp({
-    config: loadConfig({
-      SIGIL_ENV: 'production',
-      DATABASE_URL: inject('databaseUrl'),
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-    }),
-    orm: harness.ctx.orm,
-    temporal: {
-      connection: harness.ctx.temporal.connection as Connection,
-      client: harness.ctx.temporal,
-      namespace: inject('namespace'),
-    },
-    logger: pino({ level: 'silent' }),
-  });
+  production = await buildTestApp(harness.ctx, productionConfig());
 });
 afterAll(async () => {
   await production?.close();

@@ -7,6 +7,7 @@ import { inject } from 'vitest';
 import { buildApp } from '../../api/app.ts';
 import { SCOPES, type Scope } from '../../api/auth/scopes.ts';
 import { createOAuthClient } from '../../api/services/oauth-clients/create-oauth-client.ts';
+import { type Config, loadConfig } from '../../config/config.ts';
 import { createOrganizationWithTemplate, openTestContext, type TestContext, testConfig } from './context.ts';
 
 export interface ApiHarness {
@@ -15,9 +16,9 @@ export interface ApiHarness {
   close(): Promise<void>;
 }
 
-export async function openApiHarness(config = testConfig()): Promise<ApiHarness> {
-  const ctx = await openTestContext();
-  const app = await buildApp({
+/** The app on an existing test context (several apps, such as a production one next to a test one, may share it). */
+export function buildTestApp(ctx: TestContext, config: Config = testConfig()): Promise<FastifyInstance> {
+  return buildApp({
     config,
     orm: ctx.orm,
     temporal: {
@@ -27,6 +28,29 @@ export async function openApiHarness(config = testConfig()): Promise<ApiHarness>
     },
     logger: pino({ level: 'silent' }),
   });
+}
+
+/** A production configuration on the shared test infrastructure (no dev routes, no capture, no sandbox). */
+export function productionConfig(extra: Record<string, string> = {}): Config {
+  return loadConfig({
+    SIGIL_ENV: 'production',
+    DATABASE_URL: inject('databaseUrl'),
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    ...extra,
+  });
+}
+
+/** Listens on a free port of 127.0.0.1 and returns the base URL. */
+export async function listenLocally(app: FastifyInstance): Promise<string> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new Error('the app listens on no port');
+  return `http://127.0.0.1:${address.port}`;
+}
+
+export async function openApiHarness(config = testConfig()): Promise<ApiHarness> {
+  const ctx = await openTestContext();
+  const app = await buildTestApp(ctx, config);
   return {
     app,
     ctx,

@@ -1,8 +1,8 @@
 // The development capture, newest first, for GET /api/dev/notifications (served outside production only).
 import type { FilterQuery } from '@mikro-orm/core';
 import { DevNotification } from '../../../db/entities/index.ts';
+import type { NotificationKind } from '../../../notifications/dev-capture.ts';
 import type { DataContext } from '../context.ts';
-import type { NotificationKind } from './dev-capture.ts';
 
 export const DEV_NOTIFICATIONS_DEFAULT_LIMIT = 50;
 export const DEV_NOTIFICATIONS_MAX_LIMIT = 500;

@@ -21,7 +21,8 @@ import {
   recipientOpenedUpdate,
   type SignerActionOrigin,
 } from '../../../workflows/contracts.ts';
-import type { EnvelopeStatus, RecipientStatus } from '../../../workflows/domain.ts';
+import type { EnvelopeStatus } from '../../../workflows/domain.ts';
+import { NOT_YET_OPENED } from '../../../workflows/envelope-model.ts';
 import { Conflict, type ErrorDetail, InvalidRequest } from '../../errors.ts';
 import type { ServiceContext } from '../context.ts';
 import { completeRecipient } from '../envelopes/complete-recipient.ts';
@@ -48,8 +49,6 @@ import {
  * What the signer app shows for a link. An OTP recipient without a signer session (`signerSession`, the
  * X-Signing-Session header) sees who and what it is about, never fields or values.
  */
-const NOT_OPENED: readonly RecipientStatus[] = ['Pending', 'InvitationSent', 'DeliveryFailed'];
-
 export async function signingView(
   ctx: ServiceContext,
   token: string,
@@ -61,7 +60,7 @@ export async function signingView(
   let recipientStatus = recipient.status;
   let envelopeStatus = envelope.status;
   // Not opened yet (whether or not an invitation reached them): the first open is recorded.
-  if (session.state === 'ready' && NOT_OPENED.includes(recipient.status)) {
+  if (session.state === 'ready' && NOT_YET_OPENED.includes(recipient.status)) {
     try {
       const state = await ctx.temporal.workflow
         .getHandle(envelopeWorkflowId(envelope.id))

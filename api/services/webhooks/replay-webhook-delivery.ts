@@ -5,24 +5,18 @@ import type { ServiceContext } from '../context.ts';
 import {
   findWebhookDelivery,
   findWebhookEndpoint,
+  type QueueDeliveryOptions,
   queueDelivery,
   requireWebhookAccess,
   type WebhookDeliveryView,
   webhookDeliveryView,
 } from './webhook-records.ts';
 
-export interface ReplayWebhookDeliveryOptions {
-  /** X-Request-Id of the API request, kept on the new delivery record. */
-  requestId?: string | null;
-  /** Only tests change it: a worker of their own. */
-  taskQueue?: string;
-}
-
 export async function replayWebhookDelivery(
   ctx: Pick<ServiceContext, 'orm' | 'temporal'>,
   organizationId: string,
   deliveryId: string,
-  options: ReplayWebhookDeliveryOptions = {},
+  options: QueueDeliveryOptions = {},
 ): Promise<WebhookDeliveryView> {
   const em = ctx.orm.em.fork();
   await requireWebhookAccess(em, organizationId);

@@ -6,6 +6,7 @@ import type { WebhookEvent } from '../../../workflows/webhook-contracts.ts';
 import type { ServiceContext } from '../context.ts';
 import {
   findWebhookEndpoint,
+  type QueueDeliveryOptions,
   queueDelivery,
   requireWebhookAccess,
   type WebhookDeliveryView,
@@ -29,18 +30,11 @@ export function testEvent(now = new Date()): WebhookEvent {
   };
 }
 
-export interface SendTestDeliveryOptions {
-  /** X-Request-Id of the API request, kept on the delivery record. */
-  requestId?: string | null;
-  /** Only tests change it: a worker of their own. */
-  taskQueue?: string;
-}
-
 export async function sendTestDelivery(
   ctx: Pick<ServiceContext, 'orm' | 'temporal'>,
   organizationId: string,
   endpointId: string,
-  options: SendTestDeliveryOptions = {},
+  options: QueueDeliveryOptions = {},
 ): Promise<WebhookDeliveryView> {
   const em = ctx.orm.em.fork();
   await requireWebhookAccess(em, organizationId);

@@ -197,6 +197,14 @@ export interface QueueDeliveryInput {
   replayOf?: string | null;
 }
 
+/** How the API queues a delivery on a caller's behalf (test deliveries and replays). */
+export interface QueueDeliveryOptions {
+  /** X-Request-Id of the API request, kept on the delivery record. */
+  requestId?: string | null;
+  /** Only tests change it: a worker of their own. */
+  taskQueue?: string;
+}
+
 /**
  * Stores a pending delivery and starts its workflow (task queue `webhooks`, id `webhook-delivery/<id>`).
  * When Temporal cannot be reached the row is removed again and the caller gets 503, so no delivery waits
