@@ -18,6 +18,7 @@ import {
   saveSignerFields,
   signingView,
 } from '../services/signing/signer-actions.ts';
+import { openSignerFile } from '../services/signing/signer-files.ts';
 import { verifyOneTimeCode } from '../services/signing/verify-one-time-code.ts';
 
 const USER_AGENT_MAX = 300;
@@ -25,6 +26,9 @@ const USER_AGENT_MAX = 300;
 const FIELDS_BODY_LIMIT = 10 * 1024 * 1024;
 
 const TokenParam = z.object({ token: z.string().min(1).max(200) });
+const FileParams = TokenParam.extend({ fileId: z.string().uuid() });
+/** Saved files shown in the page; anything else (a PDF, say) is only ever downloaded, never rendered here. */
+const INLINE_TYPES = ['image/png', 'image/jpeg'];
 const FieldsBody = z.object({
   values: z
     .array(z.object({ fieldDefinitionId: z.string().min(1).max(100), value: z.unknown() }))
@@ -45,6 +49,11 @@ const VerifyBody = z.object({
 export function signerSessionOf(request: FastifyRequest): string | undefined {
   const value = request.headers[SIGNING_SESSION_HEADER];
   return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** A file name safe in a quoted Content-Disposition parameter: quotes, backslashes and non-ASCII become `_`. */
+function asciiFilename(filename: string): string {
+  return filename.replace(/[^\x20-\x7e]|["\\]/g, '_') || 'file';
 }
 
 /** Where a signer's request came from: `request.ip` honours TRUSTED_PROXIES; the user agent is capped. */
@@ -91,6 +100,31 @@ export const signingRoutes: FastifyPluginAsync<AppDependencies> = async (base, d
       .header('Content-Disposition', 'inline; filename="document.pdf"')
       .send(Buffer.from(pdf));
   });
+
+  // A file the signer saved in one of their fields (signature, stamp, upload), to show it again after a reload.
+  app.get(
+    '/api/signing/:token/files/:fileId',
+    { schema: { hide: true, params: FileParams } },
+    async (request, reply) => {
+      const file = await openSignerFile(
+        ctx(),
+        request.params.token,
+        request.params.fileId,
+        signerSessionOf(request),
+      );
+      return reply
+        .type(file.contentType)
+        .header('Cache-Control', 'private, no-store')
+        .header('X-Content-Type-Options', 'nosniff')
+        .header(
+          'Content-Disposition',
+          INLINE_TYPES.includes(file.contentType)
+            ? 'inline'
+            : `attachment; filename="${asciiFilename(file.filename)}"`,
+        )
+        .send(Buffer.from(file.content));
+    },
+  );
 
   // One-time codes of OtpSms / OtpWhatsApp recipients: request (no body), then verify for a signer session.
   app.post('/api/signing/:token/otp', { schema: { hide: true, params: TokenParam } }, async (request) =>

@@ -18,13 +18,7 @@ import {
   productionConfig,
 } from '../support/api.ts';
 import { DESKTOP, launchTestBrowser, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
-
-interface Captured {
-  kind: string;
-  to: string;
-  signingLink: string | null;
-  otpCode: string | null;
-}
+import { type Captured, waitForCapture } from '../support/dev-notifications.ts';
 
 let harness: ApiHarness;
 let acme: Integrator;
@@ -36,22 +30,6 @@ const phone = `+97250${String(randomInt(1_000_000, 9_999_999))}`;
 const email = `sam.${randomInt(1e9)}@example.com`;
 let invitation: Captured;
 let otp: Captured;
-
-async function captured(query: string): Promise<Captured[]> {
-  const response = await fetch(`${baseUrl}/api/dev/notifications?${query}`);
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { notifications: Captured[] }).notifications;
-}
-
-async function waitForCapture(query: string): Promise<Captured> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const [latest] = await captured(query);
-    if (latest) return latest;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`nothing captured for ${query} within 30 s`);
-}
 
 function newPage(viewport = DESKTOP, locale = 'en-US'): Promise<Page> {
   return browser.newPage(viewport, locale);
@@ -99,13 +77,13 @@ beforeAll(async () => {
     headers: await acme.auth(),
   });
   expect(sent.status, await sent.clone().text()).toBe(200);
-  invitation = await waitForCapture(`kind=invitation&to=${encodeURIComponent(phone)}&limit=1`);
-  await waitForCapture(`kind=invitation&to=${encodeURIComponent(email)}&limit=1`);
+  invitation = await waitForCapture(baseUrl, `kind=invitation&to=${encodeURIComponent(phone)}&limit=1`);
+  await waitForCapture(baseUrl, `kind=invitation&to=${encodeURIComponent(email)}&limit=1`);
   const token = invitation.signingLink?.split('/sign/')[1];
   if (!token) throw new Error('the invitation has no signing link');
   const requested = await fetch(`${baseUrl}/api/signing/${token}/otp`, { method: 'POST' });
   expect(requested.status, await requested.clone().text()).toBeLessThan(300);
-  otp = await waitForCapture(`kind=otp&to=${encodeURIComponent(phone)}&limit=1`);
+  otp = await waitForCapture(baseUrl, `kind=otp&to=${encodeURIComponent(phone)}&limit=1`);
   expect(otp.otpCode).toMatch(/^\d{6}$/);
 }, 120_000);
 

@@ -1,12 +1,15 @@
 // The signer page (/sign/<token>) in a real browser (Debian's Chromium driven by playwright-core) against a
-// real Sigil app listening on a port. Envelopes are created and sent through the public API, their
-// ManualLink recipients' links issued through
-// POST /api/v1/envelopes/{id}/recipients/{recipientId}/signing-link. Two sequential signers fill every plain
-// field and complete until the envelope is Completed; a signer draws a signature with the mouse, types
-// initials, uploads a stamp, a PDF and an image, completes, and the final PDF holds the typed names and the
-// attached file; another envelope is declined with a reason; a cancelled link, an unknown link and a link
-// not yet in turn get their own pages; an OTP recipient verifies a code; the recipient's Hebrew opens right
-// to left; a 375-pixel phone. Screenshots go to test/artifacts/web/.
+// real Sigil app listening on a port. Envelopes are created and sent through the public API; Email and SMS
+// recipients' links (and one-time codes) are read from the development capture (GET /api/dev/notifications)
+// as the worker sends them, ManualLink recipients' links issued through
+// POST /api/v1/envelopes/{id}/recipients/{recipientId}/signing-link. Two sequential signers invited by email
+// fill every plain field and complete until the envelope is Completed; a signer draws a signature with the
+// mouse, types initials, uploads a stamp, a PDF and an image, sees them again after a reload and in the
+// preview, completes, and the final PDF holds the typed names and the attached file; an Approver approves
+// and a Viewer confirms once the document is shown; another envelope is declined with a reason; a
+// cancelled, an expired, an unknown link and one not yet in turn get their own pages; an SMS recipient
+// verifies a code; the recipient's Hebrew opens right to left; a 375-pixel phone. Every main screen passes
+// axe-core's WCAG 2.1 AA rules (labels, names, contrast). Screenshots go to test/artifacts/web/.
 import { randomInt } from 'node:crypto';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
@@ -15,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { TemplateField } from '../../db/entities/index.ts';
 import { buildDemoPdf } from '../../db/seed/demo-pdf.ts';
+import { accessibilityViolations } from '../support/accessibility.ts';
 import {
   type ApiHarness,
   type Integrator,
@@ -23,6 +27,7 @@ import {
   openApiHarness,
 } from '../support/api.ts';
 import { DESKTOP, launchTestBrowser, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
+import { captured, waitForCapture } from '../support/dev-notifications.ts';
 import { encodePng } from '../support/png.ts';
 
 const box = { page: 1, width: 150, height: 20 };
@@ -70,12 +75,23 @@ const SIGNATURE_TEMPLATE = {
   ],
 };
 
+const REVIEW_TEMPLATE = {
+  name: 'Review template',
+  roles: [
+    { name: 'Approval', required: true },
+    { name: 'Viewing', required: true },
+    { name: 'Client', required: true },
+  ],
+  fields: [{ type: 'Full name', role: 'Client', label: 'Client name', x: 40, y: 40, required: true, ...box }],
+};
+
 let harness: ApiHarness;
 let acme: Integrator;
 let browser: TestBrowser;
 let baseUrl: string;
 let templateId: string;
 let signatureTemplateId: string;
+let reviewTemplateId: string;
 let termsFieldId: string;
 
 async function api(method: string, path: string, body?: unknown): Promise<Response> {
@@ -91,17 +107,37 @@ async function api(method: string, path: string, body?: unknown): Promise<Respon
 
 interface Sent {
   id: string;
-  /** The page address of each recipient's signing link, by role. */
-  client: string;
-  provider: string;
+  /** Recipient ids by role. */
+  recipients: Record<string, string>;
 }
 
-async function sendEnvelope(
+/** The page address of a signing link, on the port this test listens on. */
+function pageAddress(link: string): string {
+  return `${baseUrl}/sign/${link.split('/sign/')[1]}`;
+}
+
+/** Creates an envelope from a template through the public API and sends it. */
+async function createAndSend(body: Record<string, unknown>): Promise<Sent> {
+  const created = await api('POST', '/api/v1/envelopes/from-template', body);
+  expect(created.status, await created.clone().text()).toBe(201);
+  const envelope = (await created.json()) as { id: string; recipients: { id: string; roleName: string }[] };
+  const sent = await api('POST', `/api/v1/envelopes/${envelope.id}/send`);
+  expect(sent.status, await sent.clone().text()).toBe(200);
+  return {
+    id: envelope.id,
+    recipients: Object.fromEntries(envelope.recipients.map((r) => [r.roleName, r.id])),
+  };
+}
+
+/** A Sequential envelope of the plain template: the Client signs first, then the Provider. */
+function sendEnvelope(
   title: string,
   client: Record<string, unknown> = {},
   provider: Record<string, unknown> = {},
+  envelope: Record<string, unknown> = {},
 ): Promise<Sent> {
-  const created = await api('POST', '/api/v1/envelopes/from-template', {
+  return createAndSend({
+    ...envelope,
     title,
     workflowType: 'Sequential',
     templateId,
@@ -123,22 +159,27 @@ async function sendEnvelope(
     ],
     initialValues: [{ fieldDefinitionId: termsFieldId, value: TERMS }],
   });
-  expect(created.status, await created.clone().text()).toBe(201);
-  const envelope = (await created.json()) as { id: string; recipients: { id: string; roleName: string }[] };
-  const sent = await api('POST', `/api/v1/envelopes/${envelope.id}/send`);
-  expect(sent.status, await sent.clone().text()).toBe(200);
-  const link = async (role: string) => {
-    const recipient = envelope.recipients.find((r) => r.roleName === role);
-    if (!recipient) throw new Error(`no ${role}`);
-    const issued = await api(
-      'POST',
-      `/api/v1/envelopes/${envelope.id}/recipients/${recipient.id}/signing-link`,
-    );
-    expect(issued.status, await issued.clone().text()).toBe(200);
-    const { url } = (await issued.json()) as { url: string };
-    return `${baseUrl}/sign/${url.split('/sign/')[1]}`;
-  };
-  return { id: envelope.id, client: await link('Client'), provider: await link('Provider') };
+}
+
+/** The page address of a ManualLink recipient's link, issued through the public API. */
+async function issuedLink(envelope: Sent, role: string): Promise<string> {
+  const issued = await api(
+    'POST',
+    `/api/v1/envelopes/${envelope.id}/recipients/${envelope.recipients[role]}/signing-link`,
+  );
+  expect(issued.status, await issued.clone().text()).toBe(200);
+  return pageAddress(((await issued.json()) as { url: string }).url);
+}
+
+/** The page address of the link in the newest invitation sent to an address or phone (as captured). */
+async function invitedLink(to: string): Promise<string> {
+  const invitation = await waitForCapture(baseUrl, `kind=invitation&to=${encodeURIComponent(to)}&limit=1`);
+  if (!invitation.signingLink) throw new Error(`the invitation to ${to} has no link`);
+  return pageAddress(invitation.signingLink);
+}
+
+function uniqueEmail(name: string): string {
+  return `${name}.${randomInt(1e9)}@example.com`;
 }
 
 /** An envelope of the signature template sent to one ManualLink recipient; the page address of the link. */
@@ -161,7 +202,7 @@ async function sendSignatureEnvelope(title: string): Promise<{ id: string; url: 
   );
   expect(issued.status, await issued.clone().text()).toBe(200);
   const { url } = (await issued.json()) as { url: string };
-  return { id: envelope.id, url: `${baseUrl}/sign/${url.split('/sign/')[1]}` };
+  return { id: envelope.id, url: pageAddress(url) };
 }
 
 /** The final PDF of a Completed envelope, through the public API: its text and its attachments' names. */
@@ -212,6 +253,18 @@ function eventually<T>(read: () => Promise<T>) {
   return expect.poll(read, { timeout: 15_000, interval: 100 });
 }
 
+/** No WCAG 2.1 A/AA violation on what the page shows now (axe-core). */
+async function expectAccessible(page: Page): Promise<void> {
+  expect(await accessibilityViolations(page)).toEqual([]);
+}
+
+/** Whether an image has loaded (a broken or still-loading one has no natural width). */
+async function imageLoaded(image: ReturnType<Page['locator']>): Promise<boolean> {
+  return image.evaluate(
+    (element: { complete: boolean; naturalWidth: number }) => element.complete && element.naturalWidth > 0,
+  );
+}
+
 /** Waits until every change is saved (the page says so). */
 async function saved(page: Page): Promise<void> {
   await eventually(() => page.locator('.save-status').getAttribute('data-status')).toBe('saved');
@@ -240,6 +293,14 @@ beforeAll(async () => {
     publish: true,
   });
   signatureTemplateId = signatures.id;
+  const review = await createTemplate(harness.ctx, {
+    organizationId: acme.organizationId,
+    pdf: await buildDemoPdf('Review'),
+    filename: 'review.pdf',
+    definition: REVIEW_TEMPLATE,
+    publish: true,
+  });
+  reviewTemplateId = review.id;
 }, 120_000);
 
 afterAll(async () => {
@@ -248,16 +309,19 @@ afterAll(async () => {
 });
 
 describe('the signer page', () => {
-  it('takes two sequential signers through every plain field, consent and completion', async () => {
-    const envelope = await sendEnvelope('Services agreement');
+  it('takes two sequential signers invited by email through every plain field, consent and completion', async () => {
+    const clientEmail = uniqueEmail('dana');
+    const providerEmail = uniqueEmail('sam');
+    const envelope = await sendEnvelope(
+      'Services agreement',
+      { email: clientEmail, deliveryChannel: 'Email' },
+      { email: providerEmail, deliveryChannel: 'Email' },
+    );
     const page = await newPage();
 
-    // The second signer is not in turn yet.
-    await page.goto(envelope.provider);
-    await eventually(() => page.locator('h1').textContent()).toBe('It is not your turn yet');
-    await screenshot(page, 'signer-not-in-turn-en');
-
-    await page.goto(envelope.client);
+    // The invitation's link, as the worker sent it (captured in development); the second signer is not
+    // invited before the first one completes.
+    await page.goto(await invitedLink(clientEmail));
     await eventually(() => page.locator('h1').textContent()).toBe('Services agreement');
     expect(await page.locator('html').getAttribute('dir')).toBe('ltr');
     expect(await page.locator('.meta').textContent()).toContain('Dana Levi');
@@ -268,7 +332,9 @@ describe('the signer page', () => {
     expect(await page.locator('[data-field-type="Read-only text"] input').count()).toBe(0);
     // No complete button before the required fields are filled.
     expect(await page.getByRole('button', { name: 'Sign and complete' }).count()).toBe(0);
+    await eventually(() => page.locator('.preview canvas[data-rendered="true"]').count()).toBe(1);
     await screenshot(page, 'signer-ready-en-desktop');
+    await expectAccessible(page);
 
     // The summary's entry goes to its field and focuses it.
     await page.getByRole('button', { name: /Start date/ }).click();
@@ -318,20 +384,29 @@ describe('the signer page', () => {
     await page.getByLabel('I agree').focus();
     await page.keyboard.press('Space');
     await eventually(() => finish.isVisible()).toBe(true);
+    // The preview shows the values where they go on the page.
+    const startDate = page.locator('.preview .box[title="Go to the field Start date"]');
+    expect(await startDate.textContent()).toContain('2026-12-01');
+    expect(
+      await page.locator('.preview .box[title="Go to the field Agree to terms"]').textContent(),
+    ).toContain('✓');
     await screenshot(page, 'signer-ready-to-complete-en');
+    await expectAccessible(page);
+    expect(await captured(baseUrl, `kind=invitation&to=${encodeURIComponent(providerEmail)}`)).toEqual([]);
     await finish.focus();
     await page.keyboard.press('Enter');
     await eventually(() => page.locator('h1').textContent()).toBe('Thank you, you are done');
     expect(await page.locator('.state').textContent()).toContain('When everyone has finished');
     await screenshot(page, 'signer-completed-en');
+    await expectAccessible(page);
 
     // The first signer's link now says they are done.
     await page.reload();
     await eventually(() => page.locator('h1').textContent()).toBe('Already completed');
 
-    // The second signer, in turn now.
+    // The second signer, in turn now: the invitation goes out.
     const second = await newPage();
-    await second.goto(envelope.provider);
+    await second.goto(await invitedLink(providerEmail));
     await eventually(() => second.locator('h1').textContent()).toBe('Services agreement');
     await second.getByLabel('Provider name').fill('Sam Cohen');
     await second.getByLabel('Provider name').blur();
@@ -442,15 +517,43 @@ describe('the signer page', () => {
     await eventually(() => page.getByTestId('awaiting').textContent()).toContain('No fields are waiting');
     await screenshot(page, 'signer-signature-filled-en');
 
-    // A reload keeps them: the server holds the files, the page says they are saved.
+    // The preview draws what was entered inside the outlines: the name, the signature, the stamp, the photo.
+    const inPreview = (label: string) => preview.locator(`.box[title="Go to the field ${label}"]`);
+    expect(await inPreview('Client name').textContent()).toContain('Dana Levi');
+    for (const label of ['Signature', 'Initials', 'Stamp', 'Photo ID']) {
+      expect(await imageLoaded(inPreview(label).locator('img')), label).toBe(true);
+    }
+    expect(await inPreview('Contract copy').textContent()).toContain('contract-copy.pdf');
+    await expectAccessible(page);
+
+    // A reload keeps them: the server holds the files, and the saved images are fetched back (with the
+    // signer's link) into the fields and the preview.
     await page.reload();
     await eventually(() => page.getByLabel('Client name').inputValue()).toBe('Dana Levi');
-    expect(await signature.textContent()).toContain('Saved. Draw again to replace it.');
     expect(await signature.textContent()).toContain('Typed name: Dana R. Levi');
+    const savedSignature = signature.getByRole('img', { name: 'Signature, as saved' });
+    await eventually(() => imageLoaded(savedSignature)).toBe(true);
+    await eventually(() => imageLoaded(initials.getByRole('img', { name: 'Initials, as saved' }))).toBe(true);
+    const stamp = page.locator('[data-field-type="Company stamp"]');
+    await eventually(() => imageLoaded(stamp.getByRole('img', { name: 'The saved stamp' }))).toBe(true);
+    expect(
+      await stamp
+        .getByRole('img', { name: 'The saved stamp' })
+        .evaluate((element: { naturalWidth: number }) => element.naturalWidth),
+    ).toBe(48);
+    await eventually(() =>
+      imageLoaded(photo.getByRole('img', { name: 'The uploaded image photo.png' })),
+    ).toBe(true);
     expect(await contract.getByTestId('saved-file').textContent()).toContain('contract-copy.pdf');
-    expect(await page.locator('[data-field-type="Company stamp"]').textContent()).toContain(
-      'A stamp is saved',
-    );
+    await eventually(() => preview.locator('canvas[data-rendered="true"]').count()).toBe(1);
+    await eventually(() => imageLoaded(inPreview('Signature').locator('img'))).toBe(true);
+    await screenshot(page, 'signer-signature-reloaded-en');
+    await expectAccessible(page);
+    // Clicking an outline in the preview goes to that field's input.
+    await inPreview('Client name').click();
+    await eventually(() =>
+      page.evaluate('document.activeElement?.closest("[data-field-type]")?.dataset.fieldType'),
+    ).toBe('Full name');
 
     // The same fields in Hebrew on a phone.
     const phone = await newPage(PHONE, 'he-IL');
@@ -482,10 +585,92 @@ describe('the signer page', () => {
     expect(final.attachments.get('contract-copy.pdf')).toBe(contractPdf.byteLength);
   });
 
+  it('lets an Approver approve without fields, and a Viewer confirm once the document is shown', async () => {
+    const envelope = await createAndSend({
+      title: 'Budget for review',
+      workflowType: 'Sequential',
+      templateId: reviewTemplateId,
+      recipients: [
+        {
+          roleName: 'Approval',
+          fullName: 'Avi Approver',
+          type: 'Approver',
+          deliveryChannel: 'ManualLink',
+          signingOrder: 1,
+        },
+        {
+          roleName: 'Viewing',
+          fullName: 'Vered Viewer',
+          type: 'Viewer',
+          deliveryChannel: 'ManualLink',
+          signingOrder: 2,
+        },
+        { roleName: 'Client', fullName: 'Dana Levi', deliveryChannel: 'ManualLink', signingOrder: 3 },
+      ],
+    });
+    const approver = await newPage();
+    await approver.goto(await issuedLink(envelope, 'Approval'));
+    await eventually(() => approver.locator('h1').textContent()).toBe('Budget for review');
+    expect(await approver.getByTestId('awaiting').textContent()).toContain('No fields are waiting');
+    expect(await approver.locator('[data-field-type]').count()).toBe(0);
+    expect(await approver.getByTestId('instructions').textContent()).toBe(
+      'Read the document, then approve it or decline it.',
+    );
+    expect(await approver.getByRole('button', { name: 'Decline', exact: true }).isVisible()).toBe(true);
+    // No consent for an Approver: the action is there at once.
+    expect(await approver.getByLabel('I agree').count()).toBe(0);
+    const approve = approver.getByRole('button', { name: 'Approve' });
+    await eventually(() => approve.isVisible()).toBe(true);
+    await eventually(() => approver.locator('.preview canvas[data-rendered="true"]').count()).toBe(1);
+    await screenshot(approver, 'signer-approver-en');
+    await expectAccessible(approver);
+    await approve.click();
+    await eventually(() => approver.locator('h1').textContent()).toBe('Thank you, you are done');
+
+    // The Viewer's confirmation waits for the document: held back here, it is not offered.
+    const viewer = await newPage();
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await viewer.route('**/document', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await viewer.goto(await issuedLink(envelope, 'Viewing'));
+    await eventually(() => viewer.locator('h1').textContent()).toBe('Budget for review');
+    const confirm = viewer.getByRole('button', { name: 'Confirm that I have read it' });
+    expect(await viewer.locator('.finish').textContent()).toContain('The document is loading');
+    expect(await confirm.count()).toBe(0);
+    release();
+    await eventually(() => confirm.isVisible()).toBe(true);
+    await eventually(() => viewer.locator('.preview canvas[data-rendered="true"]').count()).toBe(1);
+    await screenshot(viewer, 'signer-viewer-en');
+    await confirm.click();
+    await eventually(() => viewer.locator('h1').textContent()).toBe('Thank you, you are done');
+
+    const detail = (await (await api('GET', `/api/v1/envelopes/${envelope.id}`)).json()) as {
+      recipients: { roleName: string; status: string }[];
+    };
+    const statusOf = (role: string) => detail.recipients.find((r) => r.roleName === role)?.status;
+    expect(statusOf('Approval')).toBe('Completed');
+    expect(statusOf('Viewing')).toBe('Completed');
+    expect(statusOf('Client')).not.toBe('Completed');
+  });
+
   it('declines with a required reason, and the other signer sees the envelope declined', async () => {
     const envelope = await sendEnvelope('Lease to decline');
     const page = await newPage();
-    await page.goto(envelope.client);
+    const provider = await issuedLink(envelope, 'Provider');
+
+    // The second signer is not in turn yet.
+    await page.goto(provider);
+    await eventually(() => page.locator('h1').textContent()).toBe('It is not your turn yet');
+    expect(await page.locator('body').textContent()).not.toContain('Dana Levi');
+    await screenshot(page, 'signer-not-in-turn-en');
+    await expectAccessible(page);
+
+    await page.goto(await issuedLink(envelope, 'Client'));
     await eventually(() => page.locator('h1').textContent()).toBe('Lease to decline');
     await page.getByRole('button', { name: 'Decline to sign' }).click();
     const dialog = page.getByRole('dialog');
@@ -495,52 +680,87 @@ describe('the signer page', () => {
     expect(await activeId(page)).toBe('decline-reason');
     await page.getByLabel('Reason').fill('The rent is wrong.');
     await screenshot(page, 'signer-decline-dialog-en');
+    await expectAccessible(page);
     await dialog.getByRole('button', { name: 'Decline', exact: true }).click();
     await eventually(() => page.locator('h1').textContent()).toBe('You declined');
     await screenshot(page, 'signer-declined-en');
+    await expectAccessible(page);
     await eventually(() => envelopeStatus(envelope.id)).toBe('Declined');
 
     const other = await newPage();
-    await other.goto(envelope.provider);
+    await other.goto(provider);
     await eventually(() => other.locator('h1').textContent()).toBe('This envelope was declined');
   });
 
-  it('shows a clear page for a cancelled link and for an unknown one', async () => {
+  it('shows a clear page for a cancelled link, an expired one and an unknown one', async () => {
     const envelope = await sendEnvelope('Cancelled order');
+    const client = await issuedLink(envelope, 'Client');
     const cancelled = await api('POST', `/api/v1/envelopes/${envelope.id}/cancel`, { reason: 'Changed' });
     expect(cancelled.status, await cancelled.clone().text()).toBe(200);
     const page = await newPage();
-    await page.goto(envelope.client);
+    await page.goto(client);
     await eventually(() => page.locator('h1').textContent()).toBe('This envelope was cancelled');
     expect(await page.locator('.state').getAttribute('data-state')).toBe('cancelled');
     expect(await page.locator('.state').textContent()).toContain('Cancelled order');
     expect(await page.locator('input, textarea, select').count()).toBe(0);
     await screenshot(page, 'signer-cancelled-en');
+    await expectAccessible(page);
+
+    // A deadline a few seconds away: the workflow's timer expires the envelope.
+    const expiring = await sendEnvelope(
+      'Offer with a deadline',
+      {},
+      {},
+      {
+        expiresAt: new Date(Date.now() + 4_000).toISOString(),
+      },
+    );
+    const expiringLink = await issuedLink(expiring, 'Client');
+    await expect.poll(() => envelopeStatus(expiring.id), { timeout: 60_000, interval: 500 }).toBe('Expired');
+    await page.goto(expiringLink);
+    await eventually(() => page.locator('h1').textContent()).toBe('This envelope has expired');
+    expect(await page.locator('.state').getAttribute('data-state')).toBe('expired');
+    expect(await page.locator('.state').textContent()).toContain('Offer with a deadline');
+    expect(await page.locator('input, textarea, select').count()).toBe(0);
+    await screenshot(page, 'signer-expired-en');
 
     await page.goto(`${baseUrl}/sign/${'x'.repeat(43)}`);
     await eventually(() => page.locator('h1').textContent()).toBe('This link is not valid');
     expect(await page.locator('body').textContent()).not.toMatch(/not_found|404|error/i);
     await screenshot(page, 'signer-unknown-link-en');
+    await expectAccessible(page);
   });
 
-  it('asks an OTP recipient for a code before anything else, then sends the session with every call', async () => {
+  it('asks an SMS recipient with OTP for a code before anything else, then sends the session with every call', async () => {
     const phone = `+97250${String(randomInt(1_000_000, 9_999_999))}`;
-    const envelope = await sendEnvelope('Verified agreement', { phone, authenticationMethod: 'OtpSms' });
+    await sendEnvelope('Verified agreement', {
+      phone,
+      deliveryChannel: 'Sms',
+      authenticationMethod: 'OtpSms',
+    });
     const page = await newPage();
-    await page.goto(envelope.client);
+    await page.goto(await invitedLink(phone));
     await eventually(() => page.locator('h2#otp-title').textContent()).toBe('Verify it is you');
     expect(await page.locator('[data-field-type]').count()).toBe(0);
+    expect(await page.locator('.preview').count()).toBe(0);
+    // The phone is masked: only its last digits are shown.
+    const otpText = String(await page.locator('.otp').textContent());
+    expect(otpText).toContain(phone.slice(-2));
+    expect(otpText).not.toContain(phone.slice(4, -2));
+    await expectAccessible(page);
     await page.getByRole('button', { name: 'Send me a code' }).click();
     await eventually(() => page.getByLabel('6-digit code').isVisible()).toBe(true);
     expect(await activeId(page)).toBe('otp-code');
-    const codes = await fetch(`${baseUrl}/api/dev/notifications?kind=otp&to=${encodeURIComponent(phone)}`);
-    const [latest] = ((await codes.json()) as { notifications: { otpCode: string }[] }).notifications;
-    if (!latest) throw new Error('no code captured');
+    // A second code at once is not offered: the resend button waits out the interval.
+    expect(await page.getByRole('button', { name: 'Send a new code' }).isDisabled()).toBe(true);
+    const latest = await waitForCapture(baseUrl, `kind=otp&to=${encodeURIComponent(phone)}&limit=1`);
+    if (!latest.otpCode) throw new Error('no code captured');
     const wrong = latest.otpCode === '000000' ? '111111' : '000000';
     await page.getByLabel('6-digit code').fill(wrong);
     await page.keyboard.press('Enter');
     await eventually(() => page.locator('#otp-error').textContent()).toMatch(/The code is wrong/);
     await screenshot(page, 'signer-otp-en');
+    await expectAccessible(page);
     await page.getByLabel('6-digit code').fill(latest.otpCode);
     await page.keyboard.press('Enter');
     await eventually(() => page.getByLabel('Client name').isVisible()).toBe(true);
@@ -557,7 +777,7 @@ describe('the signer page', () => {
   it("opens in the recipient's Hebrew, right to left, with the switcher", async () => {
     const envelope = await sendEnvelope('הסכם שירות', { language: 'he' });
     const page = await newPage();
-    await page.goto(envelope.client);
+    await page.goto(await issuedLink(envelope, 'Client'));
     await eventually(() => page.locator('html').getAttribute('dir')).toBe('rtl');
     expect(await page.locator('html').getAttribute('lang')).toBe('he');
     await eventually(() => page.getByTestId('awaiting').textContent()).toContain('שני שדות ממתינים לך');
@@ -567,7 +787,9 @@ describe('the signer page', () => {
     const fields = await page.locator('.work').boundingBox();
     if (!summary || !fields) throw new Error('no layout');
     expect(summary.x).toBeGreaterThan(fields.x);
+    await eventually(() => page.locator('.preview canvas[data-rendered="true"]').count()).toBe(1);
     await screenshot(page, 'signer-ready-he-desktop');
+    await expectAccessible(page);
 
     await page.getByRole('button', { name: 'English' }).click();
     await eventually(() => page.locator('html').getAttribute('dir')).toBe('ltr');
@@ -580,15 +802,17 @@ describe('the signer page', () => {
 
   it('fits a 375-pixel phone in both languages', async () => {
     const envelope = await sendEnvelope('Phone-sized agreement with a long title that wraps');
+    const client = await issuedLink(envelope, 'Client');
     for (const language of ['en', 'he'] as const) {
       const page = await newPage(PHONE, language === 'he' ? 'he-IL' : 'en-US');
-      await page.goto(`${envelope.client}?lang=${language}`);
+      await page.goto(`${client}?lang=${language}`);
       await eventually(() => page.getByTestId('awaiting').isVisible()).toBe(true);
       expect(await page.locator('html').getAttribute('dir')).toBe(language === 'he' ? 'rtl' : 'ltr');
       await screenshot(page, `signer-ready-${language}-phone`);
       expect(await pageWidth(page)).toBeLessThanOrEqual(PHONE.width);
       const input = await page.locator('[data-field-type="Full name"] input').boundingBox();
       expect(input && input.x >= 0 && input.x + input.width <= PHONE.width).toBe(true);
+      await expectAccessible(page);
     }
   });
 });

@@ -125,7 +125,9 @@ describe('recipient types (GroupedRounds)', () => {
     await handle.executeUpdate(recipientProgressUpdate, {
       args: [{ recipientId: auditor as string, step: 'viewed' }],
     });
-    expect((await statuses())[3]).toBe('Viewed');
+    // Polled: once under a loaded full run this read still saw 'Pending' right after the Update answered
+    // (docs/development.md, "Known flaky reads"); the step itself is asserted, not its timing.
+    await expect.poll(async () => (await statuses())[3]).toBe('Viewed');
     await completeRecipient(ctx, organization.id, envelope.id, manager as string);
     const last = await completeRecipient(ctx, organization.id, envelope.id, auditor as string);
     expect(last.status).toBe('ProcessingFinalPdf');

@@ -26,7 +26,7 @@ export function buildTestApp(ctx: TestContext, config: Config = testConfig()): P
       client: ctx.temporal,
       namespace: inject('namespace'),
     },
-    logger: pino({ level: 'silent' }),
+    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
   });
 }
 

@@ -100,6 +100,7 @@ describe('web app catalogs', () => {
       'devNotifications.kind.',
       'languages.',
       'signer.complete.',
+      'signer.instructions.',
       'signer.recipientStatus.',
       'signer.state.',
     ]);
@@ -114,6 +115,9 @@ describe('web app catalogs', () => {
     for (const status of RECIPIENT_STATUSES) expect(keys).toContain(`signer.recipientStatus.${status}`);
     for (const action of ['sign', 'fill', 'approve', 'view'])
       expect(keys).toContain(`signer.complete.${action}`);
+    for (const waiting of ['waitingFields', 'waitingConsent', 'waitingDocument', 'waitingSave'])
+      expect(keys).toContain(`signer.complete.${waiting}`);
+    for (const action of ['approve', 'view']) expect(keys).toContain(`signer.instructions.${action}`);
   });
 
   it('name the signing states the server answers', () => {

@@ -27,6 +27,7 @@ import type { ServiceContext } from '../context.ts';
 import { toServiceError } from '../envelopes/workflow-errors.ts';
 import { requireSmsCredits } from '../usage/sms-credits.ts';
 import { codeMessage, generateCode, hashCode, maskPhone, OTP_POLICY } from './otp-policy.ts';
+import { lockSigningRecipient } from './recipient-lock.ts';
 import { openSigningSession, requireOtpRecipient, requireReady } from './signing-session.ts';
 
 export interface OneTimeCodeSent {
@@ -94,7 +95,7 @@ export async function requestOneTimeCode(
   });
   const resendAvailableAt = await ctx.orm.em.fork().transactional(async (tx) => {
     // One request per recipient at a time, so two quick requests cannot both pass the throttle.
-    await tx.execute('select id from recipient where id = ? for update', [recipient.id]);
+    await lockSigningRecipient(tx, envelope.id, recipient.id);
     const windowStart = new Date(now.getTime() - OTP_POLICY.sendWindowMs);
     const recent = await tx.find(
       OtpCode,

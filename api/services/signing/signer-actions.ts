@@ -31,6 +31,7 @@ import { toServiceError } from '../envelopes/workflow-errors.ts';
 import { checkSignerValue } from '../fields/field-value.ts';
 import { storeSignerValue } from '../fields/store-signer-value.ts';
 import { maskPhone } from './otp-policy.ts';
+import { lockSigningRecipient } from './recipient-lock.ts';
 import { recordSignerProgress } from './signer-progress.ts';
 import {
   CONSENT_TEXT,
@@ -231,11 +232,8 @@ export async function saveSignerFields(
   const { envelope, recipient } = session;
   await ctx.orm.em.fork().transactional(async (tx) => {
     // The projection writes recipient statuses: holding the row keeps a save from racing a completion.
-    const [row] = await tx.execute<{ status: string }[]>(
-      'select status from recipient where id = ? for update',
-      [recipient.id],
-    );
-    const state = signingState(envelope.status, (row?.status ?? recipient.status) as Recipient['status']);
+    const status = await lockSigningRecipient(tx, envelope.id, recipient.id);
+    const state = signingState(envelope.status, (status ?? recipient.status) as Recipient['status']);
     requireReady({ ...session, state }, 'save fields');
     for (const { field, check } of checked) {
       if (!check.ok) continue;

@@ -14,6 +14,7 @@ import { randomToken, sha256Hex } from '../../security/secrets.ts';
 import type { ServiceContext } from '../context.ts';
 import { toServiceError } from '../envelopes/workflow-errors.ts';
 import { codeMatches, OTP_POLICY } from './otp-policy.ts';
+import { lockSigningRecipient } from './recipient-lock.ts';
 import { openSigningSession, requireOtpRecipient, requireReady } from './signing-session.ts';
 
 export interface SignerSessionIssued {
@@ -41,7 +42,7 @@ export async function verifyOneTimeCode(
 
   const decision = await ctx.orm.em.fork().transactional(async (tx): Promise<Decision> => {
     // One verification per recipient at a time: attempts are counted exactly.
-    await tx.execute('select id from recipient where id = ? for update', [recipient.id]);
+    await lockSigningRecipient(tx, envelope.id, recipient.id);
     const latest = await tx.findOne(
       OtpCode,
       { recipientId: recipient.id },

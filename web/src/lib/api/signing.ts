@@ -197,23 +197,33 @@ export async function verifyCode(token: string, code: string): Promise<void> {
   storeSigningSession(token, result.sessionToken);
 }
 
+/** A binary resource of the link, with the signer session if any; failures as SigningError. */
+async function fetchBinary(token: string, url: string, accept: string): Promise<Response> {
+  const headers: Record<string, string> = { accept };
+  const session = readSigningSession(token);
+  if (session) headers['x-signing-session'] = session;
+  let response: Response;
+  try {
+    response = await fetch(url, { headers, cache: 'no-store' });
+  } catch (error) {
+    throw new SigningError(0, 'network', error instanceof Error ? error.message : String(error));
+  }
+  if (!response.ok) throw new SigningError(response.status, 'error', `HTTP ${response.status}`);
+  return response;
+}
+
 /**
  * The document as this recipient sees it (a PDF), with the signer session if any. The specification puts
  * it at the root, `GET /<token>/document`, not under /api/signing.
  */
 export async function fetchSigningDocument(token: string): Promise<ArrayBuffer> {
-  const headers: Record<string, string> = { accept: 'application/pdf' };
-  const session = readSigningSession(token);
-  if (session) headers['x-signing-session'] = session;
-  let response: Response;
-  try {
-    response = await fetch(`/${encodeURIComponent(token)}/document`, {
-      headers,
-      cache: 'no-store',
-    });
-  } catch (error) {
-    throw new SigningError(0, 'network', error instanceof Error ? error.message : String(error));
-  }
-  if (!response.ok) throw new SigningError(response.status, 'error', `HTTP ${response.status}`);
+  const response = await fetchBinary(token, `/${encodeURIComponent(token)}/document`, 'application/pdf');
   return response.arrayBuffer();
+}
+
+/** A file this signer saved earlier in one of their fields (a signature, a stamp, an upload), by its id. */
+export async function fetchSignerFile(token: string, fileId: string): Promise<Blob> {
+  const url = `/api/signing/${encodeURIComponent(token)}/files/${encodeURIComponent(fileId)}`;
+  const response = await fetchBinary(token, url, '*/*');
+  return response.blob();
 }
