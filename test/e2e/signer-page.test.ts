@@ -798,6 +798,17 @@ describe('the signer page', () => {
     await page.reload();
     await eventually(() => page.getByTestId('awaiting').textContent()).toContain('2 fields are waiting');
     expect(await page.locator('html').getAttribute('dir')).toBe('ltr');
+
+    // A narrower window (a phone turned, a window resized) draws the pages again at the new width.
+    const canvasWidth = () =>
+      page
+        .locator('.preview canvas')
+        .first()
+        .evaluate((c: { width: number }) => c.width);
+    await eventually(() => page.locator('.preview canvas[data-rendered="true"]').count()).toBe(1);
+    const wide = await canvasWidth();
+    await page.setViewportSize(PHONE);
+    await eventually(canvasWidth).toBeLessThan(wide / 2);
   });
 
   it('fits a 375-pixel phone in both languages', async () => {
