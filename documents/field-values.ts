@@ -32,7 +32,8 @@ interface FileReference {
   filename: string | null;
 }
 
-function fileReference(value: unknown): FileReference | undefined {
+/** The stored file a saved value refers to (a signer's image or an upload), if any. */
+export function fileReference(value: unknown): FileReference | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const { fileId, typedName, filename } = value as Record<string, unknown>;
   if (typeof fileId !== 'string') return undefined;
