@@ -1,8 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
+// SIGIL_TEST_CANARY=1 runs only the always-failing canary through this same configuration, so
+// test/integration/test-gate.test.ts can check that a failed run exits non-zero.
+const canary = process.env.SIGIL_TEST_CANARY === '1';
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: canary ? ['test/canary/*.canary.ts'] : ['test/**/*.test.ts'],
     globalSetup: ['test/setup/global-setup.ts'],
     testTimeout: 60_000,
     // Browser pages under load (two test files at a time on two cores) can take seconds to settle.

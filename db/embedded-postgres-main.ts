@@ -1,6 +1,8 @@
-// Runs embedded PostgreSQL as its own process for `npm start`: prints one JSON line `{"ready":true}` once it
-// accepts connections and stops the cluster on SIGTERM/SIGINT. A separate process because the
-// embedded-postgres package installs exit hooks that would otherwise take over the supervisor's signals.
+// Runs embedded PostgreSQL as its own process (started by db/embedded-postgres-process.ts for `npm start`, the
+// tests and the benchmarks): prints one JSON line `{"ready":true}` once it accepts connections and stops the
+// cluster on SIGTERM/SIGINT, or when its parent dies. A separate process because the embedded-postgres package
+// installs exit hooks that would otherwise take over the parent's signals and exit code.
+import { watchSupervisor } from '../config/shutdown.ts';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
 
 const [dataDir, port] = process.argv.slice(2);
@@ -21,5 +23,6 @@ try {
   );
   process.exit(1);
 }
+watchSupervisor();
 // Stays alive while PostgreSQL runs; embedded-postgres stops the cluster and exits on SIGTERM or SIGINT.
 setInterval(() => {}, 1 << 30);

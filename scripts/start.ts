@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { type Config, loadConfigOrExit } from '../config/config.ts';
 import { redactUrl } from '../config/logger.ts';
+import { spawnEmbeddedPostgres } from '../db/embedded-postgres-process.ts';
 import { createOrm, migrateToLatest } from '../db/orm.ts';
 import { seedDemo } from '../db/seed/seed-demo.ts';
 import { connectClient } from '../temporal/connection.ts';
@@ -134,32 +135,17 @@ async function main(config: Config): Promise<void> {
 
 async function startEmbeddedPostgres(config: Config): Promise<void> {
   const log = createWriteStream(join(config.dataDir, 'logs', 'postgres.log'), { flags: 'a' });
-  const child = spawn(
-    process.execPath,
-    [
-      join(ROOT, 'db/embedded-postgres-main.ts'),
-      join(config.dataDir, 'postgres'),
-      String(config.database.embeddedPort),
-    ],
-    { detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const ready = new Promise<void>((resolve, reject) => {
-    child.once('exit', (code) =>
-      reject(new Error(`embedded PostgreSQL exited (code ${code}); see ${log.path}`)),
-    );
-    superviseChild('PostgreSQL', child, log, (line) => {
-      try {
-        const message = JSON.parse(line) as { ready?: boolean; log?: string; error?: string };
-        if (message.ready) resolve();
-        else if (message.error) reject(new Error(message.error));
-        else if (message.log) say(message.log);
-      } catch {
-        // PostgreSQL's own output goes to the log file only.
-      }
-    });
+  const postgres = await spawnEmbeddedPostgres({
+    dataDir: join(config.dataDir, 'postgres'),
+    port: config.database.embeddedPort,
+    log: say,
+    output: log,
+    detached: true,
+  }).catch((error: unknown) => {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n(see ${log.path})`);
   });
-  started.push({ name: 'PostgreSQL', stop: () => stopChild(child, 30_000) });
-  await ready;
+  watchExit('PostgreSQL', postgres.child, log);
+  started.push({ name: 'PostgreSQL', stop: () => postgres.stop() });
 }
 
 async function startTemporalDevServer(config: Config): Promise<void> {
@@ -261,6 +247,11 @@ function superviseChild(name: string, child: ChildProcess, log: WriteStream, onL
       for (const line of lines) if (line.trim()) onLine(line);
     });
   }
+  watchExit(name, child, log);
+}
+
+/** A child that exits while Sigil is not stopping takes the whole service down, with the reason. */
+function watchExit(name: string, child: ChildProcess, log: WriteStream) {
   child.on('exit', (code, signal) => {
     log.end();
     if (!shuttingDown) {

@@ -1,12 +1,15 @@
 // Builds the demo agreement PDF with pdf-lib, so the demo template and the tests need no binary fixture.
+// The same arguments always give the same bytes: pdf-lib would otherwise stamp the creation and modification
+// dates with the current time, and every final PDF rendered from it would carry that second.
 import { PDFDocument, rgb, StandardFonts } from 'pdf-lib';
 
 export const DEMO_PAGE = { width: 595.28, height: 841.89 } as const; // A4 in points
 
 export async function buildDemoPdf(title = 'Sigil demo agreement', pages = 1): Promise<Uint8Array> {
-  const document = await PDFDocument.create();
+  const document = await PDFDocument.create({ updateMetadata: false });
   document.setTitle(title);
   document.setProducer('Sigil');
+  document.setCreator('Sigil');
   const font = await document.embedFont(StandardFonts.Helvetica);
   const bold = await document.embedFont(StandardFonts.HelveticaBold);
   for (let index = 0; index < pages; index += 1) {

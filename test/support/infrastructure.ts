@@ -10,7 +10,7 @@ import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.ts';
 import { webhookDeliverySettings } from '../../activities/webhooks.ts';
 import { loadConfig } from '../../config/config.ts';
-import { startEmbeddedPostgres } from '../../db/embedded-postgres.ts';
+import { spawnEmbeddedPostgres } from '../../db/embedded-postgres-process.ts';
 import { createOrm, migrateToLatest, type Orm } from '../../db/orm.ts';
 import { explainProvisioningFailure, provisionDevServer } from '../../temporal/provision.ts';
 import { ensureSearchAttributes } from '../../temporal/search-attributes.ts';
@@ -59,7 +59,7 @@ export async function startTestInfrastructure(log: (line: string) => void): Prom
   };
   try {
     const started = Date.now();
-    const postgres = await startEmbeddedPostgres({ dataDir: join(dir, 'postgres'), port: await freePort() });
+    const postgres = await spawnEmbeddedPostgres({ dataDir: join(dir, 'postgres'), port: await freePort() });
     cleanups.push(() => postgres.stop());
     const orm = await createOrm({ databaseUrl: postgres.url });
     cleanups.push(() => orm.close());

@@ -14,7 +14,7 @@ import {
 } from 'pdf-lib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../db/seed/demo-pdf.ts';
 import {
   type FinalPdfField,
@@ -348,5 +348,21 @@ describe('renderFinalPdf', () => {
     expect(doc.getAuthor()).toBe('Acme');
     expect(doc.getKeywords()).toBe('contract');
     expect(doc.getProducer()).toBe('Sigil');
+  });
+
+  it('gives the same bytes for the same input whatever the clock says', async () => {
+    // The demo PDF once carried the time it was built, so two renders a second apart differed.
+    const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+    const renderAt = async (now: string) => {
+      vi.useFakeTimers({ now: new Date(now), toFake: ['Date'] });
+      try {
+        return await renderFinalPdf(await demoInput());
+      } finally {
+        vi.useRealTimers();
+      }
+    };
+    const first = await renderAt('2026-01-01T00:00:00Z');
+    const second = await renderAt('2027-06-30T12:34:56Z');
+    expect(sha(second)).toBe(sha(first));
   });
 });
