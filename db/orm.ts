@@ -13,6 +13,8 @@ export interface OrmOptions {
   databaseUrl: string;
   logger?: Logger;
   poolMax?: number;
+  /** Called with every SQL statement this ORM sends (tests count them); off when absent. */
+  onQuery?: (sql: string) => void;
 }
 
 export async function createOrm(options: OrmOptions): Promise<Orm> {
@@ -28,11 +30,14 @@ export async function createOrm(options: OrmOptions): Promise<Orm> {
       snapshot: false,
     },
     pool: { min: 0, max: options.poolMax ?? 10 },
-    debug: false,
+    debug: options.onQuery ? ['query'] : false,
     allowGlobalContext: false,
     ensureDatabase: false,
     discovery: { warnWhenNoEntities: true },
-    logger: (message) => options.logger?.debug({ orm: true }, message),
+    logger: (message) => {
+      if (options.onQuery) options.onQuery(message);
+      else options.logger?.debug({ orm: true }, message);
+    },
   });
 }
 

@@ -2,7 +2,7 @@
 // the signer's document preview (the API). Pure but for the file loader each caller passes in (backed by its own
 // database session), so this folder stays free of the database.
 import { createHash } from 'node:crypto';
-import type { FieldType } from '../workflows/domain.ts';
+import type { FieldType } from '../domain/vocabulary.ts';
 import type { AuditTrailUpload } from './render-audit-trail.ts';
 import type { FinalPdfField, FinalPdfFieldValue } from './render-final-pdf.ts';
 

@@ -12,7 +12,7 @@
 // dates, addresses, e-mail addresses, phone numbers, content types), which are left-to-right paragraphs, and
 // text people wrote (names, titles, file names), which takes the direction of its first letter.
 import { PDFDocument, type PDFPage, type RGB, rgb } from 'pdf-lib';
-import type { EnvelopeStatus, RecipientStatus, RecipientType } from '../workflows/domain.ts';
+import type { EnvelopeStatus, RecipientStatus, RecipientType } from '../domain/vocabulary.ts';
 import type { Direction } from './bidi.ts';
 import { PdfRenderError } from './errors.ts';
 import { DocumentFonts, type FontWeight } from './fonts.ts';

@@ -36,7 +36,7 @@ import {
   type RGB,
   rgb,
 } from 'pdf-lib';
-import type { FieldType } from '../workflows/domain.ts';
+import type { FieldType } from '../domain/vocabulary.ts';
 import { PdfRenderError } from './errors.ts';
 import { flattenForm } from './flatten.ts';
 import { DocumentFonts } from './fonts.ts';

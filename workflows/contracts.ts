@@ -8,7 +8,7 @@ import type {
   RecipientStatus,
   RecipientType,
   WorkflowType,
-} from './domain.ts';
+} from '../domain/vocabulary.ts';
 
 export const ENVELOPE_TASK_QUEUE = 'envelopes';
 export const ENVELOPE_WORKFLOW_TYPE = 'envelopeWorkflow';

@@ -1,5 +1,7 @@
 // The envelope as the workflow sees it: statuses, turns and the rules for every action. A plain class
 // with no Temporal APIs, so the workflow, the transition-table test and the documentation share it.
+
+import { type EnvelopeStatus, isTerminalEnvelopeStatus, type RecipientStatus } from '../domain/vocabulary.ts';
 import type {
   CarriedEnvelopeState,
   EnvelopeState,
@@ -8,7 +10,6 @@ import type {
   RecipientPlan,
   RecipientProgressRequest,
 } from './contracts.ts';
-import { type EnvelopeStatus, isTerminalEnvelopeStatus, type RecipientStatus } from './domain.ts';
 import { actsInRounds, currentRoundIndex, planRounds } from './rounds.ts';
 import { ACTING_RECIPIENT_STATUSES, allows, type EnvelopeTrigger, SIGNING_STATUSES } from './transitions.ts';
 

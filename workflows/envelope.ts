@@ -15,6 +15,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
+import { type EnvelopeStatus, isTerminalEnvelopeStatus } from '../domain/vocabulary.ts';
 import {
   type CancelEnvelopeRequest,
   type CompleteRecipientRequest,
@@ -40,7 +41,6 @@ import {
   searchAttributes,
   sendEnvelopeUpdate,
 } from './contracts.ts';
-import { type EnvelopeStatus, isTerminalEnvelopeStatus } from './domain.ts';
 import { COMPLETION_ACTION, EnvelopeModel } from './envelope-model.ts';
 import {
   NOTIFICATION_ACTIVITY_OPTIONS,

@@ -1,8 +1,8 @@
 // Round planning: which recipients act together, and in what order. Pure, shared by the workflow
 // and the services that validate envelopes before sending.
 
+import type { WorkflowType } from '../domain/vocabulary.ts';
 import type { RecipientPlan } from './contracts.ts';
-import type { WorkflowType } from './domain.ts';
 
 /** Recipients that take part in signing rounds; `Cc` recipients only receive the result. */
 export function actsInRounds(recipient: Pick<RecipientPlan, 'type'>): boolean {

@@ -2,7 +2,7 @@
 // workflow's model (envelope-model.ts) consults it before any status-specific rule, the documentation's
 // table in docs/envelope-lifecycle.md is generated from it (`npm run docs:transitions`), and
 // test/unit/transitions.test.ts drives the model through every row. Pure data, safe in workflow code.
-import type { EnvelopeStatus, RecipientStatus } from './domain.ts';
+import type { EnvelopeStatus, RecipientStatus } from '../domain/vocabulary.ts';
 
 /** Statuses in which recipients are still acting (`DeliveryFailed`: nobody in turn could be reached yet). */
 export const SIGNING_STATUSES = [

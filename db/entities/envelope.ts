@@ -8,7 +8,7 @@ import type {
   RecipientStatus,
   RecipientType,
   WorkflowType,
-} from '../../workflows/domain.ts';
+} from '../../domain/vocabulary.ts';
 
 export const EnvelopeSchema = defineEntity({
   name: 'Envelope',

@@ -8,7 +8,7 @@ import type {
   RecipientStatus,
   RecipientType,
   WorkflowType,
-} from '../../workflows/domain.ts';
+} from '../../domain/vocabulary.ts';
 
 /** A synthetic recipient: the public API's recipient shape. */
 export interface SandboxRecipientDocument {

@@ -1,6 +1,6 @@
 // Templates: a base PDF, named signer roles and fields placed on the pages.
 import { defineEntity, p } from '@mikro-orm/core';
-import type { FieldType } from '../../workflows/domain.ts';
+import type { FieldType } from '../../domain/vocabulary.ts';
 
 export const TemplateSchema = defineEntity({
   name: 'Template',

@@ -14,7 +14,7 @@ import {
 } from '../../api/plugins/rate-limit.ts';
 import { createOrganization } from '../../api/services/organizations/create-organization.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
-import type { PlanName } from '../../workflows/domain.ts';
+import type { PlanName } from '../../domain/vocabulary.ts';
 import { testConfig } from '../support/context.ts';
 
 const logger = pino({ level: 'silent' });

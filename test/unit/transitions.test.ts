@@ -3,8 +3,8 @@
 // table in docs/envelope-lifecycle.md is the one generated from the code.
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import type { EnvelopeStatus, RecipientStatus } from '../../domain/vocabulary.ts';
 import type { EnvelopeWorkflowInput, RecipientPlan } from '../../workflows/contracts.ts';
-import type { EnvelopeStatus, RecipientStatus } from '../../workflows/domain.ts';
 import { EnvelopeModel } from '../../workflows/envelope-model.ts';
 import {
   ENVELOPE_TRANSITIONS,

@@ -9,9 +9,9 @@ import { get } from 'svelte/store';
 import { addMessages, format, init, locale } from 'svelte-i18n';
 import { describe, expect, it } from 'vitest';
 import { SIGNING_STATES as SERVER_STATES } from '../../api/services/signing/signing-session.ts';
+import { RECIPIENT_STATUSES } from '../../domain/vocabulary.ts';
 import { NOTIFICATION_KINDS as PANEL_KINDS } from '../../web/src/lib/api/dev-notifications.ts';
 import { SIGNING_STATES } from '../../web/src/lib/api/signing.ts';
-import { RECIPIENT_STATUSES } from '../../workflows/domain.ts';
 import { MESSAGE_CHANNELS, NOTIFICATION_KINDS } from '../../workflows/notification-contracts.ts';
 
 const WEB_SRC = fileURLToPath(new URL('../../web/src', import.meta.url));

@@ -6,7 +6,7 @@ import {
   RECIPIENT_STATUSES,
   RECIPIENT_TYPES,
   WORKFLOW_TYPES,
-} from '../../../workflows/domain.ts';
+} from '../../../domain/vocabulary.ts';
 import { principalOf } from '../../auth/principal.ts';
 import { inSandbox, SandboxHeaders } from '../../plugins/sandbox.ts';
 import type { ServiceContext } from '../../services/context.ts';

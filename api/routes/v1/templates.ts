@@ -1,7 +1,7 @@
 // GET /api/v1/templates and GET /api/v1/templates/{id}: the organization's published templates with the
 // roles (for recipient mapping by roleName) and field definitions (for prefill by fieldDefinitionId).
 import { z } from 'zod';
-import { FIELD_TYPES } from '../../../workflows/domain.ts';
+import { FIELD_TYPES } from '../../../domain/vocabulary.ts';
 import { principalOf } from '../../auth/principal.ts';
 import { getTemplate } from '../../services/templates/get-template.ts';
 import { listTemplates, type TemplateView } from '../../services/templates/list-templates.ts';

@@ -23,7 +23,7 @@ import {
   type RecipientType,
   WORKFLOW_TYPES,
   type WorkflowType,
-} from '../../../workflows/domain.ts';
+} from '../../../domain/vocabulary.ts';
 import { actsInRounds } from '../../../workflows/rounds.ts';
 import { InvalidRequest, NotFound } from '../../errors.ts';
 import type { DataContext } from '../context.ts';

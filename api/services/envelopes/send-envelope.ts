@@ -2,6 +2,7 @@
 // the running workflow (conflict policy USE_EXISTING) and answers with the state it decided.
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import { Envelope, Organization, type Recipient } from '../../../db/entities/index.ts';
+import { isTerminalEnvelopeStatus } from '../../../domain/vocabulary.ts';
 import {
   ENVELOPE_TASK_QUEUE,
   ENVELOPE_WORKFLOW_TYPE,
@@ -11,7 +12,6 @@ import {
   searchAttributes,
   sendEnvelopeUpdate,
 } from '../../../workflows/contracts.ts';
-import { isTerminalEnvelopeStatus } from '../../../workflows/domain.ts';
 import type { envelopeWorkflow } from '../../../workflows/envelope.ts';
 import { Conflict } from '../../errors.ts';
 import type { ServiceContext } from '../context.ts';

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { inspectJpeg } from '../../../documents/jpeg.ts';
 import { inspectPng } from '../../../documents/png.ts';
-import type { FieldType } from '../../../workflows/domain.ts';
+import type { FieldType } from '../../../domain/vocabulary.ts';
 
 export const TEXT_LIMITS: Partial<Record<FieldType, number>> = {
   'Full name': 200,

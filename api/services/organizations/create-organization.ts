@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { Organization, Plan } from '../../../db/entities/index.ts';
-import { PLAN_NAMES } from '../../../workflows/domain.ts';
+import { PLAN_NAMES } from '../../../domain/vocabulary.ts';
 import { InvalidRequest } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
 import { parseInput } from '../validation.ts';

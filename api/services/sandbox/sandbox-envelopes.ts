@@ -23,7 +23,7 @@ import {
   type SandboxEnvelopeDocument,
   type SandboxRecipientDocument,
 } from '../../../db/entities/index.ts';
-import { isTerminalEnvelopeStatus } from '../../../workflows/domain.ts';
+import { isTerminalEnvelopeStatus } from '../../../domain/vocabulary.ts';
 import { actsInRounds, currentRoundIndex, planRounds } from '../../../workflows/rounds.ts';
 import { Conflict, NotFound } from '../../errors.ts';
 import type { DataContext } from '../context.ts';

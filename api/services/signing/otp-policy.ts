@@ -8,8 +8,8 @@
 // Hashing still keeps codes out of plain sight in queries, dumps and backups, and keying by the row id
 // means no single precomputed table of a million hashes fits every row.
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import type { AuthenticationMethod } from '../../../domain/vocabulary.ts';
 import { renderShortText } from '../../../notifications/messages.ts';
-import type { AuthenticationMethod } from '../../../workflows/domain.ts';
 
 export const OTP_POLICY = {
   /** The specification's code length. */

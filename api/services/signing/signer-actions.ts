@@ -15,13 +15,13 @@ import { storedFileLoader } from '../../../db/stored-files.ts';
 import { finalPdfValues, placedFields } from '../../../documents/field-values.ts';
 import { documentLanguage } from '../../../documents/i18n.ts';
 import { renderFinalPdf } from '../../../documents/render-final-pdf.ts';
+import type { EnvelopeStatus } from '../../../domain/vocabulary.ts';
 import {
   type EnvelopeState,
   envelopeWorkflowId,
   recipientOpenedUpdate,
   type SignerActionOrigin,
 } from '../../../workflows/contracts.ts';
-import type { EnvelopeStatus } from '../../../workflows/domain.ts';
 import { NOT_YET_OPENED } from '../../../workflows/envelope-model.ts';
 import { Conflict, type ErrorDetail, InvalidRequest } from '../../errors.ts';
 import type { ServiceContext } from '../context.ts';

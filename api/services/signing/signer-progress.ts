@@ -1,6 +1,8 @@
 // The signer's progress the audit trail records: `viewed` when they load the document, `started` when they
 // first save a value. Each is sent once: not when the recipient's status already shows it (the workflow
 // also answers a repeat with the current state and never moves a status backwards).
+
+import type { RecipientStatus } from '../../../domain/vocabulary.ts';
 import {
   type EnvelopeState,
   envelopeWorkflowId,
@@ -8,7 +10,6 @@ import {
   recipientProgressUpdate,
   type SignerActionOrigin,
 } from '../../../workflows/contracts.ts';
-import type { RecipientStatus } from '../../../workflows/domain.ts';
 import type { ServiceContext } from '../context.ts';
 import { toServiceError } from '../envelopes/workflow-errors.ts';
 import type { SigningSession } from './signing-session.ts';

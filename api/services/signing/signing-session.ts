@@ -9,7 +9,7 @@ import {
   SigningLink,
   TemplateField,
 } from '../../../db/entities/index.ts';
-import type { EnvelopeStatus, RecipientStatus, RecipientType } from '../../../workflows/domain.ts';
+import type { EnvelopeStatus, RecipientStatus, RecipientType } from '../../../domain/vocabulary.ts';
 import { Conflict, Forbidden, NotFound } from '../../errors.ts';
 import { sha256Hex } from '../../security/secrets.ts';
 import type { DataContext } from '../context.ts';

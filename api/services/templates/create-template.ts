@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { Template, TemplateField, TemplateRole } from '../../../db/entities/index.ts';
-import { FIELD_TYPES, FIELD_TYPES_WITH_OPTIONS } from '../../../workflows/domain.ts';
+import { FIELD_TYPES, FIELD_TYPES_WITH_OPTIONS } from '../../../domain/vocabulary.ts';
 import { InvalidRequest } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
 import { inspectPdf } from '../files/inspect-pdf.ts';

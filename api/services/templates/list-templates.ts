@@ -2,7 +2,7 @@
 // map recipients (by role name) and prefill values (by fieldDefinitionId). Drafts are never shown.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Template, TemplateField, TemplateRole } from '../../../db/entities/index.ts';
-import type { FieldType } from '../../../workflows/domain.ts';
+import type { FieldType } from '../../../domain/vocabulary.ts';
 import type { DataContext } from '../context.ts';
 
 export interface TemplateRoleView {

@@ -3,7 +3,7 @@
 // development and test, into the capture) uses one credit, counted from the `notification` records. Sending an
 // envelope that needs more messages than the credits left is refused before anything starts.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { AuthenticationMethod, DeliveryChannel, RecipientType } from '../../../workflows/domain.ts';
+import type { AuthenticationMethod, DeliveryChannel, RecipientType } from '../../../domain/vocabulary.ts';
 import { Conflict } from '../../errors.ts';
 
 const TEXT_CHANNELS: readonly string[] = ['Sms', 'WhatsApp'];

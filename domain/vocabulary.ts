@@ -1,5 +1,6 @@
-// The specification's vocabulary: statuses, recipient types, channels and field types, shared by the
-// workflow, the services and the database. Pure data, safe to import from workflow code.
+// The product's vocabulary as the specification names it: statuses, recipient types, channels, field types and
+// plans, shared by every layer (the workflow bundle, the services, the database, the PDF library). Pure data,
+// no imports, safe in workflow code.
 
 export const ENVELOPE_STATUSES = [
   'Draft',
