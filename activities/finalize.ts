@@ -188,9 +188,9 @@ async function artifactsOf(
   em: Orm['em'],
   envelope: Pick<Envelope, 'id'>,
 ): Promise<FinalizeEnvelopeResult | undefined> {
-  const current = await em.fork().findOne(Envelope, { id: envelope.id });
+  const current = await em.findOne(Envelope, { id: envelope.id }, { refresh: true });
   if (!current?.finalPdfFileId || !current.auditTrailFileId) return undefined;
-  const final = await em.fork().findOneOrFail(StoredFile, { id: current.finalPdfFileId });
+  const final = await em.findOneOrFail(StoredFile, { id: current.finalPdfFileId });
   return {
     finalPdfFileId: final.id,
     auditTrailFileId: current.auditTrailFileId,

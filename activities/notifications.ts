@@ -92,7 +92,7 @@ export function createNotificationActivities(deps: { orm: Orm; config: Notificat
       const language = notificationLanguage(addressee.language);
       let provider = 'none';
       const record = (outcome: Parameters<typeof recordAttempt>[1]['outcome']) =>
-        recordAttempt(deps.orm.em.fork(), {
+        recordAttempt(em, {
           id: request.notificationId,
           organizationId: envelope.organizationId,
           envelopeId: envelope.id,

@@ -3,8 +3,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Orm } from '../db/orm.ts';
 import { queueWebhookEventDeliveries } from '../db/webhook-deliveries.ts';
+import { isWebhookEventType } from '../domain/vocabulary.ts';
 import type { EnvelopeTransition } from '../workflows/contracts.ts';
-import { isWebhookEventType, type WebhookEvent } from '../workflows/webhook-contracts.ts';
+import type { WebhookEvent } from '../workflows/webhook-contracts.ts';
 
 export interface ProjectionResult {
   /** False when this sequence had already been projected (a retried or replayed activity). */

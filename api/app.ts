@@ -1,11 +1,9 @@
-// The API process's HTTP application: the bare server (api/http/server.ts) plus every route. Tests build it
-// too and drive it with `app.inject`.
-import type { Client, Connection } from '@temporalio/client';
+// The API process's HTTP application: the bare server (api/http/server.ts), one unit of work per request
+// (api/http/request-context.ts) and every route. Tests build it too and drive it with `app.inject`.
 import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
-import type { Config } from '../config/config.ts';
-import type { Orm } from '../db/orm.ts';
+import type { AppDependencies } from './dependencies.ts';
 import { registerOpenApi } from './http/openapi.ts';
+import { registerRequestContext } from './http/request-context.ts';
 import { createServer } from './http/server.ts';
 import { registerWebApp } from './http/web-app.ts';
 import { devRoutes } from './routes/dev.ts';
@@ -13,22 +11,17 @@ import { healthRoutes } from './routes/health.ts';
 import { oauthTokenRoutes } from './routes/oauth-token.ts';
 import { signingRoutes } from './routes/signing.ts';
 import { v1Routes } from './routes/v1/index.ts';
-
-export interface AppDependencies {
-  /** `notifications`: the providers one-time codes go out through (absent: none). */
-  config: Pick<Config, 'env' | 'publicBaseUrl' | 'api'> & Partial<Pick<Config, 'notifications'>>;
-  orm: Orm;
-  temporal: { connection: Connection; client?: Client; namespace: string };
-  logger: Logger;
-}
+import { registerAppRoutes } from './trpc/fastify.ts';
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const app = createServer({ logger: deps.logger, trustedProxies: deps.config.api.trustedProxies });
+  registerRequestContext(app, deps);
   await registerOpenApi(app, deps.config.publicBaseUrl);
   await app.register(healthRoutes, deps);
   await app.register(oauthTokenRoutes, deps);
   await app.register(async (scope) => scope.register(v1Routes, deps), { prefix: '/api/v1' });
   await app.register(signingRoutes, deps);
+  await registerAppRoutes(app, deps);
   // Development and test only: in production these routes do not exist.
   if (deps.config.env !== 'production') await app.register(devRoutes, deps);
   // The built web app (web/build) for every other page path; API paths stay JSON 404s.

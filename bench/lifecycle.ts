@@ -10,8 +10,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { getHeapStatistics } from 'node:v8';
 import { issueSigningLinks } from '../api/services/signing/issue-signing-links.ts';
 import { AuditEvent } from '../db/entities/index.ts';
-import { buildDemoPdf } from '../db/seed/demo-pdf.ts';
 import { type FinalPdfField, renderFinalPdf } from '../documents/render-final-pdf.ts';
+import { buildDemoPdf } from '../scripts/demo/demo-pdf.ts';
 import { encodePng } from '../test/support/png.ts';
 import { envelopeWorkflowId } from '../workflows/contracts.ts';
 import type { envelopeWorkflow } from '../workflows/envelope.ts';
@@ -109,7 +109,12 @@ const bench = await startBenchApi(say);
 const { app, infrastructure, organization, template, temporal } = bench;
 try {
   const headers = bench.auth;
-  const ctx = { orm: infrastructure.orm, config: bench.config };
+  const ctx = {
+    get em() {
+      return infrastructure.orm.em.fork();
+    },
+    config: bench.config,
+  };
   const signature = strokePng();
   const signatureBase64 = signature.toString('base64');
 

@@ -4,10 +4,10 @@
 // answers 429.
 import { pino } from 'pino';
 import { buildApp } from '../api/app.ts';
-import { SCOPES } from '../api/auth/scopes.ts';
 import { createOAuthClient } from '../api/services/oauth-clients/create-oauth-client.ts';
 import { loadConfig } from '../config/config.ts';
 import { Organization } from '../db/entities/index.ts';
+import { SCOPES } from '../domain/scopes.ts';
 import { connectClient } from '../temporal/connection.ts';
 import { createOrganizationWithTemplate } from '../test/support/context.ts';
 import { startTestInfrastructure } from '../test/support/infrastructure.ts';
@@ -33,7 +33,7 @@ export async function startBenchApi(say: (line: string) => void) {
     },
     logger: pino({ level: 'silent' }),
   });
-  const ctx = { orm: infrastructure.orm };
+  const ctx = { em: infrastructure.orm.em.fork() };
   const { organization, template } = await createOrganizationWithTemplate(ctx);
   await infrastructure.orm.em
     .fork()

@@ -62,7 +62,7 @@ try {
   // The API runs with production settings; the receiver is on 127.0.0.1, which only development and test
   // accept, so the endpoint is created with test rules (the worker of the test infrastructure allows it too).
   const endpoint = await createWebhookEndpoint(
-    { orm, config: { env: 'test' } },
+    { em: orm.em.fork(), config: { env: 'test' } },
     { organizationId: organization.id, url: `${receiver.url}/bench` },
   );
 

@@ -1,7 +1,7 @@
 // Reads stored files by id for the document renderers: finalization (the worker) and the signer's preview of
 // the document (the API) both hand this loader to documents/field-values.ts.
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { StoredFile } from './entities/index.ts';
-import type { Orm } from './orm.ts';
 
 export interface StoredFileContent {
   content: Uint8Array;
@@ -11,7 +11,7 @@ export interface StoredFileContent {
 
 /** A loader of one organization's files by id, through `em`; unknown ids (or another's files) are absent. */
 export function storedFileLoader(
-  em: Orm['em'],
+  em: EntityManager,
   organizationId: string,
 ): (fileIds: string[]) => Promise<Map<string, StoredFileContent>> {
   return async (fileIds) => {

@@ -2,7 +2,8 @@
 // every endpoint of an organization that subscribes to it. Used by the API (test deliveries, replays) and
 // by the activities (lifecycle events); the delivery itself is the workflow webhookDeliveryWorkflow.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { isWebhookEventType, type WebhookEvent } from '../workflows/webhook-contracts.ts';
+import { isWebhookEventType } from '../domain/vocabulary.ts';
+import type { WebhookEvent } from '../workflows/webhook-contracts.ts';
 
 /** The request body of a delivery: `{ id, type, created_at, data }` in this order, compact JSON. */
 export function webhookPayloadBody(event: WebhookEvent): string {
@@ -56,6 +57,21 @@ export async function queueWebhookEventDeliveries(
       where organization_id = ? and event_id = ? and kind = 'event' and replay_of is null
       order by created_at, id`,
     [organizationId, event.id],
+  );
+  return rows.map((row) => row.id);
+}
+
+/** Pending deliveries queued more than `olderThanMs` ago and never attempted: their start was lost. */
+export async function unstartedWebhookDeliveryIds(
+  em: EntityManager,
+  olderThanMs: number,
+  limit: number,
+): Promise<string[]> {
+  const rows = await em.execute<{ id: string }[]>(
+    `select id from webhook_delivery
+      where status = 'pending' and attempt_count = 0 and created_at < now() - make_interval(secs => ?)
+      order by created_at limit ?`,
+    [olderThanMs / 1000, limit],
   );
   return rows.map((row) => row.id);
 }

@@ -1,13 +1,7 @@
 // Measuring, wrapping, fitting and drawing text with the embedded fonts: each line is put into visual order
 // (bidi.ts), split into runs by the face that has each character, and drawn run by run from left to right.
 import type { Color, PDFPage } from 'pdf-lib';
-import {
-  analyzeParagraph,
-  type BidiParagraph,
-  type Direction,
-  INVISIBLE_MARKS,
-  visualOrder,
-} from './bidi.ts';
+import { analyzeParagraph, type BidiParagraph, type Direction, drawnCharacter, visualOrder } from './bidi.ts';
 import { type DocumentFonts, type FontFace, type FontWeight, MARK_FEATURES } from './fonts.ts';
 
 /** A line of laid-out text: a range of one analysed paragraph, without trailing spaces. */
@@ -132,12 +126,13 @@ export class TextKit {
     return width;
   }
 
-  /** Splits characters already in drawing order into runs of one face each. */
+  /** Splits characters already in drawing order into runs of one face each, without those that draw nothing. */
   private runs(chars: readonly string[], weight: FontWeight): Run[] {
     const groups: Array<{ face: FontFace; chars: string[] }> = [];
     for (const original of chars) {
-      if (INVISIBLE_MARKS.has(original)) continue;
-      let { char, face } = this.drawable(original, weight);
+      const shown = drawnCharacter(original);
+      if (shown === '') continue;
+      let { char, face } = this.drawable(shown, weight);
       const last = groups.at(-1);
       // A space stays in the current run when that face has it, so words of one script form one run.
       if (last && WHITESPACE.test(char) && last.face.font.hasGlyphForCodePoint(char.codePointAt(0) ?? 0)) {
@@ -163,21 +158,12 @@ export class TextKit {
 
   /** Width in points of one line of text. */
   measure(text: string, size: number, weight: FontWeight = 'regular'): number {
-    const paragraph = analyzeParagraph(text);
-    return this.charsWidth(
-      visualOrder(paragraph).map((entry) => entry.char),
-      size,
-      weight,
-    );
+    return this.charsWidth(visualOrder(analyzeParagraph(text)), size, weight);
   }
 
   /** Width in points of a laid-out line, exactly as drawn. */
   lineWidth(line: TextLine, size: number, weight: FontWeight = 'regular'): number {
-    return this.charsWidth(
-      visualOrder(line.paragraph, line.start, line.end).map((entry) => entry.char),
-      size,
-      weight,
-    );
+    return this.charsWidth(visualOrder(line.paragraph, line.start, line.end), size, weight);
   }
 
   /**
@@ -196,10 +182,10 @@ export class TextKit {
     );
   }
 
+  /** Paragraphs end at line breaks and paragraph separators (UAX #9 rule P1). */
   private paragraphs(text: string, direction: Direction): BidiParagraph[] {
     return text
-      .replace(/\r\n?/g, '\n')
-      .split('\n')
+      .split(/\r\n|[\n\r\u0085\u2029]/u)
       .map((paragraphText) => analyzeParagraph(paragraphText, direction));
   }
 
@@ -264,14 +250,13 @@ export class TextKit {
   ellipsize(line: TextLine, maxWidth: number, size: number, weight: FontWeight = 'regular'): TextLine {
     const { paragraph } = line;
     const direction: Direction = paragraph.baseLevel === 1 ? 'rtl' : 'ltr';
+    // The paragraph as shown: its text up to the cut, then the ellipsis; levels are resolved on all of it (the
+    // lines before this one are context) and the line's range reordered.
     const candidate = (end: number): TextLine => {
       let cut = end;
       while (cut > line.start && WHITESPACE.test(paragraph.chars[cut - 1] as string)) cut -= 1;
-      const cutParagraph = analyzeParagraph(
-        paragraph.chars.slice(line.start, cut).join('') + ELLIPSIS,
-        direction,
-      );
-      return { paragraph: cutParagraph, start: 0, end: cutParagraph.chars.length };
+      const shown = analyzeParagraph(paragraph.chars.slice(0, cut).join('') + ELLIPSIS, direction);
+      return { paragraph: shown, start: line.start, end: shown.chars.length };
     };
     // Binary search for the longest prefix that fits with the ellipsis.
     let low = line.start;
@@ -327,8 +312,7 @@ export class TextKit {
   /** Draws one line; returns its width in points. */
   async drawLine(page: PDFPage, line: TextLine, options: DrawLineOptions): Promise<number> {
     const weight = options.weight ?? 'regular';
-    const chars = visualOrder(line.paragraph, line.start, line.end).map((entry) => entry.char);
-    const runs = this.runs(chars, weight);
+    const runs = this.runs(visualOrder(line.paragraph, line.start, line.end), weight);
     const total = runs.reduce((sum, run) => sum + run.width, 0) * options.size;
     const align =
       options.align === 'natural' || options.align === undefined

@@ -76,6 +76,10 @@ export type FieldType = (typeof FIELD_TYPES)[number];
 /** Field types whose definition must list the choices. */
 export const FIELD_TYPES_WITH_OPTIONS: readonly FieldType[] = ['Radio', 'Dropdown'];
 
+/** The languages of the interface, the documents and the messages. */
+export const SUPPORTED_LANGUAGES = ['en', 'he'] as const;
+export type SupportedLanguage = (typeof SUPPORTED_LANGUAGES)[number];
+
 export const PLAN_NAMES = ['Starter', 'Professional', 'Business', 'Premium', 'Enterprise'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
 
@@ -92,3 +96,50 @@ export const TERMINAL_ENVELOPE_STATUSES: readonly EnvelopeStatus[] = [
 export function isTerminalEnvelopeStatus(status: EnvelopeStatus): boolean {
   return TERMINAL_ENVELOPE_STATUSES.includes(status);
 }
+
+/** What the signer app shows for a signing link. */
+export const SIGNING_STATES = [
+  'ready',
+  'not_in_turn',
+  'completed',
+  'declined',
+  'cancelled',
+  'expired',
+  'finalizing',
+] as const;
+export type SigningState = (typeof SIGNING_STATES)[number];
+
+/** What completing means for each recipient type, as the signer app names it. */
+export const SIGNER_ACTIONS = ['sign', 'fill', 'approve', 'view'] as const;
+export type SignerAction = (typeof SIGNER_ACTIONS)[number];
+
+/** The header that carries a signer session (from a verified one-time code). */
+export const SIGNING_SESSION_HEADER = 'x-signing-session';
+
+/** Digits of a one-time code. */
+export const OTP_DIGITS = 6;
+
+/** Every event name of the specification (Events, Event names). */
+export const WEBHOOK_EVENT_TYPES = [
+  'envelope.created',
+  'envelope.sent',
+  'recipient.opened',
+  'recipient.authentication_verified',
+  'recipient.authentication_failed',
+  'recipient.completed',
+  'recipient.declined',
+  'envelope.completed',
+  'envelope.cancelled',
+  'envelope.expired',
+  'envelope.delivery_failed',
+  'document.final_pdf_ready',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export function isWebhookEventType(value: string): value is WebhookEventType {
+  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/** Where a webhook delivery stands. */
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];

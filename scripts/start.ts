@@ -13,15 +13,13 @@ import { type Config, loadConfigOrExit } from '../config/config.ts';
 import { redactUrl } from '../config/logger.ts';
 import { spawnEmbeddedPostgres } from '../db/embedded-postgres-process.ts';
 import { createOrm, migrateToLatest } from '../db/orm.ts';
-import { seedDemo } from '../db/seed/seed-demo.ts';
 import { connectClient } from '../temporal/connection.ts';
-import {
-  describeProvisioned,
-  explainProvisioningFailure,
-  provisionDevServer,
-} from '../temporal/provision.ts';
+import { explainProvisioningFailure } from '../temporal/provisioning/failures.ts';
+import { describeProvisioned } from '../temporal/provisioning/shared.ts';
+import { provisionDevServer } from '../temporal/provisioning/temporal-cli.ts';
 import { ensureSearchAttributes } from '../temporal/search-attributes.ts';
-import { ensureWebBuild } from './web-build.ts';
+import { seedDemo } from './demo/seed-demo.ts';
+import { ensureWebBuild } from './ensure-web-build.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const say = (message: string) => process.stdout.write(`[sigil] ${message}\n`);

@@ -3,16 +3,13 @@
 import { bundleWorkflowCode, DefaultLogger, type LogLevel, Runtime } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
 import { webhookDeliverySettings } from '../activities/webhooks.ts';
-import {
-  RESUME_AFTER_MS,
-  resumePendingWebhookDeliveries,
-} from '../api/services/webhooks/start-deliveries.ts';
 import { loadConfigOrExit } from '../config/config.ts';
 import { createLogger } from '../config/logger.ts';
 import { watchSupervisor } from '../config/shutdown.ts';
 import { createOrm } from '../db/orm.ts';
 import { connectClient, connectWorker } from './connection.ts';
 import { ensureSearchAttributes } from './search-attributes.ts';
+import { RESUME_AFTER_MS, resumePendingWebhookDeliveries } from './webhook-deliveries.ts';
 import { createEnvelopeWorker, createWebhookWorker, WORKFLOWS_PATH } from './worker.ts';
 
 const config = loadConfigOrExit();
@@ -42,10 +39,10 @@ try {
   const client = await connectClient(config.temporal);
   const added = await ensureSearchAttributes(client.connection, config.temporal.namespace);
   if (added.length > 0) logger.info({ added }, 'registered search attributes');
-  // Once a minute: start any queued webhook delivery whose start was lost (see start-deliveries.ts).
+  // Once a minute: start any queued webhook delivery whose start was lost (see webhook-deliveries.ts).
   const sweep = async () => {
     try {
-      const resumed = await resumePendingWebhookDeliveries({ orm, temporal: client.client });
+      const resumed = await resumePendingWebhookDeliveries(orm.em.fork(), client.client);
       if (resumed > 0) logger.info({ resumed }, 'started queued webhook deliveries');
     } catch (error) {
       logger.warn({ err: error }, 'could not resume queued webhook deliveries');

@@ -1,15 +1,28 @@
 // The envelope as the workflow sees it: statuses, turns and the rules for every action. A plain class
 // with no Temporal APIs, so the workflow, the transition-table test and the documentation share it.
+//
+// Every message, timer and activity outcome the workflow receives has a method here that validates it
+// (`whyCannot…`: the reason it is refused, or undefined) and one that decides it: the method changes the
+// envelope and returns a `Decision`: the transitions to record and the messages to send. The workflow
+// (envelope.ts, with envelope-run.ts) carries decisions out; it decides nothing about the envelope itself.
 
 import { type EnvelopeStatus, isTerminalEnvelopeStatus, type RecipientStatus } from '../domain/vocabulary.ts';
 import type {
+  CancelEnvelopeRequest,
   CarriedEnvelopeState,
+  CompleteRecipientRequest,
+  DeclineRecipientRequest,
   EnvelopeState,
+  EnvelopeTransition,
   EnvelopeWorkflowInput,
+  ExtendEnvelopeRequest,
   RecipientAuthenticationRequest,
+  RecipientOpenedRequest,
   RecipientPlan,
   RecipientProgressRequest,
+  SignerActionOrigin,
 } from './contracts.ts';
+import type { SendNotificationRequest, SendNotificationResult } from './notification-contracts.ts';
 import { actsInRounds, currentRoundIndex, planRounds } from './rounds.ts';
 import { ACTING_RECIPIENT_STATUSES, allows, type EnvelopeTrigger, SIGNING_STATUSES } from './transitions.ts';
 
@@ -25,6 +38,12 @@ const AUTHENTICATION_STATUS = {
   failed: 'AuthenticationFailed',
   verified: 'AuthenticationVerified',
 } as const satisfies Record<RecipientAuthenticationRequest['outcome'], RecipientStatus>;
+
+const AUTHENTICATION_EVENT = {
+  code_sent: 'recipient.authentication_requested',
+  verified: 'recipient.authentication_verified',
+  failed: 'recipient.authentication_failed',
+} as const satisfies Record<RecipientAuthenticationRequest['outcome'], string>;
 
 const PROGRESS_STATUS = {
   viewed: 'Viewed',
@@ -43,6 +62,53 @@ export const COMPLETION_ACTION = {
   Cc: 'none',
 } as const;
 
+/** What the model asks of the workflow that runs it. */
+export interface EnvelopeHost {
+  /** The current time in milliseconds (in the workflow: its deterministic clock). */
+  now(): number;
+  /**
+   * Whether the last required completion renders the final PDF before the envelope is Completed. Asked only
+   * at that moment, so the workflow can answer with `patched()` exactly there (older runs complete at once).
+   */
+  rendersFinalPdf(): boolean;
+}
+
+/** A message the workflow sends with the `sendNotification` activity; the workflow adds the ids. */
+export type MessageRequest = Omit<
+  SendNotificationRequest,
+  'notificationId' | 'organizationId' | 'envelopeId'
+>;
+
+/** How a message ended: sent (or skipped), or failed for good with the activity's failure type. */
+export type MessageOutcome =
+  | { ok: true; result: SendNotificationResult }
+  | { ok: false; failureType: string; message: string };
+
+/** A decided transition: its sequence, the envelope right after it and its audit event. */
+export type DecidedTransition = Pick<
+  EnvelopeTransition,
+  'sequence' | 'envelopeStatus' | 'expiresAt' | 'recipients' | 'event'
+>;
+
+/** What the model decided: the messages to send and the transitions to record, each in order. */
+export interface Decision {
+  messages: MessageRequest[];
+  transitions: DecidedTransition[];
+}
+
+/** What the finalization activity stored. */
+export interface FinalPdfArtifacts {
+  finalPdfFileId: string;
+  auditTrailFileId: string;
+  finalPdfSha256: string;
+}
+
+/** When the workflow wakes if nothing happens first, and whether it then reminds or expires the envelope. */
+export interface Wake {
+  at: string | null;
+  remind: boolean;
+}
+
 export class EnvelopeModel {
   readonly input: EnvelopeWorkflowInput;
   readonly rounds: string[][];
@@ -60,14 +126,28 @@ export class EnvelopeModel {
   readonly verified = new Set<string>();
   /** The status the envelope had when nobody in turn could be reached; it resumes with it. */
   beforeDeliveryFailure: EnvelopeStatus | null = null;
+  /** Automatic reminders: how many were sent, and when the next one is due (null: none). */
+  readonly reminders: CarriedEnvelopeState['reminders'];
+  /** Number of transitions decided so far. */
   sequence = 0;
+  private readonly host: EnvelopeHost;
 
-  constructor(input: EnvelopeWorkflowInput) {
+  constructor(input: EnvelopeWorkflowInput, host: EnvelopeHost) {
     this.input = input;
+    this.host = host;
     this.expiresAt = input.expiresAt;
     this.rounds = planRounds(input.workflowType, input.recipients);
     this.required = new Set(input.recipients.filter((r) => r.required && actsInRounds(r)).map((r) => r.id));
     const carried = input.carried;
+    // Automatic reminders count from the send, every `everyDays`, at most `max` times.
+    this.reminders = carried
+      ? { ...carried.reminders }
+      : {
+          sent: 0,
+          at: input.automaticReminders
+            ? new Date(host.now() + input.automaticReminders.everyDays * DAY_MS).toISOString()
+            : null,
+        };
     if (carried) {
       this.status = carried.status;
       this.expiresAt = carried.expiresAt;
@@ -84,20 +164,10 @@ export class EnvelopeModel {
     }
   }
 
+  // The envelope as it stands.
+
   recipient(id: string): RecipientPlan | undefined {
     return this.input.recipients.find((r) => r.id === id);
-  }
-
-  completed(): Set<string> {
-    return new Set([...this.recipientStatus].filter(([, s]) => s === 'Completed').map(([id]) => id));
-  }
-
-  roundIndex(): number {
-    return currentRoundIndex(this.rounds, this.required, this.completed());
-  }
-
-  roundOf(id: string): number {
-    return this.rounds.findIndex((round) => round.includes(id));
   }
 
   usesOtp(id: string): boolean {
@@ -105,8 +175,438 @@ export class EnvelopeModel {
     return method === 'OtpSms' || method === 'OtpWhatsApp';
   }
 
+  /** Recipients who may act now and have not yet: the ones a reminder is for. */
+  awaitedRecipients(): string[] {
+    return [...this.recipientStatus]
+      .filter(
+        ([id, status]) =>
+          ACTING_RECIPIENT_STATUSES.includes(status) && actsInRounds(this.recipient(id) as RecipientPlan),
+      )
+      .map(([id]) => id);
+  }
+
+  /** Whether the envelope has a final status (an Expired one may still be revived within its grace window). */
+  isFinished(): boolean {
+    return isTerminalEnvelopeStatus(this.status);
+  }
+
+  /** Why the envelope takes no more actions, or undefined while it is in progress. */
+  whyClosed(): string | undefined {
+    if (isTerminalEnvelopeStatus(this.status)) return `The envelope is ${this.status}.`;
+    if (FINALIZING.includes(this.status)) {
+      return `The envelope is ${this.status}: every required recipient has completed.`;
+    }
+    return undefined;
+  }
+
+  /** Finished and past any grace window, or finalizing: the run ends (or renders) rather than hand over. */
+  closedForGood(): boolean {
+    if (this.status === 'ProcessingFinalPdf') return true;
+    if (this.status === 'Expired') return this.graceUntil === null;
+    return isTerminalEnvelopeStatus(this.status);
+  }
+
+  /** Whether an Expired envelope is still within the window in which an extension revives it. */
+  revivable(): boolean {
+    return (
+      this.status === 'Expired' && this.graceUntil !== null && this.host.now() < Date.parse(this.graceUntil)
+    );
+  }
+
+  /** Milliseconds left of an Expired envelope's grace window; 0 or less when it has none left. */
+  graceLeft(): number {
+    return this.graceUntil === null ? 0 : Date.parse(this.graceUntil) - this.host.now();
+  }
+
+  /**
+   * The next time something is due while the envelope is signing: the deadline, read again on every pass so
+   * an extension takes effect at once, or an automatic reminder due before it.
+   */
+  nextWake(): Wake {
+    const reminderDue =
+      this.reminders.at !== null && Date.parse(this.reminders.at) < deadlineMs(this.expiresAt);
+    return {
+      at: reminderDue ? this.reminders.at : this.expiresAt,
+      remind: reminderDue && Boolean(this.input.automaticReminders),
+    };
+  }
+
+  snapshot(): EnvelopeState {
+    return {
+      envelopeId: this.input.envelopeId,
+      status: this.status,
+      expiresAt: this.expiresAt,
+      recipients: this.input.recipients.map((r) => ({
+        id: r.id,
+        status: this.recipientStatus.get(r.id) ?? 'Pending',
+      })),
+      sequence: this.sequence,
+    };
+  }
+
+  /** Everything the next run needs, for continue-as-new; `indexedStatus` is the workflow's own. */
+  carry(indexedStatus: EnvelopeStatus | null): CarriedEnvelopeState {
+    return {
+      status: this.status,
+      expiresAt: this.expiresAt,
+      signedAt: this.signedAt,
+      sequence: this.sequence,
+      recipients: this.snapshot().recipients,
+      verified: [...this.verified],
+      beforeExpiry: this.beforeExpiry && {
+        status: this.beforeExpiry.status,
+        recipients: [...this.beforeExpiry.recipients].map(([id, status]) => ({ id, status })),
+      },
+      graceUntil: this.graceUntil,
+      beforeDeliveryFailure: this.beforeDeliveryFailure,
+      reminders: { ...this.reminders },
+      indexedStatus,
+    };
+  }
+
+  // Validators: why an Update is refused, or undefined when it is accepted. They change nothing.
+
+  whyCannotOpen({ recipientId }: RecipientOpenedRequest): string | undefined {
+    return this.whyCannotAct(recipientId, 'open');
+  }
+
+  whyCannotAuthenticate(request: RecipientAuthenticationRequest): string | undefined {
+    const why = this.whyCannotAct(request.recipientId, 'authenticate');
+    if (why) return why;
+    if (!this.usesOtp(request.recipientId)) {
+      return `Recipient ${request.recipientId} does not use one-time codes.`;
+    }
+    if (!(request.outcome in AUTHENTICATION_STATUS)) return `Unknown outcome ${String(request.outcome)}.`;
+    return undefined;
+  }
+
+  whyCannotProgress(request: RecipientProgressRequest): string | undefined {
+    if (!(request.step in PROGRESS_STATUS)) return `Unknown step ${String(request.step)}.`;
+    const why = this.whyCannotAct(request.recipientId, request.step === 'viewed' ? 'view' : 'start');
+    if (why) return why;
+    if (this.usesOtp(request.recipientId) && !this.verified.has(request.recipientId)) {
+      return `Recipient ${request.recipientId} must verify a one-time code first.`;
+    }
+    return undefined;
+  }
+
+  whyCannotComplete({ recipientId }: CompleteRecipientRequest): string | undefined {
+    const why = this.whyCannotAct(recipientId, 'complete');
+    if (why) return why;
+    if (this.usesOtp(recipientId) && !this.verified.has(recipientId)) {
+      return `Recipient ${recipientId} must verify a one-time code first.`;
+    }
+    const recipient = this.recipient(recipientId) as RecipientPlan;
+    const status = this.recipientStatus.get(recipientId);
+    if (recipient.type === 'Viewer' && status !== 'Viewed' && status !== 'InProgress') {
+      return `Recipient ${recipientId} is a Viewer: a Viewer completes after opening the document.`;
+    }
+    return undefined;
+  }
+
+  /** The same turn rules as completing, and a reason is required. */
+  whyCannotDecline({ recipientId, reason }: DeclineRecipientRequest): string | undefined {
+    if (typeof reason !== 'string' || reason.trim() === '') return 'A reason is required to decline.';
+    const why = this.whyCannotAct(recipientId, 'decline');
+    if (why) return why.replace('complete first', 'complete before anyone later may act');
+    if (this.usesOtp(recipientId) && !this.verified.has(recipientId)) {
+      return `Recipient ${recipientId} must verify a one-time code first.`;
+    }
+    return undefined;
+  }
+
+  whyCannotCancel(): string | undefined {
+    if (allows('cancel', this.status)) return undefined;
+    if (FINALIZING.includes(this.status)) {
+      return `The envelope is ${this.status}: every required recipient has completed, so it cannot be cancelled.`;
+    }
+    return `The envelope is already ${this.status} and cannot be cancelled.`;
+  }
+
+  whyCannotRemind(): string | undefined {
+    if (!allows('remind', this.status)) return `${this.whyClosed()} There is no one to remind.`;
+    if (this.awaitedRecipients().length === 0) return 'No recipient is waiting to act.';
+    return undefined;
+  }
+
+  whyCannotExtend({ expiresAt }: ExtendEnvelopeRequest): string | undefined {
+    const now = this.host.now();
+    const allowed = this.revivable()
+      ? allows('extend after expiry', this.status)
+      : allows('extend', this.status);
+    if (!allowed) return `${this.whyClosed()} Its deadline cannot change.`;
+    const next = Date.parse(expiresAt);
+    if (Number.isNaN(next)) return `expiresAt ${expiresAt} is not a date-time.`;
+    if (next <= now) return 'The new expiresAt must be in the future.';
+    if (this.expiresAt !== null && next <= Date.parse(this.expiresAt)) {
+      return `The new expiresAt must be later than the current deadline ${this.expiresAt}.`;
+    }
+    return undefined;
+  }
+
+  whyCannotRetryFinalization(): string | undefined {
+    if (allows('retry final PDF', this.status)) return undefined;
+    return `The envelope is ${this.status}; only a FinalPdfFailed envelope is finalized again.`;
+  }
+
+  // Decisions: each changes the envelope and returns what the workflow records and sends.
+
+  /** Send: the first round may act and is invited, later rounds wait for their turn. */
+  send(): Decision {
+    this.refreshTurns();
+    return {
+      messages: messagesTo(this.awaitedRecipients(), 'invitation'),
+      transitions: [this.transition('envelope.sent', null)],
+    };
+  }
+
+  /** Opening a link records once; a later open (or an open by a recipient who cannot act) records nothing. */
+  open(request: RecipientOpenedRequest): Decision {
+    const { recipientId } = request;
+    const status = this.recipientStatus.get(recipientId);
+    if (status === undefined || !NOT_YET_OPENED.includes(status)) return nothing();
+    this.resume();
+    this.recipientStatus.set(recipientId, 'LinkOpened');
+    if (this.status === 'Sent') this.status = 'Opened';
+    return recorded(this.transition('recipient.opened', recipientId, originData(request)));
+  }
+
+  /**
+   * A one-time code step, decided by the signer API that holds the codes; every one is an audit event. The
+   * recipient's status follows the steps until their first verification.
+   */
+  authenticate(request: RecipientAuthenticationRequest): Decision {
+    const { recipientId, outcome } = request;
+    this.resume();
+    if (!this.verified.has(recipientId))
+      this.recipientStatus.set(recipientId, AUTHENTICATION_STATUS[outcome]);
+    if (outcome === 'verified') this.verified.add(recipientId);
+    if (this.status === 'Sent') this.status = 'Opened';
+    return recorded(
+      this.transition(AUTHENTICATION_EVENT[outcome], recipientId, {
+        ...(outcome === 'code_sent' && request.channel ? { channel: request.channel } : {}),
+        ...(outcome === 'failed' && request.reason ? { reason: request.reason } : {}),
+        ...originData(request),
+      }),
+    );
+  }
+
+  /** Viewing the document and starting to fill it in: once each and never backwards; a repeat records nothing. */
+  progress(request: RecipientProgressRequest): Decision {
+    const { recipientId, step } = request;
+    const current = this.recipientStatus.get(recipientId);
+    if (current === 'InProgress' || (step === 'viewed' && current === 'Viewed')) return nothing();
+    this.resume();
+    this.recipientStatus.set(recipientId, PROGRESS_STATUS[step]);
+    if (step === 'started') this.status = 'InProgress';
+    else if (this.status === 'Sent') this.status = 'Opened';
+    const type = step === 'viewed' ? 'recipient.viewed' : 'recipient.started';
+    return recorded(this.transition(type, recipientId, originData(request)));
+  }
+
+  /**
+   * A recipient completes. The next round's recipients are invited as their turn comes. When everyone required
+   * has completed, the final PDF is rendered next (the time of this moment is kept), or, on runs older than
+   * that, the envelope is Completed at once.
+   */
+  complete(request: CompleteRecipientRequest): Decision {
+    const { recipientId } = request;
+    const data = {
+      action: COMPLETION_ACTION[this.recipient(recipientId)?.type ?? 'Signer'],
+      ...originData(request),
+    };
+    const waiting = [...this.recipientStatus]
+      .filter(([, status]) => status === 'WaitingForTurn')
+      .map(([id]) => id);
+    this.completeRecipient(recipientId);
+    // Nobody new comes into turn once everyone required has completed, so there is no invitation whenever the
+    // host is asked below: the workflow's patched() marker keeps its place among its commands.
+    const messages = messagesTo(
+      waiting.filter((id) => this.recipientStatus.get(id) === 'Pending'),
+      'invitation',
+    );
+    if (this.status === 'Completed' && this.host.rendersFinalPdf()) {
+      this.status = 'ProcessingFinalPdf';
+      this.signedAt = new Date(this.host.now()).toISOString();
+      return { messages, transitions: [this.transition('recipient.completed', recipientId, data)] };
+    }
+    const transitions = [this.transition('recipient.completed', recipientId, data)];
+    if (this.status === 'Completed')
+      transitions.push(this.transition('envelope.completed', null, this.completedData()));
+    return { messages, transitions };
+  }
+
+  /** A recipient declined: the envelope stops; everyone else who had not completed is Cancelled; the sender learns why. */
+  decline(request: DeclineRecipientRequest): Decision {
+    const { recipientId } = request;
+    const reason = request.reason.trim();
+    this.finish('Cancelled');
+    this.status = 'Declined';
+    this.recipientStatus.set(recipientId, 'Declined');
+    return {
+      messages: [{ kind: 'declined', declinedByRecipientId: recipientId, reason }],
+      transitions: [this.transition('recipient.declined', recipientId, { reason, ...originData(request) })],
+    };
+  }
+
+  /** The sender cancels: everyone who had not completed is Cancelled; the sender is told. */
+  cancel({ reason }: CancelEnvelopeRequest): Decision {
+    this.finish('Cancelled');
+    return {
+      messages: [{ kind: 'cancelled', reason: reason ?? null }],
+      transitions: [this.transition('envelope.cancelled', null, reason ? { reason } : {})],
+    };
+  }
+
+  /** The sender reminds everyone who may act now. */
+  remind(): Decision {
+    const recipientIds = this.awaitedRecipients();
+    return {
+      messages: messagesTo(recipientIds, 'reminder'),
+      transitions: [this.transition('envelope.reminded', null, { recipient_ids: recipientIds })],
+    };
+  }
+
+  /** An automatic reminder is due: everyone who may act is reminded (if anyone), and the next one is planned. */
+  remindAutomatically(): Decision {
+    const schedule = this.input.automaticReminders;
+    this.reminders.sent += 1;
+    const recipientIds = this.awaitedRecipients();
+    const decision =
+      recipientIds.length > 0
+        ? {
+            messages: messagesTo(recipientIds, 'reminder'),
+            transitions: [
+              this.transition('envelope.reminded', null, { recipient_ids: recipientIds, automatic: true }),
+            ],
+          }
+        : nothing();
+    this.reminders.at =
+      schedule && this.reminders.at !== null && this.reminders.sent < schedule.max
+        ? new Date(Date.parse(this.reminders.at) + schedule.everyDays * DAY_MS).toISOString()
+        : null;
+    return decision;
+  }
+
+  /** A new deadline; within the grace window after expiry the envelope continues where it stood. */
+  extend({ expiresAt }: ExtendEnvelopeRequest): Decision {
+    const previous = this.expiresAt;
+    const revived = this.status === 'Expired';
+    this.revive();
+    this.expiresAt = new Date(Date.parse(expiresAt)).toISOString();
+    return recorded(
+      this.transition('envelope.extended', null, {
+        previous_expires_at: previous,
+        expires_at: this.expiresAt,
+        ...(revived ? { revived_from: 'Expired' } : {}),
+      }),
+    );
+  }
+
+  /** The deadline passed; with a grace window the state is kept so an extension can revive it. */
+  deadlinePassed(): Decision {
+    const graceDays = this.input.expiredExtensionGraceDays ?? 0;
+    this.beforeExpiry = { status: this.status, recipients: new Map(this.recipientStatus) };
+    this.graceUntil = graceDays > 0 ? new Date(this.host.now() + graceDays * DAY_MS).toISOString() : null;
+    this.finish('Expired');
+    return recorded(this.transition('envelope.expired', null, { expires_at: this.expiresAt }));
+  }
+
+  /**
+   * The final PDF and the audit trail are stored: Completed. Everyone on the envelope, Cc included, learns it
+   * is complete and where the documents are.
+   */
+  finalPdfStored(artifacts: FinalPdfArtifacts): Decision {
+    this.status = 'Completed';
+    return {
+      messages: this.input.recipients.map((recipient) => ({ kind: 'completed', recipientId: recipient.id })),
+      transitions: [
+        this.transition('envelope.completed', null, this.completedData()),
+        this.transition('document.final_pdf_ready', null, {
+          envelope_id: this.input.envelopeId,
+          final_pdf_file_id: artifacts.finalPdfFileId,
+          audit_trail_file_id: artifacts.auditTrailFileId,
+          final_pdf_sha256: artifacts.finalPdfSha256,
+        }),
+      ],
+    };
+  }
+
+  /** Finalization failed for good: FinalPdfFailed with the reason, until an operator retries. */
+  finalPdfFailed(reason: string): Decision {
+    this.status = 'FinalPdfFailed';
+    return recorded(this.transition('envelope.final_pdf_failed', null, { reason }));
+  }
+
+  retryFinalization(): Decision {
+    this.status = 'ProcessingFinalPdf';
+    return recorded(this.transition('envelope.final_pdf_retried', null));
+  }
+
+  /**
+   * A message settled. An invitation or reminder that reached its recipient makes them InvitationSent; one that
+   * failed for good makes them DeliveryFailed, and the envelope too when nobody in turn can be reached. Notices
+   * change nothing, and neither does any message once the envelope is finished (or finalizing).
+   */
+  messageSettled(message: MessageRequest, outcome: MessageOutcome): Decision {
+    const { kind, recipientId } = message;
+    if ((kind !== 'invitation' && kind !== 'reminder') || recipientId === undefined) return nothing();
+    if (this.whyClosed()) return nothing();
+    if (outcome.ok) {
+      if (outcome.result.status !== 'sent') return nothing();
+      const changed = this.messageDelivered(recipientId);
+      if (kind !== 'invitation' && !changed) return nothing();
+      return recorded(
+        this.transition('recipient.invitation_sent', recipientId, { kind, channel: outcome.result.channel }),
+      );
+    }
+    this.messageFailed(recipientId);
+    const transitions = [
+      this.transition('recipient.delivery_failed', recipientId, {
+        kind,
+        failure_type: outcome.failureType,
+        message: outcome.message,
+      }),
+    ];
+    const unreachable = this.failIfUnreachable();
+    if (unreachable)
+      transitions.push(this.transition('envelope.delivery_failed', null, { recipient_ids: unreachable }));
+    return { messages: [], transitions };
+  }
+
+  // How the decisions change the envelope.
+
+  /** Numbers the next transition and keeps the envelope as it stands now with its audit event. */
+  private transition(
+    type: string,
+    recipientId: string | null,
+    data: Record<string, unknown> = {},
+  ): DecidedTransition {
+    this.sequence += 1;
+    const { status, expiresAt, recipients } = this.snapshot();
+    return {
+      sequence: this.sequence,
+      envelopeStatus: status,
+      expiresAt,
+      recipients,
+      event: { type, recipientId, data },
+    };
+  }
+
+  private completed(): Set<string> {
+    return new Set([...this.recipientStatus].filter(([, s]) => s === 'Completed').map(([id]) => id));
+  }
+
+  private roundIndex(): number {
+    return currentRoundIndex(this.rounds, this.required, this.completed());
+  }
+
+  private roundOf(id: string): number {
+    return this.rounds.findIndex((round) => round.includes(id));
+  }
+
   /** Recipients whose round has come may act; later ones wait for their turn. */
-  refreshTurns(): void {
+  private refreshTurns(): void {
     const current = this.roundIndex();
     for (const recipient of this.input.recipients) {
       const status = this.recipientStatus.get(recipient.id);
@@ -131,17 +631,8 @@ export class EnvelopeModel {
     }
   }
 
-  /** Why the envelope takes no more actions, or undefined while it is in progress. */
-  whyClosed(): string | undefined {
-    if (isTerminalEnvelopeStatus(this.status)) return `The envelope is ${this.status}.`;
-    if (FINALIZING.includes(this.status)) {
-      return `The envelope is ${this.status}: every required recipient has completed.`;
-    }
-    return undefined;
-  }
-
   /** Why this recipient cannot act (open, authenticate, view, complete) now, or undefined when they can. */
-  whyCannotAct(recipientId: string, trigger: EnvelopeTrigger): string | undefined {
+  private whyCannotAct(recipientId: string, trigger: EnvelopeTrigger): string | undefined {
     if (!allows(trigger, this.status)) {
       if (FINALIZING.includes(this.status)) return `The envelope is ${this.status}; signing is over.`;
       return `The envelope is ${this.status}; nothing can be signed.`;
@@ -157,60 +648,15 @@ export class EnvelopeModel {
     return undefined;
   }
 
-  /** Why this recipient cannot complete now, or undefined when they can. */
-  whyCannotComplete(recipientId: string): string | undefined {
-    const why = this.whyCannotAct(recipientId, 'complete');
-    if (why) return why;
-    if (this.usesOtp(recipientId) && !this.verified.has(recipientId)) {
-      return `Recipient ${recipientId} must verify a one-time code first.`;
-    }
-    const recipient = this.recipient(recipientId) as RecipientPlan;
-    const status = this.recipientStatus.get(recipientId);
-    if (recipient.type === 'Viewer' && status !== 'Viewed' && status !== 'InProgress') {
-      return `Recipient ${recipientId} is a Viewer: a Viewer completes after opening the document.`;
-    }
-    return undefined;
-  }
-
-  whyCannotAuthenticate(request: RecipientAuthenticationRequest): string | undefined {
-    const why = this.whyCannotAct(request.recipientId, 'authenticate');
-    if (why) return why;
-    if (!this.usesOtp(request.recipientId)) {
-      return `Recipient ${request.recipientId} does not use one-time codes.`;
-    }
-    if (!(request.outcome in AUTHENTICATION_STATUS)) return `Unknown outcome ${String(request.outcome)}.`;
-    return undefined;
-  }
-
-  whyCannotProgress(request: RecipientProgressRequest): string | undefined {
-    if (!(request.step in PROGRESS_STATUS)) return `Unknown step ${String(request.step)}.`;
-    const why = this.whyCannotAct(request.recipientId, request.step === 'viewed' ? 'view' : 'start');
-    if (why) return why;
-    if (this.usesOtp(request.recipientId) && !this.verified.has(request.recipientId)) {
-      return `Recipient ${request.recipientId} must verify a one-time code first.`;
-    }
-    return undefined;
-  }
-
-  /** The first open of a recipient's link: LinkOpened; a Sent envelope becomes Opened. */
-  open(recipientId: string): boolean {
-    const status = this.recipientStatus.get(recipientId);
-    if (status === undefined || !NOT_YET_OPENED.includes(status)) return false;
-    this.resume();
-    this.recipientStatus.set(recipientId, 'LinkOpened');
-    if (this.status === 'Sent') this.status = 'Opened';
-    return true;
-  }
-
   /** A recipient acted (so they were reached after all): a DeliveryFailed envelope resumes. */
-  resume(): void {
+  private resume(): void {
     if (this.status !== 'DeliveryFailed') return;
     this.status = this.beforeDeliveryFailure ?? 'Sent';
     this.beforeDeliveryFailure = null;
   }
 
   /** An invitation or reminder reached the recipient; false when nothing changed. */
-  messageDelivered(recipientId: string): boolean {
+  private messageDelivered(recipientId: string): boolean {
     const status = this.recipientStatus.get(recipientId);
     if (status !== 'Pending' && status !== 'DeliveryFailed') return false;
     this.recipientStatus.set(recipientId, 'InvitationSent');
@@ -219,7 +665,7 @@ export class EnvelopeModel {
   }
 
   /** An invitation or reminder failed for good: the recipient is DeliveryFailed unless they have begun. */
-  messageFailed(recipientId: string): void {
+  private messageFailed(recipientId: string): void {
     const status = this.recipientStatus.get(recipientId);
     if (status === 'Pending' || status === 'InvitationSent') {
       this.recipientStatus.set(recipientId, 'DeliveryFailed');
@@ -230,7 +676,7 @@ export class EnvelopeModel {
    * When nobody of the round in turn who has not completed can be reached, the envelope becomes
    * DeliveryFailed; returns those recipients then, otherwise null.
    */
-  failIfUnreachable(): string[] | null {
+  private failIfUnreachable(): string[] | null {
     if (this.status === 'DeliveryFailed' || !SIGNING_STATUSES_SET.has(this.status)) return null;
     const inTurn = this.awaitedRecipients();
     if (inTurn.length === 0 || inTurn.some((id) => this.recipientStatus.get(id) !== 'DeliveryFailed')) {
@@ -241,27 +687,7 @@ export class EnvelopeModel {
     return inTurn;
   }
 
-  /** A one-time code step; the status follows it until the recipient's first verification. */
-  authenticate({ recipientId, outcome }: RecipientAuthenticationRequest): void {
-    this.resume();
-    if (!this.verified.has(recipientId))
-      this.recipientStatus.set(recipientId, AUTHENTICATION_STATUS[outcome]);
-    if (outcome === 'verified') this.verified.add(recipientId);
-    if (this.status === 'Sent') this.status = 'Opened';
-  }
-
-  /** Viewed or started, once each and never backwards; false when nothing changed. */
-  progress({ recipientId, step }: RecipientProgressRequest): boolean {
-    const current = this.recipientStatus.get(recipientId);
-    if (current === 'InProgress' || (step === 'viewed' && current === 'Viewed')) return false;
-    this.resume();
-    this.recipientStatus.set(recipientId, PROGRESS_STATUS[step]);
-    if (step === 'started') this.status = 'InProgress';
-    else if (this.status === 'Sent') this.status = 'Opened';
-    return true;
-  }
-
-  completeRecipient(recipientId: string): void {
+  private completeRecipient(recipientId: string): void {
     this.resume();
     this.recipientStatus.set(recipientId, 'Completed');
     if (this.roundIndex() >= this.rounds.length) {
@@ -273,81 +699,8 @@ export class EnvelopeModel {
     this.status = roundChanged ? 'WaitingForNextSigner' : 'InProgress';
   }
 
-  /** Every required recipient completed: the final PDF is rendered next; the time of this moment is kept. */
-  finishSigning(at: string): void {
-    this.status = 'ProcessingFinalPdf';
-    this.signedAt = at;
-  }
-
-  finalized(): void {
-    this.status = 'Completed';
-  }
-
-  finalizationFailed(): void {
-    this.status = 'FinalPdfFailed';
-  }
-
-  retryFinalization(): void {
-    this.status = 'ProcessingFinalPdf';
-  }
-
-  /** Recipients who may act now and have not yet: the ones a reminder is for. */
-  awaitedRecipients(): string[] {
-    return [...this.recipientStatus]
-      .filter(
-        ([id, status]) =>
-          ACTING_RECIPIENT_STATUSES.includes(status) && actsInRounds(this.recipient(id) as RecipientPlan),
-      )
-      .map(([id]) => id);
-  }
-
-  whyCannotCancel(): string | undefined {
-    if (allows('cancel', this.status)) return undefined;
-    if (FINALIZING.includes(this.status)) {
-      return `The envelope is ${this.status}: every required recipient has completed, so it cannot be cancelled.`;
-    }
-    return `The envelope is already ${this.status} and cannot be cancelled.`;
-  }
-
-  whyCannotRemind(): string | undefined {
-    if (!allows('remind', this.status)) return `${this.whyClosed()} There is no one to remind.`;
-    if (this.awaitedRecipients().length === 0) return 'No recipient is waiting to act.';
-    return undefined;
-  }
-
-  /** Whether an Expired envelope is still within the window in which an extension revives it. */
-  revivable(now: number): boolean {
-    return this.status === 'Expired' && this.graceUntil !== null && now < Date.parse(this.graceUntil);
-  }
-
-  whyCannotExtend(expiresAt: string, now: number): string | undefined {
-    const allowed = this.revivable(now)
-      ? allows('extend after expiry', this.status)
-      : allows('extend', this.status);
-    if (!allowed) return `${this.whyClosed()} Its deadline cannot change.`;
-    const next = Date.parse(expiresAt);
-    if (Number.isNaN(next)) return `expiresAt ${expiresAt} is not a date-time.`;
-    if (next <= now) return 'The new expiresAt must be in the future.';
-    if (this.expiresAt !== null && next <= Date.parse(this.expiresAt)) {
-      return `The new expiresAt must be later than the current deadline ${this.expiresAt}.`;
-    }
-    return undefined;
-  }
-
-  whyCannotRetryFinalization(): string | undefined {
-    if (allows('retry final PDF', this.status)) return undefined;
-    return `The envelope is ${this.status}; only a FinalPdfFailed envelope is finalized again.`;
-  }
-
-  /** The deadline passed; with a grace window the state is kept so an extension can revive it. */
-  expire(graceDays: number, now: number): void {
-    this.beforeExpiry = { status: this.status, recipients: new Map(this.recipientStatus) };
-    this.graceUntil = graceDays > 0 ? new Date(now + graceDays * DAY_MS).toISOString() : null;
-    this.finish('Expired');
-  }
-
   /** An extension within the grace window: the envelope continues where it stood at expiry. */
-  revive(): void {
+  private revive(): void {
     if (this.status !== 'Expired' || !this.beforeExpiry) return;
     this.status = this.beforeExpiry.status;
     for (const [id, status] of this.beforeExpiry.recipients) this.recipientStatus.set(id, status);
@@ -356,64 +709,42 @@ export class EnvelopeModel {
   }
 
   /** Ends the envelope; every recipient who had not completed takes the same final status. */
-  finish(status: 'Cancelled' | 'Expired'): void {
+  private finish(status: 'Cancelled' | 'Expired'): void {
     this.status = status;
     for (const [id, recipientStatus] of this.recipientStatus) {
       if (recipientStatus !== 'Completed') this.recipientStatus.set(id, status);
     }
   }
 
-  /** Why this recipient cannot decline now, or undefined when they can (the same turn rules as completing). */
-  whyCannotDecline(recipientId: string, reason: string): string | undefined {
-    if (reason.trim() === '') return 'A reason is required to decline.';
-    const why = this.whyCannotAct(recipientId, 'decline');
-    if (why) return why.replace('complete first', 'complete before anyone later may act');
-    if (this.usesOtp(recipientId) && !this.verified.has(recipientId)) {
-      return `Recipient ${recipientId} must verify a one-time code first.`;
-    }
-    return undefined;
-  }
-
-  /** A recipient declined: the envelope stops; everyone else who had not completed is Cancelled. */
-  decline(recipientId: string): void {
-    this.finish('Cancelled');
-    this.status = 'Declined';
-    this.recipientStatus.set(recipientId, 'Declined');
-  }
-
-  snapshot(): EnvelopeState {
+  private completedData(): Record<string, unknown> {
     return {
-      envelopeId: this.input.envelopeId,
-      status: this.status,
-      expiresAt: this.expiresAt,
-      recipients: this.input.recipients.map((r) => ({
-        id: r.id,
-        status: this.recipientStatus.get(r.id) ?? 'Pending',
-      })),
-      sequence: this.sequence,
+      envelope_id: this.input.envelopeId,
+      status: 'Completed',
+      external_reference: this.input.externalReference ?? '',
     };
   }
+}
 
-  /** Everything the next run needs, for continue-as-new. */
-  carry(
-    reminders: CarriedEnvelopeState['reminders'],
-    indexedStatus: EnvelopeStatus | null,
-  ): CarriedEnvelopeState {
-    return {
-      status: this.status,
-      expiresAt: this.expiresAt,
-      signedAt: this.signedAt,
-      sequence: this.sequence,
-      recipients: this.snapshot().recipients,
-      verified: [...this.verified],
-      beforeExpiry: this.beforeExpiry && {
-        status: this.beforeExpiry.status,
-        recipients: [...this.beforeExpiry.recipients].map(([id, status]) => ({ id, status })),
-      },
-      graceUntil: this.graceUntil,
-      beforeDeliveryFailure: this.beforeDeliveryFailure,
-      reminders,
-      indexedStatus,
-    };
-  }
+function nothing(): Decision {
+  return { messages: [], transitions: [] };
+}
+
+function recorded(transition: DecidedTransition): Decision {
+  return { messages: [], transitions: [transition] };
+}
+
+function messagesTo(recipientIds: readonly string[], kind: 'invitation' | 'reminder'): MessageRequest[] {
+  return recipientIds.map((recipientId) => ({ kind, recipientId }));
+}
+
+function deadlineMs(expiresAt: string | null): number {
+  return expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(expiresAt);
+}
+
+/** A signer action's origin as audit-event data; nothing when the action came from the operator side. */
+function originData(origin: SignerActionOrigin): Record<string, unknown> {
+  return {
+    ...(origin.ip ? { ip: origin.ip } : {}),
+    ...(origin.userAgent ? { user_agent: origin.userAgent } : {}),
+  };
 }

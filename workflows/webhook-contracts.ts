@@ -2,33 +2,13 @@
 // schedule and the options a parent starts a delivery with. Pure data and pure functions, shared by the
 // workflows (which run deliveries), the activities, the API and the CLI (which queue them).
 import type { ChildWorkflowOptions } from '@temporalio/workflow';
+import type { WebhookDeliveryStatus, WebhookEventType } from '../domain/vocabulary.ts';
 
 export const WEBHOOK_TASK_QUEUE = 'webhooks';
 export const WEBHOOK_DELIVERY_WORKFLOW_TYPE = 'webhookDeliveryWorkflow';
 
 export function webhookDeliveryWorkflowId(deliveryId: string): string {
   return `webhook-delivery/${deliveryId}`;
-}
-
-/** Every event name of the specification (Events, Event names). */
-export const WEBHOOK_EVENT_TYPES = [
-  'envelope.created',
-  'envelope.sent',
-  'recipient.opened',
-  'recipient.authentication_verified',
-  'recipient.authentication_failed',
-  'recipient.completed',
-  'recipient.declined',
-  'envelope.completed',
-  'envelope.cancelled',
-  'envelope.expired',
-  'envelope.delivery_failed',
-  'document.final_pdf_ready',
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-
-export function isWebhookEventType(value: string): value is WebhookEventType {
-  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);
 }
 
 /**
@@ -47,8 +27,6 @@ export interface WebhookDeliveryInput {
   /** The `webhook_delivery` row to deliver; also the `X-Service-Delivery` header. */
   deliveryId: string;
 }
-
-export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
 export interface WebhookDeliveryResult {
   deliveryId: string;

@@ -5,11 +5,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config/config.ts';
 import type { Orm } from '../../db/orm.ts';
+import { isScope } from '../../domain/scopes.ts';
 import { Forbidden, Unauthorized } from '../errors.ts';
+import { allowlistRefusal } from '../security/ip-allowlist.ts';
 import { sha256Hex } from '../security/secrets.ts';
 import { apiAccessRefusal } from '../services/oauth-clients/issue-access-token.ts';
-import { allowlistRefusal } from './ip-allowlist.ts';
-import { isScope } from './scopes.ts';
 
 export interface BearerAuthDependencies {
   orm: Orm;

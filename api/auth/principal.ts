@@ -1,5 +1,5 @@
 // Who is calling the public API: set on the request by the bearer-token check, read by every /api/v1 route.
-import type { Scope } from './scopes.ts';
+import type { Scope } from '../../domain/scopes.ts';
 
 export interface ApiPrincipal {
   organizationId: string;

@@ -4,12 +4,14 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Config, ConfigError, loadConfig } from '../../config/config.ts';
 import { redactUrl } from '../../config/logger.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
 import { connectClient, type TemporalClientHandle } from '../../temporal/connection.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { AppError, InvalidRequest } from '../errors.ts';
+import type { DataContext, ServiceContext } from '../services/context.ts';
 import { createEnvelope } from '../services/envelopes/create-envelope.ts';
 import { retryFinalization } from '../services/envelopes/retry-finalization.ts';
 import { sendEnvelope } from '../services/envelopes/send-envelope.ts';
@@ -69,24 +71,22 @@ const OPTIONS = {
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
-interface Runtime {
+/** What a command works with: one unit of work per command (the same `em` however often it is asked for). */
+export interface Runtime {
   config: Config;
-  orm(): Promise<Orm>;
-  temporal(): Promise<TemporalClientHandle>;
+  data(): Promise<DataContext & { config: Config }>;
+  services(): Promise<ServiceContext & { config: Config }>;
 }
 
 type Output = { json: unknown; text: string };
 
 const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Output>> = {
   'org create': async (values, runtime) => {
-    const organization = await createOrganization(
-      { orm: await runtime.orm() },
-      {
-        name: required(values, 'name'),
-        plan: required(values, 'plan') as never,
-        apiEnabled: values['api-enabled'] ?? false,
-      },
-    );
+    const organization = await createOrganization(await runtime.data(), {
+      name: required(values, 'name'),
+      plan: required(values, 'plan') as never,
+      apiEnabled: values['api-enabled'] ?? false,
+    });
     return {
       json: {
         id: organization.id,
@@ -99,15 +99,12 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
   },
 
   'client create': async (values, runtime) => {
-    const client = await createOAuthClient(
-      { orm: await runtime.orm() },
-      {
-        organizationId: required(values, 'org'),
-        name: required(values, 'name'),
-        scopes: required(values, 'scopes').split(/\s+/).filter(Boolean) as never,
-        ipAllowlist: (values.allowlist ?? '').split(/[,\n]/).filter((entry) => entry.trim() !== ''),
-      },
-    );
+    const client = await createOAuthClient(await runtime.data(), {
+      organizationId: required(values, 'org'),
+      name: required(values, 'name'),
+      scopes: required(values, 'scopes').split(/\s+/).filter(Boolean) as never,
+      ipAllowlist: (values.allowlist ?? '').split(/[,\n]/).filter((entry) => entry.trim() !== ''),
+    });
     return {
       json: {
         id: client.id,
@@ -130,7 +127,7 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
   },
 
   'client list': async (values, runtime) => {
-    const clients = await listOAuthClients({ orm: await runtime.orm() }, required(values, 'org'));
+    const clients = await listOAuthClients(await runtime.data(), required(values, 'org'));
     return {
       json: clients.map((client) => ({
         id: client.id,
@@ -174,10 +171,10 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
 
   'client rotate-secret': async (values, runtime) => {
     const client = required(values, 'client');
-    const rotated = await rotateClientSecret(
-      { orm: await runtime.orm() },
-      { organizationId: required(values, 'org'), client },
-    );
+    const rotated = await rotateClientSecret(await runtime.data(), {
+      organizationId: required(values, 'org'),
+      client,
+    });
     return {
       json: {
         secret_id: rotated.secretId,
@@ -195,14 +192,11 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
   },
 
   'client delete-secret': async (values, runtime) => {
-    const deleted = await deleteClientSecret(
-      { orm: await runtime.orm() },
-      {
-        organizationId: required(values, 'org'),
-        client: required(values, 'client'),
-        secretId: required(values, 'secret'),
-      },
-    );
+    const deleted = await deleteClientSecret(await runtime.data(), {
+      organizationId: required(values, 'org'),
+      client: required(values, 'client'),
+      secretId: required(values, 'secret'),
+    });
     return {
       json: {
         secret_id: deleted.secretId,
@@ -221,16 +215,13 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
 
   'template create': async (values, runtime) => {
     const pdfPath = required(values, 'pdf');
-    const template = await createTemplate(
-      { orm: await runtime.orm() },
-      {
-        organizationId: required(values, 'org'),
-        pdf: await readInput(pdfPath, 'PDF'),
-        filename: basename(pdfPath),
-        definition: await readJson(required(values, 'definition')),
-        publish: values.publish ?? false,
-      },
-    );
+    const template = await createTemplate(await runtime.data(), {
+      organizationId: required(values, 'org'),
+      pdf: await readInput(pdfPath, 'PDF'),
+      filename: basename(pdfPath),
+      definition: await readJson(required(values, 'definition')),
+      publish: values.publish ?? false,
+    });
     return {
       json: { id: template.id, name: template.name, status: template.status, pageCount: template.pageCount },
       text: `template ${template.id} created (${template.name}, ${template.pageCount} page(s), ${template.status})`,
@@ -238,10 +229,8 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
   },
 
   'envelope retry-final-pdf': async (values, runtime) => {
-    const orm = await runtime.orm();
-    const temporal = await runtime.temporal();
     const state = await retryFinalization(
-      { orm, temporal: temporal.client, config: runtime.config },
+      await runtime.services(),
       required(values, 'org'),
       required(values, 'envelope'),
     );
@@ -253,7 +242,7 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
 
   'envelope links': async (values, runtime) => {
     const links = await issueSigningLinks(
-      { orm: await runtime.orm(), config: runtime.config },
+      await runtime.data(),
       required(values, 'org'),
       required(values, 'envelope'),
     );
@@ -267,30 +256,21 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
   },
 
   'envelope send': async (values, runtime) => {
-    const orm = await runtime.orm();
     const organizationId = required(values, 'org');
     const recipients = await readJson(required(values, 'recipients'));
     if (!Array.isArray(recipients)) {
       throw new InvalidRequest('The recipients file must hold a JSON array of recipients.');
     }
-    const temporal = await runtime.temporal();
-    const envelope = await createEnvelope(
-      { orm, temporal: temporal.client },
-      {
-        organizationId,
-        templateId: required(values, 'template'),
-        title: values.title ?? 'Envelope sent from the sigil CLI',
-        workflowType: values['workflow-type'] as never,
-        expiresAt: values['expires-at'],
-        externalReference: values['external-reference'],
-        recipients,
-      },
-    );
-    const state = await sendEnvelope(
-      { orm, temporal: temporal.client, config: runtime.config },
+    const envelope = await createEnvelope(await runtime.services(), {
       organizationId,
-      envelope.id,
-    );
+      templateId: required(values, 'template'),
+      title: values.title ?? 'Envelope sent from the sigil CLI',
+      workflowType: values['workflow-type'] as never,
+      expiresAt: values['expires-at'],
+      externalReference: values['external-reference'],
+      recipients,
+    });
+    const state = await sendEnvelope(await runtime.services(), organizationId, envelope.id);
     const uiBase =
       runtime.config.temporal.uiUrl ??
       (runtime.config.temporal.devServer ? `http://localhost:${runtime.config.temporal.uiPort}` : undefined);
@@ -368,40 +348,48 @@ async function main(argv: string[]): Promise<number> {
     throw error;
   }
   let orm: Orm | undefined;
+  let em: EntityManager | undefined;
   let temporal: TemporalClientHandle | undefined;
+  const connectDatabase = async (): Promise<EntityManager> => {
+    if (!orm) {
+      try {
+        orm = await createOrm({ databaseUrl: config.database.url, poolMax: 2 });
+        await orm.em.getConnection().execute('select 1');
+      } catch (error) {
+        throw new AppError(
+          503,
+          'database_unavailable',
+          `Cannot reach PostgreSQL at ${redactUrl(config.database.url)} (${firstLine(error)}). ` +
+            'Is `npm start` running? Otherwise set DATABASE_URL.',
+        );
+      }
+    }
+    em ??= orm.em.fork();
+    return em;
+  };
+  const connectTemporal = async (): Promise<TemporalClientHandle> => {
+    if (!temporal) {
+      try {
+        temporal = await connectClient(config.temporal);
+      } catch (error) {
+        throw new AppError(
+          503,
+          'temporal_unavailable',
+          `Cannot reach Temporal at ${config.temporal.address} (${firstLine(error)}). ` +
+            'Is `npm start` running? Otherwise set TEMPORAL_ADDRESS.',
+        );
+      }
+    }
+    return temporal;
+  };
   const runtime: Runtime = {
     config,
-    orm: async () => {
-      if (!orm) {
-        try {
-          orm = await createOrm({ databaseUrl: config.database.url, poolMax: 2 });
-          await orm.em.getConnection().execute('select 1');
-        } catch (error) {
-          throw new AppError(
-            503,
-            'database_unavailable',
-            `Cannot reach PostgreSQL at ${redactUrl(config.database.url)} (${firstLine(error)}). ` +
-              'Is `npm start` running? Otherwise set DATABASE_URL.',
-          );
-        }
-      }
-      return orm;
-    },
-    temporal: async () => {
-      if (!temporal) {
-        try {
-          temporal = await connectClient(config.temporal);
-        } catch (error) {
-          throw new AppError(
-            503,
-            'temporal_unavailable',
-            `Cannot reach Temporal at ${config.temporal.address} (${firstLine(error)}). ` +
-              'Is `npm start` running? Otherwise set TEMPORAL_ADDRESS.',
-          );
-        }
-      }
-      return temporal;
-    },
+    data: async () => ({ em: await connectDatabase(), config }),
+    services: async () => ({
+      em: await connectDatabase(),
+      temporal: (await connectTemporal()).client,
+      config,
+    }),
   };
   try {
     const output = await command(values, runtime);

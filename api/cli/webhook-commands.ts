@@ -2,9 +2,9 @@
 // the API uses. Until the web app's sign-in exists, this is how endpoints are created and managed.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Config } from '../../config/config.ts';
-import type { Orm } from '../../db/orm.ts';
-import type { TemporalClientHandle } from '../../temporal/connection.ts';
+import type { WebhookDeliveryView, WebhookEndpointView } from '../../domain/webhook.ts';
 import { InvalidRequest } from '../errors.ts';
+import type { DataContext, ServiceContext } from '../services/context.ts';
 import { createWebhookEndpoint } from '../services/webhooks/create-webhook-endpoint.ts';
 import { deleteWebhookEndpoint } from '../services/webhooks/delete-webhook-endpoint.ts';
 import { getWebhookDelivery, listWebhookDeliveries } from '../services/webhooks/list-webhook-deliveries.ts';
@@ -13,7 +13,6 @@ import { replayWebhookDelivery } from '../services/webhooks/replay-webhook-deliv
 import { rotateWebhookSecret } from '../services/webhooks/rotate-webhook-secret.ts';
 import { sendTestDelivery } from '../services/webhooks/send-test-delivery.ts';
 import { updateWebhookEndpoint } from '../services/webhooks/update-webhook-endpoint.ts';
-import type { WebhookDeliveryView, WebhookEndpointView } from '../services/webhooks/webhook-records.ts';
 
 export const WEBHOOK_CLI_USAGE = `  webhook create  --org ORG_ID --url URL [--events "type type ..."] [--disable]
                   prints the endpoint's signing secret once
@@ -51,9 +50,8 @@ interface WebhookCliValues {
 }
 
 interface CliRuntime {
-  config: Config;
-  orm(): Promise<Orm>;
-  temporal(): Promise<TemporalClientHandle>;
+  data(): Promise<DataContext & { config: Config }>;
+  services(): Promise<ServiceContext & { config: Config }>;
 }
 
 type Output = { json: unknown; text: string };
@@ -103,24 +101,24 @@ function deliveryText(delivery: WebhookDeliveryView): string {
 }
 
 /** With --wait: the delivery once its first attempt is recorded (or as it is after WAIT_MS). */
-async function waitForAttempt(orm: Orm, organizationId: string, delivery: WebhookDeliveryView) {
+async function waitForAttempt(ctx: DataContext, organizationId: string, delivery: WebhookDeliveryView) {
   const deadline = Date.now() + WAIT_MS;
   let current = delivery;
   while (current.status === 'pending' && current.attemptCount === 0 && Date.now() < deadline) {
     await delay(200);
-    current = await getWebhookDelivery({ orm }, organizationId, delivery.id);
+    current = await getWebhookDelivery(ctx, organizationId, delivery.id);
   }
   return current;
 }
 
 async function queued(
   values: WebhookCliValues,
-  orm: Orm,
+  ctx: DataContext,
   organizationId: string,
   delivery: WebhookDeliveryView,
   what: string,
 ): Promise<Output> {
-  const shown = values.wait ? await waitForAttempt(orm, organizationId, delivery) : delivery;
+  const shown = values.wait ? await waitForAttempt(ctx, organizationId, delivery) : delivery;
   return {
     json: shown,
     text: `${what} queued\n${deliveryText(shown)}${
@@ -135,15 +133,12 @@ export const WEBHOOK_COMMANDS: Record<
 > = {
   'webhook create': async (values, runtime) => {
     const enabled = enabledFlag(values);
-    const endpoint = await createWebhookEndpoint(
-      { orm: await runtime.orm(), config: runtime.config },
-      {
-        organizationId: required(values, 'org'),
-        url: required(values, 'url'),
-        eventTypes: eventTypes(values.events) as never,
-        enabled: enabled ?? true,
-      },
-    );
+    const endpoint = await createWebhookEndpoint(await runtime.data(), {
+      organizationId: required(values, 'org'),
+      url: required(values, 'url'),
+      eventTypes: eventTypes(values.events) as never,
+      enabled: enabled ?? true,
+    });
     return {
       json: endpoint,
       text: [
@@ -155,7 +150,7 @@ export const WEBHOOK_COMMANDS: Record<
   },
 
   'webhook list': async (values, runtime) => {
-    const endpoints = await listWebhookEndpoints({ orm: await runtime.orm() }, required(values, 'org'));
+    const endpoints = await listWebhookEndpoints(await runtime.data(), required(values, 'org'));
     return {
       json: endpoints,
       text: endpoints.length === 0 ? 'no webhook endpoints' : endpoints.map(endpointText).join('\n\n'),
@@ -163,22 +158,19 @@ export const WEBHOOK_COMMANDS: Record<
   },
 
   'webhook update': async (values, runtime) => {
-    const endpoint = await updateWebhookEndpoint(
-      { orm: await runtime.orm(), config: runtime.config },
-      {
-        organizationId: required(values, 'org'),
-        endpointId: required(values, 'endpoint'),
-        url: values.url,
-        eventTypes: eventTypes(values.events) as never,
-        enabled: enabledFlag(values),
-      },
-    );
+    const endpoint = await updateWebhookEndpoint(await runtime.data(), {
+      organizationId: required(values, 'org'),
+      endpointId: required(values, 'endpoint'),
+      url: values.url,
+      eventTypes: eventTypes(values.events) as never,
+      enabled: enabledFlag(values),
+    });
     return { json: endpoint, text: `updated\n${endpointText(endpoint)}` };
   },
 
   'webhook delete': async (values, runtime) => {
     const deleted = await deleteWebhookEndpoint(
-      { orm: await runtime.orm() },
+      await runtime.data(),
       required(values, 'org'),
       required(values, 'endpoint'),
     );
@@ -187,7 +179,7 @@ export const WEBHOOK_COMMANDS: Record<
 
   'webhook rotate-secret': async (values, runtime) => {
     const rotated = await rotateWebhookSecret(
-      { orm: await runtime.orm() },
+      await runtime.data(),
       required(values, 'org'),
       required(values, 'endpoint'),
     );
@@ -203,15 +195,10 @@ export const WEBHOOK_COMMANDS: Record<
   },
 
   'webhook test': async (values, runtime) => {
-    const orm = await runtime.orm();
+    const ctx = await runtime.services();
     const organizationId = required(values, 'org');
-    const temporal = await runtime.temporal();
-    const delivery = await sendTestDelivery(
-      { orm, temporal: temporal.client },
-      organizationId,
-      required(values, 'endpoint'),
-    );
-    return queued(values, orm, organizationId, delivery, 'test delivery');
+    const delivery = await sendTestDelivery(ctx, organizationId, required(values, 'endpoint'));
+    return queued(values, ctx, organizationId, delivery, 'test delivery');
   },
 
   'webhook deliveries': async (values, runtime) => {
@@ -219,7 +206,7 @@ export const WEBHOOK_COMMANDS: Record<
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 500)) {
       throw new InvalidRequest('--limit must be a whole number from 1 to 500.');
     }
-    const deliveries = await listWebhookDeliveries({ orm: await runtime.orm() }, required(values, 'org'), {
+    const deliveries = await listWebhookDeliveries(await runtime.data(), required(values, 'org'), {
       endpointId: values.endpoint,
       limit,
     });
@@ -230,14 +217,9 @@ export const WEBHOOK_COMMANDS: Record<
   },
 
   'webhook replay': async (values, runtime) => {
-    const orm = await runtime.orm();
+    const ctx = await runtime.services();
     const organizationId = required(values, 'org');
-    const temporal = await runtime.temporal();
-    const delivery = await replayWebhookDelivery(
-      { orm, temporal: temporal.client },
-      organizationId,
-      required(values, 'delivery'),
-    );
-    return queued(values, orm, organizationId, delivery, 'replay');
+    const delivery = await replayWebhookDelivery(ctx, organizationId, required(values, 'delivery'));
+    return queued(values, ctx, organizationId, delivery, 'replay');
   },
 };

@@ -1,6 +1,6 @@
 // The OpenAPI document without running infrastructure: the app is built on lazy connections that are never
 // used, because producing the document touches no database and no Temporal server.
-import { Connection } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { pino } from 'pino';
 import { loadConfig } from '../../config/config.ts';
 import { createOrm } from '../../db/orm.ts';
@@ -14,7 +14,7 @@ export async function buildOpenApiDocument(): Promise<Record<string, unknown>> {
   const app = await buildApp({
     config,
     orm,
-    temporal: { connection, namespace: 'default' },
+    temporal: { connection, client: new Client({ connection, namespace: 'default' }), namespace: 'default' },
     logger: pino({ level: 'silent' }),
   });
   try {

@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
-import type { SCOPES } from '../auth/scopes.ts';
+import type { SCOPES } from '../../domain/scopes.ts';
 
 export const OPENAPI_PATH = '/api/openapi/v1/openapi.json';
 

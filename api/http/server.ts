@@ -1,14 +1,10 @@
 // The bare HTTP server every Sigil app is built on: request ids, zod validation and serialization, and the
-// one error mapping. `buildApp` adds the routes; tests may add their own routes to exercise a plugin.
+// one error mapping (api/http/errors.ts). `buildApp` adds the routes; tests may add their own routes to exercise a plugin.
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
-import {
-  hasZodFastifySchemaValidationErrors,
-  serializerCompiler,
-  validatorCompiler,
-} from 'fastify-type-provider-zod';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
-import { AppError } from '../errors.ts';
+import { routeNotFound, sendError } from './errors.ts';
 
 const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
 
@@ -37,62 +33,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
     reply.header('X-Request-Id', request.id);
   });
 
-  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
-    if (error instanceof AppError) {
-      if (error.status >= 500) request.log.error({ err: error }, error.message);
-      return reply.code(error.status).headers(error.headers).send(errorBody(error, request.id));
-    }
-    if (hasZodFastifySchemaValidationErrors(error)) {
-      const details = error.validation.map((issue) => ({
-        field: [error.validationContext, ...issue.instancePath.split('/').filter(Boolean)].join('.'),
-        message: issue.message,
-      }));
-      const first = details[0];
-      return reply.code(400).send({
-        error: {
-          code: 'invalid_request',
-          message: `Invalid request: ${first ? `${first.field}: ${first.message}` : 'malformed'}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}`,
-          details,
-          request_id: request.id,
-        },
-      });
-    }
-    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      return reply.code(error.statusCode).send({
-        error: {
-          code: error.statusCode === 413 ? 'payload_too_large' : 'invalid_request',
-          message: error.message,
-          details: [],
-          request_id: request.id,
-        },
-      });
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return reply.code(500).send({
-      error: {
-        code: 'internal_error',
-        message: 'An internal error occurred. Quote the request id when you report it.',
-        details: [],
-        request_id: request.id,
-      },
-    });
-  });
-
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({
-      error: {
-        code: 'not_found',
-        message: `No route ${request.method} ${request.url.split('?')[0]}.`,
-        details: [],
-        request_id: request.id,
-      },
-    }),
-  );
+  // One error mapping for every route (api/http/errors.ts): the specification's body, with the request id.
+  app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, routeNotFound(request)));
   return app;
-}
-
-export function errorBody(error: AppError, requestId: string) {
-  return {
-    error: { code: error.code, message: error.message, details: error.details, request_id: requestId },
-  };
 }

@@ -28,59 +28,24 @@
 // until the window ends) and the IETF draft's `RateLimit-Policy: <limit>;w=60`; a refused request also
 // carries `Retry-After` (via `RateLimited`).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../../config/config.ts';
 import type { Orm } from '../../db/orm.ts';
 import { RateLimited } from '../errors.ts';
+import {
+  clientBucket,
+  countRequest,
+  type EnterpriseDefaults,
+  type RateLimitBucket,
+  type RateLimits,
+  resolveLimits,
+  WINDOW_SECONDS,
+  windowFor,
+} from '../services/usage/rate-limit-policy.ts';
 
-export const WINDOW_SECONDS = 60;
-const WINDOW_MS = WINDOW_SECONDS * 1000;
 /** Windows that ended longer ago than this are deleted by the occasional clean-up. */
 const RETAIN_WINDOWS_MS = 5 * 60 * 1000;
 const DEFAULT_CACHE_TTL_MS = 30_000;
 const DEFAULT_CLEANUP_PROBABILITY = 0.01;
 const MAX_CACHED_ORGANIZATIONS = 10_000;
-
-export type RateLimitBucket = 'standard' | 'heavy';
-
-export interface RateLimits {
-  /** Requests per minute for ordinary calls. */
-  standard: number;
-  /** Requests per minute for uploads and other heavy operations (a separate bucket). */
-  heavy: number;
-}
-
-/** The per-minute limits of a plan or an organization; null means "not set here". */
-export interface LimitSource {
-  ratePerMinute: number | null;
-  uploadRatePerMinute: number | null;
-}
-
-export type EnterpriseDefaults = Pick<
-  Config['api'],
-  'enterpriseRatePerMinute' | 'enterpriseUploadRatePerMinute'
->;
-
-/**
- * The limits of one organization: its own column wins, then its plan's, then the configured default for
- * plans without a limit (Enterprise). The heavy limit never exceeds the standard one.
- */
-export function resolveLimits(
-  plan: LimitSource,
-  organization: LimitSource,
-  defaults: EnterpriseDefaults,
-): RateLimits {
-  const standard = organization.ratePerMinute ?? plan.ratePerMinute ?? defaults.enterpriseRatePerMinute;
-  const heavy =
-    organization.uploadRatePerMinute ?? plan.uploadRatePerMinute ?? defaults.enterpriseUploadRatePerMinute;
-  return { standard, heavy: Math.min(heavy, standard) };
-}
-
-/** The fixed one-minute window `now` falls in, and the whole seconds until it ends (1–60). */
-export function windowFor(now: Date): { start: Date; resetSeconds: number } {
-  const time = now.getTime();
-  const start = Math.floor(time / WINDOW_MS) * WINDOW_MS;
-  return { start: new Date(start), resetSeconds: Math.max(1, Math.ceil((start + WINDOW_MS - time) / 1000)) };
-}
 
 export interface RateLimiterDeps {
   orm: Orm;
@@ -109,27 +74,10 @@ interface LimitRow {
 }
 
 /**
- * A preHandler for the authenticated /api/v1 scope: counts the request in its bucket, sets the RateLimit
+ * An onRequest hook for the authenticated /api/v1 scope: counts the request in its bucket, sets the RateLimit
  * headers and throws `RateLimited` once the bucket's limit is exceeded. Requests without a principal
  * (unauthenticated routes) are not limited here.
  */
-/** Counts one request in a bucket's window (shared by every process through PostgreSQL); returns the count. */
-export async function countRequest(
-  orm: RateLimiterDeps['orm'],
-  bucket: string,
-  windowStart: Date,
-): Promise<number> {
-  const rows = await orm.em.getConnection().execute<{ count: number }[]>(
-    `insert into rate_limit_window (bucket, window_start, count) values (?, ?::timestamptz, 1)
-     on conflict (bucket, window_start) do update set count = rate_limit_window.count + 1
-     returning count`,
-    [bucket, windowStart.toISOString()],
-  );
-  const count = rows[0]?.count;
-  if (count === undefined) throw new Error('rate limit: the counter upsert returned no row');
-  return Number(count);
-}
-
 export function createRateLimiter(deps: RateLimiterDeps, options: RateLimiterOptions = {}) {
   const cacheTtlMs = options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS;
   const cleanupProbability = options.cleanupProbability ?? DEFAULT_CLEANUP_PROBABILITY;
@@ -171,7 +119,7 @@ export function createRateLimiter(deps: RateLimiterDeps, options: RateLimiterOpt
     return limits;
   }
 
-  const increment = (bucket: string, windowStart: Date) => countRequest(deps.orm, bucket, windowStart);
+  const increment = (bucket: string, windowStart: Date) => countRequest(deps.orm.em, bucket, windowStart);
 
   function cleanUp(request: FastifyRequest, now: Date): void {
     const before = new Date(windowFor(now).start.getTime() - RETAIN_WINDOWS_MS);
@@ -190,7 +138,7 @@ export function createRateLimiter(deps: RateLimiterDeps, options: RateLimiterOpt
     const limit = limits[kind];
     const window = windowFor(now);
     const count = await increment(
-      `${principal.oauthClientId}:${principal.organizationId}:${kind}`,
+      clientBucket(principal.oauthClientId, principal.organizationId, kind),
       window.start,
     );
     if (cleanupProbability > 0 && Math.random() < cleanupProbability) cleanUp(request, now);
@@ -221,7 +169,7 @@ export function createAddressThrottle(
 ) {
   return async function throttleAddress(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const window = windowFor(new Date());
-    const count = await countRequest(deps.orm, `${options.name}:${request.ip}`, window.start);
+    const count = await countRequest(deps.orm.em, `${options.name}:${request.ip}`, window.start);
     reply.header('RateLimit-Limit', String(options.limit));
     reply.header('RateLimit-Remaining', String(Math.max(0, options.limit - count)));
     reply.header('RateLimit-Reset', String(window.resetSeconds));

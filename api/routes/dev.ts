@@ -5,7 +5,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { NOTIFICATION_KINDS } from '../../notifications/dev-capture.ts';
-import type { AppDependencies } from '../app.ts';
+import type { AppDependencies } from '../dependencies.ts';
 import {
   DEV_NOTIFICATIONS_DEFAULT_LIMIT,
   DEV_NOTIFICATIONS_MAX_LIMIT,
@@ -35,7 +35,7 @@ export const devRoutes: FastifyPluginAsync<AppDependencies> = async (base, deps)
     { schema: { hide: true, querystring: NotificationsQuery } },
     async (request, reply) => {
       reply.header('Cache-Control', 'no-store');
-      return { notifications: await listDevNotifications(deps, request.query) };
+      return { notifications: await listDevNotifications(request.services, request.query) };
     },
   );
 };

@@ -1,6 +1,6 @@
 // GET /api/health: 200 when PostgreSQL and Temporal both answer, 503 naming the one that does not.
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppDependencies } from '../app.ts';
+import type { AppDependencies } from '../dependencies.ts';
 
 const CHECK_TIMEOUT_MS = 3000;
 
@@ -9,7 +9,7 @@ type Check = 'ok' | 'unavailable';
 export const healthRoutes: FastifyPluginAsync<AppDependencies> = async (app, deps) => {
   app.get('/api/health', { schema: { hide: true } }, async (request, reply) => {
     const [db, temporal] = await Promise.all([
-      probe(() => deps.orm.em.fork().getConnection().execute('select 1')),
+      probe(() => deps.orm.em.getConnection().execute('select 1')),
       probe(() =>
         deps.temporal.connection.workflowService.describeNamespace({ namespace: deps.temporal.namespace }),
       ),

@@ -5,11 +5,12 @@ import formbody from '@fastify/formbody';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppDependencies } from '../app.ts';
+import { IsoDateTime } from '../../domain/common.ts';
+import type { AppDependencies } from '../dependencies.ts';
 import { AppError, InvalidRequest, Unauthorized } from '../errors.ts';
 import { createAddressThrottle } from '../plugins/rate-limit.ts';
 import { issueAccessToken } from '../services/oauth-clients/issue-access-token.ts';
-import { ERROR_RESPONSES, IsoDateTime } from './v1/schemas.ts';
+import { ERROR_RESPONSES } from './v1/schemas.ts';
 
 const BASIC_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="sigil"' };
 const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
@@ -101,7 +102,7 @@ export const oauthTokenRoutes: FastifyPluginAsyncZod<AppDependencies> = async (a
         );
       }
       try {
-        return await issueAccessToken(deps, {
+        return await issueAccessToken(request.services, {
           clientId: credentials.clientId,
           clientSecret: credentials.clientSecret,
           requestedScope: request.body.scope,

@@ -4,46 +4,37 @@
 // session from a verified one-time code in X-Signing-Session.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import type { SignerActionOrigin } from '../../workflows/contracts.ts';
-import type { AppDependencies } from '../app.ts';
-import { createAddressThrottle } from '../plugins/rate-limit.ts';
-import type { ServiceContext } from '../services/context.ts';
-import { OTP_POLICY, SIGNING_SESSION_HEADER } from '../services/signing/otp-policy.ts';
-import { requestOneTimeCode } from '../services/signing/request-one-time-code.ts';
 import {
-  completeSigning,
-  declineSigning,
-  openSigningDocument,
-  saveSignerFields,
-  signingView,
-} from '../services/signing/signer-actions.ts';
+  CodeSent,
+  CodeVerified,
+  CompleteSigningRequest,
+  DeclineSigningRequest,
+  SaveFieldsRequest,
+  SigningFileParams,
+  SigningOutcome,
+  SigningTokenParams,
+  SigningView,
+  VerifyCodeRequest,
+} from '../../domain/signing.ts';
+import { SIGNING_SESSION_HEADER } from '../../domain/vocabulary.ts';
+import type { SignerActionOrigin } from '../../workflows/contracts.ts';
+import type { AppDependencies } from '../dependencies.ts';
+import { createAddressThrottle } from '../plugins/rate-limit.ts';
+import { completeSigning } from '../services/signing/complete-signing.ts';
+import { declineSigning } from '../services/signing/decline-signing.ts';
+import { openSigningDocument } from '../services/signing/open-signing-document.ts';
+import { requestOneTimeCode } from '../services/signing/request-one-time-code.ts';
+import { saveSignerFields } from '../services/signing/save-signer-fields.ts';
 import { openSignerFile } from '../services/signing/signer-files.ts';
 import { verifyOneTimeCode } from '../services/signing/verify-one-time-code.ts';
+import { viewSigningLink } from '../services/signing/view-signing-link.ts';
 
 const USER_AGENT_MAX = 300;
 /** Room in one save for a 4 MB file upload and a few 1–2 MB images, all in base64 (4/3 of their size). */
 const FIELDS_BODY_LIMIT = 10 * 1024 * 1024;
 
-const TokenParam = z.object({ token: z.string().min(1).max(200) });
-const FileParams = TokenParam.extend({ fileId: z.string().uuid() });
 /** Saved files shown in the page; anything else (a PDF, say) is only ever downloaded, never rendered here. */
 const INLINE_TYPES = ['image/png', 'image/jpeg'];
-const FieldsBody = z.object({
-  values: z
-    .array(z.object({ fieldDefinitionId: z.string().min(1).max(100), value: z.unknown() }))
-    .min(1)
-    .max(200),
-});
-const CompleteBody = z.object({ consent: z.boolean().optional() }).nullish();
-const DeclineBody = z.object({
-  reason: z.string().trim().min(1, 'a reason is required to decline').max(1000),
-});
-const VerifyBody = z.object({
-  code: z
-    .string()
-    .regex(new RegExp(`^\\d{${OTP_POLICY.digits}}$`), `the code is exactly ${OTP_POLICY.digits} digits`),
-});
 
 /** The X-Signing-Session header (the token from /otp/verify), when given once. */
 export function signerSessionOf(request: FastifyRequest): string | undefined {
@@ -77,37 +68,39 @@ export const signingRoutes: FastifyPluginAsync<AppDependencies> = async (base, d
       what: 'signing requests',
     }),
   );
-  const ctx = (): ServiceContext => {
-    if (!deps.temporal.client) throw new Error('the API needs a Temporal client for the signer API');
-    return { orm: deps.orm, temporal: deps.temporal.client, config: deps.config };
-  };
-
-  app.get('/api/signing/:token', { schema: { hide: true, params: TokenParam } }, async (request) =>
-    signingView(ctx(), request.params.token, originOf(request), signerSessionOf(request)),
+  app.get(
+    '/api/signing/:token',
+    { schema: { hide: true, params: SigningTokenParams, response: { 200: SigningView } } },
+    async (request) =>
+      viewSigningLink(request.services, request.params.token, originOf(request), signerSessionOf(request)),
   );
 
   // The specification's path for the document, at the root.
-  app.get('/:token/document', { schema: { hide: true, params: TokenParam } }, async (request, reply) => {
-    const pdf = await openSigningDocument(
-      ctx(),
-      request.params.token,
-      originOf(request),
-      signerSessionOf(request),
-    );
-    return reply
-      .type('application/pdf')
-      .header('Cache-Control', 'no-store')
-      .header('Content-Disposition', 'inline; filename="document.pdf"')
-      .send(Buffer.from(pdf));
-  });
+  app.get(
+    '/:token/document',
+    { schema: { hide: true, params: SigningTokenParams } },
+    async (request, reply) => {
+      const pdf = await openSigningDocument(
+        request.services,
+        request.params.token,
+        originOf(request),
+        signerSessionOf(request),
+      );
+      return reply
+        .type('application/pdf')
+        .header('Cache-Control', 'no-store')
+        .header('Content-Disposition', 'inline; filename="document.pdf"')
+        .send(Buffer.from(pdf));
+    },
+  );
 
   // A file the signer saved in one of their fields (signature, stamp, upload), to show it again after a reload.
   app.get(
     '/api/signing/:token/files/:fileId',
-    { schema: { hide: true, params: FileParams } },
+    { schema: { hide: true, params: SigningFileParams } },
     async (request, reply) => {
       const file = await openSignerFile(
-        ctx(),
+        request.services,
         request.params.token,
         request.params.fileId,
         signerSessionOf(request),
@@ -127,22 +120,40 @@ export const signingRoutes: FastifyPluginAsync<AppDependencies> = async (base, d
   );
 
   // One-time codes of OtpSms / OtpWhatsApp recipients: request (no body), then verify for a signer session.
-  app.post('/api/signing/:token/otp', { schema: { hide: true, params: TokenParam } }, async (request) =>
-    requestOneTimeCode(ctx(), request.params.token, originOf(request)),
+  app.post(
+    '/api/signing/:token/otp',
+    { schema: { hide: true, params: SigningTokenParams, response: { 200: CodeSent } } },
+    async (request) => requestOneTimeCode(request.services, request.params.token, originOf(request)),
   );
 
   app.post(
     '/api/signing/:token/otp/verify',
-    { schema: { hide: true, params: TokenParam, body: VerifyBody } },
-    async (request) => verifyOneTimeCode(ctx(), request.params.token, request.body.code, originOf(request)),
+    {
+      schema: {
+        hide: true,
+        params: SigningTokenParams,
+        body: VerifyCodeRequest,
+        response: { 200: CodeVerified },
+      },
+    },
+    async (request) =>
+      verifyOneTimeCode(request.services, request.params.token, request.body.code, originOf(request)),
   );
 
   app.put(
     '/api/signing/:token/fields',
-    { bodyLimit: FIELDS_BODY_LIMIT, schema: { hide: true, params: TokenParam, body: FieldsBody } },
+    {
+      bodyLimit: FIELDS_BODY_LIMIT,
+      schema: {
+        hide: true,
+        params: SigningTokenParams,
+        body: SaveFieldsRequest,
+        response: { 200: SigningView },
+      },
+    },
     async (request) =>
       saveSignerFields(
-        ctx(),
+        request.services,
         request.params.token,
         request.body.values,
         originOf(request),
@@ -152,10 +163,17 @@ export const signingRoutes: FastifyPluginAsync<AppDependencies> = async (base, d
 
   app.post(
     '/api/signing/:token/complete',
-    { schema: { hide: true, params: TokenParam, body: CompleteBody } },
+    {
+      schema: {
+        hide: true,
+        params: SigningTokenParams,
+        body: CompleteSigningRequest,
+        response: { 200: SigningOutcome },
+      },
+    },
     async (request) =>
       completeSigning(
-        ctx(),
+        request.services,
         request.params.token,
         request.body?.consent === true,
         originOf(request),
@@ -165,10 +183,17 @@ export const signingRoutes: FastifyPluginAsync<AppDependencies> = async (base, d
 
   app.post(
     '/api/signing/:token/decline',
-    { schema: { hide: true, params: TokenParam, body: DeclineBody } },
+    {
+      schema: {
+        hide: true,
+        params: SigningTokenParams,
+        body: DeclineSigningRequest,
+        response: { 200: SigningOutcome },
+      },
+    },
     async (request) =>
       declineSigning(
-        ctx(),
+        request.services,
         request.params.token,
         request.body.reason,
         originOf(request),

@@ -1,15 +1,19 @@
-// What every use case may use: the ORM, the Temporal client and the configuration. Made once by the
-// process that hosts the services (API, CLI, tests) and handed down.
+// What every use case receives: the caller's unit of work (one entity manager), the Temporal client and the
+// configuration. The caller makes it: an HTTP request gets one per request (MikroORM's RequestContext, see
+// api/http/request-context.ts), a CLI command one per command, a test one per call. A service reads `ctx.em`
+// once and passes loaded entities down rather than loading them again.
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config/config.ts';
-import type { Orm } from '../../db/orm.ts';
+
+/** `notifications` absent: no providers (development and test capture what would be sent). */
+export type ServiceConfig = Pick<Config, 'env' | 'publicBaseUrl'> & Partial<Pick<Config, 'notifications'>>;
 
 export interface ServiceContext {
-  orm: Orm;
+  em: EntityManager;
   temporal: Client;
-  /** `notifications` absent: no providers (development and test capture what would be sent). */
-  config: Pick<Config, 'env' | 'publicBaseUrl'> & Partial<Pick<Config, 'notifications'>>;
+  config: ServiceConfig;
 }
 
 /** Services that need no Temporal (creating organizations, clients, templates, drafts). */
-export type DataContext = Pick<ServiceContext, 'orm'>;
+export type DataContext = Pick<ServiceContext, 'em'>;

@@ -16,5 +16,3 @@ export function parseInput<T extends z.ZodType>(schema: T, input: unknown, what:
     details,
   );
 }
-
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -17,7 +17,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { TemplateField } from '../../db/entities/index.ts';
-import { buildDemoPdf } from '../../db/seed/demo-pdf.ts';
+import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
 import { accessibilityViolations } from '../support/accessibility.ts';
 import {
   type ApiHarness,

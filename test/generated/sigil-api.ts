@@ -2578,17 +2578,6 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
         };
-        SigningLinkInput: {
-            /** Format: uuid */
-            recipientId: string;
-            /** @enum {string} */
-            deliveryChannel: "Api" | "ManualLink";
-            /**
-             * Format: uri
-             * @description The signing link; treat it as a secret: whoever holds it can act as the recipient
-             */
-            url: string;
-        };
         RecipientInput: {
             /** Format: uuid */
             id: string;
@@ -2682,12 +2671,67 @@ export interface components {
                 value: unknown;
             }[];
         };
-        CancelEnvelopeRequestInput: {
-            reason?: string;
-        } | null;
         ExtendEnvelopeRequestInput: {
             /** Format: date-time */
             expiresAt: string;
+        };
+        CancelEnvelopeRequestInput: {
+            reason?: string;
+        } | null;
+        FieldDefinitionInput: {
+            /**
+             * Format: uuid
+             * @description Refer to the field by this id in initialValues.
+             */
+            fieldDefinitionId: string;
+            /** @enum {string} */
+            type: "Signature" | "Initials" | "Full name" | "Text" | "Long text" | "Date" | "Email" | "Phone" | "ID number" | "Checkbox" | "Radio" | "Dropdown" | "Read-only text" | "File upload" | "Image upload" | "Company stamp";
+            /** @description Name of the role that fills in the field. */
+            role: string;
+            label: string;
+            /** @description 1-based page number. */
+            page: number;
+            /** @description Points from the left edge of the page. */
+            x: number;
+            /** @description Points from the top edge of the page. */
+            y: number;
+            /** @description Points. */
+            width: number;
+            /** @description Points. */
+            height: number;
+            required: boolean;
+            /** @description The choices of Radio and Dropdown fields; null for other types. */
+            options: string[] | null;
+        };
+        TemplateRoleInput: {
+            /** @description Recipients are mapped to the role by this name (roleName). */
+            name: string;
+            /** @description Whether a recipient must be given for the role. */
+            required: boolean;
+        };
+        TemplateInput: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            pageCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            publishedAt: string | null;
+            /** @description In the template's order. */
+            roles: components["schemas"]["TemplateRoleInput"][];
+            /** @description In the template's order. */
+            fields: components["schemas"]["FieldDefinitionInput"][];
+        };
+        SigningLinkInput: {
+            /** Format: uuid */
+            recipientId: string;
+            /** @enum {string} */
+            deliveryChannel: "Api" | "ManualLink";
+            /**
+             * Format: uri
+             * @description The signing link; treat it as a secret: whoever holds it can act as the recipient
+             */
+            url: string;
         };
         FileInput: {
             /** Format: uuid */
@@ -2716,48 +2760,6 @@ export interface components {
                 clientId: string;
                 scopes: string[];
             };
-        };
-        TemplateRoleInput: {
-            /** @description Recipients are mapped to the role by this name (roleName). */
-            name: string;
-            /** @description Whether a recipient must be given for the role. */
-            required: boolean;
-        };
-        FieldDefinitionInput: {
-            /**
-             * Format: uuid
-             * @description Refer to the field by this id in initialValues.
-             */
-            fieldDefinitionId: string;
-            /** @enum {string} */
-            type: "Signature" | "Initials" | "Full name" | "Text" | "Long text" | "Date" | "Email" | "Phone" | "ID number" | "Checkbox" | "Radio" | "Dropdown" | "Read-only text" | "File upload" | "Image upload" | "Company stamp";
-            /** @description Name of the role that fills in the field. */
-            role: string;
-            label: string;
-            /** @description 1-based page number. */
-            page: number;
-            /** @description Points from the left edge of the page. */
-            x: number;
-            /** @description Points from the top edge of the page. */
-            y: number;
-            /** @description Points. */
-            width: number;
-            /** @description Points. */
-            height: number;
-            required: boolean;
-            /** @description The choices of Radio and Dropdown fields; null for other types. */
-            options: string[] | null;
-        };
-        TemplateInput: {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            pageCount: number;
-            /** Format: date-time */
-            createdAt: string;
-            publishedAt: string | null;
-            roles: components["schemas"]["TemplateRoleInput"][];
-            fields: components["schemas"]["FieldDefinitionInput"][];
         };
         UsageInput: {
             planName: string;
@@ -2934,17 +2936,6 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
         };
-        SigningLink: {
-            /** Format: uuid */
-            recipientId: string;
-            /** @enum {string} */
-            deliveryChannel: "Api" | "ManualLink";
-            /**
-             * Format: uri
-             * @description The signing link; treat it as a secret: whoever holds it can act as the recipient
-             */
-            url: string;
-        };
         Recipient: {
             /** Format: uuid */
             id: string;
@@ -3038,12 +3029,67 @@ export interface components {
                 value: unknown;
             }[];
         };
-        CancelEnvelopeRequest: {
-            reason?: string;
-        } | null;
         ExtendEnvelopeRequest: {
             /** Format: date-time */
             expiresAt: string;
+        };
+        CancelEnvelopeRequest: {
+            reason?: string;
+        } | null;
+        FieldDefinition: {
+            /**
+             * Format: uuid
+             * @description Refer to the field by this id in initialValues.
+             */
+            fieldDefinitionId: string;
+            /** @enum {string} */
+            type: "Signature" | "Initials" | "Full name" | "Text" | "Long text" | "Date" | "Email" | "Phone" | "ID number" | "Checkbox" | "Radio" | "Dropdown" | "Read-only text" | "File upload" | "Image upload" | "Company stamp";
+            /** @description Name of the role that fills in the field. */
+            role: string;
+            label: string;
+            /** @description 1-based page number. */
+            page: number;
+            /** @description Points from the left edge of the page. */
+            x: number;
+            /** @description Points from the top edge of the page. */
+            y: number;
+            /** @description Points. */
+            width: number;
+            /** @description Points. */
+            height: number;
+            required: boolean;
+            /** @description The choices of Radio and Dropdown fields; null for other types. */
+            options: string[] | null;
+        };
+        TemplateRole: {
+            /** @description Recipients are mapped to the role by this name (roleName). */
+            name: string;
+            /** @description Whether a recipient must be given for the role. */
+            required: boolean;
+        };
+        Template: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            pageCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            publishedAt: string | null;
+            /** @description In the template's order. */
+            roles: components["schemas"]["TemplateRole"][];
+            /** @description In the template's order. */
+            fields: components["schemas"]["FieldDefinition"][];
+        };
+        SigningLink: {
+            /** Format: uuid */
+            recipientId: string;
+            /** @enum {string} */
+            deliveryChannel: "Api" | "ManualLink";
+            /**
+             * Format: uri
+             * @description The signing link; treat it as a secret: whoever holds it can act as the recipient
+             */
+            url: string;
         };
         File: {
             /** Format: uuid */
@@ -3072,48 +3118,6 @@ export interface components {
                 clientId: string;
                 scopes: string[];
             };
-        };
-        TemplateRole: {
-            /** @description Recipients are mapped to the role by this name (roleName). */
-            name: string;
-            /** @description Whether a recipient must be given for the role. */
-            required: boolean;
-        };
-        FieldDefinition: {
-            /**
-             * Format: uuid
-             * @description Refer to the field by this id in initialValues.
-             */
-            fieldDefinitionId: string;
-            /** @enum {string} */
-            type: "Signature" | "Initials" | "Full name" | "Text" | "Long text" | "Date" | "Email" | "Phone" | "ID number" | "Checkbox" | "Radio" | "Dropdown" | "Read-only text" | "File upload" | "Image upload" | "Company stamp";
-            /** @description Name of the role that fills in the field. */
-            role: string;
-            label: string;
-            /** @description 1-based page number. */
-            page: number;
-            /** @description Points from the left edge of the page. */
-            x: number;
-            /** @description Points from the top edge of the page. */
-            y: number;
-            /** @description Points. */
-            width: number;
-            /** @description Points. */
-            height: number;
-            required: boolean;
-            /** @description The choices of Radio and Dropdown fields; null for other types. */
-            options: string[] | null;
-        };
-        Template: {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            pageCount: number;
-            /** Format: date-time */
-            createdAt: string;
-            publishedAt: string | null;
-            roles: components["schemas"]["TemplateRole"][];
-            fields: components["schemas"]["FieldDefinition"][];
         };
         Usage: {
             planName: string;

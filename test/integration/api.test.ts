@@ -1,5 +1,5 @@
 // The API process's HTTP behaviour that every route shares: health, request ids and the error body.
-import { Connection } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -18,7 +18,16 @@ let app: FastifyInstance;
 beforeAll(async () => {
   orm = await createOrm({ databaseUrl: inject('databaseUrl'), poolMax: 2 });
   connection = await Connection.connect({ address: inject('temporalAddress') });
-  app = await buildApp({ config, orm, temporal: { connection, namespace: inject('namespace') }, logger });
+  app = await buildApp({
+    config,
+    orm,
+    temporal: {
+      connection,
+      client: new Client({ connection, namespace: inject('namespace') }),
+      namespace: inject('namespace'),
+    },
+    logger,
+  });
 });
 afterAll(async () => {
   await app.close();
@@ -41,7 +50,11 @@ describe('GET /api/health', () => {
     const broken = await buildApp({
       config,
       orm,
-      temporal: { connection: unreachable, namespace: 'default' },
+      temporal: {
+        connection: unreachable,
+        client: new Client({ connection: unreachable }),
+        namespace: 'default',
+      },
       logger,
     });
     const response = await broken.inject({ method: 'GET', url: '/api/health' });
@@ -61,7 +74,11 @@ describe('GET /api/health', () => {
     const broken = await buildApp({
       config,
       orm: closedOrm,
-      temporal: { connection, namespace: inject('namespace') },
+      temporal: {
+        connection,
+        client: new Client({ connection, namespace: inject('namespace') }),
+        namespace: inject('namespace'),
+      },
       logger,
     });
     const response = await broken.inject({ method: 'GET', url: '/api/health' });

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { OAuthClientSecret } from '../../db/entities/index.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
-import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../db/seed/demo-pdf.ts';
+import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
 import { connectClient, type TemporalClientHandle } from '../../temporal/connection.ts';
 import { freePort } from '../support/infrastructure.ts';
 

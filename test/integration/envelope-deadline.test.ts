@@ -14,7 +14,7 @@ import {
   extendEnvelopeUpdate,
 } from '../../workflows/contracts.ts';
 import type { envelopeWorkflow } from '../../workflows/envelope.ts';
-import { draftTwoSignerEnvelope } from '../support/context.ts';
+import { draftTwoSignerEnvelope, servicesOn } from '../support/context.ts';
 import { installQuietRuntime } from '../support/infrastructure.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -37,7 +37,7 @@ afterAll(async () => {
 
 describe('envelope deadline', () => {
   it('expires an envelope whose 30-day deadline passes, with every waiting recipient Expired', async () => {
-    const ctx = { orm };
+    const ctx = servicesOn(orm);
     const expiresAt = new Date(Date.now() + 30 * DAY_MS);
     const { organizationId, envelope, recipients } = await draftTwoSignerEnvelope(ctx, {
       title: 'Deadline test',
@@ -76,7 +76,7 @@ describe('envelope deadline', () => {
   });
 
   it('expires at the extended deadline, not the original one', async () => {
-    const ctx = { orm };
+    const ctx = servicesOn(orm);
     // The test server's clock has moved on in earlier tests: deadlines are relative to its time.
     const original = new Date((await env.currentTimeMs()) + 2 * DAY_MS);
     const { envelope, recipients } = await draftTwoSignerEnvelope(ctx, { expiresAt: original.toISOString() });
@@ -106,7 +106,7 @@ describe('envelope deadline', () => {
   });
 
   it('sends automatic reminders on the organization’s schedule, at most the maximum count', async () => {
-    const ctx = { orm };
+    const ctx = servicesOn(orm);
     const start = await env.currentTimeMs();
     const { envelope, recipients } = await draftTwoSignerEnvelope(ctx, {
       expiresAt: new Date(start + 10 * DAY_MS).toISOString(),
@@ -146,7 +146,7 @@ describe('envelope deadline', () => {
   });
 
   it('revives an Expired envelope extended within the grace window, and ends it after the window', async () => {
-    const ctx = { orm };
+    const ctx = servicesOn(orm);
     const start = await env.currentTimeMs();
     const { envelope, recipients } = await draftTwoSignerEnvelope(ctx, {
       expiresAt: new Date(start + 1 * DAY_MS).toISOString(),

@@ -11,7 +11,7 @@ import { createEnvelope } from '../../api/services/envelopes/create-envelope.ts'
 import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
 import { remindEnvelope } from '../../api/services/envelopes/remind-envelope.ts';
 import { envelopeWorkflowInput } from '../../api/services/envelopes/send-envelope.ts';
-import { signingView } from '../../api/services/signing/signer-actions.ts';
+import { viewSigningLink } from '../../api/services/signing/view-signing-link.ts';
 import { AuditEvent } from '../../db/entities/index.ts';
 import { ENVELOPE_WORKFLOW_TYPE, envelopeWorkflowId, sendEnvelopeUpdate } from '../../workflows/contracts.ts';
 import type { envelopeWorkflow } from '../../workflows/envelope.ts';
@@ -146,7 +146,7 @@ describe('envelope messages', () => {
     await until(statuses, (s) => s[0] === 'InvitationSent', 'Sam InvitationSent');
     expect(mailsTo('dana@provider.example')).toHaveLength(0);
     expect(mailsTo('noa@cc.example')).toHaveLength(0);
-    const view = await signingView(ctx, tokenIn(invitation), {});
+    const view = await viewSigningLink(ctx, tokenIn(invitation), {});
     expect(view).toMatchObject({ state: 'ready', recipient: { name: 'Sam Cohen', status: 'LinkOpened' } });
 
     // Round 2 comes into turn: Dana is invited in Hebrew, right to left.
@@ -154,7 +154,7 @@ describe('envelope messages', () => {
     const hebrew = await mailTo('dana@provider.example');
     expect(hebrew.parsed.html).toMatch(/dir="rtl"/);
     expect(hebrew.parsed.text).toMatch(/[\u0590-\u05FF]/);
-    const danaView = await signingView(ctx, tokenIn(hebrew), {});
+    const danaView = await viewSigningLink(ctx, tokenIn(hebrew), {});
     expect(danaView).toMatchObject({ state: 'ready', recipient: { status: 'LinkOpened', language: 'he' } });
 
     // Completion: Sam, Dana and the Cc each get a notice.
@@ -167,7 +167,7 @@ describe('envelope messages', () => {
     expect(danaNotice.parsed.html).toMatch(/dir="rtl"/);
     expect(noaNotice.parsed.html).toMatch(/dir="rtl"/);
     // The notice's link opens the signer API in its completed state.
-    expect((await signingView(ctx, tokenIn(noaNotice), {})).state).toBe('completed');
+    expect((await viewSigningLink(ctx, tokenIn(noaNotice), {})).state).toBe('completed');
     expect(noa?.type).toBe('Cc');
 
     const types = await auditTypes(sent.envelopeId);

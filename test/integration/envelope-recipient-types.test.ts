@@ -7,8 +7,8 @@ import { completeRecipient } from '../../api/services/envelopes/complete-recipie
 import { createEnvelope } from '../../api/services/envelopes/create-envelope.ts';
 import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
 import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
-import type { TemplateDefinition } from '../../api/services/templates/create-template.ts';
 import { AuditEvent } from '../../db/entities/index.ts';
+import type { TemplateDefinition } from '../../domain/template.ts';
 import { envelopeWorkflowId, recipientProgressUpdate } from '../../workflows/contracts.ts';
 import { createOrganizationWithTemplate, openTestContext, type TestContext } from '../support/context.ts';
 

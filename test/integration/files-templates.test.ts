@@ -4,15 +4,16 @@
 // routes' OpenAPI description is what an integrator needs.
 import { createHash, randomUUID } from 'node:crypto';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { Connection } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { PDFDocument } from 'pdf-lib';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { AppDependencies } from '../../api/app.ts';
 import type { ApiPrincipal } from '../../api/auth/principal.ts';
+import type { AppDependencies } from '../../api/dependencies.ts';
 import { AppError } from '../../api/errors.ts';
 import { registerOpenApi } from '../../api/http/openapi.ts';
+import { registerRequestContext } from '../../api/http/request-context.ts';
 import { createServer } from '../../api/http/server.ts';
 import { REPLAYED_HEADER, registerIdempotency } from '../../api/plugins/idempotency.ts';
 import { filesRoutes, uploadDigest } from '../../api/routes/v1/files.ts';
@@ -23,8 +24,8 @@ import { createOrganization } from '../../api/services/organizations/create-orga
 import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { StoredFile, TemplateField } from '../../db/entities/index.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
-import { buildDemoPdf, DEMO_PAGE, DEMO_TEMPLATE_DEFINITION } from '../../db/seed/demo-pdf.ts';
-import { testConfig } from '../support/context.ts';
+import { buildDemoPdf, DEMO_PAGE, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
+import { servicesOn, testConfig } from '../support/context.ts';
 
 /** Small, so an oversize upload is cheap to build; the demo PDFs are a few KB. */
 const UPLOAD_MAX_BYTES = 48 * 1024;
@@ -43,10 +44,11 @@ beforeAll(async () => {
   const deps: AppDependencies = {
     config: { ...config, api: { ...config.api, uploadMaxBytes: UPLOAD_MAX_BYTES } },
     orm,
-    temporal: { connection, namespace: inject('namespace') },
+    temporal: { connection, client: new Client({ connection }), namespace: inject('namespace') },
     logger: pino({ level: 'silent' }),
   };
   app = createServer({ logger: deps.logger });
+  registerRequestContext(app, deps);
   app.addHook('onRequest', async (request) => {
     const organization = request.headers[ORGANIZATION_HEADER];
     if (typeof organization !== 'string') return;
@@ -72,7 +74,10 @@ afterAll(async () => {
 });
 
 function newOrganization() {
-  return createOrganization({ orm }, { name: `Files org ${randomUUID().slice(0, 8)}`, plan: 'Business' });
+  return createOrganization(servicesOn(orm), {
+    name: `Files org ${randomUUID().slice(0, 8)}`,
+    plan: 'Business',
+  });
 }
 
 interface Part {
@@ -467,10 +472,13 @@ describe('GET /api/v1/templates', () => {
     const organization = await newOrganization();
     templateOrganizationId = organization.id;
     const make = (organization: string, definition: unknown, publish: boolean) =>
-      createTemplate(
-        { orm },
-        { organizationId: organization, pdf, filename: 'base.pdf', definition, publish },
-      );
+      createTemplate(servicesOn(orm), {
+        organizationId: organization,
+        pdf,
+        filename: 'base.pdf',
+        definition,
+        publish,
+      });
     servicesId = (await make(organization.id, DEMO_TEMPLATE_DEFINITION, true)).id;
     choicesId = (
       await make(

@@ -12,6 +12,7 @@ import { createServer } from '../../api/http/server.ts';
 import { digestOf, registerIdempotency, setRequestDigest } from '../../api/plugins/idempotency.ts';
 import { createOrganization } from '../../api/services/organizations/create-organization.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
+import { servicesOn } from '../support/context.ts';
 
 const logger = pino({ level: 'silent' });
 
@@ -156,10 +157,10 @@ function upload(path: string, key: string, form: ReturnType<typeof multipartPayl
 beforeAll(async () => {
   orm = await createOrm({ databaseUrl: inject('databaseUrl'), poolMax: 4 });
   organizationId = (
-    await createOrganization({ orm }, { name: 'Idempotency A', plan: 'Business', apiEnabled: true })
+    await createOrganization(servicesOn(orm), { name: 'Idempotency A', plan: 'Business', apiEnabled: true })
   ).id;
   otherOrganizationId = (
-    await createOrganization({ orm }, { name: 'Idempotency B', plan: 'Business', apiEnabled: true })
+    await createOrganization(servicesOn(orm), { name: 'Idempotency B', plan: 'Business', apiEnabled: true })
   ).id;
   app = createServer({ logger });
   await app.register(v1, { prefix: '/api/v1' });

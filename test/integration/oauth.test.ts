@@ -6,11 +6,11 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { AppDependencies } from '../../api/app.ts';
 import { createBearerAuth } from '../../api/auth/bearer-auth.ts';
 import { createRequestStats } from '../../api/auth/request-stats.ts';
-import type { Scope } from '../../api/auth/scopes.ts';
+import type { AppDependencies } from '../../api/dependencies.ts';
 import { NotFound, RateLimited } from '../../api/errors.ts';
+import { registerRequestContext } from '../../api/http/request-context.ts';
 import { createServer } from '../../api/http/server.ts';
 import { oauthTokenRoutes } from '../../api/routes/oauth-token.ts';
 import { sha256Hex } from '../../api/security/secrets.ts';
@@ -20,7 +20,8 @@ import { listOAuthClients } from '../../api/services/oauth-clients/list-oauth-cl
 import { rotateClientSecret } from '../../api/services/oauth-clients/rotate-client-secret.ts';
 import { createOrganization } from '../../api/services/organizations/create-organization.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
-import { testConfig } from '../support/context.ts';
+import type { Scope } from '../../domain/scopes.ts';
+import { servicesOn, testConfig } from '../support/context.ts';
 
 const logger = pino({ level: 'silent' });
 const config = testConfig();
@@ -40,6 +41,7 @@ async function buildTestApp(trustedProxies: string[]): Promise<FastifyInstance> 
     temporal: {} as AppDependencies['temporal'],
     logger,
   };
+  registerRequestContext(server, deps);
   await server.register(oauthTokenRoutes, deps);
   await server.register(
     async (v1) => {
@@ -86,25 +88,23 @@ const ALL_SCOPES: Scope[] = [
 ];
 
 async function newOrganization(plan: 'Business' | 'Starter' = 'Business') {
-  return createOrganization(
-    { orm },
-    { name: `OAuth org ${Math.random().toString(36).slice(2, 8)}`, plan, apiEnabled: plan !== 'Starter' },
-  );
+  return createOrganization(servicesOn(orm), {
+    name: `OAuth org ${Math.random().toString(36).slice(2, 8)}`,
+    plan,
+    apiEnabled: plan !== 'Starter',
+  });
 }
 
 async function newClient(
   options: { scopes?: Scope[]; ipAllowlist?: string[]; organizationId?: string } = {},
 ) {
   const organizationId = options.organizationId ?? (await newOrganization()).id;
-  return createOAuthClient(
-    { orm },
-    {
-      organizationId,
-      name: 'ERP integration',
-      scopes: options.scopes ?? ALL_SCOPES,
-      ipAllowlist: options.ipAllowlist ?? [],
-    },
-  );
+  return createOAuthClient(servicesOn(orm), {
+    organizationId,
+    name: 'ERP integration',
+    scopes: options.scopes ?? ALL_SCOPES,
+    ipAllowlist: options.ipAllowlist ?? [],
+  });
 }
 
 function basic(clientId: string, clientSecret: string): string {
@@ -442,7 +442,7 @@ describe('POST /oauth/token', () => {
 describe('secret rotation', () => {
   it('allows two active secrets, refuses a third, and a deleted secret stops working', async () => {
     const client = await newClient();
-    const ctx = { orm };
+    const ctx = servicesOn(orm);
     const second = await rotateClientSecret(ctx, {
       organizationId: client.organizationId,
       client: client.clientId,
@@ -511,7 +511,7 @@ describe('secret rotation', () => {
 
   it('allows deleting the last active secret, after which no token is issued; flags secrets expiring soon', async () => {
     const client = await newClient();
-    const ctx = { orm };
+    const ctx = servicesOn(orm);
     const [listed] = await listOAuthClients(ctx, client.organizationId);
     const only = listed?.secrets[0];
     if (!only) throw new Error('expected one secret');
@@ -677,12 +677,14 @@ describe('bearer tokens on /api/v1', () => {
   it('throttles token requests per source address before checking any secret', async () => {
     const limited = createServer({ logger });
     const api = { ...config.api, tokenRatePerMinute: 3 };
-    await limited.register(oauthTokenRoutes, {
+    const deps: AppDependencies = {
       config: { ...config, api },
       orm,
       temporal: {} as AppDependencies['temporal'],
       logger,
-    });
+    };
+    registerRequestContext(limited, deps);
+    await limited.register(oauthTokenRoutes, deps);
     const client = await newClient();
     const form = { grant_type: 'client_credentials' };
     const attempt = (secret: string) =>
@@ -818,7 +820,7 @@ describe('bearer tokens on /api/v1', () => {
       [client.id],
     );
     expect(new Date(minute?.minute as Date).getUTCSeconds()).toBe(0);
-    const [listed] = await listOAuthClients({ orm }, client.organizationId);
+    const [listed] = await listOAuthClients(servicesOn(orm), client.organizationId);
     expect(listed).toMatchObject({ requestCount: 5, errorCount: 3, lastUsedAt: expect.any(Date) });
   });
 });

@@ -9,13 +9,12 @@ import {
   createRateLimiter,
   type RateLimiterDeps,
   type RateLimiterOptions,
-  resolveLimits,
-  windowFor,
 } from '../../api/plugins/rate-limit.ts';
 import { createOrganization } from '../../api/services/organizations/create-organization.ts';
+import { resolveLimits, windowFor } from '../../api/services/usage/rate-limit-policy.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
 import type { PlanName } from '../../domain/vocabulary.ts';
-import { testConfig } from '../support/context.ts';
+import { servicesOn, testConfig } from '../support/context.ts';
 
 const logger = pino({ level: 'silent' });
 const config = testConfig();
@@ -65,7 +64,11 @@ async function organizationOn(
   plan: PlanName,
   overrides: { rate?: number | null; uploadRate?: number | null } = {},
 ): Promise<string> {
-  const organization = await createOrganization({ orm }, { name: `Rate ${plan}`, plan, apiEnabled: true });
+  const organization = await createOrganization(servicesOn(orm), {
+    name: `Rate ${plan}`,
+    plan,
+    apiEnabled: true,
+  });
   await orm.em
     .getConnection()
     .execute(

@@ -11,7 +11,7 @@ import { issueSigningLinks } from '../../api/services/signing/issue-signing-link
 import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { createLogger } from '../../config/logger.ts';
 import { AuditEvent, DevNotification, OtpCode, SignerSession } from '../../db/entities/index.ts';
-import { buildDemoPdf } from '../../db/seed/demo-pdf.ts';
+import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
 import {
   type ApiHarness,
   buildTestApp,

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
 import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { EnvelopeFieldValue, Organization, StoredFile } from '../../db/entities/index.ts';
-import { buildDemoPdf } from '../../db/seed/demo-pdf.ts';
+import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
 import { encodeGreyJpeg } from '../support/jpeg.ts';
 import { encodePng } from '../support/png.ts';

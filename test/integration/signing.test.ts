@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
 import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { AuditEvent, EnvelopeFieldValue, StoredFile } from '../../db/entities/index.ts';
-import { buildDemoPdf } from '../../db/seed/demo-pdf.ts';
+import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
 import { encodePng } from '../support/png.ts';
 

@@ -10,7 +10,7 @@ import { createOrganization } from '../../api/services/organizations/create-orga
 import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { textMessagesNeeded } from '../../api/services/usage/sms-credits.ts';
 import { usageSummary } from '../../api/services/usage/usage-summary.ts';
-import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../db/seed/demo-pdf.ts';
+import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { openTestContext, type TestContext } from '../support/context.ts';
 

@@ -21,7 +21,7 @@ import {
   StoredFile,
   Template,
 } from '../../db/entities/index.ts';
-import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../db/seed/demo-pdf.ts';
+import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
 import { createOrganizationWithTemplate, openTestContext, type TestContext } from '../support/context.ts';
 
 let ctx: TestContext;
@@ -140,7 +140,7 @@ describe('createOAuthClient', () => {
           ipAllowlist: ['192.0.2.0/24', entry],
         }),
       );
-      expectInvalid(error, 'ipAllowlist', new RegExp(`"${entry.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}"`));
+      expectInvalid(error, 'ipAllowlist.1', new RegExp(`"${entry.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}"`));
     },
   );
 

@@ -13,7 +13,7 @@ import { rotateWebhookSecret } from '../../api/services/webhooks/rotate-webhook-
 import { updateWebhookEndpoint } from '../../api/services/webhooks/update-webhook-endpoint.ts';
 import { WebhookDelivery, WebhookEndpoint } from '../../db/entities/index.ts';
 import { queueWebhookEventDeliveries } from '../../db/webhook-deliveries.ts';
-import { openTestContext, type TestContext } from '../support/context.ts';
+import { openTestContext, servicesOn, type TestContext } from '../support/context.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 let ctx: TestContext;
@@ -34,15 +34,14 @@ async function newOrganization(plan: 'Business' | 'Starter' = 'Business') {
 
 /** Production rules, with DNS answered by the test. */
 function production(dns: Record<string, string[]> = {}) {
-  return {
-    orm: ctx.orm,
+  return servicesOn(ctx.orm, {
     config: { env: 'production' as const },
     resolveHost: async (name: string) => {
       const addresses = dns[name];
       if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
       return addresses;
     },
-  };
+  });
 }
 
 describe('endpoint URL rules', () => {
@@ -107,18 +106,18 @@ describe('endpoint URL rules', () => {
     const organizationId = await newOrganization();
     for (const env of ['development', 'test'] as const) {
       for (const url of ['http://127.0.0.1:9/hook', 'http://localhost:3000/hook', 'https://10.0.0.8/hook']) {
-        const endpoint = await createWebhookEndpoint(
-          { orm: ctx.orm, config: { env } },
-          { organizationId, url },
-        );
+        const endpoint = await createWebhookEndpoint(servicesOn(ctx.orm, { config: { env } }), {
+          organizationId,
+          url,
+        });
         expect(endpoint.url).toBe(url);
       }
     }
     await expect(
-      createWebhookEndpoint(
-        { orm: ctx.orm, config: { env: 'development' } },
-        { organizationId, url: 'ftp://x/y' },
-      ),
+      createWebhookEndpoint(servicesOn(ctx.orm, { config: { env: 'development' as const } }), {
+        organizationId,
+        url: 'ftp://x/y',
+      }),
     ).rejects.toMatchObject({ status: 400 });
   });
 

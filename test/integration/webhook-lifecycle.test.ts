@@ -9,7 +9,7 @@ import { createEnvelope } from '../../api/services/envelopes/create-envelope.ts'
 import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
 import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
 import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
-import { signingView } from '../../api/services/signing/signer-actions.ts';
+import { viewSigningLink } from '../../api/services/signing/view-signing-link.ts';
 import { createWebhookEndpoint } from '../../api/services/webhooks/create-webhook-endpoint.ts';
 import { AuditEvent } from '../../db/entities/index.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
@@ -70,7 +70,7 @@ describe('lifecycle webhooks', () => {
     const [first, second] = recipients;
     await sendEnvelope(ctx, organizationId, envelope.id);
     const [link] = await issueSigningLinks(ctx, organizationId, envelope.id);
-    await signingView(ctx, link?.url.split('/sign/')[1] as string, {
+    await viewSigningLink(ctx, link?.url.split('/sign/')[1] as string, {
       ip: '203.0.113.9',
       userAgent: 'hook test',
     });

@@ -16,6 +16,7 @@ import {
   type WebhookDeliveryResult,
   webhookDeliveryWorkflowId,
 } from '../../workflows/webhook-contracts.ts';
+import { servicesOn } from '../support/context.ts';
 import { installQuietRuntime } from '../support/infrastructure.ts';
 import {
   deliveryIdOf,
@@ -67,7 +68,7 @@ async function deliver(start: () => Promise<{ id: string }>): Promise<WebhookDel
 }
 
 async function newEndpoint() {
-  const ctx = { orm, config: { env: 'test' as const } };
+  const ctx = servicesOn(orm, { config: { env: 'test' as const } });
   const organization = await createOrganization(ctx, {
     name: 'Retry org',
     plan: 'Business',
@@ -112,7 +113,9 @@ describe('webhook delivery retries', () => {
     const startedAt = await env.currentTimeMs();
     const wallClock = Date.now();
     const result = await deliver(() =>
-      sendTestDelivery({ orm, temporal: env.client }, organizationId, endpoint.id, { taskQueue: TASK_QUEUE }),
+      sendTestDelivery(servicesOn(orm, { temporal: env.client }), organizationId, endpoint.id, {
+        taskQueue: TASK_QUEUE,
+      }),
     );
     const elapsedWallClock = Date.now() - wallClock;
 
@@ -135,7 +138,7 @@ describe('webhook delivery retries', () => {
         .join(', ')}) in ${elapsedWallClock} ms of wall-clock time`,
     );
 
-    const record = await getWebhookDelivery({ orm }, organizationId, result.deliveryId);
+    const record = await getWebhookDelivery(servicesOn(orm), organizationId, result.deliveryId);
     expect(record).toMatchObject({
       status: 'failed',
       attemptCount: 5,
@@ -160,11 +163,13 @@ describe('webhook delivery retries', () => {
       ours(request) && receiver.received.filter(ours).length <= 2 ? { status: 503 } : { status: 204 },
     );
     const first = await deliver(() =>
-      sendTestDelivery({ orm, temporal: env.client }, organizationId, endpoint.id, { taskQueue: TASK_QUEUE }),
+      sendTestDelivery(servicesOn(orm, { temporal: env.client }), organizationId, endpoint.id, {
+        taskQueue: TASK_QUEUE,
+      }),
     );
     expect(first).toMatchObject({ status: 'succeeded', attempts: 3 });
     expectJitteredSchedule(await timerDurationsMs(first.deliveryId));
-    const record = await getWebhookDelivery({ orm }, organizationId, first.deliveryId);
+    const record = await getWebhookDelivery(servicesOn(orm), organizationId, first.deliveryId);
     expect(record).toMatchObject({
       status: 'succeeded',
       attemptCount: 3,
@@ -175,7 +180,7 @@ describe('webhook delivery retries', () => {
 
     // Replayed: a new delivery id, the same payload, delivered once.
     const replay = await deliver(() =>
-      replayWebhookDelivery({ orm, temporal: env.client }, organizationId, first.deliveryId, {
+      replayWebhookDelivery(servicesOn(orm, { temporal: env.client }), organizationId, first.deliveryId, {
         taskQueue: TASK_QUEUE,
       }),
     );
@@ -187,7 +192,7 @@ describe('webhook delivery retries', () => {
     expect(deliveryIdOf(last)).toBe(replay.deliveryId);
     expect(JSON.parse(last.rawBody).id).toBe(JSON.parse((requests[0] as ReceivedRequest).rawBody).id);
     expect(verifies(last, endpoint.secret)).toBe(true);
-    expect(await getWebhookDelivery({ orm }, organizationId, replay.deliveryId)).toMatchObject({
+    expect(await getWebhookDelivery(servicesOn(orm), organizationId, replay.deliveryId)).toMatchObject({
       replayOf: first.deliveryId,
       eventId: record.eventId,
       status: 'succeeded',

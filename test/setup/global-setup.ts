@@ -3,8 +3,9 @@
 // that need it.
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../config/config.ts';
-import { ensureWebBuild } from '../../scripts/web-build.ts';
-import { explainProvisioningFailure, provisionTimeSkippingServer } from '../../temporal/provision.ts';
+import { ensureWebBuild } from '../../scripts/ensure-web-build.ts';
+import { explainProvisioningFailure } from '../../temporal/provisioning/failures.ts';
+import { provisionTimeSkippingServer } from '../../temporal/provisioning/test-server.ts';
 import { startTestInfrastructure } from '../support/infrastructure.ts';
 
 declare module 'vitest' {

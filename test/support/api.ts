@@ -5,9 +5,9 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { inject } from 'vitest';
 import { buildApp } from '../../api/app.ts';
-import { SCOPES, type Scope } from '../../api/auth/scopes.ts';
 import { createOAuthClient } from '../../api/services/oauth-clients/create-oauth-client.ts';
 import { type Config, loadConfig } from '../../config/config.ts';
+import { SCOPES, type Scope } from '../../domain/scopes.ts';
 import { createOrganizationWithTemplate, openTestContext, type TestContext, testConfig } from './context.ts';
 
 export interface ApiHarness {

@@ -1,13 +1,13 @@
 // The browser tests' Chromium: Debian's chromium package driven by playwright-core with the flags our machines
 // need (design.md, "Facts about our machines"; Playwright adds --headless), pages that fail the test on any
-// uncaught page error, full-page screenshots under test/artifacts/web/, and the page's own width.
-import { existsSync } from 'node:fs';
+// uncaught page error, full-page screenshots under test/artifacts/web/, and the page's own width. Chromium is
+// found as `npm test`'s provisioning step finds it (CHROMIUM_PATH, then PATH); that step also installs it.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { provisionChromium } from '../../temporal/provisioning/chromium.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_FLAGS = [
   '--no-sandbox',
   '--disable-gpu',
@@ -27,15 +27,18 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
+let chromiumPath: Promise<string> | undefined;
+
+/** The Chromium binary, looked up once per test file; an error says what to install or which variable to set. */
+function findChromium(): Promise<string> {
+  chromiumPath ??= provisionChromium({ install: false }).then((found) => found.path);
+  return chromiumPath;
+}
+
 export async function launchTestBrowser(): Promise<TestBrowser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is not installed at ${CHROMIUM}. The browser tests drive Debian's chromium package: ` +
-        'install it with `apt-get install -y chromium` (or set CHROMIUM_PATH to a Chromium binary).',
-    );
-  }
+  const executablePath = await findChromium();
   await mkdir(ARTIFACTS, { recursive: true });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+  const browser = await chromium.launch({ executablePath, headless: true, args: CHROMIUM_FLAGS });
   const contexts: BrowserContext[] = [];
   return {
     browser,

@@ -5,10 +5,11 @@ import type { ServiceContext } from '../../api/services/context.ts';
 import { type CreateEnvelopeInput, createEnvelope } from '../../api/services/envelopes/create-envelope.ts';
 import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
 import { createOrganization } from '../../api/services/organizations/create-organization.ts';
-import { createTemplate, type TemplateDefinition } from '../../api/services/templates/create-template.ts';
+import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { loadConfig } from '../../config/config.ts';
-import { createOrm } from '../../db/orm.ts';
-import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../db/seed/demo-pdf.ts';
+import { createOrm, type Orm } from '../../db/orm.ts';
+import type { TemplateDefinition } from '../../domain/template.ts';
+import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
 import { connectClient } from '../../temporal/connection.ts';
 
 /**
@@ -23,7 +24,12 @@ export function testConfig() {
   });
 }
 
+/**
+ * The use cases' context for tests: each read of `em` is a new unit of work (as each HTTP request gets one),
+ * and `orm` is there for tests that look at rows directly.
+ */
 export interface TestContext extends ServiceContext {
+  orm: Orm;
   close(): Promise<void>;
 }
 
@@ -35,6 +41,9 @@ export async function openTestContext(): Promise<TestContext> {
   });
   return {
     orm,
+    get em() {
+      return orm.em.fork();
+    },
     temporal: temporal.client,
     config: { env: 'test', publicBaseUrl: 'http://localhost:3000' },
     close: async () => {
@@ -46,7 +55,7 @@ export async function openTestContext(): Promise<TestContext> {
 
 /** A new organization (so tests never see each other's data) with a published template. */
 export async function createOrganizationWithTemplate(
-  ctx: Pick<ServiceContext, 'orm'>,
+  ctx: Pick<ServiceContext, 'em'>,
   definition: TemplateDefinition = DEMO_TEMPLATE_DEFINITION as unknown as TemplateDefinition,
 ) {
   const organization = await createOrganization(ctx, {
@@ -85,7 +94,7 @@ export const TWO_SIGNERS = [
 
 /** A Draft envelope from a new organization's demo template, with the Client and Provider as signers 1 and 2. */
 export async function draftTwoSignerEnvelope(
-  ctx: Pick<ServiceContext, 'orm'>,
+  ctx: Pick<ServiceContext, 'em'>,
   options: Partial<Omit<CreateEnvelopeInput, 'organizationId' | 'templateId'>> = {},
 ) {
   const { organization, template } = await createOrganizationWithTemplate(ctx);
@@ -100,4 +109,17 @@ export async function draftTwoSignerEnvelope(
   const [first, second] = recipients;
   if (!first || !second) throw new Error('expected two recipients');
   return { organizationId: organization.id, envelope, envelopeId: envelope.id, recipients, first, second };
+}
+
+/**
+ * A context on `orm` for calling services directly in tests: every read of `em` is a new unit of work, as
+ * every HTTP request gets one; `extra` adds the rest (Temporal client, configuration).
+ */
+export function servicesOn<T extends object = Record<never, never>>(
+  orm: Orm,
+  extra?: T,
+): T & { em: Orm['em'] } {
+  const context = { ...(extra ?? {}) } as T & { em: Orm['em'] };
+  Object.defineProperty(context, 'em', { get: () => orm.em.fork(), enumerable: true });
+  return context;
 }

@@ -12,7 +12,8 @@ import { webhookDeliverySettings } from '../../activities/webhooks.ts';
 import { loadConfig } from '../../config/config.ts';
 import { spawnEmbeddedPostgres } from '../../db/embedded-postgres-process.ts';
 import { createOrm, migrateToLatest, type Orm } from '../../db/orm.ts';
-import { explainProvisioningFailure, provisionDevServer } from '../../temporal/provision.ts';
+import { explainProvisioningFailure } from '../../temporal/provisioning/failures.ts';
+import { provisionDevServer } from '../../temporal/provisioning/temporal-cli.ts';
 import { ensureSearchAttributes } from '../../temporal/search-attributes.ts';
 import { createEnvelopeWorker, createWebhookWorker, WORKFLOWS_PATH } from '../../temporal/worker.ts';
 

@@ -16,7 +16,7 @@ import { retryFinalization } from '../../api/services/envelopes/retry-finalizati
 import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
 import { createOrganization } from '../../api/services/organizations/create-organization.ts';
 import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
-import { signingView } from '../../api/services/signing/signer-actions.ts';
+import { viewSigningLink } from '../../api/services/signing/view-signing-link.ts';
 import { createWebhookEndpoint } from '../../api/services/webhooks/create-webhook-endpoint.ts';
 import { sendTestDelivery } from '../../api/services/webhooks/send-test-delivery.ts';
 import { StoredFile, Template } from '../../db/entities/index.ts';
@@ -26,7 +26,7 @@ import {
   recipientProgressUpdate,
 } from '../../workflows/contracts.ts';
 import { webhookDeliveryWorkflowId } from '../../workflows/webhook-contracts.ts';
-import { createOrganizationWithTemplate, draftTwoSignerEnvelope } from '../support/context.ts';
+import { createOrganizationWithTemplate, draftTwoSignerEnvelope, servicesOn } from '../support/context.ts';
 import { startTestInfrastructure } from '../support/infrastructure.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -34,11 +34,10 @@ const OUTPUT = new URL('../fixtures/histories/', import.meta.url);
 const log = (line: string) => process.stdout.write(`[record] ${line}\n`);
 
 const infrastructure = await startTestInfrastructure(log);
-const ctx = {
-  orm: infrastructure.orm,
+const ctx = servicesOn(infrastructure.orm, {
   temporal: infrastructure.env.client,
   config: { env: 'test' as const, publicBaseUrl: 'http://localhost:3000' },
-};
+});
 
 async function draft(expiresAt?: string) {
   const draft = await draftTwoSignerEnvelope(ctx, {
@@ -144,14 +143,14 @@ try {
     title: 'Recorded envelope',
     externalReference: 'recorded',
   });
-  const template = await ctx.orm.em
+  const template = await infrastructure.orm.em
     .fork()
     .findOneOrFail(Template, { id: failing.envelope.templateId as string });
-  const source = await ctx.orm.em
+  const source = await infrastructure.orm.em
     .fork()
     .findOneOrFail(StoredFile, { id: template.fileId }, { populate: ['content'] });
   const original = Buffer.from(source.content);
-  await ctx.orm.em
+  await infrastructure.orm.em
     .fork()
     .nativeUpdate(StoredFile, { id: source.id }, { content: Buffer.from('%PDF-1.7 broken') });
   await sendEnvelope(ctx, failing.organizationId, failing.envelopeId);
@@ -162,7 +161,7 @@ try {
   ) {
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  await ctx.orm.em.fork().nativeUpdate(StoredFile, { id: source.id }, { content: original });
+  await infrastructure.orm.em.fork().nativeUpdate(StoredFile, { id: source.id }, { content: original });
   await retryFinalization(ctx, failing.organizationId, failing.envelopeId);
   await save('final-pdf-failed-retried', failing.envelopeId);
 
@@ -173,17 +172,17 @@ try {
   const origin = { ip: '203.0.113.7', userAgent: 'recorder' };
   const links = await issueSigningLinks(ctx, signed.org, signed.id);
   const tokens = links.map((link) => link.url.split('/sign/')[1] as string);
-  await signingView(ctx, tokens[0] as string, origin);
-  await signingView(ctx, tokens[0] as string, origin);
+  await viewSigningLink(ctx, tokens[0] as string, origin);
+  await viewSigningLink(ctx, tokens[0] as string, origin);
   await completeRecipient(ctx, signed.org, signed.id, signed.recipients[0] as string, origin);
-  await signingView(ctx, tokens[1] as string, origin);
+  await viewSigningLink(ctx, tokens[1] as string, origin);
   await completeRecipient(ctx, signed.org, signed.id, signed.recipients[1] as string, origin);
   await save('signer-api-completed', signed.id);
 
   const declinedBySigner = await draft();
   await sendEnvelope(ctx, declinedBySigner.org, declinedBySigner.id);
   const [declineLink] = await issueSigningLinks(ctx, declinedBySigner.org, declinedBySigner.id);
-  await signingView(ctx, declineLink?.url.split('/sign/')[1] as string, origin);
+  await viewSigningLink(ctx, declineLink?.url.split('/sign/')[1] as string, origin);
   await declineRecipient(
     ctx,
     declinedBySigner.org,
@@ -224,7 +223,7 @@ try {
   await sendEnvelope(ctx, otp.organizationId, otp.envelopeId);
   const otpHandle = ctx.temporal.workflow.getHandle(envelopeWorkflowId(otp.envelopeId));
   const otpLinks = await issueSigningLinks(ctx, otp.organizationId, otp.envelopeId);
-  await signingView(ctx, otpLinks[0]?.url.split('/sign/')[1] as string, origin);
+  await viewSigningLink(ctx, otpLinks[0]?.url.split('/sign/')[1] as string, origin);
   for (const step of [
     { outcome: 'code_sent', channel: 'Sms' },
     { outcome: 'failed', reason: 'wrong_code' },

@@ -1,6 +1,6 @@
 // OAuth client IP allowlists: which entries are accepted, how they are stored, and who gets through.
 import { describe, expect, it } from 'vitest';
-import { allowlistMatcher, parseAllowlistEntry } from '../../api/auth/ip-allowlist.ts';
+import { allowlistMatcher, parseAllowlistEntry } from '../../api/security/ip-allowlist.ts';
 
 describe('parseAllowlistEntry', () => {
   it.each([

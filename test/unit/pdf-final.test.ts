@@ -15,13 +15,13 @@ import {
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import { describe, expect, it, vi } from 'vitest';
-import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../db/seed/demo-pdf.ts';
 import {
   type FinalPdfField,
   PdfRenderError,
   type RenderFinalPdfInput,
   renderFinalPdf,
 } from '../../documents/render-final-pdf.ts';
+import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
 import { encodePng } from '../support/png.ts';
 
 const ENVELOPE_ID = '0f8e2c1a-5b7d-4e8f-9a1b-2c3d4e5f6a7b';

@@ -6,7 +6,6 @@ import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFString } 
 import { getDocument, OPS } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { PDFDocumentProxy, TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import { describe, expect, it } from 'vitest';
-import { buildDemoPdf } from '../../db/seed/demo-pdf.ts';
 import {
   finalPdfValues,
   type LoadedFile,
@@ -14,6 +13,7 @@ import {
   uploadedFiles,
 } from '../../documents/field-values.ts';
 import { type FinalPdfField, PdfRenderError, renderFinalPdf } from '../../documents/render-final-pdf.ts';
+import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
 import { encodeGreyJpeg } from '../support/jpeg.ts';
 import { encodePng } from '../support/png.ts';
 

@@ -1,11 +1,18 @@
 // The transition table (workflows/transitions.ts) against the workflow's model: every row is driven from
-// every status it names and lands where it says; every Update the table does not allow is refused; and the
-// table in docs/envelope-lifecycle.md is the one generated from the code.
+// every status it names, through the decision the workflow carries out, and lands where it says, recording
+// only events the row names; every Update the table does not allow is refused; and the table in
+// docs/envelope-lifecycle.md is the one generated from the code.
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import type { EnvelopeStatus, RecipientStatus } from '../../domain/vocabulary.ts';
 import type { EnvelopeWorkflowInput, RecipientPlan } from '../../workflows/contracts.ts';
-import { EnvelopeModel } from '../../workflows/envelope-model.ts';
+import {
+  type Decision,
+  type EnvelopeHost,
+  EnvelopeModel,
+  type MessageOutcome,
+  type MessageRequest,
+} from '../../workflows/envelope-model.ts';
 import {
   ENVELOPE_TRANSITIONS,
   type EnvelopeTrigger,
@@ -16,6 +23,34 @@ import {
 const NOW = Date.parse('2026-06-01T00:00:00Z');
 const LATER = '2026-07-01T00:00:00.000Z';
 const MUCH_LATER = '2026-08-01T00:00:00.000Z';
+const ARTIFACTS = { finalPdfFileId: 'final', auditTrailFileId: 'audit', finalPdfSha256: 'sha' };
+const SENT: MessageOutcome = {
+  ok: true,
+  result: {
+    status: 'sent',
+    notificationId: 'n',
+    channel: 'Email',
+    provider: 'dev-capture',
+    providerMessageId: null,
+    attempts: 1,
+    alreadySent: false,
+  },
+};
+const FAILED: MessageOutcome = { ok: false, failureType: 'NoAddress', message: 'no e-mail address' };
+
+/** The workflow as the model sees it: a fixed clock, and a last completion that renders the final PDF. */
+function host(now = NOW): EnvelopeHost {
+  return { now: () => now, rendersFinalPdf: () => true };
+}
+
+const invitation = (recipientId: string): MessageRequest => ({ kind: 'invitation', recipientId });
+const reminder = (recipientId: string): MessageRequest => ({ kind: 'reminder', recipientId });
+
+/** The recipients a decision found unreachable (its `envelope.delivery_failed`), or null. */
+function unreachable(decision: Decision): unknown {
+  const failed = decision.transitions.find((t) => t.event.type === 'envelope.delivery_failed');
+  return failed ? failed.event.data.recipient_ids : null;
+}
 
 function input(
   workflowType: EnvelopeWorkflowInput['workflowType'],
@@ -53,21 +88,20 @@ function verify(model: EnvelopeModel, id: string): void {
 function completeNext(model: EnvelopeModel): void {
   const id = actor(model);
   verify(model, id);
-  expect(model.whyCannotComplete(id)).toBeUndefined();
-  model.completeRecipient(id);
-  if (model.status === 'Completed') model.finishSigning(new Date(NOW).toISOString());
+  expect(model.whyCannotComplete({ recipientId: id })).toBeUndefined();
+  model.complete({ recipientId: id });
 }
 
 /** A fresh model in the given status, reached through the model's own actions. */
 function reach(status: EnvelopeStatus, otp = false): EnvelopeModel {
   const parallel = status === 'InProgress';
-  const model = new EnvelopeModel(input(parallel ? 'Parallel' : 'Sequential', otp, 30));
-  model.refreshTurns();
+  const model = new EnvelopeModel(input(parallel ? 'Parallel' : 'Sequential', otp, 30), host());
+  model.send();
   switch (status) {
     case 'Sent':
       break;
     case 'Opened':
-      model.open('r1');
+      model.open({ recipientId: 'r1' });
       break;
     case 'InProgress':
     case 'WaitingForNextSigner':
@@ -80,26 +114,25 @@ function reach(status: EnvelopeStatus, otp = false): EnvelopeModel {
     case 'FinalPdfFailed':
       completeNext(model);
       completeNext(model);
-      model.finalizationFailed();
+      model.finalPdfFailed('render error');
       break;
     case 'Completed':
       completeNext(model);
       completeNext(model);
-      model.finalized();
+      model.finalPdfStored(ARTIFACTS);
       break;
     case 'Declined':
       verify(model, 'r1');
-      model.decline('r1');
+      model.decline({ recipientId: 'r1', reason: 'not my contract' });
       break;
     case 'Cancelled':
-      model.finish('Cancelled');
+      model.cancel({});
       break;
     case 'Expired':
-      model.expire(30, NOW);
+      model.deadlinePassed();
       break;
     case 'DeliveryFailed':
-      model.messageFailed('r1');
-      expect(model.failIfUnreachable()).toEqual(['r1']);
+      expect(unreachable(model.messageSettled(invitation('r1'), FAILED))).toEqual(['r1']);
       break;
     default:
       throw new Error(`reach(${status}) is not written`);
@@ -123,7 +156,7 @@ function validate(model: EnvelopeModel, trigger: EnvelopeTrigger): string | unde
   const id = actor(model);
   switch (trigger) {
     case 'open':
-      return model.whyCannotAct(id, 'open');
+      return model.whyCannotOpen({ recipientId: id });
     case 'authenticate':
       return model.whyCannotAuthenticate({ recipientId: id, outcome: 'code_sent', channel: 'Sms' });
     case 'view':
@@ -131,14 +164,14 @@ function validate(model: EnvelopeModel, trigger: EnvelopeTrigger): string | unde
     case 'start':
       return model.whyCannotProgress({ recipientId: id, step: 'started' });
     case 'complete':
-      return model.whyCannotComplete(id);
+      return model.whyCannotComplete({ recipientId: id });
     case 'decline':
-      return model.whyCannotDecline(id, 'not my contract');
+      return model.whyCannotDecline({ recipientId: id, reason: 'not my contract' });
     case 'remind':
       return model.whyCannotRemind();
     case 'extend':
     case 'extend after expiry':
-      return model.whyCannotExtend(MUCH_LATER, NOW);
+      return model.whyCannotExtend({ expiresAt: MUCH_LATER });
     case 'cancel':
       return model.whyCannotCancel();
     case 'retry final PDF':
@@ -148,62 +181,47 @@ function validate(model: EnvelopeModel, trigger: EnvelopeTrigger): string | unde
   }
 }
 
-/** Applies a trigger the way the workflow does once it is accepted. */
-function apply(model: EnvelopeModel, trigger: EnvelopeTrigger): void {
+/** Decides a trigger the way the workflow does once it is accepted. */
+function apply(model: EnvelopeModel, trigger: EnvelopeTrigger): Decision | undefined {
   const id = actor(model);
   switch (trigger) {
     case 'open':
-      model.open(id);
-      return;
+      return model.open({ recipientId: id });
     case 'authenticate':
-      model.authenticate({ recipientId: id, outcome: 'code_sent', channel: 'Sms' });
-      return;
+      return model.authenticate({ recipientId: id, outcome: 'code_sent', channel: 'Sms' });
     case 'view':
-      model.progress({ recipientId: id, step: 'viewed' });
-      return;
+      return model.progress({ recipientId: id, step: 'viewed' });
     case 'start':
-      model.progress({ recipientId: id, step: 'started' });
-      return;
+      return model.progress({ recipientId: id, step: 'started' });
     case 'complete':
-      model.completeRecipient(id);
-      if (model.status === 'Completed') model.finishSigning(new Date(NOW).toISOString());
-      return;
+      return model.complete({ recipientId: id });
     case 'decline':
-      model.decline(id);
-      return;
+      return model.decline({ recipientId: id, reason: 'not my contract' });
     case 'remind':
+      expect(model.awaitedRecipients().length).toBeGreaterThan(0);
+      return model.remind();
     case 'automatic reminder':
       expect(model.awaitedRecipients().length).toBeGreaterThan(0);
-      return;
+      return model.remindAutomatically();
     case 'extend':
     case 'extend after expiry':
-      model.revive();
-      model.expiresAt = MUCH_LATER;
-      return;
+      return model.extend({ expiresAt: MUCH_LATER });
     case 'cancel':
-      model.finish('Cancelled');
-      return;
+      return model.cancel({});
     case 'deadline':
-      model.expire(0, NOW);
-      return;
+      return model.deadlinePassed();
     case 'final PDF stored':
-      model.finalized();
-      return;
+      return model.finalPdfStored(ARTIFACTS);
     case 'final PDF failed':
-      model.finalizationFailed();
-      return;
+      return model.finalPdfFailed('render error');
     case 'retry final PDF':
-      model.retryFinalization();
-      return;
+      return model.retryFinalization();
     case 'message delivered':
-      model.messageDelivered(id);
-      return;
+      return model.messageSettled(invitation(id), SENT);
     case 'message failed':
-      model.messageFailed(id);
-      model.failIfUnreachable();
-      return;
+      return model.messageSettled(invitation(id), FAILED);
     case 'send':
-      return;
+      return undefined;
   }
 }
 
@@ -236,7 +254,10 @@ describe('the envelope transition table', () => {
         const beforeExpiry = model.beforeExpiry?.status;
         const beforeFailure = model.beforeDeliveryFailure;
         expect(validate(model, rule.trigger)).toBeUndefined();
-        apply(model, rule.trigger);
+        const decision = apply(model, rule.trigger);
+        for (const transition of decision?.transitions ?? []) {
+          expect(rule.event).toContain(`\`${transition.event.type}\``);
+        }
         const allowed = rule.to.map((target) => {
           if (target === 'unchanged') return before;
           if (target === 'status before expiry') return beforeExpiry;
@@ -263,9 +284,10 @@ describe('the envelope transition table', () => {
   }
 
   it('an Expired envelope past its grace window cannot be extended', () => {
-    const model = reach('Sent');
-    model.expire(0, NOW);
-    expect(model.whyCannotExtend(MUCH_LATER, NOW)).toMatch(/cannot change/);
+    const model = new EnvelopeModel(input('Sequential', false, 0), host());
+    model.send();
+    model.deadlinePassed();
+    expect(model.whyCannotExtend({ expiresAt: MUCH_LATER })).toMatch(/cannot change/);
   });
 
   it('docs/envelope-lifecycle.md holds the table generated from the code (npm run docs:transitions)', async () => {
@@ -282,11 +304,11 @@ describe('recipient statuses', () => {
   it('an OTP recipient: LinkOpened → AuthenticationPending → Failed → Pending → Verified → Viewed → InProgress → Completed', () => {
     const model = reach('Sent', true);
     const steps: RecipientStatus[] = [];
-    model.open('r1');
+    model.open({ recipientId: 'r1' });
     steps.push(statuses(model)[0] as RecipientStatus);
     expect(model.whyCannotProgress({ recipientId: 'r1', step: 'viewed' })).toMatch(/one-time code/);
-    expect(model.whyCannotComplete('r1')).toMatch(/one-time code/);
-    expect(model.whyCannotDecline('r1', 'no')).toMatch(/one-time code/);
+    expect(model.whyCannotComplete({ recipientId: 'r1' })).toMatch(/one-time code/);
+    expect(model.whyCannotDecline({ recipientId: 'r1', reason: 'no' })).toMatch(/one-time code/);
     for (const outcome of ['code_sent', 'failed', 'code_sent', 'verified'] as const) {
       model.authenticate({ recipientId: 'r1', outcome });
       steps.push(statuses(model)[0] as RecipientStatus);
@@ -296,10 +318,10 @@ describe('recipient statuses', () => {
     model.progress({ recipientId: 'r1', step: 'started' });
     steps.push(statuses(model)[0] as RecipientStatus);
     // Never backwards: viewing again, or a later code, changes nothing.
-    expect(model.progress({ recipientId: 'r1', step: 'viewed' })).toBe(false);
+    expect(model.progress({ recipientId: 'r1', step: 'viewed' })).toEqual({ messages: [], transitions: [] });
     model.authenticate({ recipientId: 'r1', outcome: 'code_sent' });
     steps.push(statuses(model)[0] as RecipientStatus);
-    model.completeRecipient('r1');
+    model.complete({ recipientId: 'r1' });
     steps.push(statuses(model)[0] as RecipientStatus);
     expect(steps).toEqual([
       'LinkOpened',
@@ -317,79 +339,82 @@ describe('recipient statuses', () => {
   });
 
   it('a recipient who has begun keeps their status while their round is in turn; SecureLink recipients use no codes', () => {
-    const model = new EnvelopeModel(input('Parallel', false));
-    model.refreshTurns();
+    const model = new EnvelopeModel(input('Parallel', false), host());
+    model.send();
     model.progress({ recipientId: 'r1', step: 'viewed' });
     model.progress({ recipientId: 'r2', step: 'started' });
     expect(model.whyCannotAuthenticate({ recipientId: 'r1', outcome: 'code_sent' })).toMatch(
       /does not use one-time codes/,
     );
-    model.completeRecipient('r1');
+    model.complete({ recipientId: 'r1' });
     expect(statuses(model)).toEqual(['Completed', 'InProgress']);
     expect(model.awaitedRecipients()).toEqual(['r2']);
   });
 
   it('a Viewer completes only after viewing the document; an Approver needs no fields', () => {
     const base = input('Parallel', false);
-    const model = new EnvelopeModel({
-      ...base,
-      recipients: [
-        { ...(base.recipients[0] as RecipientPlan), type: 'Viewer' },
-        { ...(base.recipients[1] as RecipientPlan), type: 'Approver' },
-      ],
-    });
-    model.refreshTurns();
-    expect(model.whyCannotComplete('r1')).toMatch(/after opening the document/);
-    expect(model.whyCannotComplete('r2')).toBeUndefined();
-    model.open('r1');
-    expect(model.whyCannotComplete('r1')).toMatch(/after opening the document/);
+    const model = new EnvelopeModel(
+      {
+        ...base,
+        recipients: [
+          { ...(base.recipients[0] as RecipientPlan), type: 'Viewer' },
+          { ...(base.recipients[1] as RecipientPlan), type: 'Approver' },
+        ],
+      },
+      host(),
+    );
+    model.send();
+    expect(model.whyCannotComplete({ recipientId: 'r1' })).toMatch(/after opening the document/);
+    expect(model.whyCannotComplete({ recipientId: 'r2' })).toBeUndefined();
+    model.open({ recipientId: 'r1' });
+    expect(model.whyCannotComplete({ recipientId: 'r1' })).toMatch(/after opening the document/);
     model.progress({ recipientId: 'r1', step: 'viewed' });
-    expect(model.whyCannotComplete('r1')).toBeUndefined();
+    expect(model.whyCannotComplete({ recipientId: 'r1' })).toBeUndefined();
   });
 
   it('DeliveryFailed only when nobody in turn can be reached; it resumes the status it interrupted', () => {
-    const parallel = new EnvelopeModel(input('Parallel', false));
-    parallel.refreshTurns();
-    parallel.messageFailed('r1');
-    expect(parallel.failIfUnreachable()).toBeNull();
+    const parallel = new EnvelopeModel(input('Parallel', false), host());
+    parallel.send();
+    expect(unreachable(parallel.messageSettled(invitation('r1'), FAILED))).toBeNull();
     expect(parallel.status).toBe('Sent');
-    parallel.messageFailed('r2');
-    expect(parallel.failIfUnreachable()).toEqual(['r1', 'r2']);
+    expect(unreachable(parallel.messageSettled(invitation('r2'), FAILED))).toEqual(['r1', 'r2']);
     expect(statuses(parallel)).toEqual(['DeliveryFailed', 'DeliveryFailed']);
 
     const sequential = reach('WaitingForNextSigner');
-    sequential.messageFailed('r2');
-    expect(sequential.failIfUnreachable()).toEqual(['r2']);
+    expect(unreachable(sequential.messageSettled(invitation('r2'), FAILED))).toEqual(['r2']);
     expect(sequential.status).toBe('DeliveryFailed');
-    const carried = new EnvelopeModel({
-      ...input('Sequential', false, 30),
-      carried: sequential.carry({ sent: 0, at: null }, 'DeliveryFailed'),
-    });
-    expect(carried.messageDelivered('r2')).toBe(true);
+    const carried = new EnvelopeModel(
+      { ...input('Sequential', false, 30), carried: sequential.carry('DeliveryFailed') },
+      host(),
+    );
+    // A reminder records its delivery only when it changed the recipient.
+    const delivered = carried.messageSettled(reminder('r2'), SENT);
+    expect(delivered.transitions.map((t) => t.event.type)).toEqual(['recipient.invitation_sent']);
     expect(carried.status).toBe('WaitingForNextSigner');
     expect(statuses(carried)).toEqual(['Completed', 'InvitationSent']);
     // A recipient who has begun is not marked undeliverable by a failed reminder.
-    carried.open('r2');
-    carried.messageFailed('r2');
+    carried.open({ recipientId: 'r2' });
+    const failed = carried.messageSettled(reminder('r2'), FAILED);
     expect(statuses(carried)).toEqual(['Completed', 'LinkOpened']);
-    expect(carried.failIfUnreachable()).toBeNull();
+    expect(unreachable(failed)).toBeNull();
   });
 
   it('continue-as-new: a model rebuilt from what it carries is the same envelope', () => {
     const model = reach('WaitingForNextSigner', true);
     model.authenticate({ recipientId: 'r2', outcome: 'verified' });
-    const carried = model.carry({ sent: 1, at: LATER }, 'WaitingForNextSigner');
-    const next = new EnvelopeModel({ ...input('Sequential', true, 30), carried });
+    const carried = model.carry('WaitingForNextSigner');
+    const next = new EnvelopeModel({ ...input('Sequential', true, 30), carried }, host());
     expect(next.snapshot()).toEqual(model.snapshot());
     expect([...next.verified]).toEqual([...model.verified]);
-    expect(next.whyCannotComplete('r2')).toBeUndefined();
-    model.expire(30, NOW);
-    const expired = new EnvelopeModel({
-      ...input('Sequential', true, 30),
-      carried: model.carry({ sent: 1, at: null }, 'Expired'),
-    });
-    expect(expired.revivable(NOW + 1000)).toBe(true);
-    expired.revive();
+    expect(next.carry('WaitingForNextSigner')).toEqual(carried);
+    expect(next.whyCannotComplete({ recipientId: 'r2' })).toBeUndefined();
+    model.deadlinePassed();
+    const expired = new EnvelopeModel(
+      { ...input('Sequential', true, 30), carried: model.carry('Expired') },
+      host(NOW + 1000),
+    );
+    expect(expired.revivable()).toBe(true);
+    expired.extend({ expiresAt: MUCH_LATER });
     expect(expired.status).toBe('WaitingForNextSigner');
   });
 });

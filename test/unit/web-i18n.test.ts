@@ -1,14 +1,13 @@
 // The web app's catalogs (web/src/lib/i18n/{en,he}.json): the same keys with the same placeholders, every
 // message formats in both languages through svelte-i18n itself, every key the pages use exists, and the
-// notification kinds and channels the panel names are the ones the server captures, and the signer page
-// knows the signing states the server answers.
+// notification kinds and channels the panel names are the ones the server captures. (The signer page's
+// contract is the server's own: web/src/lib/api/signing.ts imports it from domain/signing.ts.)
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { get } from 'svelte/store';
 import { addMessages, format, init, locale } from 'svelte-i18n';
 import { describe, expect, it } from 'vitest';
-import { SIGNING_STATES as SERVER_STATES } from '../../api/services/signing/signing-session.ts';
 import { RECIPIENT_STATUSES } from '../../domain/vocabulary.ts';
 import { NOTIFICATION_KINDS as PANEL_KINDS } from '../../web/src/lib/api/dev-notifications.ts';
 import { SIGNING_STATES } from '../../web/src/lib/api/signing.ts';
@@ -118,10 +117,6 @@ describe('web app catalogs', () => {
     for (const waiting of ['waitingFields', 'waitingConsent', 'waitingDocument', 'waitingSave'])
       expect(keys).toContain(`signer.complete.${waiting}`);
     for (const action of ['approve', 'view']) expect(keys).toContain(`signer.instructions.${action}`);
-  });
-
-  it('name the signing states the server answers', () => {
-    expect([...SIGNING_STATES]).toEqual([...SERVER_STATES]);
   });
 
   it('name the notification kinds the server captures', () => {

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { webhookSignature } from '../../activities/webhooks.ts';
 import { privateTargetsAllowed, specialAddressReason } from '../../config/outbound-targets.ts';
 import { assertWebhookEvent, webhookPayloadBody } from '../../db/webhook-deliveries.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../domain/vocabulary.ts';
 import {
-  WEBHOOK_EVENT_TYPES,
   WEBHOOK_MAX_ATTEMPTS,
   webhookDeliveryChildOptions,
   webhookRetryDelayMs,

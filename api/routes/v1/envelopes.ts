@@ -1,36 +1,21 @@
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
-  AUTHENTICATION_METHODS,
-  DELIVERY_CHANNELS,
-  ENVELOPE_STATUSES,
-  RECIPIENT_STATUSES,
-  RECIPIENT_TYPES,
-  WORKFLOW_TYPES,
-} from '../../../domain/vocabulary.ts';
+  CancelEnvelopeRequest,
+  CreateEnvelopeRequest,
+  EnvelopeView,
+  ExtendEnvelopeRequest,
+  RecipientView,
+} from '../../../domain/envelope.ts';
 import { principalOf } from '../../auth/principal.ts';
 import { inSandbox, SandboxHeaders } from '../../plugins/sandbox.ts';
-import type { ServiceContext } from '../../services/context.ts';
-import { cancelEnvelope } from '../../services/envelopes/cancel-envelope.ts';
-import { CreateEnvelopeBody, createEnvelope } from '../../services/envelopes/create-envelope.ts';
-import { envelopeDocument } from '../../services/envelopes/envelope-document.ts';
-import { envelopeView, recipientView } from '../../services/envelopes/envelope-view.ts';
-import { ExtendEnvelopeInput, extendEnvelope } from '../../services/envelopes/extend-envelope.ts';
-import { findEnvelope } from '../../services/envelopes/find-envelope.ts';
-import { findEnvelopeIdByReference } from '../../services/envelopes/find-envelope-by-reference.ts';
-import { remindEnvelope } from '../../services/envelopes/remind-envelope.ts';
-import { sendEnvelope } from '../../services/envelopes/send-envelope.ts';
 import {
-  cancelSandboxEnvelope,
-  createSandboxEnvelope,
-  extendSandboxEnvelope,
-  findSandboxEnvelope,
-  findSandboxEnvelopeByReference,
-  remindSandboxEnvelope,
-  sandboxArtifact,
-  sendSandboxEnvelope,
-} from '../../services/sandbox/sandbox-envelopes.ts';
+  type EnvelopeOperations,
+  productionEnvelopes,
+} from '../../services/envelopes/envelope-operations.ts';
+import { sandboxEnvelopes } from '../../services/sandbox/sandbox-envelope-operations.ts';
 import { issueRecipientSigningLink } from '../../services/signing/issue-signing-links.ts';
-import { ERROR_RESPONSES, IsoDateTime, UuidParam } from './schemas.ts';
+import { ERROR_RESPONSES, UuidParam } from './schemas.ts';
 import type { V1Routes } from './types.ts';
 
 const RecipientParams = z.object({
@@ -48,65 +33,18 @@ const SigningLinkResponse = z
   })
   .meta({ id: 'SigningLink' });
 
-export const RecipientResponse = z
-  .object({
-    id: z.uuid(),
-    roleName: z.string(),
-    fullName: z.string(),
-    email: z.string().nullable(),
-    phone: z.string().nullable(),
-    signingOrder: z.number().int(),
-    deliveryChannel: z.enum(DELIVERY_CHANNELS),
-    authenticationMethod: z.enum(AUTHENTICATION_METHODS),
-    type: z.enum(RECIPIENT_TYPES),
-    language: z.string().nullable(),
-    required: z.boolean().describe('Whether the envelope waits for this recipient to complete'),
-    status: z.enum(RECIPIENT_STATUSES),
-    completedAt: IsoDateTime.nullable(),
-  })
-  .meta({ id: 'Recipient' });
-
-export const EnvelopeResponse = z
-  .object({
-    id: z.uuid(),
-    status: z.enum(ENVELOPE_STATUSES),
-    title: z.string(),
-    workflowType: z.enum(WORKFLOW_TYPES),
-    templateId: z.uuid().nullable(),
-    expiresAt: IsoDateTime.nullable(),
-    externalReference: z.string().nullable(),
-    externalSystem: z.string().nullable(),
-    externalMetadataJson: z.string().nullable(),
-    finalPdfFileId: z.uuid().nullable().describe('Empty until the final PDF exists'),
-    auditTrailFileId: z.uuid().nullable().describe('Empty until the audit trail exists'),
-    reminderCount: z.number().int(),
-    recipients: z.array(RecipientResponse),
-    initialValues: z.array(z.object({ fieldDefinitionId: z.uuid(), value: z.unknown() })),
-    createdAt: IsoDateTime,
-    updatedAt: IsoDateTime,
-    sentAt: IsoDateTime.nullable(),
-    completedAt: IsoDateTime.nullable(),
-  })
-  .meta({ id: 'Envelope' });
-
-const CreateEnvelopeRequest = CreateEnvelopeBody.meta({ id: 'CreateEnvelopeRequest' });
-const CancelBody = z
-  .object({ reason: z.string().trim().min(1).max(500).optional() })
-  .nullish()
-  .meta({ id: 'CancelEnvelopeRequest' });
-const ExtendBody = ExtendEnvelopeInput.meta({ id: 'ExtendEnvelopeRequest' });
 const PdfBytes = z.string().meta({ format: 'binary', description: 'PDF bytes (application/pdf)' });
 
-const envelopeResponses = { 200: EnvelopeResponse, ...ERROR_RESPONSES };
+/** The implementation serving this request: sandbox for `X-Service-Sandbox: true` on a route honouring it. */
+function envelopesFor(request: FastifyRequest): EnvelopeOperations {
+  return inSandbox(request) ? sandboxEnvelopes(request.services) : productionEnvelopes(request.services);
+}
+
+const envelopeResponses = { 200: EnvelopeView, ...ERROR_RESPONSES };
 const SANDBOX_NOTE =
   ' With `X-Service-Sandbox: true`: the same on a synthetic envelope (nothing is sent or stored as production).';
 
-export const envelopesRoutes: V1Routes = async (app, deps) => {
-  const ctx = (): ServiceContext => {
-    if (!deps.temporal.client) throw new Error('the API needs a Temporal client for envelope operations');
-    return { orm: deps.orm, temporal: deps.temporal.client, config: deps.config };
-  };
-
+export const envelopesRoutes: V1Routes = async (app) => {
   app.post(
     '/envelopes/from-template',
     {
@@ -121,19 +59,12 @@ export const envelopesRoutes: V1Routes = async (app, deps) => {
         tags: ['envelopes'],
         headers: SandboxHeaders,
         body: CreateEnvelopeRequest,
-        response: { 201: EnvelopeResponse, ...ERROR_RESPONSES },
+        response: { 201: EnvelopeView, ...ERROR_RESPONSES },
       },
     },
     async (request, reply) => {
       const { organizationId } = principalOf(request);
-      if (inSandbox(request)) {
-        return reply.code(201).send(await createSandboxEnvelope(deps, { ...request.body, organizationId }));
-      }
-      const envelope = await createEnvelope(
-        { orm: deps.orm, temporal: deps.temporal.client },
-        { ...request.body, organizationId },
-      );
-      return reply.code(201).send(await envelopeView(deps, organizationId, envelope.id));
+      return reply.code(201).send(await envelopesFor(request).create(organizationId, request.body));
     },
   );
 
@@ -150,11 +81,7 @@ export const envelopesRoutes: V1Routes = async (app, deps) => {
         response: envelopeResponses,
       },
     },
-    async (request) => {
-      const { organizationId } = principalOf(request);
-      if (inSandbox(request)) return findSandboxEnvelope(deps, organizationId, request.params.id);
-      return envelopeView(deps, organizationId, request.params.id);
-    },
+    async (request) => envelopesFor(request).get(principalOf(request).organizationId, request.params.id),
   );
 
   app.get(
@@ -170,14 +97,11 @@ export const envelopesRoutes: V1Routes = async (app, deps) => {
         response: envelopeResponses,
       },
     },
-    async (request) => {
-      const { organizationId } = principalOf(request);
-      if (inSandbox(request)) {
-        return findSandboxEnvelopeByReference(deps, organizationId, request.params.externalReference);
-      }
-      const id = await findEnvelopeIdByReference(deps, organizationId, request.params.externalReference);
-      return envelopeView(deps, organizationId, id);
-    },
+    async (request) =>
+      envelopesFor(request).getByReference(
+        principalOf(request).organizationId,
+        request.params.externalReference,
+      ),
   );
 
   app.get(
@@ -190,17 +114,11 @@ export const envelopesRoutes: V1Routes = async (app, deps) => {
         tags: ['envelopes'],
         headers: SandboxHeaders,
         params: UuidParam,
-        response: { 200: z.array(RecipientResponse), ...ERROR_RESPONSES },
+        response: { 200: z.array(RecipientView), ...ERROR_RESPONSES },
       },
     },
-    async (request) => {
-      const { organizationId } = principalOf(request);
-      if (inSandbox(request)) {
-        return (await findSandboxEnvelope(deps, organizationId, request.params.id)).recipients;
-      }
-      const { recipients } = await findEnvelope(deps, organizationId, request.params.id);
-      return recipients.map(recipientView);
-    },
+    async (request) =>
+      envelopesFor(request).recipients(principalOf(request).organizationId, request.params.id),
   );
 
   app.post(
@@ -219,7 +137,7 @@ export const envelopesRoutes: V1Routes = async (app, deps) => {
     async (request) => {
       const { organizationId } = principalOf(request);
       const link = await issueRecipientSigningLink(
-        deps,
+        request.services,
         organizationId,
         request.params.id,
         request.params.recipientId,
@@ -247,12 +165,7 @@ export const envelopesRoutes: V1Routes = async (app, deps) => {
         description: `Starts the envelope’s workflow. Sending again answers with the current state.${SANDBOX_NOTE}`,
       },
     },
-    async (request) => {
-      const { organizationId } = principalOf(request);
-      if (inSandbox(request)) return sendSandboxEnvelope(deps, organizationId, request.params.id);
-      await sendEnvelope(ctx(), organizationId, request.params.id);
-      return envelopeView(deps, organizationId, request.params.id);
-    },
+    async (request) => envelopesFor(request).send(principalOf(request).organizationId, request.params.id),
   );
 
   app.post(
@@ -265,12 +178,7 @@ export const envelopesRoutes: V1Routes = async (app, deps) => {
         description: `Records a reminder (reminderCount) for the recipients in turn. No request body.${SANDBOX_NOTE}`,
       },
     },
-    async (request) => {
-      const { organizationId } = principalOf(request);
-      if (inSandbox(request)) return remindSandboxEnvelope(deps, organizationId, request.params.id);
-      await remindEnvelope(ctx(), organizationId, request.params.id);
-      return envelopeView(deps, organizationId, request.params.id);
-    },
+    async (request) => envelopesFor(request).remind(principalOf(request).organizationId, request.params.id),
   );
 
   app.post(
@@ -281,15 +189,15 @@ export const envelopesRoutes: V1Routes = async (app, deps) => {
         ...operation.schema,
         summary: 'Cancel an envelope in progress',
         description: `Optional body \`{ "reason": "…" }\`. Old signing links can no longer complete.${SANDBOX_NOTE}`,
-        body: CancelBody,
+        body: CancelEnvelopeRequest,
       },
     },
-    async (request) => {
-      const { organizationId } = principalOf(request);
-      if (inSandbox(request)) return cancelSandboxEnvelope(deps, organizationId, request.params.id);
-      await cancelEnvelope(ctx(), organizationId, request.params.id, request.body?.reason);
-      return envelopeView(deps, organizationId, request.params.id);
-    },
+    async (request) =>
+      envelopesFor(request).cancel(
+        principalOf(request).organizationId,
+        request.params.id,
+        request.body?.reason,
+      ),
   );
 
   app.post(
@@ -300,17 +208,11 @@ export const envelopesRoutes: V1Routes = async (app, deps) => {
         ...operation.schema,
         summary: 'Move the signing deadline later',
         description: `Body \`{ "expiresAt": "<ISO 8601>" }\`, in the future and later than the current deadline.${SANDBOX_NOTE}`,
-        body: ExtendBody,
+        body: ExtendEnvelopeRequest,
       },
     },
-    async (request) => {
-      const { organizationId } = principalOf(request);
-      if (inSandbox(request)) {
-        return extendSandboxEnvelope(deps, organizationId, request.params.id, request.body);
-      }
-      await extendEnvelope(ctx(), organizationId, request.params.id, request.body);
-      return envelopeView(deps, organizationId, request.params.id);
-    },
+    async (request) =>
+      envelopesFor(request).extend(principalOf(request).organizationId, request.params.id, request.body),
   );
 
   const documents = [
@@ -340,10 +242,11 @@ export const envelopesRoutes: V1Routes = async (app, deps) => {
         },
       },
       async (request, reply) => {
-        const { organizationId } = principalOf(request);
-        const bytes = inSandbox(request)
-          ? await sandboxArtifact(deps, organizationId, request.params.id, document)
-          : await envelopeDocument(deps, organizationId, request.params.id, document);
+        const bytes = await envelopesFor(request).document(
+          principalOf(request).organizationId,
+          request.params.id,
+          document,
+        );
         return (
           reply
             .header('Content-Type', 'application/pdf')

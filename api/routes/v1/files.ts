@@ -5,12 +5,13 @@ import multipart from '@fastify/multipart';
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { validatorCompiler as zodValidatorCompiler } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { IsoDateTime } from '../../../domain/common.ts';
 import { principalOf } from '../../auth/principal.ts';
 import { AppError, InvalidRequest } from '../../errors.ts';
 import { setRequestDigest } from '../../plugins/idempotency.ts';
 import { fileTooLarge, formatMegabytes } from '../../services/files/inspect-pdf.ts';
 import { type FileRecord, sanitizeFilename, uploadFile } from '../../services/files/upload-file.ts';
-import { ERROR_RESPONSES, IsoDateTime } from './schemas.ts';
+import { ERROR_RESPONSES } from './schemas.ts';
 import type { V1Routes } from './types.ts';
 
 /** The multipart field that carries the document. */
@@ -111,7 +112,7 @@ export const filesRoutes: V1Routes = async (app, deps) => {
       const { organizationId } = principalOf(request);
       const upload = uploads.get(request);
       if (!upload) throw new Error('files/upload: the preValidation hook did not read the upload');
-      const file = await uploadFile(deps, {
+      const file = await uploadFile(request.services, {
         organizationId,
         filename: upload.filename,
         bytes: upload.bytes,

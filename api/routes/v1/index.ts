@@ -1,9 +1,9 @@
 // Everything under /api/v1: bearer authentication (scope, API access, IP allowlist), rate limits and
 // request statistics on every route, the sandbox gate, Idempotency-Key where the specification names it.
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppDependencies } from '../../app.ts';
 import { createBearerAuth } from '../../auth/bearer-auth.ts';
 import { createRequestStats } from '../../auth/request-stats.ts';
+import type { AppDependencies } from '../../dependencies.ts';
 import { registerIdempotency } from '../../plugins/idempotency.ts';
 import { createRateLimiter } from '../../plugins/rate-limit.ts';
 import { createSandboxGate } from '../../plugins/sandbox.ts';

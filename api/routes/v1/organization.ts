@@ -1,8 +1,7 @@
 // GET /api/v1/organization: the organization and plan context of the calling client.
 import { z } from 'zod';
-import { Organization, Plan } from '../../../db/entities/index.ts';
 import { principalOf } from '../../auth/principal.ts';
-import { NotFound } from '../../errors.ts';
+import { organizationContext } from '../../services/organizations/organization-context.ts';
 import { ERROR_RESPONSES } from './schemas.ts';
 import type { V1Routes } from './types.ts';
 
@@ -18,7 +17,7 @@ const OrganizationResponse = z
   })
   .meta({ id: 'Organization' });
 
-export const organizationRoutes: V1Routes = async (app, deps) => {
+export const organizationRoutes: V1Routes = async (app) => {
   app.get(
     '/organization',
     {
@@ -31,17 +30,8 @@ export const organizationRoutes: V1Routes = async (app, deps) => {
     },
     async (request) => {
       const principal = principalOf(request);
-      const em = deps.orm.em.fork();
-      const organization = await em.findOne(Organization, { id: principal.organizationId });
-      if (!organization) throw new NotFound('Organization not found.');
-      const plan = await em.findOneOrFail(Plan, { name: organization.planName });
       return {
-        id: organization.id,
-        name: organization.name,
-        plan: plan.name,
-        apiEnabled: organization.apiEnabled,
-        defaultLanguage: organization.defaultLanguage,
-        supportedLanguages: organization.supportedLanguages,
+        ...(await organizationContext(request.services, principal.organizationId)),
         client: { clientId: principal.clientId, scopes: principal.scopes },
       };
     },

@@ -1,13 +1,13 @@
 // /api/v1/sandbox: the lifecycle simulations of sandbox mode. Each moves one of the organization's synthetic
 // envelopes (created with `X-Service-Sandbox: true`) to a final status. They act on synthetic envelopes only,
 // with or without the header; a production envelope's id is as unknown here as another organization's (404).
+import { EnvelopeView } from '../../../domain/envelope.ts';
 import { principalOf } from '../../auth/principal.ts';
 import {
   SIMULATED_STATUSES,
   type SimulatedStatus,
   simulateSandboxEnvelope,
 } from '../../services/sandbox/sandbox-envelopes.ts';
-import { EnvelopeResponse } from './envelopes.ts';
 import { ERROR_RESPONSES, UuidParam } from './schemas.ts';
 import type { V1Routes } from './types.ts';
 
@@ -20,7 +20,7 @@ const OUTCOMES: Record<SimulatedStatus, string> = {
   Cancelled: 'every recipient who had not completed Cancelled',
 };
 
-export const sandboxRoutes: V1Routes = async (app, deps) => {
+export const sandboxRoutes: V1Routes = async (app) => {
   for (const status of SIMULATED_STATUSES) {
     app.post(
       `/sandbox/envelopes/:id/${status}`,
@@ -35,11 +35,16 @@ export const sandboxRoutes: V1Routes = async (app, deps) => {
             'honours Idempotency-Key. Queues no webhook.',
           tags: ['sandbox'],
           params: UuidParam,
-          response: { 200: EnvelopeResponse, ...ERROR_RESPONSES },
+          response: { 200: EnvelopeView, ...ERROR_RESPONSES },
         },
       },
       async (request) =>
-        simulateSandboxEnvelope(deps, principalOf(request).organizationId, request.params.id, status),
+        simulateSandboxEnvelope(
+          request.services,
+          principalOf(request).organizationId,
+          request.params.id,
+          status,
+        ),
     );
   }
 };

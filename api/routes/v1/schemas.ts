@@ -2,17 +2,7 @@
 // route (zod); these are the common pieces. The same zod schemas validate requests at runtime and produce
 // the OpenAPI document (fastify-type-provider-zod + @fastify/swagger).
 import { z } from 'zod';
-
-export const ErrorBody = z
-  .object({
-    error: z.object({
-      code: z.string().meta({ example: 'forbidden' }),
-      message: z.string(),
-      details: z.array(z.record(z.string(), z.unknown())),
-      request_id: z.string(),
-    }),
-  })
-  .meta({ id: 'Error' });
+import { ErrorBody } from '../../../domain/common.ts';
 
 /** Every /api/v1 route may answer these, each with the error body (the specification's list). */
 export const ERROR_RESPONSES = {
@@ -30,5 +20,3 @@ export const ERROR_RESPONSES = {
 } as const;
 
 export const UuidParam = z.object({ id: z.uuid({ message: 'id must be a uuid' }) });
-
-export const IsoDateTime = z.iso.datetime({ offset: true });

@@ -1,9 +1,10 @@
 // GET /api/v1/usage (billing summary) and GET /api/v1/diagnostics (requests, limits, clients, webhooks).
 import { z } from 'zod';
+import { IsoDateTime } from '../../../domain/common.ts';
 import { principalOf } from '../../auth/principal.ts';
 import { diagnostics } from '../../services/usage/diagnostics.ts';
 import { usageSummary } from '../../services/usage/usage-summary.ts';
-import { ERROR_RESPONSES, IsoDateTime } from './schemas.ts';
+import { ERROR_RESPONSES } from './schemas.ts';
 import type { V1Routes } from './types.ts';
 
 const limit = z.number().int().nullable().describe('null: unlimited');
@@ -85,7 +86,7 @@ export const usageRoutes: V1Routes = async (app, deps) => {
         response: { 200: DiagnosticsResponse, ...ERROR_RESPONSES },
       },
     },
-    async (request) => diagnostics(deps, principalOf(request)),
+    async (request) => diagnostics({ ...request.services, config: deps.config }, principalOf(request)),
   );
 
   app.get(
@@ -98,6 +99,6 @@ export const usageRoutes: V1Routes = async (app, deps) => {
         response: { 200: UsageResponse, ...ERROR_RESPONSES },
       },
     },
-    async (request) => usageSummary(deps, principalOf(request).organizationId),
+    async (request) => usageSummary(request.services, principalOf(request).organizationId),
   );
 };

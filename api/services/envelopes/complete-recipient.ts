@@ -2,13 +2,12 @@
 import {
   completeRecipientUpdate,
   type EnvelopeState,
-  envelopeWorkflowId,
   type SignerActionOrigin,
 } from '../../../workflows/contracts.ts';
 import { Conflict, NotFound } from '../../errors.ts';
 import type { ServiceContext } from '../context.ts';
+import { updateEnvelope } from './envelope-update.ts';
 import { findEnvelope } from './find-envelope.ts';
-import { toServiceError } from './workflow-errors.ts';
 
 export async function completeRecipient(
   ctx: ServiceContext,
@@ -22,11 +21,5 @@ export async function completeRecipient(
     throw new NotFound(`Recipient ${recipientId} was not found on envelope ${envelope.id}.`);
   }
   if (envelope.status === 'Draft') throw new Conflict(`Envelope ${envelope.id} has not been sent.`);
-  try {
-    return await ctx.temporal.workflow
-      .getHandle(envelopeWorkflowId(envelope.id))
-      .executeUpdate(completeRecipientUpdate, { args: [{ recipientId, ...origin }] });
-  } catch (error) {
-    throw toServiceError(error, envelope.id, envelope.status);
-  }
+  return updateEnvelope(ctx, envelope, completeRecipientUpdate, { recipientId, ...origin });
 }

@@ -14,98 +14,25 @@ import {
   TemplateRole,
 } from '../../../db/entities/index.ts';
 import { queueWebhookEventDeliveries } from '../../../db/webhook-deliveries.ts';
-import {
-  AUTHENTICATION_METHODS,
-  type AuthenticationMethod,
-  DELIVERY_CHANNELS,
-  type DeliveryChannel,
-  RECIPIENT_TYPES,
-  type RecipientType,
-  WORKFLOW_TYPES,
-  type WorkflowType,
+import { CreateEnvelopeRequest } from '../../../domain/envelope.ts';
+import type {
+  AuthenticationMethod,
+  DeliveryChannel,
+  RecipientType,
+  WorkflowType,
 } from '../../../domain/vocabulary.ts';
+import { startWebhookDeliveries } from '../../../temporal/webhook-deliveries.ts';
 import { actsInRounds } from '../../../workflows/rounds.ts';
 import { InvalidRequest, NotFound } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
 import { checkInitialValue } from '../fields/field-value.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
-import { parseInput, UUID_PATTERN } from '../validation.ts';
-import { startWebhookDeliveries } from '../webhooks/start-deliveries.ts';
+import { parseInput } from '../validation.ts';
 
 export const DEFAULT_EXPIRATION_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;
-const E164 = /^\+[1-9]\d{6,14}$/;
 
-const RecipientInput = z
-  .object({
-    roleName: z.string().trim().min(1, 'roleName is required'),
-    fullName: z.string().trim().min(1, 'fullName is required').max(200),
-    email: z.email('email must be a valid address').optional(),
-    phone: z.string().trim().regex(E164, 'phone must be in E.164 form, for example +972501234567').optional(),
-    signingOrder: z.number().int().min(1).optional(),
-    deliveryChannel: z.enum(DELIVERY_CHANNELS).optional(),
-    authenticationMethod: z.enum(AUTHENTICATION_METHODS).default('SecureLink'),
-    type: z.enum(RECIPIENT_TYPES).default('Signer'),
-    language: z
-      .union([
-        z
-          .string()
-          .trim()
-          .regex(/^[a-z]{2}(-[A-Z]{2})?$/, 'language must be a language code such as en or he'),
-        z.literal(''),
-      ])
-      .nullable()
-      .optional()
-      .transform((language) => (language ? language : null)),
-  })
-  .superRefine((recipient, ctx) => {
-    const channel = recipient.deliveryChannel ?? (recipient.email ? 'Email' : 'ManualLink');
-    if (channel === 'Email' && !recipient.email) {
-      ctx.addIssue({ code: 'custom', path: ['email'], message: 'email is required for the Email channel' });
-    }
-    const needsPhone =
-      channel === 'Sms' || channel === 'WhatsApp' || recipient.authenticationMethod !== 'SecureLink';
-    if (needsPhone && !recipient.phone) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['phone'],
-        message: 'phone is required for SMS or WhatsApp delivery and for one-time-code authentication',
-      });
-    }
-  });
-
-/** The request body of envelope creation (the specification's create-from-template request). */
-export const CreateEnvelopeBody = z.object({
-  title: z.string().trim().min(1, 'title is required').max(200),
-  workflowType: z.enum(WORKFLOW_TYPES).default('Sequential'),
-  templateId: z.string().regex(UUID_PATTERN, 'templateId must be a uuid'),
-  expiresAt: z.iso
-    .datetime({ offset: true, message: 'expiresAt must be an ISO 8601 date-time' })
-    .optional()
-    .refine(
-      (value) => value === undefined || Date.parse(value) > Date.now(),
-      'expiresAt must be in the future',
-    ),
-  externalReference: z.string().trim().min(1).max(200).optional(),
-  externalSystem: z.string().trim().min(1).max(100).optional(),
-  externalMetadataJson: z
-    .string()
-    .max(64 * 1024)
-    .refine(isJson, 'externalMetadataJson must hold a JSON document')
-    .optional(),
-  recipients: z.array(RecipientInput).min(1, 'at least one recipient is required').max(100),
-  documents: z.array(z.unknown()).max(1, 'an envelope holds at most one document').optional(),
-  initialValues: z
-    .array(
-      z.object({
-        fieldDefinitionId: z.string().regex(UUID_PATTERN, 'fieldDefinitionId must be a uuid'),
-        value: z.unknown(),
-      }),
-    )
-    .max(500)
-    .default([]),
-});
-const CreateEnvelopeInput = CreateEnvelopeBody.extend({ organizationId: z.string() });
+const CreateEnvelopeInput = CreateEnvelopeRequest.extend({ organizationId: z.string() });
 export type CreateEnvelopeInput = z.input<typeof CreateEnvelopeInput>;
 
 /** A create request checked against its template: what createEnvelope writes, nothing written yet. */
@@ -150,7 +77,7 @@ export async function validateEnvelopeRequest(
     ]);
   }
   const organization = await findOrganization(ctx, data.organizationId);
-  const em = ctx.orm.em.fork();
+  const { em } = ctx;
   const template = await em.findOne(Template, { id: data.templateId, organizationId: organization.id });
   if (!template) throw new NotFound(`Template ${data.templateId} was not found.`);
   if (template.status !== 'Published') {
@@ -232,7 +159,7 @@ export async function validateEnvelopeRequest(
 
 export async function createEnvelope(ctx: DataContext & { temporal?: Client }, input: CreateEnvelopeInput) {
   const request = await validateEnvelopeRequest(ctx, input);
-  const em = ctx.orm.em.fork();
+  const { em } = ctx;
   const envelope = em.create(Envelope, {
     id: randomUUID(),
     organizationId: request.organizationId,
@@ -370,13 +297,4 @@ function duplicateOrders(recipients: { signingOrder: number; type: RecipientType
     seen.add(recipient.signingOrder);
     return [];
   });
-}
-
-function isJson(value: string): boolean {
-  try {
-    JSON.parse(value);
-    return true;
-  } catch {
-    return false;
-  }
 }

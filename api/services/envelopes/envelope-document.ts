@@ -21,7 +21,7 @@ export async function envelopeDocument(
   const { envelope } = await findEnvelope(ctx, organizationId, envelopeId);
   const fileId = envelope[column];
   const file = fileId
-    ? await ctx.orm.em.fork().findOne(StoredFile, { id: fileId, organizationId }, { populate: ['content'] })
+    ? await ctx.em.findOne(StoredFile, { id: fileId, organizationId }, { populate: ['content'] })
     : null;
   if (!file)
     throw new NotFound(`The ${what} of envelope ${envelope.id} is not ready (status ${envelope.status}).`);

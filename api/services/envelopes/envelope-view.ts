@@ -1,17 +1,20 @@
-// The envelope as the public API shows it, read from PostgreSQL (the workflow's projection).
+// The envelope as the public API shows it (domain/envelope.ts), read from PostgreSQL (the workflow's projection).
 import { EnvelopeFieldValue, type Recipient } from '../../../db/entities/index.ts';
+import type { EnvelopeView, RecipientView } from '../../../domain/envelope.ts';
 import type { DataContext } from '../context.ts';
 import { findEnvelope } from './find-envelope.ts';
 
-export async function envelopeView(ctx: DataContext, organizationId: string, envelopeId: string) {
+export async function envelopeView(
+  ctx: DataContext,
+  organizationId: string,
+  envelopeId: string,
+): Promise<EnvelopeView> {
   const { envelope, recipients } = await findEnvelope(ctx, organizationId, envelopeId);
-  const values = await ctx.orm.em
-    .fork()
-    .find(
-      EnvelopeFieldValue,
-      { envelopeId: envelope.id, source: 'initial' },
-      { orderBy: { createdAt: 'asc' } },
-    );
+  const values = await ctx.em.find(
+    EnvelopeFieldValue,
+    { envelopeId: envelope.id, source: 'initial' },
+    { orderBy: { createdAt: 'asc' } },
+  );
   return {
     id: envelope.id,
     status: envelope.status,
@@ -34,9 +37,7 @@ export async function envelopeView(ctx: DataContext, organizationId: string, env
   };
 }
 
-export type EnvelopeView = Awaited<ReturnType<typeof envelopeView>>;
-
-export function recipientView(recipient: Recipient) {
+export function recipientView(recipient: Recipient): RecipientView {
   return {
     id: recipient.id,
     roleName: recipient.roleName,

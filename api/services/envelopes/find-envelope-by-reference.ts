@@ -9,9 +9,11 @@ export async function findEnvelopeIdByReference(
   organizationId: string,
   externalReference: string,
 ): Promise<string> {
-  const envelope = await ctx.orm.em
-    .fork()
-    .findOne(Envelope, { organizationId, externalReference }, { orderBy: { createdAt: 'desc' } });
+  const envelope = await ctx.em.findOne(
+    Envelope,
+    { organizationId, externalReference },
+    { orderBy: { createdAt: 'desc' } },
+  );
   if (!envelope) throw new NotFound(`No envelope has the external reference "${externalReference}".`);
   return envelope.id;
 }

@@ -1,14 +1,10 @@
 // Reminds the recipients who may act now. The workflow records the reminder (audit event
 // `envelope.reminded`, reminder count); delivering the messages comes with the notifications.
-import {
-  type EnvelopeState,
-  envelopeWorkflowId,
-  remindEnvelopeUpdate,
-} from '../../../workflows/contracts.ts';
+import { type EnvelopeState, remindEnvelopeUpdate } from '../../../workflows/contracts.ts';
 import { Conflict } from '../../errors.ts';
 import type { ServiceContext } from '../context.ts';
+import { updateEnvelope } from './envelope-update.ts';
 import { findEnvelope } from './find-envelope.ts';
-import { toServiceError } from './workflow-errors.ts';
 
 export async function remindEnvelope(
   ctx: ServiceContext,
@@ -17,11 +13,5 @@ export async function remindEnvelope(
 ): Promise<EnvelopeState> {
   const { envelope } = await findEnvelope(ctx, organizationId, envelopeId);
   if (envelope.status === 'Draft') throw new Conflict(`Envelope ${envelope.id} is Draft: send it first.`);
-  try {
-    return await ctx.temporal.workflow
-      .getHandle(envelopeWorkflowId(envelope.id))
-      .executeUpdate(remindEnvelopeUpdate, { args: [] });
-  } catch (error) {
-    throw toServiceError(error, envelope.id, envelope.status);
-  }
+  return updateEnvelope(ctx, envelope, remindEnvelopeUpdate);
 }

@@ -1,14 +1,10 @@
 // Operators: renders the final PDF and the audit trail again for an envelope whose finalization failed
 // (status FinalPdfFailed, the reason in its audit log), once the cause is fixed.
-import {
-  type EnvelopeState,
-  envelopeWorkflowId,
-  retryFinalizationUpdate,
-} from '../../../workflows/contracts.ts';
+import { type EnvelopeState, retryFinalizationUpdate } from '../../../workflows/contracts.ts';
 import { Conflict } from '../../errors.ts';
 import type { ServiceContext } from '../context.ts';
+import { updateEnvelope } from './envelope-update.ts';
 import { findEnvelope } from './find-envelope.ts';
-import { toServiceError } from './workflow-errors.ts';
 
 export async function retryFinalization(
   ctx: ServiceContext,
@@ -21,11 +17,5 @@ export async function retryFinalization(
       `Envelope ${envelope.id} is ${envelope.status}; only a FinalPdfFailed envelope is finalized again.`,
     );
   }
-  try {
-    return await ctx.temporal.workflow
-      .getHandle(envelopeWorkflowId(envelope.id))
-      .executeUpdate(retryFinalizationUpdate, { args: [] });
-  } catch (error) {
-    throw toServiceError(error, envelope.id, envelope.status);
-  }
+  return updateEnvelope(ctx, envelope, retryFinalizationUpdate);
 }

@@ -40,11 +40,11 @@ export async function sendEnvelope(
       `Envelope ${envelope.id} expired at ${envelope.expiresAt.toISOString()} before it was sent.`,
     );
   }
-  const organization = await ctx.orm.em.fork().findOneOrFail(Organization, { id: envelope.organizationId });
+  const organization = await ctx.em.findOneOrFail(Organization, { id: envelope.organizationId });
   if (envelope.status === 'Draft') {
     // A first send (not a repeated one) must be able to reach its SMS and WhatsApp recipients.
     await requireSmsCredits(
-      ctx.orm.em.fork(),
+      ctx.em,
       envelope.organizationId,
       textMessagesNeeded(recipients),
       `send envelope ${envelope.id}`,
@@ -54,8 +54,7 @@ export async function sendEnvelope(
   const workflowId = envelopeWorkflowId(envelope.id);
   if (envelope.workflowId !== workflowId) {
     // Recorded before starting, so an operator can find the workflow even if the start is interrupted.
-    const em = ctx.orm.em.fork();
-    await em.nativeUpdate(Envelope, { id: envelope.id }, { workflowId });
+    await ctx.em.nativeUpdate(Envelope, { id: envelope.id }, { workflowId });
   }
   const startWorkflowOperation = new WithStartWorkflowOperation<typeof envelopeWorkflow>(
     ENVELOPE_WORKFLOW_TYPE,

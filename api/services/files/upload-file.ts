@@ -32,7 +32,7 @@ export interface FileRecord {
 export async function uploadFile(ctx: DataContext, input: UploadFileInput): Promise<FileRecord> {
   const organization = await findOrganization(ctx, input.organizationId);
   const pdf = await inspectPdf(input.bytes, { maxBytes: input.maxBytes, field: 'file' });
-  const em = ctx.orm.em.fork();
+  const em = ctx.em;
   const file = addStoredPdf(em, {
     organizationId: organization.id,
     filename: input.filename,

@@ -21,7 +21,7 @@ export async function listDevNotifications(ctx: DataContext, filter: DevNotifica
   if (filter.envelopeId !== undefined) where.envelopeId = filter.envelopeId;
   if (filter.recipientId !== undefined) where.recipientId = filter.recipientId;
   if (filter.kind !== undefined) where.kind = filter.kind;
-  const rows = await ctx.orm.em.fork().find(DevNotification, where, {
+  const rows = await ctx.em.find(DevNotification, where, {
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     limit: Math.min(filter.limit ?? DEV_NOTIFICATIONS_DEFAULT_LIMIT, DEV_NOTIFICATIONS_MAX_LIMIT),
   });

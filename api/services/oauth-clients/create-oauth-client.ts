@@ -2,8 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { OAuthClient, OAuthClientSecret } from '../../../db/entities/index.ts';
-import { parseAllowlistEntry } from '../../auth/ip-allowlist.ts';
-import { SCOPES } from '../../auth/scopes.ts';
+import { CreateOAuthClientRequest } from '../../../domain/organization.ts';
+import { InvalidRequest } from '../../errors.ts';
+import { parseAllowlistEntry } from '../../security/ip-allowlist.ts';
 import { hashSecret, randomToken } from '../../security/secrets.ts';
 import type { DataContext } from '../context.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
@@ -12,26 +13,7 @@ import { parseInput } from '../validation.ts';
 export const CLIENT_SECRET_LIFETIME_DAYS = 365;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-const CreateOAuthClientInput = z.object({
-  organizationId: z.string(),
-  name: z.string().trim().min(1, 'name is required').max(200),
-  scopes: z
-    .array(z.enum(SCOPES, { message: `each scope must be one of: ${SCOPES.join(' ')}` }))
-    .min(1, 'at least one scope is required')
-    .transform((scopes) => [...new Set(scopes)]),
-  ipAllowlist: z
-    .array(z.string())
-    .default([])
-    .transform((entries, ctx) => {
-      const normalized: string[] = [];
-      for (const raw of entries.filter((e) => e.trim() !== '')) {
-        const parsed = parseAllowlistEntry(raw);
-        if ('error' in parsed) ctx.addIssue({ code: 'custom', message: parsed.error });
-        else normalized.push(parsed.entry);
-      }
-      return [...new Set(normalized)];
-    }),
-});
+const CreateOAuthClientInput = CreateOAuthClientRequest.extend({ organizationId: z.string() });
 export type CreateOAuthClientInput = z.input<typeof CreateOAuthClientInput>;
 
 export interface CreatedOAuthClient {
@@ -51,18 +33,19 @@ export async function createOAuthClient(
   input: CreateOAuthClientInput,
 ): Promise<CreatedOAuthClient> {
   const data = parseInput(CreateOAuthClientInput, input, 'OAuth client');
+  const ipAllowlist = normalizedAllowlist(data.ipAllowlist);
   const organization = await findOrganization(ctx, data.organizationId);
   const clientId = `sigil_${randomToken(12)}`;
   const clientSecret = randomToken(32);
   const secretExpiresAt = new Date(Date.now() + CLIENT_SECRET_LIFETIME_DAYS * DAY_MS);
-  const em = ctx.orm.em.fork();
+  const { em } = ctx;
   const client = em.create(OAuthClient, {
     id: randomUUID(),
     organizationId: organization.id,
     name: data.name,
     clientId,
     scopes: data.scopes,
-    ipAllowlist: data.ipAllowlist,
+    ipAllowlist,
   });
   em.create(OAuthClientSecret, {
     id: randomUUID(),
@@ -82,4 +65,24 @@ export async function createOAuthClient(
     scopes: client.scopes,
     ipAllowlist: client.ipAllowlist,
   };
+}
+
+/** The allowlist entries normalized (an address, or a CIDR range), each bad entry named in one 400. */
+export function normalizedAllowlist(entries: string[]): string[] {
+  const normalized: string[] = [];
+  const problems: { field: string; message: string }[] = [];
+  entries.forEach((raw, index) => {
+    if (raw.trim() === '') return;
+    const parsed = parseAllowlistEntry(raw);
+    if ('error' in parsed) problems.push({ field: `ipAllowlist.${index}`, message: parsed.error });
+    else normalized.push(parsed.entry);
+  });
+  const first = problems[0];
+  if (first) {
+    throw new InvalidRequest(
+      `Invalid OAuth client: ${first.field}: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`,
+      problems,
+    );
+  }
+  return [...new Set(normalized)];
 }

@@ -5,9 +5,9 @@
 // (for example after a leak). The client then cannot obtain new tokens until a secret is rotated in;
 // access tokens issued earlier stay valid until they expire (at most the token lifetime).
 import { OAuthClientSecret } from '../../../db/entities/index.ts';
+import { UUID_PATTERN } from '../../../domain/common.ts';
 import { NotFound } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
-import { UUID_PATTERN } from '../validation.ts';
 import { findOrganizationClient } from './rotate-client-secret.ts';
 
 export interface DeleteClientSecretInput {
@@ -29,7 +29,7 @@ export async function deleteClientSecret(
   ctx: DataContext,
   input: DeleteClientSecretInput,
 ): Promise<DeletedClientSecret> {
-  const em = ctx.orm.em.fork();
+  const em = ctx.em;
   const client = await findOrganizationClient(em, input.organizationId, input.client);
   const secret = UUID_PATTERN.test(input.secretId)
     ? await em.findOne(OAuthClientSecret, { id: input.secretId, oauthClientId: client.id, deletedAt: null })

@@ -8,9 +8,9 @@ import {
   Organization,
   Plan,
 } from '../../../db/entities/index.ts';
-import { allowlistRefusal } from '../../auth/ip-allowlist.ts';
-import { isScope, SCOPES, type Scope } from '../../auth/scopes.ts';
+import { isScope, SCOPES, type Scope } from '../../../domain/scopes.ts';
 import { Forbidden, InvalidRequest, Unauthorized } from '../../errors.ts';
+import { allowlistRefusal } from '../../security/ip-allowlist.ts';
 import { hashSecret, randomToken, sha256Hex, verifySecret } from '../../security/secrets.ts';
 import type { DataContext } from '../context.ts';
 
@@ -40,6 +40,8 @@ export interface AccessTokenResponse {
 /** Longer credentials are refused without hashing them: no client id or secret of ours comes close. */
 const MAX_CREDENTIAL_LENGTH = 256;
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 /** One message for an unknown client and a wrong or expired secret, so neither can be told apart. */
 export const INVALID_CLIENT_MESSAGE =
   'Client authentication failed: unknown client or invalid client secret.';
@@ -48,7 +50,7 @@ export async function issueAccessToken(
   ctx: DataContext,
   input: IssueAccessTokenInput,
 ): Promise<AccessTokenResponse> {
-  const em = ctx.orm.em.fork();
+  const em = ctx.em;
   const client = await authenticateClient(em, input.clientId, input.clientSecret);
 
   const organization = await em.findOne(Organization, { id: client.organizationId });
@@ -73,9 +75,7 @@ export async function issueAccessToken(
   client.lastUsedAt = new Date();
   await em.flush();
   if (Math.random() < EXPIRED_TOKEN_CLEANUP_PROBABILITY) {
-    await em
-      .getConnection()
-      .execute("delete from oauth_access_token where expires_at < now() - interval '1 day'");
+    await em.nativeDelete(OAuthAccessToken, { expiresAt: { $lt: new Date(Date.now() - DAY_MS) } });
   }
 
   return {

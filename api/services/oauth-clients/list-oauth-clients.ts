@@ -36,7 +36,7 @@ export async function listOAuthClients(
   organizationId: string,
 ): Promise<OAuthClientSummary[]> {
   await findOrganization(ctx, organizationId);
-  const em = ctx.orm.em.fork();
+  const em = ctx.em;
   const clients = await em.find(
     OAuthClient,
     { organizationId },

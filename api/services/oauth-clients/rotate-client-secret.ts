@@ -4,11 +4,11 @@ import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OAuthClient, OAuthClientSecret } from '../../../db/entities/index.ts';
+import { UUID_PATTERN } from '../../../domain/common.ts';
 import { Conflict, NotFound } from '../../errors.ts';
 import { hashSecret, randomToken } from '../../security/secrets.ts';
 import type { DataContext } from '../context.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
-import { UUID_PATTERN } from '../validation.ts';
 import { CLIENT_SECRET_LIFETIME_DAYS } from './create-oauth-client.ts';
 
 export const MAX_ACTIVE_SECRETS = 2;
@@ -35,7 +35,7 @@ export async function rotateClientSecret(
   // Hashing is slow on purpose; do it before taking the row lock.
   const clientSecret = randomToken(32);
   const secretHash = await hashSecret(clientSecret);
-  return ctx.orm.em.fork().transactional(async (em) => {
+  return ctx.em.transactional(async (em) => {
     // The row lock serializes concurrent rotations of one client, so the limit of two cannot be overrun.
     const client = await findOrganizationClient(em, input.organizationId, input.client, true);
     const active = await em.count(OAuthClientSecret, {

@@ -1,25 +1,16 @@
 // Creates an organization (a tenant) on a plan; API access is off unless asked for.
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
 import { Organization, Plan } from '../../../db/entities/index.ts';
-import { PLAN_NAMES } from '../../../domain/vocabulary.ts';
+import { CreateOrganizationRequest } from '../../../domain/organization.ts';
 import { InvalidRequest } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
 import { parseInput } from '../validation.ts';
 
-export const SUPPORTED_LANGUAGES = ['en', 'he'] as const;
-
-const CreateOrganizationInput = z.object({
-  name: z.string().trim().min(1, 'name is required').max(200),
-  plan: z.enum(PLAN_NAMES, { message: `plan must be one of ${PLAN_NAMES.join(', ')}` }),
-  apiEnabled: z.boolean().default(false),
-  defaultLanguage: z.enum(SUPPORTED_LANGUAGES).default('en'),
-});
-export type CreateOrganizationInput = z.input<typeof CreateOrganizationInput>;
+export type CreateOrganizationInput = CreateOrganizationRequest;
 
 export async function createOrganization(ctx: DataContext, input: CreateOrganizationInput) {
-  const data = parseInput(CreateOrganizationInput, input, 'organization');
-  const em = ctx.orm.em.fork();
+  const data = parseInput(CreateOrganizationRequest, input, 'organization');
+  const { em } = ctx;
   const plan = await em.findOne(Plan, { name: data.plan });
   if (!plan) throw new InvalidRequest(`Plan ${data.plan} does not exist in this database.`);
   if (data.apiEnabled && !plan.apiAccess) {

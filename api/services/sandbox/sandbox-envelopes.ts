@@ -23,13 +23,14 @@ import {
   type SandboxEnvelopeDocument,
   type SandboxRecipientDocument,
 } from '../../../db/entities/index.ts';
+import { UUID_PATTERN } from '../../../domain/common.ts';
+import { ExtendEnvelopeRequest } from '../../../domain/envelope.ts';
 import { isTerminalEnvelopeStatus } from '../../../domain/vocabulary.ts';
 import { actsInRounds, currentRoundIndex, planRounds } from '../../../workflows/rounds.ts';
 import { Conflict, NotFound } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
 import { type CreateEnvelopeInput, validateEnvelopeRequest } from '../envelopes/create-envelope.ts';
-import { ExtendEnvelopeInput } from '../envelopes/extend-envelope.ts';
-import { parseInput, UUID_PATTERN } from '../validation.ts';
+import { parseInput } from '../validation.ts';
 import { type SandboxArtifact, sandboxSamplePdf } from './sample-pdf.ts';
 
 /** The statuses the simulation routes can move a synthetic envelope to. */
@@ -85,7 +86,7 @@ export async function createSandboxEnvelope(
     sentAt: null,
     completedAt: null,
   };
-  const em = ctx.orm.em.fork();
+  const { em } = ctx;
   em.create(SandboxEnvelope, {
     id: document.id,
     organizationId: request.organizationId,
@@ -105,7 +106,7 @@ export async function findSandboxEnvelope(
   envelopeId: string,
 ): Promise<SandboxEnvelopeDocument> {
   const row = UUID_PATTERN.test(envelopeId)
-    ? await ctx.orm.em.fork().findOne(SandboxEnvelope, { id: envelopeId, organizationId })
+    ? await ctx.em.findOne(SandboxEnvelope, { id: envelopeId, organizationId })
     : null;
   if (!row) throw new NotFound(`Sandbox envelope ${envelopeId} was not found.`);
   return settled(ctx, organizationId, row.document);
@@ -117,9 +118,11 @@ export async function findSandboxEnvelopeByReference(
   organizationId: string,
   externalReference: string,
 ): Promise<SandboxEnvelopeDocument> {
-  const row = await ctx.orm.em
-    .fork()
-    .findOne(SandboxEnvelope, { organizationId, externalReference }, { orderBy: { createdAt: 'desc' } });
+  const row = await ctx.em.findOne(
+    SandboxEnvelope,
+    { organizationId, externalReference },
+    { orderBy: { createdAt: 'desc' } },
+  );
   if (!row) {
     throw new NotFound(`No sandbox envelope has the external reference "${externalReference}".`);
   }
@@ -170,9 +173,9 @@ export function extendSandboxEnvelope(
   ctx: DataContext,
   organizationId: string,
   envelopeId: string,
-  input: ExtendEnvelopeInput,
+  input: ExtendEnvelopeRequest,
 ) {
-  const { expiresAt } = parseInput(ExtendEnvelopeInput, input, 'extend request');
+  const { expiresAt } = parseInput(ExtendEnvelopeRequest, input, 'extend request');
   return change(ctx, organizationId, envelopeId, (envelope) => {
     refuseFinished(envelope);
     const next = Date.parse(expiresAt);
@@ -255,11 +258,11 @@ async function change(
   apply: (envelope: SandboxEnvelopeDocument, now: Date) => boolean,
 ): Promise<SandboxEnvelopeDocument> {
   if (!UUID_PATTERN.test(envelopeId)) throw new NotFound(`Sandbox envelope ${envelopeId} was not found.`);
-  return ctx.orm.em.fork().transactional(async (em) => {
+  return ctx.em.transactional(async (em) => {
     const row = await em.findOne(
       SandboxEnvelope,
       { id: envelopeId, organizationId },
-      { lockMode: LockMode.PESSIMISTIC_WRITE },
+      { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
     );
     if (!row) throw new NotFound(`Sandbox envelope ${envelopeId} was not found.`);
     const now = new Date();

@@ -15,7 +15,7 @@ export interface IssuedSigningLink {
 }
 
 export async function issueSigningLinks(
-  ctx: Pick<ServiceContext, 'orm' | 'config'>,
+  ctx: Pick<ServiceContext, 'em' | 'config'>,
   organizationId: string,
   envelopeId: string,
 ): Promise<IssuedSigningLink[]> {
@@ -26,7 +26,7 @@ export async function issueSigningLinks(
   const acting = recipients.filter(actsInRounds);
   const base = ctx.config.publicBaseUrl.replace(/\/+$/, '');
   const issued: IssuedSigningLink[] = [];
-  await ctx.orm.em.fork().transactional(async (tx) => {
+  await ctx.em.transactional(async (tx) => {
     if (acting.length > 0) {
       await tx.nativeUpdate(
         SigningLink,
@@ -58,7 +58,7 @@ const HANDED_OVER: readonly string[] = ['Api', 'ManualLink'];
  * WhatsApp get their links only in their messages.
  */
 export async function issueRecipientSigningLink(
-  ctx: Pick<ServiceContext, 'orm' | 'config'>,
+  ctx: Pick<ServiceContext, 'em' | 'config'>,
   organizationId: string,
   envelopeId: string,
   recipientId: string,
@@ -76,7 +76,7 @@ export async function issueRecipientSigningLink(
     );
   }
   const token = randomToken();
-  await ctx.orm.em.fork().transactional(async (tx) => {
+  await ctx.em.transactional(async (tx) => {
     await tx.nativeUpdate(
       SigningLink,
       { recipientId: recipient.id, revokedAt: null },

@@ -8,12 +8,12 @@
 // Hashing still keeps codes out of plain sight in queries, dumps and backups, and keying by the row id
 // means no single precomputed table of a million hashes fits every row.
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
-import type { AuthenticationMethod } from '../../../domain/vocabulary.ts';
+import { type AuthenticationMethod, OTP_DIGITS } from '../../../domain/vocabulary.ts';
 import { renderShortText } from '../../../notifications/messages.ts';
 
 export const OTP_POLICY = {
   /** The specification's code length. */
-  digits: 6,
+  digits: OTP_DIGITS,
   /** A code can be verified for this long after it was sent. */
   codeLifetimeMs: 10 * 60 * 1000,
   /** Wrong guesses allowed per code; the last one kills the code and a new one must be requested. */
@@ -26,8 +26,6 @@ export const OTP_POLICY = {
   /** A verified code opens a signer session (header X-Signing-Session) for this long. */
   sessionLifetimeMs: 2 * 60 * 60 * 1000,
 } as const;
-
-export const SIGNING_SESSION_HEADER = 'x-signing-session';
 
 /** A recipient who must verify a code, and the channel it goes out on; null for everyone else. */
 export function otpChannel(method: AuthenticationMethod): 'Sms' | 'WhatsApp' | null {

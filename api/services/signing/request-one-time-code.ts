@@ -17,14 +17,10 @@ import {
 import { NotificationError, redactedMessage } from '../../../notifications/errors.ts';
 import { senderName } from '../../../notifications/messages.ts';
 import type { SentMessage } from '../../../notifications/providers.ts';
-import {
-  envelopeWorkflowId,
-  recipientAuthenticationUpdate,
-  type SignerActionOrigin,
-} from '../../../workflows/contracts.ts';
+import { recipientAuthenticationUpdate, type SignerActionOrigin } from '../../../workflows/contracts.ts';
 import { Conflict, RateLimited, ServiceUnavailable } from '../../errors.ts';
 import type { ServiceContext } from '../context.ts';
-import { toServiceError } from '../envelopes/workflow-errors.ts';
+import { updateEnvelope } from '../envelopes/envelope-update.ts';
 import { requireSmsCredits } from '../usage/sms-credits.ts';
 import { codeMessage, generateCode, hashCode, maskPhone, OTP_POLICY } from './otp-policy.ts';
 import { lockSigningRecipient } from './recipient-lock.ts';
@@ -65,7 +61,7 @@ export async function requestOneTimeCode(
       `One-time codes cannot be sent by ${name}: this server has no ${name} provider configured.`,
     );
   }
-  await requireSmsCredits(ctx.orm.em.fork(), envelope.organizationId, 1, 'send a one-time code');
+  await requireSmsCredits(ctx.em, envelope.organizationId, 1, 'send a one-time code');
 
   const now = new Date();
   const code = generateCode();
@@ -93,7 +89,7 @@ export async function requestOneTimeCode(
     provider,
     outcome,
   });
-  const resendAvailableAt = await ctx.orm.em.fork().transactional(async (tx) => {
+  const resendAvailableAt = await ctx.em.transactional(async (tx) => {
     // One request per recipient at a time, so two quick requests cannot both pass the throttle.
     await lockSigningRecipient(tx, envelope.id, recipient.id);
     const windowStart = new Date(now.getTime() - OTP_POLICY.sendWindowMs);
@@ -163,10 +159,10 @@ export async function requestOneTimeCode(
     } catch (error) {
       // The code never reached the recipient: forget it, so it is neither the latest code nor counted by the
       // resend limits, and the recipient may ask again at once.
-      await ctx.orm.em.fork().nativeDelete(OtpCode, { id });
+      await ctx.em.nativeDelete(OtpCode, { id });
       const failure = error instanceof NotificationError ? error : null;
       await recordAttempt(
-        ctx.orm.em.fork(),
+        ctx.em,
         attempt(
           { status: 'failed', error: failure ? failure.message : redactedMessage(error) },
           provider.name,
@@ -183,20 +179,17 @@ export async function requestOneTimeCode(
       );
     }
     await recordAttempt(
-      ctx.orm.em.fork(),
+      ctx.em,
       attempt({ status: 'sent', providerMessageId: sent.providerMessageId }, provider.name),
     );
   }
 
-  try {
-    await ctx.temporal.workflow
-      .getHandle(envelopeWorkflowId(envelope.id))
-      .executeUpdate(recipientAuthenticationUpdate, {
-        args: [{ recipientId: recipient.id, outcome: 'code_sent', channel, ...origin }],
-      });
-  } catch (error) {
-    throw toServiceError(error, envelope.id, envelope.status);
-  }
+  await updateEnvelope(ctx, envelope, recipientAuthenticationUpdate, {
+    recipientId: recipient.id,
+    outcome: 'code_sent',
+    channel,
+    ...origin,
+  });
   return {
     channel,
     sentTo: maskPhone(phone),

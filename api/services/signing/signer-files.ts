@@ -6,7 +6,8 @@ import { type StoredFileContent, storedFileLoader } from '../../../db/stored-fil
 import { fileReference } from '../../../documents/field-values.ts';
 import { NotFound } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
-import { openSigningSession, requireAuthenticated, requireReady, signerFields } from './signing-session.ts';
+import { loadSignerFields } from './signer-fields.ts';
+import { openSigningSession, requireActing } from './signing-session.ts';
 
 /** The file `fileId` when it is the current value of one of the recipient's fields (ready and authenticated). */
 export async function openSignerFile(
@@ -16,12 +17,11 @@ export async function openSignerFile(
   signerSession?: string,
 ): Promise<StoredFileContent> {
   const session = await openSigningSession(ctx, token, signerSession);
-  requireReady(session, 'show a saved file');
-  requireAuthenticated(session, 'show a saved file');
+  requireActing(session, 'show a saved file');
   const notFound = new NotFound('This file was not found among the values of this signing link.');
-  const fields = await signerFields(ctx, session);
+  const fields = await loadSignerFields(ctx, session);
   if (!fields.some(({ value }) => fileReference(value)?.fileId === fileId)) throw notFound;
-  const files = await storedFileLoader(ctx.orm.em.fork(), session.envelope.organizationId)([fileId]);
+  const files = await storedFileLoader(ctx.em, session.envelope.organizationId)([fileId]);
   const file = files.get(fileId);
   if (!file) throw notFound;
   return file;

@@ -5,13 +5,12 @@
 import type { RecipientStatus } from '../../../domain/vocabulary.ts';
 import {
   type EnvelopeState,
-  envelopeWorkflowId,
   type RecipientProgressRequest,
   recipientProgressUpdate,
   type SignerActionOrigin,
 } from '../../../workflows/contracts.ts';
 import type { ServiceContext } from '../context.ts';
-import { toServiceError } from '../envelopes/workflow-errors.ts';
+import { updateEnvelope } from '../envelopes/envelope-update.ts';
 import type { SigningSession } from './signing-session.ts';
 
 const ALREADY: Record<RecipientProgressRequest['step'], readonly RecipientStatus[]> = {
@@ -30,13 +29,9 @@ export async function recordSignerProgress(
   origin: SignerActionOrigin,
 ): Promise<EnvelopeState | null> {
   if (ALREADY[step].includes(session.recipient.status)) return null;
-  try {
-    return await ctx.temporal.workflow
-      .getHandle(envelopeWorkflowId(session.envelope.id))
-      .executeUpdate(recipientProgressUpdate, {
-        args: [{ recipientId: session.recipient.id, step, ...origin }],
-      });
-  } catch (error) {
-    throw toServiceError(error, session.envelope.id, session.envelope.status);
-  }
+  return updateEnvelope(ctx, session.envelope, recipientProgressUpdate, {
+    recipientId: session.recipient.id,
+    step,
+    ...origin,
+  });
 }

@@ -1,30 +1,20 @@
-// A signing link resolved to its envelope, recipient and fields, and the state the signer app shows for it.
-// An unknown or revoked token is "not found"; a link works for signing only while its recipient can act.
-import {
-  Envelope,
-  EnvelopeFieldValue,
-  Organization,
-  Recipient,
-  SignerSession,
-  SigningLink,
-  TemplateField,
-} from '../../../db/entities/index.ts';
-import type { EnvelopeStatus, RecipientStatus, RecipientType } from '../../../domain/vocabulary.ts';
+// A signing link resolved to its envelope, recipient and organization, and the state the signer app shows
+// for it. Loaded once per request, in one statement (the link, its envelope, recipient and organization, and
+// whether the request's signer session is valid), and handed to the verbs; an unknown or revoked token is
+// "not found", and a link works for signing only while its recipient can act.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Envelope, Organization, Recipient } from '../../../db/entities/index.ts';
+import type {
+  EnvelopeStatus,
+  RecipientStatus,
+  RecipientType,
+  SignerAction,
+  SigningState,
+} from '../../../domain/vocabulary.ts';
 import { Conflict, Forbidden, NotFound } from '../../errors.ts';
 import { sha256Hex } from '../../security/secrets.ts';
 import type { DataContext } from '../context.ts';
 import { otpChannel } from './otp-policy.ts';
-
-export const SIGNING_STATES = [
-  'ready',
-  'not_in_turn',
-  'completed',
-  'declined',
-  'cancelled',
-  'expired',
-  'finalizing',
-] as const;
-export type SigningState = (typeof SIGNING_STATES)[number];
 
 /** The consent the signer gives before completing; a fixed default until organizations can set their own. */
 export const CONSENT_TEXT: Record<string, string> = {
@@ -34,10 +24,10 @@ export const CONSENT_TEXT: Record<string, string> = {
 
 /** A token from `randomToken()`: 32 bytes in base64url. */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
-/** Fields the signer never fills, so they never count as awaiting the signer. */
-const NOT_SIGNER_FILLED = ['Read-only text'];
 
 export interface SigningSession {
+  /** The token of the link, as the signer sent it. */
+  token: string;
   envelope: Envelope;
   recipient: Recipient;
   organization: Organization;
@@ -52,6 +42,13 @@ export interface SigningSession {
   authenticated: boolean;
 }
 
+interface SessionRow {
+  envelope: Record<string, unknown>;
+  recipient: Record<string, unknown>;
+  organization: Record<string, unknown>;
+  has_session: boolean;
+}
+
 /**
  * Resolves a signing link. `signerSessionToken` is the X-Signing-Session header; it only matters for a
  * recipient who must verify a one-time code.
@@ -63,44 +60,41 @@ export async function openSigningSession(
 ): Promise<SigningSession> {
   const notFound = new NotFound('This signing link was not found or is no longer valid.');
   if (!TOKEN.test(token)) throw notFound;
-  const em = ctx.orm.em.fork();
-  const link = await em.findOne(SigningLink, { tokenHash: sha256Hex(token), revokedAt: null });
-  if (!link) throw notFound;
-  const envelope = await em.findOne(Envelope, { id: link.envelopeId, organizationId: link.organizationId });
-  const recipient = await em.findOne(Recipient, { id: link.recipientId, envelopeId: link.envelopeId });
-  const organization = await em.findOne(Organization, { id: link.organizationId });
-  if (!envelope || !recipient || !organization) throw notFound;
+  const sessionHash =
+    signerSessionToken && TOKEN.test(signerSessionToken) ? sha256Hex(signerSessionToken) : null;
+  const [row] = await ctx.em.execute<SessionRow[]>(
+    `select row_to_json(e) as envelope, row_to_json(r) as recipient, row_to_json(o) as organization,
+            (? :: text is not null and exists (
+               select 1 from signer_session s
+                where s.token_hash = ? and s.recipient_id = r.id and s.expires_at > now())) as has_session
+       from signing_link l
+       join envelope e on e.id = l.envelope_id and e.organization_id = l.organization_id
+       join recipient r on r.id = l.recipient_id and r.envelope_id = l.envelope_id
+       join organization o on o.id = l.organization_id
+      where l.token_hash = ? and l.revoked_at is null`,
+    [sessionHash, sessionHash, sha256Hex(token)],
+  );
+  if (!row) throw notFound;
+  const envelope = mapRow(ctx.em, Envelope, row.envelope);
+  const recipient = mapRow(ctx.em, Recipient, row.recipient);
+  const organization = mapRow(ctx.em, Organization, row.organization);
   const authenticationRequired = otpChannel(recipient.authenticationMethod) !== null;
   return {
+    token,
     envelope,
     recipient,
     organization,
     state: signingState(envelope.status, recipient.status),
     language: recipient.language ?? organization.defaultLanguage,
     authenticationRequired,
-    authenticated:
-      !authenticationRequired ||
-      (signerSessionToken !== undefined && (await hasSignerSession(ctx, recipient.id, signerSessionToken))),
+    authenticated: !authenticationRequired || row.has_session,
   };
 }
 
-/** An unexpired signer session of this recipient with this token. */
-async function hasSignerSession(
-  ctx: DataContext,
-  recipientId: string,
-  sessionToken: string,
-): Promise<boolean> {
-  if (!TOKEN.test(sessionToken)) return false;
-  const found = await ctx.orm.em.fork().count(SignerSession, {
-    tokenHash: sha256Hex(sessionToken),
-    recipientId,
-    expiresAt: { $gt: new Date() },
-  });
-  return found > 0;
+/** A row of `row_to_json` (column names, JSON values) as a managed entity of the request's unit of work. */
+function mapRow<T extends object>(em: EntityManager, entity: new () => T, data: Record<string, unknown>): T {
+  return em.map(entity, data as never);
 }
-
-/** What completing means for each recipient type, as the signer app names it. */
-export type SignerAction = 'sign' | 'fill' | 'approve' | 'view';
 
 export function signerAction(type: RecipientType): SignerAction {
   if (type === 'FormFiller') return 'fill';
@@ -122,7 +116,7 @@ export function signingState(envelope: EnvelopeStatus, recipient: RecipientStatu
 }
 
 /** Refuses an action unless the recipient can act now (409 naming the state). */
-export function requireReady(session: SigningSession, action: string): void {
+export function requireReady(session: Pick<SigningSession, 'state'>, action: string): void {
   if (session.state !== 'ready') {
     throw new Conflict(`Cannot ${action}: this signing link is ${session.state}.`, [
       { field: 'state', message: session.state },
@@ -140,6 +134,12 @@ export function requireAuthenticated(session: SigningSession, action: string): v
   }
 }
 
+/** A ready and (for OTP) authenticated session: the precondition of every signer action but reading the view. */
+export function requireActing(session: SigningSession, action: string): void {
+  requireReady(session, action);
+  requireAuthenticated(session, action);
+}
+
 /** Refuses a one-time-code step for a recipient who does not use one-time codes (409); else their channel. */
 export function requireOtpRecipient(session: SigningSession, action: string): 'Sms' | 'WhatsApp' {
   const channel = otpChannel(session.recipient.authenticationMethod);
@@ -150,40 +150,4 @@ export function requireOtpRecipient(session: SigningSession, action: string): 'S
     );
   }
   return channel;
-}
-
-export interface SignerField {
-  field: TemplateField;
-  value: unknown;
-}
-
-/** The recipient's fields (their template role's) in template order, each with its saved or prefilled value. */
-export async function signerFields(ctx: DataContext, session: SigningSession): Promise<SignerField[]> {
-  const { envelope, recipient } = session;
-  if (!envelope.templateId || !recipient.roleId) return [];
-  const em = ctx.orm.em.fork();
-  const fields = await em.find(
-    TemplateField,
-    { templateId: envelope.templateId, roleId: recipient.roleId },
-    { orderBy: { position: 'asc' } },
-  );
-  const values =
-    fields.length === 0
-      ? []
-      : await em.find(EnvelopeFieldValue, {
-          envelopeId: envelope.id,
-          fieldId: { $in: fields.map((f) => f.id) },
-        });
-  return fields.map((field) => ({ field, value: values.find((v) => v.fieldId === field.id)?.value ?? null }));
-}
-
-export function isFilled(value: unknown): boolean {
-  return value !== null && value !== undefined && value !== '' && value !== false;
-}
-
-/** Required fields the signer still has to fill (read-only text is never theirs to fill). */
-export function missingRequired(fields: SignerField[]): SignerField[] {
-  return fields.filter(
-    ({ field, value }) => field.required && !NOT_SIGNER_FILLED.includes(field.type) && !isFilled(value),
-  );
 }

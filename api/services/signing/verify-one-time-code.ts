@@ -4,7 +4,6 @@
 // guess counts even when the answer is an error.
 import { OtpCode, SignerSession } from '../../../db/entities/index.ts';
 import {
-  envelopeWorkflowId,
   type RecipientAuthenticationRequest,
   recipientAuthenticationUpdate,
   type SignerActionOrigin,
@@ -12,7 +11,7 @@ import {
 import { Conflict, InvalidRequest } from '../../errors.ts';
 import { randomToken, sha256Hex } from '../../security/secrets.ts';
 import type { ServiceContext } from '../context.ts';
-import { toServiceError } from '../envelopes/workflow-errors.ts';
+import { updateEnvelope } from '../envelopes/envelope-update.ts';
 import { codeMatches, OTP_POLICY } from './otp-policy.ts';
 import { lockSigningRecipient } from './recipient-lock.ts';
 import { openSigningSession, requireOtpRecipient, requireReady } from './signing-session.ts';
@@ -40,7 +39,7 @@ export async function verifyOneTimeCode(
   const { envelope, recipient } = session;
   const now = new Date();
 
-  const decision = await ctx.orm.em.fork().transactional(async (tx): Promise<Decision> => {
+  const decision = await ctx.em.transactional(async (tx): Promise<Decision> => {
     // One verification per recipient at a time: attempts are counted exactly.
     await lockSigningRecipient(tx, envelope.id, recipient.id);
     const latest = await tx.findOne(
@@ -95,28 +94,28 @@ export async function verifyOneTimeCode(
     };
   });
 
-  const handle = ctx.temporal.workflow.getHandle(envelopeWorkflowId(envelope.id));
   if (decision.verified) {
     try {
-      await handle.executeUpdate(recipientAuthenticationUpdate, {
-        args: [{ recipientId: recipient.id, outcome: 'verified', ...origin }],
+      await updateEnvelope(ctx, envelope, recipientAuthenticationUpdate, {
+        recipientId: recipient.id,
+        outcome: 'verified',
+        ...origin,
       });
     } catch (error) {
       // The workflow would not let this recipient act: the session must not outlive that answer.
-      await ctx.orm.em.fork().nativeDelete(SignerSession, { tokenHash: decision.tokenHash });
-      throw toServiceError(error, envelope.id, envelope.status);
+      await ctx.em.nativeDelete(SignerSession, { tokenHash: decision.tokenHash });
+      throw error;
     }
     return { sessionToken: decision.sessionToken, expiresAt: decision.expiresAt.toISOString() };
   }
 
   if (decision.record) {
-    try {
-      await handle.executeUpdate(recipientAuthenticationUpdate, {
-        args: [{ recipientId: recipient.id, outcome: 'failed', reason: decision.reason, ...origin }],
-      });
-    } catch (error) {
-      throw toServiceError(error, envelope.id, envelope.status);
-    }
+    await updateEnvelope(ctx, envelope, recipientAuthenticationUpdate, {
+      recipientId: recipient.id,
+      outcome: 'failed',
+      reason: decision.reason,
+      ...origin,
+    });
   }
   throw failure(decision.reason, decision.attemptsLeft);
 }

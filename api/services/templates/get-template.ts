@@ -1,17 +1,18 @@
 // One published template of an organization with its roles and field definitions. A draft, another
 // organization's template, an unknown id and a malformed id are all "not found".
 import { Template } from '../../../db/entities/index.ts';
+import { UUID_PATTERN } from '../../../domain/common.ts';
+import type { TemplateView } from '../../../domain/template.ts';
 import { NotFound } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
-import { UUID_PATTERN } from '../validation.ts';
-import { describeTemplates, type TemplateView } from './list-templates.ts';
+import { describeTemplates } from './list-templates.ts';
 
 export async function getTemplate(
   ctx: DataContext,
   organizationId: string,
   templateId: string,
 ): Promise<TemplateView> {
-  const em = ctx.orm.em.fork();
+  const { em } = ctx;
   const template = UUID_PATTERN.test(templateId)
     ? await em.findOne(Template, { id: templateId, organizationId, status: 'Published' })
     : null;

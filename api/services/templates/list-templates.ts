@@ -1,48 +1,15 @@
 // The published templates of an organization with the roles and field definitions an integrator needs to
-// map recipients (by role name) and prefill values (by fieldDefinitionId). Drafts are never shown.
+// map recipients (by role name) and prefill values (by fieldDefinitionId), in the API's shape
+// (domain/template.ts). Drafts are never shown.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Template, TemplateField, TemplateRole } from '../../../db/entities/index.ts';
-import type { FieldType } from '../../../domain/vocabulary.ts';
+import type { TemplateView } from '../../../domain/template.ts';
 import type { DataContext } from '../context.ts';
-
-export interface TemplateRoleView {
-  name: string;
-  required: boolean;
-}
-
-export interface FieldDefinitionView {
-  /** The template_field id; envelope initialValues refer to it. */
-  fieldDefinitionId: string;
-  type: FieldType;
-  /** The name of the responsible role. */
-  role: string;
-  label: string;
-  /** 1-based page number. */
-  page: number;
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-  required: boolean;
-  /** The choices of Radio and Dropdown fields; null for every other type. */
-  options: string[] | null;
-}
-
-export interface TemplateView {
-  id: string;
-  name: string;
-  pageCount: number;
-  createdAt: Date;
-  publishedAt: Date | null;
-  /** In the template's order. */
-  roles: TemplateRoleView[];
-  /** In the template's order. */
-  fields: FieldDefinitionView[];
-}
+import { placementOf } from './field-placement.ts';
 
 /** Published templates of the organization, by name. */
 export async function listTemplates(ctx: DataContext, organizationId: string): Promise<TemplateView[]> {
-  const em = ctx.orm.em.fork();
+  const { em } = ctx;
   const templates = await em.find(
     Template,
     { organizationId, status: 'Published' },
@@ -70,8 +37,8 @@ export async function describeTemplates(em: EntityManager, templates: Template[]
     id: template.id,
     name: template.name,
     pageCount: template.pageCount,
-    createdAt: template.createdAt,
-    publishedAt: template.publishedAt ?? null,
+    createdAt: template.createdAt.toISOString(),
+    publishedAt: template.publishedAt ? template.publishedAt.toISOString() : null,
     roles: roles
       .filter((role) => role.templateId === template.id)
       .map((role) => ({ name: role.name, required: role.required })),
@@ -79,14 +46,8 @@ export async function describeTemplates(em: EntityManager, templates: Template[]
       .filter((field) => field.templateId === template.id)
       .map((field) => ({
         fieldDefinitionId: field.id,
-        type: field.type,
         role: roleNames.get(field.roleId) ?? '',
-        label: field.label,
-        page: field.page,
-        x: field.x,
-        y: field.y,
-        width: field.width,
-        height: field.height,
+        ...placementOf(field),
         required: field.required,
         options: field.options && field.options.length > 0 ? field.options : null,
       })),

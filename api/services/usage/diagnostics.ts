@@ -2,10 +2,17 @@
 // client's rate-limit state, OAuth clients with secret-expiry warnings, and webhook delivery counts.
 import type { Config } from '../../../config/config.ts';
 import { Organization, Plan } from '../../../db/entities/index.ts';
-import type { ApiPrincipal } from '../../auth/principal.ts';
-import { type RateLimitBucket, resolveLimits, windowFor } from '../../plugins/rate-limit.ts';
+
 import type { DataContext } from '../context.ts';
 import { listOAuthClients } from '../oauth-clients/list-oauth-clients.ts';
+import {
+  clientBucket,
+  countedRequests,
+  type RateLimitBucket,
+  resolveLimits,
+  WINDOW_SECONDS,
+  windowFor,
+} from './rate-limit-policy.ts';
 
 const HOUR_MS = 3600_000;
 
@@ -17,10 +24,11 @@ interface StatRow {
 
 export async function diagnostics(
   ctx: DataContext & { config: Pick<Config, 'api'> },
-  principal: ApiPrincipal,
+  /** The calling OAuth client and the organization it acts for. */
+  principal: { organizationId: string; oauthClientId: string },
   now = new Date(),
 ) {
-  const em = ctx.orm.em.fork();
+  const { em } = ctx;
   const connection = em.getConnection();
   const organization = await em.findOneOrFail(Organization, { id: principal.organizationId });
   const plan = await em.findOneOrFail(Plan, { name: organization.planName });
@@ -49,11 +57,11 @@ export async function diagnostics(
   );
   const window = windowFor(now);
   const rateLimit = async (kind: RateLimitBucket) => {
-    const [row] = await connection.execute<{ count: number }[]>(
-      'select count from rate_limit_window where bucket = ? and window_start = ?::timestamptz',
-      [`${principal.oauthClientId}:${principal.organizationId}:${kind}`, window.start.toISOString()],
+    const used = await countedRequests(
+      em,
+      clientBucket(principal.oauthClientId, principal.organizationId, kind),
+      window.start,
     );
-    const used = Number(row?.count ?? 0);
     return {
       limit: limits[kind],
       used,
@@ -84,7 +92,11 @@ export async function diagnostics(
       lastHour: await counts(new Date(now.getTime() - HOUR_MS)),
       last24Hours: await counts(new Date(now.getTime() - 24 * HOUR_MS)),
     },
-    rateLimits: { windowSeconds: 60, standard: await rateLimit('standard'), heavy: await rateLimit('heavy') },
+    rateLimits: {
+      windowSeconds: WINDOW_SECONDS,
+      standard: await rateLimit('standard'),
+      heavy: await rateLimit('heavy'),
+    },
     oauthClients: clients.map((client) => ({
       clientId: client.clientId,
       name: client.name,

@@ -6,7 +6,7 @@ import type { DataContext } from '../context.ts';
 import { smsCredits } from './sms-credits.ts';
 
 export async function usageSummary(ctx: DataContext, organizationId: string, now = new Date()) {
-  const em = ctx.orm.em.fork();
+  const em = ctx.em;
   const organization = await em.findOne(Organization, { id: organizationId });
   if (!organization) throw new NotFound('Organization not found.');
   const plan = await em.findOneOrFail(Plan, { name: organization.planName });

@@ -5,16 +5,11 @@ import { z } from 'zod';
 import type { Config } from '../../../config/config.ts';
 import type { HostResolver } from '../../../config/outbound-targets.ts';
 import { WebhookEndpoint } from '../../../db/entities/index.ts';
+import { CreateWebhookEndpointRequest, type WebhookEndpointView } from '../../../domain/webhook.ts';
 import { Conflict } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
 import { parseInput } from '../validation.ts';
-import { WebhookEventTypes, WebhookUrl } from './endpoint-input.ts';
-import {
-  newWebhookSecret,
-  requireWebhookAccess,
-  type WebhookEndpointView,
-  webhookEndpointView,
-} from './webhook-records.ts';
+import { newWebhookSecret, requireWebhookAccess, webhookEndpointView } from './webhook-records.ts';
 import { validateWebhookUrl } from './webhook-url.ts';
 
 export const MAX_WEBHOOK_ENDPOINTS = 20;
@@ -25,12 +20,7 @@ export interface WebhookConfigContext extends DataContext {
   resolveHost?: HostResolver;
 }
 
-const CreateWebhookEndpointInput = z.object({
-  organizationId: z.string(),
-  url: WebhookUrl,
-  eventTypes: WebhookEventTypes.default([]),
-  enabled: z.boolean().default(true),
-});
+const CreateWebhookEndpointInput = CreateWebhookEndpointRequest.extend({ organizationId: z.string() });
 export type CreateWebhookEndpointInput = z.input<typeof CreateWebhookEndpointInput>;
 
 export interface CreatedWebhookEndpoint extends WebhookEndpointView {
@@ -43,7 +33,7 @@ export async function createWebhookEndpoint(
   input: CreateWebhookEndpointInput,
 ): Promise<CreatedWebhookEndpoint> {
   const data = parseInput(CreateWebhookEndpointInput, input, 'webhook endpoint');
-  const em = ctx.orm.em.fork();
+  const em = ctx.em;
   await requireWebhookAccess(em, data.organizationId);
   const url = await validateWebhookUrl(data.url, ctx.config.env, ctx.resolveHost);
   const existing = await em.count(WebhookEndpoint, { organizationId: data.organizationId });

@@ -8,7 +8,7 @@ export async function deleteWebhookEndpoint(
   organizationId: string,
   endpointId: string,
 ): Promise<{ id: string; deleted: true }> {
-  const em = ctx.orm.em.fork();
+  const em = ctx.em;
   const endpoint = await findWebhookEndpoint(em, organizationId, endpointId);
   await em.remove(endpoint).flush();
   return { id: endpointId, deleted: true };

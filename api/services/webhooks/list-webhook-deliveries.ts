@@ -1,13 +1,9 @@
 // The organization's deliveries, newest first, optionally of one endpoint, each with its attempts.
 import { WebhookDelivery, WebhookDeliveryAttempt } from '../../../db/entities/index.ts';
+import type { WebhookDeliveryView } from '../../../domain/webhook.ts';
 import type { DataContext } from '../context.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
-import {
-  findWebhookDelivery,
-  findWebhookEndpoint,
-  type WebhookDeliveryView,
-  webhookDeliveryView,
-} from './webhook-records.ts';
+import { findWebhookDelivery, findWebhookEndpoint, webhookDeliveryView } from './webhook-records.ts';
 
 export const WEBHOOK_DELIVERIES_DEFAULT_LIMIT = 50;
 export const WEBHOOK_DELIVERIES_MAX_LIMIT = 500;
@@ -23,7 +19,7 @@ export async function listWebhookDeliveries(
   filter: WebhookDeliveryFilter = {},
 ): Promise<WebhookDeliveryView[]> {
   await findOrganization(ctx, organizationId);
-  const em = ctx.orm.em.fork();
+  const em = ctx.em;
   if (filter.endpointId !== undefined) await findWebhookEndpoint(em, organizationId, filter.endpointId);
   const limit = Math.max(
     1,
@@ -47,7 +43,7 @@ export async function getWebhookDelivery(
   organizationId: string,
   deliveryId: string,
 ): Promise<WebhookDeliveryView> {
-  const em = ctx.orm.em.fork();
+  const em = ctx.em;
   const delivery = await findWebhookDelivery(em, organizationId, deliveryId);
   const attempts = await em.find(WebhookDeliveryAttempt, { deliveryId: delivery.id });
   return webhookDeliveryView(delivery, attempts);

@@ -1,6 +1,8 @@
 // Replays a stored delivery: a new delivery (new X-Service-Delivery id, its own five attempts) of the same
 // payload — the same event `id`, type, `created_at` and data — to the endpoint's current URL, signed with
 // its current secret. Meant for after an endpoint was fixed; any delivery may be replayed, in any status.
+
+import type { WebhookDeliveryView } from '../../../domain/webhook.ts';
 import type { ServiceContext } from '../context.ts';
 import {
   findWebhookDelivery,
@@ -8,17 +10,16 @@ import {
   type QueueDeliveryOptions,
   queueDelivery,
   requireWebhookAccess,
-  type WebhookDeliveryView,
   webhookDeliveryView,
 } from './webhook-records.ts';
 
 export async function replayWebhookDelivery(
-  ctx: Pick<ServiceContext, 'orm' | 'temporal'>,
+  ctx: Pick<ServiceContext, 'em' | 'temporal'>,
   organizationId: string,
   deliveryId: string,
   options: QueueDeliveryOptions = {},
 ): Promise<WebhookDeliveryView> {
-  const em = ctx.orm.em.fork();
+  const em = ctx.em;
   await requireWebhookAccess(em, organizationId);
   const original = await findWebhookDelivery(em, organizationId, deliveryId);
   const endpoint = await findWebhookEndpoint(em, organizationId, original.endpointId);

@@ -3,12 +3,12 @@
 // X-Service-Signature-Previous with the old one), so a receiver can switch without losing deliveries. A
 // second rotation within the grace period replaces the previous secret with the one just retired.
 import { LockMode } from '@mikro-orm/core';
+import type { WebhookEndpointView } from '../../../domain/webhook.ts';
 import type { DataContext } from '../context.ts';
 import {
   findWebhookEndpoint,
   newWebhookSecret,
   WEBHOOK_SECRET_GRACE_HOURS,
-  type WebhookEndpointView,
   webhookEndpointView,
 } from './webhook-records.ts';
 
@@ -24,7 +24,7 @@ export async function rotateWebhookSecret(
   now = new Date(),
 ): Promise<RotatedWebhookSecret> {
   const secret = newWebhookSecret();
-  return ctx.orm.em.fork().transactional(async (em) => {
+  return ctx.em.transactional(async (em) => {
     const found = await findWebhookEndpoint(em, organizationId, endpointId);
     // Concurrent rotations of one endpoint take turns, so each retires the secret the other installed.
     await em.lock(found, LockMode.PESSIMISTIC_WRITE);

@@ -2,6 +2,7 @@
 // the endpoint through the ordinary delivery workflow, with its retries. Returns the queued delivery.
 import { randomUUID } from 'node:crypto';
 import { webhookPayloadBody } from '../../../db/webhook-deliveries.ts';
+import type { WebhookDeliveryView } from '../../../domain/webhook.ts';
 import type { WebhookEvent } from '../../../workflows/webhook-contracts.ts';
 import type { ServiceContext } from '../context.ts';
 import {
@@ -9,7 +10,6 @@ import {
   type QueueDeliveryOptions,
   queueDelivery,
   requireWebhookAccess,
-  type WebhookDeliveryView,
   webhookDeliveryView,
 } from './webhook-records.ts';
 
@@ -31,12 +31,12 @@ export function testEvent(now = new Date()): WebhookEvent {
 }
 
 export async function sendTestDelivery(
-  ctx: Pick<ServiceContext, 'orm' | 'temporal'>,
+  ctx: Pick<ServiceContext, 'em' | 'temporal'>,
   organizationId: string,
   endpointId: string,
   options: QueueDeliveryOptions = {},
 ): Promise<WebhookDeliveryView> {
-  const em = ctx.orm.em.fork();
+  const em = ctx.em;
   await requireWebhookAccess(em, organizationId);
   const endpoint = await findWebhookEndpoint(em, organizationId, endpointId);
   const event = testEvent();

@@ -1,19 +1,16 @@
 // Changes an endpoint's URL (checked as at creation), event types or enabled flag. Deliveries already
 // queued go to the new URL from their next attempt; disabling stops retries of queued lifecycle events.
 import { z } from 'zod';
+import { UpdateWebhookEndpointRequest, type WebhookEndpointView } from '../../../domain/webhook.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { parseInput } from '../validation.ts';
 import type { WebhookConfigContext } from './create-webhook-endpoint.ts';
-import { WebhookEventTypes, WebhookUrl } from './endpoint-input.ts';
-import { findWebhookEndpoint, type WebhookEndpointView, webhookEndpointView } from './webhook-records.ts';
+import { findWebhookEndpoint, webhookEndpointView } from './webhook-records.ts';
 import { validateWebhookUrl } from './webhook-url.ts';
 
-const UpdateWebhookEndpointInput = z.object({
+const UpdateWebhookEndpointInput = UpdateWebhookEndpointRequest.extend({
   organizationId: z.string(),
   endpointId: z.string(),
-  url: WebhookUrl.optional(),
-  eventTypes: WebhookEventTypes.optional(),
-  enabled: z.boolean().optional(),
 });
 export type UpdateWebhookEndpointInput = z.input<typeof UpdateWebhookEndpointInput>;
 
@@ -25,7 +22,7 @@ export async function updateWebhookEndpoint(
   if (data.url === undefined && data.eventTypes === undefined && data.enabled === undefined) {
     throw new InvalidRequest('Nothing to change: give a url, eventTypes or enabled.');
   }
-  const em = ctx.orm.em.fork();
+  const { em } = ctx;
   const endpoint = await findWebhookEndpoint(em, data.organizationId, data.endpointId);
   if (data.url !== undefined)
     endpoint.url = await validateWebhookUrl(data.url, ctx.config.env, ctx.resolveHost);

@@ -10,17 +10,17 @@ import {
   type WebhookDeliveryAttempt,
   WebhookEndpoint,
 } from '../../../db/entities/index.ts';
+import { UUID_PATTERN } from '../../../domain/common.ts';
+import type { WebhookDeliveryView, WebhookEndpointView } from '../../../domain/webhook.ts';
 import {
   WEBHOOK_DELIVERY_WORKFLOW_TYPE,
   WEBHOOK_TASK_QUEUE,
-  type WebhookDeliveryStatus,
   webhookDeliveryWorkflowId,
 } from '../../../workflows/webhook-contracts.ts';
 import type { webhookDeliveryWorkflow } from '../../../workflows/webhook-delivery.ts';
 import { Forbidden, NotFound, ServiceUnavailable } from '../../errors.ts';
 import { randomToken } from '../../security/secrets.ts';
 import type { ServiceContext } from '../context.ts';
-import { UUID_PATTERN } from '../validation.ts';
 
 /** After a rotation the previous secret keeps signing (X-Service-Signature-Previous) for this long. */
 export const WEBHOOK_SECRET_GRACE_HOURS = 24;
@@ -71,7 +71,8 @@ export async function findWebhookDelivery(
 ): Promise<WebhookDelivery> {
   const delivery =
     UUID_PATTERN.test(deliveryId) && UUID_PATTERN.test(organizationId)
-      ? await em.findOne(WebhookDelivery, { id: deliveryId, organizationId })
+      ? // The worker records attempts: always read what PostgreSQL holds now.
+        await em.findOne(WebhookDelivery, { id: deliveryId, organizationId }, { refresh: true })
       : null;
   if (!delivery) throw new NotFound(`Webhook delivery ${deliveryId} was not found.`);
   return delivery;
@@ -80,21 +81,6 @@ export async function findWebhookDelivery(
 /** The secret's last four characters, so an operator can tell secrets apart without seeing them. */
 function hint(secret: string): string {
   return `…${secret.slice(-4)}`;
-}
-
-export interface WebhookEndpointView {
-  id: string;
-  url: string;
-  /** Empty: every event. */
-  eventTypes: string[];
-  enabled: boolean;
-  secretHint: string;
-  /** Set during the grace period after a rotation: until then the previous secret signs too. */
-  previousSecretHint: string | null;
-  previousSecretExpiresAt: string | null;
-  secretRotatedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
 }
 
 export function webhookEndpointView(endpoint: WebhookEndpoint, now = new Date()): WebhookEndpointView {
@@ -114,42 +100,6 @@ export function webhookEndpointView(endpoint: WebhookEndpoint, now = new Date())
   };
 }
 
-export interface WebhookDeliveryAttemptView {
-  attempt: number;
-  startedAt: string;
-  durationMs: number;
-  statusCode: number | null;
-  error: string | null;
-}
-
-export interface WebhookDeliveryView {
-  /** The X-Service-Delivery header: the same on every attempt, new for a replay. */
-  id: string;
-  endpointId: string;
-  /** The URL the delivery went to (at its last attempt), or will go to. */
-  endpointUrl: string;
-  /** `event`: a lifecycle event; `test`: a sample event sent on request. */
-  kind: 'event' | 'test';
-  /** The payload `id`: the same for a delivery and its replays. */
-  eventId: string;
-  eventType: string;
-  eventCreatedAt: string;
-  status: WebhookDeliveryStatus;
-  attemptCount: number;
-  lastStatusCode: number | null;
-  /** Redacted: no secret, at most a short excerpt of a response body. */
-  lastError: string | null;
-  /** X-Request-Id of the API request that queued the delivery (test deliveries and replays). */
-  requestId: string | null;
-  replayOf: string | null;
-  createdAt: string;
-  updatedAt: string;
-  lastAttemptAt: string | null;
-  nextAttemptAt: string | null;
-  deliveredAt: string | null;
-  attempts: WebhookDeliveryAttemptView[];
-}
-
 export function webhookDeliveryView(
   delivery: WebhookDelivery,
   attempts: WebhookDeliveryAttempt[] = [],
@@ -162,7 +112,7 @@ export function webhookDeliveryView(
     eventId: delivery.eventId,
     eventType: delivery.eventType,
     eventCreatedAt: delivery.eventCreatedAt.toISOString(),
-    status: delivery.status as WebhookDeliveryStatus,
+    status: delivery.status as WebhookDeliveryView['status'],
     attemptCount: delivery.attemptCount,
     lastStatusCode: delivery.lastStatusCode ?? null,
     lastError: delivery.lastError ?? null,
@@ -211,11 +161,11 @@ export interface QueueDeliveryOptions {
  * forever for a workflow that never started.
  */
 export async function queueDelivery(
-  ctx: Pick<ServiceContext, 'orm' | 'temporal'>,
+  ctx: Pick<ServiceContext, 'em' | 'temporal'>,
   input: QueueDeliveryInput,
   options: { taskQueue?: string } = {},
 ): Promise<WebhookDelivery> {
-  const em = ctx.orm.em.fork();
+  const { em } = ctx;
   const delivery = em.create(WebhookDelivery, {
     id: randomUUID(),
     endpointId: input.endpoint.id,

@@ -11,9 +11,8 @@ import {
   resolveHost,
   specialAddressReason,
 } from '../../../config/outbound-targets.ts';
+import { WEBHOOK_URL_MAX_LENGTH } from '../../../domain/webhook.ts';
 import { InvalidRequest } from '../../errors.ts';
-
-export const WEBHOOK_URL_MAX_LENGTH = 2048;
 
 function refuse(message: string): never {
   throw new InvalidRequest(`Invalid webhook URL: ${message}`, [{ field: 'url', message }]);

@@ -1,19 +1,20 @@
 // Client of the signer API (docs/api.md, "Signer API"): the view of a signing link, saving values,
-// completing, declining and the one-time code steps. The token in the path is the credential; an OTP
+// completing, declining and the one-time code steps. The shapes are the server's own (domain/signing.ts),
+// imported as types, so the page and the API cannot drift apart. The token in the path is the credential; an OTP
 // recipient's signer session (from a verified code) is kept in sessionStorage for this tab and sent as
 // X-Signing-Session with every request.
 
-export const SIGNING_STATES = [
-  'ready',
-  'not_in_turn',
-  'completed',
-  'declined',
-  'cancelled',
-  'expired',
-  'finalizing',
-] as const;
-export type SigningState = (typeof SIGNING_STATES)[number];
-export type SignerAction = 'sign' | 'fill' | 'approve' | 'view';
+import type { CodeSent, CodeVerified, SigningOutcome, SigningView } from '../../../../domain/signing.ts';
+import { SIGNING_SESSION_HEADER, SIGNING_STATES, type SigningState } from '../../../../domain/vocabulary.ts';
+
+export type {
+  RequiredField,
+  SigningField,
+  SigningOutcome,
+  SigningView,
+} from '../../../../domain/signing.ts';
+export type { SignerAction, SigningState } from '../../../../domain/vocabulary.ts';
+export { SIGNING_STATES };
 
 /** The field types the signer fills with a plain input in this version. */
 export const PLAIN_FIELD_TYPES = [
@@ -29,43 +30,6 @@ export const PLAIN_FIELD_TYPES = [
   'Dropdown',
   'Read-only text',
 ] as const;
-
-export interface SigningField {
-  fieldDefinitionId: string;
-  type: string;
-  label: string;
-  page: number;
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-  required: boolean;
-  options: string[] | null;
-  value: unknown;
-}
-
-export interface RequiredField {
-  fieldDefinitionId: string;
-  label: string;
-  filled: boolean;
-}
-
-export interface SigningView {
-  state: SigningState;
-  title: string;
-  organizationName: string;
-  recipient: { name: string; status: string; type: string; language: string };
-  action: SignerAction;
-  consentRequired: boolean;
-  consentText: string | null;
-  authenticationRequired: boolean;
-  authenticated: boolean;
-  authenticationMethod: string;
-  maskedPhone: string | null;
-  fields: SigningField[];
-  awaitingCount: number;
-  requiredFields: RequiredField[];
-}
 
 export interface ApiErrorDetail {
   field?: string;
@@ -130,7 +94,7 @@ async function call<T>(token: string, method: string, path: string, body?: unkno
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const session = readSigningSession(token);
-  if (session) headers['x-signing-session'] = session;
+  if (session) headers[SIGNING_SESSION_HEADER] = session;
   let response: Response;
   try {
     response = await fetch(`/api/signing/${encodeURIComponent(token)}${path}`, {
@@ -170,28 +134,20 @@ export function saveSigningValues(
   return call<SigningView>(token, 'PUT', '/fields', { values });
 }
 
-export function completeSigning(
-  token: string,
-  consent: boolean,
-): Promise<{ state: SigningState; envelopeStatus: string }> {
+export function completeSigning(token: string, consent: boolean): Promise<SigningOutcome> {
   return call(token, 'POST', '/complete', consent ? { consent: true } : {});
 }
 
-export function declineSigning(
-  token: string,
-  reason: string,
-): Promise<{ state: SigningState; envelopeStatus: string }> {
+export function declineSigning(token: string, reason: string): Promise<SigningOutcome> {
   return call(token, 'POST', '/decline', { reason });
 }
 
-export function requestCode(
-  token: string,
-): Promise<{ channel: string; sentTo: string; expiresAt: string; resendAvailableAt: string }> {
+export function requestCode(token: string): Promise<CodeSent> {
   return call(token, 'POST', '/otp');
 }
 
 export async function verifyCode(token: string, code: string): Promise<void> {
-  const result = await call<{ sessionToken: string; expiresAt: string }>(token, 'POST', '/otp/verify', {
+  const result = await call<CodeVerified>(token, 'POST', '/otp/verify', {
     code,
   });
   storeSigningSession(token, result.sessionToken);
@@ -201,7 +157,7 @@ export async function verifyCode(token: string, code: string): Promise<void> {
 async function fetchBinary(token: string, url: string, accept: string): Promise<Response> {
   const headers: Record<string, string> = { accept };
   const session = readSigningSession(token);
-  if (session) headers['x-signing-session'] = session;
+  if (session) headers[SIGNING_SESSION_HEADER] = session;
   let response: Response;
   try {
     response = await fetch(url, { headers, cache: 'no-store' });

@@ -1,8 +1,9 @@
 // Builds the SvelteKit app in web/ into web/build (what the API process serves), and tells whether a build
-// is current. `npm run build:web` always builds; `npm start` and the test setup call `ensureWebBuild`, which
-// builds only when web/build is missing or was built from other sources. "Other sources" is decided by a
-// SHA-256 over web/'s source files and package-lock.json, stored next to the build, so a checkout, a
-// deleted file or a dependency change all count, and nothing depends on file times.
+// is current. `npm run build:web` (build-web-cli.ts) always builds; `npm start` and the test setup call
+// `ensureWebBuild`, which builds only when web/build is missing or was built from other sources. "Other
+// sources" is decided by a SHA-256 over web/'s source files, domain/ (the contract and vocabulary the pages
+// import) and package-lock.json, stored next to the build, so a checkout, a deleted file or a dependency
+// change all count, and nothing depends on file times.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -13,6 +14,8 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const WEB_DIR = join(ROOT, 'web');
+/** Shared with the server and bundled into the pages (web/src imports from it). */
+const DOMAIN_DIR = join(ROOT, 'domain');
 export const WEB_BUILD_DIR = join(WEB_DIR, 'build');
 const NEXT_BUILD_DIR = join(WEB_DIR, 'build.next');
 const OLD_BUILD_DIR = join(WEB_DIR, 'build.old');
@@ -36,7 +39,7 @@ type Log = (line: string) => void;
 /** Lines of a successful build that say nothing (the adapter's banner, its hint about `vite preview`). */
 const VITE_NOISE = /^> Using @sveltejs\/adapter-static|Wrote site to|Run npm run preview|✔ done/;
 
-/** SHA-256 over every source file of web/ (paths and contents) and the lockfile. */
+/** SHA-256 over every source file of web/ and domain/ (paths and contents) and the lockfile. */
 export async function webSourcesHash(): Promise<string> {
   const files: string[] = [];
   const walk = async (dir: string) => {
@@ -48,6 +51,7 @@ export async function webSourcesHash(): Promise<string> {
     }
   };
   await walk(WEB_DIR);
+  await walk(DOMAIN_DIR);
   files.sort();
   const hash = createHash('sha256');
   for (const file of [...files, join(ROOT, 'package-lock.json')]) {

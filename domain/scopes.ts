@@ -1,4 +1,5 @@
-// The public API's OAuth scopes, exactly as the specification names them.
+// The public API's OAuth scopes, exactly as the specification names them (part of the product's vocabulary:
+// the API checks them, services validate clients' scopes against them, the OpenAPI document lists them).
 export const SCOPES = [
   'organization.read',
   'usage.read',

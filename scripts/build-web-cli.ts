@@ -1,7 +1,7 @@
 // `npm run build:web`: builds the web app (web/ → web/build) with Vite, whether or not it is current.
 // `--if-stale` builds only when web/build is missing or was built from other sources (what `npm start` and
 // the test setup do by themselves).
-import { buildWeb, ensureWebBuild, webBuildStaleReason } from './web-build.ts';
+import { buildWeb, ensureWebBuild, webBuildStaleReason } from './ensure-web-build.ts';
 
 const say = (line: string) => process.stdout.write(`[web] ${line}\n`);
 

@@ -3,12 +3,12 @@
 // client secret, shown nowhere else) is kept in <DATA_DIR>/demo.json, readable by the owner only.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SCOPES } from '../../api/auth/scopes.ts';
 import { createOAuthClient } from '../../api/services/oauth-clients/create-oauth-client.ts';
 import { createOrganization } from '../../api/services/organizations/create-organization.ts';
 import { createTemplate } from '../../api/services/templates/create-template.ts';
-import { Organization, Template } from '../entities/index.ts';
-import type { Orm } from '../orm.ts';
+import { Organization, Template } from '../../db/entities/index.ts';
+import type { Orm } from '../../db/orm.ts';
+import { SCOPES } from '../../domain/scopes.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from './demo-pdf.ts';
 
 export interface DemoData {
@@ -21,14 +21,14 @@ export interface DemoData {
 
 export async function seedDemo(orm: Orm, dataDir: string): Promise<{ demo: DemoData; created: boolean }> {
   const file = join(dataDir, 'demo.json');
+  const em = orm.em.fork();
   const existing = await readDemo(file);
   if (existing) {
-    const em = orm.em.fork();
     const organization = await em.findOne(Organization, { id: existing.organizationId });
     const template = await em.findOne(Template, { id: existing.templateId });
     if (organization && template) return { demo: existing, created: false };
   }
-  const ctx = { orm };
+  const ctx = { em };
   const organization = await createOrganization(ctx, {
     name: 'Demo Organization',
     plan: 'Business',

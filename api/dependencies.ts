@@ -1,0 +1,18 @@
+// What the API process hands to its HTTP application: configuration, the ORM, the Temporal client and the
+// logger. Its own module, so route modules and plugins depend on this shape, not on the app that wires them.
+import type { Client, Connection } from '@temporalio/client';
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.ts';
+import type { Orm } from '../db/orm.ts';
+
+/** The configuration the HTTP application reads; `notifications` absent: no providers (capture only). */
+export type AppConfig = Pick<Config, 'env' | 'publicBaseUrl' | 'api'> &
+  Partial<Pick<Config, 'notifications'>>;
+
+export interface AppDependencies {
+  config: AppConfig;
+  orm: Orm;
+  /** The API always talks to Temporal: sends, signer actions and webhook deliveries go through it. */
+  temporal: { connection: Connection; client: Client; namespace: string };
+  logger: Logger;
+}

@@ -1,0 +1,75 @@
+// The one error mapping of every transport: whatever a route throws — a typed AppError from a service, a
+// request that failed its zod schema, one of Fastify's own 4xx errors, or anything unexpected — becomes the
+// specification's body `{ error: { code, message, details, request_id } }` with its status (and the error's
+// headers, such as Retry-After). The server's error and not-found handlers (api/http/server.ts) render every
+// error through `sendError`; the application routes (api/trpc/fastify.ts) turn tRPC's errors into the same
+// AppErrors first and let that handler answer, so /api/v1, the application routes and the signer API cannot
+// answer errors in different shapes.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { AppError, type ErrorDetail, InvalidRequest, NotFound } from '../errors.ts';
+
+/** The specification's error body. */
+export interface ErrorBody {
+  error: { code: string; message: string; details: ErrorDetail[]; request_id: string };
+}
+
+/** What a 500 says: nothing about the cause, which only the log holds (under the same request id). */
+export const INTERNAL_ERROR_MESSAGE = 'An internal error occurred. Quote the request id when you report it.';
+
+export function errorBody(error: AppError, requestId: string): ErrorBody {
+  return {
+    error: { code: error.code, message: error.message, details: error.details, request_id: requestId },
+  };
+}
+
+/** A request that failed validation: one detail per problem (the field's dotted path), the first one in the message. */
+export function invalidRequest(details: { field: string; message: string }[]): InvalidRequest {
+  const first = details[0];
+  const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';
+  return new InvalidRequest(
+    `Invalid request: ${first ? `${first.field}: ${first.message}` : 'malformed'}${more}`,
+    details,
+  );
+}
+
+/** The 404 of a path no route answers. */
+export function routeNotFound(request: FastifyRequest): NotFound {
+  return new NotFound(`No route ${request.method} ${request.url.split('?')[0]}.`);
+}
+
+/** What the client is told about an error; undefined for an unexpected one (a 500 without internals). */
+export function clientErrorOf(error: unknown): AppError | undefined {
+  if (error instanceof AppError) return error;
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    return invalidRequest(
+      error.validation.map((issue) => ({
+        field: [error.validationContext, ...issue.instancePath.split('/').filter(Boolean)].join('.'),
+        message: issue.message ?? 'is invalid',
+      })),
+    );
+  }
+  // Fastify's own refusals (malformed JSON, a body too large, an unsupported content type) keep their status.
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new AppError(
+      status,
+      status === 413 ? 'payload_too_large' : 'invalid_request',
+      error instanceof Error ? error.message : 'Invalid request.',
+    );
+  }
+  return undefined;
+}
+
+/** Answers `error` with the specification's body; a 5xx is logged with its cause. */
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+  const clientError = clientErrorOf(error);
+  if (!clientError) {
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).send({
+      error: { code: 'internal_error', message: INTERNAL_ERROR_MESSAGE, details: [], request_id: request.id },
+    } satisfies ErrorBody);
+  }
+  if (clientError.status >= 500) request.log.error({ err: error }, clientError.message);
+  return reply.code(clientError.status).headers(clientError.headers).send(errorBody(clientError, request.id));
+}

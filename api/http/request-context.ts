@@ -1,0 +1,35 @@
+// One unit of work per HTTP request: MikroORM's RequestContext gives each request its own entity manager
+// (a fork of the global one, bound to the request through async local storage), and `request.services` hands
+// it to the use cases together with the Temporal client and the configuration. Registered first, so every
+// hook (authentication, rate limits, idempotency, statistics) and the handler share the request's manager.
+import { RequestContext } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppDependencies } from '../dependencies.ts';
+import type { ServiceContext } from '../services/context.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The use cases' context for this request: its entity manager, Temporal and the configuration. */
+    readonly services: ServiceContext;
+  }
+}
+
+export function registerRequestContext(app: FastifyInstance, deps: AppDependencies): void {
+  app.addHook('onRequest', (_request, _reply, done) => {
+    RequestContext.create(deps.orm.em, done);
+  });
+  app.decorateRequest('services', {
+    getter(this: FastifyRequest): ServiceContext {
+      return { em: requestEntityManager(), temporal: deps.temporal.client, config: deps.config };
+    },
+  });
+}
+
+/** The current request's entity manager; outside a request this is a programming error. */
+export function requestEntityManager(): EntityManager {
+  const em = RequestContext.getEntityManager();
+  if (!em)
+    throw new Error('no request context: the entity manager is only available while serving a request');
+  return em as EntityManager;
+}

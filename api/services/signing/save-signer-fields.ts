@@ -1,0 +1,132 @@
+// A signer saves values into their fields: all of them, or (when any is invalid) none. Images and uploads
+// become stored files; the first save records `recipient.started`. Answers with the view as it is after the
+// save, built from what this request loaded and wrote (no second read).
+import { randomUUID } from 'node:crypto';
+import { EnvelopeFieldValue, type Recipient, type TemplateField } from '../../../db/entities/index.ts';
+import type { SigningView } from '../../../domain/signing.ts';
+import type { SignerActionOrigin } from '../../../workflows/contracts.ts';
+import { Conflict, type ErrorDetail, InvalidRequest } from '../../errors.ts';
+import type { ServiceContext } from '../context.ts';
+import { recipientStatusIn } from '../envelopes/envelope-update.ts';
+import { checkSignerValue, type SignerValueCheck } from '../fields/field-value.ts';
+import { storeSignerValue } from '../fields/store-signer-value.ts';
+import { lockSigningRecipient } from './recipient-lock.ts';
+import { loadSignerFields, type SignerField } from './signer-fields.ts';
+import { recordSignerProgress } from './signer-progress.ts';
+import { openSigningSession, requireActing, requireReady, signingState } from './signing-session.ts';
+import { describeSigningLink, withState } from './view-signing-link.ts';
+
+export interface SignerValueInput {
+  fieldDefinitionId: string;
+  value?: unknown;
+}
+
+type CheckedValue = { field: TemplateField; check: Extract<SignerValueCheck, { ok: true }> };
+
+export async function saveSignerFields(
+  ctx: ServiceContext,
+  token: string,
+  values: SignerValueInput[],
+  origin: SignerActionOrigin,
+  signerSession?: string,
+): Promise<SigningView> {
+  let session = await openSigningSession(ctx, token, signerSession);
+  requireActing(session, 'save fields');
+  const fields = await loadSignerFields(ctx, session);
+  const checked = checkValues(fields, values);
+  const { envelope, recipient } = session;
+
+  const stored = await ctx.em.transactional(async (tx) => {
+    // The projection writes recipient statuses: holding the row keeps a save from racing a completion.
+    const status = await lockSigningRecipient(tx, envelope.id, recipient.id);
+    requireReady(
+      { state: signingState(envelope.status, (status ?? recipient.status) as Recipient['status']) },
+      'save fields',
+    );
+    const saved = new Map<string, unknown>();
+    const rows = [];
+    for (const { field, check } of checked) {
+      const value = storeSignerValue(tx, envelope, field, check);
+      saved.set(field.id, value);
+      if (value !== null) {
+        rows.push({
+          id: randomUUID(),
+          envelopeId: envelope.id,
+          fieldId: field.id,
+          value,
+          source: 'recipient' as const,
+          recipientId: recipient.id,
+          updatedAt: new Date(),
+        });
+      }
+    }
+    const cleared = [...saved].filter(([, value]) => value === null).map(([fieldId]) => fieldId);
+    if (cleared.length > 0) {
+      await tx.nativeDelete(EnvelopeFieldValue, { envelopeId: envelope.id, fieldId: { $in: cleared } });
+    }
+    await tx.flush();
+    if (rows.length > 0) {
+      await tx.upsertMany(EnvelopeFieldValue, rows, {
+        onConflictFields: ['envelopeId', 'fieldId'],
+        onConflictMergeFields: ['value', 'source', 'recipientId', 'updatedAt'],
+      });
+    }
+    return saved;
+  });
+
+  try {
+    const state = await recordSignerProgress(ctx, session, 'started', origin);
+    if (state)
+      session = withState(session, state.status, recipientStatusIn(state, recipient.id) ?? recipient.status);
+  } catch (error) {
+    // The envelope moved on meanwhile (cancelled, expired…): the view shows what it is now.
+    if (!(error instanceof Conflict)) throw error;
+    session = await openSigningSession(ctx, token, signerSession);
+  }
+  const now: SignerField[] = fields.map(({ field, value }) => ({
+    field,
+    value: stored.has(field.id) ? stored.get(field.id) : value,
+  }));
+  return describeSigningLink(session, now);
+}
+
+/** Each value checked against its field; every problem at once, in one 400 naming the values. */
+function checkValues(fields: SignerField[], values: SignerValueInput[]): CheckedValue[] {
+  const details: ErrorDetail[] = [];
+  const checked: CheckedValue[] = [];
+  const seen = new Set<string>();
+  values.forEach((item, index) => {
+    const path = `values.${index}`;
+    const mine = fields.find((f) => f.field.id === item.fieldDefinitionId)?.field;
+    if (!mine) {
+      details.push({
+        field: `${path}.fieldDefinitionId`,
+        message: `field ${item.fieldDefinitionId} is not one of this recipient's fields`,
+      });
+      return;
+    }
+    if (seen.has(mine.id)) {
+      details.push({ field: `${path}.fieldDefinitionId`, message: `field "${mine.label}" is given twice` });
+      return;
+    }
+    seen.add(mine.id);
+    const check = checkSignerValue(mine, item.value ?? null);
+    if (!check.ok) {
+      details.push({
+        field: `${path}.value`,
+        message: `${mine.label}: ${check.message}`,
+        fieldDefinitionId: mine.id,
+      });
+      return;
+    }
+    checked.push({ field: mine, check });
+  });
+  const first = details[0];
+  if (first) {
+    throw new InvalidRequest(
+      `Invalid field values: ${first.field}: ${first.message}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}`,
+      details,
+    );
+  }
+  return checked;
+}

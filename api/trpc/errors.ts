@@ -1,0 +1,52 @@
+// tRPC's errors in the terms of the server's one error mapping (api/http/errors.ts). A procedure call fails
+// with a TRPCError: its input failed the procedure's zod schema (BAD_REQUEST with the issues), a service threw
+// one of our AppErrors (wrapped as the cause), or something unexpected happened (INTERNAL_SERVER_ERROR with
+// the cause, including an output that failed its schema). The transport rethrows what this returns, and the
+// server's error handler answers it like any other route's error.
+import { TRPCError } from '@trpc/server';
+import { getHTTPStatusCodeFromError } from '@trpc/server/http';
+import { AppError } from '../errors.ts';
+import { invalidRequest } from '../http/errors.ts';
+
+/** Where a top-level input key came from, named as /api/v1's validation errors name it. */
+export type InputSource = (key: string | undefined) => 'params' | 'querystring' | 'body';
+
+type PathSegment = PropertyKey | { key: PropertyKey };
+
+interface Issue {
+  path?: readonly PathSegment[];
+  message: string;
+}
+
+/** The error to hand to the server's error handler for what a procedure call threw. */
+export function fromTRPCError(error: unknown, sourceOf: InputSource): unknown {
+  if (!(error instanceof TRPCError)) return error;
+  if (error.cause instanceof AppError) return error.cause;
+  const issues = inputIssues(error);
+  if (issues) {
+    return invalidRequest(
+      issues.map((issue) => {
+        const path = (issue.path ?? []).map((segment) =>
+          String(typeof segment === 'object' && segment !== null ? segment.key : segment),
+        );
+        return { field: [sourceOf(path[0]), ...path].join('.'), message: issue.message };
+      }),
+    );
+  }
+  // Unexpected: the cause goes to the log, the client gets a 500 without it.
+  if (error.code === 'INTERNAL_SERVER_ERROR') return error.cause ?? error;
+  // A TRPCError a procedure or middleware threw on purpose (services throw AppErrors; see docs/app-api.md).
+  const status = getHTTPStatusCodeFromError(error);
+  return new AppError(
+    status,
+    error.code === 'BAD_REQUEST' ? 'invalid_request' : error.code.toLowerCase(),
+    error.message,
+  );
+}
+
+/** The issues of an input that failed its schema (zod's, or any Standard Schema's). */
+function inputIssues(error: TRPCError): Issue[] | undefined {
+  if (error.code !== 'BAD_REQUEST') return undefined;
+  const issues = (error.cause as { issues?: unknown } | undefined)?.issues;
+  return Array.isArray(issues) && issues.length > 0 ? (issues as Issue[]) : undefined;
+}

@@ -1,0 +1,60 @@
+// The application routes' own OpenAPI document (OpenAPI 3.1) at /api/openapi/app/openapi.json, separate from
+// the public API's (/api/openapi/v1/openapi.json). trpc-to-openapi writes the paths, parameters, bodies and
+// success responses from each procedure's route and zod schemas; the error responses are added here, each
+// with the specification's error body, the same `Error` schema as /api/v1's.
+import type { AnyTRPCRouter } from '@trpc/server';
+import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import { ErrorBody } from '../../domain/common.ts';
+import { PlanView } from '../../domain/plan.ts';
+import { type DocumentedErrors, type ProcedureDefinition, proceduresOf } from './init.ts';
+
+export const APP_OPENAPI_PATH = '/api/openapi/app/openapi.json';
+
+/** Schemas named in the document's components (the domain's schemas carry no global id; see domain/plan.ts). */
+const COMPONENTS = { Plan: PlanView, Error: ErrorBody };
+
+const ERROR_REF = { $ref: '#/components/schemas/Error' };
+
+export function appOpenApiDocument(router: AnyTRPCRouter, publicBaseUrl: string): OpenAPIObject {
+  const document = generateOpenApiDocument(router, {
+    title: 'Sigil application routes',
+    version: '1',
+    description:
+      'The routes of the web applications (business app and backoffice): `/api/...` outside `/api/v1`, ' +
+      'JSON in and out, errors as `{ error: { code, message, details, request_id } }` (as in /api/v1). ' +
+      'Every response carries X-Request-Id. Not a public contract: they change with the web app that ' +
+      'ships with them. The public API is described at /api/openapi/v1/openapi.json.',
+    baseUrl: publicBaseUrl,
+    openApiVersion: '3.1.0',
+    securitySchemes: {},
+    defs: COMPONENTS,
+  });
+  for (const [name, procedure] of proceduresOf(router)) {
+    const { meta } = procedure;
+    if (!meta?.openapi) continue;
+    const operation = document.paths?.[meta.openapi.path]?.[lowerCase(meta.openapi.method)];
+    if (!operation) throw new Error(`${name}: not in the generated document`);
+    operation.responses = { ...operation.responses, ...errorResponses(meta.errors, procedure) };
+  }
+  return document;
+}
+
+function errorResponses(errors: DocumentedErrors | undefined, procedure: ProcedureDefinition) {
+  const statuses: Record<string, string> = {
+    ...(procedure.inputs.length > 0
+      ? { 400: 'Input refused: `details` names each field (`params.…`, `querystring.…` or `body.…`)' }
+      : {}),
+    ...errors,
+    500: 'Internal error (the log holds the cause under the request id)',
+  };
+  return Object.fromEntries(
+    Object.entries(statuses).map(([status, description]) => [
+      status,
+      { description, content: { 'application/json': { schema: ERROR_REF } } },
+    ]),
+  );
+}
+
+function lowerCase<T extends string>(method: T): Lowercase<T> {
+  return method.toLowerCase() as Lowercase<T>;
+}

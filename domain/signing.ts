@@ -1,0 +1,97 @@
+// The signer API's contract, once: what a signing link shows and what a signer sends. The API validates
+// requests and serializes answers with these schemas; the web app imports their types
+// (web/src/lib/api/signing.ts), so the two cannot drift apart.
+import { z } from 'zod';
+import { DeclineRequest } from './envelope.ts';
+import { FieldPlacement } from './template.ts';
+import {
+  AUTHENTICATION_METHODS,
+  ENVELOPE_STATUSES,
+  OTP_DIGITS,
+  RECIPIENT_STATUSES,
+  RECIPIENT_TYPES,
+  SIGNER_ACTIONS,
+  SIGNING_STATES,
+} from './vocabulary.ts';
+
+export const SigningTokenParams = z.object({ token: z.string().min(1).max(200) });
+export const SigningFileParams = SigningTokenParams.extend({ fileId: z.uuid() });
+
+/** One of the recipient's fields with its saved (or prefilled) value. */
+export const SigningField = FieldPlacement.extend({
+  fieldDefinitionId: z.uuid(),
+  label: z.string(),
+  required: z.boolean(),
+  options: z.array(z.string()).nullable(),
+  value: z.unknown(),
+});
+export type SigningField = z.output<typeof SigningField>;
+
+export const RequiredField = z.object({
+  fieldDefinitionId: z.uuid(),
+  label: z.string(),
+  filled: z.boolean(),
+});
+export type RequiredField = z.output<typeof RequiredField>;
+
+/** What the signer app shows for a link (GET /api/signing/{token}, and the answer of a save). */
+export const SigningView = z.object({
+  state: z.enum(SIGNING_STATES),
+  title: z.string(),
+  organizationName: z.string(),
+  recipient: z.object({
+    name: z.string(),
+    status: z.enum(RECIPIENT_STATUSES),
+    type: z.enum(RECIPIENT_TYPES),
+    language: z.string(),
+  }),
+  action: z.enum(SIGNER_ACTIONS),
+  consentRequired: z.boolean(),
+  consentText: z.string().nullable(),
+  authenticationRequired: z.boolean(),
+  authenticated: z.boolean(),
+  authenticationMethod: z.enum(AUTHENTICATION_METHODS),
+  maskedPhone: z.string().nullable(),
+  /** Empty until the recipient may act (state `ready`, and authenticated when a code is required). */
+  fields: z.array(SigningField),
+  awaitingCount: z.number().int(),
+  requiredFields: z.array(RequiredField),
+});
+export type SigningView = z.output<typeof SigningView>;
+
+/** The answer of complete and decline: where the link and the envelope stand now. */
+export const SigningOutcome = z.object({
+  state: z.enum(SIGNING_STATES),
+  envelopeStatus: z.enum(ENVELOPE_STATUSES),
+});
+export type SigningOutcome = z.output<typeof SigningOutcome>;
+
+export const SaveFieldsRequest = z.object({
+  values: z
+    .array(z.object({ fieldDefinitionId: z.string().min(1).max(100), value: z.unknown() }))
+    .min(1)
+    .max(200),
+});
+export type SaveFieldsRequest = z.input<typeof SaveFieldsRequest>;
+
+export const CompleteSigningRequest = z.object({ consent: z.boolean().optional() }).nullish();
+
+export const DeclineSigningRequest = DeclineRequest;
+
+export const VerifyCodeRequest = z.object({
+  code: z.string().regex(new RegExp(`^\\d{${OTP_DIGITS}}$`), `the code is exactly ${OTP_DIGITS} digits`),
+});
+
+export const CodeSent = z.object({
+  channel: z.enum(['Sms', 'WhatsApp']),
+  sentTo: z.string(),
+  expiresAt: z.iso.datetime({ offset: true }),
+  resendAvailableAt: z.iso.datetime({ offset: true }),
+});
+export type CodeSent = z.output<typeof CodeSent>;
+
+export const CodeVerified = z.object({
+  sessionToken: z.string(),
+  expiresAt: z.iso.datetime({ offset: true }),
+});
+export type CodeVerified = z.output<typeof CodeVerified>;

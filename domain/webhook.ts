@@ -1,0 +1,86 @@
+// A webhook endpoint's and a delivery's shape, once: what a caller may set on an endpoint (create, update)
+// and how endpoints and deliveries are shown (the public API's WebhookDelivery, the CLI, the application).
+import { z } from 'zod';
+import { IsoDateTime } from './common.ts';
+import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from './vocabulary.ts';
+
+export const WEBHOOK_URL_MAX_LENGTH = 2048;
+
+export const WebhookUrl = z.string().trim().min(1, 'url is required').max(WEBHOOK_URL_MAX_LENGTH);
+
+/** Event names of the specification; empty (or absent at creation) subscribes to every event. */
+export const WebhookEventTypes = z
+  .array(
+    z.enum(WEBHOOK_EVENT_TYPES, {
+      message: `each event type must be one of: ${WEBHOOK_EVENT_TYPES.join(' ')}`,
+    }),
+  )
+  .max(WEBHOOK_EVENT_TYPES.length * 2)
+  .transform((types) => [...new Set(types)]);
+
+export const CreateWebhookEndpointRequest = z.object({
+  url: WebhookUrl,
+  eventTypes: WebhookEventTypes.default([]),
+  enabled: z.boolean().default(true),
+});
+
+export const UpdateWebhookEndpointRequest = z.object({
+  url: WebhookUrl.optional(),
+  eventTypes: WebhookEventTypes.optional(),
+  enabled: z.boolean().optional(),
+});
+
+/** An endpoint as it is shown; the secret itself only once, at creation and rotation. */
+export const WebhookEndpointView = z.object({
+  id: z.uuid(),
+  url: z.string(),
+  eventTypes: z.array(z.string()).describe('Empty: every event'),
+  enabled: z.boolean(),
+  secretHint: z.string().describe('The secret’s last four characters'),
+  previousSecretHint: z
+    .string()
+    .nullable()
+    .describe('Set during the grace period after a rotation, while the previous secret signs too'),
+  previousSecretExpiresAt: IsoDateTime.nullable(),
+  secretRotatedAt: IsoDateTime.nullable(),
+  createdAt: IsoDateTime,
+  updatedAt: IsoDateTime,
+});
+export type WebhookEndpointView = z.output<typeof WebhookEndpointView>;
+
+export const WebhookDeliveryAttemptView = z.object({
+  attempt: z.number().int(),
+  startedAt: IsoDateTime,
+  durationMs: z.number().int(),
+  statusCode: z.number().int().nullable(),
+  error: z.string().nullable(),
+});
+export type WebhookDeliveryAttemptView = z.output<typeof WebhookDeliveryAttemptView>;
+
+export const WebhookDeliveryView = z
+  .object({
+    id: z.uuid().describe('The delivery id, sent as X-Service-Delivery on every attempt; new for a replay'),
+    endpointId: z.uuid(),
+    endpointUrl: z.string().describe('Where the delivery goes (the endpoint URL at its last attempt)'),
+    kind: z.enum(['event', 'test']).describe('`event`: a lifecycle event; `test`: a sample event'),
+    eventId: z.string().describe('The payload `id`: the same for a delivery and its replays'),
+    eventType: z.string().describe('The event name, sent as X-Service-Event'),
+    eventCreatedAt: IsoDateTime,
+    status: z.enum(WEBHOOK_DELIVERY_STATUSES),
+    attemptCount: z.number().int().describe('Attempts so far, at most 5'),
+    lastStatusCode: z.number().int().nullable().describe('HTTP status of the last attempt'),
+    lastError: z
+      .string()
+      .nullable()
+      .describe('Why the last attempt failed, redacted: no secret, at most a 200-character response excerpt'),
+    requestId: z.string().nullable().describe('X-Request-Id of the request that queued the delivery'),
+    replayOf: z.uuid().nullable().describe('The delivery this one replays'),
+    createdAt: IsoDateTime,
+    updatedAt: IsoDateTime,
+    lastAttemptAt: IsoDateTime.nullable(),
+    nextAttemptAt: IsoDateTime.nullable().describe('When the next attempt is due, while pending'),
+    deliveredAt: IsoDateTime.nullable().describe('When a 2xx acknowledged it'),
+    attempts: z.array(WebhookDeliveryAttemptView),
+  })
+  .meta({ id: 'WebhookDelivery' });
+export type WebhookDeliveryView = z.output<typeof WebhookDeliveryView>;

@@ -1,0 +1,96 @@
+// `npm run provision`: provisions what Sigil runs itself ahead of time; `npm test` runs it first (`pretest`,
+// with --all), which is what fetches the Temporal CLI, the Java test server and Chromium on a fresh machine.
+//   node temporal/provisioning/cli.ts [--all|--dev-server|--test-server|--chromium] [--json]
+// Progress goes to stderr; one result line per part (or the JSON with --json) to stdout. Exit code 1 when a
+// part could not be provided (its error says what to install or which variable to set).
+import { loadConfigOrExit } from '../../config/config.ts';
+import { provisionChromium } from './chromium.ts';
+import {
+  describeProvisioned,
+  type Provisioned,
+  type ProvisionedServer,
+  type ProvisionKind,
+} from './shared.ts';
+import { provisionDevServer } from './temporal-cli.ts';
+import { provisionTimeSkippingServer } from './test-server.ts';
+
+const ALL: readonly ProvisionKind[] = ['dev-server', 'test-server', 'chromium'];
+
+const USAGE = `Usage: node temporal/provisioning/cli.ts [--all|--dev-server|--test-server|--chromium] [--json]
+  --all          everything below (the default)
+  --dev-server   the Temporal CLI (dev server + Web UI); nothing to do when TEMPORAL_ADDRESS is set
+  --test-server  the Java time-skipping test server used by the tests
+  --chromium     the Chromium the browser tests drive (installed with apt-get when running as root)
+  --json         print the results as JSON
+`;
+
+type Outcome =
+  | ({ status: 'provisioned' } & (Provisioned | ProvisionedServer))
+  | { status: 'skipped'; kind: ProvisionKind; reason: string }
+  | { status: 'failed'; kind: ProvisionKind; error: string };
+
+function parseArgs(argv: string[]): { kinds: ProvisionKind[]; json: boolean } {
+  const kinds = new Set<ProvisionKind>();
+  let json = false;
+  for (const arg of argv) {
+    if (arg === '--all') for (const kind of ALL) kinds.add(kind);
+    else if (arg === '--dev-server') kinds.add('dev-server');
+    else if (arg === '--test-server') kinds.add('test-server');
+    else if (arg === '--chromium') kinds.add('chromium');
+    else if (arg === '--json') json = true;
+    else if (arg === '--help' || arg === '-h') {
+      process.stdout.write(USAGE);
+      process.exit(0);
+    } else {
+      process.stderr.write(`Unknown argument: ${arg}\n${USAGE}`);
+      process.exit(64);
+    }
+  }
+  if (kinds.size === 0) for (const kind of ALL) kinds.add(kind);
+  return { kinds: ALL.filter((kind) => kinds.has(kind)), json };
+}
+
+const { kinds, json } = parseArgs(process.argv.slice(2));
+const config = loadConfigOrExit();
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const outcomes: Outcome[] = [];
+
+for (const kind of kinds) {
+  if (kind === 'dev-server' && !config.temporal.devServer) {
+    outcomes.push({
+      status: 'skipped',
+      kind,
+      reason: `TEMPORAL_ADDRESS=${config.temporal.address} is set, so Sigil uses that existing Temporal server and provisions no dev server`,
+    });
+    continue;
+  }
+  try {
+    const provisioned =
+      kind === 'dev-server'
+        ? await provisionDevServer({ cliPath: config.temporal.cliPath, cacheDir: config.cacheDir, log })
+        : kind === 'test-server'
+          ? await provisionTimeSkippingServer({
+              testServerPath: config.temporal.testServerPath,
+              cacheDir: config.cacheDir,
+              log,
+            })
+          : await provisionChromium({ cacheDir: config.cacheDir, log });
+    outcomes.push({ status: 'provisioned', ...provisioned });
+  } catch (error) {
+    outcomes.push({ status: 'failed', kind, error: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+if (json) {
+  process.stdout.write(`${JSON.stringify(outcomes, null, 2)}\n`);
+} else {
+  for (const outcome of outcomes) {
+    if (outcome.status === 'provisioned') process.stdout.write(`${describeProvisioned(outcome)}\n`);
+    else if (outcome.status === 'skipped')
+      process.stdout.write(`${outcome.kind}: skipped: ${outcome.reason}\n`);
+  }
+}
+for (const outcome of outcomes) {
+  if (outcome.status === 'failed') process.stderr.write(`\n${outcome.kind}: FAILED\n${outcome.error}\n`);
+}
+process.exitCode = outcomes.some((outcome) => outcome.status === 'failed') ? 1 : 0;

@@ -1,0 +1,399 @@
+// What every provisioning step shares: the result and error types, finding executables (explicit variable,
+// PATH), running a command while keeping the tail of its output, progress lines while something slow runs, a
+// cross-process lock around builds and installs, and the formatting of durations and sizes.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import { access, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
+import type { EphemeralServerExecutable } from '@temporalio/testing';
+
+/** The two Temporal servers Sigil runs itself. */
+export type ServerKind = 'dev-server' | 'test-server';
+/** Everything provisioning provides: the two Temporal servers and the browser tests' Chromium. */
+export type ProvisionKind = ServerKind | 'chromium';
+
+/**
+ * How something was found: an explicit variable, PATH, Sigil's cache, built just now (Go, Maven), installed just
+ * now (a PyPI wheel unpacked into the cache, a Debian package), or left to the SDK's own download.
+ */
+export type ProvisionSource = 'env' | 'path' | 'cache' | 'built' | 'installed' | 'sdk-download';
+
+export type Log = (line: string) => void;
+
+export interface Provisioned {
+  kind: ProvisionKind;
+  source: ProvisionSource;
+  /** The executable; undefined only when a Temporal server is left to the SDK's download. */
+  path: string | undefined;
+  /** Version when known. */
+  version: string | undefined;
+}
+
+export interface ProvisionedServer extends Provisioned {
+  kind: ServerKind;
+  /** What to pass as `server.executable` to `@temporalio/testing`. */
+  executable: EphemeralServerExecutable;
+}
+
+export interface ProvisionOptions {
+  cacheDir: string;
+  /** Progress lines (a build can take minutes); defaults to stderr. */
+  log?: Log;
+  /** Environment used for PATH look-ups and child processes; defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export class ProvisioningError extends Error {
+  readonly kind: ProvisionKind;
+  constructor(kind: ProvisionKind, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ProvisioningError';
+    this.kind = kind;
+  }
+}
+
+export const NAMES: Record<ProvisionKind, string> = {
+  'dev-server': 'Temporal dev server (Temporal CLI)',
+  'test-server': 'Temporal time-skipping test server',
+  chromium: 'Chromium',
+};
+
+/** The variable that names each executable explicitly, skipping every look-up. */
+export const PATH_VARIABLES: Record<ProvisionKind, string> = {
+  'dev-server': 'TEMPORAL_CLI_PATH',
+  'test-server': 'TEMPORAL_TEST_SERVER_PATH',
+  chromium: 'CHROMIUM_PATH',
+};
+
+export const HEARTBEAT_MS = 15_000;
+const LOCK_POLL_MS = 1_000;
+const LOCK_MAX_WAIT_MS = 60 * 60 * 1000;
+const LOCK_STALE_MS = 2 * 60 * 60 * 1000;
+const LOCK_OWNERLESS_GRACE_MS = 30_000;
+const OUTPUT_TAIL_LINES = 30;
+
+export function defaultLog(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+/** The SDK's own download directory, the last resort for the Temporal servers (needs internet access). */
+export function sdkDownloadDir(cacheDir: string): string {
+  return join(cacheDir, 'sdk-downloads');
+}
+
+export function existingPath(
+  kind: ServerKind,
+  source: ProvisionSource,
+  path: string,
+  version: string | undefined,
+): ProvisionedServer {
+  return { kind, source, executable: { type: 'existing-path', path }, path, version };
+}
+
+export function sdkDownload(kind: ServerKind, cacheDir: string): ProvisionedServer {
+  return {
+    kind,
+    source: 'sdk-download',
+    executable: { type: 'cached-download', downloadDir: sdkDownloadDir(cacheDir) },
+    path: undefined,
+    version: undefined,
+  };
+}
+
+/** One line for logs, e.g. "dev-server: cache /home/x/.cache/sigil/temporal-cli/v1.9.1/temporal (1.9.1)". */
+export function describeProvisioned(item: Provisioned | ProvisionedServer): string {
+  if (item.source === 'sdk-download') {
+    const executable = 'executable' in item ? item.executable : undefined;
+    const dir = executable?.type === 'cached-download' ? executable.downloadDir : undefined;
+    return `${item.kind}: sdk-download into ${dir} on first use (needs internet access)`;
+  }
+  return `${item.kind}: ${item.source} ${item.path}${item.version ? ` (${item.version})` : ''}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Executables
+// ---------------------------------------------------------------------------------------------------------
+
+/** Checks the executable an explicit variable names; a bad one is an error naming the variable. */
+export async function requireExecutable(kind: ProvisionKind, path: string): Promise<string> {
+  const variable = PATH_VARIABLES[kind];
+  const absolute = resolve(path);
+  const fix =
+    `Point ${variable} at the ${NAMES[kind]} executable, or unset it to let Sigil find or ` +
+    `${kind === 'chromium' ? 'install' : 'build'} one.`;
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(absolute);
+  } catch {
+    throw new ProvisioningError(kind, `${variable} is set to ${path}, but that file does not exist. ${fix}`);
+  }
+  if (!info.isFile()) {
+    throw new ProvisioningError(kind, `${variable} is set to ${path}, which is not a file. ${fix}`);
+  }
+  try {
+    await access(absolute, constants.X_OK);
+  } catch {
+    throw new ProvisioningError(
+      kind,
+      `${variable} is set to ${path}, but that file is not executable (chmod +x it). ${fix}`,
+    );
+  }
+  return absolute;
+}
+
+export async function isExecutableFile(path: string): Promise<boolean> {
+  try {
+    if (!(await stat(path)).isFile()) return false;
+    await access(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function findOnPath(name: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const candidate = resolve(dir, name);
+    if (await isExecutableFile(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/** findOnPath for error messages, which are built synchronously. */
+export function onPathSync(name: string, env: NodeJS.ProcessEnv): boolean {
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (!dir) continue;
+    try {
+      const candidate = join(dir, name);
+      if (!statSync(candidate).isFile()) continue;
+      accessSync(candidate, constants.X_OK);
+      return true;
+    } catch {}
+  }
+  return false;
+}
+
+export function cacheState(path: string): string {
+  try {
+    accessSync(path, constants.X_OK);
+    return `${path} (present)`;
+  } catch {
+    return `${path} (not provisioned)`;
+  }
+}
+
+export async function removeLeftovers(dir: string, prefix: string): Promise<void> {
+  for (const name of await readdir(dir)) {
+    if (name.startsWith(prefix)) await rm(join(dir, name), { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Commands and progress
+// ---------------------------------------------------------------------------------------------------------
+
+export interface CommandResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** The last lines of stdout and stderr, interleaved. */
+  tail: string[];
+}
+
+export function pushTail(tail: string[], line: string): void {
+  tail.push(line);
+  if (tail.length > OUTPUT_TAIL_LINES) tail.shift();
+}
+
+export function collectLines(child: ChildProcess, onLine: (line: string) => void): void {
+  for (const stream of [child.stdout, child.stderr]) {
+    if (!stream) continue;
+    let rest = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      const lines = (rest + chunk).split(/\r?\n/);
+      rest = lines.pop() ?? '';
+      for (const line of lines) onLine(line);
+    });
+    stream.on('end', () => {
+      if (rest) onLine(rest);
+      rest = '';
+    });
+  }
+}
+
+export function runCommand(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; onLine?: (line: string) => void; timeoutMs?: number },
+): Promise<CommandResult> {
+  return new Promise((done) => {
+    const tail: string[] = [];
+    let settled = false;
+    const finish = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      done({ code, signal, tail });
+    };
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const timer = options.timeoutMs ? setTimeout(() => child.kill('SIGKILL'), options.timeoutMs) : undefined;
+    collectLines(child, (line) => {
+      pushTail(tail, line);
+      options.onLine?.(line);
+    });
+    child.once('error', (error) => {
+      pushTail(tail, String(error));
+      finish(null, null);
+    });
+    child.once('close', (code, signal) => finish(code, signal));
+  });
+}
+
+export function describeExit(result: CommandResult): string {
+  if (result.signal) return `killed by ${result.signal}`;
+  return result.code === null ? 'could not run' : `exit code ${result.code}`;
+}
+
+export function indent(lines: string[]): string {
+  return lines.length ? lines.map((line) => `    ${line}`).join('\n') : '    (no output)';
+}
+
+/**
+ * Logs `line()` every `intervalMs` until the returned function is called, so a step that takes a while is
+ * never silent. `line` receives the elapsed time, already formatted, and may look something up first.
+ */
+export function heartbeat(
+  log: Log,
+  line: (elapsed: string) => string | Promise<string>,
+  intervalMs = HEARTBEAT_MS,
+): () => void {
+  const started = Date.now();
+  let stopped = false;
+  const timer = setInterval(() => {
+    void Promise.resolve(line(formatDuration(Date.now() - started))).then((text) => {
+      if (!stopped) log(text);
+    });
+  }, intervalMs);
+  timer.unref();
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  const seconds = Math.round(ms / 1000);
+  return `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
+}
+
+/** Decimal units, as pip and apt print them. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(0)} kB`;
+  return `${(bytes / 1_000_000).toFixed(1)} MB`;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Lock
+// ---------------------------------------------------------------------------------------------------------
+
+interface LockOwner {
+  pid: number;
+  host: string;
+  startedAt: string;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function staleLockReason(dir: string): Promise<string | undefined> {
+  let owner: LockOwner | undefined;
+  try {
+    owner = JSON.parse(await readFile(join(dir, 'owner.json'), 'utf8')) as LockOwner;
+  } catch {
+    owner = undefined;
+  }
+  if (!owner) {
+    try {
+      const age = Date.now() - (await stat(dir)).mtimeMs;
+      // The owner writes its details right after creating the directory; give it a moment.
+      return age > LOCK_OWNERLESS_GRACE_MS ? 'no owner recorded' : undefined;
+    } catch {
+      return undefined; // removed meanwhile: the next mkdir will tell
+    }
+  }
+  const age = Date.now() - Date.parse(owner.startedAt);
+  if (age > LOCK_STALE_MS) return `taken ${formatDuration(age)} ago`;
+  if (owner.host === hostname() && !processAlive(owner.pid)) return `its process ${owner.pid} is gone`;
+  return undefined;
+}
+
+/**
+ * Runs `fn` holding `<cacheDir>/locks/<name>.lock` (a directory: mkdir is atomic), so only one process builds
+ * or installs at a time; others wait, then find the result. A lock whose process died is taken over.
+ */
+export async function withLock<T>(
+  kind: ProvisionKind,
+  cacheDir: string,
+  name: string,
+  log: Log,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const dir = join(cacheDir, 'locks', `${name}.lock`);
+  await mkdir(join(cacheDir, 'locks'), { recursive: true });
+  const waitStarted = Date.now();
+  let lastReport = 0;
+  for (;;) {
+    try {
+      await mkdir(dir);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const stale = await staleLockReason(dir);
+    if (stale) {
+      log(`Removing the stale lock ${dir} (${stale}).`);
+      await rm(dir, { recursive: true, force: true });
+      continue;
+    }
+    const waited = Date.now() - waitStarted;
+    if (waited > LOCK_MAX_WAIT_MS) {
+      throw new ProvisioningError(
+        kind,
+        `Gave up after ${formatDuration(waited)} waiting for another process that holds ${dir}. ` +
+          'If no other provisioning is running, delete that directory.',
+      );
+    }
+    if (lastReport === 0) {
+      log(`Another process is provisioning ${name} (lock ${dir}); waiting for it to finish.`);
+      lastReport = Date.now();
+    } else if (Date.now() - lastReport >= HEARTBEAT_MS) {
+      log(`  still waiting for the other ${name} provisioning (${formatDuration(waited)})`);
+      lastReport = Date.now();
+    }
+    await sleep(LOCK_POLL_MS);
+  }
+  try {
+    const owner: LockOwner = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString() };
+    await writeFile(join(dir, 'owner.json'), JSON.stringify(owner));
+    return await fn();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,120 @@
+// The web app's client of the application routes (docs/app-api.md): @trpc/client, typed by the API's router
+// through an `import type` (the browser bundle holds no server code), with one link that sends each call to
+// the procedure's REST route (app-routes.ts) — the specification's own paths, the same requests any other
+// client makes — and reads the answer. A failed call rejects with a TRPCClientError whose message is the
+// server's `error.message` (show it to the user); `errorBodyOf` gives the whole error body
+// `{ code, message, details, request_id }`, or undefined when no server answered (offline, a proxy's page).
+import { createTRPCClient, TRPCClientError, type TRPCLink } from '@trpc/client';
+import type { inferRouterOutputs } from '@trpc/server';
+import { observable } from '@trpc/server/observable';
+import type { ErrorBody } from '../../../../api/http/errors.ts';
+import type { AppRouter } from '../../../../api/trpc/router.ts';
+import { APP_ROUTES, type AppRoute } from './app-routes.ts';
+
+export type AppOutputs = inferRouterOutputs<AppRouter>;
+export type Plan = AppOutputs['plans']['list'][number];
+export type AppErrorBody = ErrorBody['error'];
+
+/** What the link attaches to a failed call's TRPCClientError (`error.meta`). */
+interface FailureMeta {
+  status?: number;
+  body?: ErrorBody;
+}
+
+/** The specification's error body of a failed call; undefined when the server did not send one. */
+export function errorBodyOf(error: unknown): AppErrorBody | undefined {
+  if (!(error instanceof TRPCClientError)) return undefined;
+  return (error.meta as FailureMeta | undefined)?.body?.error;
+}
+
+function isErrorBody(value: unknown): value is ErrorBody {
+  const error = (value as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  return typeof error?.code === 'string' && typeof error.message === 'string';
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function text(value: unknown): string {
+  return value instanceof Date ? value.toISOString() : String(value);
+}
+
+/** The request for a call: path parameters from the input's fields, the rest as query string or JSON body. */
+export function requestFor(route: AppRoute, input: unknown): { url: string; body?: string } {
+  const fields: Record<string, unknown> = isRecord(input) ? { ...input } : {};
+  const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = fields[name];
+    delete fields[name];
+    if (value === undefined || value === null) throw new TypeError(`${route.path}: ${name} is missing`);
+    return encodeURIComponent(text(value));
+  });
+  if (route.method === 'GET' || route.method === 'DELETE') {
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(fields)) {
+      for (const item of Array.isArray(value) ? value : [value]) {
+        if (item !== undefined && item !== null) query.append(name, text(item));
+      }
+    }
+    const search = query.toString();
+    return { url: search ? `${path}?${search}` : path };
+  }
+  const body = isRecord(input) ? fields : input;
+  return body === undefined ? { url: path } : { url: path, body: JSON.stringify(body) };
+}
+
+async function send(procedure: string, input: unknown, signal: AbortSignal): Promise<unknown> {
+  const route = (APP_ROUTES as Record<string, AppRoute>)[procedure];
+  if (!route) throw new TypeError(`No route for the procedure ${procedure} (web/src/lib/api/app-routes.ts)`);
+  const { url, body } = requestFor(route, input);
+  const response = await fetch(url, {
+    method: route.method,
+    headers: {
+      accept: 'application/json',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body }),
+    credentials: 'same-origin',
+    cache: 'no-store',
+    signal,
+  });
+  const raw = await response.text();
+  let json: unknown;
+  try {
+    json = raw ? JSON.parse(raw) : undefined;
+  } catch {
+    json = undefined;
+  }
+  if (response.ok) return json ?? undefined;
+  const meta: FailureMeta = { status: response.status, ...(isErrorBody(json) ? { body: json } : {}) };
+  throw new TRPCClientError(meta.body?.error.message ?? `HTTP ${response.status}`, {
+    meta: meta as Record<string, unknown>,
+  });
+}
+
+/** The terminating link: one HTTP request per call, cancelled with the call's signal. */
+function restLink(): TRPCLink<AppRouter> {
+  return () =>
+    ({ op }) =>
+      observable((observer) => {
+        const controller = new AbortController();
+        const abort = () => controller.abort();
+        if (op.signal?.aborted) abort();
+        op.signal?.addEventListener('abort', abort);
+        send(op.path, op.input, controller.signal).then(
+          (data) => {
+            observer.next({ result: { type: 'data', data } });
+            observer.complete();
+          },
+          (cause: unknown) =>
+            observer.error(TRPCClientError.from(cause instanceof Error ? cause : new Error(String(cause)))),
+        );
+        return () => {
+          op.signal?.removeEventListener('abort', abort);
+          controller.abort();
+        };
+      });
+}
+
+/** `await appClient.plans.list.query()`; pass `{ signal }` as the second argument to cancel. */
+export const appClient = createTRPCClient<AppRouter>({ links: [restLink()] });
