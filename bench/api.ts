@@ -1,6 +1,7 @@
-// `npm run bench:api`: throughput and latency of the public API on real PostgreSQL and Temporal, each as a
-// ratio to a trivial Fastify route measured in the same run on the same machine. Prints a table; asserts
-// nothing. BENCH_SECONDS (default 10) and BENCH_CONNECTIONS (default 10) tune each measurement.
+// `npm run bench:api`: throughput and latency of the public API and of the signer API on real PostgreSQL and
+// Temporal, each as a ratio to a trivial Fastify route measured in the same run on the same machine. Prints a
+// table; asserts nothing. BENCH_SECONDS (default 10) and BENCH_CONNECTIONS (default 10) tune each
+// measurement. Everything goes through HTTP only, so the same file measures an older checkout as well.
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { startBenchApi } from './support.ts';
@@ -54,6 +55,7 @@ try {
     body: createBody,
   });
   const envelopeId = ((await created.json()) as { id: string }).id;
+  const signer = await signingLink(apiUrl, headers);
 
   const results = [
     await measure('baseline GET /noop (bare Fastify)', { url: `${baselineUrl}/noop` }),
@@ -63,6 +65,15 @@ try {
       method: 'POST',
       headers,
       body: createBody,
+    }),
+    // A recipient reading their link (after the first read, which records recipient.opened) and saving a value
+    // again (after the first save, which records recipient.started): no workflow Update, SQL only.
+    await measure('GET /api/signing/{token}', { url: `${apiUrl}/api/signing/${signer.token}` }),
+    await measure('PUT /api/signing/{token}/fields', {
+      url: `${apiUrl}/api/signing/${signer.token}/fields`,
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: signer.saveBody,
     }),
   ];
   const base = results[0] as Measured;
@@ -84,4 +95,40 @@ try {
 } finally {
   await baseline.close();
   await bench.close();
+}
+
+/** A sent envelope's first signer, reached through the API (an `Api` recipient): their link, opened and saved once. */
+async function signingLink(apiUrl: string, headers: Record<string, string>) {
+  const body = JSON.stringify({
+    title: 'Benchmark signing',
+    workflowType: 'Sequential',
+    templateId: template.id,
+    recipients: [
+      { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', deliveryChannel: 'Api' },
+      { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com', deliveryChannel: 'Api' },
+    ],
+  });
+  const call = async (method: string, url: string, payload?: string, extra = headers) => {
+    // No body, no content type: Fastify refuses an empty JSON body.
+    const { 'content-type': _type, ...withoutType } = extra;
+    const sent = payload === undefined ? withoutType : extra;
+    const response = await fetch(`${apiUrl}${url}`, { method, headers: sent, body: payload ?? null });
+    if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as Record<string, unknown>;
+  };
+  const envelope = await call('POST', '/api/v1/envelopes/from-template', body);
+  const recipients = envelope.recipients as { id: string; roleName: string }[];
+  const client = recipients.find((recipient) => recipient.roleName === 'Client');
+  await call('POST', `/api/v1/envelopes/${envelope.id}/send`);
+  const link = await call('POST', `/api/v1/envelopes/${envelope.id}/recipients/${client?.id}/signing-link`);
+  const token = String(link.url).split('/sign/')[1] as string;
+  const view = await call('GET', `/api/signing/${token}`, undefined, {});
+  const name = (view.fields as { fieldDefinitionId: string; type: string }[]).find(
+    (f) => f.type === 'Full name',
+  );
+  const saveBody = JSON.stringify({
+    values: [{ fieldDefinitionId: name?.fieldDefinitionId, value: 'Dana Levi' }],
+  });
+  await call('PUT', `/api/signing/${token}/fields`, saveBody, { 'content-type': 'application/json' });
+  return { token, saveBody };
 }

@@ -22,6 +22,8 @@ export async function startBenchApi(say: (line: string) => void) {
     SIGIL_ENV: 'production',
     DATABASE_URL: infrastructure.databaseUrl,
     TEMPORAL_ADDRESS: infrastructure.temporalAddress,
+    // The load generator is one address: the signer API's per-address throttle stays on the path, never 429.
+    SIGNING_RATE_LIMIT_PER_MINUTE: '100000000',
   });
   const app = await buildApp({
     config,

@@ -1,6 +1,6 @@
 // The signer API's contract, once: what a signing link shows and what a signer sends. The API validates
 // requests and serializes answers with these schemas; the web app imports their types
-// (web/src/lib/api/signing.ts), so the two cannot drift apart.
+// (web/src/lib/signer/signing.ts), so the two cannot drift apart.
 import { z } from 'zod';
 import { DeclineRequest } from './envelope.ts';
 import { FieldPlacement } from './template.ts';

@@ -10,7 +10,7 @@ const config = {
   compilerOptions: { runes: true },
   kit: {
     adapter: adapter({
-      // scripts/web-build.ts builds into a fresh folder and swaps it in, so a running server never sees a
+      // scripts/ensure-web-build.ts builds into a fresh folder and swaps it in, so a running server never sees a
       // half-written build.
       pages: process.env.SIGIL_WEB_OUT ?? 'build',
       assets: process.env.SIGIL_WEB_OUT ?? 'build',

@@ -2,7 +2,7 @@
 // tRPC procedures, each declaring its REST method and path with `route(...)`. The transport
 // (api/trpc/fastify.ts) serves every procedure at exactly that path on the app's Fastify server, with the
 // server's one error mapping; api/trpc/openapi.ts describes them in their own OpenAPI document; the web app
-// calls them with @trpc/client (web/src/lib/api/app-client.ts).
+// calls them with @trpc/client (web/src/lib/shared/app-client.ts).
 import { type AnyTRPCRouter, initTRPC } from '@trpc/server';
 import type { FastifyBaseLogger } from 'fastify';
 import type { OpenApiMeta, OpenApiMethod } from 'trpc-to-openapi';

@@ -22,7 +22,7 @@ import { APP_OPENAPI_PATH, appOpenApiDocument } from '../../api/trpc/openapi.ts'
 import { appRouter } from '../../api/trpc/router.ts';
 import { Plan } from '../../db/entities/index.ts';
 import { PLAN_NAMES } from '../../domain/vocabulary.ts';
-import { APP_ROUTES } from '../../web/src/lib/api/app-routes.ts';
+import { APP_ROUTES } from '../../web/src/lib/shared/app-routes.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
 import { testConfig } from '../support/context.ts';
 

@@ -1,7 +1,7 @@
 // The web app's catalogs (web/src/lib/i18n/{en,he}.json): the same keys with the same placeholders, every
 // message formats in both languages through svelte-i18n itself, every key the pages use exists, and the
 // notification kinds and channels the panel names are the ones the server captures. (The signer page's
-// contract is the server's own: web/src/lib/api/signing.ts imports it from domain/signing.ts.)
+// contract is the server's own: web/src/lib/signer/signing.ts imports it from domain/signing.ts.)
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,8 +9,8 @@ import { get } from 'svelte/store';
 import { addMessages, format, init, locale } from 'svelte-i18n';
 import { describe, expect, it } from 'vitest';
 import { RECIPIENT_STATUSES } from '../../domain/vocabulary.ts';
-import { NOTIFICATION_KINDS as PANEL_KINDS } from '../../web/src/lib/api/dev-notifications.ts';
-import { SIGNING_STATES } from '../../web/src/lib/api/signing.ts';
+import { NOTIFICATION_KINDS as PANEL_KINDS } from '../../web/src/lib/dev/dev-notifications.ts';
+import { SIGNING_STATES } from '../../web/src/lib/signer/signing.ts';
 import { MESSAGE_CHANNELS, NOTIFICATION_KINDS } from '../../workflows/notification-contracts.ts';
 
 const WEB_SRC = fileURLToPath(new URL('../../web/src', import.meta.url));

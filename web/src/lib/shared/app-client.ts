@@ -65,7 +65,8 @@ export function requestFor(route: AppRoute, input: unknown): { url: string; body
 
 async function send(procedure: string, input: unknown, signal: AbortSignal): Promise<unknown> {
   const route = (APP_ROUTES as Record<string, AppRoute>)[procedure];
-  if (!route) throw new TypeError(`No route for the procedure ${procedure} (web/src/lib/api/app-routes.ts)`);
+  if (!route)
+    throw new TypeError(`No route for the procedure ${procedure} (web/src/lib/shared/app-routes.ts)`);
   const { url, body } = requestFor(route, input);
   const response = await fetch(url, {
     method: route.method,
