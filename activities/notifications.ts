@@ -1,16 +1,10 @@
-// The `sendNotification` activity: renders one message (invitation, reminder, completion, decline or cancel
-// notice) in the addressee's language with the organization's branding, sends it through the channel's
-// provider (notifications/deliver.ts) and records the attempt in `notification`. Idempotent per
-// `notificationId`: once an attempt succeeded, a retry returns its result without sending again. Provider
-// failures are retryable ApplicationFailures; what can never succeed is not retryable (the types are in
-// workflows/notification-contracts.ts). Invitations and reminders carry a fresh signing link, issued here so
-// the token never enters the workflow's history.
-import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/common';
 import type { NotificationsConfig, SigilEnv } from '../config/config.ts';
-import { Envelope, Notification, Organization, Recipient, SigningLink } from '../db/entities/index.ts';
+import { Envelope, Notification, Organization, Recipient } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
+import { addSigningLink } from '../db/signing-links.ts';
+import type { MessageChannel } from '../domain/vocabulary.ts';
 import { notificationLanguage } from '../notifications/catalog.ts';
 import { channelName, deliver, deliveryContext, recordAttempt, routeFor } from '../notifications/deliver.ts';
 import { NotificationError, redactedMessage } from '../notifications/errors.ts';
@@ -24,11 +18,7 @@ import {
   signerAction,
 } from '../notifications/messages.ts';
 import type { OutgoingMessage, SentMessage } from '../notifications/providers.ts';
-import type {
-  MessageChannel,
-  SendNotificationRequest,
-  SendNotificationResult,
-} from '../workflows/notification-contracts.ts';
+import type { SendNotificationRequest, SendNotificationResult } from '../workflows/notification-contracts.ts';
 
 export interface NotificationActivityConfig {
   env: SigilEnv;
@@ -291,26 +281,20 @@ function outgoingMessage(
   };
 }
 
-/**
- * A new signing link for the recipient, `{base}/sign/<token>`: a 256-bit token of which only the SHA-256 is
- * stored, as the signer API expects (api/services/signing/signing-session.ts). Earlier links stay valid.
- */
+/** A new signing link for the recipient (db/signing-links.ts). Earlier links stay valid. */
 async function issueSigningLink(
   em: EntityManager,
   recipient: Recipient,
   envelope: Envelope,
   base: string,
 ): Promise<string> {
-  const token = randomBytes(32).toString('base64url');
-  em.create(SigningLink, {
-    tokenHash: createHash('sha256').update(token).digest('hex'),
-    recipientId: recipient.id,
-    envelopeId: envelope.id,
-    organizationId: envelope.organizationId,
-    revokedAt: null,
-  });
+  const url = addSigningLink(
+    em,
+    { recipientId: recipient.id, envelopeId: envelope.id, organizationId: envelope.organizationId },
+    base,
+  );
   await em.flush();
-  return `${base}/sign/${token}`;
+  return url;
 }
 
 function invalid(message: string): ApplicationFailure {

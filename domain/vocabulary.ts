@@ -73,6 +73,21 @@ export const FIELD_TYPES = [
 ] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
+/** Field types whose value is an image or file the signer supplies (they cannot be prefilled). */
+export const SIGNER_SUPPLIED_FIELD_TYPES = [
+  'Signature',
+  'Initials',
+  'Company stamp',
+  'File upload',
+  'Image upload',
+] as const satisfies readonly FieldType[];
+
+/** Field types a signer fills with a plain input (text, a choice, a checkbox). */
+export const PLAIN_FIELD_TYPES = FIELD_TYPES.filter(
+  (type): type is Exclude<FieldType, (typeof SIGNER_SUPPLIED_FIELD_TYPES)[number]> =>
+    !(SIGNER_SUPPLIED_FIELD_TYPES as readonly FieldType[]).includes(type),
+);
+
 /** Field types whose definition must list the choices. */
 export const FIELD_TYPES_WITH_OPTIONS: readonly FieldType[] = ['Radio', 'Dropdown'];
 
@@ -143,3 +158,18 @@ export function isWebhookEventType(value: string): value is WebhookEventType {
 /** Where a webhook delivery stands. */
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
+/** Every kind of message Sigil sends. `otp` is sent by the signer API itself, never through the activity. */
+export const NOTIFICATION_KINDS = [
+  'invitation',
+  'reminder',
+  'otp',
+  'completed',
+  'declined',
+  'cancelled',
+] as const;
+export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
+
+/** The channels that carry a message (`ManualLink` and `Api` recipients get none). */
+export const MESSAGE_CHANNELS = ['Email', 'Sms', 'WhatsApp'] as const;
+export type MessageChannel = (typeof MESSAGE_CHANNELS)[number];

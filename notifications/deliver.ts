@@ -5,7 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NotificationsConfig, SigilEnv } from '../config/config.ts';
 import { Notification } from '../db/entities/index.ts';
-import type { MessageChannel, NotificationKind } from '../workflows/notification-contracts.ts';
+import type { MessageChannel, NotificationKind } from '../domain/vocabulary.ts';
 import { type CapturedNotification, captureNotification, capturesNotifications } from './dev-capture.ts';
 import { NotificationError } from './errors.ts';
 import {

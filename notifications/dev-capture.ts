@@ -6,20 +6,11 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SigilEnv } from '../config/config.ts';
 import { DevNotification } from '../db/entities/index.ts';
-import {
-  MESSAGE_CHANNELS,
-  type MessageChannel,
-  NOTIFICATION_KINDS,
-  type NotificationKind,
-} from '../workflows/notification-contracts.ts';
-
-export { NOTIFICATION_KINDS, type NotificationKind };
-export const NOTIFICATION_CHANNELS = MESSAGE_CHANNELS;
-export type NotificationChannel = MessageChannel;
+import type { MessageChannel, NotificationKind } from '../domain/vocabulary.ts';
 
 export interface CapturedNotification {
   kind: NotificationKind;
-  channel: NotificationChannel;
+  channel: MessageChannel;
   /** An email address or an E.164 phone number. */
   to: string;
   subject?: string | null;

@@ -7,7 +7,7 @@
 import nodemailer from 'nodemailer';
 import type TwilioRequestClient from 'twilio/lib/base/RequestClient.js';
 import type { NotificationsConfig, SmtpSettings, TwilioSettings } from '../config/config.ts';
-import type { MessageChannel } from '../workflows/notification-contracts.ts';
+import type { MessageChannel } from '../domain/vocabulary.ts';
 import { NotificationError, redactedMessage } from './errors.ts';
 
 export interface OutgoingMessage {

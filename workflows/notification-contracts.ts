@@ -2,21 +2,7 @@
 // types it can meet and the activity options to call it with. Pure data, safe to import from workflow code;
 // the activity is activities/notifications.ts and the whole design is docs/notifications.md.
 import type { ActivityOptions } from '@temporalio/workflow';
-
-/** Every kind of message Sigil sends. `otp` is sent by the signer API itself, never through the activity. */
-export const NOTIFICATION_KINDS = [
-  'invitation',
-  'reminder',
-  'otp',
-  'completed',
-  'declined',
-  'cancelled',
-] as const;
-export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
-
-/** The channels that carry a message (`ManualLink` and `Api` recipients get none). */
-export const MESSAGE_CHANNELS = ['Email', 'Sms', 'WhatsApp'] as const;
-export type MessageChannel = (typeof MESSAGE_CHANNELS)[number];
+import type { MessageChannel, NotificationKind } from '../domain/vocabulary.ts';
 
 export interface SendNotificationRequest {
   /**

@@ -4,7 +4,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { NOTIFICATION_KINDS } from '../../notifications/dev-capture.ts';
+import { NOTIFICATION_KINDS } from '../../domain/vocabulary.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import {
   DEV_NOTIFICATIONS_DEFAULT_LIMIT,

@@ -1,17 +1,15 @@
 // The web app's catalogs (web/src/lib/i18n/{en,he}.json): the same keys with the same placeholders, every
 // message formats in both languages through svelte-i18n itself, every key the pages use exists, and the
-// notification kinds and channels the panel names are the ones the server captures. (The signer page's
-// contract is the server's own: web/src/lib/signer/signing.ts imports it from domain/signing.ts.)
+// panel has a label for every notification kind and channel. (The pages share the server's vocabulary and
+// contracts: they import them from domain/.)
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { get } from 'svelte/store';
 import { addMessages, format, init, locale } from 'svelte-i18n';
 import { describe, expect, it } from 'vitest';
-import { RECIPIENT_STATUSES } from '../../domain/vocabulary.ts';
-import { NOTIFICATION_KINDS as PANEL_KINDS } from '../../web/src/lib/dev/dev-notifications.ts';
+import { MESSAGE_CHANNELS, NOTIFICATION_KINDS, RECIPIENT_STATUSES } from '../../domain/vocabulary.ts';
 import { SIGNING_STATES } from '../../web/src/lib/signer/signing.ts';
-import { MESSAGE_CHANNELS, NOTIFICATION_KINDS } from '../../workflows/notification-contracts.ts';
 
 const WEB_SRC = fileURLToPath(new URL('../../web/src', import.meta.url));
 const LANGUAGES = ['en', 'he'] as const;
@@ -117,9 +115,5 @@ describe('web app catalogs', () => {
     for (const waiting of ['waitingFields', 'waitingConsent', 'waitingDocument', 'waitingSave'])
       expect(keys).toContain(`signer.complete.${waiting}`);
     for (const action of ['approve', 'view']) expect(keys).toContain(`signer.instructions.${action}`);
-  });
-
-  it('name the notification kinds the server captures', () => {
-    expect([...PANEL_KINDS]).toEqual([...NOTIFICATION_KINDS]);
   });
 });

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { inspectJpeg } from '../../../documents/jpeg.ts';
 import { inspectPng } from '../../../documents/png.ts';
-import type { FieldType } from '../../../domain/vocabulary.ts';
+import { type FieldType, SIGNER_SUPPLIED_FIELD_TYPES } from '../../../domain/vocabulary.ts';
 
 export const TEXT_LIMITS: Partial<Record<FieldType, number>> = {
   'Full name': 200,
@@ -11,15 +11,6 @@ export const TEXT_LIMITS: Partial<Record<FieldType, number>> = {
   'Read-only text': 5000,
   'ID number': 20,
 };
-
-/** Field types whose value is an image or file the signer supplies; they cannot be prefilled. */
-export const SIGNER_SUPPLIED: readonly FieldType[] = [
-  'Signature',
-  'Initials',
-  'Company stamp',
-  'File upload',
-  'Image upload',
-];
 
 const isoDate = z.iso.date();
 const email = z.email();
@@ -33,7 +24,7 @@ export function checkInitialValue(
   field: { type: FieldType; options?: string[] | null },
   value: unknown,
 ): FieldValueCheck {
-  if (SIGNER_SUPPLIED.includes(field.type)) {
+  if ((SIGNER_SUPPLIED_FIELD_TYPES as readonly FieldType[]).includes(field.type)) {
     return { ok: false, message: `${field.type} fields are filled by the signer and cannot be prefilled` };
   }
   return checkPlainValue(field, value);

@@ -1,7 +1,7 @@
 // The development capture, newest first, for GET /api/dev/notifications (served outside production only).
 import type { FilterQuery } from '@mikro-orm/core';
 import { DevNotification } from '../../../db/entities/index.ts';
-import type { NotificationKind } from '../../../notifications/dev-capture.ts';
+import type { NotificationKind } from '../../../domain/vocabulary.ts';
 import type { DataContext } from '../context.ts';
 
 export const DEV_NOTIFICATIONS_DEFAULT_LIMIT = 50;

@@ -1,10 +1,9 @@
 // Issues each acting recipient of a sent envelope a fresh signing link `{publicBaseUrl}/sign/<token>`,
-// revoking that recipient's earlier links. The 256-bit token exists only in the returned URL; the table
-// keeps its SHA-256.
-import { SigningLink } from '../../../db/entities/index.ts';
+// revoking that recipient's earlier links (db/signing-links.ts: the token exists only in the returned URL).
+import { type Envelope, type Recipient, SigningLink } from '../../../db/entities/index.ts';
+import { addSigningLink } from '../../../db/signing-links.ts';
 import { actsInRounds } from '../../../workflows/rounds.ts';
 import { Conflict, NotFound } from '../../errors.ts';
-import { randomToken, sha256Hex } from '../../security/secrets.ts';
 import type { ServiceContext } from '../context.ts';
 import { findEnvelope } from '../envelopes/find-envelope.ts';
 
@@ -24,29 +23,12 @@ export async function issueSigningLinks(
     throw new Conflict(`Envelope ${envelope.id} is Draft: send it before issuing signing links.`);
   }
   const acting = recipients.filter(actsInRounds);
-  const base = ctx.config.publicBaseUrl.replace(/\/+$/, '');
-  const issued: IssuedSigningLink[] = [];
-  await ctx.em.transactional(async (tx) => {
-    if (acting.length > 0) {
-      await tx.nativeUpdate(
-        SigningLink,
-        { recipientId: { $in: acting.map((r) => r.id) }, revokedAt: null },
-        { revokedAt: new Date() },
-      );
-    }
-    for (const recipient of acting) {
-      const token = randomToken();
-      tx.create(SigningLink, {
-        tokenHash: sha256Hex(token),
-        recipientId: recipient.id,
-        envelopeId: envelope.id,
-        organizationId: envelope.organizationId,
-        revokedAt: null,
-      });
-      issued.push({ recipientId: recipient.id, fullName: recipient.fullName, url: `${base}/sign/${token}` });
-    }
-  });
-  return issued;
+  const urls = await replaceLinks(ctx, envelope, acting);
+  return acting.map((recipient) => ({
+    recipientId: recipient.id,
+    fullName: recipient.fullName,
+    url: urls.get(recipient.id) as string,
+  }));
 }
 
 /** Channels whose recipients get no message: the link goes to the caller, who hands it over. */
@@ -75,26 +57,40 @@ export async function issueRecipientSigningLink(
       [{ field: 'deliveryChannel', message: recipient.deliveryChannel }],
     );
   }
-  const token = randomToken();
-  await ctx.em.transactional(async (tx) => {
-    await tx.nativeUpdate(
-      SigningLink,
-      { recipientId: recipient.id, revokedAt: null },
-      { revokedAt: new Date() },
-    );
-    tx.create(SigningLink, {
-      tokenHash: sha256Hex(token),
-      recipientId: recipient.id,
-      envelopeId: envelope.id,
-      organizationId: envelope.organizationId,
-      revokedAt: null,
-    });
-  });
-  const base = ctx.config.publicBaseUrl.replace(/\/+$/, '');
+  const urls = await replaceLinks(ctx, envelope, [recipient]);
   return {
     recipientId: recipient.id,
     fullName: recipient.fullName,
-    url: `${base}/sign/${token}`,
+    url: urls.get(recipient.id) as string,
     deliveryChannel: recipient.deliveryChannel,
   };
+}
+
+/**
+ * Revokes the recipients' earlier links and stores a new one for each, in one transaction; the URLs by
+ * recipient id. The tokens exist only in these URLs.
+ */
+async function replaceLinks(
+  ctx: Pick<ServiceContext, 'em' | 'config'>,
+  envelope: Pick<Envelope, 'id' | 'organizationId'>,
+  recipients: Pick<Recipient, 'id'>[],
+): Promise<Map<string, string>> {
+  const urls = new Map<string, string>();
+  if (recipients.length === 0) return urls;
+  await ctx.em.transactional(async (tx) => {
+    await tx.nativeUpdate(
+      SigningLink,
+      { recipientId: { $in: recipients.map((r) => r.id) }, revokedAt: null },
+      { revokedAt: new Date() },
+    );
+    for (const recipient of recipients) {
+      const linked = {
+        recipientId: recipient.id,
+        envelopeId: envelope.id,
+        organizationId: envelope.organizationId,
+      };
+      urls.set(recipient.id, addSigningLink(tx, linked, ctx.config.publicBaseUrl));
+    }
+  });
+  return urls;
 }

@@ -1,16 +1,14 @@
 // Client of GET /api/dev/notifications (docs/api.md, "Development notifications"). The route exists only
 // outside production; there the server answers 404, which this client reports as `unavailable`.
 
-export const NOTIFICATION_KINDS = [
-  'invitation',
-  'reminder',
-  'otp',
-  'completed',
-  'declined',
-  'cancelled',
-] as const;
-export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
-export type NotificationChannel = 'Email' | 'Sms' | 'WhatsApp';
+import {
+  type MessageChannel,
+  NOTIFICATION_KINDS,
+  type NotificationKind,
+} from '../../../../domain/vocabulary.ts';
+
+export { NOTIFICATION_KINDS, type NotificationKind };
+export type NotificationChannel = MessageChannel;
 
 export interface DevNotification {
   id: string;

@@ -5,7 +5,12 @@
 // X-Signing-Session with every request.
 
 import type { CodeSent, CodeVerified, SigningOutcome, SigningView } from '../../../../domain/signing.ts';
-import { SIGNING_SESSION_HEADER, SIGNING_STATES, type SigningState } from '../../../../domain/vocabulary.ts';
+import {
+  PLAIN_FIELD_TYPES,
+  SIGNING_SESSION_HEADER,
+  SIGNING_STATES,
+  type SigningState,
+} from '../../../../domain/vocabulary.ts';
 
 export type {
   RequiredField,
@@ -14,22 +19,7 @@ export type {
   SigningView,
 } from '../../../../domain/signing.ts';
 export type { SignerAction, SigningState } from '../../../../domain/vocabulary.ts';
-export { SIGNING_STATES };
-
-/** The field types the signer fills with a plain input in this version. */
-export const PLAIN_FIELD_TYPES = [
-  'Full name',
-  'Text',
-  'Long text',
-  'Date',
-  'Email',
-  'Phone',
-  'ID number',
-  'Checkbox',
-  'Radio',
-  'Dropdown',
-  'Read-only text',
-] as const;
+export { PLAIN_FIELD_TYPES, SIGNING_STATES };
 
 export interface ApiErrorDetail {
   field?: string;
