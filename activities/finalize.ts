@@ -111,6 +111,7 @@ export function createFinalizeActivities(deps: { orm: Orm }) {
           document: { filename: source.filename, sha256: source.sha256, pageCount: template.pageCount },
           finalPdfSha256: sha256(finalPdf),
           recipients: recipients.map((r) => ({
+            id: r.id,
             fullName: r.fullName,
             email: r.email ?? null,
             phone: r.phone ?? null,
@@ -127,6 +128,7 @@ export function createFinalizeActivities(deps: { orm: Orm }) {
             sequence: event.sequence,
             type: event.type,
             occurredAt: event.occurredAt,
+            recipientId: event.recipientId ?? null,
             data: event.data,
             ...(typeof event.data.ip === 'string' ? { ip: event.data.ip } : {}),
             ...(typeof event.data.user_agent === 'string' ? { userAgent: event.data.user_agent } : {}),

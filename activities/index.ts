@@ -3,7 +3,7 @@ import { loadConfig } from '../config/config.ts';
 import type { Orm } from '../db/orm.ts';
 import { createFinalizeActivities } from './finalize.ts';
 import { createNotificationActivities, type NotificationActivityConfig } from './notifications.ts';
-import { createProjectionActivities } from './projection.ts';
+import { createProjectionActivities, whileHeartbeating } from './projection.ts';
 import { createWebhookActivities, type WebhookDeliverySettings } from './webhooks.ts';
 
 export interface ActivityDependencies {
@@ -17,10 +17,18 @@ export interface ActivityDependencies {
   notifications?: NotificationActivityConfig;
 }
 
+/** How often finalization tells Temporal it is alive, whatever step it is in (its heartbeat timeout is 5 s). */
+const FINALIZE_HEARTBEAT_EVERY_MS = 1000;
+
 export function createActivities(deps: ActivityDependencies) {
+  const finalize = createFinalizeActivities(deps);
   return {
     ...createProjectionActivities(deps),
-    ...createFinalizeActivities(deps),
+    ...finalize,
+    // Besides the heartbeats between its steps: a long render or a slow load keeps the attempt alive, so
+    // the short heartbeat timeout only ever fires for a worker that is gone.
+    finalizeEnvelope: (request: Parameters<typeof finalize.finalizeEnvelope>[0]) =>
+      whileHeartbeating(() => finalize.finalizeEnvelope(request), FINALIZE_HEARTBEAT_EVERY_MS),
     ...createNotificationActivities({ orm: deps.orm, config: deps.notifications ?? loadConfig() }),
     ...createWebhookActivities(deps),
   };

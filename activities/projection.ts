@@ -1,10 +1,19 @@
 // Projection of the envelope workflow's transitions into PostgreSQL. Idempotent under retry: the
 // audit event is keyed by (envelope, sequence) and the envelope row only moves forward in sequence.
+// A transition PostgreSQL refuses for a reason retrying cannot fix (a data exception or an integrity
+// violation) fails at once as `ProjectionDataError`, and the workflow parks (docs/envelope-lifecycle.md,
+// "When a transition cannot be recorded"); `recordProjectionFailure` then marks the envelope row.
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Orm } from '../db/orm.ts';
 import { queueWebhookEventDeliveries } from '../db/webhook-deliveries.ts';
+import { sanitizeText } from '../domain/text.ts';
 import { isWebhookEventType } from '../domain/vocabulary.ts';
-import type { EnvelopeTransition } from '../workflows/contracts.ts';
+import {
+  type EnvelopeTransition,
+  PROJECTION_DATA_ERROR,
+  type ProjectionFailureRecord,
+} from '../workflows/contracts.ts';
 import type { WebhookEvent } from '../workflows/webhook-contracts.ts';
 
 export interface ProjectionResult {
@@ -49,41 +58,75 @@ export function webhookEventOf(
   return { id: eventId, type, created_at: transition.occurredAt, data: eventData };
 }
 
+/** How often a running projection tells Temporal it is alive (its heartbeat timeout is 3 s). */
+const HEARTBEAT_EVERY_MS = 1000;
+const REASON_MAX = 500;
+
 export function createProjectionActivities(deps: { orm: Orm }) {
   return {
     async projectEnvelopeTransition(transition: EnvelopeTransition): Promise<ProjectionResult> {
-      const em = deps.orm.em.fork();
-      return em.transactional(async (tx) => {
-        // Row lock: concurrent retries of the same envelope's projections are serialized.
-        const [envelope] = await tx.execute<{ projected_sequence: number }[]>(
-          'select projected_sequence from envelope where id = ? and organization_id = ? for update',
-          [transition.envelopeId, transition.organizationId],
-        );
-        if (!envelope) {
-          throw ApplicationFailure.nonRetryable(
-            `Envelope ${transition.envelopeId} of organization ${transition.organizationId} does not exist.`,
-            'EnvelopeNotFound',
-          );
-        }
-        await tx.execute(
-          `insert into audit_event (id, envelope_id, organization_id, sequence, type, recipient_id, data, occurred_at)
+      try {
+        return await whileHeartbeating(() => project(deps.orm, transition));
+      } catch (error) {
+        throw asProjectionFailure(error, transition);
+      }
+    },
+
+    /**
+     * Marks the envelope row of a parked projection with the reason (already free of what PostgreSQL cannot
+     * store) and the time; `sigil envelope stuck` and GET /api/health read them. The next transition written
+     * clears both.
+     */
+    async recordProjectionFailure(record: ProjectionFailureRecord): Promise<void> {
+      // Sliced first, then repaired: a cut through a surrogate pair leaves nothing unstorable behind.
+      const reason = sanitizeText(record.reason.slice(0, REASON_MAX * 2), 'multiline');
+      await whileHeartbeating(() =>
+        deps.orm.em
+          .fork()
+          .getConnection()
+          .execute(
+            `update envelope set projection_error = ?, projection_failed_at = ?
+              where id = ? and organization_id = ?`,
+            [reason, record.since, record.envelopeId, record.organizationId],
+          ),
+      );
+    },
+  };
+}
+
+async function project(orm: Orm, transition: EnvelopeTransition): Promise<ProjectionResult> {
+  const em = orm.em.fork();
+  return em.transactional(async (tx) => {
+    // Row lock: concurrent retries of the same envelope's projections are serialized.
+    const [envelope] = await tx.execute<{ projected_sequence: number }[]>(
+      'select projected_sequence from envelope where id = ? and organization_id = ? for update',
+      [transition.envelopeId, transition.organizationId],
+    );
+    if (!envelope) {
+      throw ApplicationFailure.nonRetryable(
+        `Envelope ${transition.envelopeId} of organization ${transition.organizationId} does not exist.`,
+        'EnvelopeNotFound',
+      );
+    }
+    await tx.execute(
+      `insert into audit_event (id, envelope_id, organization_id, sequence, type, recipient_id, data, occurred_at)
            values (gen_random_uuid(), ?, ?, ?, ?, ?, ?::jsonb, ?)
            on conflict (envelope_id, sequence) do nothing`,
-          [
-            transition.envelopeId,
-            transition.organizationId,
-            transition.sequence,
-            transition.event.type,
-            transition.event.recipientId,
-            JSON.stringify(transition.event.data),
-            transition.occurredAt,
-          ],
-        );
-        const deliveryIds = transition.webhooks ? await queueWebhooks(tx, transition) : undefined;
-        if (envelope.projected_sequence >= transition.sequence) return { applied: false, deliveryIds };
+      [
+        transition.envelopeId,
+        transition.organizationId,
+        transition.sequence,
+        transition.event.type,
+        transition.event.recipientId,
+        JSON.stringify(transition.event.data),
+        transition.occurredAt,
+      ],
+    );
+    const deliveryIds = transition.webhooks ? await queueWebhooks(tx, transition) : undefined;
+    if (envelope.projected_sequence >= transition.sequence) return { applied: false, deliveryIds };
 
-        await tx.execute(
-          `update envelope
+    await tx.execute(
+      `update envelope
               set status = ?,
                   projected_sequence = ?,
                   sent_at = case when ?::text = 'envelope.sent' then coalesce(sent_at, ?::timestamptz) else sent_at end,
@@ -91,36 +134,99 @@ export function createProjectionActivities(deps: { orm: Orm }) {
                   expires_at = case when ?::boolean then ?::timestamptz else expires_at end,
                   reminder_count = reminder_count + case when ?::text = 'envelope.reminded' then 1 else 0 end,
                   last_reminded_at = case when ?::text = 'envelope.reminded' then ?::timestamptz else last_reminded_at end,
+                  projection_error = null,
+                  projection_failed_at = null,
                   updated_at = now()
             where id = ?`,
-          [
-            transition.envelopeStatus,
-            transition.sequence,
-            transition.event.type,
-            transition.occurredAt,
-            transition.envelopeStatus,
-            transition.occurredAt,
-            transition.expiresAt !== undefined,
-            transition.expiresAt ?? null,
-            transition.event.type,
-            transition.event.type,
-            transition.occurredAt,
-            transition.envelopeId,
-          ],
-        );
-        await tx.execute(
-          `update recipient r
+      [
+        transition.envelopeStatus,
+        transition.sequence,
+        transition.event.type,
+        transition.occurredAt,
+        transition.envelopeStatus,
+        transition.occurredAt,
+        transition.expiresAt !== undefined,
+        transition.expiresAt ?? null,
+        transition.event.type,
+        transition.event.type,
+        transition.occurredAt,
+        transition.envelopeId,
+      ],
+    );
+    await tx.execute(
+      `update recipient r
               set status = v.status,
                   completed_at = case when v.status = 'Completed' then coalesce(r.completed_at, ?::timestamptz) else r.completed_at end,
                   updated_at = now()
              from jsonb_to_recordset(?::jsonb) as v (id uuid, status text)
             where r.id = v.id and r.envelope_id = ? and r.status is distinct from v.status`,
-          [transition.occurredAt, JSON.stringify(transition.recipients), transition.envelopeId],
-        );
-        return { applied: true, deliveryIds };
-      });
-    },
-  };
+      [transition.occurredAt, JSON.stringify(transition.recipients), transition.envelopeId],
+    );
+    return { applied: true, deliveryIds };
+  });
+}
+
+/**
+ * PostgreSQL refusals that no retry can fix become one non-retryable `ProjectionDataError` naming the
+ * transition and the SQLSTATE: class 22 (data exceptions such as 22P05, an escaped NUL in jsonb, or 22021),
+ * class 23 (integrity violations), and 08P01, which is how PostgreSQL answers a NUL in a text parameter.
+ * Anything else (a lost connection, a timeout, a deadlock, a serialization failure) is thrown as it is and
+ * retried.
+ */
+export function asProjectionFailure(error: unknown, transition: EnvelopeTransition): unknown {
+  const sqlState = sqlStateOf(error);
+  if (!sqlState || !(sqlState.startsWith('22') || sqlState.startsWith('23') || sqlState === '08P01')) {
+    return error;
+  }
+  const message = sanitizeText(driverMessageOf(error).slice(0, REASON_MAX), 'line');
+  return ApplicationFailure.create({
+    type: PROJECTION_DATA_ERROR,
+    nonRetryable: true,
+    message: `PostgreSQL refused transition ${transition.sequence} (${transition.event.type}) of envelope ${transition.envelopeId}: SQLSTATE ${sqlState}: ${message}`,
+    details: [{ sqlState }],
+  });
+}
+
+/** The SQLSTATE of a PostgreSQL error, as the driver reports it (MikroORM copies it onto its exception). */
+function sqlStateOf(error: unknown): string | undefined {
+  for (let current: unknown = error, depth = 0; current && depth < 5; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * PostgreSQL's own message and detail, without the statement a wrapper may put before it (`<sql> - <message>`)
+ * or the lines it may add after it.
+ */
+function driverMessageOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const first = message.split('\n').find((line) => line.trim() !== '') ?? '';
+  const own = first.includes(' - ') ? (first.split(' - ').at(-1) ?? first) : first;
+  const detail = (error as { detail?: unknown }).detail;
+  return typeof detail === 'string' && detail !== '' ? `${own} (${detail})` : own;
+}
+
+/**
+ * Runs `work`, heartbeating every second while it takes: a projection is one short transaction, so Temporal
+ * notices a worker that died in the middle of one within the 3-second heartbeat timeout. Outside an activity
+ * (tests call the function directly) it only runs `work`.
+ */
+export async function whileHeartbeating<T>(work: () => Promise<T>, everyMs = HEARTBEAT_EVERY_MS): Promise<T> {
+  let context: Context | undefined;
+  try {
+    context = Context.current();
+  } catch {
+    return work();
+  }
+  const timer = setInterval(() => context?.heartbeat(), everyMs);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 /** Queues the event's deliveries in the projection's transaction; a retry finds the same ones. */

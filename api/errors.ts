@@ -59,8 +59,28 @@ export class RateLimited extends AppError {
   }
 }
 
+/** Seconds a client is asked to wait (Retry-After) before repeating a request a dependency could not serve. */
+export const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * 503: a dependency (PostgreSQL, Temporal, a message provider) cannot serve the request now. With
+ * `retryAfterSeconds` the answer carries `Retry-After`: the condition is expected to pass.
+ */
 export class ServiceUnavailable extends AppError {
-  constructor(message: string, details: ErrorDetail[] = []) {
-    super(503, 'service_unavailable', message, details);
+  constructor(message: string, details: ErrorDetail[] = [], retryAfterSeconds?: number) {
+    super(
+      503,
+      'service_unavailable',
+      message,
+      details,
+      retryAfterSeconds === undefined ? {} : { 'Retry-After': String(retryAfterSeconds) },
+    );
+  }
+}
+
+/** 409 `idempotency_request_in_progress`: another attempt with the same Idempotency-Key is running. */
+export class IdempotencyRequestInProgress extends AppError {
+  constructor(message: string) {
+    super(409, 'idempotency_request_in_progress', message, [], { 'Retry-After': '1' });
   }
 }

@@ -18,7 +18,8 @@ const booleanText = z
 
 const schema = z.object({
   SIGIL_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  HOST: z.string().trim().min(1).default('0.0.0.0'),
+  // Default: loopback outside production (the development capture and demo must not face the network).
+  HOST: z.string().trim().min(1).optional(),
   PORT: port.default(3000),
   PUBLIC_BASE_URL: z.url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -43,6 +44,7 @@ const schema = z.object({
   TEMPORAL_UI_URL: optionalText.pipe(z.url().optional()),
   TEMPORAL_CLI_PATH: optionalText,
   TEMPORAL_TEST_SERVER_PATH: optionalText,
+  TEMPORAL_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(10_000),
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(1).max(600).default(20),
   TRUSTED_PROXIES: z
     .string()
@@ -221,6 +223,11 @@ export interface Config {
     uiUrl: string | undefined;
     cliPath: string | undefined;
     testServerPath: string | undefined;
+    /**
+     * The longest the API waits for one Temporal call (an Update, an update-with-start, a workflow start)
+     * before it answers 503; an Update whose wait ran out may still be applied later.
+     */
+    requestTimeoutMs: number;
   };
   shutdownGraceMs: number;
   api: {
@@ -295,7 +302,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     env: v.SIGIL_ENV,
-    host: v.HOST,
+    host: v.HOST ?? (v.SIGIL_ENV === 'production' ? '0.0.0.0' : '127.0.0.1'),
     port: v.PORT,
     publicBaseUrl: (v.PUBLIC_BASE_URL ?? `http://localhost:${v.PORT}`).replace(/\/+$/, ''),
     logLevel: v.LOG_LEVEL,
@@ -315,6 +322,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       uiUrl: v.TEMPORAL_UI_URL,
       cliPath: v.TEMPORAL_CLI_PATH,
       testServerPath: v.TEMPORAL_TEST_SERVER_PATH,
+      requestTimeoutMs: v.TEMPORAL_REQUEST_TIMEOUT_MS,
     },
     shutdownGraceMs: v.SHUTDOWN_GRACE_SECONDS * 1000,
     api: {

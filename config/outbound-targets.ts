@@ -1,66 +1,106 @@
 // Where Sigil may send its own HTTP requests (webhook deliveries). In production an endpoint URL must not
-// point Sigil at its own network: loopback, private, link-local, unique-local and other special-purpose
-// addresses are refused, whether written as a literal IP or reached through a host name. The API checks
+// point Sigil at its own network: every address of the IANA special-purpose registries (loopback, private,
+// link-local, unique-local, site-local, tunnels such as 6to4 and Teredo, documentation, …) is refused, and
+// an address that embeds an IPv4 address (IPv4-mapped, IPv4-translated, the NAT64 prefix 64:ff9b::/96) is
+// judged by that IPv4 address, whether written as a literal IP or reached through a host name. The API checks
 // when an endpoint is saved; the worker checks again at connect time (DNS answers can change).
 import { lookup as dnsLookup } from 'node:dns';
 import { lookup as dnsLookupAsync } from 'node:dns/promises';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import type { SigilEnv } from './config.ts';
 
-interface SpecialRange {
-  cidr: string;
-  kind: string;
+/**
+ * What each special-purpose range of the IANA registries is called in a refusal. The ranges themselves come
+ * from ipaddr.js (`range()`), which follows the IPv4 and IPv6 Special-Purpose Address Registries (RFC 6890
+ * and their updates); everything it does not call `unicast` is refused.
+ */
+const RANGE_NAMES: Record<string, string> = {
+  unspecified: 'an unspecified ("this network")',
+  broadcast: 'a broadcast',
+  multicast: 'a multicast',
+  linkLocal: 'a link-local',
+  loopback: 'a loopback',
+  carrierGradeNat: 'a shared (carrier-grade NAT)',
+  private: 'a private',
+  reserved: 'a reserved (IETF protocol, documentation or future use)',
+  benchmarking: 'a benchmarking',
+  amt: 'an AMT relay',
+  as112: 'an AS112 DNS',
+  as112v6: 'an AS112 DNS',
+  uniqueLocal: 'a unique-local',
+  deprecatedSiteLocal: 'a site-local (deprecated)',
+  discard: 'a discard-only',
+  '6to4': 'a 6to4 tunnel',
+  teredo: 'a Teredo tunnel',
+  rfc6052: 'a local-use IPv4/IPv6 translation',
+  deprecatedOrchid: 'an ORCHID',
+  orchid2: 'an ORCHIDv2',
+  droneRemoteIdProtocolEntityTags: 'a drone remote ID',
+  segmentRouting: 'a segment-routing',
+};
+
+/** Translation ranges whose address embeds an IPv4 address in its last 32 bits; that address decides. */
+const EMBEDDING_RANGES = new Set(['ipv4Mapped', 'rfc6145']);
+
+/** The well-known NAT64 prefix 64:ff9b::/96 (RFC 6052): a public IPv4 address through any NAT64 gateway. */
+function isWellKnownNat64(address: ipaddr.IPv6): boolean {
+  const [a, b, c, d, e, f] = address.parts;
+  return a === 0x64 && b === 0xff9b && c === 0 && d === 0 && e === 0 && f === 0;
 }
 
-/** Ranges no production delivery may reach (RFC 6890 special-purpose registries, the relevant part). */
-const SPECIAL_RANGES: readonly SpecialRange[] = [
-  { cidr: '0.0.0.0/8', kind: 'an unspecified ("this network")' },
-  { cidr: '10.0.0.0/8', kind: 'a private' },
-  { cidr: '100.64.0.0/10', kind: 'a shared (carrier-grade NAT)' },
-  { cidr: '127.0.0.0/8', kind: 'a loopback' },
-  { cidr: '169.254.0.0/16', kind: 'a link-local' },
-  { cidr: '172.16.0.0/12', kind: 'a private' },
-  { cidr: '192.0.0.0/24', kind: 'an IETF protocol' },
-  { cidr: '192.168.0.0/16', kind: 'a private' },
-  { cidr: '198.18.0.0/15', kind: 'a benchmarking' },
-  { cidr: '224.0.0.0/4', kind: 'a multicast' },
-  { cidr: '240.0.0.0/4', kind: 'a reserved' },
-  { cidr: '::/127', kind: 'an unspecified or loopback' },
-  { cidr: '::/96', kind: 'an IPv4-compatible (deprecated)' },
-  { cidr: 'fc00::/7', kind: 'a unique-local' },
-  { cidr: 'fe80::/10', kind: 'a link-local' },
-  { cidr: 'ff00::/8', kind: 'a multicast' },
-];
+type Subnet = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
-const MATCHERS = SPECIAL_RANGES.map((range) => {
-  const [address = '', prefix = ''] = range.cidr.split('/');
-  const type = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-  const list = new BlockList();
-  list.addSubnet(address, Number(prefix), type);
-  return { ...range, list };
-});
+/** ipaddr.js's own tables of special ranges (its typings leave them out). */
+function specialRanges(kind: 'ipv4' | 'ipv6'): Record<string, Subnet | Subnet[]> {
+  const prototype = (kind === 'ipv4' ? ipaddr.IPv4.prototype : ipaddr.IPv6.prototype) as unknown as {
+    SpecialRanges: Record<string, Subnet | Subnet[]>;
+  };
+  return prototype.SpecialRanges;
+}
 
-/** `::ffff:10.1.2.3` (and its hexadecimal form) is the IPv4 address it maps. */
-function unmapped(address: string): string {
-  const text = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address)?.[1];
-  if (text) return text;
-  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (hex?.[1] && hex[2]) {
-    const high = Number.parseInt(hex[1], 16);
-    const low = Number.parseInt(hex[2], 16);
-    return [high >> 8, high & 255, low >> 8, low & 255].join('.');
-  }
-  return address;
+/** The subnet of a special range that holds `address`, as CIDR text (for the refusal message). */
+function subnetOf(address: ipaddr.IPv4 | ipaddr.IPv6, range: string): string | undefined {
+  const entry = specialRanges(address.kind())[range];
+  if (!entry) return undefined;
+  const subnets: Subnet[] = Array.isArray(entry[0]) ? (entry as Subnet[]) : [entry as Subnet];
+  const match = subnets.find(
+    ([network, bits]) => address.kind() === network.kind() && address.match(network, bits),
+  );
+  return match ? `${match[0].toString()}/${match[1]}` : undefined;
+}
+
+/** The last 32 bits of an IPv6 address as the IPv4 address they carry. */
+function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 {
+  const high = address.parts[6] ?? 0;
+  const low = address.parts[7] ?? 0;
+  return new ipaddr.IPv4([high >> 8, high & 255, low >> 8, low & 255]);
 }
 
 /** Why `address` may not be a production delivery target, or undefined when it is a public address. */
 export function specialAddressReason(address: string): string | undefined {
-  const plain = unmapped(address.replace(/^\[|\]$/g, '').replace(/%.*$/, ''));
-  const family = isIP(plain);
-  if (family === 0) return `${address} is not an IP address`;
-  const type = family === 6 ? 'ipv6' : 'ipv4';
-  const match = MATCHERS.find((matcher) => matcher.list.check(plain, type));
-  return match ? `${plain} is ${match.kind} address (${match.cidr})` : undefined;
+  const plain = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  if (isIP(plain) === 0) return `${address} is not an IP address`;
+  const parsed = ipaddr.parse(plain);
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    const range = v6.range();
+    // An IPv4 address written in IPv6 form is judged as that IPv4 address; so is a NAT64 one.
+    if (EMBEDDING_RANGES.has(range) || (range === 'rfc6052' && isWellKnownNat64(v6))) {
+      const inner = embeddedIPv4(v6).toString();
+      const reason = specialAddressReason(inner);
+      return reason ? `${plain} reaches IPv4 ${inner}, and ${reason}` : undefined;
+    }
+    // The deprecated IPv4-compatible form ::a.b.c.d (RFC 4291) routes nowhere today.
+    if (range === 'unicast' && v6.parts.slice(0, 6).every((part) => part === 0)) {
+      return `${plain} is an IPv4-compatible address (deprecated, ::/96)`;
+    }
+  }
+  const range = parsed.range();
+  if (range === 'unicast') return undefined;
+  const subnet = subnetOf(parsed, range);
+  const name = RANGE_NAMES[range] ?? `a special-purpose (${range})`;
+  return `${plain} is ${name} address${subnet ? ` (${subnet})` : ''}`;
 }
 
 /** Whether deliveries may reach loopback and private networks: only in development and test. */

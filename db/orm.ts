@@ -30,6 +30,9 @@ export async function createOrm(options: OrmOptions): Promise<Orm> {
       snapshot: false,
     },
     pool: { min: 0, max: options.poolMax ?? 10 },
+    // A PostgreSQL that does not answer a connection attempt is an outage after 5 s (the API's 503), not a
+    // request that hangs; pg's own default waits forever.
+    driverOptions: { connectionTimeoutMillis: 5_000 },
     debug: options.onQuery ? ['query'] : false,
     allowGlobalContext: false,
     ensureDatabase: false,

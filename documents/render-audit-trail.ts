@@ -11,6 +11,18 @@
 // the right, text is right-aligned and paragraphs are right to left, except technical values (ids, digests,
 // dates, addresses, e-mail addresses, phone numbers, content types), which are left-to-right paragraphs, and
 // text people wrote (names, titles, file names), which takes the direction of its first letter.
+//
+// Technical values are read as one string: an address, a phone number, an id, a digest or an IP address is
+// drawn on one line as one run (so a reader, and pdf.js, get it whole). When it is wider than its cell, its
+// font shrinks (to 5 pt at the least); only a value too long even then is broken, before an '@' or a '.' (a
+// piece without either where it stops fitting): an e-mail address of more than about 60 characters in the
+// event log, about 75 in the recipients table.
+//
+// The event log names who acted. An event of a recipient names that recipient (name, the address their
+// messages go to, role and type), so two "Recipient completed" rows from one address can be told apart. Other
+// events name their actor as far as the record knows it: the sender (the organization, through its app or its
+// API; which user or client is not recorded) for send, cancel, extend and manual reminders; Sigil itself for
+// automatic reminders, expiry, delivery failures and finalization; an operator for a retried final PDF.
 import { PDFDocument, type PDFPage, type RGB, rgb } from 'pdf-lib';
 import type { EnvelopeStatus, RecipientStatus, RecipientType } from '../domain/vocabulary.ts';
 import type { Direction } from './bidi.ts';
@@ -22,6 +34,8 @@ import { LINE_HEIGHT, TextKit, type TextLine } from './text.ts';
 export { PdfRenderError } from './errors.ts';
 
 export interface AuditTrailRecipient {
+  /** The recipient's id: events name their recipient through it. */
+  id: string;
   fullName: string;
   email: string | null;
   phone: string | null;
@@ -40,6 +54,9 @@ export interface AuditTrailEvent {
   sequence: number;
   type: string;
   occurredAt: Date;
+  /** The recipient the event is about (one of `recipients`); the row names them. */
+  recipientId?: string | null;
+  /** Who acted, when the caller knows better than the event's type (ignored when `recipientId` is given). */
   actor?: string;
   ip?: string;
   userAgent?: string;
@@ -87,6 +104,10 @@ const HEADER_FILL: RGB = rgb(0.93, 0.94, 0.96);
 const ACCENT: RGB = rgb(0.16, 0.27, 0.55);
 const BODY_SIZE = 8;
 const SMALL_SIZE = 7;
+/** The smallest size a value read as one string shrinks to before it is broken. */
+const WHOLE_MIN_SIZE = 5;
+/** Where a value too long for its cell even at WHOLE_MIN_SIZE breaks: before '@' and '.'. */
+const WHOLE_BREAK = /(?=[@.])/u;
 const CELL_PADDING = { x: 3, y: 3 } as const;
 /** Most lines an event's details (user agent and data) may take, so that a row always fits on a page. */
 const DETAIL_LINES = 6;
@@ -107,12 +128,13 @@ function isValidDate(value: unknown): value is Date {
 /** Key order fixed, dates as ISO, so the same data always prints the same. */
 function stableJson(value: unknown): string {
   if (value instanceof Date) return JSON.stringify(isValidDate(value) ? value.toISOString() : null);
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  // A space after each comma: a list of ids may wrap between ids, never inside one.
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(', ')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.keys(value)
       .sort()
-      .map((key) => `${JSON.stringify(key)}:${stableJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
+      .map((key) => `${JSON.stringify(key)}: ${stableJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(', ')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
@@ -168,11 +190,16 @@ interface CellPart {
   color?: RGB;
   maxLines?: number;
   /**
-   * `ltr`: a technical value (id, digest, date, address), a left-to-right paragraph in every report. `auto`:
-   * text people wrote (names, titles, file names), whose first strong letter sets its direction in a
-   * right-to-left report (an English report keeps every paragraph left to right).
+   * `ltr`: a technical value (id, digest, date, address), a left-to-right paragraph in every report, drawn
+   * whole (see `whole`). `auto`: text people wrote (names, titles, file names), whose first strong letter
+   * sets its direction in a right-to-left report (an English report keeps every paragraph left to right).
    */
   dir?: 'ltr' | 'auto';
+  /**
+   * Read as one string (always so for `ltr` parts): one line, the font shrunk to fit the cell, broken only
+   * when even WHOLE_MIN_SIZE is too large.
+   */
+  whole?: boolean;
 }
 
 /** A label and its value, with the value's direction (see CellPart). */
@@ -238,6 +265,7 @@ class ReportWriter {
   }
 
   private layout(part: CellPart, width: number): LaidOutPart {
+    if (part.whole || part.dir === 'ltr') return this.layoutWhole(part, width);
     const size = part.size ?? BODY_SIZE;
     const weight = part.weight ?? 'regular';
     let lines = this.text.wrap(part.text, width, size, weight, this.direction(part));
@@ -246,6 +274,37 @@ class ReportWriter {
       lines[lines.length - 1] = this.text.ellipsize(lines.at(-1) as TextLine, width, size, weight);
     }
     return { lines, size, weight, color: part.color ?? INK };
+  }
+
+  /** A value read as one string: see `CellPart.whole`. */
+  private layoutWhole(part: CellPart, width: number): LaidOutPart {
+    const weight = part.weight ?? 'regular';
+    const direction = this.direction(part);
+    const color = part.color ?? INK;
+    const oneLine = (text: string, size: number) =>
+      this.text.wrap(text, Number.POSITIVE_INFINITY, size, weight, direction);
+    const widest = Math.max(...part.text.split('\n').map((line) => this.text.measure(line, 1, weight)));
+    let size = part.size ?? BODY_SIZE;
+    while (widest * size > width && size > WHOLE_MIN_SIZE) size = Math.max(WHOLE_MIN_SIZE, size - 0.5);
+    if (widest * size <= width) return { lines: oneLine(part.text, size), size, weight, color };
+    // The last resort: pieces cut at the break points, as many on a line as fit.
+    const lines: TextLine[] = [];
+    let current = '';
+    const flush = () => {
+      if (current !== '') lines.push(...oneLine(current, size));
+      current = '';
+    };
+    for (const piece of part.text.split(WHOLE_BREAK)) {
+      if (this.text.measure(current + piece, size, weight) <= width) {
+        current += piece;
+        continue;
+      }
+      flush();
+      if (this.text.measure(piece, size, weight) <= width) current = piece;
+      else lines.push(...this.text.wrap(piece, width, size, weight, direction));
+    }
+    flush();
+    return { lines, size, weight, color };
   }
 
   private static height(parts: LaidOutPart[]): number {
@@ -450,6 +509,12 @@ function recipientRows(recipients: AuditTrailRecipient[], words: DocumentText): 
       .filter(Boolean)
       .join(' · ');
     if (channel) contact.push({ text: channel, size: SMALL_SIZE, color: MUTED });
+    const status: CellPart[] = [
+      { text: words.lookup(`recipientStatus.${recipient.status}`, recipient.status), whole: true },
+    ];
+    if (recipient.completedAt) {
+      status.push({ text: formatUtc(recipient.completedAt), size: SMALL_SIZE, color: MUTED, dir: 'ltr' });
+    }
     return {
       cells: [
         [{ text: String(recipient.signingOrder), dir: 'ltr' }],
@@ -457,18 +522,99 @@ function recipientRows(recipients: AuditTrailRecipient[], words: DocumentText): 
         contact,
         [
           { text: recipient.roleName, dir: 'auto' },
-          {
-            text: words.lookup(`recipientType.${recipient.type}`, recipient.type),
-            size: SMALL_SIZE,
-            color: MUTED,
-          },
+          { text: recipientType(recipient, words), size: SMALL_SIZE, color: MUTED },
         ],
-        [{ text: words.lookup(`recipientStatus.${recipient.status}`, recipient.status) }],
-        [{ text: formatUtc(recipient.completedAt), dir: 'ltr' }],
+        status,
         [{ text: recipient.language ?? DASH, dir: 'ltr' }],
       ],
     };
   });
+}
+
+/**
+ * A value put into a sentence: in a right-to-left report it is closed with LRM, so that the punctuation it
+ * ends with ("Acme Ltd.") stays with it instead of moving to the sentence's side.
+ */
+function closed(text: string, words: DocumentText): string {
+  return words.direction === 'rtl' ? `${text}${LRM}` : text;
+}
+
+function recipientType(recipient: AuditTrailRecipient, words: DocumentText): string {
+  return words.lookup(`recipientType.${recipient.type}`, recipient.type);
+}
+
+/** Who acts in an event that is not a recipient's, as far as the record tells (see the top of this file). */
+export type EventActor = 'sender' | 'system' | 'operator';
+
+/** The actor of an event without a recipient; undefined for a type this renderer does not know. */
+export function eventActor(type: string, data: Record<string, unknown>): EventActor | undefined {
+  switch (type) {
+    case 'envelope.created':
+    case 'envelope.sent':
+    case 'envelope.cancelled':
+    case 'envelope.extended':
+      return 'sender';
+    case 'envelope.reminded':
+      return data.automatic === true ? 'system' : 'sender';
+    case 'envelope.expired':
+    case 'envelope.delivery_failed':
+    case 'envelope.completed':
+    case 'envelope.final_pdf_failed':
+    case 'document.final_pdf_ready':
+      return 'system';
+    case 'envelope.final_pdf_retried':
+      return 'operator';
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The address a recipient's messages go to: the phone for SMS and WhatsApp, otherwise the e-mail address
+ * (each falling back to the other).
+ */
+function recipientAddress(recipient: AuditTrailRecipient): string | null {
+  const byPhone = recipient.deliveryChannel === 'Sms' || recipient.deliveryChannel === 'WhatsApp';
+  return (byPhone ? (recipient.phone ?? recipient.email) : (recipient.email ?? recipient.phone)) || null;
+}
+
+/** The Actor cell: the event's recipient (name, address, role and type), else the actor of its type. */
+function actorCell(
+  event: AuditTrailEvent,
+  recipients: ReadonlyMap<string, AuditTrailRecipient>,
+  organizationName: string,
+  words: DocumentText,
+): CellPart[] {
+  if (event.recipientId) {
+    const recipient = recipients.get(event.recipientId);
+    if (!recipient) {
+      return [{ text: words.t('audit.actor.unknownRecipient') }, { text: event.recipientId, dir: 'ltr' }];
+    }
+    const address = recipientAddress(recipient);
+    // Names and roles are cut after two lines each, so that a row always fits on a page; the recipients table
+    // shows them in full.
+    return [
+      { text: recipient.fullName, dir: 'auto', maxLines: 2 },
+      ...(address ? [{ text: address, dir: 'ltr' as const }] : []),
+      {
+        text: `${recipient.roleName} · ${recipientType(recipient, words)}`,
+        size: SMALL_SIZE,
+        color: MUTED,
+        maxLines: 2,
+      },
+    ];
+  }
+  if (event.actor) return [{ text: event.actor, dir: 'auto', maxLines: 3 }];
+  switch (eventActor(event.type, event.data ?? {})) {
+    case 'sender':
+      return [{ text: words.t('audit.actor.sender', { organization: closed(organizationName, words) }) }];
+    case 'system':
+      return [{ text: words.t('audit.actor.system') }];
+    case 'operator':
+      return [{ text: words.t('audit.actor.operator') }];
+    default:
+      return [{ text: DASH }];
+  }
 }
 
 function uploadRows(uploads: AuditTrailUpload[], words: DocumentText): Row[] {
@@ -493,12 +639,11 @@ function uploadRows(uploads: AuditTrailUpload[], words: DocumentText): Row[] {
   }));
 }
 
-function eventRows(events: AuditTrailEvent[], words: DocumentText): Row[] {
-  const ordered = [...events].sort(
+function eventRows(input: RenderAuditTrailInput, words: DocumentText): Row[] {
+  const recipients = new Map(input.recipients.map((recipient) => [recipient.id, recipient]));
+  const ordered = [...input.events].sort(
     (a, b) => a.sequence - b.sequence || a.occurredAt.getTime() - b.occurredAt.getTime(),
   );
-  // In a right-to-left sentence, a left-to-right value is closed with LRM so its last punctuation stays put.
-  const value = (text: string) => (words.direction === 'rtl' ? `${text}${LRM}` : text);
   return ordered.map((event) => {
     const label = words.lookup(`event.${event.type}`, '');
     const eventCell: CellPart[] = label
@@ -507,7 +652,7 @@ function eventRows(events: AuditTrailEvent[], words: DocumentText): Row[] {
     const details: CellPart[] = [];
     if (event.userAgent) {
       details.push({
-        text: words.t('audit.userAgent', { value: value(event.userAgent) }),
+        text: words.t('audit.userAgent', { value: closed(event.userAgent, words) }),
         size: SMALL_SIZE,
         color: MUTED,
         maxLines: 2,
@@ -516,7 +661,7 @@ function eventRows(events: AuditTrailEvent[], words: DocumentText): Row[] {
     const data = formatData(event.data ?? {});
     if (data !== '') {
       details.push({
-        text: words.t('audit.details', { value: data }),
+        text: words.t('audit.details', { value: closed(data, words) }),
         size: SMALL_SIZE,
         color: MUTED,
         maxLines: DETAIL_LINES - 2,
@@ -527,7 +672,7 @@ function eventRows(events: AuditTrailEvent[], words: DocumentText): Row[] {
         [{ text: String(event.sequence), dir: 'ltr' }],
         [{ text: formatUtc(event.occurredAt), dir: 'ltr' }],
         eventCell,
-        [{ text: event.actor || DASH, dir: 'auto' }],
+        actorCell(event, recipients, input.envelope.organizationName, words),
         [{ text: event.ip || DASH, dir: 'ltr' }],
       ],
       ...(details.length > 0 ? { below: { from: 2, parts: details } } : {}),
@@ -579,13 +724,13 @@ export async function renderAuditTrail(input: RenderAuditTrailInput): Promise<Ui
   await report.table(
     t('audit.recipients', { count: input.recipients.length }),
     [
-      { title: t('audit.column.number'), width: 20 },
+      { title: t('audit.column.number'), width: 18 },
       { title: t('audit.column.name'), width: 100 },
-      { title: t('audit.column.contact'), width: 118 },
-      { title: t('audit.column.roleType'), width: 72 },
-      { title: t('audit.column.status'), width: 75 },
-      { title: t('audit.column.completed'), width: 92 },
-      { title: t('audit.column.language'), width: CONTENT_WIDTH - 477 },
+      // Wide enough for most addresses at full size (a longer one shrinks, see CellPart.whole).
+      { title: t('audit.column.contact'), width: 200 },
+      { title: t('audit.column.roleType'), width: 80 },
+      { title: t('audit.column.statusCompleted'), width: 82 },
+      { title: t('audit.column.language'), width: CONTENT_WIDTH - 480 },
     ],
     recipientRows(input.recipients, words),
     t('audit.noRecipients'),
@@ -609,13 +754,14 @@ export async function renderAuditTrail(input: RenderAuditTrailInput): Promise<Ui
   await report.table(
     input.events.length === 1 ? t('audit.eventsOne') : t('audit.eventsMany', { count: input.events.length }),
     [
-      { title: t('audit.column.sequence'), width: 30 },
-      { title: t('audit.column.time'), width: 92 },
-      { title: t('audit.column.event'), width: 140 },
-      { title: t('audit.column.actor'), width: 150 },
-      { title: t('audit.column.ip'), width: CONTENT_WIDTH - 412 },
+      { title: t('audit.column.sequence'), width: 24 },
+      { title: t('audit.column.time'), width: 90 },
+      { title: t('audit.column.event'), width: 120 },
+      { title: t('audit.column.actor'), width: 160 },
+      // An IPv6 address of eight full groups fits at 5.5 pt.
+      { title: t('audit.column.ip'), width: CONTENT_WIDTH - 394 },
     ],
-    eventRows(input.events, words),
+    eventRows(input, words),
     t('audit.noEvents'),
   );
 

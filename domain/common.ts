@@ -1,5 +1,6 @@
-// Building blocks of the resource schemas: identifiers and dates as the API writes them.
+// Building blocks of the resource schemas: identifiers, dates and text as the API reads and writes them.
 import { z } from 'zod';
+import { type TextKind, textProblem } from './text.ts';
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -10,6 +11,33 @@ export const IsoDateTime = z.iso.datetime({ offset: true });
 export function uuidOf(field: string) {
   return z.string().regex(UUID_PATTERN, `${field} must be a uuid`);
 }
+
+/**
+ * A string that PostgreSQL can store and a person meant to send (domain/text.ts): no NUL, no unpaired
+ * surrogate, no control characters, and in single-line text (the default) no line breaks or tabs. Every
+ * text field of every request schema is built on this, so one rule holds at every boundary; chain `.trim()`,
+ * `.min()`, `.max()` as with `z.string()`.
+ */
+export function safeText(kind: TextKind = 'line') {
+  return z
+    .string()
+    .superRefine((value, ctx) => {
+      const problem = textProblem(value, kind);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .meta({ pattern: TEXT_PATTERNS[kind] });
+}
+
+/**
+ * The control-character part of the rule as a JSON Schema pattern, for the OpenAPI documents (and clients
+ * generated from them): no control characters (tab and line breaks allowed in multi-line text). Unpaired
+ * surrogates are refused too, but are left out of the pattern: regular-expression engines outside
+ * JavaScript cannot express them, and a pattern they cannot compile would document nothing.
+ */
+const TEXT_PATTERNS: Record<TextKind, string> = {
+  line: '^[^\\x00-\\x1F\\x7F]*$',
+  multiline: '^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$',
+};
 
 /** The specification's error body, answered by every route of every transport. */
 export const ErrorBody = z

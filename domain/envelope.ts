@@ -2,7 +2,8 @@
 // envelopes are stored), and the requests that create and change them. Services parse with these schemas,
 // routes declare them (and so the OpenAPI document), views are typed by them.
 import { z } from 'zod';
-import { IsoDateTime, UUID_PATTERN } from './common.ts';
+import { IsoDateTime, safeText, UUID_PATTERN } from './common.ts';
+import { jsonTextProblem } from './text.ts';
 import {
   AUTHENTICATION_METHODS,
   DELIVERY_CHANNELS,
@@ -67,8 +68,8 @@ export type EnvelopeView = z.output<typeof EnvelopeView>;
 /** A recipient in a create request: the view's contact and routing fields, checked against each other. */
 export const RecipientInput = z
   .object({
-    roleName: z.string().trim().min(1, 'roleName is required'),
-    fullName: z.string().trim().min(1, 'fullName is required').max(200),
+    roleName: safeText().trim().min(1, 'roleName is required').max(100),
+    fullName: safeText().trim().min(1, 'fullName is required').max(200),
     email: z.email('email must be a valid address').optional(),
     phone: z.string().trim().regex(E164, 'phone must be in E.164 form, for example +972501234567').optional(),
     signingOrder: z.number().int().min(1).optional(),
@@ -106,7 +107,7 @@ export const RecipientInput = z
 /** The body of envelope creation (the specification's create-from-template request). */
 export const CreateEnvelopeRequest = z
   .object({
-    title: z.string().trim().min(1, 'title is required').max(200),
+    title: safeText().trim().min(1, 'title is required').max(200),
     workflowType: EnvelopeView.shape.workflowType.default('Sequential'),
     templateId: z.string().regex(UUID_PATTERN, 'templateId must be a uuid'),
     expiresAt: z.iso
@@ -116,12 +117,11 @@ export const CreateEnvelopeRequest = z
         (value) => value === undefined || Date.parse(value) > Date.now(),
         'expiresAt must be in the future',
       ),
-    externalReference: z.string().trim().min(1).max(200).optional(),
-    externalSystem: z.string().trim().min(1).max(100).optional(),
-    externalMetadataJson: z
-      .string()
+    externalReference: safeText().trim().min(1).max(200).optional(),
+    externalSystem: safeText().trim().min(1).max(100).optional(),
+    externalMetadataJson: safeText('multiline')
       .max(64 * 1024)
-      .refine(isJson, 'externalMetadataJson must hold a JSON document')
+      .superRefine(checkJsonDocument)
       .optional(),
     recipients: z.array(RecipientInput).min(1, 'at least one recipient is required').max(100),
     documents: z.array(z.unknown()).max(1, 'an envelope holds at most one document').optional(),
@@ -140,19 +140,32 @@ export const ExtendEnvelopeRequest = z
 export type ExtendEnvelopeRequest = z.input<typeof ExtendEnvelopeRequest>;
 
 export const CancelEnvelopeRequest = z
-  .object({ reason: z.string().trim().min(1).max(500).optional() })
+  .object({ reason: safeText('multiline').trim().min(1).max(500).optional() })
   .nullish()
   .meta({ id: 'CancelEnvelopeRequest' });
 
 export const DeclineRequest = z.object({
-  reason: z.string().trim().min(1, 'a reason is required to decline').max(1000),
+  reason: safeText('multiline').trim().min(1, 'a reason is required to decline').max(1000),
 });
 
-function isJson(value: string): boolean {
+/** The path parameter of the by-external-reference lookup: the same text rule as the stored reference. */
+export const ExternalReferenceParams = z.object({ externalReference: safeText().min(1).max(200) });
+
+/**
+ * externalMetadataJson must be a JSON document whose strings, once parsed, are text Sigil can store: the
+ * document itself may spell a NUL or a lone surrogate as an escape (`\u0000`, `\ud800`).
+ */
+function checkJsonDocument(value: string, ctx: z.RefinementCtx): void {
+  let parsed: unknown;
   try {
-    JSON.parse(value);
-    return true;
+    parsed = JSON.parse(value);
   } catch {
-    return false;
+    ctx.addIssue({ code: 'custom', message: 'externalMetadataJson must hold a JSON document' });
+    return;
+  }
+  const found = jsonTextProblem(parsed);
+  if (found) {
+    const where = found.path === '' ? 'its text' : `its value at ${found.path}`;
+    ctx.addIssue({ code: 'custom', message: `externalMetadataJson: ${where} ${found.problem}` });
   }
 }

@@ -2,6 +2,7 @@
 // requests and serializes answers with these schemas; the web app imports their types
 // (web/src/lib/signer/signing.ts), so the two cannot drift apart.
 import { z } from 'zod';
+import { safeText } from './common.ts';
 import { DeclineRequest } from './envelope.ts';
 import { FieldPlacement } from './template.ts';
 import {
@@ -68,7 +69,7 @@ export type SigningOutcome = z.output<typeof SigningOutcome>;
 
 export const SaveFieldsRequest = z.object({
   values: z
-    .array(z.object({ fieldDefinitionId: z.string().min(1).max(100), value: z.unknown() }))
+    .array(z.object({ fieldDefinitionId: safeText().min(1).max(100), value: z.unknown() }))
     .min(1)
     .max(200),
 });

@@ -2,7 +2,7 @@
 // are shown (the public API's FieldDefinition and Template). Field placement is in PDF points from the
 // top-left corner of the 1-based page.
 import { z } from 'zod';
-import { IsoDateTime } from './common.ts';
+import { IsoDateTime, safeText } from './common.ts';
 import { FIELD_TYPES, FIELD_TYPES_WITH_OPTIONS } from './vocabulary.ts';
 
 const coordinate = z.number().finite().min(0);
@@ -11,7 +11,7 @@ const size = z.number().finite().positive();
 /** Where a field sits and what it is: shared by a definition's field, the API's view and the signer's. */
 export const FieldPlacement = z.object({
   type: z.enum(FIELD_TYPES, { message: `type must be one of: ${FIELD_TYPES.join(', ')}` }),
-  label: z.string().trim().min(1, 'label is required').max(200),
+  label: safeText().trim().min(1, 'label is required').max(200),
   page: z.number().int().min(1).meta({ description: '1-based page number.' }),
   x: coordinate.meta({ description: 'Points from the left edge of the page.' }),
   y: coordinate.meta({ description: 'Points from the top edge of the page.' }),
@@ -21,20 +21,20 @@ export const FieldPlacement = z.object({
 export type FieldPlacement = z.output<typeof FieldPlacement>;
 
 export const TemplateRoleDefinition = z.object({
-  name: z.string().trim().min(1, 'role name is required').max(100),
+  name: safeText().trim().min(1, 'role name is required').max(100),
   required: z.boolean().default(true),
 });
 
 export const FieldDefinitionInput = FieldPlacement.extend({
-  role: z.string().trim().min(1),
+  role: safeText().trim().min(1).max(100),
   required: z.boolean().optional(),
-  options: z.array(z.string().trim().min(1)).min(1).optional(),
+  options: z.array(safeText().trim().min(1).max(200)).min(1).max(100).optional(),
 });
 
 /** A template's definition: roles and placed fields (creation input). */
 export const TemplateDefinition = z
   .object({
-    name: z.string().trim().min(1, 'name is required').max(200),
+    name: safeText().trim().min(1, 'name is required').max(200),
     roles: z.array(TemplateRoleDefinition).min(1, 'a template needs at least one role'),
     fields: z.array(FieldDefinitionInput).default([]),
   })

@@ -1,12 +1,12 @@
 // A webhook endpoint's and a delivery's shape, once: what a caller may set on an endpoint (create, update)
 // and how endpoints and deliveries are shown (the public API's WebhookDelivery, the CLI, the application).
 import { z } from 'zod';
-import { IsoDateTime } from './common.ts';
+import { IsoDateTime, safeText } from './common.ts';
 import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from './vocabulary.ts';
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 
-export const WebhookUrl = z.string().trim().min(1, 'url is required').max(WEBHOOK_URL_MAX_LENGTH);
+export const WebhookUrl = safeText().trim().min(1, 'url is required').max(WEBHOOK_URL_MAX_LENGTH);
 
 /** Event names of the specification; empty (or absent at creation) subscribes to every event. */
 export const WebhookEventTypes = z

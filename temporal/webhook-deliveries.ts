@@ -11,21 +11,34 @@ import {
   webhookDeliveryWorkflowId,
 } from '../workflows/webhook-contracts.ts';
 import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery.ts';
+import { DEFAULT_TEMPORAL_REQUEST_TIMEOUT_MS, withTemporalDeadline } from './deadline.ts';
 
-/** Starts one delivery workflow per id; ids whose workflow exists already are skipped. */
-export async function startWebhookDeliveries(client: Client, deliveryIds: readonly string[]): Promise<void> {
-  for (const deliveryId of deliveryIds) {
-    try {
-      await client.workflow.start<typeof webhookDeliveryWorkflow>(WEBHOOK_DELIVERY_WORKFLOW_TYPE, {
-        workflowId: webhookDeliveryWorkflowId(deliveryId),
-        taskQueue: WEBHOOK_TASK_QUEUE,
-        args: [{ deliveryId }],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      });
-    } catch (error) {
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+/**
+ * Starts one delivery workflow per id; ids whose workflow exists already are skipped. All the starts share
+ * one deadline (`timeoutMs`, default TEMPORAL_REQUEST_TIMEOUT_MS's): past it, or with Temporal unreachable,
+ * this rejects with TemporalUnavailableError and the starts not made are left to the sweep.
+ */
+export async function startWebhookDeliveries(
+  client: Client,
+  deliveryIds: readonly string[],
+  options: { timeoutMs?: number } = {},
+): Promise<void> {
+  if (deliveryIds.length === 0) return;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TEMPORAL_REQUEST_TIMEOUT_MS;
+  await withTemporalDeadline(client, timeoutMs, 'starting webhook deliveries', async () => {
+    for (const deliveryId of deliveryIds) {
+      try {
+        await client.workflow.start<typeof webhookDeliveryWorkflow>(WEBHOOK_DELIVERY_WORKFLOW_TYPE, {
+          workflowId: webhookDeliveryWorkflowId(deliveryId),
+          taskQueue: WEBHOOK_TASK_QUEUE,
+          args: [{ deliveryId }],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        });
+      } catch (error) {
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      }
     }
-  }
+  });
 }
 
 /** How long a queued delivery may wait for its start before the sweep starts it. */

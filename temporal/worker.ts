@@ -17,12 +17,20 @@ export interface EnvelopeWorkerOptions {
   taskQueue?: string;
 }
 
+/**
+ * How long a workflow task waits on this worker's sticky queue (where its cached workflows' next tasks go)
+ * before Temporal hands it to any worker. The SDK's default, 10 s, is how long an Update waited after its
+ * worker was killed; 2 s bounds that, at the price of a full replay when a busy live worker is slower.
+ */
+export const STICKY_QUEUE_SCHEDULE_TO_START_TIMEOUT = '2 seconds';
+
 export function createEnvelopeWorker(options: EnvelopeWorkerOptions): Promise<Worker> {
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue ?? ENVELOPE_TASK_QUEUE,
     activities: options.activities,
+    stickyQueueScheduleToStartTimeout: STICKY_QUEUE_SCHEDULE_TO_START_TIMEOUT,
     ...(options.workflowBundle
       ? { workflowBundle: options.workflowBundle }
       : { workflowsPath: WORKFLOWS_PATH }),

@@ -163,6 +163,59 @@ export const remindEnvelopeUpdate = defineUpdate<EnvelopeState>('remindEnvelope'
 export const extendEnvelopeUpdate = defineUpdate<EnvelopeState, [ExtendEnvelopeRequest]>('extendEnvelope');
 export const envelopeStateQuery = defineQuery<EnvelopeState>('envelopeState');
 
+/**
+ * The failure type of a projection that PostgreSQL refused for a reason retrying cannot fix (SQLSTATE class 22,
+ * data exceptions, or 23, integrity violations). The workflow parks instead of retrying.
+ */
+export const PROJECTION_DATA_ERROR = 'ProjectionDataError';
+/** The failure type of an Update refused, or left unanswered, while the envelope's projection is parked. */
+export const ENVELOPE_RECORD_BEING_REPAIRED = 'EnvelopeRecordBeingRepaired';
+
+/** Why and since when an envelope's projection is parked. */
+export interface ParkedProjection {
+  /** The transition PostgreSQL refused (it and every later one stay queued). */
+  sequence: number;
+  eventType: string;
+  /** PostgreSQL's refusal, without what it could not store. */
+  reason: string;
+  sqlState: string | null;
+  /** ISO 8601. */
+  since: string;
+}
+
+/** Where an envelope's projection stands (answered by the workflow, whatever PostgreSQL holds). */
+export interface ProjectionStatus {
+  /** The last transition written to PostgreSQL. */
+  projectedSequence: number;
+  /** The last transition decided. */
+  decidedSequence: number;
+  parked: ParkedProjection | null;
+}
+
+export const projectionStatusQuery = defineQuery<ProjectionStatus>('projectionStatus');
+
+export interface ResumeProjectionRequest {
+  /**
+   * Before retrying, replace what PostgreSQL cannot store (NUL, unpaired surrogates, control characters) in
+   * the queued transitions' event data with U+FFFD: the repair for text an older workflow accepted.
+   */
+  sanitize?: boolean;
+}
+
+/**
+ * Operators: after the cause of a parked projection is repaired, project the queued transitions again. Answers
+ * once they are all written; fails (`ProjectionFailedAgain`) when PostgreSQL refuses again.
+ */
+export const resumeProjectionUpdate = defineUpdate<EnvelopeState, [ResumeProjectionRequest]>(
+  'resumeProjection',
+);
+
+/** What the workflow asks the `recordProjectionFailure` activity to write on the envelope row. */
+export interface ProjectionFailureRecord extends ParkedProjection {
+  envelopeId: string;
+  organizationId: string;
+}
+
 /** One decided transition, written to PostgreSQL by the projection activity. */
 export interface EnvelopeTransition {
   envelopeId: string;

@@ -6,6 +6,7 @@
 // envelope and returns a `Decision`: the transitions to record and the messages to send. The workflow
 // (envelope.ts, with envelope-run.ts) carries decisions out; it decides nothing about the envelope itself.
 
+import { sanitizeText, textProblem } from '../domain/text.ts';
 import { type EnvelopeStatus, isTerminalEnvelopeStatus, type RecipientStatus } from '../domain/vocabulary.ts';
 import type {
   CancelEnvelopeRequest,
@@ -49,6 +50,15 @@ const PROGRESS_STATUS = {
   viewed: 'Viewed',
   started: 'InProgress',
 } as const satisfies Record<RecipientProgressRequest['step'], RecipientStatus>;
+
+const OTP_CHANNELS: readonly string[] = ['Sms', 'WhatsApp'] satisfies NonNullable<
+  RecipientAuthenticationRequest['channel']
+>[];
+const AUTHENTICATION_FAILURES: readonly string[] = [
+  'wrong_code',
+  'expired',
+  'too_many_attempts',
+] satisfies NonNullable<RecipientAuthenticationRequest['reason']>[];
 
 /** Statuses of a recipient in turn who has not opened their link yet: their first open is recorded. */
 export const NOT_YET_OPENED: readonly RecipientStatus[] = ['Pending', 'InvitationSent', 'DeliveryFailed'];
@@ -277,6 +287,12 @@ export class EnvelopeModel {
       return `Recipient ${request.recipientId} does not use one-time codes.`;
     }
     if (!(request.outcome in AUTHENTICATION_STATUS)) return `Unknown outcome ${String(request.outcome)}.`;
+    if (request.channel !== undefined && !OTP_CHANNELS.includes(request.channel)) {
+      return `Unknown channel ${String(request.channel)}.`;
+    }
+    if (request.reason !== undefined && !AUTHENTICATION_FAILURES.includes(request.reason)) {
+      return `Unknown reason ${String(request.reason)}.`;
+    }
     return undefined;
   }
 
@@ -304,9 +320,14 @@ export class EnvelopeModel {
     return undefined;
   }
 
-  /** The same turn rules as completing, and a reason is required. */
+  /**
+   * The same turn rules as completing, and a reason is required: text the projection can write (no NUL, no
+   * unpaired surrogate, no control characters; domain/text.ts), as the API's schema already demands.
+   */
   whyCannotDecline({ recipientId, reason }: DeclineRecipientRequest): string | undefined {
     if (typeof reason !== 'string' || reason.trim() === '') return 'A reason is required to decline.';
+    const problem = textProblem(reason, 'multiline');
+    if (problem) return `The reason ${problem}.`;
     const why = this.whyCannotAct(recipientId, 'decline');
     if (why) return why.replace('complete first', 'complete before anyone later may act');
     if (this.usesOtp(recipientId) && !this.verified.has(recipientId)) {
@@ -315,7 +336,14 @@ export class EnvelopeModel {
     return undefined;
   }
 
-  whyCannotCancel(): string | undefined {
+  /** Cancelling is allowed while the envelope is signing; a reason, when given, must be text the projection can write. */
+  whyCannotCancel(request?: Partial<CancelEnvelopeRequest> | null): string | undefined {
+    const reason: unknown = request?.reason;
+    if (reason !== undefined && reason !== null) {
+      if (typeof reason !== 'string') return 'The reason must be text.';
+      const problem = textProblem(reason, 'multiline');
+      if (problem) return `The reason ${problem}.`;
+    }
     if (allows('cancel', this.status)) return undefined;
     if (FINALIZING.includes(this.status)) {
       return `The envelope is ${this.status}: every required recipient has completed, so it cannot be cancelled.`;
@@ -535,7 +563,10 @@ export class EnvelopeModel {
   /** Finalization failed for good: FinalPdfFailed with the reason, until an operator retries. */
   finalPdfFailed(reason: string): Decision {
     this.status = 'FinalPdfFailed';
-    return recorded(this.transition('envelope.final_pdf_failed', null, { reason }));
+    // An error message from a render or a driver: kept, with what PostgreSQL cannot store replaced.
+    return recorded(
+      this.transition('envelope.final_pdf_failed', null, { reason: sanitizeText(reason, 'multiline') }),
+    );
   }
 
   retryFinalization(): Decision {
@@ -564,8 +595,8 @@ export class EnvelopeModel {
     const transitions = [
       this.transition('recipient.delivery_failed', recipientId, {
         kind,
-        failure_type: outcome.failureType,
-        message: outcome.message,
+        failure_type: sanitizeText(outcome.failureType),
+        message: sanitizeText(outcome.message, 'multiline'),
       }),
     ];
     const unreachable = this.failIfUnreachable();
@@ -741,10 +772,16 @@ function deadlineMs(expiresAt: string | null): number {
   return expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(expiresAt);
 }
 
-/** A signer action's origin as audit-event data; nothing when the action came from the operator side. */
+/**
+ * A signer action's origin as audit-event data; nothing when the action came from the operator side. Headers
+ * are kept, not refused (a browser's odd User-Agent must never stop a signature): what PostgreSQL cannot store
+ * is replaced with U+FFFD.
+ */
 function originData(origin: SignerActionOrigin): Record<string, unknown> {
   return {
-    ...(origin.ip ? { ip: origin.ip } : {}),
-    ...(origin.userAgent ? { user_agent: origin.userAgent } : {}),
+    ...(typeof origin.ip === 'string' && origin.ip ? { ip: sanitizeText(origin.ip) } : {}),
+    ...(typeof origin.userAgent === 'string' && origin.userAgent
+      ? { user_agent: sanitizeText(origin.userAgent) }
+      : {}),
   };
 }

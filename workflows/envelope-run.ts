@@ -13,6 +13,7 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
+  patched,
   proxyActivities,
   startChild,
   upsertSearchAttributes,
@@ -20,12 +21,18 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
+import { sanitizeJson } from '../domain/text.ts';
 import type { EnvelopeStatus } from '../domain/vocabulary.ts';
 import {
   type CarriedEnvelopeState,
+  ENVELOPE_RECORD_BEING_REPAIRED,
   type EnvelopeState,
   type EnvelopeTransition,
   type EnvelopeWorkflowInput,
+  type ParkedProjection,
+  PROJECTION_DATA_ERROR,
+  type ProjectionStatus,
+  type ResumeProjectionRequest,
   searchAttributes,
 } from './contracts.ts';
 import type {
@@ -38,13 +45,19 @@ import type {
 import { NOTIFICATION_ACTIVITY_OPTIONS } from './notification-contracts.ts';
 import { WEBHOOK_DELIVERY_WORKFLOW_TYPE, webhookDeliveryChildOptions } from './webhook-contracts.ts';
 
-const PROJECTION_TIMEOUT = '30 seconds';
 /** A run continues as new past this many history events (Temporal may suggest it earlier). */
 const CONTINUE_AS_NEW_AT_HISTORY_LENGTH = 5000;
+/** Runs that meet a projection PostgreSQL refuses for good park on this code instead of failing. */
+const PARKING_PATCH = 'projection-parking';
 
-const { projectEnvelopeTransition } = proxyActivities<Activities>({
-  startToCloseTimeout: PROJECTION_TIMEOUT,
-  // A projection must land eventually: PostgreSQL outages are waited out, never skipped.
+// A projection is one short transaction: 10 s is far above any measured, and the activity heartbeats every
+// second, so a worker that dies in the middle of one is noticed after 3 s, not after the whole timeout.
+// Changing timeouts changes no command, so recorded histories replay unchanged.
+const { projectEnvelopeTransition, recordProjectionFailure } = proxyActivities<Activities>({
+  startToCloseTimeout: '10 seconds',
+  heartbeatTimeout: '3 seconds',
+  // A projection must land eventually: PostgreSQL outages are waited out, never skipped. What retrying cannot
+  // fix fails at once (ProjectionDataError) and parks the envelope instead.
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
@@ -52,9 +65,9 @@ const { projectEnvelopeTransition } = proxyActivities<Activities>({
 const FINALIZE_ATTEMPTS = 5;
 const { finalizeEnvelope } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
-  // The activity heartbeats between its steps, so a worker that dies while finalizing is noticed in
-  // seconds, not after the whole start-to-close timeout. Well above the longest render measured.
-  heartbeatTimeout: '30 seconds',
+  // The activity heartbeats every second (and between its steps), so a worker that dies while finalizing is
+  // noticed within 5 s, not after the whole start-to-close timeout.
+  heartbeatTimeout: '5 seconds',
   retry: {
     initialInterval: '2 seconds',
     backoffCoefficient: 2,
@@ -96,6 +109,12 @@ export class EnvelopeRun {
   /** The status last written to the search attribute. */
   private lastStatus: EnvelopeStatus | undefined;
   private readonly historyLimit: number;
+  /** Set while a transition PostgreSQL refused for good waits, with every later one, for an operator. */
+  private parked: ParkedProjection | null = null;
+  /** How often the projection parked (a resume answers when it parks again). */
+  private parkings = 0;
+  /** An operator's resume, until the parked projection takes it. */
+  private resumeRequest: ResumeProjectionRequest | null = null;
 
   constructor(input: EnvelopeWorkflowInput, envelope: EnvelopeModel, versions: RunVersions) {
     this.input = input;
@@ -123,10 +142,62 @@ export class EnvelopeRun {
     return this.projected(this.carryOut(decision));
   }
 
-  /** Waits until the given transition is in PostgreSQL, so callers read what they caused. */
+  /**
+   * Waits until the given transition is in PostgreSQL, so callers read what they caused. When the projection
+   * parks first, the caller is told at once instead of waiting for an operator: the change stays decided and is
+   * written when the envelope is repaired.
+   */
   async projected(sequence: number): Promise<EnvelopeState> {
-    await condition(() => this.projectedSequence >= sequence);
+    await condition(() => this.projectedSequence >= sequence || this.parked !== null);
+    if (this.projectedSequence < sequence) {
+      throw ApplicationFailure.nonRetryable(
+        "The envelope's record is being repaired: the change was accepted and will be recorded once an operator has repaired it; read the envelope again later.",
+        ENVELOPE_RECORD_BEING_REPAIRED,
+      );
+    }
     return this.envelope.snapshot();
+  }
+
+  /**
+   * An Update validator's refusal: while the projection is parked every change is refused (nothing new is
+   * decided that could not be recorded), otherwise the model's reason, if any.
+   */
+  refuse(reason: string | undefined, type: string): void {
+    if (this.parked) {
+      throw ApplicationFailure.nonRetryable(
+        "The envelope's record is being repaired; try again later.",
+        ENVELOPE_RECORD_BEING_REPAIRED,
+      );
+    }
+    refuse(reason, type);
+  }
+
+  /** Why an operator's resume is refused: only a parked projection is resumed, once at a time. */
+  whyCannotResume(): string | undefined {
+    if (!this.parked) return "The envelope's projection is not parked: there is nothing to resume.";
+    if (this.resumeRequest) return 'A resume of this projection is already under way.';
+    return undefined;
+  }
+
+  /**
+   * An operator resumes a parked projection (after repairing its cause): every queued transition is projected
+   * again, optionally with unstorable text replaced first. Answers once they are written, or fails when
+   * PostgreSQL refuses again (the projection is parked again).
+   */
+  resume(request: ResumeProjectionRequest | undefined): Promise<EnvelopeState> {
+    const parkings = this.parkings;
+    const target = this.envelope.sequence;
+    this.resumeRequest = { sanitize: request?.sanitize === true };
+    return this.resumed(parkings, target);
+  }
+
+  /** Where the projection stands: for operators (and `sigil envelope stuck`). */
+  projectionStatus(): ProjectionStatus {
+    return {
+      projectedSequence: this.projectedSequence,
+      decidedSequence: this.envelope.sequence,
+      parked: this.parked,
+    };
   }
 
   /** Whether something was decided that is not projected yet. */
@@ -158,11 +229,21 @@ export class EnvelopeRun {
     return condition(() => this.hasPending(), Math.max(1, Date.parse(at) - Date.now()));
   }
 
-  /** Projects every decided transition, in order, starting the webhook deliveries each one queued. */
+  /**
+   * Projects every decided transition, in order, starting the webhook deliveries each one queued. A transition
+   * PostgreSQL refuses for good parks the projection until an operator resumes it.
+   */
   async drain(): Promise<void> {
     while (this.pending.length > 0) {
       const transition = this.pending[0] as EnvelopeTransition;
-      const projection = await projectEnvelopeTransition(transition);
+      let projection: Awaited<ReturnType<typeof projectEnvelopeTransition>>;
+      try {
+        projection = await projectEnvelopeTransition(transition);
+      } catch (error) {
+        if (!isProjectionDataError(error) || !patched(PARKING_PATCH)) throw error;
+        await this.park(transition, error.cause);
+        continue;
+      }
       // One child per (event, endpoint), abandoned on close: deliveries outlive the envelope's workflow.
       for (const deliveryId of projection?.deliveryIds ?? []) {
         await startChild(WEBHOOK_DELIVERY_WORKFLOW_TYPE, webhookDeliveryChildOptions(deliveryId));
@@ -200,6 +281,48 @@ export class EnvelopeRun {
       await this.drain();
     }
     await condition(allHandlersFinished);
+  }
+
+  /**
+   * Parks the projection on a transition PostgreSQL refused for good: it and every later transition stay
+   * queued, the envelope row is marked with the reason (a small write of its own), Updates are refused, and
+   * the run waits for an operator's resume; then the queue is projected again, optionally repaired.
+   */
+  private async park(transition: EnvelopeTransition, failure: ApplicationFailure): Promise<void> {
+    const details = failure.details?.[0] as { sqlState?: unknown } | undefined;
+    this.parked = {
+      sequence: transition.sequence,
+      eventType: transition.event.type,
+      reason: failure.message,
+      sqlState: typeof details?.sqlState === 'string' ? details.sqlState : null,
+      since: new Date().toISOString(),
+    };
+    this.parkings += 1;
+    await recordProjectionFailure({
+      envelopeId: this.input.envelopeId,
+      organizationId: this.input.organizationId,
+      ...this.parked,
+    });
+    await condition(() => this.resumeRequest !== null);
+    if (this.resumeRequest?.sanitize) {
+      for (const queued of this.pending) {
+        queued.event = { ...queued.event, data: sanitizeJson(queued.event.data) };
+      }
+    }
+    this.resumeRequest = null;
+    this.parked = null;
+  }
+
+  /** A resume's answer: every transition decided before it is written, or the projection parked again. */
+  private async resumed(parkings: number, target: number): Promise<EnvelopeState> {
+    await condition(() => this.projectedSequence >= target || this.parkings > parkings);
+    if (this.projectedSequence < target) {
+      throw ApplicationFailure.nonRetryable(
+        `The projection was parked again: ${this.parked?.reason ?? 'PostgreSQL refused a transition'}`,
+        'ProjectionFailedAgain',
+      );
+    }
+    return this.envelope.snapshot();
   }
 
   /** Sends one message in the background; when it settles, the model decides what its outcome changes. */
@@ -247,4 +370,13 @@ export class EnvelopeRun {
     this.lastStatus = status;
     upsertSearchAttributes([{ key: searchAttributes.envelopeStatus, value: status }]);
   }
+}
+
+/** A projection PostgreSQL refused for a reason retrying cannot fix (activities/projection.ts). */
+function isProjectionDataError(error: unknown): error is ActivityFailure & { cause: ApplicationFailure } {
+  return (
+    error instanceof ActivityFailure &&
+    error.cause instanceof ApplicationFailure &&
+    error.cause.type === PROJECTION_DATA_ERROR
+  );
 }

@@ -11,10 +11,12 @@ import {
   type EnvelopeWorkflowInput,
   envelopeStateQuery,
   extendEnvelopeUpdate,
+  projectionStatusQuery,
   recipientAuthenticationUpdate,
   recipientOpenedUpdate,
   recipientProgressUpdate,
   remindEnvelopeUpdate,
+  resumeProjectionUpdate,
   retryFinalizationUpdate,
   sendEnvelopeUpdate,
 } from './contracts.ts';
@@ -44,34 +46,41 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
   if (!input.carried) run.carryOut(envelope.send());
 
   setHandler(envelopeStateQuery, () => envelope.snapshot());
+  setHandler(projectionStatusQuery, () => run.projectionStatus());
+  // Operators: project the queued transitions again once a parked projection's cause is repaired.
+  setHandler(resumeProjectionUpdate, (request) => run.resume(request), {
+    validator: (_request) => refuse(run.whyCannotResume(), 'ProjectionNotParked'),
+  });
+  // Every change below is refused while the projection is parked (run.refuse), then by the model's own rule.
   // Sending is idempotent: a repeated send answers with the state once the send is projected.
   setHandler(sendEnvelopeUpdate, () => run.projected(1));
   setHandler(completeRecipientUpdate, (request) => run.answer(envelope.complete(request)), {
-    validator: (request) => refuse(envelope.whyCannotComplete(request), 'RecipientCannotComplete'),
+    validator: (request) => run.refuse(envelope.whyCannotComplete(request), 'RecipientCannotComplete'),
   });
   setHandler(cancelEnvelopeUpdate, (request) => run.answer(envelope.cancel(request)), {
-    validator: (_request) => refuse(envelope.whyCannotCancel(), 'EnvelopeNotCancellable'),
+    validator: (request) => run.refuse(envelope.whyCannotCancel(request), 'EnvelopeNotCancellable'),
   });
   setHandler(declineRecipientUpdate, (request) => run.answer(envelope.decline(request)), {
-    validator: (request) => refuse(envelope.whyCannotDecline(request), 'RecipientCannotDecline'),
+    validator: (request) => run.refuse(envelope.whyCannotDecline(request), 'RecipientCannotDecline'),
   });
   setHandler(recipientOpenedUpdate, (request) => run.answer(envelope.open(request)), {
-    validator: (request) => refuse(envelope.whyCannotOpen(request), 'RecipientCannotOpen'),
+    validator: (request) => run.refuse(envelope.whyCannotOpen(request), 'RecipientCannotOpen'),
   });
   setHandler(recipientAuthenticationUpdate, (request) => run.answer(envelope.authenticate(request)), {
-    validator: (request) => refuse(envelope.whyCannotAuthenticate(request), 'RecipientCannotAuthenticate'),
+    validator: (request) =>
+      run.refuse(envelope.whyCannotAuthenticate(request), 'RecipientCannotAuthenticate'),
   });
   setHandler(recipientProgressUpdate, (request) => run.answer(envelope.progress(request)), {
-    validator: (request) => refuse(envelope.whyCannotProgress(request), 'RecipientCannotProgress'),
+    validator: (request) => run.refuse(envelope.whyCannotProgress(request), 'RecipientCannotProgress'),
   });
   setHandler(retryFinalizationUpdate, () => run.answer(envelope.retryFinalization()), {
-    validator: () => refuse(envelope.whyCannotRetryFinalization(), 'EnvelopeNotRetryable'),
+    validator: () => run.refuse(envelope.whyCannotRetryFinalization(), 'EnvelopeNotRetryable'),
   });
   setHandler(remindEnvelopeUpdate, () => run.answer(envelope.remind()), {
-    validator: () => refuse(envelope.whyCannotRemind(), 'EnvelopeNotRemindable'),
+    validator: () => run.refuse(envelope.whyCannotRemind(), 'EnvelopeNotRemindable'),
   });
   setHandler(extendEnvelopeUpdate, (request) => run.answer(envelope.extend(request)), {
-    validator: (request) => refuse(envelope.whyCannotExtend(request), 'EnvelopeNotExtendable'),
+    validator: (request) => run.refuse(envelope.whyCannotExtend(request), 'EnvelopeNotExtendable'),
   });
 
   // Project what was decided, then wait for what comes next, until the envelope is finished.

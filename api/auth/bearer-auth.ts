@@ -62,9 +62,10 @@ export function createBearerAuth(deps: BearerAuthDependencies) {
          join oauth_client c on c.id = t.oauth_client_id
          join organization o on o.id = t.organization_id
          left join plan p on p.name = o.plan_name
-        where t.token_hash = ?`,
+        where t.token_hash = ? and t.revoked_at is null`,
         [sha256Hex(token)],
       );
+    // A revoked token (by RFC 7009, or with its secret) is refused exactly like one that never existed.
     if (!row) {
       throw new Unauthorized('The access token is not valid.', 'unauthorized', {
         'WWW-Authenticate': invalidToken('unknown access token'),

@@ -1,27 +1,30 @@
 #!/usr/bin/env node
 // `sigil`: the operator CLI (`npx sigil …`). Every command calls the same services the API uses, prints a
 // readable result (or `--json`), and turns failures into one clear message and a non-zero exit code.
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Config, ConfigError, loadConfig } from '../../config/config.ts';
 import { redactUrl } from '../../config/logger.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
+import { UUID_PATTERN } from '../../domain/common.ts';
 import { connectClient, type TemporalClientHandle } from '../../temporal/connection.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { AppError, InvalidRequest } from '../errors.ts';
 import type { DataContext, ServiceContext } from '../services/context.ts';
 import { createEnvelope } from '../services/envelopes/create-envelope.ts';
+import { resumeProjection } from '../services/envelopes/resume-projection.ts';
 import { retryFinalization } from '../services/envelopes/retry-finalization.ts';
 import { sendEnvelope } from '../services/envelopes/send-envelope.ts';
+import { listStuckEnvelopes } from '../services/envelopes/stuck-envelopes.ts';
 import { createOAuthClient } from '../services/oauth-clients/create-oauth-client.ts';
 import { deleteClientSecret } from '../services/oauth-clients/delete-client-secret.ts';
 import { listOAuthClients } from '../services/oauth-clients/list-oauth-clients.ts';
 import { rotateClientSecret } from '../services/oauth-clients/rotate-client-secret.ts';
 import { createOrganization } from '../services/organizations/create-organization.ts';
 import { issueSigningLinks } from '../services/signing/issue-signing-links.ts';
-import { createTemplate } from '../services/templates/create-template.ts';
+import { createTemplate, MAX_PDF_BYTES } from '../services/templates/create-template.ts';
 import { WEBHOOK_CLI_OPTIONS, WEBHOOK_CLI_USAGE, WEBHOOK_COMMANDS } from './webhook-commands.ts';
 
 const USAGE = `Usage: sigil <command> [options] [--json]
@@ -39,9 +42,13 @@ const USAGE = `Usage: sigil <command> [options] [--json]
                   renders the final PDF and audit trail again after FinalPdfFailed
   envelope links  --org ORG_ID --envelope ENVELOPE_ID
                   issues a new signing link for each acting recipient (earlier links stop working)
+  envelope stuck  [--org ORG_ID] [--older-than SECONDS]
+                  envelopes whose projection to PostgreSQL is parked or behind (default: 60 s)
+  envelope resume-projection --org ORG_ID --envelope ENVELOPE_ID [--sanitize]
+                  projects a parked envelope's queued transitions again once the cause is repaired
 ${WEBHOOK_CLI_USAGE}
-Connects to DATABASE_URL (default: the embedded PostgreSQL of \`npm start\`) and, for envelope send and
-webhook test and replay, TEMPORAL_ADDRESS (default: the dev server of \`npm start\`). --json prints
+Connects to DATABASE_URL (default: the embedded PostgreSQL of \`npm start\`) and, for the envelope commands
+and webhook test and replay, TEMPORAL_ADDRESS (default: the dev server of \`npm start\`). --json prints
 machine-readable output.
 `;
 
@@ -66,6 +73,8 @@ const OPTIONS = {
   'expires-at': { type: 'string' },
   'external-reference': { type: 'string' },
   envelope: { type: 'string' },
+  'older-than': { type: 'string' },
+  sanitize: { type: 'boolean' },
   ...WEBHOOK_CLI_OPTIONS,
 } as const;
 
@@ -203,9 +212,11 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
         client_id: deleted.clientId,
         deleted_at: deleted.deletedAt.toISOString(),
         active_secrets: deleted.activeSecrets,
+        revoked_tokens: deleted.revokedTokens,
       },
       text: [
         `secret ${deleted.secretId} of OAuth client ${deleted.clientId} deleted`,
+        `  access tokens revoked: ${deleted.revokedTokens}`,
         deleted.activeSecrets === 0
           ? '  the client has no active secret left: it cannot obtain access tokens until you rotate one in'
           : `  active secrets left: ${deleted.activeSecrets}`,
@@ -217,7 +228,8 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
     const pdfPath = required(values, 'pdf');
     const template = await createTemplate(await runtime.data(), {
       organizationId: required(values, 'org'),
-      pdf: await readInput(pdfPath, 'PDF'),
+      // One byte past the limit is enough for createTemplate to refuse a larger file without reading it all.
+      pdf: await readInput(pdfPath, 'PDF', MAX_PDF_BYTES + 1),
       filename: basename(pdfPath),
       definition: await readJson(required(values, 'definition')),
       publish: values.publish ?? false,
@@ -237,6 +249,47 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
     return {
       json: { envelopeId: state.envelopeId, state },
       text: `envelope ${state.envelopeId}: ${state.status} (the final PDF is being rendered again)`,
+    };
+  },
+
+  'envelope stuck': async (values, runtime) => {
+    const olderThan = values['older-than'];
+    const olderThanSeconds = olderThan === undefined ? 60 : Number(olderThan);
+    if (!Number.isInteger(olderThanSeconds) || olderThanSeconds < 0) {
+      throw new InvalidRequest('--older-than must be a whole number of seconds.');
+    }
+    const organizationId = values.org;
+    if (organizationId !== undefined && !UUID_PATTERN.test(organizationId)) {
+      throw new InvalidRequest('--org must be an organization id (a uuid).');
+    }
+    const stuck = await listStuckEnvelopes(await runtime.services(), { organizationId, olderThanSeconds });
+    return {
+      json: { olderThanSeconds, envelopes: stuck },
+      text:
+        stuck.length === 0
+          ? `no envelope's projection is parked or behind by more than ${olderThanSeconds} s`
+          : stuck
+              .map((envelope) =>
+                [
+                  `envelope ${envelope.envelopeId} (organization ${envelope.organizationId})`,
+                  `  ${envelope.kind.padEnd(8)} since ${envelope.since}, PostgreSQL says ${envelope.status}${envelope.attempts === null ? '' : `, ${envelope.attempts} attempt(s)`}`,
+                  `  reason   ${envelope.reason}`,
+                ].join('\n'),
+              )
+              .join('\n'),
+    };
+  },
+
+  'envelope resume-projection': async (values, runtime) => {
+    const state = await resumeProjection(
+      await runtime.services(),
+      required(values, 'org'),
+      required(values, 'envelope'),
+      { sanitize: values.sanitize ?? false },
+    );
+    return {
+      json: { envelopeId: state.envelopeId, state },
+      text: `envelope ${state.envelopeId}: projection resumed, every queued transition is recorded (${state.status})`,
     };
   },
 
@@ -299,9 +352,22 @@ function required(values: Values, name: keyof Values): string {
   return value;
 }
 
-async function readInput(path: string, what: string): Promise<Uint8Array> {
+async function readInput(path: string, what: string, maxBytes?: number): Promise<Uint8Array> {
   try {
-    return await readFile(path);
+    if (maxBytes === undefined) return await readFile(path);
+    const handle = await open(path, 'r');
+    try {
+      const buffer = Buffer.alloc(maxBytes);
+      let filled = 0;
+      while (filled < maxBytes) {
+        const { bytesRead } = await handle.read(buffer, filled, maxBytes - filled, null);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+      return buffer.subarray(0, filled);
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
     throw new InvalidRequest(
       `Cannot read the ${what} file ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`,

@@ -4,10 +4,19 @@
 // headers, such as Retry-After). The server's error and not-found handlers (api/http/server.ts) render every
 // error through `sendError`; the application routes (api/trpc/fastify.ts) turn tRPC's errors into the same
 // AppErrors first and let that handler answer, so /api/v1, the application routes and the signer API cannot
-// answer errors in different shapes.
+// answer errors in different shapes. A dependency that is down — PostgreSQL refusing or dropping connections,
+// Temporal unreachable or not answering in time — is a 503 `service_unavailable` with Retry-After, not a 500.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError, type ErrorDetail, InvalidRequest, NotFound } from '../errors.ts';
+import { isTemporalUnavailable } from '../../temporal/deadline.ts';
+import {
+  AppError,
+  DEPENDENCY_RETRY_AFTER_SECONDS,
+  type ErrorDetail,
+  InvalidRequest,
+  NotFound,
+  ServiceUnavailable,
+} from '../errors.ts';
 
 /** The specification's error body. */
 export interface ErrorBody {
@@ -38,9 +47,73 @@ export function routeNotFound(request: FastifyRequest): NotFound {
   return new NotFound(`No route ${request.method} ${request.url.split('?')[0]}.`);
 }
 
+// PostgreSQL refusing or losing connections. SQLSTATE class 08 (connection exception), 57P01-57P03 (the server
+// shuts down, crashed, or cannot accept connections yet), 53300 (too many connections); the network errors of
+// the socket; and the `pg` pool's own messages, which carry no code.
+// 08P01 (protocol violation) is left out: PostgreSQL answers it for a value it cannot take (a NUL in text),
+// which is the data's fault, not an outage.
+const DATABASE_SQLSTATES = /^(08(?!P01)[0-9A-Z]{3}|57P0[123]|53300)$/;
+const NETWORK_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+const POOL_MESSAGES =
+  /connection terminated|timeout exceeded when trying to connect|connection error and is not queryable|Client was closed and is not queryable/i;
+
+/** Whether `error` (or a cause) says PostgreSQL cannot be reached or dropped the connection. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const seen = new Set<unknown>();
+  const pending: unknown[] = [error];
+  while (pending.length > 0 && seen.size < 10) {
+    const current = pending.shift();
+    if (current === null || typeof current !== 'object' || seen.has(current)) continue;
+    seen.add(current);
+    const { code, message, cause, errors } = current as {
+      code?: unknown;
+      message?: unknown;
+      cause?: unknown;
+      errors?: unknown;
+    };
+    if (typeof code === 'string' && (DATABASE_SQLSTATES.test(code) || NETWORK_ERRORS.has(code))) return true;
+    if (typeof message === 'string' && POOL_MESSAGES.test(message)) return true;
+    pending.push(cause);
+    // A refused connection to a host with several addresses is an AggregateError of one error per address.
+    if (Array.isArray(errors)) pending.push(...errors);
+  }
+  return false;
+}
+
+/** The 503 of an unavailable dependency, or undefined when `error` is something else. */
+export function dependencyUnavailable(error: unknown): ServiceUnavailable | undefined {
+  if (isDatabaseUnavailable(error)) {
+    return new ServiceUnavailable(
+      'The database is unavailable right now. Try again in a few seconds.',
+      [],
+      DEPENDENCY_RETRY_AFTER_SECONDS,
+    );
+  }
+  if (isTemporalUnavailable(error)) {
+    return new ServiceUnavailable(
+      'The workflow service (Temporal) is unavailable right now. Try again in a few seconds.',
+      [],
+      DEPENDENCY_RETRY_AFTER_SECONDS,
+    );
+  }
+  return undefined;
+}
+
 /** What the client is told about an error; undefined for an unexpected one (a 500 without internals). */
 export function clientErrorOf(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
+  const unavailable = dependencyUnavailable(error);
+  if (unavailable) return unavailable;
   if (hasZodFastifySchemaValidationErrors(error)) {
     return invalidRequest(
       error.validation.map((issue) => ({

@@ -49,8 +49,35 @@ export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: strin
       }
       return transformed;
     },
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (input) => errorsAsJson(jsonSchemaTransformObject(input)),
   });
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
   await app.register(swaggerUi, { routePrefix: '/swagger' });
+}
+
+type OpenApiDocument = ReturnType<typeof jsonSchemaTransformObject>;
+interface MediaTypes {
+  content?: Record<string, unknown>;
+}
+
+/**
+ * A route that answers a file (`produces: ['application/pdf']`) still answers its errors with the JSON error
+ * body; @fastify/swagger would document every response with the route's file type, so each error response is
+ * put back to `application/json`.
+ */
+function errorsAsJson(document: OpenApiDocument): OpenApiDocument {
+  const paths = (
+    document as { paths?: Record<string, Record<string, { responses?: Record<string, MediaTypes> }>> }
+  ).paths;
+  for (const operations of Object.values(paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const content = response.content;
+        if (Number(status) < 400 || !content || 'application/json' in content) continue;
+        const [first] = Object.values(content);
+        if (first) response.content = { 'application/json': first };
+      }
+    }
+  }
+  return document;
 }

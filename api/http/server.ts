@@ -1,9 +1,12 @@
 // The bare HTTP server every Sigil app is built on: request ids, zod validation and serialization, and the
 // one error mapping (api/http/errors.ts). `buildApp` adds the routes; tests may add their own routes to exercise a plugin.
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Socket } from 'node:net';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Logger } from 'pino';
+import { AppError } from '../errors.ts';
 import { routeNotFound, sendError } from './errors.ts';
 
 const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
@@ -25,6 +28,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
     },
     trustProxy: options.trustedProxies && options.trustedProxies.length > 0 ? options.trustedProxies : false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    // Node refuses some requests before Fastify sees them (headers too large, malformed HTTP): answer them
+    // with the error body too.
+    clientErrorHandler: answerClientError,
+    // A path Fastify cannot decode (a %-escape that is not UTF-8, such as a lone surrogate's bytes) is refused
+    // before routing: with the error body too, not Fastify's own.
+    frameworkErrors: (error, request, reply) => sendError(request, reply, error),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -35,6 +44,84 @@ export function createServer(options: ServerOptions): FastifyInstance {
 
   // One error mapping for every route (api/http/errors.ts): the specification's body, with the request id.
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
-  app.setNotFoundHandler((request, reply) => sendError(request, reply, routeNotFound(request)));
+  // A path that exists with other methods answers 405 with Allow; any other unknown path 404. Checked when
+  // the request arrives, before its body is parsed (a QUERY without a content type is still a 405), and also
+  // when a parametric route caught a path that is a static route's (GET /api/v1/envelopes/from-template).
+  const paths = FindMyWay();
+  app.addHook('onRoute', (route) => {
+    // Catch-alls (the web app's pages, Swagger UI's files) say nothing about which methods a path has.
+    if (route.url.includes('*')) return;
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD') paths.on(method as HTTPMethod, route.url, () => {});
+    }
+  });
+  const refuseMethod = (request: FastifyRequest): AppError | undefined => {
+    const path = request.url.split('?')[0] ?? '/';
+    const caughtByParameter = !request.is404 && (request.routeOptions.url ?? '').includes(':');
+    if (!request.is404 && !caughtByParameter) return undefined;
+    const allowed = allowedMethods(paths, path);
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    if (allowed.length === 0 || allowed.includes(method as HTTPMethod)) return undefined;
+    // A parametric route caught the path: only a static route of the same path makes it a 405.
+    if (caughtByParameter && !allowed.every((other) => isStatic(paths, other, path))) return undefined;
+    return methodNotAllowed(request.method, path, allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed);
+  };
+  app.addHook('onRequest', async (request) => {
+    const refused = refuseMethod(request);
+    if (refused) throw refused;
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(request, reply, refuseMethod(request) ?? routeNotFound(request)),
+  );
   return app;
+}
+
+const METHODS: HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+type PathRouter = ReturnType<typeof FindMyWay>;
+
+function isStatic(paths: PathRouter, method: HTTPMethod, path: string): boolean {
+  const found = paths.find(method, path);
+  return found !== null && Object.keys(found.params).length === 0;
+}
+
+/** The methods a path has: those of a static route of exactly that path when there is one, else any match. */
+function allowedMethods(paths: PathRouter, path: string): HTTPMethod[] {
+  const statics = METHODS.filter((method) => isStatic(paths, method, path));
+  if (statics.length > 0) return statics;
+  return METHODS.filter((method) => paths.find(method, path) !== null);
+}
+
+function methodNotAllowed(method: string, path: string, allowed: string[]): AppError {
+  return new AppError(
+    405,
+    'method_not_allowed',
+    `${method} is not allowed on ${path}; use ${allowed.join(', ')}.`,
+    [{ field: 'method', message: method }],
+    { Allow: allowed.join(', ') },
+  );
+}
+
+/** Node's own refusals (431 headers too large, 400 malformed request…) as the specification's error body. */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) return;
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : 400;
+  const body = JSON.stringify({
+    error: {
+      code: tooLarge ? 'request_header_fields_too_large' : 'invalid_request',
+      message: tooLarge
+        ? 'The request headers are too large (at most 16 KB in all).'
+        : 'The request is not valid HTTP.',
+      details: [],
+      request_id: randomUUID(),
+    },
+  });
+  socket.end(
+    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      'Connection: close\r\n\r\n' +
+      body,
+  );
 }

@@ -3,8 +3,11 @@
 // in the browser (`/dev/notifications`, `/sign/<token>` and whatever comes). API paths are never answered with
 // the app: an unknown `/api/…`, `/oauth/…` or `/swagger/…` path stays a JSON 404. In production the
 // development pages (`/dev/…`) are not served either. Files are looked up per request, so a rebuild is picked
-// up without a restart.
-import { stat } from 'node:fs/promises';
+// up without a restart. Pages carry a strict Content-Security-Policy: the one SvelteKit writes into the page
+// (web/svelte.config.js, the inline bootstrap script allowed by its hash), sent as a header with
+// `frame-ancestors 'none'`, which only a header can carry.
+import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
@@ -24,6 +27,11 @@ const IMMUTABLE_ASSETS = /^\/_app\/immutable\//;
 const FILE_PATHS = /^\/_app\/|\.(?:js|mjs|css|map|json|txt|svg|png|jpe?g|gif|webp|ico|woff2?|webmanifest)$/;
 /** A dot-file or dot-folder (the build's stamp, `..`, encoded or not) is never served, nor is the app. */
 const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e)/i;
+/** The policy SvelteKit writes into a page it renders at build time (kit.csp in web/svelte.config.js). */
+const META_POLICY = /<meta http-equiv="content-security-policy" content="([^"]*)"/i;
+const INLINE_SCRIPT = /<script>([\s\S]*?)<\/script>/g;
+/** Added to the page's own policy: a <meta> policy cannot say who may frame the page. */
+const HEADER_ONLY_DIRECTIVES = "frame-ancestors 'none'";
 
 export interface WebAppOptions {
   env: SigilEnv;
@@ -35,6 +43,7 @@ export async function registerWebApp(app: FastifyInstance, options: WebAppOption
   const root = resolve(options.buildDir ?? WEB_BUILD_DIR);
   // reply.sendFile only; the one route below decides what is served.
   await app.register(fastifyStatic, { serve: false });
+  const policies = new PagePolicies(resolve(root, 'index.html'));
 
   app.get('/*', { schema: { hide: true } }, async (request, reply) => {
     const path = request.url.split(/[?#]/, 1)[0] ?? '/';
@@ -62,16 +71,68 @@ export async function registerWebApp(app: FastifyInstance, options: WebAppOption
         'The web app is not built on this server: run `npm run build:web` (npm start does it by itself).',
       );
     }
-    return sendPage(reply, root);
+    return sendPage(reply, root, await policies.current());
   });
 }
 
-function sendPage(reply: FastifyReply, root: string) {
+function sendPage(reply: FastifyReply, root: string, policy: string) {
   // Pages carry signing tokens in their address: no Referer leaves them, and no other site may frame them.
+  reply.header('content-security-policy', policy);
   reply.header('referrer-policy', 'no-referrer');
   reply.header('x-frame-options', 'DENY');
   reply.header('cache-control', 'no-cache');
   return reply.sendFile('index.html', root, { cacheControl: false });
+}
+
+/** The Content-Security-Policy header of the fallback page, read from the page once per build. */
+class PagePolicies {
+  private readonly page: string;
+  private cached: { build: string; policy: string } | undefined;
+
+  constructor(page: string) {
+    this.page = page;
+  }
+
+  async current(): Promise<string> {
+    const info = await stat(this.page);
+    const build = `${info.mtimeMs}:${info.size}`;
+    if (this.cached?.build !== build) {
+      this.cached = { build, policy: pagePolicy(await readFile(this.page, 'utf8')) };
+    }
+    return this.cached.policy;
+  }
+}
+
+/**
+ * The page's own policy plus what only a header can say. A page built without one (kit.csp removed) still
+ * gets a strict policy: its own files and its inline scripts by their hashes, nothing else.
+ */
+export function pagePolicy(html: string): string {
+  const meta = META_POLICY.exec(html)?.[1];
+  if (meta !== undefined) return `${unescapeAttribute(meta)}; ${HEADER_ONLY_DIRECTIVES}`;
+  const hashes = [...html.matchAll(INLINE_SCRIPT)].map(
+    (match) =>
+      `'sha256-${createHash('sha256')
+        .update(match[1] ?? '')
+        .digest('base64')}'`,
+  );
+  return [
+    "default-src 'self'",
+    ['script-src', "'self'", ...hashes].join(' '),
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    HEADER_ONLY_DIRECTIVES,
+  ].join('; ');
+}
+
+function unescapeAttribute(value: string): string {
+  return value
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
 
 /** The path relative to `root` when it names a regular file inside it, else undefined. */

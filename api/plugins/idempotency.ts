@@ -7,15 +7,25 @@
 // with 409 `idempotency_key_reused`. Another organization's identical key is unrelated. `X-Request-Id` plays
 // no part. Without the header a route executes every time; a malformed header is a 400.
 //
-// Concurrency: the first request claims the key by inserting a `processing` row (one
-// `insert … on conflict do update … where <the old row is expired or abandoned>`, so claiming and replacing
-// an expired record are both atomic); a concurrent request with the same key finds `processing` and gets 409
-// `idempotency_request_in_progress` — two requests with one key never both execute. When the response is
-// sent (onSend) the row becomes `completed` with the response, if the status is below 500; a 5xx, a
-// response that cannot be stored (a stream) or a request that ends without onSend deletes the claim so a
-// retry executes. A `processing` row older than 10 minutes is treated as abandoned (its process died) and
-// may be claimed again. Expired rows count as absent and are replaced; about one claim in a hundred also
-// deletes a batch of expired rows.
+// Attempts and crashes: the first request claims the key by inserting a `processing` row, and holds the claim
+// as a lease (`lease_expires_at`, 5 s) that it renews every 1.5 s while it runs; a concurrent
+// request with the same key finds a live claim and gets 409 `idempotency_request_in_progress` (Retry-After:
+// 1) — two requests with one key never both run. When the response is sent (onSend) the row becomes
+// `completed` with the response if the status is below 500. A 5xx, a response that cannot be stored (a
+// stream) or a request that ends without onSend ends the lease at once, keeping the row: the same request
+// may then be retried at once, another request with the key is still 409 `idempotency_key_reused`. A process
+// that dies stops renewing, so its claim runs out within the lease and a retry takes it over (one
+// `insert … on conflict do update … where <the old row expired, or is a lapsed claim of the same request>`,
+// so claiming and taking over are both atomic).
+//
+// A retry must never repeat what an earlier attempt committed. Each claim has its own `claim_id` (a fencing
+// token: the response is stored only by the attempt still holding the claim), and every attempt of one
+// request shares the record's `record_id`. The claim is bound to the request's unit of work
+// (api/services/idempotency.ts) so services can use both: a create records the envelope it made in the
+// record, in its own transaction, and a retry answers with that envelope; a workflow Update is sent with an
+// Update id derived from `record_id`, which Temporal applies once and answers again with its first outcome.
+// Expired rows (24 hours) count as absent and are replaced; about one claim in a hundred also deletes a batch
+// of expired rows.
 //
 // Normalized body and its digest (`request_hash`): SHA-256 of a canonical JSON form of the body — object keys
 // sorted recursively, arrays in order, byte arrays (Buffer/Uint8Array) replaced by the SHA-256 of their
@@ -37,9 +47,11 @@
 // other — the second one is 409 `idempotency_key_reused`. Production digests are unchanged.
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
+import { RequestContext } from '@mikro-orm/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Orm } from '../../db/orm.ts';
-import { Conflict, InvalidRequest } from '../errors.ts';
+import { Conflict, IdempotencyRequestInProgress, InvalidRequest } from '../errors.ts';
+import { bindIdempotencyScope, type IdempotencyScope } from '../services/idempotency.ts';
 import { sandboxModeOf } from './sandbox.ts';
 
 declare module 'fastify' {
@@ -54,7 +66,12 @@ export const REPLAYED_HEADER = 'Idempotent-Replayed';
 export const IDEMPOTENCY_RETENTION_HOURS = 24;
 /** 1–255 printable ASCII characters (space to tilde). */
 const KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
-const DEFAULT_PROCESSING_TIMEOUT_MS = 10 * 60 * 1000;
+/** How long a claim lives without renewal: a dead process's claim can be taken over this long after it died. */
+const DEFAULT_LEASE_MS = 5_000;
+/** A request renews its claim this often while it runs. */
+const DEFAULT_RENEW_EVERY_MS = 1_500;
+/** A request still running after this long stops renewing (it is stuck); its claim then runs out. */
+const DEFAULT_MAX_HOLD_MS = 5 * 60 * 1000;
 const DEFAULT_CLEANUP_PROBABILITY = 0.01;
 const CLEANUP_BATCH = 500;
 const CLAIM_ATTEMPTS = 3;
@@ -64,8 +81,12 @@ export interface IdempotencyDeps {
 }
 
 export interface IdempotencyOptions {
-  /** A `processing` claim older than this is considered abandoned and may be taken over (default 10 min). */
-  processingTimeoutMs?: number;
+  /** A claim not renewed for this long is considered abandoned and may be taken over (default 5 s). */
+  leaseMs?: number;
+  /** How often a running request renews its claim (default 1.5 s; keep it well below leaseMs). */
+  renewEveryMs?: number;
+  /** Renewal stops after this long, so a stuck request does not hold its key for ever (default 5 min). */
+  maxHoldMs?: number;
   /** Chance that a claim also deletes a batch of expired records (default 0.01). */
   cleanupProbability?: number;
 }
@@ -170,12 +191,9 @@ function bodyDigest(request: FastifyRequest): string {
   return digestOf(request.body);
 }
 
-interface Claim {
-  organizationId: string;
-  key: string;
-  /** created_at of the claimed row as text: identifies this claim, not a later one for the same key. */
-  token: string;
+interface Claim extends IdempotencyScope {
   settled: boolean;
+  renewal: NodeJS.Timeout | undefined;
 }
 
 interface StoredRecord {
@@ -183,6 +201,8 @@ interface StoredRecord {
   method: string;
   path: string;
   state: 'processing' | 'completed';
+  /** A `processing` record whose lease has not run out: its request is still running. */
+  running: boolean;
   response_status: number | null;
   response_body: string | null;
   response_content_type: string | null;
@@ -212,61 +232,120 @@ export function registerIdempotency(
   deps: IdempotencyDeps,
   options: IdempotencyOptions = {},
 ): void {
-  const processingTimeout = `${options.processingTimeoutMs ?? DEFAULT_PROCESSING_TIMEOUT_MS} milliseconds`;
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const lease = `${leaseMs} milliseconds`;
+  const renewEveryMs = options.renewEveryMs ?? Math.min(DEFAULT_RENEW_EVERY_MS, Math.floor(leaseMs / 3));
+  const maxHoldMs = options.maxHoldMs ?? DEFAULT_MAX_HOLD_MS;
   const cleanupProbability = options.cleanupProbability ?? DEFAULT_CLEANUP_PROBABILITY;
   const claims = new WeakMap<FastifyRequest, Claim>();
   const connection = () => deps.orm.em.getConnection();
 
+  /**
+   * Claims the key: a new record, an expired one replaced, or a lapsed claim of the same request taken over
+   * (keeping its record id and what it committed). Undefined when the key is held or bound to another request.
+   */
   async function tryClaim(
     organizationId: string,
     key: string,
     requestHash: string,
     method: string,
     path: string,
-  ): Promise<string | undefined> {
-    const rows = await connection().execute<{ token: string }[]>(
-      `insert into idempotency_record
-              (organization_id, idempotency_key, request_hash, method, path, state, created_at, expires_at)
-       -- One clock reading for both columns: the record lives exactly the retention period.
-       select ?, ?, ?, ?, ?, 'processing', c.now, c.now + interval '${IDEMPOTENCY_RETENTION_HOURS} hours'
+  ): Promise<Omit<IdempotencyScope, 'organizationId' | 'key'> | undefined> {
+    const rows = await connection().execute<
+      { record_id: string; claim_id: string; attempts: number; result_id: string | null }[]
+    >(
+      `insert into idempotency_record as r
+              (organization_id, idempotency_key, request_hash, method, path, state, claim_id, lease_expires_at,
+               created_at, expires_at)
+       -- One clock reading for every column: the record lives exactly the retention period.
+       select ?, ?, ?, ?, ?, 'processing', gen_random_uuid(), c.now + ?::interval,
+              c.now, c.now + interval '${IDEMPOTENCY_RETENTION_HOURS} hours'
          from (select clock_timestamp() as now) c
        on conflict (organization_id, idempotency_key) do update
-          set request_hash = excluded.request_hash, method = excluded.method, path = excluded.path,
-              state = 'processing', response_status = null, response_body = null, response_content_type = null,
-              created_at = excluded.created_at, expires_at = excluded.expires_at
-        where idempotency_record.expires_at <= now()
-           or (idempotency_record.state = 'processing' and idempotency_record.created_at < now() - ?::interval)
-       returning created_at::text as token`,
-      [organizationId, key, requestHash, method, path, processingTimeout],
+          set state = 'processing', claim_id = excluded.claim_id, lease_expires_at = excluded.lease_expires_at,
+              request_hash = excluded.request_hash, method = excluded.method, path = excluded.path,
+              response_status = null, response_body = null, response_content_type = null,
+              -- An expired record starts over as a new request; a lapsed claim is another attempt at the same.
+              record_id = case when r.expires_at <= excluded.created_at then excluded.record_id else r.record_id end,
+              attempts = case when r.expires_at <= excluded.created_at then 1 else r.attempts + 1 end,
+              result_id = case when r.expires_at <= excluded.created_at then null else r.result_id end,
+              created_at = case when r.expires_at <= excluded.created_at then excluded.created_at else r.created_at end,
+              expires_at = case when r.expires_at <= excluded.created_at then excluded.expires_at else r.expires_at end
+        where r.expires_at <= excluded.created_at
+           or (r.state = 'processing' and r.lease_expires_at <= excluded.created_at
+               and r.request_hash = excluded.request_hash and r.method = excluded.method and r.path = excluded.path)
+       returning record_id, claim_id, attempts, result_id`,
+      [organizationId, key, requestHash, method, path, lease],
     );
-    return rows[0]?.token;
+    const row = rows[0];
+    return row
+      ? { recordId: row.record_id, claimId: row.claim_id, attempt: row.attempts, resultId: row.result_id }
+      : undefined;
   }
 
-  async function findLive(organizationId: string, key: string): Promise<StoredRecord | undefined> {
+  async function findRecord(organizationId: string, key: string): Promise<StoredRecord | undefined> {
     const rows = await connection().execute<StoredRecord[]>(
-      `select request_hash, method, path, state, response_status, response_body, response_content_type
+      `select request_hash, method, path, state, response_status, response_body, response_content_type,
+              (state = 'processing' and lease_expires_at > clock_timestamp()) as running
          from idempotency_record
-        where organization_id = ? and idempotency_key = ? and expires_at > now()
-          and not (state = 'processing' and created_at < now() - ?::interval)`,
-      [organizationId, key, processingTimeout],
+        where organization_id = ? and idempotency_key = ? and expires_at > clock_timestamp()`,
+      [organizationId, key],
     );
     return rows[0];
+  }
+
+  /** Extends the claim's lease; false when the claim is no longer this request's. */
+  async function renew(claim: Claim): Promise<boolean> {
+    const rows = await connection().execute<{ claim_id: string }[]>(
+      `update idempotency_record set lease_expires_at = clock_timestamp() + ?::interval
+        where organization_id = ? and idempotency_key = ? and claim_id = ? and state = 'processing'
+        returning claim_id`,
+      [lease, claim.organizationId, claim.key, claim.claimId],
+    );
+    return rows.length > 0;
+  }
+
+  function keepRenewing(request: FastifyRequest, claim: Claim): void {
+    const started = Date.now();
+    claim.renewal = setInterval(() => {
+      if (claim.settled) return stopRenewing(claim);
+      if (Date.now() - started > maxHoldMs) {
+        request.log.warn('idempotency: the request is still running; its claim is no longer renewed');
+        return stopRenewing(claim);
+      }
+      renew(claim).then(
+        (held) => {
+          if (held || claim.settled) return;
+          request.log.warn('idempotency: the claim was taken over by another attempt of this request');
+          stopRenewing(claim);
+        },
+        (error: unknown) => request.log.warn({ err: error }, 'idempotency: renewing the claim failed'),
+      );
+    }, renewEveryMs);
+    claim.renewal.unref();
+  }
+
+  function stopRenewing(claim: Claim): void {
+    clearInterval(claim.renewal);
+    claim.renewal = undefined;
   }
 
   async function complete(claim: Claim, status: number, body: string, contentType: string | null) {
     await connection().execute(
       `update idempotency_record
-          set state = 'completed', response_status = ?, response_body = ?, response_content_type = ?
-        where organization_id = ? and idempotency_key = ? and state = 'processing' and created_at = ?::timestamptz`,
-      [status, body, contentType, claim.organizationId, claim.key, claim.token],
+          set state = 'completed', response_status = ?, response_body = ?, response_content_type = ?,
+              lease_expires_at = null
+        where organization_id = ? and idempotency_key = ? and claim_id = ? and state = 'processing'`,
+      [status, body, contentType, claim.organizationId, claim.key, claim.claimId],
     );
   }
 
+  /** Ends the lease now, keeping the record: the same request may be retried at once. */
   async function release(claim: Claim) {
     await connection().execute(
-      `delete from idempotency_record
-        where organization_id = ? and idempotency_key = ? and state = 'processing' and created_at = ?::timestamptz`,
-      [claim.organizationId, claim.key, claim.token],
+      `update idempotency_record set lease_expires_at = clock_timestamp()
+        where organization_id = ? and idempotency_key = ? and claim_id = ? and state = 'processing'`,
+      [claim.organizationId, claim.key, claim.claimId],
     );
   }
 
@@ -274,8 +353,16 @@ export function registerIdempotency(
     try {
       await release(claim);
     } catch (error) {
+      // The lease runs out by itself within leaseMs.
       request.log.error({ err: error }, 'idempotency: releasing the claim failed');
     }
+  }
+
+  function settle(claim: Claim): boolean {
+    if (claim.settled) return false;
+    claim.settled = true;
+    stopRenewing(claim);
+    return true;
   }
 
   function cleanUp(request: FastifyRequest): void {
@@ -302,16 +389,28 @@ export function registerIdempotency(
     }
     const requestHash = requestDigest(request);
     const { method, url: path } = request;
+    const { organizationId } = principal;
 
     for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-      const token = await tryClaim(principal.organizationId, key, requestHash, method, path);
-      if (token !== undefined) {
-        claims.set(request, { organizationId: principal.organizationId, key, token, settled: false });
+      const claimed = await tryClaim(organizationId, key, requestHash, method, path);
+      if (claimed !== undefined) {
+        const claim: Claim = { organizationId, key, ...claimed, settled: false, renewal: undefined };
+        claims.set(request, claim);
+        keepRenewing(request, claim);
+        // The services of this request's unit of work see the claim (api/services/idempotency.ts).
+        const em = RequestContext.getEntityManager();
+        if (em) bindIdempotencyScope(em, claim);
+        if (claim.attempt > 1) {
+          request.log.info(
+            { idempotencyAttempt: claim.attempt, earlierResult: claim.resultId },
+            'idempotency: retrying a request whose earlier attempt did not answer',
+          );
+        }
         if (cleanupProbability > 0 && Math.random() < cleanupProbability) cleanUp(request);
         return;
       }
-      const existing = await findLive(principal.organizationId, key);
-      // Gone between the two statements (released after a failure, or just expired): claim again.
+      const existing = await findRecord(organizationId, key);
+      // Gone between the two statements (just expired), or a claim that ran out meanwhile: claim again.
       if (!existing) continue;
       if (existing.request_hash !== requestHash || existing.method !== method || existing.path !== path) {
         throw new Conflict(
@@ -321,28 +420,29 @@ export function registerIdempotency(
           'idempotency_key_reused',
         );
       }
-      if (existing.state === 'processing') break;
+      if (existing.state === 'processing') {
+        if (existing.running) break;
+        continue;
+      }
       reply.code(existing.response_status ?? 200).header(REPLAYED_HEADER, 'true');
       if (existing.response_content_type) reply.header('content-type', existing.response_content_type);
       const body = existing.response_body ?? '';
       return reply.send(body === '' && !existing.response_content_type ? undefined : body);
     }
-    reply.header('Retry-After', '1');
-    throw new Conflict(
+    throw new IdempotencyRequestInProgress(
       `A request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry later.`,
-      [],
-      'idempotency_request_in_progress',
     );
   });
 
   app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const claim = claims.get(request);
-    if (!claim || claim.settled) return payload;
-    claim.settled = true;
+    if (!claim || !settle(claim)) return payload;
     const body = storableBody(payload);
     if (reply.statusCode >= 500 || body === undefined) {
       if (body === undefined && reply.statusCode < 500) {
-        request.log.warn('idempotency: the response cannot be stored for replay; the key stays reusable');
+        request.log.warn(
+          'idempotency: the response cannot be stored for replay; the request may be repeated',
+        );
       }
       await releaseQuietly(request, claim);
       return payload;
@@ -357,11 +457,10 @@ export function registerIdempotency(
   });
 
   // A request that ended without onSend (an aborted connection, a failing error handler) must not leave
-  // its key blocked until the claim is considered abandoned.
+  // its key blocked until its lease runs out.
   app.addHook('onResponse', async (request: FastifyRequest) => {
     const claim = claims.get(request);
-    if (!claim || claim.settled) return;
-    claim.settled = true;
+    if (!claim || !settle(claim)) return;
     await releaseQuietly(request, claim);
   });
 }

@@ -1,6 +1,10 @@
-// GET /api/health: 200 when PostgreSQL and Temporal both answer, 503 naming the one that does not.
+// GET /api/health: 200 when PostgreSQL and Temporal both answer, 503 naming the one that does not. It also
+// reports how many envelopes have a parked projection (a transition PostgreSQL refused for good, waiting for
+// an operator: `sigil envelope stuck`); that is reported, never a reason for 503, since the service itself
+// still works.
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppDependencies } from '../dependencies.ts';
+import { countParkedProjections } from '../services/envelopes/stuck-envelopes.ts';
 
 const CHECK_TIMEOUT_MS = 3000;
 
@@ -8,8 +12,11 @@ type Check = 'ok' | 'unavailable';
 
 export const healthRoutes: FastifyPluginAsync<AppDependencies> = async (app, deps) => {
   app.get('/api/health', { schema: { hide: true } }, async (request, reply) => {
+    let parked: number | null = null;
     const [db, temporal] = await Promise.all([
-      probe(() => deps.orm.em.getConnection().execute('select 1')),
+      probe(async () => {
+        parked = await countParkedProjections({ em: deps.orm.em.fork() });
+      }),
       probe(() =>
         deps.temporal.connection.workflowService.describeNamespace({ namespace: deps.temporal.namespace }),
       ),
@@ -23,6 +30,8 @@ export const healthRoutes: FastifyPluginAsync<AppDependencies> = async (app, dep
       status: failing.length === 0 ? 'ok' : 'unavailable',
       db: db.status,
       temporal: temporal.status,
+      // null when PostgreSQL did not answer.
+      projection: { stuck: parked },
       ...(failing.length > 0 ? { message: `Unreachable: ${failing.join('; ')}` } : {}),
     });
   });

@@ -1,8 +1,9 @@
-// POST /oauth/token: the OAuth 2.0 client-credentials grant (RFC 6749 §4.4). The body is form-encoded;
-// the client authenticates by HTTP Basic (preferred) or by the client_id and client_secret form fields.
-// Every answer, errors included, carries the specification's body and `Cache-Control: no-store`.
+// POST /oauth/token: the OAuth 2.0 client-credentials grant (RFC 6749 §4.4), and POST /oauth/revoke: token
+// revocation (RFC 7009, an addition to the specification). Bodies are form-encoded; the client authenticates
+// by HTTP Basic (preferred) or by the client_id and client_secret form fields, the same way at both. Every
+// answer carries `Cache-Control: no-store`, and every error the specification's body.
 import formbody from '@fastify/formbody';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { IsoDateTime } from '../../domain/common.ts';
@@ -10,6 +11,7 @@ import type { AppDependencies } from '../dependencies.ts';
 import { AppError, InvalidRequest, Unauthorized } from '../errors.ts';
 import { createAddressThrottle } from '../plugins/rate-limit.ts';
 import { issueAccessToken } from '../services/oauth-clients/issue-access-token.ts';
+import { revokeAccessToken } from '../services/oauth-clients/revoke-access-token.ts';
 import { ERROR_RESPONSES } from './v1/schemas.ts';
 
 const BASIC_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="sigil"' };
@@ -38,7 +40,21 @@ const AccessTokenResponse = z
   })
   .meta({ id: 'AccessToken' });
 
-type TokenRequest = z.infer<typeof TokenRequest>;
+// Permissive for the same reason as TokenRequest.
+const RevocationRequest = z
+  .object({
+    token: z.string().optional().meta({ description: 'Required: the access token to revoke.' }),
+    token_type_hint: z.string().optional().meta({
+      description:
+        'Optional (RFC 7009 §2.1). Sigil issues access tokens only, so the hint is accepted and ignored.',
+    }),
+    client_id: z.string().optional().meta({ description: 'Only when HTTP Basic is not used.' }),
+    client_secret: z.string().optional().meta({ description: 'Only when HTTP Basic is not used.' }),
+  })
+  .meta({ id: 'RevocationRequest' });
+
+/** The client's credentials, in either request. */
+type ClientAuthenticationFields = Pick<z.infer<typeof TokenRequest>, 'client_id' | 'client_secret'>;
 
 export const oauthTokenRoutes: FastifyPluginAsyncZod<AppDependencies> = async (app, deps) => {
   // Registered inside this plugin: the form parser applies to the token endpoint's scope only.
@@ -48,13 +64,14 @@ export const oauthTokenRoutes: FastifyPluginAsyncZod<AppDependencies> = async (a
     // RFC 6749 §5.1: token responses must not be cached.
     reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
   });
-  // Guessing secrets is throttled per source address, before any secret is checked.
+  // Guessing secrets is throttled per source address, before any secret is checked. Both endpoints check
+  // secrets, so they share one allowance: revocation is no second door for guessing.
   app.addHook(
     'onRequest',
     createAddressThrottle(deps, {
       name: 'token',
       limit: deps.config.api.tokenRatePerMinute,
-      what: 'token requests',
+      what: 'token and revocation requests',
     }),
   );
 
@@ -72,21 +89,7 @@ export const oauthTokenRoutes: FastifyPluginAsyncZod<AppDependencies> = async (a
         body: TokenRequest,
         response: { 200: AccessTokenResponse, ...ERROR_RESPONSES },
       },
-      preValidation: async (request) => {
-        const contentType = request.headers['content-type'];
-        if (request.body === undefined || request.body === null) {
-          request.body = {};
-        } else if (!contentType?.toLowerCase().startsWith(FORM_CONTENT_TYPE)) {
-          throw new InvalidRequest(`The token request body must be ${FORM_CONTENT_TYPE}.`);
-        }
-        // RFC 6749 §3.2: parameters must not be repeated (the form parser turns repeats into arrays).
-        const repeated = Object.entries(request.body as Record<string, unknown>)
-          .filter(([, value]) => Array.isArray(value))
-          .map(([name]) => name);
-        if (repeated.length > 0) {
-          throw new InvalidRequest(`Parameter ${repeated.join(', ')} must be given only once.`);
-        }
-      },
+      preValidation: formBodyOnly,
     },
     async (request) => {
       const credentials = clientCredentials(request, request.body);
@@ -101,24 +104,100 @@ export const oauthTokenRoutes: FastifyPluginAsyncZod<AppDependencies> = async (a
           'unsupported_grant_type',
         );
       }
-      try {
-        return await issueAccessToken(request.services, {
+      return withBasicChallenge(credentials, () =>
+        issueAccessToken(request.services, {
           clientId: credentials.clientId,
           clientSecret: credentials.clientSecret,
           requestedScope: request.body.scope,
           ttlSeconds: deps.config.api.accessTokenTtlSeconds,
           sourceAddress: request.ip,
-        });
-      } catch (error) {
-        // RFC 6749 §5.2: a client that tried HTTP Basic gets the Basic challenge with its 401.
-        if (credentials.basic && error instanceof AppError && error.status === 401) {
-          throw new Unauthorized(error.message, error.code, BASIC_CHALLENGE);
-        }
-        throw error;
-      }
+        }),
+      );
+    },
+  );
+
+  app.post(
+    '/oauth/revoke',
+    {
+      schema: {
+        tags: ['oauth'],
+        summary: 'Revoke an access token (RFC 7009)',
+        description:
+          'An addition to the specification. The client authenticates as at POST /oauth/token. Answers 200 ' +
+          'with an empty body once the token no longer works, and also for a token that is unknown, expired, ' +
+          'already revoked or not this client’s (that one stays untouched): the answer never tells whether a ' +
+          'token exists. Shares the token endpoint’s per-address rate limit.',
+        security: [],
+        consumes: [FORM_CONTENT_TYPE],
+        body: RevocationRequest,
+        response: {
+          200: z.null().describe('Revoked, or nothing of this client’s to revoke; empty body'),
+          ...ERROR_RESPONSES,
+        },
+      },
+      preValidation: formBodyOnly,
+    },
+    async (request, reply) => {
+      const credentials = clientCredentials(request, request.body);
+      await withBasicChallenge(credentials, () =>
+        revokeAccessToken(request.services, {
+          clientId: credentials.clientId,
+          clientSecret: credentials.clientSecret,
+          token: request.body.token ?? '',
+          sourceAddress: request.ip,
+        }),
+      );
+      // RFC 7009 §2.2: the status is the whole answer; the body stays empty (not the JSON `null`, which the
+      // typed reply would insist on).
+      return (reply as FastifyReply).code(200).send();
     },
   );
 };
+
+/** Both endpoints take form bodies only, each parameter once (RFC 6749 §3.2; RFC 7009 §2.1). */
+const formBodyOnly: preValidationAsyncHookHandler = async (request) => {
+  const contentType = request.headers['content-type'];
+  if (request.body === undefined || request.body === null) {
+    request.body = {};
+  } else if (!contentType?.toLowerCase().startsWith(FORM_CONTENT_TYPE)) {
+    throw new InvalidRequest(`The request body must be ${FORM_CONTENT_TYPE}.`);
+  }
+  // The form parser turns repeated parameters into arrays. Parameters neither endpoint knows are ignored
+  // (RFC 6749 §3.2), repeated or not; a known one given twice is refused.
+  const body = request.body as Record<string, unknown>;
+  for (const name of Object.keys(body)) if (!FORM_PARAMETERS.has(name)) delete body[name];
+  const repeated = Object.entries(body)
+    .filter(([, value]) => Array.isArray(value))
+    .map(([name]) => name);
+  if (repeated.length > 0) {
+    throw new InvalidRequest(
+      `Parameter ${repeated.join(', ')} must be given only once.`,
+      repeated.map((name) => ({ field: `body.${name}`, message: 'given more than once' })),
+    );
+  }
+};
+
+/** Every parameter /oauth/token and /oauth/revoke read. */
+const FORM_PARAMETERS = new Set([
+  'grant_type',
+  'scope',
+  'client_id',
+  'client_secret',
+  'token',
+  'token_type_hint',
+]);
+
+/** RFC 6749 §5.2: a client that tried HTTP Basic gets the Basic challenge with its 401. */
+async function withBasicChallenge<T>(credentials: ClientCredentials, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (credentials.basic && error instanceof AppError && error.status === 401) {
+      throw new Unauthorized(error.message, error.code, BASIC_CHALLENGE);
+    }
+    throw error;
+  }
+}
 
 interface ClientCredentials {
   clientId: string;
@@ -128,7 +207,7 @@ interface ClientCredentials {
 }
 
 /** The client's credentials from exactly one method: HTTP Basic or the form fields. */
-function clientCredentials(request: FastifyRequest, body: TokenRequest): ClientCredentials {
+function clientCredentials(request: FastifyRequest, body: ClientAuthenticationFields): ClientCredentials {
   const authorization = request.headers.authorization;
   if (authorization !== undefined) {
     const [scheme = '', encoded = '', ...rest] = authorization.trim().split(/\s+/);

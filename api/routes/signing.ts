@@ -19,6 +19,7 @@ import {
 import { SIGNING_SESSION_HEADER } from '../../domain/vocabulary.ts';
 import type { SignerActionOrigin } from '../../workflows/contracts.ts';
 import type { AppDependencies } from '../dependencies.ts';
+import { limitBody } from '../http/body-limit.ts';
 import { createAddressThrottle } from '../plugins/rate-limit.ts';
 import { completeSigning } from '../services/signing/complete-signing.ts';
 import { declineSigning } from '../services/signing/decline-signing.ts';
@@ -144,6 +145,7 @@ export const signingRoutes: FastifyPluginAsync<AppDependencies> = async (base, d
     '/api/signing/:token/fields',
     {
       bodyLimit: FIELDS_BODY_LIMIT,
+      preParsing: limitBody(FIELDS_BODY_LIMIT, 'the most one save of field values may send'),
       schema: {
         hide: true,
         params: SigningTokenParams,

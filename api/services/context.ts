@@ -6,8 +6,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config/config.ts';
 
-/** `notifications` absent: no providers (development and test capture what would be sent). */
-export type ServiceConfig = Pick<Config, 'env' | 'publicBaseUrl'> & Partial<Pick<Config, 'notifications'>>;
+/**
+ * `notifications` absent: no providers (development and test capture what would be sent); `temporal` absent:
+ * Temporal calls wait at most the default time (temporal/deadline.ts).
+ */
+export type ServiceConfig = Pick<Config, 'env' | 'publicBaseUrl'> &
+  Partial<Pick<Config, 'notifications'>> & { temporal?: Pick<Config['temporal'], 'requestTimeoutMs'> };
 
 export interface ServiceContext {
   em: EntityManager;

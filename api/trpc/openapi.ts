@@ -46,6 +46,7 @@ function errorResponses(errors: DocumentedErrors | undefined, procedure: Procedu
       : {}),
     ...errors,
     500: 'Internal error (the log holds the cause under the request id)',
+    503: 'A dependency (the database or the workflow service) is unavailable; retry after Retry-After seconds',
   };
   return Object.fromEntries(
     Object.entries(statuses).map(([status, description]) => [

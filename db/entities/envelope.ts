@@ -28,6 +28,9 @@ export const EnvelopeSchema = defineEntity({
     auditTrailFileId: p.uuid().nullable(),
     workflowId: p.string().nullable(),
     projectedSequence: p.integer().default(0),
+    /** Why the envelope's projection is parked (a transition PostgreSQL refuses for good); null otherwise. */
+    projectionError: p.text().nullable(),
+    projectionFailedAt: p.datetime().nullable(),
     reminderCount: p.integer().default(0),
     lastRemindedAt: p.datetime().nullable(),
     sentAt: p.datetime().nullable(),

@@ -1,4 +1,5 @@
-// OAuth 2.0 clients of the public API and their (at most two active) expiring secrets.
+// OAuth 2.0 clients of the public API, their (at most two active) expiring secrets and the access tokens
+// issued to them.
 import { defineEntity, p } from '@mikro-orm/core';
 
 export const OAuthClientSchema = defineEntity({
@@ -42,10 +43,14 @@ export const OAuthAccessTokenSchema = defineEntity({
   properties: {
     tokenHash: p.string().primary(),
     oauthClientId: p.uuid(),
+    /** The secret the client authenticated with; null only for tokens issued before migration 0010. */
+    oauthClientSecretId: p.uuid().nullable(),
     organizationId: p.uuid(),
     scopes: p.array(),
     expiresAt: p.datetime(),
     createdAt: p.datetime().onCreate(() => new Date()),
+    /** Set when the token was revoked (RFC 7009, or its secret deleted); a revoked token opens nothing. */
+    revokedAt: p.datetime().nullable(),
   },
 });
 export class OAuthAccessToken extends OAuthAccessTokenSchema.class {}

@@ -8,6 +8,9 @@ import { Migration0005Signing } from './0005-signing.ts';
 import { Migration0006Otp } from './0006-otp.ts';
 import { Migration0007Webhooks } from './0007-webhooks.ts';
 import { Migration0008Notifications } from './0008-notifications.ts';
+import { Migration0009ProjectionErrors } from './0009-projection-errors.ts';
+import { Migration0010TokenSecret } from './0010-token-secret.ts';
+import { Migration0011Idempotency } from './0011-idempotency.ts';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-initial', class: Migration0001Initial },
@@ -18,4 +21,7 @@ export const migrations: MigrationObject[] = [
   { name: '0006-otp', class: Migration0006Otp },
   { name: '0007-webhooks', class: Migration0007Webhooks },
   { name: '0008-notifications', class: Migration0008Notifications },
+  { name: '0009-projection-errors', class: Migration0009ProjectionErrors },
+  { name: '0010-token-secret', class: Migration0010TokenSecret },
+  { name: '0011-idempotency', class: Migration0011Idempotency },
 ];

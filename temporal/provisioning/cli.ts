@@ -1,10 +1,12 @@
 // `npm run provision`: provisions what Sigil runs itself ahead of time; `npm test` runs it first (`pretest`,
-// with --all), which is what fetches the Temporal CLI, the Java test server and Chromium on a fresh machine.
-//   node temporal/provisioning/cli.ts [--all|--dev-server|--test-server|--chromium] [--json]
+// with --all), which is what fetches the Temporal CLI, the Java test server, Chromium and Schemathesis on a
+// fresh machine.
+//   node temporal/provisioning/cli.ts [--all|--dev-server|--test-server|--chromium|--schemathesis] [--json]
 // Progress goes to stderr; one result line per part (or the JSON with --json) to stdout. Exit code 1 when a
 // part could not be provided (its error says what to install or which variable to set).
 import { loadConfigOrExit } from '../../config/config.ts';
 import { provisionChromium } from './chromium.ts';
+import { provisionSchemathesis } from './schemathesis.ts';
 import {
   describeProvisioned,
   type Provisioned,
@@ -14,14 +16,15 @@ import {
 import { provisionDevServer } from './temporal-cli.ts';
 import { provisionTimeSkippingServer } from './test-server.ts';
 
-const ALL: readonly ProvisionKind[] = ['dev-server', 'test-server', 'chromium'];
+const ALL: readonly ProvisionKind[] = ['dev-server', 'test-server', 'chromium', 'schemathesis'];
 
-const USAGE = `Usage: node temporal/provisioning/cli.ts [--all|--dev-server|--test-server|--chromium] [--json]
-  --all          everything below (the default)
-  --dev-server   the Temporal CLI (dev server + Web UI); nothing to do when TEMPORAL_ADDRESS is set
-  --test-server  the Java time-skipping test server used by the tests
-  --chromium     the Chromium the browser tests drive (installed with apt-get when running as root)
-  --json         print the results as JSON
+const USAGE = `Usage: node temporal/provisioning/cli.ts [--all|--dev-server|--test-server|--chromium|--schemathesis] [--json]
+  --all           everything below (the default)
+  --dev-server    the Temporal CLI (dev server + Web UI); nothing to do when TEMPORAL_ADDRESS is set
+  --test-server   the Java time-skipping test server used by the tests
+  --chromium      the Chromium the browser tests drive (installed with apt-get when running as root)
+  --schemathesis  the API fuzzer the fuzz test runs (pinned; installed from PyPI into a virtualenv in the cache)
+  --json          print the results as JSON
 `;
 
 type Outcome =
@@ -37,6 +40,7 @@ function parseArgs(argv: string[]): { kinds: ProvisionKind[]; json: boolean } {
     else if (arg === '--dev-server') kinds.add('dev-server');
     else if (arg === '--test-server') kinds.add('test-server');
     else if (arg === '--chromium') kinds.add('chromium');
+    else if (arg === '--schemathesis') kinds.add('schemathesis');
     else if (arg === '--json') json = true;
     else if (arg === '--help' || arg === '-h') {
       process.stdout.write(USAGE);
@@ -74,7 +78,9 @@ for (const kind of kinds) {
               cacheDir: config.cacheDir,
               log,
             })
-          : await provisionChromium({ cacheDir: config.cacheDir, log });
+          : kind === 'chromium'
+            ? await provisionChromium({ cacheDir: config.cacheDir, log })
+            : await provisionSchemathesis({ cacheDir: config.cacheDir, log });
     outcomes.push({ status: 'provisioned', ...provisioned });
   } catch (error) {
     outcomes.push({ status: 'failed', kind, error: error instanceof Error ? error.message : String(error) });

@@ -10,12 +10,16 @@ import type { EphemeralServerExecutable } from '@temporalio/testing';
 
 /** The two Temporal servers Sigil runs itself. */
 export type ServerKind = 'dev-server' | 'test-server';
-/** Everything provisioning provides: the two Temporal servers and the browser tests' Chromium. */
-export type ProvisionKind = ServerKind | 'chromium';
+/**
+ * Everything provisioning provides: the two Temporal servers, the browser tests' Chromium and the API fuzz
+ * test's Schemathesis.
+ */
+export type ProvisionKind = ServerKind | 'chromium' | 'schemathesis';
 
 /**
  * How something was found: an explicit variable, PATH, Sigil's cache, built just now (Go, Maven), installed just
- * now (a PyPI wheel unpacked into the cache, a Debian package), or left to the SDK's own download.
+ * now (a PyPI wheel unpacked into the cache, a virtualenv created in the cache, a Debian package), or left to
+ * the SDK's own download.
  */
 export type ProvisionSource = 'env' | 'path' | 'cache' | 'built' | 'installed' | 'sdk-download';
 
@@ -57,6 +61,7 @@ export const NAMES: Record<ProvisionKind, string> = {
   'dev-server': 'Temporal dev server (Temporal CLI)',
   'test-server': 'Temporal time-skipping test server',
   chromium: 'Chromium',
+  schemathesis: 'Schemathesis CLI (`st`)',
 };
 
 /** The variable that names each executable explicitly, skipping every look-up. */
@@ -64,6 +69,7 @@ export const PATH_VARIABLES: Record<ProvisionKind, string> = {
   'dev-server': 'TEMPORAL_CLI_PATH',
   'test-server': 'TEMPORAL_TEST_SERVER_PATH',
   chromium: 'CHROMIUM_PATH',
+  schemathesis: 'SCHEMATHESIS_PATH',
 };
 
 export const HEARTBEAT_MS = 15_000;
@@ -121,7 +127,7 @@ export async function requireExecutable(kind: ProvisionKind, path: string): Prom
   const absolute = resolve(path);
   const fix =
     `Point ${variable} at the ${NAMES[kind]} executable, or unset it to let Sigil find or ` +
-    `${kind === 'chromium' ? 'install' : 'build'} one.`;
+    `${kind === 'chromium' || kind === 'schemathesis' ? 'install' : 'build'} one.`;
   let info: Awaited<ReturnType<typeof stat>>;
   try {
     info = await stat(absolute);

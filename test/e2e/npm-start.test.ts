@@ -90,7 +90,12 @@ describe('npm start', () => {
 
       const health = await fetch(`http://127.0.0.1:${ports.PORT}/api/health`);
       expect(health.status).toBe(200);
-      expect(await health.json()).toEqual({ status: 'ok', db: 'ok', temporal: 'ok' });
+      expect(await health.json()).toEqual({
+        status: 'ok',
+        db: 'ok',
+        temporal: 'ok',
+        projection: { stuck: 0 },
+      });
       const webUi = await fetch(`http://127.0.0.1:${ports.TEMPORAL_UI_PORT}/`);
       expect(webUi.status).toBe(200);
 

@@ -98,6 +98,128 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an access token (RFC 7009)
+         * @description An addition to the specification. The client authenticates as at POST /oauth/token. Answers 200 with an empty body once the token no longer works, and also for a token that is unknown, expired, already revoked or not this client’s (that one stays untouched): the answer never tells whether a token exists. Shares the token endpoint’s per-address rate limit.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": components["schemas"]["RevocationRequestInput"];
+                };
+            };
+            responses: {
+                /** @description Revoked, or nothing of this client’s to revoke; empty body */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource (or another organization’s) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the resource’s state, or an Idempotency-Key reused with another body */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -195,6 +317,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -224,6 +355,8 @@ export interface paths {
                 header?: {
                     /** @description Sandbox mode: `true` (case-insensitive) answers with synthetic envelopes; any other value or none is production. 403 when sandbox is not enabled on the server. */
                     "x-service-sandbox"?: string;
+                    /** @description Makes a retry safe: the same key with the same request within 24 hours answers the stored response again (header `Idempotent-Replayed: true`) instead of repeating the operation; the same key with another request is 409. 1 to 255 printable ASCII characters, unique per operation (a UUID). */
+                    "idempotency-key"?: string;
                 };
                 path?: never;
                 cookie?: never;
@@ -299,6 +432,15 @@ export interface paths {
                 };
                 /** @description Internal error */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -404,6 +546,15 @@ export interface paths {
                 };
                 /** @description Internal error */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -518,6 +669,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -618,6 +778,15 @@ export interface paths {
                 };
                 /** @description Internal error */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -732,6 +901,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -759,6 +937,8 @@ export interface paths {
                 header?: {
                     /** @description Sandbox mode: `true` (case-insensitive) answers with synthetic envelopes; any other value or none is production. 403 when sandbox is not enabled on the server. */
                     "x-service-sandbox"?: string;
+                    /** @description Makes a retry safe: the same key with the same request within 24 hours answers the stored response again (header `Idempotent-Replayed: true`) instead of repeating the operation; the same key with another request is 409. 1 to 255 printable ASCII characters, unique per operation (a UUID). */
+                    "idempotency-key"?: string;
                 };
                 path: {
                     id: string;
@@ -832,6 +1012,15 @@ export interface paths {
                 };
                 /** @description Internal error */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -866,6 +1055,8 @@ export interface paths {
                 header?: {
                     /** @description Sandbox mode: `true` (case-insensitive) answers with synthetic envelopes; any other value or none is production. 403 when sandbox is not enabled on the server. */
                     "x-service-sandbox"?: string;
+                    /** @description Makes a retry safe: the same key with the same request within 24 hours answers the stored response again (header `Idempotent-Replayed: true`) instead of repeating the operation; the same key with another request is 409. 1 to 255 printable ASCII characters, unique per operation (a UUID). */
+                    "idempotency-key"?: string;
                 };
                 path: {
                     id: string;
@@ -946,6 +1137,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -973,6 +1173,8 @@ export interface paths {
                 header?: {
                     /** @description Sandbox mode: `true` (case-insensitive) answers with synthetic envelopes; any other value or none is production. 403 when sandbox is not enabled on the server. */
                     "x-service-sandbox"?: string;
+                    /** @description Makes a retry safe: the same key with the same request within 24 hours answers the stored response again (header `Idempotent-Replayed: true`) instead of repeating the operation; the same key with another request is 409. 1 to 255 printable ASCII characters, unique per operation (a UUID). */
+                    "idempotency-key"?: string;
                 };
                 path: {
                     id: string;
@@ -1057,6 +1259,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -1084,6 +1295,8 @@ export interface paths {
                 header?: {
                     /** @description Sandbox mode: `true` (case-insensitive) answers with synthetic envelopes; any other value or none is production. 403 when sandbox is not enabled on the server. */
                     "x-service-sandbox"?: string;
+                    /** @description Makes a retry safe: the same key with the same request within 24 hours answers the stored response again (header `Idempotent-Replayed: true`) instead of repeating the operation; the same key with another request is 409. 1 to 255 printable ASCII characters, unique per operation (a UUID). */
+                    "idempotency-key"?: string;
                 };
                 path: {
                     id: string;
@@ -1168,6 +1381,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -1216,7 +1438,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/pdf": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Missing or invalid credentials */
@@ -1225,7 +1447,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/pdf": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
@@ -1234,7 +1456,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/pdf": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Unknown resource (or another organization’s) */
@@ -1243,7 +1465,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/pdf": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Conflict with the resource’s state, or an Idempotency-Key reused with another body */
@@ -1252,7 +1474,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/pdf": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Too many requests */
@@ -1261,7 +1483,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/pdf": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Internal error */
@@ -1270,7 +1492,16 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/pdf": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
             };
@@ -1323,7 +1554,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/pdf": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Missing or invalid credentials */
@@ -1332,7 +1563,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/pdf": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
@@ -1341,7 +1572,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/pdf": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Unknown resource (or another organization’s) */
@@ -1350,7 +1581,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/pdf": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Conflict with the resource’s state, or an Idempotency-Key reused with another body */
@@ -1359,7 +1590,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/pdf": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Too many requests */
@@ -1368,7 +1599,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/pdf": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Internal error */
@@ -1377,7 +1608,16 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/pdf": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
             };
@@ -1406,7 +1646,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request within 24 hours answers the stored response again (header `Idempotent-Replayed: true`) instead of repeating the operation; the same key with another request is 409. 1 to 255 printable ASCII characters, unique per operation (a UUID). */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -1479,6 +1722,15 @@ export interface paths {
                 };
                 /** @description Internal error */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1510,7 +1762,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request within 24 hours answers the stored response again (header `Idempotent-Replayed: true`) instead of repeating the operation; the same key with another request is 409. 1 to 255 printable ASCII characters, unique per operation (a UUID). */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -1583,6 +1838,15 @@ export interface paths {
                 };
                 /** @description Internal error */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1614,7 +1878,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request within 24 hours answers the stored response again (header `Idempotent-Replayed: true`) instead of repeating the operation; the same key with another request is 409. 1 to 255 printable ASCII characters, unique per operation (a UUID). */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -1687,6 +1954,15 @@ export interface paths {
                 };
                 /** @description Internal error */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1718,7 +1994,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request within 24 hours answers the stored response again (header `Idempotent-Replayed: true`) instead of repeating the operation; the same key with another request is 409. 1 to 255 printable ASCII characters, unique per operation (a UUID). */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -1791,6 +2070,15 @@ export interface paths {
                 };
                 /** @description Internal error */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1888,6 +2176,15 @@ export interface paths {
                 };
                 /** @description Internal error */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1994,6 +2291,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -2089,6 +2395,15 @@ export interface paths {
                 };
                 /** @description Internal error */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2200,6 +2515,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -2226,7 +2550,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request within 24 hours answers the stored response again (header `Idempotent-Replayed: true`) instead of repeating the operation; the same key with another request is 409. 1 to 255 printable ASCII characters, unique per operation (a UUID). */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -2299,6 +2626,15 @@ export interface paths {
                 };
                 /** @description Internal error */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2330,7 +2666,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request within 24 hours answers the stored response again (header `Idempotent-Replayed: true`) instead of repeating the operation; the same key with another request is 409. 1 to 255 printable ASCII characters, unique per operation (a UUID). */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -2410,6 +2749,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -2431,18 +2779,23 @@ export interface paths {
          * Upload a PDF source document
          * @description Send `multipart/form-data` with exactly one file part named `file`.
          *
-         *     Maximum file size: 25 MB (26214400 bytes); a larger file is refused with 400 and code `file_too_large`.
+         *     Maximum file size: 25 MB (26214400 bytes); a larger file is refused with 400 and code `file_too_large` as soon as the limit is passed, and the connection is closed without reading the rest.
          *
-         *     Accepted type: PDF, recognised by content (a file starting with `%PDF-`), whatever its name or declared type.
+         *     Accepted type: PDF, recognised by content (a well-formed file starting with `%PDF-`), whatever its name or declared type.
          *
-         *     Empty, encrypted (password-protected), damaged or truncated PDFs and PDFs without pages are refused with 400.
+         *     At most 500 pages; all streams together may decompress to at most 100 MB, and reading the file may take at most 3 seconds.
+         *
+         *     Refused with 400 `invalid_request` and the reason: empty, not a well-formed PDF, encrypted (password-protected), damaged or truncated PDFs, PDFs without pages or over a limit, and PDFs with active content (JavaScript, actions that run on events, launch, submit-form, import-data, remote or embedded go-to and rendition actions, rich media, embedded files, XFA forms, links other than http, https, mailto and tel).
          *
          *     Honours `Idempotency-Key`. Counts against the lower rate limit for uploads.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request within 24 hours answers the stored response again (header `Idempotent-Replayed: true`) instead of repeating the operation; the same key with another request is 409. 1 to 255 printable ASCII characters, unique per operation (a UUID). */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2530,6 +2883,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -2577,6 +2939,16 @@ export interface components {
             scope: string;
             /** Format: date-time */
             expires_at: string;
+        };
+        RevocationRequestInput: {
+            /** @description Required: the access token to revoke. */
+            token?: string;
+            /** @description Optional (RFC 7009 §2.1). Sigil issues access tokens only, so the hint is accepted and ignored. */
+            token_type_hint?: string;
+            /** @description Only when HTTP Basic is not used. */
+            client_id?: string;
+            /** @description Only when HTTP Basic is not used. */
+            client_secret?: string;
         };
         RecipientInput: {
             /** Format: uuid */
@@ -2935,6 +3307,16 @@ export interface components {
             scope: string;
             /** Format: date-time */
             expires_at: string;
+        };
+        RevocationRequest: {
+            /** @description Required: the access token to revoke. */
+            token?: string;
+            /** @description Optional (RFC 7009 §2.1). Sigil issues access tokens only, so the hint is accepted and ignored. */
+            token_type_hint?: string;
+            /** @description Only when HTTP Basic is not used. */
+            client_id?: string;
+            /** @description Only when HTTP Basic is not used. */
+            client_secret?: string;
         };
         Recipient: {
             /** Format: uuid */

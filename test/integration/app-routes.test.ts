@@ -97,17 +97,18 @@ describe('GET /api/plans', () => {
     });
   });
 
-  it('answers an unknown application path, or another method, with the error body and 404', async () => {
-    for (const [method, url] of [
-      ['GET', '/api/plans/Starter'],
-      ['GET', '/api/nothing-here'],
-      ['POST', '/api/plans'],
-      ['DELETE', '/api/plans'],
+  it('answers an unknown application path with 404, and another method of a known one with 405 and Allow', async () => {
+    for (const [method, url, status, code] of [
+      ['GET', '/api/plans/Starter', 404, 'not_found'],
+      ['GET', '/api/nothing-here', 404, 'not_found'],
+      ['POST', '/api/plans', 405, 'method_not_allowed'],
+      ['DELETE', '/api/plans', 405, 'method_not_allowed'],
     ] as const) {
       const response = await app.inject({ method, url, headers: { 'x-request-id': `unknown-${method}` } });
-      expect(response.statusCode, `${method} ${url}`).toBe(404);
+      expect(response.statusCode, `${method} ${url}`).toBe(status);
       expect(response.headers['x-request-id']).toBe(`unknown-${method}`);
-      expectErrorBody(response.json(), 'not_found', `unknown-${method}`);
+      expectErrorBody(response.json(), code, `unknown-${method}`);
+      if (status === 405) expect(response.headers.allow).toBe('GET, HEAD');
     }
   });
 });
@@ -340,7 +341,7 @@ describe('the transport and its one error mapping', () => {
       'count',
       'name',
     ]);
-    expect(Object.keys(rename.responses).sort()).toEqual(['200', '400', '500']);
+    expect(Object.keys(rename.responses).sort()).toEqual(['200', '400', '500', '503']);
     expect(rename.responses['400'].content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/Error',
     });
@@ -348,6 +349,7 @@ describe('the transport and its one error mapping', () => {
       '200',
       '404',
       '500',
+      '503',
     ]);
   });
 });

@@ -1,8 +1,12 @@
 // Idempotency-Key handling against the real schema: replay, conflicts, normalization, organization scope,
-// concurrency, failures, expiry, malformed keys and multipart uploads.
+// concurrency, failures, expiry, malformed keys, multipart uploads, and claims as leases (a live request keeps
+// its key, a dead one's is taken over within seconds, and a retry sees what the earlier attempt committed).
+// The whole app under real crashes: idempotency-crash.test.ts.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import multipart from '@fastify/multipart';
+import { RequestContext } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { pino } from 'pino';
@@ -10,6 +14,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'v
 import { NotFound } from '../../api/errors.ts';
 import { createServer } from '../../api/http/server.ts';
 import { digestOf, registerIdempotency, setRequestDigest } from '../../api/plugins/idempotency.ts';
+import {
+  type IdempotencyScope,
+  idempotencyScopeOf,
+  recordIdempotentResult,
+} from '../../api/services/idempotency.ts';
 import { createOrganization } from '../../api/services/organizations/create-organization.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
 import { servicesOn } from '../support/context.ts';
@@ -111,6 +120,84 @@ const v1: FastifyPluginAsyncZod = async (scope) => {
   });
 };
 
+/** The claim lease of the `/api/leased` routes, short so the tests can wait it out. */
+const LEASE_MS = 800;
+/** Set by a test: the next `/api/leased/create` fails after its commit, as if its database went away. */
+let loseNextAnswer = false;
+/** Set by a test: `/api/leased/fenced` waits for it before writing its result. */
+let proceed: Promise<void> = Promise.resolve();
+
+/** Routes behind a short lease, with a unit of work per request as in the app, so services see the claim. */
+const leased: FastifyPluginAsyncZod = async (scope) => {
+  scope.addHook('onRequest', (_request, _reply, done) => RequestContext.create(orm.em, done));
+  scope.addHook('preHandler', async (request) => {
+    request.principal = {
+      organizationId,
+      oauthClientId: randomUUID(),
+      clientId: 'test_client',
+      scopes: [],
+    };
+  });
+  registerIdempotency(scope, { orm }, { leaseMs: LEASE_MS, renewEveryMs: 100 });
+  const idempotent = { config: { idempotent: true } };
+  const em = () => {
+    const current = RequestContext.getEntityManager();
+    if (!current) throw new Error('no request context');
+    return current as EntityManager;
+  };
+  scope.post('/slow', idempotent, async (_request, reply) => {
+    const call = count('leased-slow');
+    await sleep(LEASE_MS * 3);
+    return reply.code(201).send({ call });
+  });
+  scope.post('/plain', idempotent, async () => ({ call: count('leased-plain') }));
+  // Stands in for a create: what it makes is recorded in its own transaction, and a retry answers with it.
+  scope.post('/create', idempotent, async (_request, reply) => {
+    const claim = idempotencyScopeOf(em()) as IdempotencyScope;
+    if (claim.resultId) return reply.code(201).send({ id: claim.resultId, attempt: claim.attempt });
+    const id = randomUUID();
+    await em().transactional((tx) => recordIdempotentResult(tx, claim, id));
+    count('leased-create');
+    if (loseNextAnswer) {
+      loseNextAnswer = false;
+      throw new Error('the database went away after the commit');
+    }
+    return reply.code(201).send({ id, attempt: claim.attempt });
+  });
+  scope.post('/fenced', idempotent, async (_request, reply) => {
+    const claim = idempotencyScopeOf(em()) as IdempotencyScope;
+    await proceed;
+    await em().transactional((tx) => recordIdempotentResult(tx, claim, randomUUID()));
+    return reply.code(201).send({ call: count('leased-fenced') });
+  });
+};
+
+function postLeased(path: string, key: string, body: unknown = {}) {
+  return app.inject({
+    method: 'POST',
+    url: `/api/leased${path}`,
+    headers: { 'idempotency-key': key },
+    payload: body as object,
+  });
+}
+
+async function recordOf(key: string) {
+  const [row] = await orm.em.getConnection().execute<
+    {
+      state: string;
+      attempts: number;
+      claim_id: string | null;
+      result_id: string | null;
+      response_status: number | null;
+    }[]
+  >(
+    `select state, attempts, claim_id, result_id, response_status
+       from idempotency_record where organization_id = ? and idempotency_key = ?`,
+    [organizationId, key],
+  );
+  return row;
+}
+
 function post(
   path: string,
   options: { key?: string; body?: unknown; organization?: string; headers?: Record<string, string> } = {},
@@ -164,6 +251,7 @@ beforeAll(async () => {
   ).id;
   app = createServer({ logger });
   await app.register(v1, { prefix: '/api/v1' });
+  await app.register(leased, { prefix: '/api/leased' });
   await app.ready();
 });
 afterAll(async () => {
@@ -458,5 +546,88 @@ describe('Idempotency-Key on multipart uploads', () => {
         [organizationId, key],
       );
     expect(row?.n).toBe(0);
+  });
+});
+
+describe('Idempotency-Key claims as leases', () => {
+  it('keeps the claim of a live request that runs longer than the lease', async () => {
+    const key = randomUUID();
+    const first = postLeased('/slow', key);
+    await sleep(LEASE_MS * 2);
+    const meanwhile = await postLeased('/slow', key);
+    expect(meanwhile.statusCode).toBe(409);
+    expect(meanwhile.json().error.code).toBe('idempotency_request_in_progress');
+    expect(meanwhile.headers['retry-after']).toBe('1');
+    expect((await first).statusCode).toBe(201);
+    const later = await postLeased('/slow', key);
+    expect(later.headers['idempotent-replayed']).toBe('true');
+    expect(calls.get('leased-slow')).toBe(1);
+  });
+
+  it("takes over a dead process's claim once its lease has run out, for the same request only", async () => {
+    const key = randomUUID();
+    // What a process that died while running the request leaves behind: a claim nobody renews.
+    await orm.em.getConnection().execute(
+      `insert into idempotency_record
+              (organization_id, idempotency_key, request_hash, method, path, state, claim_id, lease_expires_at,
+               created_at, expires_at)
+       values (?, ?, ?, 'POST', '/api/leased/plain', 'processing', gen_random_uuid(),
+               clock_timestamp() + ?::interval, now(), now() + interval '24 hours')`,
+      [organizationId, key, digestOf({ n: 1 }), `${LEASE_MS} milliseconds`],
+    );
+    const held = await postLeased('/plain', key, { n: 1 });
+    expect(held.statusCode).toBe(409);
+    expect(held.json().error.code).toBe('idempotency_request_in_progress');
+
+    await sleep(LEASE_MS + 100);
+    const otherBody = await postLeased('/plain', key, { n: 2 });
+    expect(otherBody.statusCode).toBe(409);
+    expect(otherBody.json().error.code).toBe('idempotency_key_reused');
+    const taken = await postLeased('/plain', key, { n: 1 });
+    expect(taken.statusCode).toBe(200);
+    expect(taken.headers['idempotent-replayed']).toBeUndefined();
+    expect(await recordOf(key)).toMatchObject({ state: 'completed', attempts: 2, response_status: 200 });
+    expect(calls.get('leased-plain')).toBe(1);
+  });
+
+  it('answers a retry with what the earlier attempt committed before its answer was lost', async () => {
+    const key = randomUUID();
+    loseNextAnswer = true;
+    const failed = await postLeased('/create', key);
+    expect(failed.statusCode).toBe(500);
+    const committed = await recordOf(key);
+    expect(committed).toMatchObject({ state: 'processing', attempts: 1 });
+    expect(committed?.result_id).toMatch(/^[0-9a-f-]{36}$/);
+
+    // A 5xx ends the lease at once: the retry runs now, and finds the result instead of making another.
+    const retried = await postLeased('/create', key);
+    expect(retried.statusCode).toBe(201);
+    expect(retried.json()).toEqual({ id: committed?.result_id, attempt: 2 });
+    expect(calls.get('leased-create')).toBe(1);
+    expect((await postLeased('/create', key)).headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('lets an attempt whose claim was taken over neither commit its result nor store its answer', async () => {
+    const key = randomUUID();
+    let release = () => {};
+    proceed = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const first = postLeased('/fenced', key);
+    await expect.poll(async () => (await recordOf(key))?.state).toBe('processing');
+    // A retry took the key over (the first attempt looked dead): the claim is no longer the first's.
+    await orm.em
+      .getConnection()
+      .execute(
+        'update idempotency_record set claim_id = gen_random_uuid() where organization_id = ? and idempotency_key = ?',
+        [organizationId, key],
+      );
+    release();
+    const answer = await first;
+    expect(answer.statusCode).toBe(409);
+    expect(answer.json().error.code).toBe('idempotency_request_in_progress');
+    expect(await recordOf(key)).toMatchObject({ state: 'processing', result_id: null });
+    expect(calls.get('leased-fenced')).toBeUndefined();
+    proceed = Promise.resolve();
   });
 });

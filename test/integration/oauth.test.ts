@@ -1,5 +1,6 @@
 // The public API's authentication end to end on real PostgreSQL: the token endpoint (client credentials),
-// secret rotation, and the bearer-token check with API flag, plan, IP allowlist, scopes and statistics.
+// secret rotation, token revocation (deleted secrets and clients, POST /oauth/revoke), and the bearer-token
+// check with API flag, plan, IP allowlist, scopes and statistics.
 // The /api/v1 routes here are test-only stand-ins that exercise the hooks.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +17,7 @@ import { oauthTokenRoutes } from '../../api/routes/oauth-token.ts';
 import { sha256Hex } from '../../api/security/secrets.ts';
 import { createOAuthClient } from '../../api/services/oauth-clients/create-oauth-client.ts';
 import { deleteClientSecret } from '../../api/services/oauth-clients/delete-client-secret.ts';
+import { deleteOAuthClient } from '../../api/services/oauth-clients/delete-oauth-client.ts';
 import { listOAuthClients } from '../../api/services/oauth-clients/list-oauth-clients.ts';
 import { rotateClientSecret } from '../../api/services/oauth-clients/rotate-client-secret.ts';
 import { createOrganization } from '../../api/services/organizations/create-organization.ts';
@@ -299,6 +301,15 @@ describe('POST /oauth/token', () => {
       /grant_type must be given only once/,
     );
 
+    // Parameters the endpoint does not know are ignored, repeated or not (RFC 6749 §3.2).
+    const extra = await app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { 'content-type': FORM, authorization: basic(client.clientId, client.clientSecret) },
+      payload: 'grant_type=client_credentials&=x&=y&audience=a&audience=b',
+    });
+    expect(extra.statusCode, extra.body).toBe(200);
+
     const json = await app.inject({
       method: 'POST',
       url: '/oauth/token',
@@ -350,6 +361,14 @@ describe('POST /oauth/token', () => {
     // Never reveals whether the client exists.
     expect(expectError(unknown, 401, 'invalid_client').message).toBe(formError.message);
     expect(basicError.message).toBe(formError.message);
+
+    // A client id PostgreSQL could not even store (NUL) is an unknown client, not a server error.
+    const nul = await tokenRequest({
+      grant_type: 'client_credentials',
+      client_id: `${client.clientId}\u0000`,
+      client_secret: client.clientSecret,
+    });
+    expect(expectError(nul, 401, 'invalid_client').message).toBe(formError.message);
   });
 
   it('narrows the grant to the requested scopes and enforces them on routes', async () => {
@@ -579,6 +598,9 @@ describe('sigil client rotate-secret / delete-secret / list', () => {
     expect(entry.secrets.map((s: { id: string }) => s.id)).toContain(secret.secret_id);
     expect(listed.stdout).not.toContain(secret.client_secret);
     const oldId = entry.secrets.find((s: { id: string }) => s.id !== secret.secret_id).id;
+    const oldToken = await accessToken(client);
+    const newToken = await accessToken({ clientId: client.clientId, clientSecret: secret.client_secret });
+    expect((await callApi(oldToken)).statusCode).toBe(200);
 
     const deleted = await sigil([
       'client',
@@ -592,7 +614,11 @@ describe('sigil client rotate-secret / delete-secret / list', () => {
     ]);
     expect(deleted.code).toBe(0);
     expect(deleted.stdout).toMatch(new RegExp(`secret ${oldId} of OAuth client ${client.clientId} deleted`));
+    expect(deleted.stdout).toMatch(/access tokens revoked: 1\n/);
     expect(deleted.stdout).toMatch(/active secrets left: 1/);
+    // The deleted secret's token is revoked at once; the other secret's keeps working.
+    expectError(await callApi(oldToken), 401, 'unauthorized');
+    expect((await callApi(newToken)).statusCode).toBe(200);
     const old = await tokenRequest(
       { grant_type: 'client_credentials' },
       { authorization: basic(client.clientId, client.clientSecret) },
@@ -604,11 +630,412 @@ describe('sigil client rotate-secret / delete-secret / list', () => {
     expect(text.stdout).toMatch(/client_secret {2}[\w-]{43}\n/);
     expect(text.stdout).toMatch(/shown only now/);
 
+    const json = await sigil([
+      'client',
+      'delete-secret',
+      '--org',
+      org,
+      '--client',
+      client.id,
+      '--secret',
+      secret.secret_id,
+      '--json',
+    ]);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({
+      secret_id: secret.secret_id,
+      client_id: client.clientId,
+      deleted_at: expect.any(String),
+      active_secrets: 1,
+      // newToken and the one obtained right after the rotation.
+      revoked_tokens: 2,
+    });
+    expectError(await callApi(newToken), 401, 'unauthorized');
+
     const missing = await sigil(['client', 'delete-secret', '--org', org, '--client', client.id, '--json']);
     expect(missing.code).toBe(1);
     expect(JSON.parse(missing.stdout)).toEqual({
       error: { code: 'invalid_request', message: '--secret is required.', details: [] },
     });
+  });
+});
+
+/** The 401 of a token the server does not know, to compare a revoked token's refusal with. */
+async function unknownTokenRefusal() {
+  const response = await callApi('never-issued-token');
+  const error = expectError(response, 401, 'unauthorized');
+  return { message: error.message, challenge: response.headers['www-authenticate'] };
+}
+
+/** A revoked token is refused exactly like one that never existed. */
+async function expectRefusedLikeUnknown(token: string) {
+  const response = await callApi(token);
+  const error = expectError(response, 401, 'unauthorized');
+  expect({ message: error.message, challenge: response.headers['www-authenticate'] }).toEqual(
+    await unknownTokenRefusal(),
+  );
+}
+
+async function secretIds(client: { id: string; organizationId: string }): Promise<string[]> {
+  const listed = await listOAuthClients(servicesOn(orm), client.organizationId);
+  return listed.find((entry) => entry.id === client.id)?.secrets.map((secret) => secret.id) ?? [];
+}
+
+describe('tokens end with their secret or client', () => {
+  it('revokes the tokens of a deleted secret, and only those', async () => {
+    const client = await newClient();
+    const ctx = servicesOn(orm);
+    const second = await rotateClientSecret(ctx, {
+      organizationId: client.organizationId,
+      client: client.id,
+    });
+    const [firstId, secondId] = await secretIds(client);
+    const tokenA1 = await accessToken(client);
+    const tokenA2 = await accessToken(client);
+    const tokenB = await accessToken({ clientId: client.clientId, clientSecret: second.clientSecret });
+    const [row] = await sql<{ oauth_client_secret_id: string; revoked_at: Date | null }>(
+      'select oauth_client_secret_id, revoked_at from oauth_access_token where token_hash = ?',
+      [sha256Hex(tokenB)],
+    );
+    expect(row).toEqual({ oauth_client_secret_id: secondId, revoked_at: null });
+    for (const token of [tokenA1, tokenA2, tokenB]) expect((await callApi(token)).statusCode).toBe(200);
+
+    // Deleting secret B revokes B's token; A's keep working.
+    const deletedB = await deleteClientSecret(ctx, {
+      organizationId: client.organizationId,
+      client: client.id,
+      secretId: secondId ?? '',
+    });
+    expect(deletedB).toMatchObject({ activeSecrets: 1, revokedTokens: 1 });
+    await expectRefusedLikeUnknown(tokenB);
+    expect((await callApi(tokenA1)).statusCode).toBe(200);
+    expect((await callApi(tokenA2)).statusCode).toBe(200);
+    const [revoked] = await sql<{ revoked_at: Date | null }>(
+      'select revoked_at from oauth_access_token where token_hash = ?',
+      [sha256Hex(tokenB)],
+    );
+    expect(new Date(revoked?.revoked_at as Date).getTime()).toBe(deletedB.deletedAt.getTime());
+
+    // Deleting the last secret revokes the rest.
+    const deletedA = await deleteClientSecret(ctx, {
+      organizationId: client.organizationId,
+      client: client.clientId,
+      secretId: firstId ?? '',
+    });
+    expect(deletedA).toMatchObject({ activeSecrets: 0, revokedTokens: 2 });
+    await expectRefusedLikeUnknown(tokenA1);
+    await expectRefusedLikeUnknown(tokenA2);
+  });
+
+  it('revokes tokens of unknown origin (issued before tokens recorded their secret) with any secret of the client', async () => {
+    const client = await newClient();
+    const ctx = servicesOn(orm);
+    const second = await rotateClientSecret(ctx, {
+      organizationId: client.organizationId,
+      client: client.id,
+    });
+    const [, secondId] = await secretIds(client);
+    const legacy = await accessToken(client);
+    await sql('update oauth_access_token set oauth_client_secret_id = null where token_hash = ?', [
+      sha256Hex(legacy),
+    ]);
+    const kept = await accessToken(client);
+    const other = await newClient();
+    const otherToken = await accessToken(other);
+    await sql('update oauth_access_token set oauth_client_secret_id = null where token_hash = ?', [
+      sha256Hex(otherToken),
+    ]);
+
+    const deleted = await deleteClientSecret(ctx, {
+      organizationId: client.organizationId,
+      client: client.id,
+      secretId: secondId ?? '',
+    });
+    expect(deleted.revokedTokens).toBe(1);
+    await expectRefusedLikeUnknown(legacy);
+    expect((await callApi(kept)).statusCode).toBe(200);
+    // Another client's tokens are not touched.
+    expect((await callApi(otherToken)).statusCode).toBe(200);
+    // The remaining secret still authenticates; the deleted one does not.
+    await accessToken({ clientId: client.clientId, clientSecret: client.clientSecret });
+    expectError(
+      await tokenRequest(
+        { grant_type: 'client_credentials' },
+        { authorization: basic(client.clientId, second.clientSecret) },
+      ),
+      401,
+      'invalid_client',
+    );
+  });
+
+  it('issues no token with a secret whose deletion is under way, and leaves none alive', async () => {
+    const client = await newClient();
+    const [secretId] = await secretIds(client);
+    // A deletion in progress: the secret is marked deleted and its tokens revoked, not yet committed.
+    const deletion = orm.em.fork();
+    await deletion.begin();
+    try {
+      await deletion.execute('update oauth_client_secret set deleted_at = now() where id = ?', [secretId]);
+      const pending = tokenRequest(
+        { grant_type: 'client_credentials' },
+        { authorization: basic(client.clientId, client.clientSecret) },
+      );
+      // The request authenticates against the committed secret, then must wait for the deletion.
+      const first = await Promise.race([
+        pending.then(() => 'answered' as const),
+        waitForLockedTokenIssue().then(() => 'waiting' as const),
+      ]);
+      expect(first).toBe('waiting');
+      await deletion.execute(
+        'update oauth_access_token set revoked_at = now() where oauth_client_secret_id = ? and revoked_at is null',
+        [secretId],
+      );
+      await deletion.commit();
+      const response = await pending;
+      expect(expectError(response, 401, 'invalid_client').message).toBe(
+        'Client authentication failed: unknown client or invalid client secret.',
+      );
+    } finally {
+      if (deletion.isInTransaction()) await deletion.rollback();
+    }
+    const tokens = await sql<{ revoked_at: Date | null }>(
+      'select revoked_at from oauth_access_token where oauth_client_id = ? and revoked_at is null',
+      [client.id],
+    );
+    expect(tokens).toEqual([]);
+  });
+
+  it('deleting a client removes its tokens and secrets; its other organization’s clients are untouched', async () => {
+    const client = await newClient();
+    const sibling = await newClient({ organizationId: client.organizationId });
+    const token = await accessToken(client);
+    const siblingToken = await accessToken(sibling);
+    await sql("update oauth_access_token set expires_at = now() - interval '1 second' where token_hash = ?", [
+      sha256Hex(await accessToken(client)),
+    ]);
+    const ctx = servicesOn(orm);
+
+    const stranger = await newClient();
+    await expect(
+      deleteOAuthClient(ctx, { organizationId: stranger.organizationId, client: client.id }),
+    ).rejects.toMatchObject({ status: 404 });
+
+    const deleted = await deleteOAuthClient(ctx, {
+      organizationId: client.organizationId,
+      client: client.clientId,
+    });
+    // The expired token is not counted as revoked.
+    expect(deleted).toEqual({ id: client.id, clientId: client.clientId, revokedTokens: 1 });
+    await expectRefusedLikeUnknown(token);
+    expectError(
+      await tokenRequest(
+        { grant_type: 'client_credentials' },
+        { authorization: basic(client.clientId, client.clientSecret) },
+      ),
+      401,
+      'invalid_client',
+    );
+    const [left] = await sql<{ tokens: string; secrets: string }>(
+      `select (select count(*) from oauth_access_token where oauth_client_id = ?) as tokens,
+              (select count(*) from oauth_client_secret where oauth_client_id = ?) as secrets`,
+      [client.id, client.id],
+    );
+    expect(left).toEqual({ tokens: '0', secrets: '0' });
+    expect((await callApi(siblingToken)).statusCode).toBe(200);
+    await expect(
+      deleteOAuthClient(ctx, { organizationId: client.organizationId, client: client.id }),
+    ).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+/** Resolves once a token request waits for a row lock on a client secret (the deletion holds it). */
+async function waitForLockedTokenIssue(): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const [row] = await sql<{ waiting: string }>(
+      `select count(*) as waiting from pg_stat_activity
+        where wait_event_type = 'Lock' and query ilike '%oauth_client_secret%' and query ilike '%for share%'`,
+    );
+    if (Number(row?.waiting) > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error('no token request waited for the secret’s row lock within 5 seconds');
+}
+
+function revokeRequest(
+  form: Record<string, string>,
+  options: { authorization?: string; target?: FastifyInstance; remoteAddress?: string } = {},
+) {
+  return (options.target ?? app).inject({
+    method: 'POST',
+    url: '/oauth/revoke',
+    ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
+    headers: {
+      'content-type': FORM,
+      ...(options.authorization ? { authorization: options.authorization } : {}),
+    },
+    payload: new URLSearchParams(form).toString(),
+  });
+}
+
+describe('POST /oauth/revoke (RFC 7009)', () => {
+  it('revokes the client’s own token, authenticated by HTTP Basic or by form fields', async () => {
+    const client = await newClient();
+    const byBasic = await accessToken(client);
+    const byForm = await accessToken(client);
+    const untouched = await accessToken(client);
+
+    const basicResponse = await revokeRequest(
+      { token: byBasic, token_type_hint: 'access_token' },
+      { authorization: basic(client.clientId, client.clientSecret) },
+    );
+    expect(basicResponse.statusCode, basicResponse.body).toBe(200);
+    expect(basicResponse.body).toBe('');
+    expect(basicResponse.headers['cache-control']).toBe('no-store');
+    await expectRefusedLikeUnknown(byBasic);
+    expect((await callApi(byForm)).statusCode).toBe(200);
+
+    // A hint that names another type does not stop the search (RFC 7009 §2.1).
+    const formResponse = await revokeRequest({
+      token: byForm,
+      token_type_hint: 'refresh_token',
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+    });
+    expect(formResponse.statusCode, formResponse.body).toBe(200);
+    await expectRefusedLikeUnknown(byForm);
+    expect((await callApi(untouched)).statusCode).toBe(200);
+
+    // Revoking again, or a token never issued: 200 all the same.
+    const again = await revokeRequest(
+      { token: byForm },
+      { authorization: basic(client.clientId, client.clientSecret) },
+    );
+    expect(again.statusCode).toBe(200);
+    const unknown = await revokeRequest(
+      { token: 'never-issued-token' },
+      { authorization: basic(client.clientId, client.clientSecret) },
+    );
+    expect(unknown.statusCode).toBe(200);
+    expect(unknown.body).toBe('');
+  });
+
+  it('answers 200 for another client’s token and leaves it working', async () => {
+    const client = await newClient();
+    const other = await newClient({ organizationId: client.organizationId });
+    const foreign = await accessToken(other);
+    const response = await revokeRequest(
+      { token: foreign },
+      { authorization: basic(client.clientId, client.clientSecret) },
+    );
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.body).toBe('');
+    expect((await callApi(foreign)).statusCode).toBe(200);
+    const [row] = await sql<{ revoked_at: Date | null }>(
+      'select revoked_at from oauth_access_token where token_hash = ?',
+      [sha256Hex(foreign)],
+    );
+    expect(row?.revoked_at).toBeNull();
+  });
+
+  it('refuses a client that does not authenticate, like the token endpoint, and revokes nothing', async () => {
+    const client = await newClient();
+    const token = await accessToken(client);
+    const wrongBasic = await revokeRequest({ token }, { authorization: basic(client.clientId, 'wrong') });
+    const basicError = expectError(wrongBasic, 401, 'invalid_client');
+    expect(wrongBasic.headers['www-authenticate']).toBe('Basic realm="sigil"');
+    expect(wrongBasic.headers['cache-control']).toBe('no-store');
+
+    const wrongForm = await revokeRequest({ token, client_id: client.clientId, client_secret: 'wrong' });
+    expect(expectError(wrongForm, 401, 'invalid_client').message).toBe(basicError.message);
+    expect(wrongForm.headers['www-authenticate']).toBeUndefined();
+
+    const unknownClient = await revokeRequest({
+      token,
+      client_id: 'sigil_doesnotexist',
+      client_secret: client.clientSecret,
+    });
+    expect(expectError(unknownClient, 401, 'invalid_client').message).toBe(basicError.message);
+    // The token of the client whose id was used is still good.
+    expect((await callApi(token)).statusCode).toBe(200);
+
+    const none = await revokeRequest({ token });
+    expect(expectError(none, 400, 'invalid_request').message).toMatch(/Client authentication is required/);
+    const noToken = await revokeRequest({}, { authorization: basic(client.clientId, client.clientSecret) });
+    expect(expectError(noToken, 400, 'invalid_request').message).toMatch(/token is required/);
+    const json = await app.inject({
+      method: 'POST',
+      url: '/oauth/revoke',
+      headers: { authorization: basic(client.clientId, client.clientSecret) },
+      payload: { token },
+    });
+    expect(expectError(json, 400, 'invalid_request').message).toMatch(/x-www-form-urlencoded/);
+    expect((await callApi(token)).statusCode).toBe(200);
+  });
+
+  it('checks the client’s IP allowlist after authenticating it', async () => {
+    const client = await newClient({ ipAllowlist: ['10.1.2.0/24'] });
+    const token = await accessToken(client, undefined, '10.1.2.9');
+    const refused = await revokeRequest(
+      { token },
+      { authorization: basic(client.clientId, client.clientSecret), remoteAddress: '10.1.3.9' },
+    );
+    expect(expectError(refused, 403, 'forbidden').message).toContain(
+      'Requests from 10.1.3.9 are not allowed',
+    );
+    expect((await callApi(token, { remoteAddress: '10.1.2.9' })).statusCode).toBe(200);
+    const revoked = await revokeRequest(
+      { token },
+      { authorization: basic(client.clientId, client.clientSecret), remoteAddress: '10.1.2.9' },
+    );
+    expect(revoked.statusCode).toBe(200);
+    expect((await callApi(token, { remoteAddress: '10.1.2.9' })).statusCode).toBe(401);
+  });
+
+  it('shares the token endpoint’s per-address limit', async () => {
+    const limited = createServer({ logger });
+    const api = { ...config.api, tokenRatePerMinute: 3 };
+    const deps: AppDependencies = {
+      config: { ...config, api },
+      orm,
+      temporal: {} as AppDependencies['temporal'],
+      logger,
+    };
+    registerRequestContext(limited, deps);
+    await limited.register(oauthTokenRoutes, deps);
+    const client = await newClient();
+    const authorization = basic(client.clientId, client.clientSecret);
+    const remoteAddress = '203.0.113.91';
+    const issued = await tokenRequest(
+      { grant_type: 'client_credentials' },
+      { authorization, target: limited, remoteAddress },
+    );
+    expect(issued.statusCode).toBe(200);
+    const token = issued.json().access_token;
+    expect(
+      (await revokeRequest({ token: 'x' }, { authorization, target: limited, remoteAddress })).statusCode,
+    ).toBe(200);
+    expect(
+      (
+        await revokeRequest(
+          { token: 'y' },
+          { authorization: basic(client.clientId, 'wrong'), target: limited, remoteAddress },
+        )
+      ).statusCode,
+    ).toBe(401);
+    const over = await revokeRequest({ token }, { authorization, target: limited, remoteAddress });
+    expectError(over, 429, 'rate_limited');
+    expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
+    expectError(
+      await tokenRequest(
+        { grant_type: 'client_credentials' },
+        { authorization, target: limited, remoteAddress },
+      ),
+      429,
+      'rate_limited',
+    );
+    // Refused before anything was checked: the token still works.
+    expect((await callApi(token)).statusCode).toBe(200);
+    await limited.close();
   });
 });
 

@@ -79,6 +79,48 @@ describe('OpenAPI document', () => {
     );
   });
 
+  it('declares Idempotency-Key on every route that honours it, and nowhere else', async () => {
+    const document = (await harness.app.inject({ method: 'GET', url: OPENAPI_PATH })).json();
+    const withKey: string[] = [];
+    for (const [path, operations] of Object.entries(
+      document.paths as Record<string, Record<string, Operation>>,
+    )) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const names = (operation.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name);
+        if (names.includes('idempotency-key')) withKey.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    // The specification's eight, and the sandbox simulations.
+    expect(withKey.sort()).toEqual(
+      [
+        'POST /api/v1/files/upload',
+        'POST /api/v1/envelopes/from-template',
+        'POST /api/v1/envelopes/{id}/send',
+        'POST /api/v1/envelopes/{id}/cancel',
+        'POST /api/v1/envelopes/{id}/remind',
+        'POST /api/v1/envelopes/{id}/extend',
+        'POST /api/v1/webhooks/{id}/test',
+        'POST /api/v1/webhooks/deliveries/{id}/replay',
+        ...['Completed', 'Declined', 'Expired', 'Cancelled'].map(
+          (s) => `POST /api/v1/sandbox/envelopes/{id}/${s}`,
+        ),
+      ].sort(),
+    );
+  });
+
+  it('documents the errors of the PDF downloads as the JSON error body', async () => {
+    const document = (await harness.app.inject({ method: 'GET', url: OPENAPI_PATH })).json();
+    for (const which of ['final-pdf', 'audit-trail']) {
+      const responses = (document.paths[`/api/v1/envelopes/{id}/documents/${which}`].get as Operation)
+        .responses;
+      expect(Object.keys(responses['200']?.content ?? {})).toEqual(['application/pdf']);
+      for (const [status, response] of Object.entries(responses)) {
+        if (Number(status) >= 400)
+          expect(Object.keys(response.content ?? {}), status).toEqual(['application/json']);
+      }
+    }
+  });
+
   it('matches the committed generated client types (run `npm run openapi:types` after changing routes)', async () => {
     expect(await readFile(GENERATED_TYPES, 'utf8')).toBe(await generateApiTypes());
   });
@@ -153,3 +195,8 @@ describe('a client generated from the OpenAPI document', () => {
     expect(got.data?.recipients.map((r) => r.roleName)).toEqual(['Client', 'Provider']);
   });
 });
+
+interface Operation {
+  parameters?: { in: string; name: string }[];
+  responses: Record<string, { content?: Record<string, unknown> }>;
+}

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
 import { createTemplate } from '../../api/services/templates/create-template.ts';
-import { AuditEvent } from '../../db/entities/index.ts';
+import { AuditEvent, StoredFile } from '../../db/entities/index.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
 import { type ApiHarness, newIntegrator, openApiHarness } from '../support/api.ts';
 import { encodePng } from '../support/png.ts';
@@ -195,6 +195,10 @@ describe('files saved in signer fields', () => {
     const newId = await savedFileId(envelope.client, 'Client signature');
     expect(newId).not.toBe(oldId);
     expectError(await file(envelope.client, oldId), 404, 'not_found');
+    // The replaced image is not left behind: its stored file goes with the change.
+    const stored = (id: string) => harness.ctx.orm.em.fork().count(StoredFile, { id });
+    expect(await stored(oldId)).toBe(0);
+    expect(await stored(newId)).toBe(1);
     const current = await file(envelope.client, newId);
     expect(current.statusCode).toBe(200);
     expect(Buffer.compare(current.rawPayload, second)).toBe(0);
@@ -204,6 +208,10 @@ describe('files saved in signer fields', () => {
     const providerId = await savedFileId(envelope.provider, 'Provider signature');
     expect((await file(envelope.provider, providerId)).statusCode).toBe(200);
     expectError(await file(envelope.client, providerId), 404, 'not_found');
+
+    // Clearing a value removes its file too.
+    await save(envelope.client, { 'Client signature': null });
+    expect(await stored(newId)).toBe(0);
   });
 
   it('serves an OTP recipient’s file only with their signer session', async () => {

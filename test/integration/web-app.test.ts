@@ -1,16 +1,27 @@
 // The API process serves the built web app (web/build) on its own origin: page paths get the app's fallback
-// page, built files are served with the right caching, API paths are never shadowed by the app, development
-// pages are not served in production, and a missing build is said plainly.
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+// page with a strict Content-Security-Policy and the other security headers, built files are served with the
+// right caching, API paths are never shadowed by the app, development pages are not served in production,
+// and a missing build is said plainly.
+import { createHash } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from '../../api/http/server.ts';
-import { registerWebApp, WEB_BUILD_DIR } from '../../api/http/web-app.ts';
+import { pagePolicy, registerWebApp, WEB_BUILD_DIR } from '../../api/http/web-app.ts';
 import { redactTokensInPath } from '../../config/logger.ts';
 import { type ApiHarness, buildTestApp, openApiHarness, productionConfig } from '../support/api.ts';
+
+/** The inline style of SvelteKit's route announcer, which SvelteKit writes into its generated root component. */
+const ANNOUNCER_STYLE =
+  'position: absolute; left: 0; top: 0; clip: rect(0 0 0 0); clip-path: inset(50%); overflow: hidden; white-space: nowrap; width: 1px; height: 1px';
+const ROOT_WRITER = join(
+  dirname(createRequire(import.meta.url).resolve('@sveltejs/kit/package.json')),
+  'src/core/sync/write_root.js',
+);
 
 let harness: ApiHarness;
 let production: FastifyInstance;
@@ -46,6 +57,58 @@ describe('the web app on the API origin', () => {
     }
     const head = await app.inject({ method: 'HEAD', url: '/dev/notifications' });
     expect(head.statusCode).toBe(200);
+  });
+
+  it('sends a strict Content-Security-Policy with every page, allowing its inline script by hash only', async () => {
+    for (const url of ['/', '/sign/AbCdEf0123456789', '/plans']) {
+      const response = await app.inject({ method: 'GET', url });
+      const policy = String(response.headers['content-security-policy']);
+      const directives = new Map(
+        policy.split(/;\s*/).map((directive) => {
+          const [name = '', ...sources] = directive.trim().split(/\s+/);
+          return [name, sources];
+        }),
+      );
+      const inline = [...response.body.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
+        (match) =>
+          `'sha256-${createHash('sha256')
+            .update(match[1] ?? '')
+            .digest('base64')}'`,
+      );
+      expect(inline.length, url).toBeGreaterThan(0);
+      expect(directives.get('script-src'), url).toEqual(["'self'", ...inline]);
+      expect(Object.fromEntries([...directives].filter(([name]) => name !== 'script-src')), url).toEqual({
+        'default-src': ["'self'"],
+        'style-src': ["'self'"],
+        // SvelteKit's route announcer, the app's one style attribute, by its hash.
+        'style-src-attr': [
+          "'unsafe-hashes'",
+          `'sha256-${createHash('sha256').update(ANNOUNCER_STYLE).digest('base64')}'`,
+        ],
+        'img-src': ["'self'", 'data:', 'blob:'],
+        'font-src': ["'self'"],
+        'connect-src': ["'self'"],
+        'worker-src': ["'self'"],
+        'object-src': ["'none'"],
+        'base-uri': ["'self'"],
+        'form-action': ["'self'"],
+        'frame-ancestors': ["'none'"],
+      });
+      expect(policy, url).not.toMatch(/unsafe-inline|unsafe-eval/);
+      expect(response.body, url).not.toMatch(/\sstyle="/);
+      expect(await readFile(ROOT_WRITER, 'utf8')).toContain(`style="${ANNOUNCER_STYLE}"`);
+      expect(response.headers['x-content-type-options'], url).toBe('nosniff');
+    }
+  });
+
+  it('gives a page built without its own policy a strict one from its inline scripts', () => {
+    const page = '<html><head></head><body><script>start()</script></body></html>';
+    const hash = createHash('sha256').update('start()').digest('base64');
+    expect(pagePolicy(page)).toBe(
+      `default-src 'self'; script-src 'self' 'sha256-${hash}'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'`,
+    );
+    const own = '<meta http-equiv="content-security-policy" content="default-src &#39;self&#39;">';
+    expect(pagePolicy(own)).toBe("default-src 'self'; frame-ancestors 'none'");
   });
 
   it('serves built files, hashed ones for a year', async () => {

@@ -1,7 +1,8 @@
 // The browser tests' Chromium: Debian's chromium package driven by playwright-core with the flags our machines
 // need (design.md, "Facts about our machines"; Playwright adds --headless), pages that fail the test on any
-// uncaught page error, full-page screenshots under test/artifacts/web/, and the page's own width. Chromium is
-// found as `npm test`'s provisioning step finds it (CHROMIUM_PATH, then PATH); that step also installs it.
+// uncaught page error and on any Content-Security-Policy violation, full-page screenshots under
+// test/artifacts/web/, and the page's own width. Chromium is found as `npm test`'s provisioning step finds it
+// (CHROMIUM_PATH, then PATH); that step also installs it.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,11 +21,38 @@ const ARTIFACTS = fileURLToPath(new URL('../artifacts/web', import.meta.url));
 export const DESKTOP = { width: 1280, height: 900 };
 export const PHONE = { width: 375, height: 812 };
 
+export interface PageOptions {
+  /** Record Content-Security-Policy violations without failing (for tests of the check itself). */
+  allowCspViolations?: boolean;
+}
+
 export interface TestBrowser {
   browser: Browser;
-  newPage(viewport?: { width: number; height: number }, locale?: string): Promise<Page>;
+  newPage(
+    viewport?: { width: number; height: number },
+    locale?: string,
+    options?: PageOptions,
+  ): Promise<Page>;
   screenshot(page: Page, name: string): Promise<void>;
+  /** Fails (throws) when any page of this browser met a Content-Security-Policy violation. */
   close(): Promise<void>;
+}
+
+/** Chromium's console message for a resource, script or style that the page's policy blocked. */
+const CSP_CONSOLE_MESSAGE = /Content Security Policy/i;
+/** Reports each `securitypolicyviolation` event of the page to the test (an init script bypasses the policy). */
+const REPORT_VIOLATIONS = `document.addEventListener('securitypolicyviolation', (event) => {
+  globalThis.sigilCspViolation(
+    event.effectiveDirective + ' blocked ' + (event.blockedURI || 'inline') +
+      ' (' + (event.sourceFile || event.documentURI) + ':' + event.lineNumber + ')',
+  );
+});`;
+
+const violationsByPage = new WeakMap<Page, string[]>();
+
+/** The Content-Security-Policy violations `page` has met so far. */
+export function cspViolations(page: Page): string[] {
+  return [...(violationsByPage.get(page) ?? [])];
 }
 
 let chromiumPath: Promise<string> | undefined;
@@ -40,14 +68,29 @@ export async function launchTestBrowser(): Promise<TestBrowser> {
   await mkdir(ARTIFACTS, { recursive: true });
   const browser = await chromium.launch({ executablePath, headless: true, args: CHROMIUM_FLAGS });
   const contexts: BrowserContext[] = [];
+  const failures: string[] = [];
   return {
     browser,
-    async newPage(viewport = DESKTOP, locale = 'en-US') {
+    async newPage(viewport = DESKTOP, locale = 'en-US', options = {}) {
       const context = await browser.newContext({ viewport, locale });
       contexts.push(context);
+      const violations: string[] = [];
+      const report = (violation: string) => {
+        if (violations.includes(violation)) return;
+        violations.push(violation);
+        if (options.allowCspViolations) return;
+        failures.push(violation);
+        throw new Error(`Content-Security-Policy violation: ${violation}`);
+      };
+      await context.exposeFunction('sigilCspViolation', report);
+      await context.addInitScript(REPORT_VIOLATIONS);
       const page = await context.newPage();
+      violationsByPage.set(page, violations);
       page.on('pageerror', (error) => {
         throw error;
+      });
+      page.on('console', (message) => {
+        if (message.type() === 'error' && CSP_CONSOLE_MESSAGE.test(message.text())) report(message.text());
       });
       return page;
     },
@@ -57,6 +100,9 @@ export async function launchTestBrowser(): Promise<TestBrowser> {
     async close() {
       for (const context of contexts) await context.close().catch(() => {});
       await browser.close();
+      if (failures.length > 0) {
+        throw new Error(`Content-Security-Policy violations:\n${failures.join('\n')}`);
+      }
     },
   };
 }

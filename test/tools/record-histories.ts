@@ -12,6 +12,7 @@ import { declineRecipient } from '../../api/services/envelopes/decline-recipient
 import { extendEnvelope } from '../../api/services/envelopes/extend-envelope.ts';
 import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
 import { remindEnvelope } from '../../api/services/envelopes/remind-envelope.ts';
+import { resumeProjection } from '../../api/services/envelopes/resume-projection.ts';
 import { retryFinalization } from '../../api/services/envelopes/retry-finalization.ts';
 import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
 import { createOrganization } from '../../api/services/organizations/create-organization.ts';
@@ -287,6 +288,44 @@ try {
       await save('messages-webhooks-completed', envelope.id);
     } finally {
       await receiver.close();
+    }
+  }
+
+  // A projection PostgreSQL refuses for good (a trigger stands in for a violated constraint): the workflow
+  // parks, a cancel meanwhile is refused, a resume before the repair parks again, the resume after it writes
+  // the queued reminder, and the envelope is then cancelled.
+  if (force || !existsSync(new URL('projection-parked-resumed.json', OUTPUT))) {
+    const parked = await draft();
+    await sendEnvelope(ctx, parked.org, parked.id);
+    const connection = infrastructure.orm.em.getConnection();
+    await connection.execute(`
+      create function record_refuse() returns trigger language plpgsql as $$
+      begin
+        if new.envelope_id = '${parked.id}' and new.type = 'envelope.reminded' then
+          raise exception 'refused while recording' using errcode = '23514';
+        end if;
+        return new;
+      end $$`);
+    await connection.execute(
+      'create trigger record_refuse before insert on audit_event for each row execute function record_refuse()',
+    );
+    const dropTrigger = async () => {
+      await connection.execute('drop trigger if exists record_refuse on audit_event');
+      await connection.execute('drop function if exists record_refuse()');
+    };
+    try {
+      await remindEnvelope(ctx, parked.org, parked.id).catch(() => {});
+      while (!(await findEnvelope(ctx, parked.org, parked.id)).envelope.projectionError) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      await cancelEnvelope(ctx, parked.org, parked.id, 'while parked').catch(() => {});
+      await resumeProjection(ctx, parked.org, parked.id).catch(() => {});
+      await dropTrigger();
+      await resumeProjection(ctx, parked.org, parked.id);
+      await cancelEnvelope(ctx, parked.org, parked.id, 'after the repair');
+      await save('projection-parked-resumed', parked.id);
+    } finally {
+      await dropTrigger();
     }
   }
 

@@ -21,6 +21,19 @@ describe('loadConfig defaults', () => {
     expect(config.publicBaseUrl).toBe('http://localhost:3000');
   });
 
+  it('listens on loopback outside production and on every interface in production, unless HOST says', () => {
+    expect(config.host).toBe('127.0.0.1');
+    expect(loadConfig({ SIGIL_ENV: 'test' }).host).toBe('127.0.0.1');
+    const production = {
+      SIGIL_ENV: 'production',
+      DATABASE_URL: 'postgresql://db/sigil',
+      TEMPORAL_ADDRESS: 't:7233',
+    };
+    expect(loadConfig(production).host).toBe('0.0.0.0');
+    expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ ...production, HOST: '10.0.0.5' }).host).toBe('10.0.0.5');
+  });
+
   it('uses the Temporal ports 7233 (gRPC) and 8233 (UI)', () => {
     expect(config.temporal.port).toBe(7233);
     expect(config.temporal.uiPort).toBe(8233);

@@ -32,6 +32,7 @@ function input(language?: 'en' | 'he'): RenderAuditTrailInput {
     finalPdfSha256: FINAL_SHA,
     recipients: [
       {
+        id: '11111111-1111-4111-8111-111111111111',
         fullName: 'Dana Levi',
         email: 'dana@example.com',
         phone: '+972501234567',

@@ -15,7 +15,14 @@ const signature = { type: 'Signature' as const };
 
 const png = encodePng(30, 10, (x) => [x * 8, 0, 0, 255]);
 const jpeg = encodeGreyJpeg(2, 1);
-const pdf = Buffer.from('%PDF-1.7\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n', 'latin1');
+// The smallest well-formed PDF the inspector accepts: a catalog, a page tree and one page.
+const pdf = Buffer.from(
+  '%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n' +
+    '2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj\n' +
+    '3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >> endobj\n' +
+    'trailer << /Root 1 0 R >>\n%%EOF\n',
+  'latin1',
+);
 
 function upload(content: Buffer, contentType: string, filename = 'scan.bin') {
   return { fileBase64: content.toString('base64'), filename, contentType };

@@ -24,7 +24,19 @@ describe('delivery targets', () => {
     ['100.64.0.1', 'carrier-grade NAT'],
     ['0.0.0.0', 'unspecified'],
     ['224.0.0.1', 'multicast'],
-    ['255.255.255.255', 'reserved'],
+    ['255.255.255.255', 'broadcast'],
+    ['192.0.2.10', 'reserved'],
+    ['2001:db8::1', 'reserved'],
+    // NAT64 and other translations are judged by the IPv4 address they carry (169.254.169.254: metadata).
+    ['64:ff9b::a9fe:a9fe', 'link-local'],
+    ['64:ff9b::7f00:1', 'loopback'],
+    ['64:ff9b:1::a9fe:a9fe', 'local-use IPv4/IPv6 translation'],
+    ['::ffff:0:a00:1', 'private'],
+    ['::a00:1', 'IPv4-compatible'],
+    ['2002:a9fe:a9fe::1', '6to4'],
+    ['2001:0:4136:e378::1', 'Teredo'],
+    ['fec0::1', 'site-local'],
+    ['100::1', 'discard'],
     ['::1', 'loopback'],
     ['::', 'unspecified'],
     ['fd12:3456::1', 'unique-local'],
@@ -38,12 +50,18 @@ describe('delivery targets', () => {
     expect(specialAddressReason(address)).toContain(kind);
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '192.169.0.1', '2606:4700::1111', '::ffff:8.8.8.8'])(
-    'accepts the public address %s',
-    (address) => {
-      expect(specialAddressReason(address)).toBeUndefined();
-    },
-  );
+  it.each([
+    '93.184.216.34',
+    '8.8.8.8',
+    '172.32.0.1',
+    '192.169.0.1',
+    '2606:4700::1111',
+    '::ffff:8.8.8.8',
+    // A public IPv4 address through the well-known NAT64 prefix is a public target.
+    '64:ff9b::808:808',
+  ])('accepts the public address %s', (address) => {
+    expect(specialAddressReason(address)).toBeUndefined();
+  });
 
   it('allows private targets only in development and test', () => {
     expect(privateTargetsAllowed('development')).toBe(true);

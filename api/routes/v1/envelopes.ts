@@ -5,6 +5,7 @@ import {
   CreateEnvelopeRequest,
   EnvelopeView,
   ExtendEnvelopeRequest,
+  ExternalReferenceParams,
   RecipientView,
 } from '../../../domain/envelope.ts';
 import { principalOf } from '../../auth/principal.ts';
@@ -93,7 +94,7 @@ export const envelopesRoutes: V1Routes = async (app) => {
         description: `Meant for recovery after a timeout on create.${SANDBOX_NOTE}`,
         tags: ['envelopes'],
         headers: SandboxHeaders,
-        params: z.object({ externalReference: z.string().min(1).max(200) }),
+        params: ExternalReferenceParams,
         response: envelopeResponses,
       },
     },

@@ -1,6 +1,7 @@
 // Everything under /api/v1: bearer authentication (scope, API access, IP allowlist), rate limits and
 // request statistics on every route, the sandbox gate, Idempotency-Key where the specification names it.
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, RouteOptions } from 'fastify';
+import { z } from 'zod';
 import { createBearerAuth } from '../../auth/bearer-auth.ts';
 import { createRequestStats } from '../../auth/request-stats.ts';
 import type { AppDependencies } from '../../dependencies.ts';
@@ -24,6 +25,8 @@ export const v1Routes: FastifyPluginAsync<AppDependencies> = async (app, deps) =
   app.addHook('onResponse', createRequestStats(deps));
   // After authentication and rate limiting, before the handler: replays and in-progress conflicts.
   registerIdempotency(app, deps);
+  // Routes that honour Idempotency-Key declare it, so the OpenAPI document (and generated clients) show it.
+  app.addHook('onRoute', declareIdempotencyKey);
   await app.register(organizationRoutes, deps);
   await app.register(envelopesRoutes, deps);
   await app.register(sandboxRoutes, deps);
@@ -33,3 +36,27 @@ export const v1Routes: FastifyPluginAsync<AppDependencies> = async (app, deps) =
   // Encapsulated on purpose: it registers @fastify/multipart for the upload route only.
   await app.register(filesRoutes, deps);
 };
+
+const IdempotencyKeyHeader = {
+  'idempotency-key': z
+    .string()
+    .regex(/^[\x20-\x7E]{1,255}$/, 'must be 1 to 255 printable ASCII characters')
+    .optional()
+    .meta({
+      description:
+        'Makes a retry safe: the same key with the same request within 24 hours answers the stored response ' +
+        'again (header `Idempotent-Replayed: true`) instead of repeating the operation; the same key with ' +
+        'another request is 409. 1 to 255 printable ASCII characters, unique per operation (a UUID).',
+      example: '6d1f0b8e-2c4a-4f7e-9b1d-3e5a7c9f0a12',
+    }),
+};
+
+/** Adds the optional Idempotency-Key header to the schema of a route marked `idempotent`. */
+function declareIdempotencyKey(route: RouteOptions): void {
+  if (!route.config?.idempotent) return;
+  route.schema ??= {};
+  const schema = route.schema;
+  const headers = schema.headers;
+  schema.headers =
+    headers instanceof z.ZodObject ? headers.extend(IdempotencyKeyHeader) : z.object(IdempotencyKeyHeader);
+}

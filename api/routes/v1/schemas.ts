@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { ErrorBody } from '../../../domain/common.ts';
 
-/** Every /api/v1 route may answer these, each with the error body (the specification's list). */
+/** Every /api/v1 route may answer these, each with the error body (the specification's list, and 503). */
 export const ERROR_RESPONSES = {
   400: ErrorBody.describe('Malformed request'),
   401: ErrorBody.describe('Missing or invalid credentials'),
@@ -17,6 +17,9 @@ export const ERROR_RESPONSES = {
   ),
   429: ErrorBody.describe('Too many requests'),
   500: ErrorBody.describe('Internal error'),
+  503: ErrorBody.describe(
+    'A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds',
+  ),
 } as const;
 
 export const UuidParam = z.object({ id: z.uuid({ message: 'id must be a uuid' }) });

@@ -1,6 +1,7 @@
 // Creates a Draft envelope from a published template: validates everything (validateEnvelopeRequest, also
 // used by the sandbox), then writes the envelope and its recipients in one transaction. Nothing is sent and
-// no workflow exists until send.
+// no workflow exists until send. Under an Idempotency-Key the same transaction records the envelope's id in
+// the key's record, so a retry after a crash answers with this envelope (api/services/idempotency.ts).
 
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
@@ -21,11 +22,13 @@ import type {
   RecipientType,
   WorkflowType,
 } from '../../../domain/vocabulary.ts';
+import { temporalTimeoutMs } from '../../../temporal/deadline.ts';
 import { startWebhookDeliveries } from '../../../temporal/webhook-deliveries.ts';
 import { actsInRounds } from '../../../workflows/rounds.ts';
 import { InvalidRequest, NotFound } from '../../errors.ts';
-import type { DataContext } from '../context.ts';
+import type { DataContext, ServiceConfig } from '../context.ts';
 import { checkInitialValue } from '../fields/field-value.ts';
+import { idempotencyScopeOf, recordIdempotentResult } from '../idempotency.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
 import { parseInput } from '../validation.ts';
 
@@ -157,9 +160,22 @@ export async function validateEnvelopeRequest(
   };
 }
 
-export async function createEnvelope(ctx: DataContext & { temporal?: Client }, input: CreateEnvelopeInput) {
-  const request = await validateEnvelopeRequest(ctx, input);
+export async function createEnvelope(
+  ctx: DataContext & { temporal?: Client; config?: ServiceConfig },
+  input: CreateEnvelopeInput,
+) {
   const { em } = ctx;
+  // A retried Idempotency-Key request whose earlier attempt committed its envelope (and then crashed, or lost
+  // the database, before answering) answers with that envelope: nothing is created or queued again.
+  const idempotency = idempotencyScopeOf(em);
+  if (idempotency?.resultId) {
+    const earlier = await em.findOne(Envelope, {
+      id: idempotency.resultId,
+      organizationId: input.organizationId,
+    });
+    if (earlier) return earlier;
+  }
+  const request = await validateEnvelopeRequest(ctx, input);
   const envelope = em.create(Envelope, {
     id: randomUUID(),
     organizationId: request.organizationId,
@@ -194,6 +210,8 @@ export async function createEnvelope(ctx: DataContext & { temporal?: Client }, i
   // is committed (the worker's sweep starts any whose start was lost).
   const deliveryIds = await em.transactional(async (tx) => {
     await tx.flush();
+    // Committed with the envelope or not at all; fails when a retry of the request took its key over.
+    if (idempotency) await recordIdempotentResult(tx, idempotency, envelope.id);
     return queueWebhookEventDeliveries(tx, envelope.organizationId, {
       id: randomUUID(),
       type: 'envelope.created',
@@ -206,7 +224,8 @@ export async function createEnvelope(ctx: DataContext & { temporal?: Client }, i
     });
   });
   if (ctx.temporal && deliveryIds.length > 0) {
-    await startWebhookDeliveries(ctx.temporal, deliveryIds).catch(() => {
+    const timeoutMs = temporalTimeoutMs(ctx.config);
+    await startWebhookDeliveries(ctx.temporal, deliveryIds, { timeoutMs }).catch(() => {
       // Temporal unreachable: the envelope exists and its deliveries are queued; the sweep starts them.
     });
   }

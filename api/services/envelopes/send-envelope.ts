@@ -4,6 +4,11 @@ import { WithStartWorkflowOperation } from '@temporalio/client';
 import { Envelope, Organization, type Recipient } from '../../../db/entities/index.ts';
 import { isTerminalEnvelopeStatus } from '../../../domain/vocabulary.ts';
 import {
+  TemporalUnavailableError,
+  temporalTimeoutMs,
+  withTemporalDeadline,
+} from '../../../temporal/deadline.ts';
+import {
   ENVELOPE_TASK_QUEUE,
   ENVELOPE_WORKFLOW_TYPE,
   type EnvelopeState,
@@ -15,7 +20,9 @@ import {
 import type { envelopeWorkflow } from '../../../workflows/envelope.ts';
 import { Conflict } from '../../errors.ts';
 import type { ServiceContext } from '../context.ts';
+import { idempotencyScopeOf, idempotentUpdateId } from '../idempotency.ts';
 import { requireSmsCredits, textMessagesNeeded } from '../usage/sms-credits.ts';
+import { outcomeUnknown } from './envelope-update.ts';
 import { findEnvelope } from './find-envelope.ts';
 import { toServiceError } from './workflow-errors.ts';
 
@@ -74,9 +81,21 @@ export async function sendEnvelope(
       ],
     },
   );
+  // Bounded like every Update (envelope-update.ts); under an Idempotency-Key a retry sends the same Update id.
+  const idempotency = idempotencyScopeOf(ctx.em);
   try {
-    return await ctx.temporal.workflow.executeUpdateWithStart(sendEnvelopeUpdate, { startWorkflowOperation });
+    return await withTemporalDeadline(
+      ctx.temporal,
+      temporalTimeoutMs(ctx.config),
+      `sending envelope ${envelope.id}`,
+      () =>
+        ctx.temporal.workflow.executeUpdateWithStart(sendEnvelopeUpdate, {
+          startWorkflowOperation,
+          ...(idempotency ? { updateId: idempotentUpdateId(idempotency, sendEnvelopeUpdate.name) } : {}),
+        }),
+    );
   } catch (error) {
+    if (error instanceof TemporalUnavailableError) throw outcomeUnknown(error, envelope.id, idempotency);
     throw toServiceError(error, envelope.id, envelope.status);
   }
 }

@@ -2,7 +2,9 @@
 import { z } from 'zod';
 import { inspectJpeg } from '../../../documents/jpeg.ts';
 import { inspectPng } from '../../../documents/png.ts';
+import { type TextKind, textProblem } from '../../../domain/text.ts';
 import { type FieldType, SIGNER_SUPPLIED_FIELD_TYPES } from '../../../domain/vocabulary.ts';
+import { pdfProblem } from '../files/inspect-pdf.ts';
 
 export const TEXT_LIMITS: Partial<Record<FieldType, number>> = {
   'Full name': 200,
@@ -11,6 +13,9 @@ export const TEXT_LIMITS: Partial<Record<FieldType, number>> = {
   'Read-only text': 5000,
   'ID number': 20,
 };
+
+/** Field types whose text may span lines (tabs and line breaks allowed); every other text is one line. */
+const MULTILINE_FIELD_TYPES: readonly FieldType[] = ['Long text', 'Read-only text'];
 
 const isoDate = z.iso.date();
 const email = z.email();
@@ -96,6 +101,8 @@ function checkImageValue(value: unknown): SignerValueCheck {
     return { ok: false, message: 'typedName must be a string' };
   }
   const name = typeof typedName === 'string' ? typedName.trim() : '';
+  const nameProblem = textProblem(name);
+  if (nameProblem) return { ok: false, message: `typedName ${nameProblem}` };
   if (name.length > MAX_TYPED_NAME)
     return { ok: false, message: `typedName: at most ${MAX_TYPED_NAME} characters` };
   // Decoded size is known before decoding: refuse oversized images without allocating them.
@@ -127,6 +134,8 @@ function checkUploadValue(type: keyof typeof UPLOAD_RULES, value: unknown): Sign
   if (FORBIDDEN_IN_FILENAME.test(name)) {
     return { ok: false, message: 'filename must not contain path separators or control characters' };
   }
+  const nameProblem = textProblem(name);
+  if (nameProblem) return { ok: false, message: `filename ${nameProblem}` };
   if (name === '.' || name === '..') return { ok: false, message: 'filename must name a file' };
   const allowed: readonly string[] = rule.contentTypes;
   if (typeof contentType !== 'string' || !allowed.includes(contentType)) {
@@ -155,9 +164,12 @@ function contentProblem(content: Buffer, contentType: string): string | undefine
     return 'problem' in jpeg ? `the content is not a valid JPEG (${jpeg.problem})` : undefined;
   }
   if (contentType === 'application/pdf') {
-    return content.subarray(0, 5).toString('latin1') === '%PDF-'
-      ? undefined
-      : 'the content is not a PDF (it must start with %PDF-)';
+    // The inspector of every stored PDF: well-formed, within the page and decoding limits, and without
+    // active content (scripts, actions, embedded files, XFA), which the final PDF would otherwise carry.
+    if (content.subarray(0, 5).toString('latin1') !== '%PDF-') {
+      return 'the content is not a PDF (it must start with %PDF-)';
+    }
+    return pdfProblem(content);
   }
   return `unsupported content type ${contentType}`;
 }
@@ -172,6 +184,9 @@ function checkPlainValue(
   if (typeof value !== 'string') return { ok: false, message: `a ${field.type} value must be a string` };
   const text = value.trim();
   if (text === '') return { ok: false, message: 'must not be empty' };
+  const kind: TextKind = MULTILINE_FIELD_TYPES.includes(field.type) ? 'multiline' : 'line';
+  const problem = textProblem(text, kind);
+  if (problem) return { ok: false, message: problem };
   const limit = TEXT_LIMITS[field.type];
   if (limit !== undefined && text.length > limit)
     return { ok: false, message: `at most ${limit} characters` };

@@ -1,6 +1,7 @@
 // The client-credentials grant: authenticates an OAuth client by one of its active secrets and issues an
-// opaque access token. Only the token's SHA-256 is stored; the token itself is returned once.
-import type { EntityManager } from '@mikro-orm/postgresql';
+// opaque access token. Only the token's SHA-256 is stored, with the secret that obtained it (so deleting that
+// secret revokes the token); the token itself is returned once.
+import { LockMode } from '@mikro-orm/core';
 import {
   OAuthAccessToken,
   OAuthClient,
@@ -9,10 +10,11 @@ import {
   Plan,
 } from '../../../db/entities/index.ts';
 import { isScope, SCOPES, type Scope } from '../../../domain/scopes.ts';
-import { Forbidden, InvalidRequest, Unauthorized } from '../../errors.ts';
+import { Forbidden, InvalidRequest } from '../../errors.ts';
 import { allowlistRefusal } from '../../security/ip-allowlist.ts';
-import { hashSecret, randomToken, sha256Hex, verifySecret } from '../../security/secrets.ts';
+import { randomToken, sha256Hex } from '../../security/secrets.ts';
 import type { DataContext } from '../context.ts';
+import { authenticateClient, invalidClient } from './authenticate-client.ts';
 
 export interface IssueAccessTokenInput {
   clientId: string;
@@ -37,53 +39,59 @@ export interface AccessTokenResponse {
   expires_at: string;
 }
 
-/** Longer credentials are refused without hashing them: no client id or secret of ours comes close. */
-const MAX_CREDENTIAL_LENGTH = 256;
-
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** One message for an unknown client and a wrong or expired secret, so neither can be told apart. */
-export const INVALID_CLIENT_MESSAGE =
-  'Client authentication failed: unknown client or invalid client secret.';
 
 export async function issueAccessToken(
   ctx: DataContext,
   input: IssueAccessTokenInput,
 ): Promise<AccessTokenResponse> {
-  const em = ctx.em;
-  const client = await authenticateClient(em, input.clientId, input.clientSecret);
+  // The slow part (scrypt) runs before the transaction, holding no lock.
+  const authenticated = await authenticateClient(ctx.em, input.clientId, input.clientSecret);
 
-  const organization = await em.findOne(Organization, { id: client.organizationId });
-  if (!organization) throw new Unauthorized(INVALID_CLIENT_MESSAGE, 'invalid_client');
-  const plan = await em.findOne(Plan, { name: organization.planName });
-  const refusal = apiAccessRefusal(organization, plan?.apiAccess ?? false);
-  if (refusal) throw refusal;
-  // Checked only after the client proved who it is, so the allowlist is not revealed to strangers.
-  const notAllowed = allowlistRefusal(client.ipAllowlist, input.sourceAddress, client.clientId);
-  if (notAllowed) throw new Forbidden(notAllowed);
+  const issued = await ctx.em.transactional(async (em) => {
+    // The secret row is share-locked until the token is committed, and deleting a secret takes its row
+    // lock before revoking the secret's tokens: either the deletion waits for this token and revokes it, or
+    // this waits for the deletion, finds the secret gone and issues nothing.
+    const secret = await em.findOne(
+      OAuthClientSecret,
+      { id: authenticated.secretId, deletedAt: null, expiresAt: { $gt: new Date() } },
+      { lockMode: LockMode.PESSIMISTIC_READ },
+    );
+    const client = secret && (await em.findOne(OAuthClient, { id: authenticated.oauthClientId }));
+    const organization = client && (await em.findOne(Organization, { id: client.organizationId }));
+    if (!secret || !client || !organization) throw invalidClient();
+    const plan = await em.findOne(Plan, { name: organization.planName });
+    const refusal = apiAccessRefusal(organization, plan?.apiAccess ?? false);
+    if (refusal) throw refusal;
+    // Checked only after the client proved who it is, so the allowlist is not revealed to strangers.
+    const notAllowed = allowlistRefusal(client.ipAllowlist, input.sourceAddress, client.clientId);
+    if (notAllowed) throw new Forbidden(notAllowed);
 
-  const scopes = grantedScopes(client, input.requestedScope);
-  const accessToken = randomToken();
-  const expiresAt = new Date(Date.now() + input.ttlSeconds * 1000);
-  em.create(OAuthAccessToken, {
-    tokenHash: sha256Hex(accessToken),
-    oauthClientId: client.id,
-    organizationId: organization.id,
-    scopes,
-    expiresAt,
+    const scopes = grantedScopes(client, input.requestedScope);
+    const accessToken = randomToken();
+    const expiresAt = new Date(Date.now() + input.ttlSeconds * 1000);
+    em.create(OAuthAccessToken, {
+      tokenHash: sha256Hex(accessToken),
+      oauthClientId: client.id,
+      oauthClientSecretId: secret.id,
+      organizationId: organization.id,
+      scopes,
+      expiresAt,
+    });
+    client.lastUsedAt = new Date();
+    await em.flush();
+    return { accessToken, scopes, expiresAt };
   });
-  client.lastUsedAt = new Date();
-  await em.flush();
   if (Math.random() < EXPIRED_TOKEN_CLEANUP_PROBABILITY) {
-    await em.nativeDelete(OAuthAccessToken, { expiresAt: { $lt: new Date(Date.now() - DAY_MS) } });
+    await ctx.em.nativeDelete(OAuthAccessToken, { expiresAt: { $lt: new Date(Date.now() - DAY_MS) } });
   }
 
   return {
-    access_token: accessToken,
+    access_token: issued.accessToken,
     token_type: 'Bearer',
     expires_in: input.ttlSeconds,
-    scope: scopes.join(' '),
-    expires_at: expiresAt.toISOString(),
+    scope: issued.scopes.join(' '),
+    expires_at: issued.expiresAt.toISOString(),
   };
 }
 
@@ -107,33 +115,6 @@ export function apiAccessRefusal(
     );
   }
   return undefined;
-}
-
-let dummyHash: Promise<string> | undefined;
-
-async function authenticateClient(em: EntityManager, clientId: string, clientSecret: string) {
-  const invalid = () => new Unauthorized(INVALID_CLIENT_MESSAGE, 'invalid_client');
-  if (clientId.length > MAX_CREDENTIAL_LENGTH || clientSecret.length > MAX_CREDENTIAL_LENGTH) throw invalid();
-  const client = await em.findOne(OAuthClient, { clientId });
-  const secrets = client
-    ? await em.find(OAuthClientSecret, {
-        oauthClientId: client.id,
-        deletedAt: null,
-        expiresAt: { $gt: new Date() },
-      })
-    : [];
-  if (!client) {
-    // Spend the time of one verification anyway, so response times do not reveal which client ids exist.
-    dummyHash ??= hashSecret(randomToken());
-    await verifySecret(clientSecret, await dummyHash);
-    throw invalid();
-  }
-  let matched = false;
-  for (const secret of secrets) {
-    if (await verifySecret(clientSecret, secret.secretHash)) matched = true;
-  }
-  if (!matched) throw invalid();
-  return client;
 }
 
 /** The scopes to grant: all the client's scopes, or the requested ones when each is known and allowed. */

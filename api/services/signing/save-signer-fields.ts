@@ -2,7 +2,13 @@
 // become stored files; the first save records `recipient.started`. Answers with the view as it is after the
 // save, built from what this request loaded and wrote (no second read).
 import { randomUUID } from 'node:crypto';
-import { EnvelopeFieldValue, type Recipient, type TemplateField } from '../../../db/entities/index.ts';
+import {
+  EnvelopeFieldValue,
+  type Recipient,
+  StoredFile,
+  type TemplateField,
+} from '../../../db/entities/index.ts';
+import { fileReference } from '../../../documents/field-values.ts';
 import type { SigningView } from '../../../domain/signing.ts';
 import type { SignerActionOrigin } from '../../../workflows/contracts.ts';
 import { Conflict, type ErrorDetail, InvalidRequest } from '../../errors.ts';
@@ -70,6 +76,14 @@ export async function saveSignerFields(
         onConflictFields: ['envelopeId', 'fieldId'],
         onConflictMergeFields: ['value', 'source', 'recipientId', 'updatedAt'],
       });
+    }
+    // A replaced or cleared image or upload leaves its file unused: deleted with the change, so nothing is
+    // left behind that no value refers to.
+    const replaced = fields
+      .filter(({ field }) => saved.has(field.id))
+      .flatMap(({ value }) => fileReference(value)?.fileId ?? []);
+    if (replaced.length > 0) {
+      await tx.nativeDelete(StoredFile, { id: { $in: replaced }, organizationId: envelope.organizationId });
     }
     return saved;
   });

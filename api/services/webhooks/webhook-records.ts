@@ -12,13 +12,14 @@ import {
 } from '../../../db/entities/index.ts';
 import { UUID_PATTERN } from '../../../domain/common.ts';
 import type { WebhookDeliveryView, WebhookEndpointView } from '../../../domain/webhook.ts';
+import { temporalTimeoutMs, withTemporalDeadline } from '../../../temporal/deadline.ts';
 import {
   WEBHOOK_DELIVERY_WORKFLOW_TYPE,
   WEBHOOK_TASK_QUEUE,
   webhookDeliveryWorkflowId,
 } from '../../../workflows/webhook-contracts.ts';
 import type { webhookDeliveryWorkflow } from '../../../workflows/webhook-delivery.ts';
-import { Forbidden, NotFound, ServiceUnavailable } from '../../errors.ts';
+import { DEPENDENCY_RETRY_AFTER_SECONDS, Forbidden, NotFound, ServiceUnavailable } from '../../errors.ts';
 import { randomToken } from '../../security/secrets.ts';
 import type { ServiceContext } from '../context.ts';
 
@@ -161,7 +162,7 @@ export interface QueueDeliveryOptions {
  * forever for a workflow that never started.
  */
 export async function queueDelivery(
-  ctx: Pick<ServiceContext, 'em' | 'temporal'>,
+  ctx: Pick<ServiceContext, 'em' | 'temporal'> & Partial<Pick<ServiceContext, 'config'>>,
   input: QueueDeliveryInput,
   options: { taskQueue?: string } = {},
 ): Promise<WebhookDelivery> {
@@ -181,16 +182,25 @@ export async function queueDelivery(
   });
   await em.flush();
   try {
-    await ctx.temporal.workflow.start<typeof webhookDeliveryWorkflow>(WEBHOOK_DELIVERY_WORKFLOW_TYPE, {
-      workflowId: webhookDeliveryWorkflowId(delivery.id),
-      taskQueue: options.taskQueue ?? WEBHOOK_TASK_QUEUE,
-      args: [{ deliveryId: delivery.id }],
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    });
+    // Bounded (TEMPORAL_REQUEST_TIMEOUT_MS): an unreachable Temporal answers 503 instead of hanging.
+    await withTemporalDeadline(
+      ctx.temporal,
+      temporalTimeoutMs(ctx.config),
+      'queueing a webhook delivery',
+      () =>
+        ctx.temporal.workflow.start<typeof webhookDeliveryWorkflow>(WEBHOOK_DELIVERY_WORKFLOW_TYPE, {
+          workflowId: webhookDeliveryWorkflowId(delivery.id),
+          taskQueue: options.taskQueue ?? WEBHOOK_TASK_QUEUE,
+          args: [{ deliveryId: delivery.id }],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        }),
+    );
   } catch (error) {
     await em.nativeDelete(WebhookDelivery, { id: delivery.id });
     throw new ServiceUnavailable(
       `The delivery could not be queued: Temporal is not reachable (${error instanceof Error ? error.name : 'error'}). Try again.`,
+      [],
+      DEPENDENCY_RETRY_AFTER_SECONDS,
     );
   }
   return delivery;

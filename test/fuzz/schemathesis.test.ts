@@ -1,0 +1,408 @@
+// Schemathesis against both OpenAPI documents of a running app: the public API (/api/openapi/v1/openapi.json)
+// and the application routes (/api/openapi/app/openapi.json), with every check it has (`--checks all`). The
+// result must be no server error (5xx) and no schema violation: every answer's status, content type, headers
+// and body as the document describes them, invalid input refused, valid input accepted.
+//
+// The app runs with a production configuration (sandbox enabled, limits raised so the fuzzer is never 429'd)
+// on the shared test PostgreSQL, Temporal server and worker. Before the run, the resources its path
+// parameters can name are created through the real API and services: an organization with a published
+// template, an OAuth client with every scope and its bearer token, envelopes in each state an operation acts
+// on (Draft, Sent, Completed), synthetic sandbox envelopes, a webhook endpoint and a delivery. test/fuzz/hooks.py
+// feeds their ids to the path parameters, so the fuzzer gets past the 404 of an id that names nothing.
+//
+// A deterministic seed and a bounded number of cases per operation keep the run reproducible and within a
+// few minutes on two cores. On failure the test lists every finding: the operation, the check, and the curl
+// command that reproduces it (docs/development.md, "The API fuzz test").
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPENAPI_PATH } from '../../api/http/openapi.ts';
+import { completeRecipient } from '../../api/services/envelopes/complete-recipient.ts';
+import { createOAuthClient } from '../../api/services/oauth-clients/create-oauth-client.ts';
+import { createOrganization } from '../../api/services/organizations/create-organization.ts';
+import { createTemplate } from '../../api/services/templates/create-template.ts';
+import { createWebhookEndpoint } from '../../api/services/webhooks/create-webhook-endpoint.ts';
+import { APP_OPENAPI_PATH } from '../../api/trpc/openapi.ts';
+import { loadConfig } from '../../config/config.ts';
+import { SCOPES } from '../../domain/scopes.ts';
+import type { TemplateDefinition } from '../../domain/template.ts';
+import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
+import { provisionSchemathesis } from '../../temporal/provisioning/schemathesis.ts';
+import { envelopeWorkflowId } from '../../workflows/contracts.ts';
+import { buildTestApp, listenLocally, productionConfig } from '../support/api.ts';
+import { openTestContext, type TestContext, TWO_SIGNERS } from '../support/context.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import {
+  findings,
+  type Resources,
+  runSchemathesis,
+  type SchemathesisResult,
+  summarize,
+} from './run-schemathesis.ts';
+
+/** The same seed every run, so a failure shows again (docs/development.md, "The API fuzz test"). */
+const SEED = 20_261_124;
+/** Cases per operation and phase: the file takes one to two minutes on two cores; more for a deeper run. */
+const MAX_EXAMPLES = Number(process.env.SIGIL_FUZZ_MAX_EXAMPLES ?? 100);
+const WORKERS = 2;
+const RUN_TIMEOUT_MS = 240_000;
+const SANDBOX = { 'x-service-sandbox': 'true' };
+
+let st: string;
+let ctx: TestContext;
+let app: FastifyInstance;
+let baseUrl: string;
+let receiver: WebhookReceiver;
+let workDir: string;
+let token: string;
+let resources: Resources;
+let templateId: string;
+const figures: string[] = [];
+/** Set when a run failed: its reports stay on disk (the failure message names the directory). */
+let keepWorkDir = false;
+
+beforeAll(async () => {
+  const cacheDir = loadConfig({ ...process.env, SIGIL_ENV: 'test' }).cacheDir;
+  // `npm test` installs it beforehand (pretest); run alone, the first run installs it into the cache.
+  st = (
+    await provisionSchemathesis({ cacheDir, log: (line) => process.stdout.write(`[schemathesis] ${line}\n`) })
+  ).path;
+  workDir = await mkdtemp(join(tmpdir(), 'sigil-fuzz-'));
+  ctx = await openTestContext();
+  receiver = await startWebhookReceiver();
+  app = await buildTestApp(
+    ctx,
+    productionConfig({
+      SANDBOX_ENABLED: 'true',
+      TOKEN_RATE_LIMIT_PER_MINUTE: '1000000',
+      SIGNING_RATE_LIMIT_PER_MINUTE: '1000000',
+      ENTERPRISE_RATE_LIMIT_PER_MINUTE: '1000000',
+      ENTERPRISE_UPLOAD_RATE_LIMIT_PER_MINUTE: '1000000',
+    }),
+  );
+  baseUrl = await listenLocally(app);
+  ({ token, resources } = await createResources());
+}, 300_000);
+
+afterAll(async () => {
+  if (figures.length > 0) process.stdout.write(`${figures.join('\n')}\n`);
+  await app?.close();
+  await receiver?.close();
+  await ctx?.close();
+  if (workDir && !keepWorkDir) await rm(workDir, { recursive: true, force: true });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Resources
+// ---------------------------------------------------------------------------------------------------------
+
+async function call(
+  method: 'GET' | 'POST',
+  path: string,
+  options: { body?: unknown; headers?: Record<string, string>; expect?: number } = {},
+): Promise<Record<string, unknown>> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...options.headers,
+    },
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+  });
+  const text = await response.text();
+  const expected = options.expect ?? (method === 'POST' ? [200, 201, 202] : [200]);
+  if (!([] as number[]).concat(expected).includes(response.status)) {
+    throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
+  }
+  return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+}
+
+interface Created {
+  id: string;
+  externalReference: string;
+  recipientIds: string[];
+}
+
+async function envelope(options: { sandbox?: boolean; send?: boolean } = {}): Promise<Created> {
+  const headers = options.sandbox ? SANDBOX : {};
+  const externalReference = `FUZZ-${randomUUID().slice(0, 8)}`;
+  const created = await call('POST', '/api/v1/envelopes/from-template', {
+    headers,
+    expect: 201,
+    body: { title: 'Fuzzed agreement', templateId, recipients: TWO_SIGNERS, externalReference },
+  });
+  const id = created.id as string;
+  if (options.send) await call('POST', `/api/v1/envelopes/${id}/send`, { headers });
+  const recipientIds = (created.recipients as { id: string }[]).map((recipient) => recipient.id);
+  return { id, externalReference, recipientIds };
+}
+
+async function createResources(): Promise<{ token: string; resources: Resources }> {
+  // Enterprise: its per-minute limits come from ENTERPRISE_*_RATE_LIMIT_PER_MINUTE, raised above.
+  const organization = await createOrganization(ctx, {
+    name: `Fuzz ${randomUUID().slice(0, 8)}`,
+    plan: 'Enterprise',
+    apiEnabled: true,
+  });
+  const organizationId = organization.id;
+  const template = await createTemplate(ctx, {
+    organizationId,
+    pdf: await buildDemoPdf(),
+    filename: 'fuzz.pdf',
+    definition: DEMO_TEMPLATE_DEFINITION as unknown as TemplateDefinition,
+    publish: true,
+  });
+  templateId = template.id;
+  const client = await createOAuthClient(ctx, {
+    organizationId,
+    name: 'Fuzz client',
+    scopes: [...SCOPES],
+  });
+  const answer = await fetch(`${baseUrl}/oauth/token`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: 'grant_type=client_credentials',
+  });
+  if (answer.status !== 200) throw new Error(`token: ${answer.status} ${await answer.text()}`);
+  token = ((await answer.json()) as { access_token: string }).access_token;
+
+  // Production envelopes: one per state an operation reads or changes, and one target per change, so an
+  // operation that ends an envelope (cancel) does not take it from the others.
+  const draft = await envelope();
+  const sent = await envelope({ send: true });
+  const remindTarget = await envelope({ send: true });
+  const extendTarget = await envelope({ send: true });
+  const cancelTarget = await envelope({ send: true });
+  const completed = await envelope({ send: true });
+  for (const recipientId of completed.recipientIds) {
+    await completeRecipient(ctx, organizationId, completed.id, recipientId);
+  }
+  await ctx.temporal.workflow.getHandle(envelopeWorkflowId(completed.id)).result();
+
+  // Synthetic envelopes (X-Service-Sandbox: true), one per simulation and per change.
+  const sandbox = { sandbox: true };
+  const sandboxDraft = await envelope(sandbox);
+  const sandboxSent = await envelope({ ...sandbox, send: true });
+  const sandboxChanges = {
+    remind: await envelope({ ...sandbox, send: true }),
+    extend: await envelope({ ...sandbox, send: true }),
+    cancel: await envelope({ ...sandbox, send: true }),
+  };
+  const simulations = {
+    Completed: await envelope({ ...sandbox, send: true }),
+    Declined: await envelope({ ...sandbox, send: true }),
+    Expired: await envelope({ ...sandbox, send: true }),
+    Cancelled: await envelope({ ...sandbox, send: true }),
+  };
+  const sandboxCompleted = await envelope({ ...sandbox, send: true });
+  await call('POST', `/api/v1/sandbox/envelopes/${sandboxCompleted.id}/Completed`);
+
+  // Webhooks: an endpoint on a local receiver (created as the operator CLI does; private addresses are allowed
+  // for the test environment's worker) and one delivery through the API.
+  const endpoint = await createWebhookEndpoint(ctx, {
+    organizationId,
+    url: `${receiver.url}/hooks/fuzz`,
+  });
+  const delivery = await call('POST', `/api/v1/webhooks/${endpoint.id}/test`, { expect: 202 });
+
+  const id = (created: Created, headers?: Record<string, string>) => ({
+    path: { id: created.id },
+    ...(headers ? { headers } : {}),
+  });
+  const reads = [id(sent), id(completed), id(draft), id(sandboxSent, SANDBOX), id(sandboxCompleted, SANDBOX)];
+  const documents = [id(completed), id(sent), id(sandboxCompleted, SANDBOX), id(sandboxSent, SANDBOX)];
+  return {
+    token,
+    resources: {
+      'GET /api/v1/templates/{id}': [{ path: { id: templateId } }],
+      // Past the template's 404 to the checks of roles, recipients and initial values.
+      'POST /api/v1/envelopes/from-template': [
+        { body: { templateId } },
+        { body: { templateId }, headers: SANDBOX },
+      ],
+      'GET /api/v1/envelopes/{id}': reads,
+      'GET /api/v1/envelopes/{id}/recipients': reads,
+      'GET /api/v1/envelopes/by-external-reference/{externalReference}': [
+        { path: { externalReference: sent.externalReference } },
+        { path: { externalReference: completed.externalReference } },
+        { path: { externalReference: sandboxSent.externalReference }, headers: SANDBOX },
+      ],
+      'POST /api/v1/envelopes/{id}/recipients/{recipientId}/signing-link': sent.recipientIds.map(
+        (recipientId) => ({ path: { id: sent.id, recipientId } }),
+      ),
+      'POST /api/v1/envelopes/{id}/send': [id(draft), id(sent), id(sandboxDraft, SANDBOX)],
+      'POST /api/v1/envelopes/{id}/remind': [id(remindTarget), id(sandboxChanges.remind, SANDBOX)],
+      'POST /api/v1/envelopes/{id}/extend': [id(extendTarget), id(sandboxChanges.extend, SANDBOX)],
+      'POST /api/v1/envelopes/{id}/cancel': [id(cancelTarget), id(sandboxChanges.cancel, SANDBOX)],
+      'GET /api/v1/envelopes/{id}/documents/final-pdf': documents,
+      'GET /api/v1/envelopes/{id}/documents/audit-trail': documents,
+      'POST /api/v1/sandbox/envelopes/{id}/Completed': [id(simulations.Completed)],
+      'POST /api/v1/sandbox/envelopes/{id}/Declined': [id(simulations.Declined)],
+      'POST /api/v1/sandbox/envelopes/{id}/Expired': [id(simulations.Expired)],
+      'POST /api/v1/sandbox/envelopes/{id}/Cancelled': [id(simulations.Cancelled)],
+      'POST /api/v1/webhooks/{id}/test': [{ path: { id: endpoint.id } }],
+      'POST /api/v1/webhooks/deliveries/{id}/replay': [{ path: { id: delivery.id as string } }],
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Runs
+// ---------------------------------------------------------------------------------------------------------
+
+/** Operations of a document whose path has parameters, as Schemathesis labels them. */
+async function operationsWithPathParameters(documentPath: string): Promise<string[]> {
+  const document = (await (await fetch(`${baseUrl}${documentPath}`)).json()) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
+  return Object.entries(document.paths).flatMap(([path, operations]) =>
+    path.includes('{') ? Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`) : [],
+  );
+}
+
+async function fuzz(name: string, documentPath: string, headers: Record<string, string>) {
+  // A documented route with an id in its path but no resource here would only ever answer 404: add one above.
+  const unfed = (await operationsWithPathParameters(documentPath)).filter((label) => !resources[label]);
+  expect(unfed, 'operations with path parameters and no resources to name').toEqual([]);
+  const result = await runSchemathesis({
+    st,
+    schemaUrl: `${baseUrl}${documentPath}`,
+    baseUrl,
+    headers,
+    resources,
+    seed: SEED,
+    maxExamples: MAX_EXAMPLES,
+    workers: WORKERS,
+    workDir: join(workDir, name),
+    timeoutMs: RUN_TIMEOUT_MS,
+  });
+  figures.push(summarize(name, result));
+  return result;
+}
+
+function expectClean(result: SchemathesisResult) {
+  const problems = findings(result);
+  if (problems.length > 0) keepWorkDir = true;
+  expect(
+    problems.length,
+    `${problems.length} finding(s); reports in ${result.workDir}; command: ${result.command}\n\n${problems.join('\n\n')}\n`,
+  ).toBe(0);
+}
+
+describe('Schemathesis', () => {
+  it(
+    'finds no server error and no schema violation in the public API (/api/v1)',
+    async () => {
+      const result = await fuzz('public-api', OPENAPI_PATH, { Authorization: `Bearer ${token}` });
+      expect(result.report?.operations?.tested).toBeGreaterThan(20);
+      expectClean(result);
+    },
+    RUN_TIMEOUT_MS + 30_000,
+  );
+
+  it(
+    'finds no server error and no schema violation in the application routes',
+    async () => {
+      const result = await fuzz('application-routes', APP_OPENAPI_PATH, {});
+      expect(result.report?.operations?.tested).toBeGreaterThan(0);
+      expectClean(result);
+    },
+    RUN_TIMEOUT_MS + 30_000,
+  );
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// The harness itself can fail
+// ---------------------------------------------------------------------------------------------------------
+
+describe('the fuzz harness', () => {
+  it('reports a 500 reached through a fed id and an answer that breaks its schema, with curl to reproduce', async () => {
+    const knownId = randomUUID();
+    const server = createServer((request, response) => {
+      const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+        response.writeHead(status, { 'content-type': 'application/json', ...headers });
+        response.end(typeof body === 'string' ? body : JSON.stringify(body));
+      };
+      const url = new URL(request.url ?? '/', 'http://localhost');
+      if (url.pathname === '/openapi.json') return send(200, BROKEN_API);
+      const item = /^\/items\/([^/]+)$/.exec(url.pathname);
+      if (item && request.method === 'GET') {
+        // Only the id the hooks feed reaches the "bug"; a generated uuid gets a 404.
+        if (decodeURIComponent(item[1] ?? '') === knownId) return send(500, { error: 'boom' });
+        return send(404, { error: 'not found' });
+      }
+      if (url.pathname === '/status' && request.method === 'GET') return send(200, { ok: 'yes' });
+      return send(405, { error: 'method not allowed' }, { allow: 'GET' });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    try {
+      const result = await runSchemathesis({
+        st,
+        schemaUrl: `${url}/openapi.json`,
+        baseUrl: url,
+        resources: { 'GET /items/{id}': [{ path: { id: knownId } }] },
+        seed: SEED,
+        maxExamples: 5,
+        workers: 1,
+        workDir: join(workDir, 'harness'),
+        timeoutMs: 120_000,
+      });
+      const problems = findings(result);
+      const items = result.failures.find((finding) => finding.operation === 'GET /items/{id}');
+      expect(items?.text, problems.join('\n\n')).toMatch(/Server error/);
+      expect(items?.text).toContain(`curl -X GET ${url}/items/${knownId}`);
+      const status = result.failures.find((finding) => finding.operation === 'GET /status');
+      expect(status?.text, problems.join('\n\n')).toMatch(/Response violates schema/);
+      expect(problems.some((problem) => problem.startsWith('GET /items/{id} — failed checks:'))).toBe(true);
+      expect(result.exitCode).not.toBe(0);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 150_000);
+});
+
+/** A two-route API whose server has a crash behind a real id and answers one route against its schema. */
+const BROKEN_API = {
+  openapi: '3.1.0',
+  info: { title: 'Broken on purpose', version: '1' },
+  paths: {
+    '/items/{id}': {
+      get: {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+        responses: {
+          200: { description: 'The item', content: { 'application/json': { schema: { type: 'object' } } } },
+          404: { description: 'Unknown', content: { 'application/json': { schema: { type: 'object' } } } },
+        },
+      },
+    },
+    '/status': {
+      get: {
+        responses: {
+          200: {
+            description: 'Status',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['ok'],
+                  properties: { ok: { type: 'boolean' } },
+                  additionalProperties: false,
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+};

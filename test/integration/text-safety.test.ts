@@ -1,0 +1,827 @@
+// Every text field of every route, fuzzed with what broke them (issue 13, defects 1 and 2): a NUL, a lone high
+// surrogate, a lone low surrogate, 1 MB of text and right-to-left override characters. Each answer must be a
+// 400 naming the field (or, for a lookup, a 404), or an acceptance whose value reads back exactly as sent —
+// never a 5xx, never a hang (every request has a deadline of a few seconds).
+//
+// The fields come from the schemas, so a new field is fuzzed without touching this file: the routes of the
+// two OpenAPI documents (/api/v1 and the application routes) are walked for every string their parameters and
+// bodies take; the signer API and the development routes are hidden from those documents, so their zod schemas
+// (domain/signing.ts, …) are walked the same way, and the signer's field values by the shapes of
+// api/services/fields/field-value.ts. A documented route with text input but no way here to build a valid
+// request fails the test until one is added.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { OPENAPI_PATH } from '../../api/http/openapi.ts';
+import { createOAuthClient } from '../../api/services/oauth-clients/create-oauth-client.ts';
+import { createOrganization } from '../../api/services/organizations/create-organization.ts';
+import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
+import { createTemplate } from '../../api/services/templates/create-template.ts';
+import { APP_OPENAPI_PATH } from '../../api/trpc/openapi.ts';
+import { loadConfig } from '../../config/config.ts';
+import { AuditEvent, Envelope } from '../../db/entities/index.ts';
+import { CreateOAuthClientRequest, CreateOrganizationRequest } from '../../domain/organization.ts';
+import { SCOPES } from '../../domain/scopes.ts';
+import { DeclineSigningRequest, SaveFieldsRequest, VerifyCodeRequest } from '../../domain/signing.ts';
+import { TemplateDefinition } from '../../domain/template.ts';
+import { textProblem } from '../../domain/text.ts';
+import { CreateWebhookEndpointRequest, UpdateWebhookEndpointRequest } from '../../domain/webhook.ts';
+import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
+import { buildTestApp, listenLocally } from '../support/api.ts';
+import { openTestContext, type TestContext } from '../support/context.ts';
+import { encodePng } from '../support/png.ts';
+
+/** How long any one fuzzed request may take before it counts as a hang. */
+const DEADLINE_MS = 5000;
+
+interface FuzzValue {
+  name: string;
+  /** The value in a JSON body (JSON.stringify writes lone surrogates as escapes, as a client would send them). */
+  text: string;
+  /** The value percent-encoded in a path or query string (a lone surrogate as its ill-formed UTF-8 bytes). */
+  url: string;
+  /** Whether a field may accept it (only text Sigil can store, within a field's length). */
+  storable: boolean;
+}
+
+const VALUES: FuzzValue[] = [
+  { name: 'NUL', text: 'a\u0000b', url: 'a%00b', storable: false },
+  { name: 'lone high surrogate', text: 'a\uD800b', url: 'a%ED%A0%80b', storable: false },
+  { name: 'lone low surrogate', text: 'a\uDC00b', url: 'a%ED%B0%80b', storable: false },
+  // A URL cannot carry 1 MB (Node refuses request lines over 16 KB): paths and queries get 8 KB.
+  { name: '1 MB of text', text: 'x'.repeat(1_000_000), url: 'x'.repeat(8_000), storable: false },
+  {
+    name: 'right-to-left override',
+    text: '\u202Eevil.exe\u202C',
+    url: '%E2%80%AEevil.exe%E2%80%AC',
+    storable: true,
+  },
+];
+
+type Path = (string | number)[];
+type Part = 'path' | 'query' | 'body';
+
+interface Target {
+  part: Part;
+  path: Path;
+}
+
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+let ctx: TestContext;
+let baseUrl: string;
+let closeApp: () => Promise<void>;
+let organizationId: string;
+let templateId: string;
+let auth: { authorization: string };
+let clientId: string;
+let clientSecret: string;
+/** Fields of the fuzz template by label. */
+let fieldIds: Record<string, string>;
+const report: string[] = [];
+
+const PNG = encodePng(2, 2, () => [0, 0, 0, 255]).toString('base64');
+const PDF_BYTES = Buffer.from('%PDF-1.4\n%%EOF\n');
+
+const box = { page: 1, width: 120, height: 20 };
+/** A field of every type a signer types or picks text into, plus an image and an upload. */
+const FUZZ_FIELDS = [
+  { type: 'Full name', label: 'Name', x: 20, y: 20 },
+  { type: 'Text', label: 'Company', x: 20, y: 50 },
+  { type: 'Long text', label: 'Notes', x: 20, y: 80 },
+  { type: 'Email', label: 'Mail', x: 20, y: 110 },
+  { type: 'Phone', label: 'Mobile', x: 20, y: 140 },
+  { type: 'ID number', label: 'Identity', x: 20, y: 170 },
+  { type: 'Date', label: 'When', x: 20, y: 200 },
+  { type: 'Radio', label: 'Plan', x: 20, y: 230, options: ['Basic', 'Plus'] },
+  { type: 'Dropdown', label: 'Size', x: 20, y: 260, options: ['S', 'M'] },
+  { type: 'Signature', label: 'Signature', x: 20, y: 290, required: false },
+  { type: 'Image upload', label: 'Logo', x: 20, y: 320 },
+  { type: 'File upload', label: 'Attachment', x: 20, y: 350 },
+] as const;
+
+beforeAll(async () => {
+  ctx = await openTestContext();
+  // Enterprise with a high limit: the fuzz sends a few hundred /api/v1 requests in a minute.
+  const config = loadConfig({
+    SIGIL_ENV: 'test',
+    TOKEN_RATE_LIMIT_PER_MINUTE: '1000000',
+    SIGNING_RATE_LIMIT_PER_MINUTE: '1000000',
+    ENTERPRISE_RATE_LIMIT_PER_MINUTE: '1000000',
+    ENTERPRISE_UPLOAD_RATE_LIMIT_PER_MINUTE: '1000000',
+  });
+  const app = await buildTestApp(ctx, config);
+  baseUrl = await listenLocally(app);
+  closeApp = () => app.close();
+  const organization = await createOrganization(ctx, {
+    name: `Fuzz ${randomUUID().slice(0, 8)}`,
+    plan: 'Enterprise',
+    apiEnabled: true,
+  });
+  organizationId = organization.id;
+  const template = await createTemplate(ctx, {
+    organizationId,
+    pdf: await buildDemoPdf(),
+    filename: 'fuzz.pdf',
+    definition: {
+      name: 'Fuzz template',
+      roles: [{ name: 'Client', required: true }],
+      fields: FUZZ_FIELDS.map((field) => ({ ...field, ...box, role: 'Client' })) as never,
+    },
+    publish: true,
+  });
+  templateId = template.id;
+  const client = await createOAuthClient(ctx, { organizationId, name: 'Fuzz client', scopes: [...SCOPES] });
+  clientId = client.clientId;
+  clientSecret = client.clientSecret;
+  const token = await fetch(`${baseUrl}/oauth/token`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: 'grant_type=client_credentials',
+  });
+  auth = { authorization: `Bearer ${((await token.json()) as { access_token: string }).access_token}` };
+  const fields = (await (await api('GET', `/api/v1/templates/${templateId}`, {})).json()) as {
+    fields: { label: string; fieldDefinitionId: string }[];
+  };
+  fieldIds = Object.fromEntries(fields.fields.map((f) => [f.label, f.fieldDefinitionId]));
+  expect(Object.keys(fieldIds)).toHaveLength(FUZZ_FIELDS.length);
+}, 120_000);
+
+afterAll(async () => {
+  if (report.length > 0) console.info(`text fuzz:\n${report.join('\n')}`);
+  await closeApp?.();
+  await ctx?.close();
+});
+
+// Requests.
+
+async function api(method: string, path: string, headers: Record<string, string>, body?: unknown) {
+  return fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...auth, ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
+/** One fuzzed request with its deadline: a request that does not answer in time fails the test as a hang. */
+async function send(url: string, init: RequestInit): Promise<Answer> {
+  const started = Date.now();
+  let response: Response;
+  try {
+    response = await fetch(`${baseUrl}${url}`, { ...init, signal: AbortSignal.timeout(DEADLINE_MS) });
+  } catch (error) {
+    throw new Error(`${init.method} ${url.slice(0, 120)} did not answer within ${DEADLINE_MS} ms (${error})`);
+  }
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON (a PDF, an empty body).
+  }
+  if (Date.now() - started > DEADLINE_MS) throw new Error(`${url} took ${Date.now() - started} ms`);
+  return { status: response.status, body };
+}
+
+async function sentEnvelope(): Promise<{ id: string; token: string; recipientId: string }> {
+  const created = await api('POST', '/api/v1/envelopes/from-template', {}, envelopeBody());
+  expect(created.status, await created.clone().text()).toBe(201);
+  const { id } = (await created.json()) as { id: string };
+  const sent = await api('POST', `/api/v1/envelopes/${id}/send`, {});
+  expect(sent.status, await sent.clone().text()).toBe(200);
+  const [link] = await issueSigningLinks(ctx, organizationId, id);
+  if (!link) throw new Error('no signing link');
+  return { id, token: link.url.split('/sign/')[1] as string, recipientId: link.recipientId };
+}
+
+function envelopeBody() {
+  return {
+    title: 'Fuzzed envelope',
+    templateId,
+    externalReference: `fuzz-${randomUUID()}`,
+    externalSystem: 'fuzz',
+    externalMetadataJson: '{"fuzz":true}',
+    recipients: [
+      { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', deliveryChannel: 'ManualLink' },
+    ],
+    initialValues: [{ fieldDefinitionId: fieldIds.Company, value: 'Acme' }],
+  };
+}
+
+// Where the text inputs are: the strings of a JSON schema (following $ref, unions, objects and arrays; an
+// untyped schema, such as `value: unknown`, takes a string too).
+
+type JsonSchema = Record<string, unknown>;
+
+function stringPaths(
+  schema: JsonSchema | undefined,
+  resolve: (ref: string) => JsonSchema,
+  at: Path = [],
+): Path[] {
+  if (!schema || typeof schema !== 'object') return [];
+  if (typeof schema.$ref === 'string') return stringPaths(resolve(schema.$ref), resolve, at);
+  const variants = [schema.anyOf, schema.oneOf, schema.allOf].filter(Array.isArray).flat() as JsonSchema[];
+  if (variants.length > 0) return unique(variants.flatMap((variant) => stringPaths(variant, resolve, at)));
+  const types = ([] as unknown[]).concat(schema.type ?? []);
+  const paths: Path[] = [];
+  if (types.includes('object') || schema.properties) {
+    for (const [key, property] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>)) {
+      paths.push(...stringPaths(property, resolve, [...at, key]));
+    }
+  }
+  if (types.includes('array') || schema.items)
+    paths.push(...stringPaths(schema.items as JsonSchema, resolve, [...at, 0]));
+  if (
+    types.includes('string') ||
+    (types.length === 0 && !schema.properties && !schema.items && at.length > 0)
+  ) {
+    paths.push(at);
+  }
+  return paths;
+}
+
+function unique(paths: Path[]): Path[] {
+  return [...new Map(paths.map((path) => [path.join('.'), path])).values()];
+}
+
+function zodPaths(schema: z.ZodType): Path[] {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  const defs = (json.$defs ?? {}) as Record<string, JsonSchema>;
+  return stringPaths(json, (ref) => defs[ref.split('/').at(-1) ?? ''] ?? {});
+}
+
+function setAt(value: unknown, path: Path, leaf: unknown): unknown {
+  if (path.length === 0) return leaf;
+  const [key, ...rest] = path as [string | number, ...Path];
+  if (typeof key === 'number') {
+    const array = Array.isArray(value) ? [...value] : [];
+    array[key] = setAt(array[key], rest, leaf);
+    return array;
+  }
+  const object = value && typeof value === 'object' && !Array.isArray(value) ? { ...value } : {};
+  (object as Record<string, unknown>)[key] = setAt((object as Record<string, unknown>)[key], rest, leaf);
+  return object;
+}
+
+function getAt(value: unknown, path: Path): unknown {
+  return path.reduce<unknown>(
+    (current, key) =>
+      current && typeof current === 'object' ? (current as Record<string, unknown>)[key] : undefined,
+    value,
+  );
+}
+
+// What every answer must be.
+
+/** The 400's details name the fuzzed field (route validation prefixes `body.`, `params.`, `querystring.`). */
+function namesField(answer: Answer, target: Target): boolean {
+  const wanted = target.path.join('.');
+  const details = ((answer.body as { error?: { details?: { field?: string }[] } })?.error?.details ?? [])
+    .map((detail) => (detail.field ?? '').replace(/^(body|params|querystring)\./, ''))
+    .filter(Boolean);
+  return details.some(
+    (field) => field === wanted || wanted.startsWith(`${field}.`) || field.startsWith(`${wanted}.`),
+  );
+}
+
+function isErrorBody(body: unknown): boolean {
+  const error = (body as { error?: Record<string, unknown> })?.error;
+  return (
+    typeof error?.code === 'string' &&
+    typeof error.message === 'string' &&
+    Array.isArray(error.details) &&
+    typeof error.request_id === 'string'
+  );
+}
+
+interface Expectation {
+  /** Statuses that refuse without naming the field, besides a 400 that names it (404 for a lookup…). */
+  alsoRefusedWith?: number[];
+  /** A 400 that does not name the field is fine (the OAuth endpoints answer OAuth's own errors). */
+  anyBadRequest?: boolean;
+  /** Reads the stored value back after an acceptance. */
+  readBack?: (answer: Answer, target: Target) => Promise<unknown>;
+  /** An acceptance stores nothing (a lookup, a revocation of an unknown token): there is nothing to read back. */
+  storesNothing?: boolean;
+}
+
+async function check(
+  route: string,
+  target: Target,
+  value: FuzzValue,
+  answer: Answer,
+  expectation: Expectation,
+): Promise<void> {
+  const where = `${route} ${target.part} ${target.path.join('.')} with ${value.name}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`;
+  report.push(`${answer.status}  ${route}  ${target.part}:${target.path.join('.')}  ${value.name}`);
+  expect(answer.status, where).toBeLessThan(500);
+  if (answer.status >= 400) {
+    expect(isErrorBody(answer.body), where).toBe(true);
+    if (answer.status === 400 && (namesField(answer, target) || expectation.anyBadRequest)) return;
+    // A path or query that is not even well-formed UTF-8 is refused as a malformed URL, before any field.
+    if (answer.status === 400 && target.part !== 'body' && value.url.includes('%ED')) return;
+    if (
+      value.name === '1 MB of text' &&
+      (answer.status === 413 || answer.status === 414 || answer.status === 431)
+    ) {
+      return;
+    }
+    expect(expectation.alsoRefusedWith ?? [], where).toContain(answer.status);
+    return;
+  }
+  // Accepted. A lookup or a revocation stores nothing, so whatever it matched (nothing) is fine: what matters
+  // there is that it answered, and not with a 5xx. Anything else accepted must be storable text and read back
+  // exactly as sent.
+  if (expectation.storesNothing) return;
+  expect(value.storable, `accepted what cannot be stored: ${where}`).toBe(true);
+  expect(expectation.readBack, `accepted with no way to read it back: ${where}`).toBeDefined();
+  if (!expectation.readBack) return;
+  expect(await expectation.readBack(answer, target), where).toBe(value.text);
+}
+
+// The documented routes: every operation of both OpenAPI documents with a text input.
+
+interface Operation {
+  method: string;
+  path: string;
+  parameters: { in: string; name: string; schema: JsonSchema }[];
+  body?: { contentType: string; schema: JsonSchema };
+}
+
+async function documentedOperations(
+  documentPath: string,
+): Promise<{ operations: Operation[]; resolve: (ref: string) => JsonSchema }> {
+  const document = (await (await fetch(`${baseUrl}${documentPath}`)).json()) as {
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          parameters?: Operation['parameters'];
+          requestBody?: { content: Record<string, { schema: JsonSchema }> };
+        }
+      >
+    >;
+    components?: { schemas?: Record<string, JsonSchema> };
+  };
+  const resolve = (ref: string) => document.components?.schemas?.[ref.split('/').at(-1) ?? ''] ?? {};
+  const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.entries(methods)
+      .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+      .map(([method, operation]) => {
+        const [contentType, content] = Object.entries(operation.requestBody?.content ?? {})[0] ?? [];
+        return {
+          method: method.toUpperCase(),
+          path,
+          parameters: operation.parameters ?? [],
+          ...(contentType && content ? { body: { contentType, schema: content.schema } } : {}),
+        };
+      }),
+  );
+  return { operations, resolve };
+}
+
+/** How to make a valid request to a documented route, and how to read back what it stored. */
+interface RouteRecipe extends Expectation {
+  /** A valid request: path parameters, query and body. */
+  base(): Promise<{ params?: Record<string, string>; query?: Record<string, string>; body?: unknown }>;
+  /** When an accepted request used up its resource (a cancelled envelope), the next one needs a new base. */
+  consumes?: boolean;
+}
+
+const uuidParams = async () => ({ params: { id: randomUUID(), recipientId: randomUUID() } });
+
+const RECIPES: Record<string, RouteRecipe> = {
+  'POST /oauth/token': {
+    base: async () => ({
+      body: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret },
+    }),
+    anyBadRequest: true,
+    alsoRefusedWith: [401],
+  },
+  'POST /oauth/revoke': {
+    base: async () => ({ body: { token: 'x', client_id: clientId, client_secret: clientSecret } }),
+    anyBadRequest: true,
+    alsoRefusedWith: [401],
+    // Revoking a token that is not known answers 200 and changes nothing (RFC 7009).
+    storesNothing: true,
+  },
+  'POST /api/v1/envelopes/from-template': {
+    base: async () => ({ body: envelopeBody() }),
+    readBack: async (answer, target) => {
+      const { id } = answer.body as { id: string };
+      const stored = await (await api('GET', `/api/v1/envelopes/${id}`, {})).json();
+      return getAt(stored, target.path);
+    },
+  },
+  'GET /api/v1/envelopes/by-external-reference/{externalReference}': {
+    base: async () => ({ params: { externalReference: 'fuzz-reference' } }),
+    alsoRefusedWith: [404],
+    storesNothing: true,
+  },
+  'POST /api/v1/envelopes/{id}/cancel': {
+    base: async () => ({ params: { id: (await sentEnvelope()).id }, body: { reason: 'changed plans' } }),
+    consumes: true,
+    alsoRefusedWith: [404],
+    readBack: async (answer) => {
+      const { envelopeId } = answer.body as { envelopeId?: string; id?: string };
+      const id = envelopeId ?? (answer.body as { id: string }).id;
+      const event = await ctx.orm.em
+        .fork()
+        .findOne(AuditEvent, { envelopeId: id, type: 'envelope.cancelled' });
+      return event?.data.reason;
+    },
+  },
+  'POST /api/v1/envelopes/{id}/extend': {
+    base: async () => ({
+      params: { id: (await sentEnvelope()).id },
+      body: { expiresAt: new Date(Date.now() + 90 * 86_400_000).toISOString() },
+    }),
+    alsoRefusedWith: [404],
+  },
+};
+
+/** Routes whose only text input is a uuid path parameter: every fuzzed value is refused before a lookup. */
+function recipeFor(operation: Operation, hasBody: boolean): RouteRecipe | undefined {
+  const recipe = RECIPES[`${operation.method} ${operation.path}`];
+  if (recipe) return recipe;
+  const uuidOnly =
+    !hasBody &&
+    operation.parameters
+      .filter((p) => p.in === 'path' || p.in === 'query')
+      .every((p) => p.schema?.format === 'uuid' || p.schema?.pattern !== undefined);
+  return uuidOnly ? { base: uuidParams, alsoRefusedWith: [404], storesNothing: true } : undefined;
+}
+
+function urlOf(
+  path: string,
+  params: Record<string, string> = {},
+  query: Record<string, string> = {},
+): string {
+  const filled = path.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? randomUUID());
+  const search = Object.entries(query)
+    .map(([key, value]) => `${key}=${value}`)
+    .join('&');
+  return search ? `${filled}?${search}` : filled;
+}
+
+function encodeParams(values: Record<string, string> = {}): Record<string, string> {
+  return Object.fromEntries(Object.entries(values).map(([key, value]) => [key, encodeURIComponent(value)]));
+}
+
+async function fuzzOperation(operation: Operation, resolve: (ref: string) => JsonSchema): Promise<number> {
+  const route = `${operation.method} ${operation.path}`;
+  const targets: Target[] = [
+    ...operation.parameters
+      .filter(
+        (p) => (p.in === 'path' || p.in === 'query') && stringPaths(p.schema, resolve, [p.name]).length > 0,
+      )
+      .map((p) => ({ part: (p.in === 'path' ? 'path' : 'query') as Part, path: [p.name] })),
+    ...(operation.body && operation.body.contentType !== 'multipart/form-data'
+      ? stringPaths(operation.body.schema, resolve).map((path) => ({ part: 'body' as Part, path }))
+      : []),
+  ];
+  if (targets.length === 0) return 0;
+  const recipe = recipeFor(operation, Boolean(operation.body));
+  expect(
+    recipe,
+    `${route} takes text (${targets.map((t) => t.path.join('.')).join(', ')}) but text-safety.test.ts has no recipe for a valid request to it: add one to RECIPES`,
+  ).toBeDefined();
+  if (!recipe) return 0;
+  let base = await recipe.base();
+  let sent = 0;
+  for (const target of targets) {
+    for (const value of VALUES) {
+      const params = encodeParams(base.params);
+      const query = encodeParams(base.query);
+      let body = base.body;
+      if (target.part === 'path') params[target.path[0] as string] = value.url;
+      else if (target.part === 'query') query[target.path[0] as string] = value.url;
+      else body = setAt(body, target.path, value.text);
+      const form = operation.body?.contentType === 'application/x-www-form-urlencoded';
+      const answer = await send(urlOf(operation.path, params, query), {
+        method: operation.method,
+        headers: {
+          ...(operation.path.startsWith('/api/v1/') ? auth : {}),
+          ...(body === undefined
+            ? {}
+            : { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json' }),
+        },
+        ...(body === undefined
+          ? {}
+          : { body: form ? formBody(body as Record<string, string>) : JSON.stringify(body) }),
+      });
+      sent += 1;
+      await check(route, target, value, answer, recipe);
+      if (answer.status < 300 && recipe.consumes) base = await recipe.base();
+    }
+  }
+  return sent;
+}
+
+/** A form body as a browser writes it, except that lone surrogates go out as their ill-formed UTF-8 bytes. */
+function formBody(fields: Record<string, string>): string {
+  return Object.entries(fields)
+    .map(([key, value]) => `${key}=${percentEncode(value)}`)
+    .join('&');
+}
+
+function percentEncode(value: string): string {
+  let out = '';
+  for (const character of value) {
+    const code = character.codePointAt(0) ?? 0;
+    out +=
+      code >= 0xd800 && code <= 0xdfff
+        ? `%ED%${(0xa0 | ((code >> 6) & 0x1f)).toString(16).toUpperCase()}%${(0x80 | (code & 0x3f)).toString(16).toUpperCase()}`
+        : encodeURIComponent(character);
+  }
+  return out;
+}
+
+describe('text fuzzing of every route', () => {
+  it('answers every documented route (/api/v1, the token endpoints, the application routes) with a 400 naming the field or stores the text exactly', async () => {
+    let sent = 0;
+    const covered: string[] = [];
+    for (const documentPath of [OPENAPI_PATH, APP_OPENAPI_PATH]) {
+      const { operations, resolve } = await documentedOperations(documentPath);
+      for (const operation of operations) {
+        const count = await fuzzOperation(operation, resolve);
+        if (count > 0) covered.push(`${operation.method} ${operation.path}`);
+        sent += count;
+      }
+    }
+    console.info(`documented routes: ${sent} fuzzed requests over ${covered.length} operations`);
+    // The routes the defects were found on are among them.
+    expect(covered).toEqual(
+      expect.arrayContaining([
+        'POST /oauth/token',
+        'POST /api/v1/envelopes/from-template',
+        'GET /api/v1/envelopes/by-external-reference/{externalReference}',
+        'POST /api/v1/envelopes/{id}/cancel',
+        'POST /api/v1/envelopes/{id}/extend',
+      ]),
+    );
+  }, 300_000);
+
+  it('answers the upload’s file name: refused, or stored as a safe name', async () => {
+    for (const value of VALUES) {
+      const form = new FormData();
+      form.append(
+        'file',
+        new Blob([PDF_BYTES], { type: 'application/pdf' }),
+        `${value.text.slice(0, 4000)}.pdf`,
+      );
+      const answer = await send('/api/v1/files/upload', { method: 'POST', headers: auth, body: form });
+      report.push(`${answer.status}  POST /api/v1/files/upload  filename  ${value.name}`);
+      expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(500);
+      if (answer.status < 300) {
+        // The documented rule: the name is reduced to a safe base name (bidi controls and control characters go).
+        const name = (answer.body as { name: string }).name;
+        expect(textProblem(name)).toBeUndefined();
+        expect(name).not.toMatch(/[\u202A-\u202E]/);
+      } else {
+        expect(isErrorBody(answer.body)).toBe(true);
+      }
+    }
+  });
+});
+
+describe('text fuzzing of the signer API and the development routes (hidden from the OpenAPI documents)', () => {
+  it('refuses or stores exactly every text of a save, a decline and a code', async () => {
+    let envelope = await sentEnvelope();
+    const signer = (path: string, method: string, body: unknown) =>
+      send(path, {
+        method,
+        headers: { 'content-type': 'application/json', 'user-agent': 'text fuzz' },
+        body: JSON.stringify(body),
+      });
+    const savedValue = async (fieldId: string) => {
+      const view = (await (await fetch(`${baseUrl}/api/signing/${envelope.token}`)).json()) as {
+        fields: { fieldDefinitionId: string; value: unknown }[];
+      };
+      return view.fields.find((f) => f.fieldDefinitionId === fieldId)?.value;
+    };
+
+    // The body schemas' own strings (fieldDefinitionId, reason, code), walked from domain/signing.ts.
+    const decline = zodPaths(DeclineSigningRequest);
+    const verify = zodPaths(VerifyCodeRequest);
+    const save = zodPaths(SaveFieldsRequest);
+    expect(decline.map((p) => p.join('.'))).toEqual(['reason']);
+    expect(save.map((p) => p.join('.')).sort()).toEqual(['values.0.fieldDefinitionId', 'values.0.value']);
+
+    // Each field type's value: a string, or the strings of its object shape (field-value.ts).
+    const valueShapes: Record<string, { base: unknown; paths: Path[] }> = {};
+    for (const field of FUZZ_FIELDS) {
+      if (field.type === 'Signature') {
+        valueShapes[field.label] = {
+          base: { imagePngBase64: PNG, typedName: 'Dana' },
+          paths: [['imagePngBase64'], ['typedName']],
+        };
+      } else if (field.type === 'Image upload' || field.type === 'File upload') {
+        valueShapes[field.label] = {
+          base: { fileBase64: PNG, filename: 'logo.png', contentType: 'image/png' },
+          paths: [['fileBase64'], ['filename'], ['contentType']],
+        };
+      } else {
+        valueShapes[field.label] = { base: 'ok', paths: [[]] };
+      }
+    }
+
+    for (const value of VALUES) {
+      const answer = await signer(`/api/signing/${envelope.token}/fields`, 'PUT', {
+        values: [{ fieldDefinitionId: value.text, value: 'x' }],
+      });
+      await check(
+        'PUT /api/signing/{token}/fields',
+        { part: 'body', path: ['values', 0, 'fieldDefinitionId'] },
+        value,
+        answer,
+        {},
+      );
+    }
+    for (const [label, shape] of Object.entries(valueShapes)) {
+      const fieldId = fieldIds[label] as string;
+      for (const path of shape.paths) {
+        for (const value of VALUES) {
+          const fuzzed = setAt(shape.base, path, value.text);
+          const answer = await signer(`/api/signing/${envelope.token}/fields`, 'PUT', {
+            values: [{ fieldDefinitionId: fieldId, value: fuzzed }],
+          });
+          const target: Target = { part: 'body', path: ['values', 0, 'value', ...path] };
+          await check(`PUT /api/signing/{token}/fields (${label})`, target, value, answer, {
+            readBack: async () => getAt(await savedValue(fieldId), path),
+          });
+        }
+      }
+    }
+
+    for (const value of VALUES) {
+      const answer = await signer(
+        `/api/signing/${envelope.token}/otp/verify`,
+        'POST',
+        setAt({ code: '123456' }, verify[0] as Path, value.text),
+      );
+      await check(
+        'POST /api/signing/{token}/otp/verify',
+        { part: 'body', path: verify[0] as Path },
+        value,
+        answer,
+        {},
+      );
+    }
+
+    for (const value of VALUES) {
+      const answer = await signer(`/api/signing/${envelope.token}/decline`, 'POST', { reason: value.text });
+      const declined = envelope;
+      await check('POST /api/signing/{token}/decline', { part: 'body', path: ['reason'] }, value, answer, {
+        readBack: async () =>
+          (
+            await ctx.orm.em
+              .fork()
+              .findOne(AuditEvent, { envelopeId: declined.id, type: 'recipient.declined' })
+          )?.data.reason,
+      });
+      if (answer.status < 300) envelope = await sentEnvelope();
+    }
+  }, 300_000);
+
+  it('refuses or answers every text of the development notifications query', async () => {
+    for (const name of ['to', 'envelopeId', 'recipientId', 'kind', 'limit']) {
+      for (const value of VALUES) {
+        const answer = await send(`/api/dev/notifications?${name}=${value.url}`, { method: 'GET' });
+        await check('GET /api/dev/notifications', { part: 'query', path: [name] }, value, answer, {
+          storesNothing: true,
+        });
+      }
+    }
+  });
+});
+
+describe('text fuzzing of what the operator CLI sends (the same domain schemas)', () => {
+  it('refuses what cannot be stored in organizations, OAuth clients, templates and webhook endpoints', () => {
+    const schemas: [string, z.ZodType, unknown][] = [
+      ['organization', CreateOrganizationRequest, { name: 'Acme', plan: 'Business' }],
+      [
+        'OAuth client',
+        CreateOAuthClientRequest,
+        { name: 'Client', scopes: ['envelopes.read'], ipAllowlist: ['10.0.0.0/8'] },
+      ],
+      [
+        'template',
+        TemplateDefinition,
+        {
+          name: 'T',
+          roles: [{ name: 'Client' }],
+          fields: [
+            {
+              type: 'Radio',
+              role: 'Client',
+              label: 'L',
+              options: ['a'],
+              page: 1,
+              x: 1,
+              y: 1,
+              width: 1,
+              height: 1,
+            },
+          ],
+        },
+      ],
+      [
+        'webhook endpoint',
+        CreateWebhookEndpointRequest,
+        { url: 'https://example.com/hook', eventTypes: ['envelope.completed'] },
+      ],
+      ['webhook update', UpdateWebhookEndpointRequest, { url: 'https://example.com/hook' }],
+    ];
+    let checked = 0;
+    for (const [what, schema, base] of schemas) {
+      expect(schema.safeParse(base).success, what).toBe(true);
+      for (const path of zodPaths(schema)) {
+        for (const value of VALUES) {
+          const result = schema.safeParse(setAt(base, path, value.text));
+          checked += 1;
+          if (!value.storable) {
+            expect(result.success, `${what} ${path.join('.')} accepted ${value.name}`).toBe(false);
+            expect(
+              result.error?.issues.some((issue) => issue.path.join('.') === path.join('.')),
+              `${what} ${path.join('.')} with ${value.name}: ${result.error?.message}`,
+            ).toBe(true);
+          } else if (result.success) {
+            expect(getAt(result.data, path), `${what} ${path.join('.')}`).toBe(value.text);
+          }
+        }
+      }
+    }
+    console.info(`operator schemas: ${checked} fuzzed values`);
+  });
+});
+
+// The two jams of defect 1: a decline or cancel with a NUL reason answered nothing, the workflow decided and
+// the projection retried forever. Now: 400, the envelope still Sent, and a later cancel works.
+describe('a NUL in a reason no longer jams an envelope', () => {
+  it('refuses a signer’s decline with a NUL reason; the envelope stays Sent and can still be cancelled', async () => {
+    const envelope = await sentEnvelope();
+    const answer = await send(`/api/signing/${envelope.token}/decline`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ reason: 'a\u0000b' }),
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({
+      error: {
+        code: 'invalid_request',
+        details: [{ field: 'body.reason', message: 'must not contain NUL characters' }],
+      },
+    });
+    await expectStillSentThenCancellable(envelope.id);
+  });
+
+  it('refuses an integrator’s cancel with a NUL reason; the envelope stays Sent and can still be cancelled', async () => {
+    const envelope = await sentEnvelope();
+    const answer = await send(`/api/v1/envelopes/${envelope.id}/cancel`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ reason: 'x\u0000y' }),
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({
+      error: {
+        code: 'invalid_request',
+        details: [{ field: 'body.reason', message: 'must not contain NUL characters' }],
+      },
+    });
+    await expectStillSentThenCancellable(envelope.id);
+  });
+
+  it('refuses the by-external-reference lookup of a%00b with a 400, not a 500', async () => {
+    const answer = await send('/api/v1/envelopes/by-external-reference/a%00b', {
+      method: 'GET',
+      headers: auth,
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ error: { details: [{ field: 'params.externalReference' }] } });
+  });
+});
+
+async function expectStillSentThenCancellable(envelopeId: string): Promise<void> {
+  const row = await ctx.orm.em.fork().findOneOrFail(Envelope, { id: envelopeId });
+  expect(row.status).toBe('Sent');
+  const state = await ctx.temporal.workflow
+    .getHandle(`envelope/${envelopeId}`)
+    .query<{ status: string }>('envelopeState');
+  expect(state.status).toBe('Sent');
+  const cancel = await send(`/api/v1/envelopes/${envelopeId}/cancel`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ reason: 'a plain reason' }),
+  });
+  expect(cancel.status, JSON.stringify(cancel.body)).toBe(200);
+  expect((await ctx.orm.em.fork().findOneOrFail(Envelope, { id: envelopeId })).status).toBe('Cancelled');
+}

@@ -1,0 +1,194 @@
+// How fast an envelope recovers when its worker is killed (SIGKILL) and a new one starts (issue 13, defect 14):
+// an Update to an envelope the dead worker had cached, a projection that was running, a finalization that was
+// running. Each runs on this file's own task queue, served only by worker processes the test starts and kills
+// (test/support/recovery-worker.ts), against the suite's Temporal dev server. The figures are printed and
+// stated in docs/architecture.md; the bounds fail with the SDK's and the old timeouts (a 10 s sticky queue
+// timeout, a 30 s projection timeout without heartbeat, a 30 s finalization heartbeat timeout).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { envelopeWorkflowInput } from '../../api/services/envelopes/send-envelope.ts';
+import { Envelope } from '../../db/entities/index.ts';
+import {
+  completeRecipientUpdate,
+  ENVELOPE_WORKFLOW_TYPE,
+  envelopeWorkflowId,
+  remindEnvelopeUpdate,
+} from '../../workflows/contracts.ts';
+import type { envelopeWorkflow } from '../../workflows/envelope.ts';
+import { draftTwoSignerEnvelope, openTestContext, type TestContext } from '../support/context.ts';
+
+const WORKER_SCRIPT = fileURLToPath(new URL('../support/recovery-worker.ts', import.meta.url));
+
+/** Upper bounds of the recovery, with room for a loaded machine; the old timeouts need 10 s, 41 s and 42 s. */
+const BOUNDS_MS = { update: 6_000, projection: 12_000, finalization: 15_000 };
+
+interface WorkerProcess {
+  child: ChildProcess;
+  next(event: string): Promise<Record<string, unknown>>;
+  exited: Promise<NodeJS.Signals | number | null>;
+}
+
+const started: WorkerProcess[] = [];
+const figures: string[] = [];
+let ctx: TestContext;
+
+beforeAll(async () => {
+  ctx = await openTestContext();
+});
+afterEach(async () => {
+  for (const worker of started.splice(0)) {
+    if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGTERM');
+    await worker.exited;
+  }
+});
+afterAll(async () => {
+  console.info(`worker recovery after SIGKILL:\n${figures.join('\n')}`);
+  await ctx.close();
+});
+
+function startWorker(
+  taskQueue: string,
+  hang: { activity: 'projection' | 'finalize'; event?: string } | null,
+) {
+  const child = spawn(process.execPath, [WORKER_SCRIPT], {
+    env: {
+      ...process.env,
+      DATABASE_URL: inject('databaseUrl'),
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_NAMESPACE: inject('namespace'),
+      WORKFLOW_BUNDLE_PATH: inject('workflowBundlePath'),
+      TASK_QUEUE: taskQueue,
+      HANG: hang?.activity ?? '',
+      HANG_EVENT: hang?.event ?? '',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const messages: Record<string, unknown>[] = [];
+  const waiters: { event: string; resolve: (message: Record<string, unknown>) => void }[] = [];
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => {
+    child.once('exit', (code, signal) => resolve(signal ?? code));
+  });
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+    let message: Record<string, unknown>;
+    try {
+      message = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    messages.push(message);
+    for (const waiter of waiters.filter((w) => w.event === message.event)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve(message);
+    }
+  });
+  const next = (event: string) => {
+    const seen = messages.find((m) => m.event === event);
+    if (seen) return Promise.resolve(seen);
+    return Promise.race([
+      new Promise<Record<string, unknown>>((resolve) => waiters.push({ event, resolve })),
+      exited.then((how) => {
+        throw new Error(`the recovery worker exited (${String(how)}) before announcing ${event}`);
+      }),
+    ]);
+  };
+  const worker = { child, next, exited };
+  started.push(worker);
+  return worker;
+}
+
+async function kill(worker: WorkerProcess): Promise<number> {
+  worker.child.kill('SIGKILL');
+  expect(await worker.exited).toBe('SIGKILL');
+  return Date.now();
+}
+
+/** A sent envelope whose workflow runs on `taskQueue` (served by the first worker, which is running). */
+async function sentOn(taskQueue: string) {
+  const draft = await draftTwoSignerEnvelope(ctx, { title: `Recovery ${randomUUID().slice(0, 8)}` });
+  const handle = await ctx.temporal.workflow.start<typeof envelopeWorkflow>(ENVELOPE_WORKFLOW_TYPE, {
+    workflowId: envelopeWorkflowId(draft.envelopeId),
+    taskQueue,
+    args: [envelopeWorkflowInput(draft.envelope, draft.recipients)],
+  });
+  const deadline = Date.now() + 20_000;
+  while ((await ctx.orm.em.fork().findOneOrFail(Envelope, { id: draft.envelopeId })).status !== 'Sent') {
+    if (Date.now() > deadline) throw new Error('the envelope was not sent within 20 s');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { ...draft, handle };
+}
+
+describe('recovery after the worker is killed', () => {
+  it('answers an Update to an envelope the killed worker had cached within a few seconds', async () => {
+    const taskQueue = `envelopes-recovery-${randomUUID().slice(0, 8)}`;
+    const first = startWorker(taskQueue, null);
+    await first.next('worker-running');
+    const { handle } = await sentOn(taskQueue);
+    // The workflow is now cached by the first worker: its next task goes to that worker's sticky queue.
+    await handle.executeUpdate(remindEnvelopeUpdate);
+
+    const killedAt = await kill(first);
+    const second = startWorker(taskQueue, null);
+    await second.next('worker-running');
+    const replacedAt = Date.now();
+    const state = await handle.executeUpdate(remindEnvelopeUpdate);
+    const answeredAt = Date.now();
+    expect(state.status).toBe('Sent');
+    figures.push(
+      `  Update: answered ${answeredAt - replacedAt} ms after it was sent to the new worker ` +
+        `(${answeredAt - killedAt} ms after the kill, the new worker's start included)`,
+    );
+    expect(answeredAt - replacedAt).toBeLessThan(BOUNDS_MS.update);
+  });
+
+  it('finishes a projection that was running when its worker was killed within a few seconds', async () => {
+    const taskQueue = `envelopes-recovery-${randomUUID().slice(0, 8)}`;
+    const first = startWorker(taskQueue, { activity: 'projection', event: 'envelope.reminded' });
+    await first.next('worker-running');
+    const { handle, envelopeId } = await sentOn(taskQueue);
+    const reminded = handle.executeUpdate(remindEnvelopeUpdate);
+    await first.next('hanging');
+
+    const killedAt = await kill(first);
+    const second = startWorker(taskQueue, null);
+    await second.next('worker-running');
+    const state = await reminded;
+    const answeredAt = Date.now();
+    expect(state.sequence).toBe(2);
+    const row = await ctx.orm.em.fork().findOneOrFail(Envelope, { id: envelopeId });
+    expect(row.reminderCount).toBe(1);
+    expect(row.projectedSequence).toBe(2);
+    figures.push(
+      `  projection: written ${answeredAt - killedAt} ms after the kill (its Update answered then)`,
+    );
+    expect(answeredAt - killedAt).toBeLessThan(BOUNDS_MS.projection);
+  });
+
+  it('completes an envelope whose finalization was running when its worker was killed within seconds', async () => {
+    const taskQueue = `envelopes-recovery-${randomUUID().slice(0, 8)}`;
+    const first = startWorker(taskQueue, { activity: 'finalize' });
+    await first.next('worker-running');
+    const { handle, first: signer1, second: signer2, envelopeId } = await sentOn(taskQueue);
+    await handle.executeUpdate(completeRecipientUpdate, { args: [{ recipientId: signer1.id }] });
+    const signed = await handle.executeUpdate(completeRecipientUpdate, {
+      args: [{ recipientId: signer2.id }],
+    });
+    expect(signed.status).toBe('ProcessingFinalPdf');
+    await first.next('hanging');
+
+    const killedAt = await kill(first);
+    const second = startWorker(taskQueue, null);
+    await second.next('worker-running');
+    const result = await handle.result();
+    const completedAt = Date.now();
+    expect(result.status).toBe('Completed');
+    const row = await ctx.orm.em.fork().findOneOrFail(Envelope, { id: envelopeId });
+    expect(row.status).toBe('Completed');
+    expect(row.finalPdfFileId).toMatch(/^[0-9a-f-]{36}$/);
+    figures.push(`  finalization: envelope Completed ${completedAt - killedAt} ms after the kill`);
+    expect(completedAt - killedAt).toBeLessThan(BOUNDS_MS.finalization);
+  });
+});
