@@ -19,6 +19,7 @@ import {
 } from '../notifications/messages.ts';
 import type { OutgoingMessage, SentMessage } from '../notifications/providers.ts';
 import type { SendNotificationRequest, SendNotificationResult } from '../workflows/notification-contracts.ts';
+import { whileHeartbeating } from './projection.ts';
 
 export interface NotificationActivityConfig {
   env: SigilEnv;
@@ -44,7 +45,7 @@ export function createNotificationActivities(deps: { orm: Orm; config: Notificat
   const secrets = configuredSecrets(deps.config.notifications);
   const base = deps.config.publicBaseUrl.replace(/\/+$/, '');
 
-  return {
+  const activities = {
     async sendNotification(request: SendNotificationRequest): Promise<SendNotificationResult> {
       const em = deps.orm.em.fork();
       const earlier = await em.findOne(Notification, { id: request.notificationId });
@@ -152,6 +153,12 @@ export function createNotificationActivities(deps: { orm: Orm; config: Notificat
         alreadySent: false,
       };
     },
+  };
+  return {
+    // Heartbeats every second while it works: with the heartbeat timeout the workflow sets, a message whose
+    // worker died is retried within seconds, not after the start-to-close timeout (notification-contracts.ts).
+    sendNotification: (request: SendNotificationRequest): Promise<SendNotificationResult> =>
+      whileHeartbeating(() => activities.sendNotification(request)),
   };
 }
 

@@ -20,6 +20,12 @@ export interface WebhookDeliverySettings {
   allowPrivateTargets: boolean;
   /** Time limit of one HTTP attempt: connecting, sending and receiving the response status. */
   attemptTimeoutMs: number;
+  /**
+   * The workflow's retry schedule is multiplied by this before each wait: 1 in production, where the
+   * documented schedule holds; WEBHOOK_RETRY_DELAY_SCALE elsewhere, so tests and the chaos run see retries
+   * within seconds.
+   */
+  retryDelayScale: number;
 }
 
 export const WEBHOOK_ATTEMPT_TIMEOUT_MS = 10_000;
@@ -28,9 +34,16 @@ export const RESPONSE_EXCERPT_CHARS = 200;
 const RESPONSE_READ_BYTES = 2048;
 const USER_AGENT = 'Sigil-Webhooks/1';
 
-/** The settings of the worker process: private targets only in development and test. */
-export function webhookDeliverySettings(env: SigilEnv): WebhookDeliverySettings {
-  return { allowPrivateTargets: privateTargetsAllowed(env), attemptTimeoutMs: WEBHOOK_ATTEMPT_TIMEOUT_MS };
+/**
+ * The settings of the worker process: private targets only in development and test, and the retry schedule
+ * shortened by `retryDelayScale` (config.webhooks) only outside production.
+ */
+export function webhookDeliverySettings(env: SigilEnv, retryDelayScale = 1): WebhookDeliverySettings {
+  return {
+    allowPrivateTargets: privateTargetsAllowed(env),
+    attemptTimeoutMs: WEBHOOK_ATTEMPT_TIMEOUT_MS,
+    retryDelayScale: env === 'production' ? 1 : retryDelayScale,
+  };
 }
 
 export interface AttemptWebhookDeliveryRequest {
@@ -45,6 +58,12 @@ export interface AttemptWebhookDeliveryOutcome {
   /** `pending`: failed, another attempt follows; `gone`: the delivery or its endpoint no longer exists. */
   status: 'pending' | 'succeeded' | 'failed' | 'gone';
   statusCode: number | null;
+  /**
+   * With `pending`: how long the workflow waits before the next attempt, the request's `retryDelayMs` times
+   * the worker's `retryDelayScale` (the delivery record's `next_attempt_at` says the same). Absent from
+   * outcomes of older workers, whose workflows wait `retryDelayMs` itself.
+   */
+  retryDelayMs?: number;
 }
 
 /** `sha256=` + lowercase hex HMAC-SHA256 of `${timestamp}.${body}`. */
@@ -62,8 +81,14 @@ export function createWebhookActivities(deps: { orm: Orm; webhooks?: Partial<Web
   const settings: WebhookDeliverySettings = {
     allowPrivateTargets: false,
     attemptTimeoutMs: WEBHOOK_ATTEMPT_TIMEOUT_MS,
+    retryDelayScale: 1,
     ...deps.webhooks,
   };
+  /** The wait after a failed attempt, as this worker's settings have it. */
+  const waitAfter = (request: AttemptWebhookDeliveryRequest) =>
+    request.retryDelayMs === null
+      ? {}
+      : { retryDelayMs: Math.round(request.retryDelayMs * settings.retryDelayScale) };
   // Connections are kept open between deliveries to the same host; the connect-time lookup refuses
   // special-purpose addresses unless private targets are allowed.
   const lookup = settings.allowPrivateTargets ? undefined : publicOnlyLookup;
@@ -167,7 +192,8 @@ export function createWebhookActivities(deps: { orm: Orm; webhooks?: Partial<Web
       }
       // This attempt was made and recorded already (the activity is running again after a worker crash
       // or a lost completion): do not send it twice.
-      if (delivery.attemptCount >= request.attempt) return { status: 'pending', ...recorded };
+      if (delivery.attemptCount >= request.attempt)
+        return { status: 'pending', ...recorded, ...waitAfter(request) };
 
       const endpoint = await em.findOne(WebhookEndpoint, { id: delivery.endpointId });
       if (!endpoint) return { status: 'gone', statusCode: null };
@@ -212,6 +238,7 @@ export function createWebhookActivities(deps: { orm: Orm; webhooks?: Partial<Web
       const succeeded = result.error === null && result.statusCode !== null;
       const last = request.retryDelayMs === null || request.attempt >= WEBHOOK_MAX_ATTEMPTS;
       const status = succeeded ? 'succeeded' : last ? 'failed' : 'pending';
+      const wait = waitAfter(request).retryDelayMs;
       const finishedAt = new Date();
       await em.transactional(async (tx) => {
         await tx.execute(
@@ -233,16 +260,16 @@ export function createWebhookActivities(deps: { orm: Orm; webhooks?: Partial<Web
             result.statusCode,
             result.error,
             startedAt,
-            status === 'pending' && request.retryDelayMs !== null
-              ? new Date(finishedAt.getTime() + request.retryDelayMs)
-              : null,
+            status === 'pending' && wait !== undefined ? new Date(finishedAt.getTime() + wait) : null,
             succeeded ? finishedAt : null,
             endpoint.url,
             delivery.id,
           ],
         );
       });
-      return { status, statusCode: result.statusCode };
+      return status === 'pending'
+        ? { status, statusCode: result.statusCode, ...waitAfter(request) }
+        : { status, statusCode: result.statusCode };
     },
   };
 }

@@ -70,6 +70,14 @@ const schema = z.object({
   TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   SIGNING_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(300),
   ENTERPRISE_UPLOAD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(200),
+  // Outside production only: the webhook retry schedule multiplied by this (0.001-1; tests, the chaos run).
+  WEBHOOK_RETRY_DELAY_SCALE: optionalText.pipe(
+    z.coerce
+      .number<string | undefined>({ error: 'must be a number from 0.001 to 1' })
+      .min(0.001, 'must be a number from 0.001 to 1')
+      .max(1, 'must be a number from 0.001 to 1')
+      .optional(),
+  ),
   // Unset (or empty): on in development and test, off in production.
   SANDBOX_ENABLED: optionalText.pipe(
     z
@@ -245,6 +253,13 @@ export interface Config {
     /** Signer API requests per minute per source address. */
     signingRatePerMinute: number;
   };
+  webhooks: {
+    /**
+     * The documented retry schedule of webhook deliveries (30 s, 2 min, 8 min, 32 min) is multiplied by this
+     * before each wait: 1 in production; WEBHOOK_RETRY_DELAY_SCALE elsewhere (tests and the chaos run).
+     */
+    retryDelayScale: number;
+  };
   /** Notification providers (docs/notifications.md); null: the channel has none. */
   notifications: NotificationsConfig;
 }
@@ -297,6 +312,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (v.SIGIL_ENV === 'production') {
     const missing = (['DATABASE_URL', 'TEMPORAL_ADDRESS'] as const).filter((name) => !v[name]);
     problems.push(...missing.map((name) => `${name}: required when SIGIL_ENV=production`));
+    if (v.WEBHOOK_RETRY_DELAY_SCALE !== undefined && v.WEBHOOK_RETRY_DELAY_SCALE !== 1) {
+      problems.push(
+        'WEBHOOK_RETRY_DELAY_SCALE: not allowed when SIGIL_ENV=production (deliveries keep the documented schedule)',
+      );
+    }
   }
   problems.push(...notificationProblems(v));
   if (problems.length > 0) throw new ConfigError(problems);
@@ -335,6 +355,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       signingRatePerMinute: v.SIGNING_RATE_LIMIT_PER_MINUTE,
       sandboxEnabled: v.SANDBOX_ENABLED ?? v.SIGIL_ENV !== 'production',
     },
+    webhooks: { retryDelayScale: v.WEBHOOK_RETRY_DELAY_SCALE ?? 1 },
     notifications: notificationsConfig(v),
   };
 }

@@ -5,7 +5,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +19,7 @@ import { provisionDevServer } from '../temporal/provisioning/temporal-cli.ts';
 import { ensureSearchAttributes } from '../temporal/search-attributes.ts';
 import { seedDemo } from './demo/seed-demo.ts';
 import { ensureWebBuild } from './ensure-web-build.ts';
+import { portInUse } from './ports.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const say = (message: string) => process.stdout.write(`[sigil] ${message}\n`);
@@ -284,17 +284,6 @@ async function shutdown(reason: string, code: number): Promise<void> {
     }
   }
   process.exit(code);
-}
-
-function portInUse(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {

@@ -55,7 +55,7 @@ try {
   const connection = await connectWorker(config.temporal);
   const activities = createActivities({
     orm,
-    webhooks: webhookDeliverySettings(config.env),
+    webhooks: webhookDeliverySettings(config.env, config.webhooks.retryDelayScale),
     notifications: config,
   });
   // One bundle for both workers: the envelope worker (task queue `envelopes`) and the webhook worker

@@ -42,7 +42,10 @@ import type {
   MessageOutcome,
   MessageRequest,
 } from './envelope-model.ts';
-import { NOTIFICATION_ACTIVITY_OPTIONS } from './notification-contracts.ts';
+import {
+  NOTIFICATION_ACTIVITY_OPTIONS,
+  NOTIFICATION_ACTIVITY_OPTIONS_WITH_HEARTBEAT,
+} from './notification-contracts.ts';
 import { WEBHOOK_DELIVERY_WORKFLOW_TYPE, webhookDeliveryChildOptions } from './webhook-contracts.ts';
 
 /** A run continues as new past this many history events (Temporal may suggest it earlier). */
@@ -77,6 +80,11 @@ const { finalizeEnvelope } = proxyActivities<Activities>({
 });
 
 const { sendNotification } = proxyActivities<Activities>(NOTIFICATION_ACTIVITY_OPTIONS);
+/** Messages sent on this code carry a heartbeat timeout: a dead worker's message is retried within seconds. */
+const NOTIFICATION_HEARTBEAT_PATCH = 'notification-heartbeat';
+const { sendNotification: sendNotificationWithHeartbeat } = proxyActivities<Activities>(
+  NOTIFICATION_ACTIVITY_OPTIONS_WITH_HEARTBEAT,
+);
 
 /** Behaviour that depends on the code a run started on (each answered by a `patched()` marker). */
 export interface RunVersions {
@@ -328,10 +336,14 @@ export class EnvelopeRun {
   /** Sends one message in the background; when it settles, the model decides what its outcome changes. */
   private send(message: MessageRequest): void {
     if (!this.versions.sendsNotifications) return;
+    // Decided before the first await, so the patch marker precedes the activity's command.
+    const sendMessage = patched(NOTIFICATION_HEARTBEAT_PATCH)
+      ? sendNotificationWithHeartbeat
+      : sendNotification;
     const sending = (async () => {
       let outcome: MessageOutcome;
       try {
-        const result = await sendNotification({
+        const result = await sendMessage({
           notificationId: uuid4(),
           organizationId: this.input.organizationId,
           envelopeId: this.input.envelopeId,

@@ -86,3 +86,14 @@ export const NOTIFICATION_ACTIVITY_OPTIONS = {
     nonRetryableErrorTypes: ['NoProvider', 'NoAddress', 'ProviderRejected', 'InvalidNotification'],
   },
 } satisfies ActivityOptions;
+
+/**
+ * The same with a heartbeat timeout: the activity heartbeats every second while it works, so a worker that dies
+ * in the middle of a message is noticed within 5 s and the message is retried 15 s later, instead of only
+ * after the 2-minute start-to-close timeout (which also kept a finished envelope's workflow open that long).
+ * Runs reach it behind `patched('notification-heartbeat')` (workflows/envelope-run.ts).
+ */
+export const NOTIFICATION_ACTIVITY_OPTIONS_WITH_HEARTBEAT = {
+  ...NOTIFICATION_ACTIVITY_OPTIONS,
+  heartbeatTimeout: '5 seconds',
+} satisfies ActivityOptions;

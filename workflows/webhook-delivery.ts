@@ -2,7 +2,7 @@
 // jitter between them. The waiting happens here, on durable timers, so a delivery survives worker restarts
 // and its schedule is visible in the workflow history; the jitter comes from the workflow's seeded
 // Math.random(), so a replay decides the same delays.
-import { proxyActivities, sleep } from '@temporalio/workflow';
+import { patched, proxyActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import {
   WEBHOOK_MAX_ATTEMPTS,
@@ -20,6 +20,12 @@ const { attemptWebhookDelivery } = proxyActivities<Activities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
+/**
+ * Runs on this code wait what the attempt says (`outcome.retryDelayMs`: this schedule times the worker's
+ * WEBHOOK_RETRY_DELAY_SCALE, 1 in production); runs recorded before it waited `retryDelayMs` itself.
+ */
+const WAIT_FROM_ATTEMPT_PATCH = 'webhook-wait-from-attempt';
+
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
   const { deliveryId } = input;
   for (let attempt = 1; attempt <= WEBHOOK_MAX_ATTEMPTS; attempt += 1) {
@@ -28,7 +34,11 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     const outcome = await attemptWebhookDelivery({ deliveryId, attempt, retryDelayMs });
     if (outcome.status !== 'pending') return { deliveryId, status: outcome.status, attempts: attempt };
     if (retryDelayMs === null) break;
-    await sleep(retryDelayMs);
+    const wait =
+      outcome.retryDelayMs !== undefined && patched(WAIT_FROM_ATTEMPT_PATCH)
+        ? outcome.retryDelayMs
+        : retryDelayMs;
+    await sleep(wait);
   }
   // Unreachable in practice: the activity marks the last failed attempt `failed`.
   return { deliveryId, status: 'failed', attempts: WEBHOOK_MAX_ATTEMPTS };

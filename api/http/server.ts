@@ -28,6 +28,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
     },
     trustProxy: options.trustedProxies && options.trustedProxies.length > 0 ? options.trustedProxies : false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    // A client must send its whole request within two minutes (a 25 MB upload on a slow line fits): a body
+    // that trickles in, or keeps coming after the answer was decided, does not hold a connection for ever.
+    requestTimeout: 120_000,
     // Node refuses some requests before Fastify sees them (headers too large, malformed HTTP): answer them
     // with the error body too.
     clientErrorHandler: answerClientError,

@@ -255,7 +255,7 @@ describe('delivery in production', () => {
         attempt: 1,
         retryDelayMs: 30_000,
       });
-      expect(outcome).toEqual({ status: 'pending', statusCode: null });
+      expect(outcome).toEqual({ status: 'pending', statusCode: null, retryDelayMs: 30_000 });
       const [record] = await listWebhookDeliveries(ctx, organizationId, { endpointId: endpoint.id });
       expect(record?.lastError).toMatch(error);
       expect(record?.attempts).toHaveLength(1);

@@ -49,14 +49,17 @@ afterAll(async () => {
 });
 
 /** Runs a worker of this test's own task queue until `start` has queued a delivery and it has finished. */
-async function deliver(start: () => Promise<{ id: string }>): Promise<WebhookDeliveryResult> {
+async function deliver(
+  start: () => Promise<{ id: string }>,
+  retryDelayScale = 1,
+): Promise<WebhookDeliveryResult> {
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue: TASK_QUEUE,
     workflowBundle: { codePath: inject('workflowBundlePath') },
     activities: createActivities({
       orm,
-      webhooks: { allowPrivateTargets: true, attemptTimeoutMs: ATTEMPT_TIMEOUT_MS },
+      webhooks: { allowPrivateTargets: true, attemptTimeoutMs: ATTEMPT_TIMEOUT_MS, retryDelayScale },
     }),
   });
   return worker.runUntil(async () => {
@@ -90,9 +93,9 @@ async function timerDurationsMs(deliveryId: string): Promise<number[]> {
     .map((timeout) => Number(timeout.seconds ?? 0) * 1000 + Math.round((timeout.nanos ?? 0) / 1e6));
 }
 
-function expectJitteredSchedule(durations: number[]) {
+function expectJitteredSchedule(durations: number[], scale = 1) {
   durations.forEach((duration, index) => {
-    const base = WEBHOOK_RETRY_DELAYS_MS[index] as number;
+    const base = (WEBHOOK_RETRY_DELAYS_MS[index] as number) * scale;
     expect(duration).toBeGreaterThanOrEqual(base * (1 - WEBHOOK_RETRY_JITTER));
     expect(duration).toBeLessThanOrEqual(base * (1 + WEBHOOK_RETRY_JITTER));
     if (index > 0) expect(duration).toBeGreaterThan(durations[index - 1] as number);
@@ -153,6 +156,45 @@ describe('webhook delivery retries', () => {
       expect((attempt.error ?? '').length).toBeLessThanOrEqual(230);
     }
     expect(record.lastError).toMatch(/^HTTP 500: upstream exploded; secret=\[redacted\]; x+…$/);
+  });
+
+  it('a worker with WEBHOOK_RETRY_DELAY_SCALE waits the schedule times the scale, and records that wait', async () => {
+    const { organizationId, endpoint } = await newEndpoint();
+    const path = `/hooks/${organizationId}`;
+    const ours = (request: ReceivedRequest) => request.path === path;
+    receiver.answer((request) =>
+      ours(request) && receiver.received.filter(ours).length <= 2 ? { status: 503 } : { status: 204 },
+    );
+    let nextAttemptAfterFirst: Date | null = null;
+    let firstFinishedAt: Date | null = null;
+    const result = await deliver(async () => {
+      const delivery = await sendTestDelivery(
+        servicesOn(orm, { temporal: env.client }),
+        organizationId,
+        endpoint.id,
+        { taskQueue: TASK_QUEUE },
+      );
+      // The record after the first attempt: its next_attempt_at says the scaled wait.
+      for (let i = 0; i < 200 && nextAttemptAfterFirst === null; i += 1) {
+        const record = await getWebhookDelivery(servicesOn(orm), organizationId, delivery.id);
+        if (record.attemptCount >= 1 && record.nextAttemptAt) {
+          nextAttemptAfterFirst = new Date(record.nextAttemptAt);
+          firstFinishedAt = new Date(record.lastAttemptAt ?? 0);
+        } else await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return delivery;
+    }, 0.02);
+    expect(result).toMatchObject({ status: 'succeeded', attempts: 3 });
+    const waits = await timerDurationsMs(result.deliveryId);
+    expect(waits).toHaveLength(2);
+    expectJitteredSchedule(waits, 0.02);
+    // 30 s × 0.02 = 0.6 s (± jitter), not 30 s.
+    expect(waits[0]).toBeLessThan(1000);
+    expect(nextAttemptAfterFirst).not.toBeNull();
+    const recordedWait =
+      (nextAttemptAfterFirst as unknown as Date).getTime() - (firstFinishedAt as unknown as Date).getTime();
+    expect(recordedWait).toBeGreaterThanOrEqual(0);
+    expect(recordedWait).toBeLessThan(1000);
   });
 
   it('succeeds on a later attempt, and a replay after the endpoint is fixed is a new delivery of the same event', async () => {

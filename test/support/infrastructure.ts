@@ -2,7 +2,6 @@
 // Temporal dev server (Temporal CLI) through @temporalio/testing, and the envelope and webhook workers running
 // the real activities. Nothing is faked.
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -12,6 +11,7 @@ import { webhookDeliverySettings } from '../../activities/webhooks.ts';
 import { loadConfig } from '../../config/config.ts';
 import { spawnEmbeddedPostgres } from '../../db/embedded-postgres-process.ts';
 import { createOrm, migrateToLatest, type Orm } from '../../db/orm.ts';
+import { freePort } from '../../scripts/ports.ts';
 import { explainProvisioningFailure } from '../../temporal/provisioning/failures.ts';
 import { provisionDevServer } from '../../temporal/provisioning/temporal-cli.ts';
 import { ensureSearchAttributes } from '../../temporal/search-attributes.ts';
@@ -37,16 +37,7 @@ export function installQuietRuntime(): void {
   Runtime.install({ logger: new DefaultLogger('WARN') });
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+export { freePort };
 
 export async function startTestInfrastructure(log: (line: string) => void): Promise<TestInfrastructure> {
   installQuietRuntime();

@@ -68,9 +68,15 @@ async function save(name: string, envelopeId: string, runId?: string) {
 
 try {
   // A webhook delivery whose first attempt fails (HTTP 500): it waits its first backoff (about 30 s), then
-  // succeeds. Recorded first and on its own, so it does not depend on the envelope scenarios.
-  const webhookFile = new URL('webhook-delivery-retried.json', OUTPUT);
-  if (force || !existsSync(webhookFile)) {
+  // succeeds. Recorded first and on its own, so it does not depend on the envelope scenarios. Recorded again
+  // under a new name when the delivery workflow changes (the older files stand for deliveries in flight):
+  // `-wait-from-attempt` waits what the attempt says (patch webhook-wait-from-attempt).
+  for (const name of ['webhook-delivery-retried', 'webhook-delivery-retried-wait-from-attempt']) {
+    const webhookFile = new URL(`${name}.json`, OUTPUT);
+    if (!force && existsSync(webhookFile)) {
+      log(`kept ${name}.json (exists; --force re-records)`);
+      continue;
+    }
     const receiver = await startWebhookReceiver();
     receiver.answer((request) => (request.index === 0 ? { status: 500 } : { status: 204 }));
     try {
@@ -85,12 +91,10 @@ try {
       await handle.result();
       const history = await handle.fetchHistory();
       await writeFile(webhookFile, `${historyToJSON(history)}\n`);
-      log(`saved webhook-delivery-retried.json (${history.events?.length ?? 0} events)`);
+      log(`saved ${name}.json (${history.events?.length ?? 0} events)`);
     } finally {
       await receiver.close();
     }
-  } else {
-    log('kept webhook-delivery-retried.json (exists; --force re-records)');
   }
 
   const completed = await draft();
@@ -249,7 +253,10 @@ try {
 
   // Messages and webhooks: email signers are invited round by round (development capture), everyone and the
   // Cc get completion notices, and every lifecycle event starts a webhook delivery child.
-  if (force || !existsSync(new URL('messages-webhooks-completed.json', OUTPUT))) {
+  // Recorded again under a new name when the messages change: `messages-heartbeat-completed` sends them with
+  // a heartbeat timeout (patch notification-heartbeat).
+  for (const name of ['messages-webhooks-completed', 'messages-heartbeat-completed']) {
+    if (!force && existsSync(new URL(`${name}.json`, OUTPUT))) continue;
     const receiver = await startWebhookReceiver();
     try {
       const messaged = await createOrganizationWithTemplate(ctx);
@@ -285,7 +292,7 @@ try {
         recipients[1]?.id as string,
         origin,
       );
-      await save('messages-webhooks-completed', envelope.id);
+      await save(name, envelope.id);
     } finally {
       await receiver.close();
     }

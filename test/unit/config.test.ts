@@ -1,5 +1,6 @@
 // Configuration: defaults a developer relies on, and refusals that name the variable to fix.
 import { describe, expect, it } from 'vitest';
+import { webhookDeliverySettings } from '../../activities/webhooks.ts';
 import { ConfigError, loadConfig } from '../../config/config.ts';
 
 function configError(env: NodeJS.ProcessEnv): ConfigError {
@@ -137,6 +138,31 @@ describe('loadConfig refusals', () => {
     expect(config.env).toBe('production');
     expect(config.database.embedded).toBe(false);
     expect(config.temporal.devServer).toBe(false);
+  });
+
+  it('WEBHOOK_RETRY_DELAY_SCALE shortens the retry schedule outside production only, within 0.001–1', () => {
+    expect(loadConfig({ SIGIL_ENV: 'development' }).webhooks.retryDelayScale).toBe(1);
+    expect(
+      loadConfig({ SIGIL_ENV: 'development', WEBHOOK_RETRY_DELAY_SCALE: '0.02' }).webhooks.retryDelayScale,
+    ).toBe(0.02);
+    for (const value of ['0', '2', 'fast']) {
+      expect(configError({ WEBHOOK_RETRY_DELAY_SCALE: value }).problems).toEqual([
+        'WEBHOOK_RETRY_DELAY_SCALE: must be a number from 0.001 to 1',
+      ]);
+    }
+    expect(
+      configError({
+        SIGIL_ENV: 'production',
+        DATABASE_URL: 'postgres://db/sigil',
+        TEMPORAL_ADDRESS: 'temporal:7233',
+        WEBHOOK_RETRY_DELAY_SCALE: '0.02',
+      }).problems,
+    ).toEqual([
+      'WEBHOOK_RETRY_DELAY_SCALE: not allowed when SIGIL_ENV=production (deliveries keep the documented schedule)',
+    ]);
+    // And the worker's settings ignore a scale in production even if one reached them.
+    expect(webhookDeliverySettings('production', 0.02).retryDelayScale).toBe(1);
+    expect(webhookDeliverySettings('test', 0.02).retryDelayScale).toBe(0.02);
   });
 
   it('an unknown SIGIL_ENV is refused', () => {

@@ -1,0 +1,366 @@
+// The chaos run's client: an integrator that drives two-signer envelopes through the public API and the signer
+// API the careful way. Every request is repeated until it gets an answer that settles it — after a network
+// error or a timeout, a 5xx (503 waits its Retry-After), 429 (its Retry-After) and 409
+// `idempotency_request_in_progress` (wait, then the same key and the same body) — and every request that
+// changes something and takes an Idempotency-Key carries one key per operation, the same on every attempt.
+// Each attempt is recorded, so the run can tell how long after a fault each kind of request worked again.
+
+import { setTimeout as sleep } from 'node:timers/promises';
+import { deflateSync } from 'node:zlib';
+
+/** The kinds of requests the run times separately. */
+export const REQUEST_KINDS = ['create', 'send', 'link', 'view', 'save', 'complete', 'read', 'token'] as const;
+export type RequestKind = (typeof REQUEST_KINDS)[number];
+
+export interface Attempt {
+  kind: RequestKind;
+  startedAt: number;
+  endedAt: number;
+  /** HTTP status, or null when no answer came (network error or client timeout). */
+  status: number | null;
+  /** The error body's code, or the network error's. */
+  code: string | null;
+  /** Whether this attempt settled the request (success or a final answer), as opposed to one to retry. */
+  settled: boolean;
+}
+
+export interface IntegratorOptions {
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** A request without an answer this long is abandoned and repeated (a hang). */
+  requestTimeoutMs: number;
+  /** A request still not settled after this long fails the envelope. */
+  giveUpAfterMs: number;
+  /** Called before every attempt, so the run can pause the client (it never needs to). */
+  onAttempt: (attempt: Attempt) => void;
+}
+
+export interface Answer {
+  status: number;
+  body: unknown;
+}
+
+interface RequestSpec {
+  kind: RequestKind;
+  method: 'GET' | 'POST' | 'PUT';
+  path: string;
+  body?: unknown;
+  /** Public API requests carry the bearer token. */
+  bearer?: boolean;
+  idempotencyKey?: string;
+  /** Statuses that settle the request besides 2xx (for example 409 where the caller decides). */
+  accept?: number[];
+}
+
+export class RequestFailed extends Error {}
+
+function codeOf(body: unknown): string | null {
+  const error = (body as { error?: { code?: unknown } } | null)?.error;
+  return typeof error?.code === 'string' ? error.code : null;
+}
+
+function networkCode(error: unknown): string {
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
+    return 'timeout';
+  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
+  return typeof cause?.code === 'string' ? cause.code : 'network_error';
+}
+
+export class CarefulIntegrator {
+  private token: string | undefined;
+  private tokenPromise: Promise<string> | undefined;
+  private readonly options: IntegratorOptions;
+
+  constructor(options: IntegratorOptions) {
+    this.options = options;
+  }
+
+  private async accessToken(): Promise<string> {
+    if (this.token) return this.token;
+    this.tokenPromise ??= this.fetchToken().finally(() => {
+      this.tokenPromise = undefined;
+    });
+    return this.tokenPromise;
+  }
+
+  private async fetchToken(): Promise<string> {
+    const basic = Buffer.from(`${this.options.clientId}:${this.options.clientSecret}`).toString('base64');
+    const answer = await this.request({
+      kind: 'token',
+      method: 'POST',
+      path: '/oauth/token',
+      body: 'grant_type=client_credentials',
+      headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    const token = (answer.body as { access_token?: string }).access_token;
+    if (!token) throw new RequestFailed('the token endpoint answered without an access_token');
+    this.token = token;
+    return token;
+  }
+
+  /** One request, repeated until it settles; throws RequestFailed on an answer nobody should retry. */
+  async call(spec: RequestSpec): Promise<Answer> {
+    return this.request({ ...spec, headers: {} });
+  }
+
+  private async request(spec: RequestSpec & { headers: Record<string, string> }): Promise<Answer> {
+    const started = Date.now();
+    let backoffMs = 200;
+    for (;;) {
+      if (Date.now() - started > this.options.giveUpAfterMs) {
+        throw new RequestFailed(
+          `${spec.method} ${spec.path} (${spec.kind}) did not succeed within ${this.options.giveUpAfterMs / 1000} s`,
+        );
+      }
+      const headers: Record<string, string> = { 'user-agent': 'sigil-chaos', ...spec.headers };
+      if (spec.bearer) headers.authorization = `Bearer ${await this.accessToken()}`;
+      if (spec.idempotencyKey) headers['idempotency-key'] = spec.idempotencyKey;
+      let payload: string | undefined;
+      if (typeof spec.body === 'string') payload = spec.body;
+      else if (spec.body !== undefined) {
+        payload = JSON.stringify(spec.body);
+        headers['content-type'] = 'application/json';
+      }
+      const startedAt = Date.now();
+      let status: number | null = null;
+      let body: unknown = null;
+      let retryAfterMs: number | undefined;
+      let code: string | null = null;
+      try {
+        const response = await fetch(`${this.options.baseUrl}${spec.path}`, {
+          method: spec.method,
+          headers,
+          ...(payload === undefined ? {} : { body: payload }),
+          signal: AbortSignal.timeout(this.options.requestTimeoutMs),
+        });
+        status = response.status;
+        const text = await response.text();
+        try {
+          body = text === '' ? null : JSON.parse(text);
+        } catch {
+          body = text;
+        }
+        code = codeOf(body);
+        const retryAfter = Number(response.headers.get('retry-after'));
+        if (Number.isFinite(retryAfter) && retryAfter > 0) retryAfterMs = retryAfter * 1000;
+      } catch (error) {
+        code = networkCode(error);
+      }
+      const retry =
+        status === null ||
+        status >= 500 ||
+        status === 429 ||
+        (status === 409 && code === 'idempotency_request_in_progress') ||
+        (status === 401 && spec.bearer === true);
+      const settled = !retry;
+      this.options.onAttempt({ kind: spec.kind, startedAt, endedAt: Date.now(), status, code, settled });
+      if (settled) {
+        if (status !== null && ((status >= 200 && status < 300) || spec.accept?.includes(status))) {
+          return { status, body };
+        }
+        throw new RequestFailed(
+          `${spec.method} ${spec.path} (${spec.kind}) answered ${status}: ${JSON.stringify(body).slice(0, 400)}`,
+        );
+      }
+      if (status === 401) this.token = undefined;
+      // Retry-After when the server gave one (capped: a run should not sleep a minute on a 429), otherwise
+      // a growing pause: 0.2 s, 0.4 s … 2 s.
+      const waitMs = retryAfterMs !== undefined ? Math.min(retryAfterMs, 5000) : backoffMs;
+      backoffMs = Math.min(backoffMs * 2, 2000);
+      await sleep(waitMs);
+    }
+  }
+}
+
+/** An 8-bit RGBA PNG: a wavy stroke, like a drawn signature (the signature field takes a PNG). */
+export function signaturePng(width = 120, height = 40): Buffer {
+  const stride = width * 4 + 1;
+  const raw = Buffer.alloc(stride * height);
+  for (let y = 0; y < height; y += 1) {
+    for (let x = 0; x < width; x += 1) {
+      if (Math.abs(y - height / 2 - Math.sin(x / 9) * 6) < 2)
+        raw.set([15, 25, 110, 255], y * stride + 1 + x * 4);
+    }
+  }
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k += 1) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc32 = (bytes: Buffer) => {
+    let c = 0xffffffff;
+    for (const byte of bytes) c = (crcTable[(c ^ byte) & 0xff] as number) ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const typed = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(typed));
+    return Buffer.concat([length, typed, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, 6, 0, 0, 0], 8);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+export interface EnvelopePlan {
+  index: number;
+  externalReference: string;
+  templateId: string;
+  signers: { roleName: string; fullName: string }[];
+}
+
+export interface EnvelopeProgress {
+  externalReference: string;
+  envelopeId?: string;
+  createdAt?: number;
+  sentAt?: number;
+  signedAt: number[];
+  /** Set when the envelope could not be driven to its last signature. */
+  failure?: string;
+}
+
+interface RecipientAnswer {
+  id: string;
+  roleName: string;
+}
+
+interface SigningViewAnswer {
+  state: string;
+  fields: { fieldDefinitionId: string; type: string }[];
+}
+
+/**
+ * Drives one envelope from creation to its last signature: create and send with Idempotency-Keys, then for
+ * each signer in turn a signing link (Api recipients), the signer's view, a save of every field (the
+ * signature as a PNG) and complete. Finalization is the worker's; the run waits for it at the end.
+ */
+export async function driveEnvelope(
+  client: CarefulIntegrator,
+  plan: EnvelopePlan,
+  progress: EnvelopeProgress,
+  onStep: () => void,
+): Promise<void> {
+  const { externalReference } = plan;
+  const created = await client.call({
+    kind: 'create',
+    method: 'POST',
+    path: '/api/v1/envelopes/from-template',
+    bearer: true,
+    idempotencyKey: `${externalReference}/create`,
+    body: {
+      title: `Chaos envelope ${plan.index + 1}`,
+      workflowType: 'Sequential',
+      templateId: plan.templateId,
+      externalReference,
+      externalSystem: 'sigil-chaos',
+      recipients: plan.signers.map((signer, order) => ({
+        roleName: signer.roleName,
+        fullName: signer.fullName,
+        email: `signer${order + 1}.${plan.index + 1}@chaos.example`,
+        deliveryChannel: 'Api',
+        signingOrder: order + 1,
+      })),
+    },
+  });
+  const envelope = created.body as { id: string; recipients: RecipientAnswer[] };
+  progress.envelopeId = envelope.id;
+  progress.createdAt = Date.now();
+  onStep();
+
+  await client.call({
+    kind: 'send',
+    method: 'POST',
+    path: `/api/v1/envelopes/${envelope.id}/send`,
+    bearer: true,
+    idempotencyKey: `${externalReference}/send`,
+  });
+  progress.sentAt = Date.now();
+  onStep();
+
+  const signature = signaturePng().toString('base64');
+  for (const signer of plan.signers) {
+    const recipient = envelope.recipients.find((r) => r.roleName === signer.roleName);
+    if (!recipient) throw new RequestFailed(`envelope ${envelope.id} has no ${signer.roleName}`);
+    await sign(client, envelope.id, recipient.id, signer.fullName, signature);
+    progress.signedAt.push(Date.now());
+    onStep();
+  }
+}
+
+const SETTLED_STATES = new Set(['completed', 'finalizing']);
+
+async function sign(
+  client: CarefulIntegrator,
+  envelopeId: string,
+  recipientId: string,
+  name: string,
+  signatureBase64: string,
+): Promise<void> {
+  // The loop covers the answers a crash can leave behind: a link revoked by a newer one, a view that is not
+  // yet in turn while the previous signer's completion is being recorded, a complete whose first attempt
+  // was applied but never answered.
+  const deadline = Date.now() + 5 * 60_000;
+  while (Date.now() < deadline) {
+    const link = await client.call({
+      kind: 'link',
+      method: 'POST',
+      path: `/api/v1/envelopes/${envelopeId}/recipients/${recipientId}/signing-link`,
+      bearer: true,
+    });
+    const token = String((link.body as { url: string }).url).split('/sign/')[1] ?? '';
+    const signing = `/api/signing/${token}`;
+    const view = (await client.call({ kind: 'view', method: 'GET', path: signing }))
+      .body as SigningViewAnswer;
+    if (SETTLED_STATES.has(view.state)) return;
+    if (view.state === 'not_in_turn') {
+      await sleep(250);
+      continue;
+    }
+    if (view.state !== 'ready') throw new RequestFailed(`${name}'s link on ${envelopeId} is ${view.state}`);
+    const values = view.fields.flatMap((field): { fieldDefinitionId: string; value: unknown }[] => {
+      if (field.type === 'Full name') return [{ fieldDefinitionId: field.fieldDefinitionId, value: name }];
+      if (field.type === 'Signature') {
+        return [
+          {
+            fieldDefinitionId: field.fieldDefinitionId,
+            value: { imagePngBase64: signatureBase64, typedName: name },
+          },
+        ];
+      }
+      if (field.type === 'Date') return [{ fieldDefinitionId: field.fieldDefinitionId, value: '2026-01-15' }];
+      return [];
+    });
+    if (values.length > 0) {
+      const saved = await client.call({
+        kind: 'save',
+        method: 'PUT',
+        path: `${signing}/fields`,
+        body: { values },
+        accept: [409],
+      });
+      if (saved.status === 409) continue;
+    }
+    const completed = await client.call({
+      kind: 'complete',
+      method: 'POST',
+      path: `${signing}/complete`,
+      body: { consent: true },
+      accept: [409],
+    });
+    if (completed.status < 300) return;
+    // 409: perhaps an earlier attempt of this complete was applied; the next round's view tells.
+    await sleep(250);
+  }
+  throw new RequestFailed(`${name} on envelope ${envelopeId} could not complete within 5 minutes`);
+}

@@ -1,0 +1,109 @@
+// The chaos run's summary: what was done, how long each kind of fault took to recover from, and every
+// invariant with its verdict.
+import { FAULT_KINDS, FAULT_LABELS, type FaultKind } from './faults.ts';
+import type { ChaosReport, RecoveryFigure } from './run.ts';
+
+const s = (ms: number | null | undefined) =>
+  ms === null || ms === undefined ? '—' : `${(ms / 1000).toFixed(1)}`;
+
+function spread(values: (number | null | undefined)[]): string {
+  const known = values.filter((v): v is number => typeof v === 'number').sort((a, b) => a - b);
+  if (known.length === 0) return '—';
+  const median = known[Math.floor((known.length - 1) / 2)] as number;
+  const max = known[known.length - 1] as number;
+  return known.length === 1 ? s(median) : `${s(median)} / ${s(max)}`;
+}
+
+function table(header: string[], rows: string[][]): string[] {
+  const widths = header.map((cell, column) =>
+    Math.max(cell.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) =>
+        column === 0 ? cell.padEnd(widths[0] ?? 0) : cell.padStart(widths[column] ?? 0),
+      )
+      .join('  ');
+  return [line(header), ...rows.map(line)];
+}
+
+const REQUEST_COLUMNS = ['create', 'send', 'link', 'view', 'save', 'complete'] as const;
+
+export function formatReport(report: ChaosReport): string {
+  const out: string[] = [];
+  const { options } = report;
+  const count = (kind: FaultKind) => report.faults.filter((f) => f.kind === kind).length;
+  out.push('════════════════════════════════════════════════════════════════════════');
+  out.push(`Chaos run ${report.runId}: ${report.ok ? 'every invariant holds' : 'INVARIANTS VIOLATED'}`);
+  out.push('────────────────────────────────────────────────────────────────────────');
+  out.push(
+    `envelopes     ${options.envelopes} two-signer Sequential envelopes, ${options.concurrency} at a time, seed ${options.seed}`,
+  );
+  out.push(
+    `time          ${s(report.durationMs)} s in all: ${s(report.driveMs)} s driving, ${s(report.settleMs)} s settling (finalization, webhooks, workflows ending)`,
+  );
+  if (report.unsettled.length > 0) {
+    out.push(
+      `              not settled when the wait ran out: still waiting for ${report.unsettled.join(', ')}`,
+    );
+  }
+  out.push(
+    `faults        ${FAULT_KINDS.map((kind) => `${FAULT_LABELS[kind]} ×${count(kind)}`).join(', ')} (outages of ${s(options.outageMs)} s)`,
+  );
+  const restarts = report.faults.length + report.unplannedExits.length;
+  out.push(
+    `restarts      ${restarts} (${report.faults.length} after a fault, ${report.unplannedExits.length} after a part exited by itself)`,
+  );
+  for (const exit of report.unplannedExits) {
+    out.push(
+      `              ${exit.part} exited by itself (${exit.detail ?? '?'}) at +${s(exit.at - (report.faults[0]?.at ?? exit.at))} s after the first fault`,
+    );
+  }
+  out.push(
+    `requests      ${report.attempts.total} attempts, ${report.attempts.retried} answered or failed in a way that was retried; slowest ${s(report.attempts.slowestMs)} s`,
+  );
+  const byKind = new Map<string, string[]>();
+  for (const [label, n] of Object.entries(report.attempts.byOutcome).sort((a, b) => b[1] - a[1])) {
+    const [kind = '', outcome = ''] = label.split(': ');
+    byKind.set(kind, [...(byKind.get(kind) ?? []), `${outcome} ×${n}`]);
+  }
+  for (const [kind, outcomes] of byKind)
+    out.push(`              ${`${kind}:`.padEnd(10)}${outcomes.join(', ')}`);
+  out.push(
+    `webhooks      ${report.webhooks.requests} requests for ${report.webhooks.deliveries} deliveries of ${report.webhooks.events} events; refused on purpose ${report.webhooks.refused}, dropped unanswered on purpose ${report.webhooks.dropped}, ${report.webhooks.repeats} repeats of a delivery id`,
+  );
+  out.push('');
+  out.push('Recovery, seconds after the fault (median / max over the faults of each kind):');
+  out.push(
+    '  back: the part ready again; then the first successful request of each kind, the first audit event',
+  );
+  out.push('  recorded (workflow progress) and the first webhook delivery received, after the fault');
+  const rows = FAULT_KINDS.filter((kind) => count(kind) > 0).map((kind) => {
+    const figures = report.recovery.filter((r) => r.fault.kind === kind);
+    const pick = (get: (r: RecoveryFigure) => number | null | undefined) => spread(figures.map(get));
+    return [
+      `${FAULT_LABELS[kind]} ×${figures.length}`,
+      pick((r) => r.back),
+      ...REQUEST_COLUMNS.map((column) => pick((r) => r.firstSuccess[column])),
+      pick((r) => r.workflowProgress),
+      pick((r) => r.webhook),
+    ];
+  });
+  out.push(
+    ...table(['fault', 'back', ...REQUEST_COLUMNS, 'workflow', 'webhook'], rows).map((line) => `  ${line}`),
+  );
+  out.push('');
+  out.push('Invariants:');
+  for (const invariant of report.invariants) {
+    out.push(`  ${invariant.ok ? 'ok  ' : 'FAIL'}  ${invariant.name} (${invariant.summary})`);
+    for (const problem of invariant.problems) out.push(`          - ${problem}`);
+  }
+  const failed = report.invariants.filter((i) => !i.ok);
+  if (failed.length > 0) {
+    out.push('');
+    out.push(`Violated: ${failed.map((i) => i.name).join('; ')}`);
+  }
+  if (report.kept) out.push(`Data and logs kept in ${report.dataDir} (logs/api.log, logs/worker.log, …)`);
+  out.push('════════════════════════════════════════════════════════════════════════');
+  return out.join('\n');
+}
