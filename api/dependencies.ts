@@ -7,7 +7,7 @@ import type { Orm } from '../db/orm.ts';
 
 /** The configuration the HTTP application reads; `notifications` absent: no providers (capture only). */
 export type AppConfig = Pick<Config, 'env' | 'publicBaseUrl' | 'api'> &
-  Partial<Pick<Config, 'notifications'>>;
+  Partial<Pick<Config, 'notifications' | 'dataDir' | 'secretsEncryptionKey'>>;
 
 export interface AppDependencies {
   config: AppConfig;
@@ -15,4 +15,6 @@ export interface AppDependencies {
   /** The API always talks to Temporal: sends, signer actions and webhook deliveries go through it. */
   temporal: { connection: Connection; client: Client; namespace: string };
   logger: Logger;
+  /** The current time for sessions and tokens; tests inject one to pass timeouts without sleeping. */
+  clock?: () => Date;
 }

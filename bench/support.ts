@@ -2,6 +2,7 @@
 // app in production configuration, and an organization with a published template, an OAuth client and a
 // bearer token. The organization's rate limits are raised: the limiter stays on the measured path but never
 // answers 429.
+import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { buildApp } from '../api/app.ts';
 import { createOAuthClient } from '../api/services/oauth-clients/create-oauth-client.ts';
@@ -22,6 +23,7 @@ export async function startBenchApi(say: (line: string) => void) {
     SIGIL_ENV: 'production',
     DATABASE_URL: infrastructure.databaseUrl,
     TEMPORAL_ADDRESS: infrastructure.temporalAddress,
+    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     // The load generator is one address: the signer API's per-address throttle stays on the path, never 429.
     SIGNING_RATE_LIMIT_PER_MINUTE: '100000000',
   });

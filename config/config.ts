@@ -24,6 +24,17 @@ const schema = z.object({
   PUBLIC_BASE_URL: z.url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().trim().min(1).default('.data'),
+  // 32 random bytes in base64: encrypts MFA secrets at rest. Required in production; elsewhere generated once
+  // under DATA_DIR (config/encryption-key.ts).
+  SECRETS_ENCRYPTION_KEY: optionalText.pipe(
+    z
+      .string()
+      .refine(
+        (value) => Buffer.from(value, 'base64').length === 32 && /^[A-Za-z0-9+/]+={0,2}$/.test(value),
+        'must be 32 bytes in base64 (for example: openssl rand -base64 32)',
+      )
+      .optional(),
+  ),
   SIGIL_CACHE_DIR: z.string().trim().min(1).optional(),
   DATABASE_URL: optionalText.pipe(
     z
@@ -213,6 +224,8 @@ export interface Config {
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
   dataDir: string;
   cacheDir: string;
+  /** SECRETS_ENCRYPTION_KEY (base64), or null: a development key under `dataDir` (config/encryption-key.ts). */
+  secretsEncryptionKey: string | null;
   database: {
     /** DATABASE_URL, or in development the embedded cluster that `npm start` runs. */
     url: string;
@@ -310,7 +323,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const v = parsed.data;
   const problems: string[] = [];
   if (v.SIGIL_ENV === 'production') {
-    const missing = (['DATABASE_URL', 'TEMPORAL_ADDRESS'] as const).filter((name) => !v[name]);
+    const missing = (['DATABASE_URL', 'TEMPORAL_ADDRESS', 'SECRETS_ENCRYPTION_KEY'] as const).filter(
+      (name) => !v[name],
+    );
     problems.push(...missing.map((name) => `${name}: required when SIGIL_ENV=production`));
     if (v.WEBHOOK_RETRY_DELAY_SCALE !== undefined && v.WEBHOOK_RETRY_DELAY_SCALE !== 1) {
       problems.push(
@@ -328,6 +343,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: v.LOG_LEVEL,
     dataDir: resolve(v.DATA_DIR),
     cacheDir: resolve(v.SIGIL_CACHE_DIR ?? join(homedir(), '.cache', 'sigil')),
+    secretsEncryptionKey: v.SECRETS_ENCRYPTION_KEY ?? null,
     database: {
       url: v.DATABASE_URL ?? embeddedPostgresUrl(v.EMBEDDED_POSTGRES_PORT),
       embedded: !v.DATABASE_URL,

@@ -74,7 +74,12 @@ export const RecipientInput = z
     phone: z.string().trim().regex(E164, 'phone must be in E.164 form, for example +972501234567').optional(),
     signingOrder: z.number().int().min(1).optional(),
     deliveryChannel: RecipientView.shape.deliveryChannel.optional(),
-    authenticationMethod: RecipientView.shape.authenticationMethod.default('SecureLink'),
+    // No schema default: absent, the organization's defaultAuthenticationMethod applies (create-envelope.ts).
+    authenticationMethod: RecipientView.shape.authenticationMethod.optional().meta({
+      description:
+        "Absent: the organization's default authentication (SecureLink unless its settings say OtpSms or " +
+        'OtpWhatsApp, which apply only to a recipient with a phone).',
+    }),
     type: RecipientView.shape.type.default('Signer'),
     language: z
       .union([
@@ -94,7 +99,9 @@ export const RecipientInput = z
       ctx.addIssue({ code: 'custom', path: ['email'], message: 'email is required for the Email channel' });
     }
     const needsPhone =
-      channel === 'Sms' || channel === 'WhatsApp' || recipient.authenticationMethod !== 'SecureLink';
+      channel === 'Sms' ||
+      channel === 'WhatsApp' ||
+      (recipient.authenticationMethod !== undefined && recipient.authenticationMethod !== 'SecureLink');
     if (needsPhone && !recipient.phone) {
       ctx.addIssue({
         code: 'custom',
@@ -140,7 +147,14 @@ export const ExtendEnvelopeRequest = z
 export type ExtendEnvelopeRequest = z.input<typeof ExtendEnvelopeRequest>;
 
 export const CancelEnvelopeRequest = z
-  .object({ reason: safeText('multiline').trim().min(1).max(500).optional() })
+  .object({
+    // Blank (or only spaces) is no reason: the document cannot say "not only whitespace", so it is not refused.
+    reason: safeText('multiline')
+      .trim()
+      .max(500)
+      .optional()
+      .transform((reason) => reason || undefined),
+  })
   .nullish()
   .meta({ id: 'CancelEnvelopeRequest' });
 

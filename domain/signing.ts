@@ -48,7 +48,10 @@ export const SigningView = z.object({
   }),
   action: z.enum(SIGNER_ACTIONS),
   consentRequired: z.boolean(),
+  /** A Signer's consent: the organization's consent text (settings), else the default in their language. */
   consentText: z.string().nullable(),
+  /** The organization's privacy notice (settings), shown to every recipient; null: none. */
+  privacyNotice: z.string().nullable(),
   authenticationRequired: z.boolean(),
   authenticated: z.boolean(),
   authenticationMethod: z.enum(AUTHENTICATION_METHODS),

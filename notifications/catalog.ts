@@ -73,6 +73,33 @@ const en = {
   'cancelled.intro': 'The envelope "{title}" was cancelled. Its signing links no longer work.',
   'cancelled.reason': 'Reason: {reason}',
   'cancelled.short': '"{title}" from {organization} was cancelled.',
+
+  'account.verifyEmail.subject': 'Confirm your email address for {organization} on Sigil',
+  'account.verifyEmail.intro':
+    'Welcome to Sigil. Confirm that {email} is your email address to finish setting up your account at {organization}.',
+  'account.verifyEmail.button': 'Confirm my email address',
+  'account.verifyEmail.note':
+    'The link works for 48 hours. If you did not create this account, ignore this email: nothing happens without the link.',
+
+  'account.resetPassword.subject': 'Reset your Sigil password',
+  'account.resetPassword.intro':
+    'We received a request to reset the password of your Sigil account ({email}) at {organization}.',
+  'account.resetPassword.button': 'Choose a new password',
+  'account.resetPassword.note':
+    'The link works once, for one hour. If you did not ask for it, ignore this email: your password stays as it is.',
+
+  'account.invite.subject': 'You are invited to join {organization} on Sigil',
+  'account.invite.intro': '{organization} invited you ({email}) to join its team on Sigil.',
+  'account.invite.invitedBy': 'Invited by {inviter}.',
+  'account.invite.button': 'Accept the invitation',
+  'account.invite.note': 'The invitation works for 7 days. If you did not expect it, ignore this email.',
+
+  'account.registrationAttempt.subject': 'Someone tried to register with your email address',
+  'account.registrationAttempt.intro':
+    'Someone tried to create a new Sigil account with {email}, which already belongs to your account at {organization}. No new account was created.',
+  'account.registrationAttempt.button': 'Sign in',
+  'account.registrationAttempt.note':
+    'If this was you, sign in with your existing account, or reset your password if you forgot it. If it was not you, you need not do anything.',
 };
 
 export type NotificationMessageKey = keyof typeof en;
@@ -135,6 +162,33 @@ const he: Record<NotificationMessageKey, string> = {
   'cancelled.intro': 'המעטפה "{title}" בוטלה. קישורי החתימה שלה אינם פעילים עוד.',
   'cancelled.reason': 'הסיבה: {reason}',
   'cancelled.short': 'המעטפה "{title}" של {organization} בוטלה.',
+
+  'account.verifyEmail.subject': 'אישור כתובת הדוא"ל שלך עבור {organization} ב-Sigil',
+  'account.verifyEmail.intro':
+    'ברוכים הבאים ל-Sigil. אשרו ש-{email} היא כתובת הדוא"ל שלכם כדי להשלים את הקמת החשבון שלכם ב-{organization}.',
+  'account.verifyEmail.button': 'לאישור כתובת הדוא"ל',
+  'account.verifyEmail.note':
+    'הקישור תקף 48 שעות. אם לא יצרתם את החשבון הזה, התעלמו מההודעה: בלי הקישור דבר לא יקרה.',
+
+  'account.resetPassword.subject': 'איפוס הסיסמה שלך ב-Sigil',
+  'account.resetPassword.intro':
+    'קיבלנו בקשה לאפס את הסיסמה של חשבון ה-Sigil שלך ({email}) ב-{organization}.',
+  'account.resetPassword.button': 'לבחירת סיסמה חדשה',
+  'account.resetPassword.note':
+    'הקישור תקף פעם אחת, למשך שעה. אם לא ביקשתם אותו, התעלמו מההודעה: הסיסמה שלכם נשארת כפי שהיא.',
+
+  'account.invite.subject': 'הוזמנת להצטרף ל-{organization} ב-Sigil',
+  'account.invite.intro': '{organization} הזמינו אותך ({email}) להצטרף לצוות שלהם ב-Sigil.',
+  'account.invite.invitedBy': 'ההזמנה נשלחה על ידי {inviter}.',
+  'account.invite.button': 'לקבלת ההזמנה',
+  'account.invite.note': 'ההזמנה תקפה 7 ימים. אם לא ציפית לה, התעלמו מההודעה.',
+
+  'account.registrationAttempt.subject': 'מישהו ניסה להירשם עם כתובת הדוא"ל שלך',
+  'account.registrationAttempt.intro':
+    'מישהו ניסה ליצור חשבון Sigil חדש עם {email}, שכבר שייכת לחשבון שלך ב-{organization}. לא נוצר חשבון חדש.',
+  'account.registrationAttempt.button': 'לכניסה',
+  'account.registrationAttempt.note':
+    'אם זה היית את/ה, היכנסו עם החשבון הקיים, או אפסו את הסיסמה אם שכחתם אותה. אם לא, אין צורך לעשות דבר.',
 };
 
 export const NOTIFICATION_MESSAGES: Record<NotificationLanguage, Record<NotificationMessageKey, string>> = {

@@ -7,15 +7,18 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SigilEnv } from '../config/config.ts';
 import { DevNotification } from '../db/entities/index.ts';
 import type { MessageChannel, NotificationKind } from '../domain/vocabulary.ts';
+import type { AccountEmailKind } from './messages.ts';
 
 export interface CapturedNotification {
-  kind: NotificationKind;
+  /** An envelope's notification, or an account email (verification, password reset, invitation). */
+  kind: NotificationKind | AccountEmailKind;
   channel: MessageChannel;
   /** An email address or an E.164 phone number. */
   to: string;
   subject?: string | null;
   /** The plain text (an email's text part, or the SMS or WhatsApp message). */
   body: string;
+  /** The link the message carries (a signing link, or an account email's link), so tests can follow it. */
   signingLink?: string | null;
   /** Only for `otp`: the code in clear, so a developer or a test can type it in. */
   otpCode?: string | null;

@@ -64,8 +64,18 @@ export function renderEmail(message: Message): RenderedEmail {
   const language = notificationLanguage(message.language);
   const t = translator(language);
   const values = baseValues(message);
-  const parts = emailParts(message, t, values);
-  const footer = message.branding.emailFooter?.trim() || t('email.footerDefault', values);
+  return composeEmail(language, t, values, emailParts(message, t, values), message.branding);
+}
+
+/** What every email is made of: the greeting, paragraphs, one button, notes and the footer. */
+function composeEmail(
+  language: NotificationLanguage,
+  t: Translate,
+  values: Record<string, string>,
+  parts: EmailParts,
+  branding: Branding,
+): RenderedEmail {
+  const footer = branding.emailFooter?.trim() || t('email.footerDefault', values);
   const subject = oneLine(parts.subject);
 
   const text = [
@@ -127,6 +137,65 @@ export function renderEmail(message: Message): RenderedEmail {
   ].join('\n');
 
   return { language, subject, text, html };
+}
+
+/** The emails of the business application's accounts (docs/accounts.md, "Emailed links"). */
+export const ACCOUNT_EMAIL_KINDS = [
+  'verify_email',
+  'reset_password',
+  'invite',
+  'registration_attempt',
+] as const;
+export type AccountEmailKind = (typeof ACCOUNT_EMAIL_KINDS)[number];
+
+/** An email about a user's own account: confirm the address, reset the password, join, or a notice. */
+export interface AccountMessage {
+  kind: AccountEmailKind;
+  /** The addressee's language; anything but `he` renders English. */
+  language?: string | null;
+  branding: Branding;
+  recipientName: string;
+  /** The addressee's email address (named in the text). */
+  email: string;
+  /** The emailed link: an absolute http(s) URL. */
+  link: string;
+  /** `invite`: the name of the user who invited. */
+  invitedBy?: string | null;
+}
+
+const ACCOUNT_KEYS = {
+  verify_email: 'verifyEmail',
+  reset_password: 'resetPassword',
+  invite: 'invite',
+  registration_attempt: 'registrationAttempt',
+} as const;
+
+/** An account email in the addressee's language, in the same layout as every other email. */
+export function renderAccountEmail(message: AccountMessage): RenderedEmail {
+  const language = notificationLanguage(message.language);
+  const t = translator(language);
+  const values = {
+    language,
+    organization: senderName(message.branding),
+    name: oneLine(message.recipientName),
+    email: oneLine(message.email),
+    inviter: oneLine(message.invitedBy ?? ''),
+  };
+  const key = ACCOUNT_KEYS[message.kind];
+  const notes = [t(`account.${key}.note`, values)];
+  if (message.kind === 'invite' && values.inviter) notes.unshift(t('account.invite.invitedBy', values));
+  return composeEmail(
+    language,
+    t,
+    values,
+    {
+      subject: t(`account.${key}.subject`, values),
+      paragraphs: [t(`account.${key}.intro`, values)],
+      action: { label: t(`account.${key}.button`, values), url: safeUrl(message.link) },
+      notes,
+    },
+    message.branding,
+  );
 }
 
 /** The SMS or WhatsApp text: one or two sentences with the link. */

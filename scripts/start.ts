@@ -119,6 +119,8 @@ async function main(config: Config): Promise<void> {
           `  Demo template       ${demo.demo.templateId}`,
           `  OAuth client_id     ${demo.demo.clientId}`,
           `  OAuth client_secret ${demo.demo.clientSecret}`,
+          `  Demo owner          ${demo.demo.ownerEmail}  password ${demo.demo.ownerPassword}`,
+          `  Sign in             ${config.publicBaseUrl}/app/sign-in`,
           `  (development only; kept in ${join(config.dataDir, 'demo.json')})`,
         ]
       : []),

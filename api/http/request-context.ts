@@ -5,6 +5,7 @@
 import { RequestContext } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { resolveEncryptionKey } from '../../config/encryption-key.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import type { ServiceContext } from '../services/context.ts';
 
@@ -19,9 +20,28 @@ export function registerRequestContext(app: FastifyInstance, deps: AppDependenci
   app.addHook('onRequest', (_request, _reply, done) => {
     RequestContext.create(deps.orm.em, done);
   });
+  let key: Buffer | undefined;
+  const config = {
+    ...deps.config,
+    // Read (in development: generated) the first time a service needs it, not at every start.
+    secretsKey: () => {
+      key ??= resolveEncryptionKey({
+        env: deps.config.env,
+        dataDir: deps.config.dataDir ?? '.data',
+        secretsEncryptionKey: deps.config.secretsEncryptionKey ?? null,
+      });
+      return key;
+    },
+  };
+  const clock = deps.clock;
   app.decorateRequest('services', {
     getter(this: FastifyRequest): ServiceContext {
-      return { em: requestEntityManager(), temporal: deps.temporal.client, config: deps.config };
+      return {
+        em: requestEntityManager(),
+        temporal: deps.temporal.client,
+        config,
+        ...(clock ? { clock } : {}),
+      };
     },
   });
 }

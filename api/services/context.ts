@@ -11,12 +11,18 @@ import type { Config } from '../../config/config.ts';
  * Temporal calls wait at most the default time (temporal/deadline.ts).
  */
 export type ServiceConfig = Pick<Config, 'env' | 'publicBaseUrl'> &
-  Partial<Pick<Config, 'notifications'>> & { temporal?: Pick<Config['temporal'], 'requestTimeoutMs'> };
+  Partial<Pick<Config, 'notifications'>> & {
+    temporal?: Pick<Config['temporal'], 'requestTimeoutMs'>;
+    /** The key that encrypts secrets at rest (config/encryption-key.ts), read when first needed. */
+    secretsKey?: () => Buffer;
+  };
 
 export interface ServiceContext {
   em: EntityManager;
   temporal: Client;
   config: ServiceConfig;
+  /** The current time where sessions and tokens need it (default: the system clock). */
+  clock?: () => Date;
 }
 
 /** Services that need no Temporal (creating organizations, clients, templates, drafts). */

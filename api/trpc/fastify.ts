@@ -10,9 +10,13 @@
 // trpc-to-openapi's own Fastify adapter is not used: it answers errors in its own shape
 // (`{ message, code, issues }`) and its catch-all route would take over every unknown /api path. Its
 // metadata and document generator are (api/trpc/init.ts, api/trpc/openapi.ts). See docs/app-api.md.
+import { fastifyCookie } from '@fastify/cookie';
 import type { AnyTRPCRouter } from '@trpc/server';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDependencies } from '../dependencies.ts';
+import { AppError } from '../errors.ts';
+import { invalidRequest } from '../http/errors.ts';
+import { findSession, SESSION_COOKIE, type SessionPrincipal } from '../services/accounts/sessions.ts';
 import { fromTRPCError, type InputSource } from './errors.ts';
 import { type AppContext, type ProcedureDefinition, proceduresOf } from './init.ts';
 import { APP_OPENAPI_PATH, appOpenApiDocument } from './openapi.ts';
@@ -20,24 +24,104 @@ import { appRouter } from './router.ts';
 
 /** The application routes and their OpenAPI document. */
 export async function registerAppRoutes(app: FastifyInstance, deps: AppDependencies): Promise<void> {
-  mountProcedures(app, appRouter);
+  await app.register(fastifyCookie);
+  mountProcedures(app, appRouter, {
+    secureCookies: deps.config.env === 'production' || deps.config.publicBaseUrl.startsWith('https:'),
+    allowedOrigins: new Set([new URL(deps.config.publicBaseUrl).origin]),
+  });
   const document = appOpenApiDocument(appRouter, deps.config.publicBaseUrl);
   app.get(APP_OPENAPI_PATH, { schema: { hide: true } }, async () => document);
 }
 
-/** The context of a procedure call: the request's unit of work and id. */
-export function appContext(request: FastifyRequest): AppContext {
-  return { services: request.services, requestId: request.id, log: request.log };
+export interface TransportOptions {
+  /** Set `Secure` on the session cookie (production, or an https:// public address). */
+  secureCookies: boolean;
+  /** Origins whose pages may send mutations besides the request's own (PUBLIC_BASE_URL's). */
+  allowedOrigins: ReadonlySet<string>;
+}
+
+/** The context of a procedure call: the request's unit of work and id, its session and cookie setters. */
+export function appContext(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  session: SessionPrincipal | null,
+  options: Pick<TransportOptions, 'secureCookies'>,
+): AppContext {
+  const base = { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: options.secureCookies };
+  return {
+    services: request.services,
+    requestId: request.id,
+    log: request.log,
+    session,
+    ipAddress: request.ip,
+    userAgent: request.headers['user-agent'] ?? null,
+    cookies: {
+      setSession: (token, expiresAt) => {
+        reply.setCookie(SESSION_COOKIE, token, {
+          ...base,
+          maxAge: Math.max(1, Math.floor((expiresAt.getTime() - Date.now()) / 1000)),
+        });
+      },
+      clearSession: () => {
+        reply.clearCookie(SESSION_COOKIE, base);
+      },
+    },
+  };
+}
+
+/**
+ * Cross-site request protection for every mutation of the application routes (docs/accounts.md, "Sessions"):
+ * besides SameSite=Lax on the cookie, a POST, PUT, PATCH or DELETE must come from a page of this server, as its
+ * Origin header says (or, when a browser sends none, its Referer). A request with neither is refused too:
+ * browsers send Origin with every such request, so only a client that is not a browser leaves it out, and it
+ * can send it.
+ */
+export function crossSiteRefusal(
+  request: FastifyRequest,
+  allowedOrigins: ReadonlySet<string>,
+): AppError | null {
+  const origin = request.headers.origin ?? originOf(request.headers.referer);
+  const own = `${request.protocol}://${request.host}`;
+  if (origin && (origin === own || allowedOrigins.has(origin))) return null;
+  return new AppError(
+    403,
+    'cross_site_request',
+    origin
+      ? `Requests from ${origin} may not change anything here.`
+      : 'This request must carry an Origin header of this server (browsers send it).',
+  );
+}
+
+function originOf(referer: string | undefined): string | undefined {
+  if (!referer) return undefined;
+  try {
+    return new URL(referer).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+async function sessionOf(request: FastifyRequest): Promise<SessionPrincipal | null> {
+  // Parsed by @fastify/cookie; a server without the plugin (a test's bare transport) parses the header here.
+  const cookies = request.cookies ?? fastifyCookie.parse(request.headers.cookie ?? '');
+  const token = cookies[SESSION_COOKIE];
+  return token ? findSession(request.services, token) : null;
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /** Serves every procedure of `router` (built with api/trpc/init.ts) at its REST route. */
-export function mountProcedures(app: FastifyInstance, router: AnyTRPCRouter): void {
+export function mountProcedures(
+  app: FastifyInstance,
+  router: AnyTRPCRouter,
+  options: TransportOptions,
+): void {
   for (const [name, procedure] of proceduresOf(router)) {
     const { method, path } = checkedRoute(name, procedure);
     const pathParameters = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string);
     const takesBody = BODY_METHODS.has(method);
+    // The document marks the body required when the input has fields besides the path's: so is it here.
+    const needsBody = takesBody && hasBodyFields(procedure, pathParameters);
     const sourceOf: InputSource = (key) =>
       key !== undefined && pathParameters.includes(key) ? 'params' : takesBody ? 'body' : 'querystring';
 
@@ -48,7 +132,23 @@ export function mountProcedures(app: FastifyInstance, router: AnyTRPCRouter): vo
       // Described by the application routes' document, not /api/v1's.
       schema: { hide: true },
       handler: async (request, reply) => {
-        const call = procedureAt(router.createCaller(appContext(request)), name);
+        if (method !== 'GET') {
+          const refusal = crossSiteRefusal(request, options.allowedOrigins);
+          if (refusal) throw refusal;
+        }
+        if (needsBody && !isPlainObject(request.body)) {
+          throw invalidRequest([
+            {
+              field: 'body',
+              message:
+                request.body === undefined || request.body === null
+                  ? 'a JSON body is required'
+                  : 'the body must be a JSON object',
+            },
+          ]);
+        }
+        const session = await sessionOf(request);
+        const call = procedureAt(router.createCaller(appContext(request, reply, session, options)), name);
         let output: unknown;
         try {
           output = await call(inputOf(request, takesBody, pathParameters.length > 0));
@@ -74,12 +174,29 @@ function checkedRoute(name: string, procedure: ProcedureDefinition) {
     // where /api/v1's document would list them too.
     throw new Error(`Procedure ${name}: declare its REST route with route(...) (api/trpc/init.ts).`);
   }
+  if (procedure.meta?.access === undefined) {
+    throw new Error(`Procedure ${name}: declare who may call it (access) in route(...) (api/trpc/init.ts).`);
+  }
   const { type } = procedure;
   if (type === 'subscription') throw new Error(`Procedure ${name}: subscriptions are not served.`);
   if ((type === 'query') !== (route.method === 'GET')) {
     throw new Error(`Procedure ${name}: queries are GET routes and mutations are not (${route.method}).`);
   }
   return route;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Whether the procedure's input has fields that are not path parameters (they come in the body). */
+function hasBodyFields(procedure: ProcedureDefinition, pathParameters: string[]): boolean {
+  return procedure.inputs.some((input) => {
+    const shape = (input as { shape?: Record<string, unknown> }).shape;
+    // Not an object schema (a union, say): its fields cannot be listed, so a body is expected.
+    if (!shape) return true;
+    return Object.keys(shape).some((key) => !pathParameters.includes(key));
+  });
 }
 
 /** The procedure input: the query string or the JSON body, with the path parameters on top. */

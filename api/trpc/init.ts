@@ -6,6 +6,9 @@
 import { type AnyTRPCRouter, initTRPC } from '@trpc/server';
 import type { FastifyBaseLogger } from 'fastify';
 import type { OpenApiMeta, OpenApiMethod } from 'trpc-to-openapi';
+import { isPermission, type Permission } from '../../domain/permissions.ts';
+import { AppError, Forbidden, Unauthorized } from '../errors.ts';
+import type { SessionPrincipal } from '../services/accounts/sessions.ts';
 import type { ServiceContext } from '../services/context.ts';
 
 /** What every procedure receives; the transport makes one per HTTP request. */
@@ -16,8 +19,29 @@ export interface AppContext {
   requestId: string;
   /** The request's logger (every line carries the request id). */
   log: FastifyBaseLogger;
-  // Sign-in comes next: the transport will add the session it reads from the request (user, organization,
-  // permissions), and `authenticatedProcedure` below will refuse a request without one.
+  /** Who is signed in (the session cookie's principal), or null. Checked by the route's `access`. */
+  session: SessionPrincipal | null;
+  /** The client's address (trusted proxies applied) and User-Agent, for sessions and the security log. */
+  ipAddress: string;
+  userAgent: string | null;
+  /** Sets or clears the session cookie of the answer. */
+  cookies: { setSession(token: string, expiresAt: Date): void; clearSession(): void };
+}
+
+/**
+ * Who may call a route, declared by every route and checked in one place (the middleware below):
+ * - `public`: anyone, signed in or not;
+ * - `mfa-pending`: a session waiting for its second sign-in step (POST /api/auth/login/mfa);
+ * - `enrolling`: a signed-in user, also one the organization makes enrol MFA first (me, sign-out, enrolment);
+ * - `signed-in`: a signed-in user with a complete session, whatever the role;
+ * - a permission (`users:manage`, …): a signed-in user whose role grants it (docs/accounts.md).
+ */
+export type Access = 'public' | 'mfa-pending' | 'enrolling' | 'signed-in' | Permission;
+
+/** The principal of a procedure that declared an access other than `public` (present, checked). */
+export function principalOf(ctx: AppContext): SessionPrincipal {
+  if (!ctx.session) throw new Unauthorized('Sign in first.');
+  return ctx.session;
 }
 
 /** Statuses an application route may document besides 400 (input refused) and 500, with what they mean. */
@@ -27,15 +51,52 @@ export type DocumentedErrors = Partial<Record<401 | 403 | 404 | 409 | 413 | 429 
  * A procedure's metadata: trpc-to-openapi's `openapi` (method, path, summary, tags), made by `route()`, and
  * the error statuses the OpenAPI document lists for it.
  */
-export type AppMeta = OpenApiMeta<{ errors?: DocumentedErrors }>;
+export type AppMeta = OpenApiMeta<{ errors?: DocumentedErrors; access: Access }>;
 
 const t = initTRPC.context<AppContext>().meta<AppMeta>().create();
 
 export const router = t.router;
 
-/** A route anyone may call, signed in or not: reference data such as the plans. */
-export const publicProcedure = t.procedure;
-// export const authenticatedProcedure = publicProcedure.use(/* the session check */);
+/** The one access check: the route's declared `access` against the request's session. */
+export function accessRefusal(access: Access, session: SessionPrincipal | null): AppError | null {
+  if (access === 'public') return null;
+  if (!session) return new Unauthorized('Sign in first.');
+  const state = session.session.state;
+  if (access === 'mfa-pending') {
+    return state === 'mfa_pending'
+      ? null
+      : new AppError(409, 'no_pending_sign_in', 'There is no sign-in waiting for a second step.');
+  }
+  if (state === 'mfa_pending') return new Unauthorized('Finish signing in: enter the code from your app.');
+  if (access === 'enrolling') return null;
+  if (state === 'mfa_enrolment_required') {
+    return new AppError(
+      403,
+      'mfa_enrolment_required',
+      'Your organization requires two-step verification: set it up first.',
+    );
+  }
+  if (access === 'signed-in') return null;
+  if (!isPermission(access) || !session.permissions.includes(access)) {
+    return new Forbidden(`Your role does not have the permission ${access}.`, [
+      { permission: access, message: `requires ${access}` },
+    ]);
+  }
+  return null;
+}
+
+/**
+ * Every route's procedure: the access its `route(...)` declares is checked before the input is read. A route
+ * without a declared access is refused when the transport starts (api/trpc/fastify.ts).
+ */
+export const procedure = t.procedure.use(({ ctx, meta, next }) => {
+  const refusal = accessRefusal(meta?.access ?? 'signed-in', ctx.session);
+  if (refusal) throw refusal;
+  return next();
+});
+
+/** Reference data anyone may read (the plans): the same procedure, for routes declaring `access: 'public'`. */
+export const publicProcedure = procedure;
 
 export interface RouteDocs {
   summary: string;
@@ -44,6 +105,8 @@ export interface RouteDocs {
   tags: string[];
   /** Error statuses the route answers besides 400 and 500, and why. */
   errors?: DocumentedErrors;
+  /** Who may call it (see `Access`); 401 and 403 are documented from it. */
+  access: Access;
 }
 
 /**
@@ -52,18 +115,28 @@ export interface RouteDocs {
  * DELETE (the transport checks both when it starts).
  */
 export function route(method: OpenApiMethod, path: `/api/${string}`, docs: RouteDocs): AppMeta {
-  const { errors, ...openapi } = docs;
+  const { errors, access, ...openapi } = docs;
+  const accessErrors: DocumentedErrors =
+    access === 'public'
+      ? {}
+      : access === 'mfa-pending' || access === 'enrolling' || access === 'signed-in'
+        ? { 401: 'Not signed in, or the session ended' }
+        : {
+            401: 'Not signed in, or the session ended',
+            403: `The role lacks ${access}, or MFA enrolment comes first`,
+          };
   return {
+    access,
     openapi: {
       method,
       path,
       ...openapi,
-      // No session exists yet, so no route is protected; sign-in will set this for its routes.
-      protect: false,
+      // The session cookie (sigil_session): documented as a security scheme of the application document.
+      protect: access !== 'public',
       // Error responses are ours (the specification's body, api/trpc/openapi.ts), not trpc-to-openapi's.
       errorResponses: {},
     },
-    ...(errors ? { errors } : {}),
+    errors: { ...accessErrors, ...(errors ?? {}) },
   };
 }
 

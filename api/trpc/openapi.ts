@@ -26,7 +26,17 @@ export function appOpenApiDocument(router: AnyTRPCRouter, publicBaseUrl: string)
       'ships with them. The public API is described at /api/openapi/v1/openapi.json.',
     baseUrl: publicBaseUrl,
     openApiVersion: '3.1.0',
-    securitySchemes: {},
+    // Routes that need a signed-in user list this scheme: the session cookie set by sign-in (docs/accounts.md).
+    securitySchemes: {
+      session: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: 'sigil_session',
+        description:
+          'The browser session of an organization user, set by POST /api/auth/login (HttpOnly, SameSite=Lax). ' +
+          'Mutations must also send an Origin header of this server.',
+      },
+    },
     defs: COMPONENTS,
   });
   for (const [name, procedure] of proceduresOf(router)) {
@@ -34,7 +44,13 @@ export function appOpenApiDocument(router: AnyTRPCRouter, publicBaseUrl: string)
     if (!meta?.openapi) continue;
     const operation = document.paths?.[meta.openapi.path]?.[lowerCase(meta.openapi.method)];
     if (!operation) throw new Error(`${name}: not in the generated document`);
-    operation.responses = { ...operation.responses, ...errorResponses(meta.errors, procedure) };
+    const errors = { ...meta.errors };
+    if (meta.openapi.method !== 'GET') {
+      // The transport's cross-site rule (api/trpc/fastify.ts) holds for every mutation.
+      const crossSite = 'No Origin (or Referer) of this server: `cross_site_request`';
+      errors[403] = errors[403] ? `${errors[403]}; or ${crossSite}` : crossSite;
+    }
+    operation.responses = { ...operation.responses, ...errorResponses(errors, procedure) };
   }
   return document;
 }

@@ -1,10 +1,22 @@
 // Every application route, one sub-router per area. `AppRouter` is what the web app's client is typed by
 // (an `import type`, so no server code reaches the browser).
 import { router } from './init.ts';
+import { authRouter } from './procedures/auth.ts';
+import { mfaRouter } from './procedures/mfa.ts';
+import { organizationRouter } from './procedures/organization.ts';
 import { plansRouter } from './procedures/plans.ts';
+import { rolesRouter } from './procedures/roles.ts';
+import { teamsRouter } from './procedures/teams.ts';
+import { usersRouter } from './procedures/users.ts';
 
 export const appRouter = router({
   plans: plansRouter,
+  auth: authRouter,
+  mfa: mfaRouter,
+  users: usersRouter,
+  roles: rolesRouter,
+  teams: teamsRouter,
+  organization: organizationRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,4 +1,14 @@
 // Every entity MikroORM maps; the schema itself comes from db/migrations.
+import {
+  AccountTokenSchema,
+  AppUserSchema,
+  LoginThrottleSchema,
+  MfaBackupCodeSchema,
+  RoleSchema,
+  SecurityEventSchema,
+  TeamSchema,
+  UserSessionSchema,
+} from './account.ts';
 import { DevNotificationSchema } from './dev-notification.ts';
 import { AuditEventSchema, EnvelopeFieldValueSchema, EnvelopeSchema, RecipientSchema } from './envelope.ts';
 import { NotificationSchema } from './notification.ts';
@@ -11,6 +21,7 @@ import { StoredFileSchema } from './stored-file.ts';
 import { TemplateFieldSchema, TemplateRoleSchema, TemplateSchema } from './template.ts';
 import { WebhookDeliveryAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema } from './webhook.ts';
 
+export * from './account.ts';
 export * from './dev-notification.ts';
 export * from './envelope.ts';
 export * from './notification.ts';
@@ -46,4 +57,12 @@ export const entities = [
   WebhookEndpointSchema,
   WebhookDeliverySchema,
   WebhookDeliveryAttemptSchema,
+  RoleSchema,
+  TeamSchema,
+  AppUserSchema,
+  MfaBackupCodeSchema,
+  UserSessionSchema,
+  AccountTokenSchema,
+  LoginThrottleSchema,
+  SecurityEventSchema,
 ];

@@ -42,6 +42,22 @@ export const OrganizationSchema = defineEntity({
     replyToEmail: p.string().nullable(),
     /** Plain text closing every email; null: a default line naming the organization. */
     emailFooter: p.text().nullable(),
+    /** Every user signs in with a second factor (docs/accounts.md). */
+    mfaRequired: p.boolean().default(false),
+    /** Idle minutes after which a browser session ends. */
+    sessionTimeoutMinutes: p.integer().default(60),
+    /** The authentication of recipients created without one. */
+    defaultAuthenticationMethod: p.string().default('SecureLink'),
+    /** Days from creation to expiry for envelopes created without `expiresAt`; null: 30 days. */
+    defaultExpirationDays: p.integer().nullable(),
+    /** The consent a signer accepts; null: the default text. */
+    consentText: p.text().nullable(),
+    /** Shown on the signer page; null: none. */
+    privacyNotice: p.text().nullable(),
+    /** Days completed documents are kept; null: kept (enforced by the retention schedule). */
+    retentionCompletedDays: p.integer().nullable(),
+    /** Days declined, cancelled and expired documents are kept; null: kept. */
+    retentionUnfinishedDays: p.integer().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

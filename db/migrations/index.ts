@@ -11,6 +11,8 @@ import { Migration0008Notifications } from './0008-notifications.ts';
 import { Migration0009ProjectionErrors } from './0009-projection-errors.ts';
 import { Migration0010TokenSecret } from './0010-token-secret.ts';
 import { Migration0011Idempotency } from './0011-idempotency.ts';
+import { Migration0012Accounts } from './0012-accounts.ts';
+import { Migration0013Mfa } from './0013-mfa.ts';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-initial', class: Migration0001Initial },
@@ -24,4 +26,6 @@ export const migrations: MigrationObject[] = [
   { name: '0009-projection-errors', class: Migration0009ProjectionErrors },
   { name: '0010-token-secret', class: Migration0010TokenSecret },
   { name: '0011-idempotency', class: Migration0011Idempotency },
+  { name: '0012-accounts', class: Migration0012Accounts },
+  { name: '0013-mfa', class: Migration0013Mfa },
 ];

@@ -1,8 +1,13 @@
-// Development seed: a demo organization with a published demo template and an OAuth client.
-// Runs on every `npm start` in development and creates the demo only once; what it created (including the
-// client secret, shown nowhere else) is kept in <DATA_DIR>/demo.json, readable by the owner only.
+// Development seed: a demo organization with a published demo template, an OAuth client and an owner who
+// can sign in to the web app (owner@demo.sigil.test, email verified, a random password made once).
+// Runs on every `npm start` in development only (never in production: scripts/start.ts calls it only there)
+// and creates the demo only once; what it created (including the client secret and the owner's password,
+// shown nowhere else) is kept in <DATA_DIR>/demo.json, readable by the owner only.
+import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { hashPassword, verifyPassword } from '../../api/security/passwords.ts';
+import { addOwner, findUserByEmail } from '../../api/services/accounts/account-users.ts';
 import { createOAuthClient } from '../../api/services/oauth-clients/create-oauth-client.ts';
 import { createOrganization } from '../../api/services/organizations/create-organization.ts';
 import { createTemplate } from '../../api/services/templates/create-template.ts';
@@ -17,7 +22,12 @@ export interface DemoData {
   templateId: string;
   clientId: string;
   clientSecret: string;
+  /** The demo owner (absent in a demo.json written before there was one: added at the next start). */
+  ownerEmail?: string;
+  ownerPassword?: string;
 }
+
+export const DEMO_OWNER_EMAIL = 'owner@demo.sigil.test';
 
 export async function seedDemo(orm: Orm, dataDir: string): Promise<{ demo: DemoData; created: boolean }> {
   const file = join(dataDir, 'demo.json');
@@ -26,7 +36,11 @@ export async function seedDemo(orm: Orm, dataDir: string): Promise<{ demo: DemoD
   if (existing) {
     const organization = await em.findOne(Organization, { id: existing.organizationId });
     const template = await em.findOne(Template, { id: existing.templateId });
-    if (organization && template) return { demo: existing, created: false };
+    if (organization && template) {
+      const demo = await ensureDemoOwner(em, organization, existing);
+      if (demo !== existing) await writeDemo(file, demo);
+      return { demo, created: false };
+    }
   }
   const ctx = { em };
   const organization = await createOrganization(ctx, {
@@ -46,15 +60,64 @@ export async function seedDemo(orm: Orm, dataDir: string): Promise<{ demo: DemoD
     name: 'Demo integration',
     scopes: [...SCOPES],
   });
-  const demo: DemoData = {
+  const demo = await ensureDemoOwner(em, organization, {
     organizationId: organization.id,
     organizationName: organization.name,
     templateId: template.id,
     clientId: client.clientId,
     clientSecret: client.clientSecret,
-  };
-  await writeFile(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
+  });
+  await writeDemo(file, demo);
   return { demo, created: true };
+}
+
+/**
+ * The demo organization's owner, active with a verified email: created with a new random password when
+ * missing; given a new one when demo.json does not hold a password that works (answered in a new DemoData).
+ */
+async function ensureDemoOwner(em: Orm['em'], organization: Organization, demo: DemoData): Promise<DemoData> {
+  const user = await findUserByEmail({ em }, DEMO_OWNER_EMAIL);
+  if (
+    user?.status === 'active' &&
+    user.organizationId === organization.id &&
+    user.emailVerifiedAt &&
+    user.passwordHash &&
+    demo.ownerPassword &&
+    (await verifyPassword(demo.ownerPassword, user.passwordHash))
+  ) {
+    return demo.ownerEmail === DEMO_OWNER_EMAIL ? demo : { ...demo, ownerEmail: DEMO_OWNER_EMAIL };
+  }
+  const password = randomBytes(12).toString('base64url');
+  const passwordHash = await hashPassword(password);
+  if (user && user.organizationId === organization.id) {
+    user.passwordHash = passwordHash;
+    user.status = 'active';
+    user.emailVerifiedAt ??= new Date();
+  } else {
+    // Another organization's user with the address (an earlier demo organization): it gives the address up.
+    if (user) {
+      user.status = 'deleted';
+      user.deletedAt = new Date();
+      await em.flush();
+    }
+    await addOwner(
+      { em },
+      {
+        organization,
+        email: DEMO_OWNER_EMAIL,
+        fullName: 'Demo Owner',
+        passwordHash,
+        language: 'en',
+        emailVerified: true,
+      },
+    );
+  }
+  await em.flush();
+  return { ...demo, ownerEmail: DEMO_OWNER_EMAIL, ownerPassword: password };
+}
+
+async function writeDemo(file: string, demo: DemoData): Promise<void> {
+  await writeFile(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
 }
 
 async function readDemo(file: string): Promise<DemoData | undefined> {

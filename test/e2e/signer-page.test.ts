@@ -29,6 +29,7 @@ import {
 import { DESKTOP, launchTestBrowser, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
 import { captured, waitForCapture } from '../support/dev-notifications.ts';
 import { encodePng } from '../support/png.ts';
+import { signedInUser } from '../support/signed-in-user.ts';
 
 const box = { page: 1, width: 150, height: 20 };
 const PLAIN_TEMPLATE = {
@@ -825,5 +826,63 @@ describe('the signer page', () => {
       expect(input && input.x >= 0 && input.x + input.width <= PHONE.width).toBe(true);
       await expectAccessible(page);
     }
+  });
+
+  it("shows the organization's own consent text and its privacy notice, set through the settings", async () => {
+    // An organization of its own, so the other tests keep the default consent.
+    const branded = await newIntegrator(harness);
+    const owner = await signedInUser(harness, { role: 'owner', organizationId: branded.organizationId });
+    const consentText = 'I accept Acme’s terms of electronic signature.\nAcme keeps a copy for seven years.';
+    const privacyNotice = 'Acme processes your name and address only to sign this agreement.';
+    const settings = await fetch(`${baseUrl}/api/organization/settings`, {
+      method: 'PUT',
+      headers: { cookie: owner.cookie, origin: baseUrl, 'content-type': 'application/json' },
+      body: JSON.stringify({ consentText, privacyNotice }),
+    });
+    expect(settings.status, await settings.clone().text()).toBe(200);
+    const headers = await branded.auth();
+    const created = await fetch(`${baseUrl}/api/v1/envelopes/from-template`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        title: 'Branded agreement',
+        templateId: branded.templateId,
+        recipients: [
+          { roleName: 'Client', fullName: 'Dana Levi', deliveryChannel: 'ManualLink', signingOrder: 1 },
+          { roleName: 'Provider', fullName: 'Sam Cohen', deliveryChannel: 'ManualLink', signingOrder: 2 },
+        ],
+      }),
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const envelope = (await created.json()) as { id: string; recipients: { id: string }[] };
+    const sent = await fetch(`${baseUrl}/api/v1/envelopes/${envelope.id}/send`, { method: 'POST', headers });
+    expect(sent.status, await sent.clone().text()).toBe(200);
+    const issued = await fetch(
+      `${baseUrl}/api/v1/envelopes/${envelope.id}/recipients/${envelope.recipients[0]?.id}/signing-link`,
+      { method: 'POST', headers },
+    );
+    expect(issued.status, await issued.clone().text()).toBe(200);
+
+    const page = await newPage();
+    await page.goto(pageAddress(((await issued.json()) as { url: string }).url));
+    await eventually(() => page.locator('h1').textContent()).toBe('Branded agreement');
+    // The organization's consent replaces the default wording, line breaks kept.
+    const consent = page.locator('.consent-text');
+    expect(await consent.textContent()).toBe(consentText);
+    // Its line breaks show (white-space: pre-line), as the browser computes the style.
+    const style = (element: unknown) =>
+      (globalThis as unknown as { getComputedStyle(e: unknown): { whiteSpace: string } }).getComputedStyle(
+        element,
+      ).whiteSpace;
+    expect(await consent.evaluate(style)).toBe('pre-line');
+    expect(await consent.textContent()).not.toContain('legally binding');
+    // The privacy notice: closed until the signer opens it.
+    const notice = page.locator('.privacy-text');
+    expect(await notice.isVisible()).toBe(false);
+    await page.getByText('Privacy notice').click();
+    await eventually(() => notice.isVisible()).toBe(true);
+    expect(await notice.textContent()).toBe(privacyNotice);
+    await screenshot(page, 'signer-consent-privacy');
+    await expectAccessible(page);
   });
 });

@@ -9,7 +9,8 @@ SIGIL_FUZZ_RESOURCES:
     {"GET /api/v1/envelopes/{id}": [{"path": {"id": "…"}}, {"path": {"id": "…"}, "headers": {"x-service-sandbox": "true"}}],
      "POST /api/v1/envelopes/from-template": [{"body": {"templateId": "…"}}]}
 
-`map_case` runs for every generated case of every phase (examples, coverage, fuzzing, stateful) and picks
+`map_case` runs for every generated case of the examples, coverage and fuzzing phases (stateful cases keep
+the ids their links carry from the call that created the resource) and picks
 one of the operation's sets. Each part of the set replaces the case's own values only where the case
 generated valid data: the path parameters, the headers (a synthetic envelope exists only with the sandbox
 header, so without valid headers such a set is not used at all) and top-level fields of a JSON object body.
@@ -62,6 +63,10 @@ def _pick(label: str, generated: Any) -> dict[str, dict[str, Any]] | None:
 def map_case(context: Any, case: Any) -> Any:
     operation = context.operation
     if operation is None:
+        return case
+    # The stateful phase chains calls through the document's links: an id there names what the previous call
+    # created (a team, a role), and replacing it would break the chain it tests.
+    if case.meta is not None and case.meta.phase.name == "stateful":
         return case
     body = case.body if isinstance(case.body, dict) else None
     choice = _pick(operation.label, [case.path_parameters or {}, body])

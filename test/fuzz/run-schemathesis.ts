@@ -33,6 +33,11 @@ export interface SchemathesisRun {
   baseUrl: string;
   /** Headers sent with every request (`Authorization: Bearer …`). */
   headers?: Record<string, string>;
+  /**
+   * The session cookie's value for the application document's `session` security scheme
+   * (`[auth.openapi.session]` in schemathesis.toml): Schemathesis sends it, and leaves it out to check 401s.
+   */
+  sessionToken?: string;
   resources: Resources;
   seed: number;
   maxExamples: number;
@@ -154,6 +159,7 @@ export async function runSchemathesis(run: SchemathesisRun): Promise<Schemathesi
         // No __pycache__ next to the hooks file in the repository.
         PYTHONDONTWRITEBYTECODE: '1',
         NO_COLOR: '1',
+        SIGIL_FUZZ_SESSION: run.sessionToken ?? '',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

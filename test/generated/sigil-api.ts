@@ -3025,7 +3025,7 @@ export interface components {
                 /** @enum {string} */
                 deliveryChannel?: "Email" | "Sms" | "WhatsApp" | "ManualLink" | "Api";
                 /**
-                 * @default SecureLink
+                 * @description Absent: the organization's default authentication (SecureLink unless its settings say OtpSms or OtpWhatsApp, which apply only to a recipient with a phone).
                  * @enum {string}
                  */
                 authenticationMethod?: "SecureLink" | "OtpSms" | "OtpWhatsApp";
@@ -3393,10 +3393,10 @@ export interface components {
                 /** @enum {string} */
                 deliveryChannel?: "Email" | "Sms" | "WhatsApp" | "ManualLink" | "Api";
                 /**
-                 * @default SecureLink
+                 * @description Absent: the organization's default authentication (SecureLink unless its settings say OtpSms or OtpWhatsApp, which apply only to a recipient with a phone).
                  * @enum {string}
                  */
-                authenticationMethod: "SecureLink" | "OtpSms" | "OtpWhatsApp";
+                authenticationMethod?: "SecureLink" | "OtpSms" | "OtpWhatsApp";
                 /**
                  * @default Signer
                  * @enum {string}
@@ -3416,7 +3416,7 @@ export interface components {
             expiresAt: string;
         };
         CancelEnvelopeRequest: {
-            reason?: string;
+            reason: unknown;
         } | null;
         FieldDefinition: {
             /**

@@ -113,6 +113,10 @@ describe('GET /api/plans', () => {
   });
 });
 
+/** The test configuration's PUBLIC_BASE_URL: mutations must come from a page of this server. */
+const ORIGIN = 'http://localhost:3000';
+const TRANSPORT = { secureCookies: false, allowedOrigins: new Set([ORIGIN]) };
+
 describe('the transport and its one error mapping', () => {
   const logged: { msg?: string; err?: { message?: string; type?: string } }[] = [];
   let bare: FastifyInstance;
@@ -121,14 +125,22 @@ describe('the transport and its one error mapping', () => {
   const testRouter = router({
     things: router({
       rename: publicProcedure
-        .meta(route('PUT', '/api/test/things/{id}', { summary: 'Rename a thing', tags: ['test'] }))
+        .meta(
+          route('PUT', '/api/test/things/{id}', {
+            summary: 'Rename a thing',
+            tags: ['test'],
+            access: 'public',
+          }),
+        )
         .input(
           z.object({ id: z.uuid(), name: z.string().min(1).max(20), count: z.number().int().optional() }),
         )
         .output(z.object({ id: z.string(), name: z.string(), count: z.number().nullable() }))
         .mutation(({ input }) => ({ id: input.id, name: input.name, count: input.count ?? null })),
       search: publicProcedure
-        .meta(route('GET', '/api/test/things', { summary: 'Search things', tags: ['test'] }))
+        .meta(
+          route('GET', '/api/test/things', { summary: 'Search things', tags: ['test'], access: 'public' }),
+        )
         .input(z.object({ search: z.string().min(2), from: z.iso.datetime().optional() }))
         .output(z.object({ search: z.string(), from: z.string().nullable() }))
         .query(({ input }) => ({ search: input.search, from: input.from ?? null })),
@@ -137,6 +149,7 @@ describe('the transport and its one error mapping', () => {
           route('GET', '/api/test/missing', {
             summary: 'Never there',
             tags: ['test'],
+            access: 'public',
             errors: { 404: 'No such thing' },
           }),
         )
@@ -145,29 +158,45 @@ describe('the transport and its one error mapping', () => {
           throw new NotFound('No such thing.');
         }),
       throttled: publicProcedure
-        .meta(route('POST', '/api/test/throttled', { summary: 'Too often', tags: ['test'] }))
+        .meta(
+          route('POST', '/api/test/throttled', { summary: 'Too often', tags: ['test'], access: 'public' }),
+        )
         .output(z.object({}))
         .mutation(() => {
           throw new RateLimited('Slow down.', 7);
         }),
       forbidden: publicProcedure
-        .meta(route('GET', '/api/test/forbidden', { summary: 'A TRPCError', tags: ['test'] }))
+        .meta(
+          route('GET', '/api/test/forbidden', { summary: 'A TRPCError', tags: ['test'], access: 'public' }),
+        )
         .output(z.object({}))
         .query(() => {
           throw new TRPCError({ code: 'FORBIDDEN', message: 'Not for you.' });
         }),
       broken: publicProcedure
-        .meta(route('GET', '/api/test/broken', { summary: 'Fails', tags: ['test'] }))
+        .meta(route('GET', '/api/test/broken', { summary: 'Fails', tags: ['test'], access: 'public' }))
         .output(z.object({}))
         .query(() => {
           throw new Error('connection to db.internal:5432 failed for user sigil_admin');
         }),
       badOutput: publicProcedure
-        .meta(route('GET', '/api/test/bad-output', { summary: 'Answers the wrong shape', tags: ['test'] }))
+        .meta(
+          route('GET', '/api/test/bad-output', {
+            summary: 'Answers the wrong shape',
+            tags: ['test'],
+            access: 'public',
+          }),
+        )
         .output(z.object({ count: z.number() }))
         .query(() => ({ count: 'secret-internal-value' }) as unknown as { count: number }),
       context: publicProcedure
-        .meta(route('GET', '/api/test/context', { summary: 'The request context', tags: ['test'] }))
+        .meta(
+          route('GET', '/api/test/context', {
+            summary: 'The request context',
+            tags: ['test'],
+            access: 'public',
+          }),
+        )
         .output(z.object({ requestId: z.string(), plans: z.number() }))
         .query(async ({ ctx }) => ({
           requestId: ctx.requestId,
@@ -192,7 +221,7 @@ describe('the transport and its one error mapping', () => {
       },
       logger,
     });
-    mountProcedures(bare, testRouter);
+    mountProcedures(bare, testRouter, TRANSPORT);
     await bare.ready();
   });
   afterAll(() => bare?.close());
@@ -203,6 +232,7 @@ describe('the transport and its one error mapping', () => {
       method: 'PUT',
       url: `/api/test/things/${id}`,
       payload: { name: 'Contract', count: 3 },
+      headers: { origin: ORIGIN },
     });
     expect(renamed.statusCode).toBe(200);
     expect(renamed.json()).toEqual({ id, name: 'Contract', count: 3 });
@@ -223,12 +253,33 @@ describe('the transport and its one error mapping', () => {
     expect(context.json().plans).toBeGreaterThanOrEqual(PLAN_NAMES.length);
   });
 
+  it('refuses a mutation that does not come from a page of this server (Origin, else Referer)', async () => {
+    const url = '/api/test/things/0b6f5f3e-8c9a-4c1e-9d39-2f8a0a7d1c55';
+    const payload = { name: 'Contract' };
+    for (const headers of [
+      {},
+      { origin: 'https://evil.example' },
+      { referer: 'https://evil.example/page' },
+    ]) {
+      const refused = await bare.inject({ method: 'PUT', url, payload, headers });
+      expect(refused.statusCode, JSON.stringify(headers)).toBe(403);
+      expect(refused.json().error.code).toBe('cross_site_request');
+    }
+    // A browser that sends no Origin but a Referer of this server; and the request's own host.
+    for (const headers of [{ referer: `${ORIGIN}/app/settings` }, { origin: 'http://localhost:80' }]) {
+      const accepted = await bare.inject({ method: 'PUT', url, payload, headers });
+      expect(accepted.statusCode, JSON.stringify(headers)).toBe(200);
+    }
+    // Reads need no Origin.
+    expect((await bare.inject({ method: 'GET', url: '/api/test/things?search=nda' })).statusCode).toBe(200);
+  });
+
   it('refuses an input that fails the schema with 400 invalid_request naming each field where it came from', async () => {
     const badPath = await bare.inject({
       method: 'PUT',
       url: '/api/test/things/not-a-uuid',
       payload: { name: '' },
-      headers: { 'x-request-id': 'invalid-1' },
+      headers: { 'x-request-id': 'invalid-1', origin: ORIGIN },
     });
     expect(badPath.statusCode).toBe(400);
     expect(badPath.headers['x-request-id']).toBe('invalid-1');
@@ -253,6 +304,7 @@ describe('the transport and its one error mapping', () => {
       method: 'PUT',
       url: '/api/test/things/0b6f5f3e-8c9a-4c1e-9d39-2f8a0a7d1c55',
       payload: { name: 'ok', count: 'three' },
+      headers: { origin: ORIGIN },
     });
     expect(wrongType.json().error.details).toEqual([{ field: 'body.count', message: expect.any(String) }]);
 
@@ -260,7 +312,7 @@ describe('the transport and its one error mapping', () => {
     const malformed = await bare.inject({
       method: 'PUT',
       url: '/api/test/things/0b6f5f3e-8c9a-4c1e-9d39-2f8a0a7d1c55',
-      headers: { 'content-type': 'application/json', 'x-request-id': 'malformed-1' },
+      headers: { 'content-type': 'application/json', 'x-request-id': 'malformed-1', origin: ORIGIN },
       payload: '{"name": ',
     });
     expect(malformed.statusCode).toBe(400);
@@ -277,7 +329,11 @@ describe('the transport and its one error mapping', () => {
     expect(missing.json()).toEqual({
       error: { code: 'not_found', message: 'No such thing.', details: [], request_id: 'nf-1' },
     });
-    const throttled = await bare.inject({ method: 'POST', url: '/api/test/throttled' });
+    const throttled = await bare.inject({
+      method: 'POST',
+      url: '/api/test/throttled',
+      headers: { origin: ORIGIN },
+    });
     expect(throttled.statusCode).toBe(429);
     expect(throttled.headers['retry-after']).toBe('7');
     expect(throttled.json().error).toMatchObject({ code: 'rate_limited', message: 'Slow down.' });
@@ -307,28 +363,43 @@ describe('the transport and its one error mapping', () => {
 
   it('refuses at start a procedure without a REST route made by route(), or a query that is not a GET', () => {
     const unrouted = router({ loose: publicProcedure.query(() => 'x') });
-    expect(() => mountProcedures(createServer({ logger: pino({ level: 'silent' }) }), unrouted)).toThrow(
-      /loose has no REST route/,
-    );
+    expect(() =>
+      mountProcedures(createServer({ logger: pino({ level: 'silent' }) }), unrouted, TRANSPORT),
+    ).toThrow(/loose has no REST route/);
     const wrongMethod = router({
       sneaky: publicProcedure
-        .meta(route('POST', '/api/test/sneaky', { summary: 'A query on POST', tags: ['test'] }))
+        .meta(
+          route('POST', '/api/test/sneaky', { summary: 'A query on POST', tags: ['test'], access: 'public' }),
+        )
         .output(z.object({}))
         .query(() => ({})),
     });
-    expect(() => mountProcedures(createServer({ logger: pino({ level: 'silent' }) }), wrongMethod)).toThrow(
-      /queries are GET routes/,
-    );
+    expect(() =>
+      mountProcedures(createServer({ logger: pino({ level: 'silent' }) }), wrongMethod, TRANSPORT),
+    ).toThrow(/queries are GET routes/);
     // A bare trpc-to-openapi meta, without route(): its generated error schemas would reach /api/v1's document.
     const rawMeta = router({
       raw: publicProcedure
-        .meta({ openapi: { method: 'GET', path: '/api/test/raw' } })
+        .meta({ openapi: { method: 'GET', path: '/api/test/raw' }, access: 'public' })
         .output(z.object({}))
         .query(() => ({})),
     });
-    expect(() => mountProcedures(createServer({ logger: pino({ level: 'silent' }) }), rawMeta)).toThrow(
-      /declare its REST route with route/,
-    );
+    expect(() =>
+      mountProcedures(createServer({ logger: pino({ level: 'silent' }) }), rawMeta, TRANSPORT),
+    ).toThrow(/declare its REST route with route/);
+    // A route must say who may call it.
+    const noAccess = router({
+      open: publicProcedure
+        .meta({
+          ...route('GET', '/api/test/open', { summary: 'Open?', tags: ['test'], access: 'public' }),
+          access: undefined as never,
+        })
+        .output(z.object({}))
+        .query(() => ({})),
+    });
+    expect(() =>
+      mountProcedures(createServer({ logger: pino({ level: 'silent' }) }), noAccess, TRANSPORT),
+    ).toThrow(/declare who may call it/);
   });
 
   it('documents parameters, bodies and error responses with the error body', async () => {
@@ -341,7 +412,7 @@ describe('the transport and its one error mapping', () => {
       'count',
       'name',
     ]);
-    expect(Object.keys(rename.responses).sort()).toEqual(['200', '400', '500', '503']);
+    expect(Object.keys(rename.responses).sort()).toEqual(['200', '400', '403', '500', '503']);
     expect(rename.responses['400'].content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/Error',
     });

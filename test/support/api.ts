@@ -8,7 +8,13 @@ import { buildApp } from '../../api/app.ts';
 import { createOAuthClient } from '../../api/services/oauth-clients/create-oauth-client.ts';
 import { type Config, loadConfig } from '../../config/config.ts';
 import { SCOPES, type Scope } from '../../domain/scopes.ts';
-import { createOrganizationWithTemplate, openTestContext, type TestContext, testConfig } from './context.ts';
+import {
+  createOrganizationWithTemplate,
+  openTestContext,
+  TEST_ENCRYPTION_KEY,
+  type TestContext,
+  testConfig,
+} from './context.ts';
 
 export interface ApiHarness {
   app: FastifyInstance;
@@ -36,6 +42,7 @@ export function productionConfig(extra: Record<string, string> = {}): Config {
     SIGIL_ENV: 'production',
     DATABASE_URL: inject('databaseUrl'),
     TEMPORAL_ADDRESS: inject('temporalAddress'),
+    SECRETS_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     ...extra,
   });
 }

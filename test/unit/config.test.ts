@@ -29,6 +29,7 @@ describe('loadConfig defaults', () => {
       SIGIL_ENV: 'production',
       DATABASE_URL: 'postgresql://db/sigil',
       TEMPORAL_ADDRESS: 't:7233',
+      SECRETS_ENCRYPTION_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
     };
     expect(loadConfig(production).host).toBe('0.0.0.0');
     expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
@@ -116,24 +117,30 @@ describe('loadConfig refusals', () => {
     for (const name of names) expect(error.message).toContain(name);
   });
 
-  it('production without DATABASE_URL and TEMPORAL_ADDRESS is refused, naming both', () => {
+  it('production without DATABASE_URL, TEMPORAL_ADDRESS and SECRETS_ENCRYPTION_KEY is refused, naming each', () => {
     const error = configError({ SIGIL_ENV: 'production' });
     expect(error.problems).toEqual([
       'DATABASE_URL: required when SIGIL_ENV=production',
       'TEMPORAL_ADDRESS: required when SIGIL_ENV=production',
+      'SECRETS_ENCRYPTION_KEY: required when SIGIL_ENV=production',
     ]);
   });
 
   it('production with only one of them names the missing one', () => {
-    const error = configError({ SIGIL_ENV: 'production', DATABASE_URL: 'postgres://db/sigil' });
+    const error = configError({
+      SIGIL_ENV: 'production',
+      DATABASE_URL: 'postgres://db/sigil',
+      SECRETS_ENCRYPTION_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
+    });
     expect(error.problems).toEqual(['TEMPORAL_ADDRESS: required when SIGIL_ENV=production']);
   });
 
-  it('production with both is accepted and runs nothing embedded', () => {
+  it('production with all three is accepted and runs nothing embedded', () => {
     const config = loadConfig({
       SIGIL_ENV: 'production',
       DATABASE_URL: 'postgres://db/sigil',
       TEMPORAL_ADDRESS: 'temporal:7233',
+      SECRETS_ENCRYPTION_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
     });
     expect(config.env).toBe('production');
     expect(config.database.embedded).toBe(false);
@@ -155,6 +162,7 @@ describe('loadConfig refusals', () => {
         SIGIL_ENV: 'production',
         DATABASE_URL: 'postgres://db/sigil',
         TEMPORAL_ADDRESS: 'temporal:7233',
+        SECRETS_ENCRYPTION_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
         WEBHOOK_RETRY_DELAY_SCALE: '0.02',
       }).problems,
     ).toEqual([
@@ -163,6 +171,19 @@ describe('loadConfig refusals', () => {
     // And the worker's settings ignore a scale in production even if one reached them.
     expect(webhookDeliverySettings('production', 0.02).retryDelayScale).toBe(1);
     expect(webhookDeliverySettings('test', 0.02).retryDelayScale).toBe(0.02);
+  });
+
+  it('SECRETS_ENCRYPTION_KEY must be 32 bytes in base64', () => {
+    for (const value of ['short', Buffer.alloc(16).toString('base64'), 'not base64!!']) {
+      expect(configError({ SECRETS_ENCRYPTION_KEY: value }).problems).toEqual([
+        'SECRETS_ENCRYPTION_KEY: must be 32 bytes in base64 (for example: openssl rand -base64 32)',
+      ]);
+    }
+    expect(
+      loadConfig({ SECRETS_ENCRYPTION_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=' })
+        .secretsEncryptionKey,
+    ).toBe('AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=');
+    expect(loadConfig({}).secretsEncryptionKey).toBeNull();
   });
 
   it('an unknown SIGIL_ENV is refused', () => {

@@ -128,6 +128,7 @@ describe('notification settings', () => {
         SIGIL_ENV: 'production',
         DATABASE_URL: 'postgres://db/sigil',
         TEMPORAL_ADDRESS: 'temporal:7233',
+        SECRETS_ENCRYPTION_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
         TWILIO_ACCOUNT_SID: SID,
         TWILIO_AUTH_TOKEN: 't',
         TWILIO_SMS_FROM: '+15005550006',

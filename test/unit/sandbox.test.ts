@@ -7,6 +7,7 @@ const PRODUCTION = {
   SIGIL_ENV: 'production',
   DATABASE_URL: 'postgres://app:pw@db.internal:5432/sigil',
   TEMPORAL_ADDRESS: 'temporal.internal:7233',
+  SECRETS_ENCRYPTION_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
 };
 
 describe('SANDBOX_ENABLED', () => {

@@ -135,7 +135,10 @@ export async function validateEnvelopeRequest(
     templateId: template.id,
     title: data.title,
     workflowType: data.workflowType,
-    expiresAt: new Date(data.expiresAt ?? Date.now() + DEFAULT_EXPIRATION_DAYS * DAY_MS),
+    // Without expiresAt: the organization's defaultExpirationDays (settings), else 30 days, from creation.
+    expiresAt: new Date(
+      data.expiresAt ?? Date.now() + (organization.defaultExpirationDays ?? DEFAULT_EXPIRATION_DAYS) * DAY_MS,
+    ),
     externalReference: data.externalReference ?? null,
     externalSystem: data.externalSystem ?? null,
     externalMetadataJson: data.externalMetadataJson ?? null,
@@ -147,7 +150,9 @@ export async function validateEnvelopeRequest(
       phone: recipient.phone ?? null,
       signingOrder: recipient.signingOrder,
       deliveryChannel: recipient.deliveryChannel,
-      authenticationMethod: recipient.authenticationMethod,
+      authenticationMethod:
+        recipient.authenticationMethod ??
+        defaultAuthentication(organization.defaultAuthenticationMethod, recipient.phone),
       type: recipient.type,
       language: recipient.language,
       required: requiredRecipient(recipient.type, recipient.role?.required ?? false),
@@ -230,6 +235,17 @@ export async function createEnvelope(
     });
   }
   return envelope;
+}
+
+/**
+ * The authentication of a recipient created without one: the organization's defaultAuthenticationMethod
+ * (settings) when the recipient has what it needs (a one-time code needs a phone number), else SecureLink.
+ */
+function defaultAuthentication(organizationDefault: string, phone: string | undefined): AuthenticationMethod {
+  if (organizationDefault === 'OtpSms' || organizationDefault === 'OtpWhatsApp') {
+    return phone ? organizationDefault : 'SecureLink';
+  }
+  return 'SecureLink';
 }
 
 function initialValueProblems(

@@ -1,7 +1,8 @@
-// Creates an organization (a tenant) on a plan; API access is off unless asked for.
+// Creates an organization (a tenant) on a plan with its built-in roles; API access is off unless asked for.
 import { randomUUID } from 'node:crypto';
-import { Organization, Plan } from '../../../db/entities/index.ts';
+import { Organization, Plan, Role } from '../../../db/entities/index.ts';
 import { CreateOrganizationRequest } from '../../../domain/organization.ts';
+import { BUILT_IN_ROLE_NAMES, BUILT_IN_ROLES } from '../../../domain/permissions.ts';
 import { InvalidRequest } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
 import { parseInput } from '../validation.ts';
@@ -18,13 +19,28 @@ export async function createOrganization(ctx: DataContext, input: CreateOrganiza
       { field: 'apiEnabled', message: 'plan without API access' },
     ]);
   }
-  const organization = em.create(Organization, {
-    id: randomUUID(),
-    name: data.name,
-    planName: plan.name,
-    apiEnabled: data.apiEnabled,
-    defaultLanguage: data.defaultLanguage,
+  // One transaction: the organization, then its built-in roles (their permissions come from
+  // domain/permissions.ts, not from the row). Flushed in two steps because the roles reference the
+  // organization by id, which the unit of work cannot order by itself.
+  return em.transactional(async (tx) => {
+    const organization = tx.create(Organization, {
+      id: randomUUID(),
+      name: data.name,
+      planName: plan.name,
+      apiEnabled: data.apiEnabled,
+      defaultLanguage: data.defaultLanguage,
+    });
+    await tx.flush();
+    for (const builtIn of BUILT_IN_ROLES) {
+      tx.create(Role, {
+        id: randomUUID(),
+        organizationId: organization.id,
+        name: BUILT_IN_ROLE_NAMES[builtIn],
+        builtIn,
+        permissions: [],
+      });
+    }
+    await tx.flush();
+    return organization;
   });
-  await em.flush();
-  return organization;
 }

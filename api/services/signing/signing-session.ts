@@ -16,7 +16,7 @@ import { sha256Hex } from '../../security/secrets.ts';
 import type { DataContext } from '../context.ts';
 import { otpChannel } from './otp-policy.ts';
 
-/** The consent the signer gives before completing; a fixed default until organizations can set their own. */
+/** The consent the signer gives before completing, unless the organization set its own (consentText). */
 export const CONSENT_TEXT: Record<string, string> = {
   en: 'I agree to sign this document electronically. My electronic signature is as legally binding as my handwritten signature.',
   he: 'אני מסכים/ה לחתום על מסמך זה באופן אלקטרוני. לחתימתי האלקטרונית אותו תוקף משפטי כמו לחתימתי בכתב יד.',

@@ -70,8 +70,12 @@ export function describeSigningLink(session: SigningSession, fields: SignerField
     },
     action: signerAction(recipient.type),
     consentRequired: recipient.type === 'Signer',
+    // The organization's own consent text (settings) replaces the default of the recipient's language.
     consentText:
-      recipient.type === 'Signer' ? (CONSENT_TEXT[session.language] ?? (CONSENT_TEXT.en as string)) : null,
+      recipient.type === 'Signer'
+        ? organization.consentText || (CONSENT_TEXT[session.language] ?? (CONSENT_TEXT.en as string))
+        : null,
+    privacyNotice: organization.privacyNotice || null,
     authenticationRequired: session.authenticationRequired,
     authenticated: session.authenticated,
     authenticationMethod: recipient.authenticationMethod,

@@ -13,6 +13,7 @@ export const plansRouter = router({
           'From Starter to Enterprise. A null count (documents, users, teams) means unlimited; a null rate ' +
           'limit means agreed per organization, or no public API on the plan. No sign-in needed.',
         tags: ['plans'],
+        access: 'public',
       }),
     )
     .output(PlanList)

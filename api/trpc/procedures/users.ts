@@ -1,0 +1,119 @@
+// Organization users: list, invite, resend invitation, change role, team or status, delete
+// (docs/administration.md).
+import { InviteUserRequest, Ok, UpdateUserRequest, UserList, UserView } from '../../../domain/account.ts';
+import { deleteUser } from '../../services/administration/delete-user.ts';
+import { type InvitedUser, inviteUser } from '../../services/administration/invite-user.ts';
+import { listUsers } from '../../services/administration/list-users.ts';
+import { resendInvitation } from '../../services/administration/resend-invitation.ts';
+import { updateUser } from '../../services/administration/update-user.ts';
+import { type AppContext, procedure, route, router } from '../init.ts';
+import { actorOf, IdParams } from './administration-actor.ts';
+
+/** The invited user; a failed invitation email is logged (without its link): it can be sent again. */
+function invited(ctx: AppContext, result: InvitedUser) {
+  if (result.email.status === 'failed') {
+    ctx.log.warn(
+      { userId: result.user.id, error: result.email.error },
+      'the invitation email could not be sent; the user can be sent it again (resend-invitation)',
+    );
+  }
+  return result.user;
+}
+
+export const usersRouter = router({
+  list: procedure
+    .meta(
+      route('GET', '/api/users', {
+        summary: "The organization's users",
+        description: 'Every user but deleted ones, invited users included (status `invited`), by name.',
+        tags: ['users'],
+        access: 'users:read',
+      }),
+    )
+    .output(UserList)
+    .query(({ ctx }) => listUsers(ctx.services, actorOf(ctx))),
+
+  invite: procedure
+    .meta(
+      route('POST', '/api/users/invite', {
+        summary: 'Invite a user',
+        description:
+          'Creates an `invited` user with the role (and team) given and emails them a link to ' +
+          '`/app/accept-invite` that works for 7 days, once. The plan limits active and invited users. ' +
+          'Only an owner gives the owner role; nobody gives a role with permissions they lack.',
+        tags: ['users'],
+        access: 'users:manage',
+        errors: {
+          403: 'The owner role given by a non-owner, or a role with permissions the caller lacks',
+          409: '`email_taken`: a user has the address; `plan_limit`: the plan allows no more users',
+        },
+      }),
+    )
+    .input(InviteUserRequest)
+    .output(UserView)
+    .mutation(async ({ ctx, input }) => invited(ctx, await inviteUser(ctx.services, actorOf(ctx), input))),
+
+  resendInvitation: procedure
+    .meta(
+      route('POST', '/api/users/{id}/resend-invitation', {
+        summary: 'Send an invitation again',
+        description: 'A new link (7 days); the earlier one stops working.',
+        tags: ['users'],
+        access: 'users:manage',
+        errors: { 404: 'No such user in this organization', 409: '`not_invited`: the user has accepted' },
+      }),
+    )
+    .input(IdParams)
+    .output(UserView)
+    .mutation(async ({ ctx, input }) =>
+      invited(ctx, await resendInvitation(ctx.services, actorOf(ctx), input.id)),
+    ),
+
+  update: procedure
+    .meta(
+      route('PUT', '/api/users/{id}', {
+        summary: "Change a user's role, team or status",
+        description:
+          'Absent fields stay; `teamId: null` removes the team; `status` `deactivated` refuses sign-in and ' +
+          '`active` lets the user in again. A role change or a deactivation ends the user’s sessions.',
+        tags: ['users'],
+        access: 'users:manage',
+        errors: {
+          403: 'The owner role given or taken, or an owner deactivated, by a non-owner; or a role with permissions the caller lacks',
+          404: 'No such user in this organization',
+          409:
+            '`last_owner`: the last active owner; `cannot_change_self`: deactivating yourself; ' +
+            '`invitation_pending`: the status of an invited user; `plan_limit`: reactivating beyond the plan',
+        },
+      }),
+    )
+    .input(UpdateUserRequest.extend(IdParams.shape))
+    .output(UserView)
+    .mutation(({ ctx, input }) => {
+      const { id, ...changes } = input;
+      return updateUser(ctx.services, actorOf(ctx), id, changes);
+    }),
+
+  delete: procedure
+    .meta(
+      route('DELETE', '/api/users/{id}', {
+        summary: 'Delete a user',
+        description:
+          'The user can no longer sign in and their address is free again; their name stays in the ' +
+          'security log and wherever they acted.',
+        tags: ['users'],
+        access: 'users:manage',
+        errors: {
+          403: 'An owner deleted by a non-owner',
+          404: 'No such user in this organization',
+          409: '`last_owner`: the last active owner; `cannot_change_self`: yourself',
+        },
+      }),
+    )
+    .input(IdParams)
+    .output(Ok)
+    .mutation(async ({ ctx, input }) => {
+      await deleteUser(ctx.services, actorOf(ctx), input.id);
+      return { ok: true as const };
+    }),
+});

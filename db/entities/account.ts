@@ -1,0 +1,170 @@
+// Organization users and what belongs to them: roles, teams, browser sessions, emailed-link tokens, MFA
+// backup codes, sign-in throttling and the security log (migration 0012, docs/accounts.md).
+import { defineEntity, p } from '@mikro-orm/core';
+
+export const RoleSchema = defineEntity({
+  name: 'Role',
+  tableName: 'role',
+  properties: {
+    id: p.uuid().primary(),
+    organizationId: p.uuid(),
+    name: p.string(),
+    /** `owner`, `administrator`, `sender` or `member`: permissions from domain/permissions.ts, not stored. */
+    builtIn: p.string().nullable(),
+    /** A custom role's permissions (empty for built-in roles). */
+    permissions: p.array().default([]),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
+export class Role extends RoleSchema.class {}
+RoleSchema.setClass(Role);
+
+export const TeamSchema = defineEntity({
+  name: 'Team',
+  tableName: 'team',
+  properties: {
+    id: p.uuid().primary(),
+    organizationId: p.uuid(),
+    name: p.string(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
+export class Team extends TeamSchema.class {}
+TeamSchema.setClass(Team);
+
+export const AppUserSchema = defineEntity({
+  name: 'AppUser',
+  tableName: 'app_user',
+  properties: {
+    id: p.uuid().primary(),
+    organizationId: p.uuid(),
+    /** Lower-cased; unique among users that are not deleted. */
+    email: p.string(),
+    fullName: p.string(),
+    /** argon2id (api/security/passwords.ts); null until an invited user accepts. */
+    passwordHash: p.string().hidden().nullable(),
+    /** `invited`, `active`, `deactivated` or `deleted`. */
+    status: p.string(),
+    emailVerifiedAt: p.datetime().nullable(),
+    roleId: p.uuid(),
+    teamId: p.uuid().nullable(),
+    language: p.string().default('en'),
+    /** The authenticator-app secret, encrypted (api/security/encryption.ts); null: no TOTP. */
+    totpSecretEncrypted: p.string().hidden().nullable(),
+    /** A secret being enrolled, until its first code confirms it. */
+    totpPendingSecretEncrypted: p.string().hidden().nullable(),
+    totpEnabledAt: p.datetime().nullable(),
+    /** The last TOTP time step a code was accepted for: no code is accepted twice (migration 0013). */
+    totpLastStep: p.bigint('number').nullable(),
+    invitedAt: p.datetime().nullable(),
+    invitedBy: p.uuid().nullable(),
+    lastLoginAt: p.datetime().nullable(),
+    deletedAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
+export class AppUser extends AppUserSchema.class {}
+AppUserSchema.setClass(AppUser);
+
+export const MfaBackupCodeSchema = defineEntity({
+  name: 'MfaBackupCode',
+  tableName: 'mfa_backup_code',
+  properties: {
+    id: p.uuid().primary(),
+    userId: p.uuid(),
+    /** SHA-256 of the code (ten random characters: no dictionary to try). */
+    codeHash: p.string().hidden(),
+    usedAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export class MfaBackupCode extends MfaBackupCodeSchema.class {}
+MfaBackupCodeSchema.setClass(MfaBackupCode);
+
+export const UserSessionSchema = defineEntity({
+  name: 'UserSession',
+  tableName: 'user_session',
+  properties: {
+    id: p.uuid().primary(),
+    /** SHA-256 of the cookie's token; the token itself is never stored. */
+    tokenHash: p.string().hidden(),
+    userId: p.uuid(),
+    organizationId: p.uuid(),
+    /** `mfa_pending`, `mfa_enrolment_required` or `active`. */
+    state: p.string(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    lastSeenAt: p.datetime(),
+    /** The absolute end, whatever the activity. */
+    expiresAt: p.datetime(),
+    endedAt: p.datetime().nullable(),
+    endedReason: p.string().nullable(),
+    ipAddress: p.string().nullable(),
+    userAgent: p.string().nullable(),
+    /** Wrong second-factor codes given with this session; the fifth ends it (migration 0013). */
+    mfaFailures: p.integer().default(0),
+  },
+});
+export class UserSession extends UserSessionSchema.class {}
+UserSessionSchema.setClass(UserSession);
+
+export const AccountTokenSchema = defineEntity({
+  name: 'AccountToken',
+  tableName: 'account_token',
+  properties: {
+    id: p.uuid().primary(),
+    tokenHash: p.string().hidden(),
+    /** `verify_email`, `reset_password` or `invite`. */
+    kind: p.string(),
+    userId: p.uuid(),
+    expiresAt: p.datetime(),
+    usedAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export class AccountToken extends AccountTokenSchema.class {}
+AccountTokenSchema.setClass(AccountToken);
+
+export const LoginThrottleSchema = defineEntity({
+  name: 'LoginThrottle',
+  tableName: 'login_throttle',
+  properties: {
+    /** `account:<email>` or `address:<ip>`. */
+    key: p.string().primary(),
+    failures: p.integer().default(0),
+    firstFailureAt: p.datetime(),
+    lastFailureAt: p.datetime(),
+    lockedUntil: p.datetime().nullable(),
+  },
+});
+export class LoginThrottle extends LoginThrottleSchema.class {}
+LoginThrottleSchema.setClass(LoginThrottle);
+
+export const SecurityEventSchema = defineEntity({
+  name: 'SecurityEvent',
+  tableName: 'security_event',
+  properties: {
+    id: p.uuid().primary(),
+    organizationId: p.uuid(),
+    type: p.string(),
+    actorUserId: p.uuid().nullable(),
+    subjectUserId: p.uuid().nullable(),
+    subjectEmail: p.string().nullable(),
+    ipAddress: p.string().nullable(),
+    details: p.json<Record<string, unknown>>(),
+    occurredAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export class SecurityEvent extends SecurityEventSchema.class {}
+SecurityEventSchema.setClass(SecurityEvent);

@@ -1,0 +1,374 @@
+// The business application's accounts: registration, sign-in, sessions and MFA, and the organization's
+// administration (users, roles, teams, settings, security log). The specification names the routes and their
+// request body types; their fields are ours (docs/accounts.md lists every route with its fields).
+import { z } from 'zod';
+import { IsoDateTime, safeText, uuidOf } from './common.ts';
+import { PERMISSIONS } from './permissions.ts';
+import { AUTHENTICATION_METHODS, PLAN_NAMES, SUPPORTED_LANGUAGES } from './vocabulary.ts';
+
+// ---- Building blocks ---------------------------------------------------------------------------------------
+
+/** An email address as typed; stored and compared lower-cased. */
+export const EmailAddress = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(254, 'email must be at most 254 characters')
+  // `.email()` after the trim (zod runs the checks in order), so the document says `format: email`.
+  .email({ message: 'email must be an email address' })
+  // RFC 5321: at most 64 characters before the @ (the format checkers of clients know it too).
+  .refine((email) => email.indexOf('@') <= 64, 'email must have at most 64 characters before the @');
+
+export const PASSWORD_MIN_LENGTH = 10;
+export const PASSWORD_MAX_LENGTH = 200;
+
+/** A new password: 10 to 200 characters, any characters PostgreSQL can store. */
+export const NewPassword = safeText()
+  .min(PASSWORD_MIN_LENGTH, `password must be at least ${PASSWORD_MIN_LENGTH} characters`)
+  .max(PASSWORD_MAX_LENGTH, `password must be at most ${PASSWORD_MAX_LENGTH} characters`);
+
+/** A password given to sign in or to confirm an action (checked against the stored hash, not the policy). */
+const GivenPassword = z.string().min(1, 'password is required').max(PASSWORD_MAX_LENGTH);
+
+/** A single-use token from an emailed link (verification, reset, invitation). */
+const LinkToken = z
+  .string()
+  .trim()
+  .min(1, 'token is required')
+  .max(200)
+  .regex(/^[A-Za-z0-9_-]+$/, 'token is not a link token');
+
+const FullName = safeText().trim().min(1, 'fullName is required').max(200);
+const Language = z.enum(SUPPORTED_LANGUAGES, { message: 'language must be en or he' });
+
+/** Six digits from an authenticator app. */
+const TotpCode = z
+  .string()
+  .trim()
+  .regex(/^\d{6}$/, 'code must be the six digits your authenticator app shows');
+/** A backup code as shown (`xxxxx-xxxxx`), with or without the dash. */
+const BackupCode = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z0-9]{5}-?[a-z0-9]{5}$/, 'backupCode must be one of your backup codes (xxxxx-xxxxx)')
+  .transform((code) => code.replace('-', ''));
+
+// ---- Account and session ------------------------------------------------------------------------------------
+
+export const RegisterRequest = z.strictObject({
+  organizationName: safeText().trim().min(1, 'organizationName is required').max(200),
+  fullName: FullName,
+  email: EmailAddress,
+  password: NewPassword,
+  language: Language.default('en'),
+  plan: z.enum(PLAN_NAMES, { message: `plan must be one of ${PLAN_NAMES.join(', ')}` }).default('Starter'),
+});
+export type RegisterRequest = z.input<typeof RegisterRequest>;
+
+export const VerifyEmailRequest = z.strictObject({ token: LinkToken });
+export const RequestEmailVerificationRequest = z.strictObject({ email: EmailAddress });
+export const LoginRequest = z.strictObject({ email: EmailAddress, password: GivenPassword });
+/** The second step of a sign-in: a code from the authenticator app, or one backup code. */
+export const LoginMfaRequest = z.union([
+  z.object({ code: TotpCode }).strict(),
+  z.object({ backupCode: BackupCode }).strict(),
+]);
+export const RequestPasswordResetRequest = z.strictObject({ email: EmailAddress });
+export const ClaimPasswordResetRequest = z.strictObject({ token: LinkToken });
+export const ResetPasswordRequest = z.strictObject({ token: LinkToken, password: NewPassword });
+export const ClaimInviteRequest = z.strictObject({ token: LinkToken });
+export const AcceptInviteRequest = z.strictObject({
+  token: LinkToken,
+  fullName: FullName,
+  password: NewPassword,
+});
+export const UpdateUserPreferencesRequest = z.strictObject({ language: Language });
+export const ConfirmTotpRequest = z.strictObject({ code: TotpCode });
+/** Re-authentication for turning MFA off or making new backup codes: the password and a current code. */
+export const ReauthenticateRequest = z.strictObject({
+  password: GivenPassword,
+  code: TotpCode.optional(),
+  backupCode: BackupCode.optional(),
+});
+
+/** What a sign-in step answers: signed in, or what must happen first. */
+export const LoginResult = z.object({
+  status: z
+    .enum(['signed_in', 'mfa_required', 'mfa_enrolment_required'])
+    .describe(
+      '`mfa_required`: send a code to POST /api/auth/login/mfa; `mfa_enrolment_required`: the organization ' +
+        'requires MFA and the user has none: only enrolment (/api/auth/mfa/*) and sign-out are open',
+    ),
+  /** The second factors the user can use at `mfa_required`. */
+  methods: z.array(z.enum(['totp', 'backup_code'])),
+});
+export type LoginResult = z.output<typeof LoginResult>;
+
+export const Ok = z.object({ ok: z.literal(true) });
+
+export const Me = z.object({
+  user: z.object({
+    id: z.uuid(),
+    email: z.string(),
+    fullName: z.string(),
+    language: Language,
+    mfa: z.object({ totp: z.boolean(), backupCodesLeft: z.number().int() }),
+    lastLoginAt: IsoDateTime.nullable(),
+  }),
+  organization: z.object({
+    id: z.uuid(),
+    name: z.string(),
+    plan: z.string(),
+    mfaRequired: z.boolean(),
+  }),
+  role: z.object({ id: z.uuid(), name: z.string(), builtIn: z.string().nullable() }),
+  team: z.object({ id: z.uuid(), name: z.string() }).nullable(),
+  permissions: z.array(z.enum(PERMISSIONS)),
+  session: z.object({
+    /** `mfa_enrolment_required`: nothing but enrolment and sign-out until the user has MFA. */
+    state: z.enum(['active', 'mfa_enrolment_required']),
+    idleTimeoutMinutes: z.number().int(),
+    expiresAt: IsoDateTime.describe('The absolute end of the session, whatever the activity'),
+  }),
+});
+export type Me = z.output<typeof Me>;
+
+export const ClaimedPasswordReset = z.object({ email: z.string(), fullName: z.string() });
+export const ClaimedInvite = z.object({
+  email: z.string(),
+  fullName: z.string(),
+  organizationName: z.string(),
+  roleName: z.string(),
+});
+
+export const TotpSetup = z.object({
+  /** Base32, for typing into an app that cannot scan. */
+  secret: z.string(),
+  otpauthUrl: z.string(),
+  /** The otpauth URL as an SVG QR code. */
+  qrCodeSvg: z.string(),
+});
+export const BackupCodes = z.object({
+  /** Ten single-use codes, shown once. */
+  backupCodes: z.array(z.string()),
+});
+
+// ---- Organization administration -----------------------------------------------------------------------------
+
+const RoleName = safeText().trim().min(1, 'name is required').max(100);
+const PermissionList = z
+  .array(z.enum(PERMISSIONS, { message: `each permission must be one of: ${PERMISSIONS.join(', ')}` }))
+  .max(PERMISSIONS.length * 2)
+  .transform((permissions) => [...new Set(permissions)].sort());
+
+export const CreateRoleRequest = z.strictObject({ name: RoleName, permissions: PermissionList });
+export const UpdateRoleRequest = z.strictObject({
+  name: RoleName.optional(),
+  permissions: PermissionList.optional(),
+});
+
+export const RoleView = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  /** `owner`, `administrator`, `sender`, `member` for the built-in roles (not editable), else null. */
+  builtIn: z.string().nullable(),
+  permissions: z.array(z.enum(PERMISSIONS)),
+  userCount: z.number().int(),
+});
+export const RoleList = z.object({ roles: z.array(RoleView), permissions: z.array(z.enum(PERMISSIONS)) });
+
+const TeamName = safeText().trim().min(1, 'name is required').max(100);
+export const CreateTeamRequest = z.strictObject({ name: TeamName });
+export const UpdateTeamRequest = z.strictObject({ name: TeamName });
+export const TeamView = z.object({ id: z.uuid(), name: z.string(), memberCount: z.number().int() });
+export const TeamList = z.object({ teams: z.array(TeamView) });
+
+export const USER_STATUSES = ['invited', 'active', 'deactivated'] as const;
+export const UserView = z.object({
+  id: z.uuid(),
+  email: z.string(),
+  fullName: z.string(),
+  status: z.enum(USER_STATUSES),
+  role: z.object({ id: z.uuid(), name: z.string() }),
+  team: z.object({ id: z.uuid(), name: z.string() }).nullable(),
+  mfaEnabled: z.boolean(),
+  lastLoginAt: IsoDateTime.nullable(),
+  invitedAt: IsoDateTime.nullable(),
+  createdAt: IsoDateTime,
+});
+export const UserList = z.object({ users: z.array(UserView) });
+
+export const InviteUserRequest = z.strictObject({
+  fullName: FullName,
+  email: EmailAddress,
+  roleId: uuidOf('roleId'),
+  teamId: uuidOf('teamId').nullable().optional(),
+});
+export const UpdateUserRequest = z.strictObject({
+  roleId: uuidOf('roleId').optional(),
+  teamId: uuidOf('teamId').nullable().optional(),
+  /** `deactivated` ends the user's sessions and refuses sign-in; `active` lets them in again. */
+  status: z.enum(['active', 'deactivated'], { message: 'status must be active or deactivated' }).optional(),
+});
+
+export const SESSION_TIMEOUT_MINUTES = { min: 5, max: 24 * 60, default: 60 } as const;
+
+export const OrganizationSettings = z.object({
+  /** Shown as the sender of every email; null: the organization's name. */
+  senderDisplayName: z.string().nullable(),
+  /** Reply-To of every email; null: none. */
+  replyToEmail: z.string().nullable(),
+  /** Plain text closing every email; null: a default line naming the organization. */
+  emailFooter: z.string().nullable(),
+  /** Every user must sign in with a second factor. */
+  mfaRequired: z.boolean(),
+  /** Idle minutes after which a session ends (5 to 1,440). */
+  sessionTimeoutMinutes: z.number().int(),
+  /** The authentication of recipients created without one (`SecureLink`: no one-time code). */
+  defaultAuthenticationMethod: z.enum(AUTHENTICATION_METHODS),
+  /** Days from creation to expiry for envelopes created without `expiresAt`; null: 30 days. */
+  defaultExpirationDays: z.number().int().nullable(),
+  /** The consent a signer accepts on the signer page; null: the default text. */
+  consentText: z.string().nullable(),
+  /** The privacy notice linked or shown on the signer page; null: none. */
+  privacyNotice: z.string().nullable(),
+  retention: z.object({
+    /** Days completed documents are kept before deletion; null: kept. */
+    completedDays: z.number().int().nullable(),
+    /** Days declined, cancelled and expired documents are kept; null: kept. */
+    unfinishedDays: z.number().int().nullable(),
+  }),
+});
+export type OrganizationSettings = z.output<typeof OrganizationSettings>;
+
+const optionalNullableText = (max: number, kind: 'line' | 'multiline' = 'line') =>
+  safeText(kind)
+    .trim()
+    .max(max)
+    .nullable()
+    .optional()
+    .transform((value) => (value === '' ? null : value));
+
+const Days = (field: string, max: number) =>
+  z
+    .number({ message: `${field} must be a whole number of days` })
+    .int(`${field} must be a whole number of days`)
+    .min(1, `${field} must be at least 1`)
+    .max(max, `${field} must be at most ${max}`);
+
+export const UpdateOrganizationSettingsRequest = z.strictObject({
+  senderDisplayName: optionalNullableText(100),
+  replyToEmail: EmailAddress.nullable().optional(),
+  emailFooter: optionalNullableText(1000, 'multiline'),
+  mfaRequired: z.boolean().optional(),
+  sessionTimeoutMinutes: z
+    .number({ message: 'sessionTimeoutMinutes must be a whole number of minutes' })
+    .int('sessionTimeoutMinutes must be a whole number of minutes')
+    .min(SESSION_TIMEOUT_MINUTES.min, `sessionTimeoutMinutes must be at least ${SESSION_TIMEOUT_MINUTES.min}`)
+    .max(SESSION_TIMEOUT_MINUTES.max, `sessionTimeoutMinutes must be at most ${SESSION_TIMEOUT_MINUTES.max}`)
+    .optional(),
+  defaultAuthenticationMethod: z
+    .enum(AUTHENTICATION_METHODS, {
+      message: `defaultAuthenticationMethod must be one of ${AUTHENTICATION_METHODS.join(', ')}`,
+    })
+    .optional(),
+  defaultExpirationDays: Days('defaultExpirationDays', 365).nullable().optional(),
+  consentText: optionalNullableText(5000, 'multiline'),
+  privacyNotice: optionalNullableText(10000, 'multiline'),
+  retention: z
+    .strictObject({
+      completedDays: Days('retention.completedDays', 3650).nullable().optional(),
+      unfinishedDays: Days('retention.unfinishedDays', 3650).nullable().optional(),
+    })
+    .optional(),
+});
+export type UpdateOrganizationSettingsRequest = z.input<typeof UpdateOrganizationSettingsRequest>;
+
+export const SECURITY_EVENT_TYPES = [
+  'user.registered',
+  'user.email_verified',
+  'user.signed_in',
+  'user.sign_in_failed',
+  'user.locked_out',
+  'user.signed_out',
+  'user.mfa_enabled',
+  'user.mfa_disabled',
+  'user.mfa_failed',
+  'user.backup_codes_regenerated',
+  'user.password_reset_requested',
+  'user.password_reset',
+  'user.invited',
+  'user.invitation_resent',
+  'user.invitation_accepted',
+  'user.updated',
+  'user.deactivated',
+  'user.reactivated',
+  'user.deleted',
+  'role.created',
+  'role.updated',
+  'role.deleted',
+  'team.created',
+  'team.updated',
+  'team.deleted',
+  'settings.updated',
+] as const;
+export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
+
+export const SecurityEventView = z.object({
+  id: z.uuid(),
+  type: z.enum(SECURITY_EVENT_TYPES),
+  occurredAt: IsoDateTime,
+  /** Who acted (null: no signed-in user, such as a failed sign-in). */
+  actor: z.object({ id: z.uuid(), email: z.string(), fullName: z.string() }).nullable(),
+  /** Whom it concerns, when another user than the actor (an invited user, a changed role's holder). */
+  subject: z.object({ id: z.uuid().nullable(), email: z.string() }).nullable(),
+  ipAddress: z.string().nullable(),
+  /** What changed, in words of the event (role names, fields, a reason); never a secret. */
+  details: z.record(z.string(), z.unknown()),
+});
+export const SecurityLogQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  /** Events before this one (the `id` of the last event of the previous page). */
+  before: uuidOf('before').optional(),
+});
+export const SecurityLog = z.object({ events: z.array(SecurityEventView), nextBefore: z.uuid().nullable() });
+
+// ---- Two-step verification (helper A2, MFA) -------------------------------------------------------------------
+
+/** Exactly one second factor: a code from the authenticator app or a backup code. */
+const oneSecondFactor = (
+  value: { code?: string | undefined; backupCode?: string | undefined },
+  context: z.RefinementCtx,
+) => {
+  if (value.code !== undefined && value.backupCode !== undefined) {
+    context.addIssue({
+      code: 'custom',
+      path: ['backupCode'],
+      message: 'send either code or backupCode, not both',
+    });
+  } else if (value.code === undefined && value.backupCode === undefined) {
+    context.addIssue({
+      code: 'custom',
+      path: ['code'],
+      message: 'code (from your authenticator app) or backupCode is required',
+    });
+  }
+};
+
+/**
+ * The body of POST /api/auth/login/mfa as the route reads it: LoginMfaRequest's two alternatives as one object
+ * (a route's input is an object, which its OpenAPI document describes), exactly one of them given.
+ */
+export const LoginMfaInput = z
+  .object({
+    code: TotpCode.optional().describe('Six digits from the authenticator app'),
+    backupCode: BackupCode.optional().describe('One of the backup codes (xxxxx-xxxxx); each works once'),
+  })
+  .strict()
+  .superRefine(oneSecondFactor);
+export type LoginMfaInput = z.output<typeof LoginMfaInput>;
+
+/** ReauthenticateRequest with exactly one second factor (turning MFA off, new backup codes). */
+export const ReauthenticateInput = ReauthenticateRequest.superRefine(oneSecondFactor);
+export type ReauthenticateInput = z.output<typeof ReauthenticateInput>;

@@ -1,0 +1,1050 @@
+// The organization's administration through HTTP with real signed-in sessions (docs/administration.md):
+// users (invite → the email in the development capture → its link claimed and accepted; a resent invitation
+// kills the old link; status, role and team changes; soft deletion that keeps the name), roles (built-in ones
+// immutable, custom ones created, changed, refused while in use; nobody grants more than they hold), teams
+// (deleting one unassigns its members), the plan's user and team limits, the last owner and owner-only
+// grants, settings (validation that changes nothing, partial updates) and where the settings are used (the
+// envelope email by SMTP, the invitation email, the signer view, the default expiry and the default
+// authentication of new envelopes), and the security log (actors, subjects, newest first, pages).
+import { randomUUID } from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNotificationActivities } from '../../activities/notifications.ts';
+import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
+import {
+  AppUser,
+  DevNotification,
+  Organization,
+  Plan,
+  SecurityEvent,
+  UserSession,
+} from '../../db/entities/index.ts';
+import {
+  BUILT_IN_ROLE_PERMISSIONS,
+  BUILT_IN_ROLES,
+  type BuiltInRole,
+  PERMISSIONS,
+} from '../../domain/permissions.ts';
+import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
+import { APP_ORIGIN, newSession, type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
+import { type SmtpSink, startSmtpSink } from '../support/smtp-sink.ts';
+
+let harness: ApiHarness;
+
+beforeAll(async () => {
+  harness = await openApiHarness();
+});
+afterAll(() => harness?.close());
+
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type As = { headers: { cookie: string; origin: string } } | null;
+
+function call(as: As, method: Method, url: string, payload?: unknown): Promise<LightMyRequestResponse> {
+  return harness.app.inject({
+    method,
+    url,
+    headers: as?.headers ?? { origin: APP_ORIGIN },
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
+}
+
+/** A 200 answer's body. */
+async function ok(as: As, method: Method, url: string, payload?: unknown) {
+  const response = await call(as, method, url, payload);
+  expect(response.statusCode, `${method} ${url}: ${response.body}`).toBe(200);
+  return response.json();
+}
+
+/** The error of a refused request, after checking its status and code. */
+async function refused(
+  as: As,
+  method: Method,
+  url: string,
+  payload: unknown,
+  status: number,
+  code: string,
+): Promise<{ code: string; message: string; details: { field?: string; [key: string]: unknown }[] }> {
+  const response = await call(as, method, url, payload);
+  expect(response.statusCode, `${method} ${url}: ${response.body}`).toBe(status);
+  const { error } = response.json();
+  expect(error.code, error.message).toBe(code);
+  return error;
+}
+
+/** The organization's roles by built-in name (and custom ones by name). */
+async function roleIds(as: As): Promise<Record<string, string>> {
+  const { roles } = await ok(as, 'GET', '/api/roles');
+  return Object.fromEntries(
+    roles.map((role: { id: string; name: string; builtIn: string | null }) => [
+      role.builtIn ?? role.name,
+      role.id,
+    ]),
+  );
+}
+
+const em = () => harness.ctx.orm.em.fork();
+const newAddress = (name = 'user') => `${name}.${randomUUID().slice(0, 8)}@Example.com`;
+
+/** The newest invitation captured for the address, and its link's token. */
+async function invitationTo(address: string) {
+  const [row] = await em().find(
+    DevNotification,
+    { to: address.toLowerCase(), kind: 'invite' },
+    { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit: 1 },
+  );
+  if (!row) throw new Error(`no invitation captured for ${address}`);
+  const link = row.signingLink ?? '';
+  expect(link).toMatch(/^http:\/\/localhost:3000\/app\/accept-invite\?token=[\w-]{43}$/);
+  return { row, token: new URL(link).searchParams.get('token') as string };
+}
+
+async function eventsOf(organizationId: string, type?: string) {
+  return em().find(
+    SecurityEvent,
+    { organizationId, ...(type ? { type } : {}) },
+    { orderBy: [{ occurredAt: 'asc' }, { id: 'asc' }] },
+  );
+}
+
+/** A second user of the owner's organization. */
+const colleague = (owner: SignedInUser, role: BuiltInRole | string, fullName?: string) =>
+  signedInUser(harness, { role, organizationId: owner.organization.id, ...(fullName ? { fullName } : {}) });
+
+describe('users and invitations', () => {
+  it('invites a user by email; the link is claimed and accepted; a resent invitation kills the old link', async () => {
+    const owner = await signedInUser(harness, { role: 'owner', fullName: 'Olivia Owner' });
+    const roles = await roleIds(owner);
+    const team = await ok(owner, 'POST', '/api/teams', { name: 'Sales' });
+    const address = newAddress('Noa');
+
+    const invited = await ok(owner, 'POST', '/api/users/invite', {
+      fullName: 'Noa Bar',
+      email: address,
+      roleId: roles.sender,
+      teamId: team.id,
+    });
+    expect(invited).toMatchObject({
+      email: address.toLowerCase(),
+      fullName: 'Noa Bar',
+      status: 'invited',
+      role: { id: roles.sender, name: 'Sender' },
+      team: { id: team.id, name: 'Sales' },
+      mfaEnabled: false,
+      lastLoginAt: null,
+    });
+    expect(Date.parse(invited.invitedAt)).toBeGreaterThan(Date.now() - 60_000);
+    const { users } = await ok(owner, 'GET', '/api/users');
+    expect(users.map((user: { email: string; status: string }) => [user.email, user.status]).sort()).toEqual(
+      [
+        [owner.email, 'active'],
+        [address.toLowerCase(), 'invited'],
+      ].sort(),
+    );
+    // An invited user has no password yet.
+    expect((await em().findOneOrFail(AppUser, { id: invited.id })).passwordHash).toBeNull();
+
+    // The email went to the development capture, with the inviter and a link to the web app's page.
+    const first = await invitationTo(address);
+    expect(first.row.subject).toContain(owner.organization.name);
+    expect(first.row.body).toContain('Invited by Olivia Owner.');
+    expect(first.row.body).toContain(first.row.signingLink);
+    const claimed = await ok(null, 'POST', '/api/auth/accept-invite/claim', { token: first.token });
+    expect(claimed).toEqual({
+      email: address.toLowerCase(),
+      fullName: 'Noa Bar',
+      organizationName: owner.organization.name,
+      roleName: 'Sender',
+    });
+
+    // Resent: a new link; the first one stops working.
+    const resent = await ok(owner, 'POST', `/api/users/${invited.id}/resend-invitation`);
+    expect(resent.status).toBe('invited');
+    const second = await invitationTo(address);
+    expect(second.token).not.toBe(first.token);
+    await refused(
+      null,
+      'POST',
+      '/api/auth/accept-invite/claim',
+      { token: first.token },
+      400,
+      'invalid_token',
+    );
+    await refused(
+      null,
+      'POST',
+      '/api/auth/accept-invite',
+      { token: first.token, fullName: 'Noa Bar', password: 'a long enough password' },
+      400,
+      'invalid_token',
+    );
+
+    // Accepted with the new link: active, signed in, with the role and team given.
+    const accepted = await call(null, 'POST', '/api/auth/accept-invite', {
+      token: second.token,
+      fullName: 'Noa Bar-Levi',
+      password: 'a long enough password',
+    });
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    const cookie = accepted.cookies.find((candidate) => candidate.name === 'sigil_session')?.value;
+    expect(cookie).toBeTruthy();
+    const asNoa = { headers: { cookie: `sigil_session=${cookie}`, origin: APP_ORIGIN } };
+    // A sender reads users but manages none.
+    const seen = (await ok(asNoa, 'GET', '/api/users')).users.find(
+      (user: { id: string }) => user.id === invited.id,
+    );
+    expect(seen).toMatchObject({ status: 'active', fullName: 'Noa Bar-Levi', team: { name: 'Sales' } });
+    await refused(
+      asNoa,
+      'POST',
+      '/api/users/invite',
+      { fullName: 'X', email: newAddress(), roleId: roles.member },
+      403,
+      'forbidden',
+    );
+
+    // Nothing left to resend.
+    await refused(owner, 'POST', `/api/users/${invited.id}/resend-invitation`, undefined, 409, 'not_invited');
+
+    const events = await eventsOf(owner.organization.id);
+    expect(events.map((event) => event.type).slice(0, 3)).toEqual([
+      'team.created',
+      'user.invited',
+      'user.invitation_resent',
+    ]);
+    // Accepting records both in one transaction, at the same instant: their order is not defined.
+    expect(
+      events
+        .map((event) => event.type)
+        .slice(3)
+        .sort(),
+    ).toEqual(['user.invitation_accepted', 'user.signed_in']);
+    expect(events[1]).toMatchObject({
+      actorUserId: owner.user.id,
+      subjectUserId: invited.id,
+      subjectEmail: address.toLowerCase(),
+      details: { role: 'Sender', team: 'Sales' },
+    });
+  });
+
+  it('refuses an address any user has, a role or team of another organization, and bad input, changing nothing', async () => {
+    const owner = await signedInUser(harness, { role: 'owner' });
+    const other = await signedInUser(harness, { role: 'owner' });
+    const roles = await roleIds(owner);
+    const otherRoles = await roleIds(other);
+    const otherTeam = await ok(other, 'POST', '/api/teams', { name: 'Elsewhere' });
+    const count = async () => em().count(AppUser, { organizationId: owner.organization.id });
+    const before = await count();
+
+    // Another organization's user's address, in another case.
+    const taken = await refused(
+      owner,
+      'POST',
+      '/api/users/invite',
+      { fullName: 'Twin', email: other.email.toUpperCase(), roleId: roles.member },
+      409,
+      'email_taken',
+    );
+    expect(taken.details).toEqual([{ field: 'body.email', message: expect.any(String) }]);
+    const foreignRole = await refused(
+      owner,
+      'POST',
+      '/api/users/invite',
+      { fullName: 'Someone', email: newAddress(), roleId: otherRoles.member },
+      400,
+      'invalid_request',
+    );
+    expect(foreignRole.details.map((detail) => detail.field)).toEqual(['body.roleId']);
+    const foreignTeam = await refused(
+      owner,
+      'POST',
+      '/api/users/invite',
+      { fullName: 'Someone', email: newAddress(), roleId: roles.member, teamId: otherTeam.id },
+      400,
+      'invalid_request',
+    );
+    expect(foreignTeam.details.map((detail) => detail.field)).toEqual(['body.teamId']);
+    for (const [body, field] of [
+      [{ fullName: 'A', email: 'not-an-address', roleId: roles.member }, 'body.email'],
+      [{ fullName: '', email: newAddress(), roleId: roles.member }, 'body.fullName'],
+      [{ fullName: 'A', email: newAddress(), roleId: 'nope' }, 'body.roleId'],
+    ] as const) {
+      const error = await refused(owner, 'POST', '/api/users/invite', body, 400, 'invalid_request');
+      expect(error.details.map((detail) => detail.field)).toContain(field);
+    }
+    await refused(owner, 'PUT', '/api/users/not-a-uuid', { status: 'active' }, 400, 'invalid_request');
+    await refused(owner, 'PUT', `/api/users/${owner.user.id}`, { status: 'deleted' }, 400, 'invalid_request');
+    expect(await count()).toBe(before);
+    expect(await em().count(DevNotification, { organizationId: owner.organization.id })).toBe(0);
+  });
+
+  it('changes roles, teams and status: deactivation and role changes end sessions, the events say what changed', async () => {
+    const owner = await signedInUser(harness, { role: 'owner' });
+    const member = await colleague(owner, 'member', 'Mia Member');
+    const roles = await roleIds(owner);
+    const blue = await ok(owner, 'POST', '/api/teams', { name: 'Blue' });
+    const green = await ok(owner, 'POST', '/api/teams', { name: 'Green' });
+    const url = `/api/users/${member.user.id}`;
+
+    // Team: set, moved, removed (null); the member's session goes on.
+    expect((await ok(owner, 'PUT', url, { teamId: blue.id })).team).toEqual({ id: blue.id, name: 'Blue' });
+    expect((await ok(owner, 'PUT', url, { teamId: green.id })).team).toEqual({ id: green.id, name: 'Green' });
+    expect((await ok(owner, 'PUT', url, { teamId: null })).team).toBeNull();
+    expect((await call(member, 'GET', '/api/users')).statusCode).toBe(200);
+
+    // Role: the member's sessions end (a privilege change means signing in again).
+    const promoted = await ok(owner, 'PUT', url, { roleId: roles.administrator });
+    expect(promoted.role).toEqual({ id: roles.administrator, name: 'Administrator' });
+    expect((await call(member, 'GET', '/api/users')).statusCode).toBe(401);
+    const again = { headers: await newSession(harness, member.user) };
+    expect((await call(again, 'GET', '/api/roles')).statusCode).toBe(200);
+
+    // Deactivated: sessions end and the old cookie stays dead after reactivation; a new sign-in works.
+    expect((await ok(owner, 'PUT', url, { status: 'deactivated' })).status).toBe('deactivated');
+    expect((await call(again, 'GET', '/api/users')).statusCode).toBe(401);
+    expect(
+      await em().count(UserSession, { userId: member.user.id, endedAt: null }),
+      'no session of a deactivated user stays open',
+    ).toBe(0);
+    expect((await ok(owner, 'PUT', url, { status: 'active' })).status).toBe('active');
+    expect((await call(again, 'GET', '/api/users')).statusCode).toBe(401);
+    expect(
+      (await call({ headers: await newSession(harness, member.user) }, 'GET', '/api/users')).statusCode,
+    ).toBe(200);
+
+    // Nothing to change: no event.
+    await ok(owner, 'PUT', url, { roleId: roles.administrator, teamId: null, status: 'active' });
+
+    const events = (await eventsOf(owner.organization.id)).filter((event) => event.type.startsWith('user.'));
+    expect(events.map((event) => [event.type, event.details])).toEqual([
+      ['user.updated', { team: { from: null, to: 'Blue' } }],
+      ['user.updated', { team: { from: 'Blue', to: 'Green' } }],
+      ['user.updated', { team: { from: 'Green', to: null } }],
+      ['user.updated', { role: { from: 'Read-only member', to: 'Administrator' } }],
+      ['user.deactivated', {}],
+      ['user.reactivated', {}],
+    ]);
+    for (const event of events) {
+      expect(event).toMatchObject({ actorUserId: owner.user.id, subjectUserId: member.user.id });
+    }
+    // Nobody deactivates themselves.
+    await refused(
+      owner,
+      'PUT',
+      `/api/users/${owner.user.id}`,
+      { status: 'deactivated' },
+      409,
+      'cannot_change_self',
+    );
+    // An invited user has no status to change.
+    const invited = await ok(owner, 'POST', '/api/users/invite', {
+      fullName: 'Ivy Invited',
+      email: newAddress(),
+      roleId: roles.member,
+    });
+    await refused(owner, 'PUT', `/api/users/${invited.id}`, { status: 'active' }, 409, 'invitation_pending');
+  });
+
+  it('keeps the last active owner, and lets only owners give, take or act on the owner role', async () => {
+    const owner = await signedInUser(harness, { role: 'owner', fullName: 'First Owner' });
+    const admin = await colleague(owner, 'administrator');
+    const member = await colleague(owner, 'member');
+    const roles = await roleIds(owner);
+
+    // An administrator can neither give the owner role, nor take it, nor deactivate or delete an owner.
+    for (const [method, url, body] of [
+      ['PUT', `/api/users/${member.user.id}`, { roleId: roles.owner }],
+      ['PUT', `/api/users/${owner.user.id}`, { roleId: roles.member }],
+      ['PUT', `/api/users/${owner.user.id}`, { status: 'deactivated' }],
+      ['DELETE', `/api/users/${owner.user.id}`, undefined],
+      ['POST', '/api/users/invite', { fullName: 'New Owner', email: newAddress(), roleId: roles.owner }],
+    ] as const) {
+      await refused(admin, method, url, body, 403, 'forbidden');
+    }
+    // …but manages everyone else.
+    expect((await ok(admin, 'PUT', `/api/users/${member.user.id}`, { roleId: roles.sender })).role.name).toBe(
+      'Sender',
+    );
+
+    // The last active owner cannot step down (nor deactivate or delete themselves).
+    const last = await refused(
+      owner,
+      'PUT',
+      `/api/users/${owner.user.id}`,
+      { roleId: roles.administrator },
+      409,
+      'last_owner',
+    );
+    expect(last.message).toMatch(/last active owner/);
+    await refused(owner, 'DELETE', `/api/users/${owner.user.id}`, undefined, 409, 'cannot_change_self');
+
+    // An owner makes another owner; then the first may step down (and must sign in again).
+    await ok(owner, 'PUT', `/api/users/${admin.user.id}`, { roleId: roles.owner });
+    const secondOwner = { headers: await newSession(harness, admin.user) };
+    await ok(owner, 'PUT', `/api/users/${owner.user.id}`, { roleId: roles.administrator });
+    expect((await call(owner, 'GET', '/api/users')).statusCode).toBe(401);
+    // Now the second owner is the last one.
+    await refused(
+      secondOwner,
+      'PUT',
+      `/api/users/${admin.user.id}`,
+      { roleId: roles.member },
+      409,
+      'last_owner',
+    );
+    // A deactivated owner does not count as one.
+    const thirdOwner = await colleague(owner, 'owner');
+    await ok(secondOwner, 'PUT', `/api/users/${thirdOwner.user.id}`, { status: 'deactivated' });
+    await refused(
+      secondOwner,
+      'PUT',
+      `/api/users/${admin.user.id}`,
+      { roleId: roles.member },
+      409,
+      'last_owner',
+    );
+    const active = await em().count(AppUser, {
+      organizationId: owner.organization.id,
+      roleId: roles.owner,
+      status: 'active',
+    });
+    expect(active).toBe(1);
+  });
+
+  it('soft-deletes a user: the name stays attributable, the address is free again, sessions and links die', async () => {
+    const owner = await signedInUser(harness, { role: 'owner' });
+    const roles = await roleIds(owner);
+    const leaver = await colleague(owner, 'sender', 'Lee Leaver');
+    const address = leaver.email;
+    await ok(owner, 'PUT', `/api/users/${leaver.user.id}`, { status: 'deactivated' });
+    await ok(owner, 'PUT', `/api/users/${leaver.user.id}`, { status: 'active' });
+    const session = { headers: await newSession(harness, leaver.user) };
+
+    expect(await ok(owner, 'DELETE', `/api/users/${leaver.user.id}`)).toEqual({ ok: true });
+    expect((await call(session, 'GET', '/api/users')).statusCode).toBe(401);
+    const row = await em().findOneOrFail(AppUser, { id: leaver.user.id });
+    expect(row).toMatchObject({
+      status: 'deleted',
+      fullName: 'Lee Leaver',
+      email: `deleted+${leaver.user.id}@invalid`,
+      passwordHash: null,
+    });
+    expect(row.deletedAt).toBeInstanceOf(Date);
+    const { users } = await ok(owner, 'GET', '/api/users');
+    expect(users.map((user: { id: string }) => user.id)).not.toContain(leaver.user.id);
+    // Gone for every route: 404 like an unknown id.
+    await refused(owner, 'PUT', `/api/users/${leaver.user.id}`, { roleId: roles.member }, 404, 'not_found');
+    await refused(owner, 'DELETE', `/api/users/${leaver.user.id}`, undefined, 404, 'not_found');
+
+    // The log still names them: the earlier events by name, the deletion with the address they had.
+    const log = await ok(owner, 'GET', '/api/organization/security-log');
+    const deleted = log.events.find((event: { type: string }) => event.type === 'user.deleted');
+    expect(deleted).toMatchObject({
+      actor: { id: owner.user.id, email: owner.email },
+      subject: { id: leaver.user.id, email: address },
+      details: { role: 'Sender', status: 'active' },
+    });
+    // The address can be invited again, and a deleted invitation's link no longer works.
+    const reinvited = await ok(owner, 'POST', '/api/users/invite', {
+      fullName: 'Lee Again',
+      email: address,
+      roleId: roles.member,
+    });
+    const { token } = await invitationTo(address);
+    await ok(owner, 'DELETE', `/api/users/${reinvited.id}`);
+    await refused(null, 'POST', '/api/auth/accept-invite/claim', { token }, 400, 'invalid_token');
+    // Nobody deletes themselves.
+    await refused(owner, 'DELETE', `/api/users/${owner.user.id}`, undefined, 409, 'cannot_change_self');
+  });
+});
+
+describe('plan limits', () => {
+  it("refuses users beyond the plan's limit (active and invited count), and teams beyond it", async () => {
+    const starter = await em().findOneOrFail(Plan, { name: 'Starter' });
+    const userLimit = starter.userLimit as number;
+    const teamLimit = starter.teamLimit as number;
+    expect(userLimit).toBeGreaterThanOrEqual(2);
+    const owner = await signedInUser(harness, { role: 'owner', plan: 'Starter' });
+    const member = await colleague(owner, 'member');
+    const roles = await roleIds(owner);
+    const invite = () =>
+      call(owner, 'POST', '/api/users/invite', {
+        fullName: 'Extra',
+        email: newAddress(),
+        roleId: roles.member,
+      });
+
+    for (let seated = 2; seated < userLimit; seated += 1) expect((await invite()).statusCode).toBe(200);
+    const full = await invite();
+    expect(full.statusCode, full.body).toBe(409);
+    expect(full.json().error).toMatchObject({ code: 'plan_limit' });
+    expect(full.json().error.message).toContain(`The Starter plan allows ${userLimit} users`);
+
+    // A deactivated user frees a seat; reactivating them needs one again.
+    await ok(owner, 'PUT', `/api/users/${member.user.id}`, { status: 'deactivated' });
+    expect((await invite()).statusCode).toBe(200);
+    const back = await refused(
+      owner,
+      'PUT',
+      `/api/users/${member.user.id}`,
+      { status: 'active' },
+      409,
+      'plan_limit',
+    );
+    expect(back.message).toContain('Starter');
+
+    for (let index = 0; index < teamLimit; index += 1)
+      await ok(owner, 'POST', '/api/teams', { name: `Team ${index}` });
+    const teams = await refused(owner, 'POST', '/api/teams', { name: 'One too many' }, 409, 'plan_limit');
+    expect(teams.message).toContain(`The Starter plan allows ${teamLimit} teams`);
+    expect(
+      await em().count(AppUser, {
+        organizationId: owner.organization.id,
+        status: { $in: ['active', 'invited'] },
+      }),
+    ).toBe(userLimit);
+  });
+});
+
+describe('roles', () => {
+  it('lists built-in roles with their permissions from code, and refuses to change or delete them', async () => {
+    const owner = await signedInUser(harness, { role: 'owner' });
+    await colleague(owner, 'sender');
+    const list = await ok(owner, 'GET', '/api/roles');
+    expect(list.permissions).toEqual([...PERMISSIONS]);
+    expect(list.roles.map((role: { builtIn: string }) => role.builtIn)).toEqual([...BUILT_IN_ROLES]);
+    for (const role of list.roles) {
+      expect([...role.permissions].sort()).toEqual(
+        [...BUILT_IN_ROLE_PERMISSIONS[role.builtIn as BuiltInRole]].sort(),
+      );
+      expect(role.userCount).toBe(role.builtIn === 'owner' || role.builtIn === 'sender' ? 1 : 0);
+      await refused(owner, 'PUT', `/api/roles/${role.id}`, { name: 'Mine now' }, 409, 'built_in_role');
+      await refused(owner, 'DELETE', `/api/roles/${role.id}`, undefined, 409, 'built_in_role');
+    }
+  });
+
+  it('creates, changes and deletes custom roles; a change reaches holders at their next request', async () => {
+    const owner = await signedInUser(harness, { role: 'owner' });
+    const created = await ok(owner, 'POST', '/api/roles', {
+      name: 'Reviewer',
+      permissions: ['users:read', 'documents:read', 'documents:read'],
+    });
+    expect(created).toMatchObject({
+      name: 'Reviewer',
+      builtIn: null,
+      permissions: ['documents:read', 'users:read'],
+      userCount: 0,
+    });
+    await refused(owner, 'POST', '/api/roles', { name: 'reviewer', permissions: [] }, 409, 'name_taken');
+    await refused(owner, 'POST', '/api/roles', { name: 'Owner', permissions: [] }, 409, 'name_taken');
+    const bad = await refused(
+      owner,
+      'POST',
+      '/api/roles',
+      { name: 'X', permissions: ['everything'] },
+      400,
+      'invalid_request',
+    );
+    expect(bad.details[0]?.field).toBe('body.permissions.0');
+
+    const reviewer = await colleague(owner, created.id);
+    await refused(reviewer, 'GET', '/api/teams', undefined, 403, 'forbidden');
+    const updated = await ok(owner, 'PUT', `/api/roles/${created.id}`, {
+      name: 'Senior reviewer',
+      permissions: ['documents:read', 'teams:read'],
+    });
+    expect(updated).toMatchObject({
+      name: 'Senior reviewer',
+      permissions: ['documents:read', 'teams:read'],
+      userCount: 1,
+    });
+    // The same session, the new permissions.
+    expect((await call(reviewer, 'GET', '/api/teams')).statusCode).toBe(200);
+    await refused(reviewer, 'GET', '/api/users', undefined, 403, 'forbidden');
+
+    const inUse = await refused(owner, 'DELETE', `/api/roles/${created.id}`, undefined, 409, 'role_in_use');
+    expect(inUse.message).toContain('assigned to 1 user');
+    await ok(owner, 'DELETE', `/api/users/${reviewer.user.id}`);
+    expect(await ok(owner, 'DELETE', `/api/roles/${created.id}`)).toEqual({ ok: true });
+    expect((await roleIds(owner))['Senior reviewer']).toBeUndefined();
+    await refused(owner, 'PUT', `/api/roles/${created.id}`, { name: 'Back' }, 404, 'not_found');
+    // The deleted holder keeps a role (the built-in member role) and their row.
+    const member = (await roleIds(owner)).member;
+    expect((await em().findOneOrFail(AppUser, { id: reviewer.user.id })).roleId).toBe(member);
+
+    const events = (await eventsOf(owner.organization.id)).filter((event) => event.type.startsWith('role.'));
+    expect(events.map((event) => [event.type, event.details])).toEqual([
+      ['role.created', { role: 'Reviewer', permissions: ['documents:read', 'users:read'] }],
+      [
+        'role.updated',
+        {
+          role: 'Senior reviewer',
+          name: { from: 'Reviewer', to: 'Senior reviewer' },
+          added: ['teams:read'],
+          removed: ['users:read'],
+        },
+      ],
+      ['role.deleted', { role: 'Senior reviewer', permissions: ['documents:read', 'teams:read'] }],
+    ]);
+  });
+
+  it('lets nobody grant a permission they do not hold', async () => {
+    const owner = await signedInUser(harness, { role: 'owner' });
+    const admin = await colleague(owner, 'administrator');
+    const refusal = await refused(
+      admin,
+      'POST',
+      '/api/roles',
+      { name: 'Billing clerk', permissions: ['billing:read', 'billing:manage'] },
+      403,
+      'forbidden',
+    );
+    expect(refusal.details).toEqual([expect.objectContaining({ permission: 'billing:manage' })]);
+    // An owner may; the administrator may then neither extend such a role nor hand it out.
+    const clerk = await ok(owner, 'POST', '/api/roles', {
+      name: 'Billing clerk',
+      permissions: ['billing:manage'],
+    });
+    const plain = await ok(admin, 'POST', '/api/roles', { name: 'Plain', permissions: ['documents:read'] });
+    await refused(
+      admin,
+      'PUT',
+      `/api/roles/${plain.id}`,
+      { permissions: ['billing:manage'] },
+      403,
+      'forbidden',
+    );
+    await refused(
+      admin,
+      'POST',
+      '/api/users/invite',
+      { fullName: 'Clerk', email: newAddress(), roleId: clerk.id },
+      403,
+      'forbidden',
+    );
+    await refused(admin, 'PUT', `/api/users/${admin.user.id}`, { roleId: clerk.id }, 403, 'forbidden');
+    // Renaming a role or removing a permission is fine.
+    expect(
+      (await ok(admin, 'PUT', `/api/roles/${clerk.id}`, { name: 'Clerk', permissions: [] })).permissions,
+    ).toEqual([]);
+  });
+});
+
+describe('teams', () => {
+  it('creates, renames and deletes teams; deleting one leaves its members without a team', async () => {
+    const owner = await signedInUser(harness, { role: 'owner' });
+    const member = await colleague(owner, 'member');
+    const team = await ok(owner, 'POST', '/api/teams', { name: 'Support' });
+    expect(team).toEqual({ id: expect.any(String), name: 'Support', memberCount: 0 });
+    await refused(owner, 'POST', '/api/teams', { name: 'support' }, 409, 'name_taken');
+    const error = await refused(owner, 'POST', '/api/teams', { name: '' }, 400, 'invalid_request');
+    expect(error.details[0]?.field).toBe('body.name');
+    await ok(owner, 'PUT', `/api/users/${member.user.id}`, { teamId: team.id });
+    expect((await ok(owner, 'GET', '/api/teams')).teams).toEqual([
+      { id: team.id, name: 'Support', memberCount: 1 },
+    ]);
+    expect(await ok(owner, 'PUT', `/api/teams/${team.id}`, { name: 'Customer care' })).toEqual({
+      id: team.id,
+      name: 'Customer care',
+      memberCount: 1,
+    });
+    // A member reads teams, manages none.
+    expect((await ok(member, 'GET', '/api/teams')).teams).toHaveLength(1);
+    await refused(member, 'PUT', `/api/teams/${team.id}`, { name: 'Mine' }, 403, 'forbidden');
+
+    expect(await ok(owner, 'DELETE', `/api/teams/${team.id}`)).toEqual({ ok: true });
+    expect((await ok(owner, 'GET', '/api/teams')).teams).toEqual([]);
+    const users = (await ok(owner, 'GET', '/api/users')).users;
+    expect(users.find((user: { id: string }) => user.id === member.user.id).team).toBeNull();
+    await refused(owner, 'PUT', `/api/teams/${team.id}`, { name: 'Again' }, 404, 'not_found');
+    const events = (await eventsOf(owner.organization.id)).filter((event) => event.type.startsWith('team.'));
+    expect(events.map((event) => [event.type, event.details])).toEqual([
+      ['team.created', { team: 'Support' }],
+      ['team.updated', { team: 'Customer care', name: { from: 'Support', to: 'Customer care' } }],
+      ['team.deleted', { team: 'Customer care', membersUnassigned: 1 }],
+    ]);
+  });
+});
+
+describe('organization settings', () => {
+  const DEFAULTS = {
+    senderDisplayName: null,
+    replyToEmail: null,
+    emailFooter: null,
+    mfaRequired: false,
+    sessionTimeoutMinutes: 60,
+    defaultAuthenticationMethod: 'SecureLink',
+    defaultExpirationDays: null,
+    consentText: null,
+    privacyNotice: null,
+    retention: { completedDays: null, unfinishedDays: null },
+  };
+
+  it('reads and changes settings partially: absent stays, null clears; refused input changes nothing', async () => {
+    const owner = await signedInUser(harness, { role: 'owner' });
+    expect(await ok(owner, 'GET', '/api/organization/settings')).toEqual(DEFAULTS);
+
+    const changed = await ok(owner, 'PUT', '/api/organization/settings', {
+      senderDisplayName: '  Acme Signing ',
+      replyToEmail: 'Contracts@Acme.example',
+      sessionTimeoutMinutes: 30,
+      retention: { completedDays: 365 },
+    });
+    expect(changed).toEqual({
+      ...DEFAULTS,
+      senderDisplayName: 'Acme Signing',
+      replyToEmail: 'contracts@acme.example',
+      sessionTimeoutMinutes: 30,
+      retention: { completedDays: 365, unfinishedDays: null },
+    });
+    const cleared = await ok(owner, 'PUT', '/api/organization/settings', {
+      senderDisplayName: null,
+      retention: { unfinishedDays: 90 },
+    });
+    expect(cleared).toEqual({
+      ...changed,
+      senderDisplayName: null,
+      retention: { completedDays: 365, unfinishedDays: 90 },
+    });
+    expect(await ok(owner, 'GET', '/api/organization/settings')).toEqual(cleared);
+
+    for (const [body, field] of [
+      [{ sessionTimeoutMinutes: 2, senderDisplayName: 'Not saved' }, 'body.sessionTimeoutMinutes'],
+      [{ sessionTimeoutMinutes: 1441 }, 'body.sessionTimeoutMinutes'],
+      [{ replyToEmail: 'nope', emailFooter: 'Not saved' }, 'body.replyToEmail'],
+      [{ defaultAuthenticationMethod: 'Carrier pigeon' }, 'body.defaultAuthenticationMethod'],
+      [{ defaultExpirationDays: 0 }, 'body.defaultExpirationDays'],
+      [{ defaultExpirationDays: 1.5 }, 'body.defaultExpirationDays'],
+      [{ retention: { completedDays: 0 } }, 'body.retention.completedDays'],
+      [{ mfaRequired: 'yes' }, 'body.mfaRequired'],
+      [{ senderDisplayName: 'Two\nlines' }, 'body.senderDisplayName'],
+      [{ consentText: 'x'.repeat(5001) }, 'body.consentText'],
+    ] as const) {
+      const error = await refused(owner, 'PUT', '/api/organization/settings', body, 400, 'invalid_request');
+      expect(
+        error.details.map((detail) => detail.field),
+        JSON.stringify(body),
+      ).toContain(field);
+      expect(error.message).toContain(field);
+    }
+    expect(await ok(owner, 'GET', '/api/organization/settings')).toEqual(cleared);
+
+    const events = await eventsOf(owner.organization.id, 'settings.updated');
+    expect(events.map((event) => event.details)).toEqual([
+      { changed: ['senderDisplayName', 'replyToEmail', 'sessionTimeoutMinutes', 'retention.completedDays'] },
+      { changed: ['senderDisplayName', 'retention.unfinishedDays'] },
+    ]);
+    // Readers read; only settings:manage changes.
+    const sender = await colleague(owner, 'sender');
+    await refused(sender, 'GET', '/api/organization/settings', undefined, 403, 'forbidden');
+    const admin = await colleague(owner, 'administrator');
+    expect((await ok(admin, 'GET', '/api/organization/settings')).sessionTimeoutMinutes).toBe(30);
+  });
+});
+
+describe('settings in use', () => {
+  let acme: Integrator;
+  let owner: SignedInUser;
+  let smtp: SmtpSink;
+  const SMTP = { user: 'sigil-mailer', password: 'smtp-Pa55word-never-logged' };
+
+  beforeAll(async () => {
+    acme = await newIntegrator(harness);
+    owner = await signedInUser(harness, { role: 'owner', organizationId: acme.organizationId });
+    smtp = await startSmtpSink(SMTP);
+  });
+  afterAll(() => smtp?.close());
+
+  async function createEnvelope(body: Record<string, unknown>) {
+    const response = await harness.app.inject({
+      method: 'POST',
+      url: '/api/v1/envelopes/from-template',
+      headers: await acme.auth(),
+      payload: { title: 'Settings in use', templateId: acme.templateId, ...body },
+    });
+    expect(response.statusCode, response.body).toBe(201);
+    return response.json();
+  }
+
+  async function send(envelopeId: string) {
+    const response = await harness.app.inject({
+      method: 'POST',
+      url: `/api/v1/envelopes/${envelopeId}/send`,
+      headers: await acme.auth(),
+    });
+    expect(response.statusCode, response.body).toBe(200);
+  }
+
+  it('signs emails with the sender name, Reply-To and footer set through the settings', async () => {
+    const footer = 'Acme Ltd. · 1 Harbour Street\nQuestions? contracts@acme.example';
+    await ok(owner, 'PUT', '/api/organization/settings', {
+      senderDisplayName: 'Acme Signing Desk',
+      replyToEmail: 'contracts@acme.example',
+      emailFooter: footer,
+    });
+    const envelope = await createEnvelope({
+      recipients: [
+        {
+          roleName: 'Client',
+          fullName: 'Sam Client',
+          email: 'sam@client.example',
+          deliveryChannel: 'ManualLink',
+        },
+        {
+          roleName: 'Provider',
+          fullName: 'Pia Provider',
+          email: 'pia@provider.example',
+          deliveryChannel: 'ManualLink',
+        },
+      ],
+    });
+    await send(envelope.id);
+    const { sendNotification } = createNotificationActivities({
+      orm: harness.ctx.orm,
+      config: {
+        env: 'test',
+        publicBaseUrl: 'http://localhost:3000',
+        notifications: {
+          email: {
+            transport: { host: '127.0.0.1', port: smtp.port, secure: false, ...SMTP },
+            from: 'sign@sigil.example',
+          },
+          twilio: null,
+        },
+      },
+    });
+    const before = smtp.received.length;
+    await sendNotification({
+      notificationId: randomUUID(),
+      organizationId: acme.organizationId,
+      envelopeId: envelope.id,
+      kind: 'invitation',
+      recipientId: envelope.recipients[0].id,
+      channel: 'Email',
+    });
+    const [mail] = (await smtp.waitFor(before + 1)).slice(before);
+    expect(mail?.parsed.from?.value).toEqual([{ name: 'Acme Signing Desk', address: 'sign@sigil.example' }]);
+    expect(mail?.parsed.replyTo?.value[0]?.address).toBe('contracts@acme.example');
+    expect(mail?.parsed.subject).toContain('Acme Signing Desk');
+    expect(mail?.parsed.text).toContain(footer);
+
+    // The account emails too: an invitation carries the same name and footer.
+    const address = newAddress('branded');
+    const roles = await roleIds(owner);
+    await ok(owner, 'POST', '/api/users/invite', {
+      fullName: 'Bran Ded',
+      email: address,
+      roleId: roles.member,
+    });
+    const { row } = await invitationTo(address);
+    expect(row.subject).toBe('You are invited to join Acme Signing Desk on Sigil');
+    expect(row.body).toContain(footer);
+
+    // Cleared: the organization's name again.
+    await ok(owner, 'PUT', '/api/organization/settings', { senderDisplayName: null, emailFooter: null });
+    await sendNotification({
+      notificationId: randomUUID(),
+      organizationId: acme.organizationId,
+      envelopeId: envelope.id,
+      kind: 'invitation',
+      recipientId: envelope.recipients[1].id,
+      channel: 'Email',
+    });
+    const [plain] = (await smtp.waitFor(before + 2)).slice(before + 1);
+    const name = (await em().findOneOrFail(Organization, { id: acme.organizationId })).name;
+    expect(plain?.parsed.from?.value[0]?.name).toBe(name);
+    expect(plain?.parsed.text).not.toContain(footer);
+  });
+
+  it('gives new envelopes the default expiry and authentication, and shows signers the consent text and privacy notice', async () => {
+    const day = 24 * 60 * 60 * 1000;
+    // Before any setting: 30 days and SecureLink, as always.
+    const plain = await createEnvelope({
+      recipients: [
+        { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', phone: '+972501234567' },
+        { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com' },
+      ],
+    });
+    expect(Date.parse(plain.expiresAt) - Date.now()).toBeGreaterThan(29.9 * day);
+    expect(Date.parse(plain.expiresAt) - Date.now()).toBeLessThan(30.1 * day);
+    expect(plain.recipients.map((r: { authenticationMethod: string }) => r.authenticationMethod)).toEqual([
+      'SecureLink',
+      'SecureLink',
+    ]);
+
+    const consentText = 'I, the signer, accept Acme’s electronic signature terms.\nSecond line.';
+    const privacyNotice = 'Acme keeps your name and address for seven years. Ask privacy@acme.example.';
+    await ok(owner, 'PUT', '/api/organization/settings', {
+      defaultExpirationDays: 10,
+      defaultAuthenticationMethod: 'OtpSms',
+      consentText,
+      privacyNotice,
+    });
+    const explicitExpiry = new Date(Date.now() + 3 * day).toISOString();
+    const envelope = await createEnvelope({
+      recipients: [
+        // A phone: the organization's one-time codes.
+        { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', phone: '+972501234567' },
+        // No phone: a secure link rather than a refusal.
+        { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com' },
+        // Named by the request: kept.
+        {
+          roleName: 'Provider',
+          fullName: 'Avi Named',
+          email: 'avi@example.com',
+          phone: '+972501234568',
+          authenticationMethod: 'SecureLink',
+          type: 'Viewer',
+        },
+      ],
+    });
+    expect(Date.parse(envelope.expiresAt) - Date.now()).toBeGreaterThan(9.9 * day);
+    expect(Date.parse(envelope.expiresAt) - Date.now()).toBeLessThan(10.1 * day);
+    expect(envelope.recipients.map((r: { authenticationMethod: string }) => r.authenticationMethod)).toEqual([
+      'OtpSms',
+      'SecureLink',
+      'SecureLink',
+    ]);
+    // An expiresAt the request gives wins.
+    const given = await createEnvelope({
+      expiresAt: explicitExpiry,
+      recipients: [
+        { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com' },
+        { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com' },
+      ],
+    });
+    expect(Date.parse(given.expiresAt)).toBe(Date.parse(explicitExpiry));
+
+    // The signer page's view: the organization's consent text and privacy notice.
+    await send(envelope.id);
+    const links = await issueSigningLinks(harness.ctx, acme.organizationId, envelope.id);
+    const tokenOf = (name: string) =>
+      (links.find((link) => link.fullName === name)?.url ?? '').split('/sign/')[1];
+    const dana = (
+      await harness.app.inject({ method: 'GET', url: `/api/signing/${tokenOf('Dana Levi')}` })
+    ).json();
+    expect(dana).toMatchObject({
+      consentRequired: true,
+      consentText,
+      privacyNotice,
+      authenticationRequired: true,
+      authenticationMethod: 'OtpSms',
+    });
+    const viewer = (
+      await harness.app.inject({ method: 'GET', url: `/api/signing/${tokenOf('Avi Named')}` })
+    ).json();
+    expect(viewer).toMatchObject({ consentRequired: false, consentText: null, privacyNotice });
+
+    // Cleared: the default consent again, no notice.
+    await ok(owner, 'PUT', '/api/organization/settings', { consentText: null, privacyNotice: null });
+    const again = (
+      await harness.app.inject({ method: 'GET', url: `/api/signing/${tokenOf('Sam Cohen')}` })
+    ).json();
+    expect(again.consentText).toMatch(/electronically/);
+    expect(again.privacyNotice).toBeNull();
+    await ok(owner, 'PUT', '/api/organization/settings', {
+      defaultExpirationDays: null,
+      defaultAuthenticationMethod: 'SecureLink',
+    });
+  });
+});
+
+describe('security log', () => {
+  it('lists the events newest first with actor and subject, a page at a time', async () => {
+    const owner = await signedInUser(harness, { role: 'owner', fullName: 'Lou Logger' });
+    const roles = await roleIds(owner);
+    const address = newAddress('subject');
+    const invited = await ok(owner, 'POST', '/api/users/invite', {
+      fullName: 'Sub Ject',
+      email: address,
+      roleId: roles.member,
+    });
+    await ok(owner, 'POST', '/api/teams', { name: 'Logged' });
+    await ok(owner, 'PUT', '/api/organization/settings', { mfaRequired: false, sessionTimeoutMinutes: 45 });
+    await ok(owner, 'POST', `/api/users/${invited.id}/resend-invitation`);
+
+    const log = await ok(owner, 'GET', '/api/organization/security-log');
+    expect(log.nextBefore).toBeNull();
+    expect(log.events.map((event: { type: string }) => event.type)).toEqual([
+      'user.invitation_resent',
+      'settings.updated',
+      'team.created',
+      'user.invited',
+    ]);
+    const actor = { id: owner.user.id, email: owner.email, fullName: 'Lou Logger' };
+    expect(log.events[3]).toEqual({
+      id: expect.any(String),
+      type: 'user.invited',
+      occurredAt: expect.any(String),
+      actor,
+      subject: { id: invited.id, email: address.toLowerCase() },
+      ipAddress: '127.0.0.1',
+      details: { role: 'Read-only member', team: null },
+    });
+    expect(log.events[2]).toMatchObject({ actor, subject: null, details: { team: 'Logged' } });
+    expect(log.events[1]).toMatchObject({ details: { changed: ['sessionTimeoutMinutes'] } });
+    const times = log.events.map((event: { occurredAt: string }) => Date.parse(event.occurredAt));
+    expect([...times].sort((a, b) => b - a)).toEqual(times);
+
+    // Pages of one, then of two.
+    const pages: string[][] = [];
+    let before: string | null = null;
+    do {
+      const query: string = before ? `?limit=1&before=${before}` : '?limit=1';
+      const page = await ok(owner, 'GET', `/api/organization/security-log${query}`);
+      pages.push(page.events.map((event: { id: string }) => event.id));
+      before = page.nextBefore;
+    } while (before);
+    expect(pages).toEqual(log.events.map((event: { id: string }) => [event.id]));
+    const firstTwo = await ok(owner, 'GET', '/api/organization/security-log?limit=2');
+    expect(firstTwo.nextBefore).toBe(log.events[1].id);
+    const nextTwo = await ok(
+      owner,
+      'GET',
+      `/api/organization/security-log?limit=2&before=${firstTwo.nextBefore}`,
+    );
+    expect(nextTwo.events.map((event: { id: string }) => event.id)).toEqual(
+      log.events.slice(2).map((e: { id: string }) => e.id),
+    );
+    expect(nextTwo.nextBefore).toBeNull();
+
+    // Another organization's event is no page mark: not found, like an unknown one; malformed values are 400.
+    const other = await signedInUser(harness, { role: 'owner' });
+    await ok(other, 'POST', '/api/teams', { name: 'Theirs' });
+    const theirs = (await ok(other, 'GET', '/api/organization/security-log')).events[0].id;
+    expect((await ok(other, 'GET', '/api/organization/security-log')).events).toHaveLength(1);
+    for (const before of [theirs, randomUUID()]) {
+      await refused(
+        owner,
+        'GET',
+        `/api/organization/security-log?before=${before}`,
+        undefined,
+        404,
+        'not_found',
+      );
+    }
+    for (const query of ['before=nope', 'limit=0', 'limit=201', 'limit=many']) {
+      const error = await refused(
+        owner,
+        'GET',
+        `/api/organization/security-log?${query}`,
+        undefined,
+        400,
+        'invalid_request',
+      );
+      expect(error.details[0]?.field).toMatch(/^querystring\.(before|limit)$/);
+    }
+    // Only security:read reads it.
+    const admin = await colleague(owner, 'administrator');
+    expect((await call(admin, 'GET', '/api/organization/security-log')).statusCode).toBe(200);
+    const sender = await colleague(owner, 'sender');
+    const forbidden = await refused(
+      sender,
+      'GET',
+      '/api/organization/security-log',
+      undefined,
+      403,
+      'forbidden',
+    );
+    expect(forbidden.details).toEqual([{ permission: 'security:read', message: 'requires security:read' }]);
+  });
+});

@@ -1,0 +1,336 @@
+// Who may call which application route, generated from the router itself (api/trpc/router.ts): every
+// procedure's declared `access` (route(...) in api/trpc/procedures/) is called, with a minimal request, by
+// every built-in role, a custom role holding a subset of the permissions, a session waiting for its second
+// sign-in step, a session held at MFA enrolment, and nobody. A route whose access is a permission answers
+// 403 `forbidden` naming it exactly when the role lacks it, and never 401 or 403 when the role has it; public
+// routes never refuse for access; without a session every other route is 401. The tenant matrix: every route
+// with an `{id}` in its path answers an id of another organization with 404 `not_found`, exactly as a random
+// id, and changes nothing there. Routes added later are walked too: a new `{id}` route fails here until it
+// gets a fixture below.
+import { randomUUID } from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Access, proceduresOf } from '../../api/trpc/init.ts';
+import { appRouter } from '../../api/trpc/router.ts';
+import { AccountToken, AppUser, Role, SecurityEvent, Team, UserSession } from '../../db/entities/index.ts';
+import { BUILT_IN_ROLES, isPermission, type Permission } from '../../domain/permissions.ts';
+import { type ApiHarness, openApiHarness } from '../support/api.ts';
+import { APP_ORIGIN, newSession, type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
+
+interface AppRoute {
+  name: string;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  access: Access;
+}
+
+/** Every application route, as the router declares it. */
+const ROUTES: AppRoute[] = proceduresOf(appRouter).map(([name, procedure]) => {
+  const { meta } = procedure;
+  if (!meta?.openapi) throw new Error(`${name} has no route`);
+  return {
+    name,
+    method: meta.openapi.method as AppRoute['method'],
+    path: meta.openapi.path,
+    access: meta.access,
+  };
+});
+
+const CUSTOM_PERMISSIONS: Permission[] = [
+  'documents:read',
+  'settings:read',
+  'teams:read',
+  'users:manage',
+  'users:read',
+];
+
+type SessionState = 'active' | 'mfa_pending' | 'mfa_enrolment_required';
+
+interface Principal {
+  label: string;
+  /** null: signed out. */
+  user: SignedInUser | null;
+  state: SessionState;
+  permissions: readonly Permission[];
+}
+
+let harness: ApiHarness;
+let owner: SignedInUser;
+const principals: Principal[] = [];
+
+beforeAll(async () => {
+  harness = await openApiHarness();
+  owner = await signedInUser(harness, { role: 'owner' });
+  const organizationId = owner.organization.id;
+  for (const role of BUILT_IN_ROLES) {
+    const user = role === 'owner' ? owner : await signedInUser(harness, { role, organizationId });
+    const { permissions } = await roleOf(user);
+    principals.push({ label: role, user, state: 'active', permissions });
+  }
+  const custom = await harness.app.inject({
+    method: 'POST',
+    url: '/api/roles',
+    headers: owner.headers,
+    payload: { name: 'Matrix subset', permissions: CUSTOM_PERMISSIONS },
+  });
+  expect(custom.statusCode, custom.body).toBe(200);
+  const customUser = await signedInUser(harness, { role: custom.json().id, organizationId });
+  principals.push({
+    label: 'custom role',
+    user: customUser,
+    state: 'active',
+    permissions: CUSTOM_PERMISSIONS,
+  });
+  principals.push({
+    label: 'owner at the second sign-in step',
+    user: owner,
+    state: 'mfa_pending',
+    permissions: [],
+  });
+  principals.push({
+    label: 'owner held at MFA enrolment',
+    user: owner,
+    state: 'mfa_enrolment_required',
+    permissions: [],
+  });
+  principals.push({ label: 'signed out', user: null, state: 'active', permissions: [] });
+});
+afterAll(() => harness?.close());
+
+async function roleOf(user: SignedInUser): Promise<{ permissions: Permission[] }> {
+  const me = await harness.app.inject({ method: 'GET', url: '/api/roles', headers: owner.headers });
+  const role = me.json().roles.find((candidate: { id: string }) => candidate.id === user.role.id);
+  return { permissions: role.permissions.filter(isPermission) };
+}
+
+/** The route's URL with its path parameters filled in. */
+function urlOf(route: AppRoute, id: string): string {
+  return route.path.replace(/\{(\w+)\}/g, () => id);
+}
+
+/** One request with a new session of the principal (a route such as sign-out may end the one it got). */
+async function callAs(
+  principal: Principal,
+  route: AppRoute,
+  options: { id?: string; body?: unknown } = {},
+): Promise<LightMyRequestResponse> {
+  const headers = principal.user
+    ? await newSession(harness, principal.user.user, principal.state)
+    : { origin: APP_ORIGIN };
+  return harness.app.inject({
+    method: route.method,
+    url: urlOf(route, options.id ?? randomUUID()),
+    headers,
+    ...(route.method === 'GET' ? {} : { payload: (options.body ?? {}) as object }),
+  });
+}
+
+const ACCESS_CODES = ['unauthorized', 'forbidden', 'mfa_enrolment_required'];
+
+/** What the principal must get from the route, as a problem description, or null when the answer fits. */
+function problemOf(principal: Principal, route: AppRoute, response: LightMyRequestResponse): string | null {
+  const status = response.statusCode;
+  const code: string | undefined = status === 200 ? undefined : response.json().error?.code;
+  const details: { permission?: string }[] = status === 200 ? [] : (response.json().error?.details ?? []);
+  const answer = `${status} ${code ?? ''}`.trim();
+  const where = `${route.method} ${route.path} (${route.access}) as ${principal.label}`;
+  if (status >= 500) return `${where}: ${answer} ${response.body}`;
+  const expect = (wanted: string, fits: boolean) =>
+    fits ? null : `${where}: expected ${wanted}, got ${answer}`;
+  const notRefused = () =>
+    expect('no access refusal', status !== 401 && status !== 403 && !ACCESS_CODES.includes(code ?? ''));
+
+  if (route.access === 'public') return notRefused();
+  if (!principal.user) return expect('401 unauthorized', status === 401 && code === 'unauthorized');
+  const state = principal.state;
+  if (route.access === 'mfa-pending') {
+    return state === 'mfa_pending'
+      ? expect(
+          'the second step to be open',
+          status !== 401 && status !== 403 && code !== 'no_pending_sign_in',
+        )
+      : expect('409 no_pending_sign_in', status === 409 && code === 'no_pending_sign_in');
+  }
+  if (state === 'mfa_pending') return expect('401 unauthorized', status === 401 && code === 'unauthorized');
+  if (route.access === 'enrolling') return notRefused();
+  if (state === 'mfa_enrolment_required') {
+    return expect('403 mfa_enrolment_required', status === 403 && code === 'mfa_enrolment_required');
+  }
+  if (route.access === 'signed-in') return notRefused();
+  if (principal.permissions.includes(route.access)) return notRefused();
+  return expect(
+    `403 forbidden naming ${route.access}`,
+    status === 403 && code === 'forbidden' && details.some((detail) => detail.permission === route.access),
+  );
+}
+
+describe('the access matrix of every application route', () => {
+  it('walks the whole router: the administration routes and the rest', () => {
+    const names = ROUTES.map((route) => route.name);
+    expect(names).toEqual(
+      expect.arrayContaining(['users.invite', 'roles.delete', 'organization.securityLog', 'plans.list']),
+    );
+    // Every route declares an access the one check knows.
+    for (const route of ROUTES) {
+      expect(
+        ['public', 'mfa-pending', 'enrolling', 'signed-in'].includes(route.access) ||
+          isPermission(route.access),
+        route.name,
+      ).toBe(true);
+    }
+  });
+
+  const labels = [
+    ...BUILT_IN_ROLES,
+    'custom role',
+    'owner at the second sign-in step',
+    'owner held at MFA enrolment',
+    'signed out',
+  ];
+  for (const label of labels) {
+    it(`answers ${label} as each route's access says`, async () => {
+      const principal = principals.find((candidate) => candidate.label === label) as Principal;
+      const problems: string[] = [];
+      for (const route of ROUTES) {
+        const problem = problemOf(principal, route, await callAs(principal, route));
+        if (problem) problems.push(problem);
+      }
+      expect(problems).toEqual([]);
+    });
+  }
+
+  it('lets each role through exactly its own permissions (the permission routes it may and may not call)', () => {
+    const permissionRoutes = ROUTES.filter((route) => isPermission(route.access));
+    const member = principals.find((principal) => principal.label === 'member') as Principal;
+    const custom = principals.find((principal) => principal.label === 'custom role') as Principal;
+    // Both sides occur, so neither half of the rule is checked vacuously.
+    for (const principal of [member, custom]) {
+      const allowed = permissionRoutes.filter((route) =>
+        principal.permissions.includes(route.access as Permission),
+      );
+      expect(allowed.length, principal.label).toBeGreaterThan(0);
+      expect(permissionRoutes.length - allowed.length, principal.label).toBeGreaterThan(0);
+    }
+  });
+});
+
+// ---- Tenant matrix -------------------------------------------------------------------------------------------
+
+/** An id of the other organization for each resource a path names (`/api/<resource>/{id}…`). */
+type Fixture = (other: OtherOrganization) => string;
+interface OtherOrganization {
+  activeUser: string;
+  invitedUser: string;
+  customRole: string;
+  team: string;
+}
+const FIXTURES: Record<string, Fixture> = {
+  users: (other) => other.activeUser,
+  roles: (other) => other.customRole,
+  teams: (other) => other.team,
+};
+/** Per procedure, where the resource's usual id does not fit what the route acts on. */
+const FIXTURE_OVERRIDES: Record<string, Fixture> = {
+  'users.resendInvitation': (other) => other.invitedUser,
+};
+/** A body that passes the route's schema, so the request reaches the lookup (and would change something). */
+const VALID_BODIES: Record<string, unknown> = {
+  'users.update': { status: 'deactivated', teamId: null },
+  'roles.update': { name: 'Taken over', permissions: ['documents:read'] },
+  'teams.update': { name: 'Taken over' },
+};
+
+describe('the tenant matrix', () => {
+  const idRoutes = ROUTES.filter((route) => route.path.includes('{id}'));
+  let other: OtherOrganization;
+  let otherOwner: SignedInUser;
+
+  beforeAll(async () => {
+    otherOwner = await signedInUser(harness, { role: 'owner' });
+    const headers = otherOwner.headers;
+    const post = async (url: string, payload: unknown) => {
+      const response = await harness.app.inject({ method: 'POST', url, headers, payload: payload as object });
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json();
+    };
+    const team = await post('/api/teams', { name: 'Their team' });
+    const role = await post('/api/roles', { name: 'Their role', permissions: ['documents:read'] });
+    const active = await signedInUser(harness, { role: role.id, organizationId: otherOwner.organization.id });
+    const invited = await post('/api/users/invite', {
+      fullName: 'Their invitee',
+      email: `invitee-${randomUUID()}@example.com`,
+      roleId: role.id,
+      teamId: team.id,
+    });
+    other = { activeUser: active.user.id, invitedUser: invited.id, customRole: role.id, team: team.id };
+  });
+
+  /** Everything of the other organization a route could change. */
+  async function snapshot(organizationId: string) {
+    const em = harness.ctx.orm.em.fork();
+    const users = await em.find(AppUser, { organizationId }, { orderBy: { id: 'asc' } });
+    const userIds = users.map((user) => user.id);
+    return {
+      users: users.map((user) => [
+        user.id,
+        user.email,
+        user.status,
+        user.roleId,
+        user.teamId,
+        user.invitedAt,
+      ]),
+      roles: (await em.find(Role, { organizationId }, { orderBy: { id: 'asc' } })).map((role) => [
+        role.id,
+        role.name,
+        role.permissions,
+      ]),
+      teams: (await em.find(Team, { organizationId }, { orderBy: { id: 'asc' } })).map((team) => [
+        team.id,
+        team.name,
+      ]),
+      events: await em.count(SecurityEvent, { organizationId }),
+      openSessions: await em.count(UserSession, { organizationId, endedAt: null }),
+      unusedTokens: await em.count(AccountToken, { userId: { $in: userIds }, usedAt: null }),
+    };
+  }
+
+  it('has routes with an {id} to check', () => {
+    expect(idRoutes.map((route) => route.name)).toEqual(
+      expect.arrayContaining(['users.update', 'users.delete', 'roles.update', 'teams.delete']),
+    );
+  });
+
+  for (const route of ROUTES.filter((candidate) => candidate.path.includes('{id}'))) {
+    it(`${route.method} ${route.path}: another organization's id is not found, like a random one, and changes nothing`, async () => {
+      const resource = route.path.split('/')[2] as string;
+      const fixture = FIXTURE_OVERRIDES[route.name] ?? FIXTURES[resource];
+      if (!fixture) {
+        throw new Error(
+          `No fixture for ${route.path}: add an id of another organization's "${resource}" to FIXTURES in this file.`,
+        );
+      }
+      const ownerPrincipal: Principal = { label: 'owner', user: owner, state: 'active', permissions: [] };
+      const body = VALID_BODIES[route.name];
+      const random = await callAs(ownerPrincipal, route, { body });
+      expect(random.statusCode, `a random id: ${random.body}`).toBe(404);
+      expect(random.json().error.code).toBe('not_found');
+
+      const before = await snapshot(otherOwner.organization.id);
+      const foreign = await callAs(ownerPrincipal, route, { id: fixture(other), body });
+      expect(foreign.statusCode, `another organization's id: ${foreign.body}`).toBe(404);
+      expect(foreign.json().error.code).toBe('not_found');
+      expect(foreign.json().error.message).toMatch(/was not found/);
+      expect(await snapshot(otherOwner.organization.id)).toEqual(before);
+
+      // The same id works for its own organization's owner (the fixture is real, the refusal is the tenant's).
+      if (route.method !== 'DELETE') {
+        const own = await callAs({ ...ownerPrincipal, user: otherOwner }, route, {
+          id: fixture(other),
+          body,
+        });
+        expect(own.statusCode, `its own organization: ${own.body}`).not.toBe(404);
+        expect(own.statusCode, `its own organization: ${own.body}`).toBeLessThan(500);
+      }
+    });
+  }
+});

@@ -1,0 +1,91 @@
+// Catalog keys of the server's vocabulary (statuses, permission areas, built-in roles, security events), as
+// full literal keys: every value has its message, and the types fail when the server adds a value.
+import type { AuthenticationMethod } from '../../../../domain/vocabulary.ts';
+
+export { PERMISSION_AREAS } from '../../../../domain/permissions.ts';
+export { AUTHENTICATION_METHODS } from '../../../../domain/vocabulary.ts';
+
+import type { Permission, PermissionArea, SecurityEventType, UserStatus } from './types.ts';
+
+export const USER_STATUS_KEYS: Record<UserStatus, string> = {
+  invited: 'admin.users.status.invited',
+  active: 'admin.users.status.active',
+  deactivated: 'admin.users.status.deactivated',
+};
+
+/** The permission areas in the order the checklist shows them (domain/permissions.ts, PERMISSION_AREAS). */
+export const PERMISSION_AREA_KEYS: Record<PermissionArea, string> = {
+  documents: 'admin.permissions.area.documents',
+  templates: 'admin.permissions.area.templates',
+  contacts: 'admin.permissions.area.contacts',
+  users: 'admin.permissions.area.users',
+  roles: 'admin.permissions.area.roles',
+  teams: 'admin.permissions.area.teams',
+  settings: 'admin.permissions.area.settings',
+  integrations: 'admin.permissions.area.integrations',
+  billing: 'admin.permissions.area.billing',
+  reports: 'admin.permissions.area.reports',
+  security: 'admin.permissions.area.security',
+};
+
+export const PERMISSION_LEVEL_KEYS = {
+  read: 'admin.permissions.read',
+  manage: 'admin.permissions.manage',
+} as const;
+
+/** Each permission by its area and level: `users:manage` → users, manage. */
+export function partsOf(permission: Permission): { area: PermissionArea; level: 'read' | 'manage' } {
+  const [area, level] = permission.split(':') as [PermissionArea, 'read' | 'manage'];
+  return { area, level };
+}
+
+export const BUILT_IN_ROLE_KEYS: Record<string, string> = {
+  owner: 'admin.roles.builtIn.owner',
+  administrator: 'admin.roles.builtIn.administrator',
+  sender: 'admin.roles.builtIn.sender',
+  member: 'admin.roles.builtIn.member',
+};
+
+export const AUTHENTICATION_METHOD_KEYS: Record<AuthenticationMethod, string> = {
+  SecureLink: 'admin.settings.authentication.SecureLink',
+  OtpSms: 'admin.settings.authentication.OtpSms',
+  OtpWhatsApp: 'admin.settings.authentication.OtpWhatsApp',
+};
+
+export const SECURITY_EVENT_KEYS: Record<SecurityEventType, string> = {
+  'user.registered': 'admin.securityLog.event.userRegistered',
+  'user.email_verified': 'admin.securityLog.event.userEmailVerified',
+  'user.signed_in': 'admin.securityLog.event.userSignedIn',
+  'user.sign_in_failed': 'admin.securityLog.event.userSignInFailed',
+  'user.locked_out': 'admin.securityLog.event.userLockedOut',
+  'user.signed_out': 'admin.securityLog.event.userSignedOut',
+  'user.mfa_enabled': 'admin.securityLog.event.userMfaEnabled',
+  'user.mfa_disabled': 'admin.securityLog.event.userMfaDisabled',
+  'user.mfa_failed': 'admin.securityLog.event.userMfaFailed',
+  'user.backup_codes_regenerated': 'admin.securityLog.event.userBackupCodesRegenerated',
+  'user.password_reset_requested': 'admin.securityLog.event.userPasswordResetRequested',
+  'user.password_reset': 'admin.securityLog.event.userPasswordReset',
+  'user.invited': 'admin.securityLog.event.userInvited',
+  'user.invitation_resent': 'admin.securityLog.event.userInvitationResent',
+  'user.invitation_accepted': 'admin.securityLog.event.userInvitationAccepted',
+  'user.updated': 'admin.securityLog.event.userUpdated',
+  'user.deactivated': 'admin.securityLog.event.userDeactivated',
+  'user.reactivated': 'admin.securityLog.event.userReactivated',
+  'user.deleted': 'admin.securityLog.event.userDeleted',
+  'role.created': 'admin.securityLog.event.roleCreated',
+  'role.updated': 'admin.securityLog.event.roleUpdated',
+  'role.deleted': 'admin.securityLog.event.roleDeleted',
+  'team.created': 'admin.securityLog.event.teamCreated',
+  'team.updated': 'admin.securityLog.event.teamUpdated',
+  'team.deleted': 'admin.securityLog.event.teamDeleted',
+  'settings.updated': 'admin.securityLog.event.settingsUpdated',
+};
+
+/** A role's name as shown: the built-in roles' names translated, the organization's own as typed. */
+export function roleLabel(
+  role: { name: string; builtIn: string | null },
+  translate: (key: string) => string,
+): string {
+  const key = role.builtIn ? BUILT_IN_ROLE_KEYS[role.builtIn] : undefined;
+  return key ? translate(key) : role.name;
+}

@@ -1,0 +1,27 @@
+// The business app's shapes: the server's own schemas (domain/account.ts, domain/permissions.ts), imported as
+// types only, so the browser bundle gets neither zod nor any server code and the pages cannot drift from the
+// routes' contracts. Values the pages need at run time are repeated here with a type check that they match.
+import type { z } from 'zod';
+import type * as account from '../../../../domain/account.ts';
+import type { Permission, PermissionArea } from '../../../../domain/permissions.ts';
+
+export type { Permission, PermissionArea };
+export type Me = z.output<typeof account.Me>;
+export type UserView = z.output<typeof account.UserView>;
+export type UserStatus = UserView['status'];
+export type RoleView = z.output<typeof account.RoleView>;
+export type TeamView = z.output<typeof account.TeamView>;
+export type OrganizationSettings = z.output<typeof account.OrganizationSettings>;
+export type SecurityEventView = z.output<typeof account.SecurityEventView>;
+export type SecurityEventType = account.SecurityEventType;
+export type TotpSetup = z.output<typeof account.TotpSetup>;
+export type LoginResult = z.output<typeof account.LoginResult>;
+
+/** The password policy of NewPassword (domain/account.ts): the types fail if the server's values change. */
+export const PASSWORD_MIN_LENGTH: typeof account.PASSWORD_MIN_LENGTH = 10;
+export const PASSWORD_MAX_LENGTH: typeof account.PASSWORD_MAX_LENGTH = 200;
+export const SESSION_TIMEOUT_MINUTES: typeof account.SESSION_TIMEOUT_MINUTES = {
+  min: 5,
+  max: 24 * 60,
+  default: 60,
+};
