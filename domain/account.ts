@@ -100,8 +100,8 @@ export const LoginResult = z.object({
       '`mfa_required`: send a code to POST /api/auth/login/mfa; `mfa_enrolment_required`: the organization ' +
         'requires MFA and the user has none: only enrolment (/api/auth/mfa/*) and sign-out are open',
     ),
-  /** The second factors the user can use at `mfa_required`. */
-  methods: z.array(z.enum(['totp', 'backup_code'])),
+  /** The second factors the user can use at `mfa_required` (`passkey`: POST /api/auth/login/mfa/passkey). */
+  methods: z.array(z.enum(['totp', 'passkey', 'backup_code'])),
 });
 export type LoginResult = z.output<typeof LoginResult>;
 
@@ -113,7 +113,12 @@ export const Me = z.object({
     email: z.string(),
     fullName: z.string(),
     language: Language,
-    mfa: z.object({ totp: z.boolean(), backupCodesLeft: z.number().int() }),
+    mfa: z.object({
+      totp: z.boolean(),
+      backupCodesLeft: z.number().int(),
+      /** Passkeys registered as a second factor. */
+      passkeys: z.number().int(),
+    }),
     lastLoginAt: IsoDateTime.nullable(),
   }),
   organization: z.object({
@@ -372,3 +377,90 @@ export type LoginMfaInput = z.output<typeof LoginMfaInput>;
 /** ReauthenticateRequest with exactly one second factor (turning MFA off, new backup codes). */
 export const ReauthenticateInput = ReauthenticateRequest.superRefine(oneSecondFactor);
 export type ReauthenticateInput = z.output<typeof ReauthenticateInput>;
+
+// ---- Passkeys (WebAuthn) as a second factor ------------------------------------------------------------------
+
+/** A base64url string of a WebAuthn response (what @simplewebauthn/browser and the JSON of the spec give). */
+const Base64Url = z
+  .string()
+  .max(16_384)
+  // Whole groups of four, then 2 or 3 more characters (with their padding, if any): a length base64url has.
+  .regex(/^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2}(?:==)?|[A-Za-z0-9_-]{3}=?)?$/, 'must be base64url');
+
+/** A PublicKeyCredential's JSON (`toJSON()`): the fields every response has; the rest is passed on as given. */
+const credentialJson = <T extends z.ZodRawShape>(response: T) =>
+  z.looseObject({
+    id: Base64Url.min(1),
+    rawId: Base64Url.min(1),
+    type: z.literal('public-key', { message: 'type must be public-key' }),
+    response: z.looseObject(response),
+    clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
+    authenticatorAttachment: safeText().max(50).optional(),
+  });
+
+/** RegistrationResponseJSON of navigator.credentials.create(). */
+export const PasskeyRegistrationResponse = credentialJson({
+  clientDataJSON: Base64Url,
+  attestationObject: Base64Url,
+  // Kept with the passkey (only the transports WebAuthn names; see passkey-register.ts): storable text.
+  transports: z.array(safeText().max(50)).max(10).optional(),
+});
+/** AuthenticationResponseJSON of navigator.credentials.get(). */
+export const PasskeyAuthenticationResponse = credentialJson({
+  clientDataJSON: Base64Url,
+  authenticatorData: Base64Url,
+  signature: Base64Url,
+  userHandle: Base64Url.optional(),
+});
+
+const PasskeyName = safeText()
+  .trim()
+  .min(1, 'name is required')
+  .max(100, 'name must be at most 100 characters');
+
+export const RegisterPasskeyRequest = z.strictObject({
+  name: PasskeyName.describe('What the user calls it (“Work laptop”)'),
+  response: PasskeyRegistrationResponse.describe(
+    'The RegistrationResponseJSON of navigator.credentials.create() with the registration options',
+  ),
+});
+export const LoginPasskeyRequest = z.strictObject({
+  response: PasskeyAuthenticationResponse.describe(
+    'The AuthenticationResponseJSON of navigator.credentials.get() with the sign-in options',
+  ),
+});
+/** Removing a passkey: its id and re-authentication (the password and a current code or a backup code). */
+export const RemovePasskeyInput = ReauthenticateRequest.extend({ id: uuidOf('id') }).superRefine(
+  oneSecondFactor,
+);
+export type RemovePasskeyInput = z.output<typeof RemovePasskeyInput>;
+
+/** PublicKeyCredentialCreationOptionsJSON: hand it to navigator.credentials.create() (binary fields base64url). */
+export const PasskeyRegistrationOptions = z.looseObject({
+  challenge: z.string(),
+  rp: z.looseObject({ id: z.string().optional(), name: z.string() }),
+  user: z.looseObject({ id: z.string(), name: z.string(), displayName: z.string() }),
+  pubKeyCredParams: z.array(z.looseObject({ type: z.string(), alg: z.number() })),
+  excludeCredentials: z.array(z.looseObject({ id: z.string(), type: z.string() })).optional(),
+});
+export type PasskeyRegistrationOptions = z.output<typeof PasskeyRegistrationOptions>;
+/** PublicKeyCredentialRequestOptionsJSON: hand it to navigator.credentials.get() (binary fields base64url). */
+export const PasskeyAuthenticationOptions = z.looseObject({
+  challenge: z.string(),
+  rpId: z.string().optional(),
+  allowCredentials: z.array(z.looseObject({ id: z.string(), type: z.string() })).optional(),
+});
+export type PasskeyAuthenticationOptions = z.output<typeof PasskeyAuthenticationOptions>;
+
+export const PasskeyView = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  createdAt: IsoDateTime,
+  lastUsedAt: IsoDateTime.nullable(),
+});
+export type PasskeyView = z.output<typeof PasskeyView>;
+export const PasskeyList = z.object({ passkeys: z.array(PasskeyView) });
+export const RegisteredPasskey = PasskeyView.extend({
+  /** Ten single-use backup codes when this passkey is the user's first second factor (shown once), else null. */
+  backupCodes: z.array(z.string()).nullable(),
+});

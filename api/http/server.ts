@@ -31,6 +31,10 @@ export function createServer(options: ServerOptions): FastifyInstance {
     // A client must send its whole request within two minutes (a 25 MB upload on a slow line fits): a body
     // that trickles in, or keeps coming after the answer was decided, does not hold a connection for ever.
     requestTimeout: 120_000,
+    // A path parameter of any length reaches the route's validation, which refuses it with a 400 naming the
+    // parameter (find-my-way's default of 100 characters answered an undocumented 414). Node's 16 KB header
+    // limit bounds the whole request line first (431).
+    routerOptions: { maxParamLength: 16 * 1024 },
     // Node refuses some requests before Fastify sees them (headers too large, malformed HTTP): answer them
     // with the error body too.
     clientErrorHandler: answerClientError,

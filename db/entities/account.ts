@@ -1,5 +1,5 @@
 // Organization users and what belongs to them: roles, teams, browser sessions, emailed-link tokens, MFA
-// backup codes, sign-in throttling and the security log (migration 0012, docs/accounts.md).
+// backup codes, passkeys, sign-in throttling and the security log (migrations 0012-0014, docs/accounts.md).
 import { defineEntity, p } from '@mikro-orm/core';
 
 export const RoleSchema = defineEntity({
@@ -93,6 +93,27 @@ export const MfaBackupCodeSchema = defineEntity({
 export class MfaBackupCode extends MfaBackupCodeSchema.class {}
 MfaBackupCodeSchema.setClass(MfaBackupCode);
 
+export const PasskeySchema = defineEntity({
+  name: 'Passkey',
+  tableName: 'passkey',
+  properties: {
+    id: p.uuid().primary(),
+    userId: p.uuid(),
+    /** The credential's id as the authenticator made it (base64url); unique. */
+    credentialId: p.string(),
+    /** The COSE public key (base64url). */
+    publicKey: p.string().hidden(),
+    /** The authenticator's signature counter; an assertion with a lower one is refused. */
+    counter: p.bigint('number').default(0),
+    transports: p.array().default([]),
+    name: p.string(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    lastUsedAt: p.datetime().nullable(),
+  },
+});
+export class Passkey extends PasskeySchema.class {}
+PasskeySchema.setClass(Passkey);
+
 export const UserSessionSchema = defineEntity({
   name: 'UserSession',
   tableName: 'user_session',
@@ -114,6 +135,9 @@ export const UserSessionSchema = defineEntity({
     userAgent: p.string().nullable(),
     /** Wrong second-factor codes given with this session; the fifth ends it (migration 0013). */
     mfaFailures: p.integer().default(0),
+    /** The challenge of the last WebAuthn options (`register:…` or `sign_in:…`), until answered (migration 0014). */
+    webauthnChallenge: p.string().hidden().nullable(),
+    webauthnChallengeExpiresAt: p.datetime().nullable(),
   },
 });
 export class UserSession extends UserSessionSchema.class {}

@@ -13,6 +13,7 @@ import { Migration0010TokenSecret } from './0010-token-secret.ts';
 import { Migration0011Idempotency } from './0011-idempotency.ts';
 import { Migration0012Accounts } from './0012-accounts.ts';
 import { Migration0013Mfa } from './0013-mfa.ts';
+import { Migration0014Passkeys } from './0014-passkeys.ts';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-initial', class: Migration0001Initial },
@@ -28,4 +29,5 @@ export const migrations: MigrationObject[] = [
   { name: '0011-idempotency', class: Migration0011Idempotency },
   { name: '0012-accounts', class: Migration0012Accounts },
   { name: '0013-mfa', class: Migration0013Mfa },
+  { name: '0014-passkeys', class: Migration0014Passkeys },
 ];

@@ -9,8 +9,8 @@
 // screenshots go to test/artifacts/web/.
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, listenLocally, openApiHarness } from '../support/api.ts';
+import { describe, expect, it } from 'vitest';
+import type { ApiHarness } from '../support/api.ts';
 import {
   emailedLink,
   eventually,
@@ -21,25 +21,17 @@ import {
   signOut,
   submitSignIn,
   totpCode,
+  useAppBrowser,
   waitForPath,
 } from '../support/app-pages.ts';
-import { DESKTOP, launchTestBrowser, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
+import { DESKTOP, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
 import { signedInUser } from '../support/signed-in-user.ts';
 
 let harness: ApiHarness;
 let browser: TestBrowser;
 let baseUrl: string;
 
-beforeAll(async () => {
-  browser = await launchTestBrowser();
-  harness = await openApiHarness();
-  baseUrl = await listenLocally(harness.app);
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await harness?.close();
-});
+useAppBrowser((opened) => ({ harness, browser, baseUrl } = opened));
 
 const PASSWORD = 'violet staple orbit lantern';
 

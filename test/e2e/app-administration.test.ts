@@ -8,9 +8,9 @@
 // WCAG 2.1 AA rules; screenshots go to test/artifacts/web/.
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Role } from '../../db/entities/index.ts';
-import { type ApiHarness, listenLocally, openApiHarness } from '../support/api.ts';
+import type { ApiHarness } from '../support/api.ts';
 import {
   emailedLink,
   eventually,
@@ -18,25 +18,17 @@ import {
   signIn,
   signOut,
   submitSignIn,
+  useAppBrowser,
   waitForPath,
 } from '../support/app-pages.ts';
-import { DESKTOP, launchTestBrowser, type TestBrowser } from '../support/browser.ts';
+import { DESKTOP, type TestBrowser } from '../support/browser.ts';
 import { signedInUser } from '../support/signed-in-user.ts';
 
 let harness: ApiHarness;
 let browser: TestBrowser;
 let baseUrl: string;
 
-beforeAll(async () => {
-  browser = await launchTestBrowser();
-  harness = await openApiHarness();
-  baseUrl = await listenLocally(harness.app);
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await harness?.close();
-});
+useAppBrowser((opened) => ({ harness, browser, baseUrl } = opened));
 
 function nav(page: Page) {
   return page.getByRole('navigation', { name: 'Business app' });

@@ -5,11 +5,11 @@
 // screen. Screenshots of each go to test/artifacts/web/ (app-<screen>-<language>-<desktop|phone>.png).
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AppUser } from '../../db/entities/index.ts';
-import { type ApiHarness, listenLocally, openApiHarness } from '../support/api.ts';
-import { eventually, expectAccessible, signIn, waitForPath } from '../support/app-pages.ts';
-import { DESKTOP, launchTestBrowser, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
+import type { ApiHarness } from '../support/api.ts';
+import { eventually, expectAccessible, signIn, useAppBrowser, waitForPath } from '../support/app-pages.ts';
+import { DESKTOP, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
 import { APP_ORIGIN, type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
 let harness: ApiHarness;
@@ -33,10 +33,8 @@ async function call(user: SignedInUser, method: string, path: string, body?: unk
   return response.json();
 }
 
-beforeAll(async () => {
-  browser = await launchTestBrowser();
-  harness = await openApiHarness();
-  baseUrl = await listenLocally(harness.app);
+useAppBrowser(async (opened) => {
+  ({ harness, browser, baseUrl } = opened);
   // An organization with something on every page: teams, a custom role, invited users, security events.
   owner = await signedInUser(harness, { role: 'owner', fullName: 'Dana Levi' });
   administrator = await signedInUser(harness, {
@@ -61,11 +59,6 @@ beforeAll(async () => {
     email: `christopher.alexander.montgomery-wellington-${randomUUID().slice(0, 8)}@example.com`,
     roleId: role.id,
   });
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await harness?.close();
 });
 
 const SCREENS = [

@@ -5,11 +5,10 @@
 // log; a network address with 50 failures is refused whatever the account; reset and verification emails go
 // out at most once a minute per address while every request is answered Ok.
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AppUser, SecurityEvent } from '../../db/entities/index.ts';
 import {
   type Browser,
-  buildAccountsApp,
   capturedTo,
   newBrowser,
   newEmail,
@@ -17,21 +16,15 @@ import {
   registerVerified,
   registration,
   testClock,
+  useAccountsApp,
 } from '../support/auth-http.ts';
-import { openTestContext, type TestContext } from '../support/context.ts';
+import type { TestContext } from '../support/context.ts';
 
 let ctx: TestContext;
 let app: FastifyInstance;
 const clock = testClock();
 
-beforeAll(async () => {
-  ctx = await openTestContext();
-  app = await buildAccountsApp(ctx, { clock: clock.now });
-});
-afterAll(async () => {
-  await app?.close();
-  await ctx?.close();
-});
+useAccountsApp({ clock: clock.now }, (opened) => ({ ctx, app } = opened));
 
 const em = () => ctx.orm.em.fork();
 

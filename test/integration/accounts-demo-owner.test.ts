@@ -6,23 +6,18 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { AppUser, Role } from '../../db/entities/index.ts';
 import { DEMO_OWNER_EMAIL, seedDemo } from '../../scripts/demo/seed-demo.ts';
-import { buildAccountsApp, newBrowser } from '../support/auth-http.ts';
-import { openTestContext, type TestContext } from '../support/context.ts';
+import { newBrowser, useAccountsApp } from '../support/auth-http.ts';
+import type { TestContext } from '../support/context.ts';
 
 let ctx: TestContext;
 let app: FastifyInstance;
 const dirs: string[] = [];
 
-beforeAll(async () => {
-  ctx = await openTestContext();
-  app = await buildAccountsApp(ctx);
-});
+useAccountsApp({}, (opened) => ({ ctx, app } = opened));
 afterAll(async () => {
-  await app?.close();
-  await ctx?.close();
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 

@@ -3,30 +3,23 @@
 // and body (but the request id), in comparable time — medians of 15 tries each within a factor of 1.5 (plus
 // 5 ms for the routes without a password hash, whose answers take a few milliseconds either way).
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type Browser,
-  buildAccountsApp,
   comparable,
   newBrowser,
   newEmail,
   PASSWORD,
   registerVerified,
   registration,
+  useAccountsApp,
 } from '../support/auth-http.ts';
-import { openTestContext, type TestContext } from '../support/context.ts';
+import type { TestContext } from '../support/context.ts';
 
 let ctx: TestContext;
 let app: FastifyInstance;
 
-beforeAll(async () => {
-  ctx = await openTestContext();
-  app = await buildAccountsApp(ctx);
-});
-afterAll(async () => {
-  await app?.close();
-  await ctx?.close();
-});
+useAccountsApp({}, (opened) => ({ ctx, app } = opened));
 
 const TRIES = 15;
 

@@ -6,12 +6,11 @@
 // authenticator app gets `mfa_required` and a session that can only finish the sign-in or sign out.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendAccountEmail } from '../../api/services/accounts/account-emails.ts';
 import { issueAccountToken } from '../../api/services/accounts/account-tokens.ts';
 import { AppUser, Organization, Role, SecurityEvent, UserSession } from '../../db/entities/index.ts';
 import {
-  buildAccountsApp,
   capturedTo,
   linkTokenFor,
   newBrowser,
@@ -21,22 +20,16 @@ import {
   registration,
   signedIn,
   testClock,
+  useAccountsApp,
 } from '../support/auth-http.ts';
-import { openTestContext, type TestContext } from '../support/context.ts';
+import type { TestContext } from '../support/context.ts';
 
 let ctx: TestContext;
 let app: FastifyInstance;
 const clock = testClock();
 const NEW_PASSWORD = 'a brand new passphrase';
 
-beforeAll(async () => {
-  ctx = await openTestContext();
-  app = await buildAccountsApp(ctx, { clock: clock.now });
-});
-afterAll(async () => {
-  await app?.close();
-  await ctx?.close();
-});
+useAccountsApp({ clock: clock.now }, (opened) => ({ ctx, app } = opened));
 
 const em = () => ctx.orm.em.fork();
 

@@ -6,7 +6,7 @@
 // the cross-site rule on sign-in; bad input names the field and changes nothing.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AppUser, Organization, Role, SecurityEvent, UserSession } from '../../db/entities/index.ts';
 import { BUILT_IN_ROLE_PERMISSIONS } from '../../domain/permissions.ts';
 import { productionConfig } from '../support/api.ts';
@@ -22,21 +22,15 @@ import {
   registration,
   signedIn,
   testClock,
+  useAccountsApp,
 } from '../support/auth-http.ts';
-import { openTestContext, type TestContext, testConfig } from '../support/context.ts';
+import { type TestContext, testConfig } from '../support/context.ts';
 
 let ctx: TestContext;
 let app: FastifyInstance;
 const clock = testClock();
 
-beforeAll(async () => {
-  ctx = await openTestContext();
-  app = await buildAccountsApp(ctx, { clock: clock.now });
-});
-afterAll(async () => {
-  await app?.close();
-  await ctx?.close();
-});
+useAccountsApp({ clock: clock.now }, (opened) => ({ ctx, app } = opened));
 
 const em = () => ctx.orm.em.fork();
 
@@ -108,7 +102,7 @@ describe('registration, verification and sign-in', () => {
         email: email.toLowerCase(),
         fullName: 'Dana Levi',
         language: 'he',
-        mfa: { totp: false, backupCodesLeft: 0 },
+        mfa: { totp: false, backupCodesLeft: 0, passkeys: 0 },
       },
       organization: { id: organization.id, name: 'Levi & Co', plan: 'Professional', mfaRequired: false },
       role: { id: role.id, name: 'Owner', builtIn: 'owner' },

@@ -12,7 +12,15 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Access, proceduresOf } from '../../api/trpc/init.ts';
 import { appRouter } from '../../api/trpc/router.ts';
-import { AccountToken, AppUser, Role, SecurityEvent, Team, UserSession } from '../../db/entities/index.ts';
+import {
+  AccountToken,
+  AppUser,
+  Passkey,
+  Role,
+  SecurityEvent,
+  Team,
+  UserSession,
+} from '../../db/entities/index.ts';
 import { BUILT_IN_ROLES, isPermission, type Permission } from '../../domain/permissions.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
 import { APP_ORIGIN, newSession, type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
@@ -223,6 +231,8 @@ interface OtherOrganization {
   invitedUser: string;
   customRole: string;
   team: string;
+  /** A passkey of the other organization's owner (passkeys are their user's own). */
+  ownerPasskey: string;
 }
 const FIXTURES: Record<string, Fixture> = {
   users: (other) => other.activeUser,
@@ -232,12 +242,14 @@ const FIXTURES: Record<string, Fixture> = {
 /** Per procedure, where the resource's usual id does not fit what the route acts on. */
 const FIXTURE_OVERRIDES: Record<string, Fixture> = {
   'users.resendInvitation': (other) => other.invitedUser,
+  'mfa.removePasskey': (other) => other.ownerPasskey,
 };
 /** A body that passes the route's schema, so the request reaches the lookup (and would change something). */
 const VALID_BODIES: Record<string, unknown> = {
   'users.update': { status: 'deactivated', teamId: null },
   'roles.update': { name: 'Taken over', permissions: ['documents:read'] },
   'teams.update': { name: 'Taken over' },
+  'mfa.removePasskey': { password: 'not the password', backupCode: 'aaaaa-aaaaa' },
 };
 
 describe('the tenant matrix', () => {
@@ -262,7 +274,25 @@ describe('the tenant matrix', () => {
       roleId: role.id,
       teamId: team.id,
     });
-    other = { activeUser: active.user.id, invitedUser: invited.id, customRole: role.id, team: team.id };
+    const em = harness.ctx.orm.em.fork();
+    const passkey = em.create(Passkey, {
+      id: randomUUID(),
+      userId: otherOwner.user.id,
+      credentialId: randomUUID(),
+      publicKey: 'AAAA',
+      counter: 0,
+      transports: [],
+      name: 'Their passkey',
+      lastUsedAt: null,
+    });
+    await em.flush();
+    other = {
+      activeUser: active.user.id,
+      invitedUser: invited.id,
+      customRole: role.id,
+      team: team.id,
+      ownerPasskey: passkey.id,
+    };
   });
 
   /** Everything of the other organization a route could change. */
@@ -291,6 +321,7 @@ describe('the tenant matrix', () => {
       events: await em.count(SecurityEvent, { organizationId }),
       openSessions: await em.count(UserSession, { organizationId, endedAt: null }),
       unusedTokens: await em.count(AccountToken, { userId: { $in: userIds }, usedAt: null }),
+      passkeys: await em.count(Passkey, { userId: { $in: userIds } }),
     };
   }
 

@@ -3,7 +3,7 @@
 // not HTTP (400), the last two answered by Node's own parser through the server's client-error handler.
 import { connect } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type ApiHarness, listenLocally, openApiHarness } from '../support/api.ts';
+import { type ApiHarness, listenLocally, newIntegrator, openApiHarness } from '../support/api.ts';
 
 let harness: ApiHarness;
 let baseUrl: string;
@@ -41,6 +41,31 @@ it('answers 405 with Allow for a method the path does not have, 404 for a path n
   const unknown = await harness.app.inject({ method: 'POST', url: '/api/v1/nothing' });
   expect(unknown.statusCode).toBe(404);
   expectBody(unknown.json(), 'not_found');
+});
+
+it('refuses a path parameter of any length with a 400 naming it, never an undocumented 414', async () => {
+  const integrator = await newIntegrator(harness);
+  const headers = { ...(await integrator.auth()), 'content-type': 'application/json' };
+  // Longer than find-my-way's default limit (100 characters), once as combining marks (the fuzzer's find).
+  const zalgo = `T${'\u0330\u0301o\u035e'.repeat(60)}`;
+  for (const id of ['x'.repeat(101), zalgo, 'y'.repeat(10_000)]) {
+    for (const [method, url] of [
+      ['POST', `/api/v1/envelopes/${encodeURIComponent(id)}/cancel`],
+      ['GET', `/api/v1/envelopes/${encodeURIComponent(id)}`],
+    ] as const) {
+      const response = await harness.app.inject({
+        method,
+        url,
+        headers,
+        ...(method === 'POST' ? { payload: '{}' } : {}),
+      });
+      expect(response.statusCode, `${method} ${id.length} characters`).toBe(400);
+      expectBody(response.json(), 'invalid_request');
+      expect(JSON.stringify(response.json().error.details), `${method} ${id.length} characters`).toContain(
+        'id',
+      );
+    }
+  }
 });
 
 /** Sends raw bytes and returns the raw answer (status line, headers, body). */

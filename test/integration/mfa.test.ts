@@ -433,7 +433,7 @@ describe('POST /api/auth/login/mfa', () => {
       url: '/api/auth/me',
       headers: { cookie: `${SESSION_COOKIE}=${sessionCookieOf(answer)}` },
     });
-    expect(me.json().user.mfa).toEqual({ totp: true, backupCodesLeft: 9 });
+    expect(me.json().user.mfa).toEqual({ totp: true, backupCodesLeft: 9, passkeys: 0 });
 
     const again = await signIn(user);
     const reuse = await post('/api/auth/login/mfa', again.cookie, { backupCode });

@@ -25,7 +25,7 @@ import { issueSigningLinks } from '../../api/services/signing/issue-signing-link
 import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { APP_OPENAPI_PATH } from '../../api/trpc/openapi.ts';
 import { loadConfig } from '../../config/config.ts';
-import { AppUser, AuditEvent, Envelope, Organization } from '../../db/entities/index.ts';
+import { AppUser, AuditEvent, Envelope, Organization, Passkey } from '../../db/entities/index.ts';
 import { CreateOAuthClientRequest, CreateOrganizationRequest } from '../../domain/organization.ts';
 import { SCOPES } from '../../domain/scopes.ts';
 import { DeclineSigningRequest, SaveFieldsRequest, VerifyCodeRequest } from '../../domain/signing.ts';
@@ -38,6 +38,7 @@ import { linkTokenFor } from '../support/auth-http.ts';
 import { openTestContext, TEST_ENCRYPTION_KEY, type TestContext } from '../support/context.ts';
 import { encodePng } from '../support/png.ts';
 import { newSession, type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
+import { softPasskey, softRegistration } from '../support/soft-passkey.ts';
 
 /** How long any one fuzzed request may take before it counts as a hang. */
 const DEADLINE_MS = 5000;
@@ -83,6 +84,8 @@ let ctx: TestContext;
 let app: FastifyInstance;
 let baseUrl: string;
 let closeApp: () => Promise<void>;
+/** PUBLIC_BASE_URL's origin: the only one a passkey registration may come from. */
+let passkeyOrigin: string;
 let organizationId: string;
 let templateId: string;
 let auth: { authorization: string };
@@ -132,6 +135,7 @@ beforeAll(async () => {
     ENTERPRISE_UPLOAD_RATE_LIMIT_PER_MINUTE: '1000000',
   });
   app = await buildTestApp(ctx, config);
+  passkeyOrigin = new URL(config.publicBaseUrl).origin;
   baseUrl = await listenLocally(app);
   closeApp = () => app.close();
   const organization = await createOrganization(ctx, {
@@ -307,6 +311,26 @@ async function userWithMfa(): Promise<SignedInUser & { backupCodes: string[] }> 
     user.cookie,
   );
   return { ...user, backupCodes };
+}
+
+/** A separate user with `passkey` registered through the routes (its first second factor: backup codes came). */
+async function userWithPasskey(
+  passkey = softPasskey(),
+): Promise<SignedInUser & { passkeyId: string; backupCodes: string[] }> {
+  const user = await separateUser();
+  const options = await appCall<{ challenge: string; rp: { id?: string } }>(
+    'POST',
+    '/api/auth/mfa/passkeys/registration-options',
+    undefined,
+    user.cookie,
+  );
+  const registered = await appCall<{ id: string; backupCodes: string[] }>(
+    'POST',
+    '/api/auth/mfa/passkeys',
+    { name: 'Work laptop', response: passkey.register(options, passkeyOrigin) },
+    user.cookie,
+  );
+  return { ...user, passkeyId: registered.id, backupCodes: registered.backupCodes };
 }
 
 function totpCode(secret: string): string {
@@ -647,6 +671,27 @@ const RECIPES: Record<string, RouteRecipe> = {
     },
     fresh: true,
   },
+  'POST /api/auth/login/mfa/passkey': {
+    // A user of its own with a software passkey, a session waiting for its second step, and the passkey's
+    // answer to that session's options.
+    base: async () => {
+      const passkey = softPasskey();
+      const user = await userWithPasskey(passkey);
+      const pending = await newSession({ ctx }, user.user, 'mfa_pending');
+      const options = await appCall<{ challenge: string; rpId?: string }>(
+        'POST',
+        '/api/auth/login/mfa/passkey-options',
+        undefined,
+        pending.cookie,
+      );
+      return { body: { response: passkey.assert(options, passkeyOrigin) }, cookie: pending.cookie };
+    },
+    fresh: true,
+    // An answer the fuzz changed no longer verifies: 401 invalid_code, as a wrong code. Signing in keeps none
+    // of the response's text.
+    alsoRefusedWith: [401],
+    storesNothing: true,
+  },
   'PUT /api/auth/me/preferences': {
     base: async () => ({ body: { language: 'en' } }),
   },
@@ -714,6 +759,49 @@ const RECIPES: Record<string, RouteRecipe> = {
     // The password is only compared with the stored hash, never stored (GivenPassword takes any text up to
     // 200 characters): every fuzzed one is wrong, 401 invalid_credentials (without saying which part).
     alsoRefusedWith: [401],
+  },
+  'POST /api/auth/mfa/passkeys': {
+    // A user of its own with registration options asked for (the challenge is taken by the first answer),
+    // answered by a passkey made in software for the server's origin.
+    base: async () => {
+      const user = await separateUser();
+      const options = await appCall<{ challenge: string; rp: { id?: string } }>(
+        'POST',
+        '/api/auth/mfa/passkeys/registration-options',
+        undefined,
+        user.cookie,
+      );
+      const response = softRegistration(options, passkeyOrigin);
+      return { body: { name: 'Work laptop', response }, cookie: user.cookie, userId: user.user.id };
+    },
+    fresh: true,
+    readBack: async (_answer, target, sent) => {
+      const stored = await ctx.orm.em.fork().findOne(Passkey, { userId: sent.userId as string });
+      if (!stored) return undefined;
+      const given = getAt(sent.body, target.path);
+      if (target.path[0] === 'name') return stored.name;
+      // Transports are hints: one WebAuthn does not define is dropped whole (never kept altered).
+      if (target.path.at(-2) === 'transports')
+        return stored.transports.length === 0 ? given : stored.transports[0];
+      // The rest of the response is checked, not kept: the registration stood, which is what matters.
+      return given;
+    },
+  },
+  'POST /api/auth/mfa/passkeys/{id}/remove': {
+    // A user of its own with a passkey (its first second factor, so it came with backup codes), removed with
+    // the password and a backup code.
+    base: async () => {
+      const user = await userWithPasskey();
+      return {
+        params: { id: user.passkeyId },
+        body: { password: user.password, backupCode: user.backupCodes[0] },
+        cookie: user.cookie,
+      };
+    },
+    fresh: true,
+    // A fuzzed password is a wrong one (401 invalid_credentials); removing stores nothing to read back.
+    alsoRefusedWith: [401],
+    storesNothing: true,
   },
   'POST /api/auth/mfa/backup-codes': {
     base: async () => {

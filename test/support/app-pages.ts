@@ -4,9 +4,31 @@
 
 import { Secret, TOTP } from 'otpauth';
 import type { Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { accessibilityViolations } from './accessibility.ts';
+import { type ApiHarness, listenLocally, openApiHarness } from './api.ts';
+import { launchTestBrowser, type TestBrowser } from './browser.ts';
 import { captured } from './dev-notifications.ts';
+
+/**
+ * Before the file's tests: a browser, the app with its test context, and the app listening on a port (handed to
+ * `opened`, which keeps them in the file's variables and may prepare more); after them, both closed.
+ */
+export function useAppBrowser(
+  opened: (session: { harness: ApiHarness; browser: TestBrowser; baseUrl: string }) => unknown,
+): void {
+  let harness: ApiHarness | undefined;
+  let browser: TestBrowser | undefined;
+  beforeAll(async () => {
+    browser = await launchTestBrowser();
+    harness = await openApiHarness();
+    await opened({ harness, browser, baseUrl: await listenLocally(harness.app) });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await harness?.close();
+  });
+}
 
 export function eventually<T>(read: () => Promise<T>, timeout = 15_000) {
   return expect.poll(read, { timeout, interval: 100 });

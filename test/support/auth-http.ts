@@ -4,11 +4,11 @@
 import type { Connection } from '@temporalio/client';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { pino } from 'pino';
-import { expect, inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { buildApp } from '../../api/app.ts';
 import type { AppConfig } from '../../api/dependencies.ts';
 import { accountEmailsSettled } from '../../api/services/accounts/account-emails.ts';
-import { type TestContext, testConfig } from './context.ts';
+import { openTestContext, type TestContext, testConfig } from './context.ts';
 
 /** The test configuration's PUBLIC_BASE_URL: mutations must come from a page of this server. */
 export const ORIGIN = 'http://localhost:3000';
@@ -39,6 +39,27 @@ export function buildAccountsApp(
     },
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     ...(options.clock ? { clock: options.clock } : {}),
+  });
+}
+
+/**
+ * Opens the test context and the accounts app before the file's tests (handing them to `opened`, which keeps
+ * them in the file's variables) and closes both after them.
+ */
+export function useAccountsApp(
+  options: { clock?: () => Date },
+  opened: (harness: { ctx: TestContext; app: FastifyInstance }) => void,
+): void {
+  let ctx: TestContext | undefined;
+  let app: FastifyInstance | undefined;
+  beforeAll(async () => {
+    ctx = await openTestContext();
+    app = await buildAccountsApp(ctx, options);
+    opened({ ctx, app });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await ctx?.close();
   });
 }
 

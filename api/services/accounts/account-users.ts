@@ -3,7 +3,7 @@
 // sign-in (a login, an accepted invitation): a new session in the state the user and the organization call
 // for, the cookie's token, `last_login_at` and the security log.
 import { randomUUID } from 'node:crypto';
-import { AppUser, type Organization, Role, type UserSession } from '../../../db/entities/index.ts';
+import { AppUser, type Organization, Passkey, Role, type UserSession } from '../../../db/entities/index.ts';
 import type { LoginResult } from '../../../domain/account.ts';
 import { InvalidRequest } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
@@ -68,18 +68,29 @@ export interface SignedIn {
   session: UserSession;
 }
 
-/** What a session starts as: the second step first, else MFA enrolment when required, else complete. */
-export function signInState(user: AppUser, organization: Organization): SessionState {
-  if (user.totpEnabledAt) return 'mfa_pending';
+/**
+ * What a session starts as: the second step first when the user has a second factor (an authenticator app or
+ * a passkey, `passkeys` of them), else MFA enrolment when required, else complete.
+ */
+export function signInState(user: AppUser, organization: Organization, passkeys = 0): SessionState {
+  if (user.totpEnabledAt || passkeys > 0) return 'mfa_pending';
   if (organization.mfaRequired) return 'mfa_enrolment_required';
   return 'active';
 }
 
-const RESULTS: Record<SessionState, LoginResult> = {
-  mfa_pending: { status: 'mfa_required', methods: ['totp', 'backup_code'] },
-  mfa_enrolment_required: { status: 'mfa_enrolment_required', methods: [] },
-  active: { status: 'signed_in', methods: [] },
-};
+/** What the sign-in answers for the state, with the second factors the user has at `mfa_required`. */
+function resultOf(state: SessionState, user: AppUser, passkeys: number): LoginResult {
+  if (state === 'mfa_enrolment_required') return { status: 'mfa_enrolment_required', methods: [] };
+  if (state === 'active') return { status: 'signed_in', methods: [] };
+  return {
+    status: 'mfa_required',
+    methods: [
+      ...(user.totpEnabledAt ? (['totp'] as const) : []),
+      ...(passkeys > 0 ? (['passkey'] as const) : []),
+      'backup_code',
+    ],
+  };
+}
 
 /**
  * Starts the session of a user whose password (or invitation) was right: always a new token, ending the
@@ -99,7 +110,8 @@ export async function signIn(
   },
 ): Promise<SignedIn> {
   const { user, organization } = input;
-  const state = signInState(user, organization);
+  const passkeys = await ctx.em.count(Passkey, { userId: user.id });
+  const state = signInState(user, organization, passkeys);
   if (state !== 'mfa_pending') {
     user.lastLoginAt = nowOf(ctx);
     recordSecurityEvent(ctx, {
@@ -118,5 +130,5 @@ export async function signIn(
     userAgent: input.userAgent,
     replaces: input.replaces,
   });
-  return { result: RESULTS[state], token, session };
+  return { result: resultOf(state, user, passkeys), token, session };
 }

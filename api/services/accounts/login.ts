@@ -3,7 +3,7 @@
 // about the same time (an unknown address is checked against a padding hash), and count alike towards the
 // address's throttle, so nothing tells whether an account exists. Only after the right password does an
 // unverified address get 403 `email_not_verified`. A right password starts a new session (a new token,
-// ending the browser's previous one): `mfa_pending` when the user has an authenticator app, else
+// ending the browser's previous one): `mfa_pending` when the user has a second factor (app or passkey), else
 // `mfa_enrolment_required` when the organization requires MFA, else `active`.
 import { Organization, type UserSession } from '../../../db/entities/index.ts';
 import { AppError, Unauthorized } from '../../errors.ts';

@@ -16,7 +16,7 @@ export const MFA_SESSION_FAILURE_LIMIT = 5;
 export const MFA_USER_FAILURE_LIMIT = 10;
 export const MFA_USER_FAILURE_WINDOW_MS = 15 * 60 * 1000;
 
-export type SecondFactorMethod = 'totp' | 'backup_code';
+export type SecondFactorMethod = 'totp' | 'passkey' | 'backup_code';
 
 /**
  * 401: the code (or, when re-authenticating, the password or the code) was wrong. `attemptsLeft` 0: the

@@ -18,6 +18,7 @@ import {
   SecondFactorRefused,
 } from './mfa-failures.ts';
 import { acceptTotpCode } from './mfa-totp.ts';
+import { hasSecondFactor } from './passkey-webauthn.ts';
 import type { SessionPrincipal } from './sessions.ts';
 
 export interface Reauthentication {
@@ -50,7 +51,7 @@ export async function withReauthentication<T>(
       { id: principal.user.id },
       { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
     );
-    if (!user.totpEnabledAt) {
+    if (!(await hasSecondFactor(txCtx, user))) {
       throw new Conflict('Two-step verification is not on for your account.', [], 'mfa_not_enabled');
     }
     const session = await tx.findOneOrFail(UserSession, { id: principal.session.id }, { refresh: true });

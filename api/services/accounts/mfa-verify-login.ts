@@ -18,6 +18,7 @@ import {
   SecondFactorRefused,
 } from './mfa-failures.ts';
 import { acceptTotpCode } from './mfa-totp.ts';
+import { hasSecondFactor } from './passkey-webauthn.ts';
 import { recordSecurityEvent } from './security-log.ts';
 import { nowOf, type SessionPrincipal, type StartedSession, startSession } from './sessions.ts';
 
@@ -34,9 +35,43 @@ export async function verifyLoginMfa(
   ctx: ServiceContext,
   input: VerifyLoginMfaInput,
 ): Promise<StartedSession> {
-  const { principal, factor } = input;
-  await refuseWhileThrottled(ctx, principal.user);
+  const { factor } = input;
   const method: SecondFactorMethod = factor.code !== undefined ? 'totp' : 'backup_code';
+  return completeSecondStep(ctx, input, {
+    method,
+    accept: async (txCtx, user) =>
+      factor.code !== undefined
+        ? acceptTotpCode(txCtx, user, factor.code)
+        : factor.backupCode !== undefined && (await hasSecondFactor(txCtx, user))
+          ? useBackupCode(txCtx, user.id, factor.backupCode)
+          : false,
+    refusal:
+      method === 'totp'
+        ? 'That code is not right (or was used already): enter the current code from your app.'
+        : 'That backup code is not one of yours, or was used already.',
+  });
+}
+
+export interface SecondStep {
+  method: SecondFactorMethod;
+  /** Whether the factor is right, inside the transaction that holds the user's row lock. */
+  accept(ctx: ServiceContext, user: AppUser, session: UserSession): Promise<boolean>;
+  /** The 401's message when it is not. */
+  refusal: string;
+}
+
+/**
+ * The second step of a sign-in, whatever the factor (a code, a backup code, a passkey): refused while
+ * throttled; under the user's row lock, the pending session is checked, the factor accepted or the failure
+ * counted (committed before the 401); accepted, a new `active` session replaces the pending one.
+ */
+export async function completeSecondStep(
+  ctx: ServiceContext,
+  input: { principal: SessionPrincipal; ipAddress: string | null; userAgent: string | null },
+  step: SecondStep,
+): Promise<StartedSession> {
+  const { principal } = input;
+  await refuseWhileThrottled(ctx, principal.user);
 
   const outcome = await ctx.em.transactional(async (tx): Promise<Outcome> => {
     const txCtx = { ...ctx, em: tx };
@@ -50,17 +85,11 @@ export async function verifyLoginMfa(
       // Another request finished (or failed) this sign-in meanwhile.
       throw new AppError(409, 'no_pending_sign_in', 'There is no sign-in waiting for a second step.');
     }
-    const accepted =
-      factor.code !== undefined
-        ? await acceptTotpCode(txCtx, user, factor.code)
-        : factor.backupCode !== undefined && user.totpEnabledAt !== null
-          ? await useBackupCode(txCtx, user.id, factor.backupCode)
-          : false;
-    if (!accepted) {
+    if (!(await step.accept(txCtx, user, session))) {
       const attemptsLeft = countSecondFactorFailure(txCtx, {
         user,
         session,
-        method,
+        method: step.method,
         purpose: 'sign_in',
         ipAddress: input.ipAddress,
       });
@@ -73,7 +102,7 @@ export async function verifyLoginMfa(
       type: 'user.signed_in',
       actorUserId: user.id,
       ipAddress: input.ipAddress,
-      details: { method, state: 'active' },
+      details: { method: step.method, state: 'active' },
     });
     const signedIn = await startSession(txCtx, {
       user,
@@ -86,11 +115,5 @@ export async function verifyLoginMfa(
   });
 
   if ('signedIn' in outcome) return outcome.signedIn;
-  throw new SecondFactorRefused(
-    'invalid_code',
-    method === 'totp'
-      ? 'That code is not right (or was used already): enter the current code from your app.'
-      : 'That backup code is not one of yours, or was used already.',
-    outcome.attemptsLeft,
-  );
+  throw new SecondFactorRefused('invalid_code', step.refusal, outcome.attemptsLeft);
 }

@@ -41,6 +41,12 @@ export const APP_ROUTES = {
   'mfa.totpConfirm': { method: 'POST', path: '/api/auth/mfa/totp/confirm' },
   'mfa.disable': { method: 'POST', path: '/api/auth/mfa/disable' },
   'mfa.regenerateBackupCodes': { method: 'POST', path: '/api/auth/mfa/backup-codes' },
+  'mfa.passkeyRegistrationOptions': { method: 'POST', path: '/api/auth/mfa/passkeys/registration-options' },
+  'mfa.registerPasskey': { method: 'POST', path: '/api/auth/mfa/passkeys' },
+  'mfa.listPasskeys': { method: 'GET', path: '/api/auth/mfa/passkeys' },
+  'mfa.removePasskey': { method: 'POST', path: '/api/auth/mfa/passkeys/{id}/remove' },
+  'mfa.passkeySignInOptions': { method: 'POST', path: '/api/auth/login/mfa/passkey-options' },
+  'mfa.verifyLoginPasskey': { method: 'POST', path: '/api/auth/login/mfa/passkey' },
   // Organization administration (docs/administration.md).
   'users.list': { method: 'GET', path: '/api/users' },
   'users.invite': { method: 'POST', path: '/api/users/invite' },
