@@ -16,7 +16,7 @@ import { createTemplate } from '../../api/services/templates/create-template.ts'
 import { StoredFile, Template } from '../../db/entities/index.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
-import { handMadePdf, ONE_PAGE } from '../support/hand-made-pdf.ts';
+import { flatPageTree, handMadePdf, ONE_PAGE, stream, zerosDeflated } from '../support/hand-made-pdf.ts';
 
 const CLI = fileURLToPath(new URL('../../api/cli/sigil.ts', import.meta.url));
 const HTML_AFTER_HEADER = Buffer.from(
@@ -97,6 +97,35 @@ describe('POST /api/v1/files/upload', () => {
 
     const clean = await uploadFile(await buildDemoPdf('Clean', 1));
     expect(clean.statusCode, clean.body).toBe(201);
+  });
+});
+
+describe('POST /api/v1/files/upload, malformed and oversized documents', () => {
+  it('refuses a 20,001-page PDF, a 200 MB flate bomb and a cyclic page tree with clean 400s, storing nothing', async () => {
+    const before = await storedFiles();
+    const bomb = handMadePdf([
+      ...ONE_PAGE.slice(0, 2),
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R >>',
+      stream('/Filter /FlateDecode', zerosDeflated(200)),
+    ]);
+    const cyclic = handMadePdf([
+      ONE_PAGE[0] as string,
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Pages /Parent 2 0 R /Kids [2 0 R] /Count 1 >>',
+    ]);
+    for (const [content, detail] of [
+      [flatPageTree(20_001), 'more than 500 pages'],
+      [bomb, 'decompresses to more than 100 MB'],
+      [cyclic, expect.stringContaining('damaged')],
+    ] as const) {
+      const answer = await uploadFile(content);
+      expect(answer.statusCode, answer.body).toBe(400);
+      const { error } = answer.json();
+      expect(error.code).toBe('invalid_request');
+      expect(error.details).toEqual([{ field: 'file', message: detail }]);
+      expect(error.message).not.toMatch(/call stack|RangeError/i);
+    }
+    expect(await storedFiles()).toBe(before);
   });
 });
 

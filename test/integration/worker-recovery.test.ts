@@ -23,7 +23,7 @@ import { draftTwoSignerEnvelope, openTestContext, type TestContext } from '../su
 const WORKER_SCRIPT = fileURLToPath(new URL('../support/recovery-worker.ts', import.meta.url));
 
 /** Upper bounds of the recovery, with room for a loaded machine; the old timeouts need 10 s, 41 s and 42 s. */
-const BOUNDS_MS = { update: 6_000, projection: 12_000, finalization: 15_000 };
+const BOUNDS_MS = { update: 9_000, projection: 25_000, finalization: 30_000 };
 
 interface WorkerProcess {
   child: ChildProcess;

@@ -63,3 +63,14 @@ export function zerosDeflated(megabytes: number): Buffer {
   }
   return deflated;
 }
+
+/** `pages` tiny pages in one flat /Pages node that declares `count` of them. */
+export function flatPageTree(pages: number, count = pages): Buffer {
+  const kids = Array.from({ length: pages }, (_, index) => `${index + 3} 0 R`).join(' ');
+  const leaf = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 10 10] >>';
+  return handMadePdf([
+    ONE_PAGE[0] as string,
+    `<< /Type /Pages /Kids [${kids}] /Count ${count} >>`,
+    ...Array<string>(pages).fill(leaf),
+  ]);
+}

@@ -11,7 +11,7 @@ import { inspectPdf, inspectPdfNow, pdfProblem } from '../../api/services/files/
 import { PDF_LIMITS, PdfBudget, PdfRefusal } from '../../api/services/files/pdf-limits.ts';
 import { chargeStream } from '../../api/services/files/pdf-stream-decoding.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
-import { handMadePdf, ONE_PAGE, stream, zerosDeflated } from '../support/hand-made-pdf.ts';
+import { flatPageTree, handMadePdf, ONE_PAGE, stream, zerosDeflated } from '../support/hand-made-pdf.ts';
 
 const MEBIBYTE = 1024 * 1024;
 const MAX_BYTES = 50 * MEBIBYTE;
@@ -46,17 +46,6 @@ function withAnnotation(annotation: string, ...more: (string | Buffer)[]) {
 
 function link(action: string) {
   return `<< /Type /Annot /Subtype /Link /Rect [10 10 100 30] /A ${action} >>`;
-}
-
-/** `pages` pages under one page tree node that declares `count` of them. */
-function flatPageTree(pages: number, count = pages) {
-  const kids = Array.from({ length: pages }, (_, index) => `${index + 3} 0 R`).join(' ');
-  const leaf = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 10 10] >>';
-  return handMadePdf([
-    ONE_PAGE[0] as string,
-    `<< /Type /Pages /Kids [${kids}] /Count ${count} >>`,
-    ...Array<string>(pages).fill(leaf),
-  ]);
 }
 
 /** A pdf-lib document of `pages` blank pages, saved with object streams (as pdf-lib does by default). */
