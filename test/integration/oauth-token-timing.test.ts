@@ -39,8 +39,12 @@ const config = testConfig();
 const WRONG_SECRET = 'not-the-secret-0123456789abcdefghijklmnopqrstu';
 /** Requests per case for the timing comparison. */
 const ROUNDS = 15;
-/** The slowest case's median may exceed the fastest's by this factor (2 shared cores are noisy). */
-const MEDIAN_TOLERANCE = 1.5;
+/**
+ * The slowest case's median may exceed the fastest's by this factor: 2 shared cores are noisy (a loaded
+ * machine measured 237–374 ms), while the defect was a factor of 36 (4 ms against 146 ms). A difference of
+ * one scrypt evaluation (a factor of about 2) is left to the exact count of the first test.
+ */
+const MEDIAN_TOLERANCE = 2.5;
 
 let orm: Orm;
 let app: FastifyInstance;
