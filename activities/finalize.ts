@@ -18,7 +18,12 @@ import {
 import type { Orm } from '../db/orm.ts';
 import { storedFileLoader } from '../db/stored-files.ts';
 import { PdfRenderError } from '../documents/errors.ts';
-import { finalPdfValues, placedFields, uploadedFiles } from '../documents/field-values.ts';
+import {
+  chosenPersonalStamps,
+  finalPdfValues,
+  placedFields,
+  uploadedFiles,
+} from '../documents/field-values.ts';
 import { documentLanguage } from '../documents/i18n.ts';
 import { renderAuditTrail } from '../documents/render-audit-trail.ts';
 import { renderFinalPdf } from '../documents/render-final-pdf.ts';
@@ -79,11 +84,8 @@ export function createFinalizeActivities(deps: { orm: Orm }) {
       const organization = await em.findOneOrFail(Organization, { id: envelope.organizationId });
       const completedAt = new Date(request.completedAt);
       heartbeat('loaded');
-      const drawn = await finalPdfValues(
-        fields,
-        fields.map((field) => values.find((v) => v.fieldId === field.id)?.value),
-        storedFileLoader(em, envelope.organizationId),
-      );
+      const stored = fields.map((field) => values.find((v) => v.fieldId === field.id)?.value);
+      const drawn = await finalPdfValues(fields, stored, storedFileLoader(em, envelope.organizationId));
       const language = documentLanguage(organization.defaultLanguage);
 
       let finalPdf: Uint8Array;
@@ -134,6 +136,7 @@ export function createFinalizeActivities(deps: { orm: Orm }) {
             ...(typeof event.data.user_agent === 'string' ? { userAgent: event.data.user_agent } : {}),
           })),
           uploads: uploadedFiles(fields, drawn),
+          personalStamps: chosenPersonalStamps(fields, stored, drawn),
           generatedAt: completedAt,
           language,
         });

@@ -4,6 +4,7 @@ import type { Orm } from '../db/orm.ts';
 import { createFinalizeActivities } from './finalize.ts';
 import { createNotificationActivities, type NotificationActivityConfig } from './notifications.ts';
 import { createProjectionActivities, whileHeartbeating } from './projection.ts';
+import { createRetentionActivities } from './retention.ts';
 import { createWebhookActivities, type WebhookDeliverySettings } from './webhooks.ts';
 
 export interface ActivityDependencies {
@@ -31,6 +32,7 @@ export function createActivities(deps: ActivityDependencies) {
       whileHeartbeating(() => finalize.finalizeEnvelope(request), FINALIZE_HEARTBEAT_EVERY_MS),
     ...createNotificationActivities({ orm: deps.orm, config: deps.notifications ?? loadConfig() }),
     ...createWebhookActivities(deps),
+    ...createRetentionActivities(deps),
   };
 }
 

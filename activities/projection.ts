@@ -125,9 +125,14 @@ async function project(orm: Orm, transition: EnvelopeTransition): Promise<Projec
     const deliveryIds = transition.webhooks ? await queueWebhooks(tx, transition) : undefined;
     if (envelope.projected_sequence >= transition.sequence) return { applied: false, deliveryIds };
 
+    // An envelope archived or deleted meanwhile keeps that status, and the workflow's becomes the one unarchiving
+    // restores: a transition may come after the envelope looked finished (a completion's second event,
+    // `document.final_pdf_ready`; an extension of an Expired envelope within its grace window, which the
+    // service refuses for an archived or deleted one, but which may already have been on its way).
     await tx.execute(
       `update envelope
-              set status = ?,
+              set status = case when status in ('Archived', 'Deleted') then status else ? end,
+                  previous_status = case when status in ('Archived', 'Deleted') then ? else previous_status end,
                   projected_sequence = ?,
                   sent_at = case when ?::text = 'envelope.sent' then coalesce(sent_at, ?::timestamptz) else sent_at end,
                   completed_at = case when ?::text = 'Completed' then coalesce(completed_at, ?::timestamptz) else completed_at end,
@@ -139,6 +144,7 @@ async function project(orm: Orm, transition: EnvelopeTransition): Promise<Projec
                   updated_at = now()
             where id = ?`,
       [
+        transition.envelopeStatus,
         transition.envelopeStatus,
         transition.sequence,
         transition.event.type,

@@ -9,7 +9,10 @@ export interface StoredFileContent {
   filename: string;
 }
 
-/** A loader of one organization's files by id, through `em`; unknown ids (or another's files) are absent. */
+/**
+ * A loader of one organization's files by id, through `em`; unknown ids, another's files and files whose bytes
+ * the retention run purged are absent.
+ */
 export function storedFileLoader(
   em: EntityManager,
   organizationId: string,
@@ -18,7 +21,7 @@ export function storedFileLoader(
     if (fileIds.length === 0) return new Map();
     const files = await em.find(
       StoredFile,
-      { id: { $in: fileIds }, organizationId },
+      { id: { $in: fileIds }, organizationId, purgedAt: null },
       { populate: ['content'], orderBy: { id: 'asc' } },
     );
     return new Map(

@@ -2,8 +2,8 @@
 // the signer's document preview (the API). Pure but for the file loader each caller passes in (backed by its own
 // database session), so this folder stays free of the database.
 import { createHash } from 'node:crypto';
-import type { FieldType } from '../domain/vocabulary.ts';
-import type { AuditTrailUpload } from './render-audit-trail.ts';
+import type { DateFormat, FieldType } from '../domain/vocabulary.ts';
+import type { AuditTrailPersonalStamp, AuditTrailUpload } from './render-audit-trail.ts';
 import type { FinalPdfField, FinalPdfFieldValue } from './render-final-pdf.ts';
 
 /** A stored file's bytes and description. */
@@ -45,6 +45,31 @@ export function fileReference(value: unknown): FileReference | undefined {
 }
 
 /**
+ * Where a Company stamp's value came from when the signer chose one of their personal stamps rather than
+ * uploading an image (docs/stamps.md): the value is `{ fileId, typedName: null, personalStamp }`, `fileId` the
+ * envelope's own copy of the version's image.
+ */
+export interface PersonalStampReference {
+  stampId: string;
+  versionId: string;
+  version: number;
+  /** The stamp's name when it was chosen. */
+  name: string;
+}
+
+/** The personal stamp a saved value was chosen from, if it was. */
+export function personalStampOf(value: unknown): PersonalStampReference | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const stamp = (value as { personalStamp?: unknown }).personalStamp;
+  if (typeof stamp !== 'object' || stamp === null) return undefined;
+  const { stampId, versionId, version, name } = stamp as Record<string, unknown>;
+  if (typeof stampId !== 'string' || typeof versionId !== 'string' || typeof name !== 'string')
+    return undefined;
+  if (typeof version !== 'number' || !Number.isSafeInteger(version)) return undefined;
+  return { stampId, versionId, version, name };
+}
+
+/**
  * Stored field values (by position in `fields`) as the renderer draws them: strings and booleans as they
  * are; a signer's image `{ fileId, typedName }` as the stored PNG with the typed name; an upload `{ fileId,
  * filename, contentType, … }` in a File upload or Image upload field as the stored file with its name;
@@ -82,12 +107,17 @@ export async function finalPdfValues(
 
 /** Template fields with the value drawn in each (by position in `fields`), as the renderer takes them. */
 export function placedFields(
-  fields: (Pick<FinalPdfField, 'type' | 'page' | 'x' | 'y' | 'width' | 'height'> & { label?: string })[],
+  fields: (Pick<FinalPdfField, 'type' | 'page' | 'x' | 'y' | 'width' | 'height'> & {
+    label?: string;
+    /** The field's type-specific properties (a Date's format). */
+    properties?: { dateFormat?: DateFormat | undefined } | null;
+  })[],
   drawn: (FinalPdfFieldValue | undefined)[],
 ): FinalPdfField[] {
   return fields.map((field, index) => ({
     type: field.type,
     ...(field.label !== undefined ? { label: field.label } : {}),
+    ...(field.properties?.dateFormat ? { dateFormat: field.properties.dateFormat } : {}),
     page: field.page,
     x: field.x,
     y: field.y,
@@ -95,6 +125,33 @@ export function placedFields(
     height: field.height,
     value: drawn[index] ?? null,
   }));
+}
+
+/**
+ * The Company stamps chosen from personal stamps, in field order, for the audit trail: the stamp as it was
+ * chosen (`values`, the stored values) and the image the envelope holds (`drawn`).
+ */
+export function chosenPersonalStamps(
+  fields: ValuedField[],
+  values: unknown[],
+  drawn: (FinalPdfFieldValue | undefined)[],
+): AuditTrailPersonalStamp[] {
+  return fields.flatMap((field, index) => {
+    const stamp = personalStampOf(values[index]);
+    const image = drawn[index];
+    if (!stamp || typeof image !== 'object' || image === null || !('imagePng' in image)) return [];
+    const bytes = image.imagePng;
+    return [
+      {
+        fieldLabel: field.label,
+        stampName: stamp.name,
+        version: stamp.version,
+        contentType: bytes[0] === 0xff && bytes[1] === 0xd8 ? 'image/jpeg' : 'image/png',
+        sizeBytes: bytes.byteLength,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+      },
+    ];
+  });
 }
 
 /** The files signers uploaded (File upload and Image upload fields), in field order, for the audit trail. */

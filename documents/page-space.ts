@@ -10,9 +10,28 @@ export interface DisplaySpace {
   matrix: [number, number, number, number, number, number];
 }
 
+/**
+ * The page's /Rotate as Sigil applies it: the nearest quarter turn, clockwise, as 0, 90, 180 or 270. The
+ * renderers (displaySpace) and the upload inspection (the page sizes fields are checked against) both use it.
+ */
+export function quarterTurns(angle: number): 0 | 90 | 180 | 270 {
+  return ((((Math.round(angle / 90) * 90) % 360) + 360) % 360) as 0 | 90 | 180 | 270;
+}
+
+/** The size of a page as displayed: its crop box (width and height as pdf-lib reads them), turned by /Rotate. */
+export function displayedSize(
+  cropBox: { width: number; height: number },
+  angle: number,
+): { width: number; height: number } {
+  const rotation = quarterTurns(angle);
+  return rotation === 90 || rotation === 270
+    ? { width: cropBox.height, height: cropBox.width }
+    : { width: cropBox.width, height: cropBox.height };
+}
+
 export function displaySpace(page: PDFPage): DisplaySpace {
   const box = page.getCropBox();
-  const rotation = (((Math.round(page.getRotation().angle / 90) * 90) % 360) + 360) % 360;
+  const rotation = quarterTurns(page.getRotation().angle);
   const { x, y, width, height } = box;
   switch (rotation) {
     case 90:

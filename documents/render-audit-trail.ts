@@ -22,7 +22,8 @@
 // messages go to, role and type), so two "Recipient completed" rows from one address can be told apart. Other
 // events name their actor as far as the record knows it: the sender (the organization, through its app or its
 // API; which user or client is not recorded) for send, cancel, extend and manual reminders; Sigil itself for
-// automatic reminders, expiry, delivery failures and finalization; an operator for a retried final PDF.
+// automatic reminders, expiry, delivery failures and finalization; an operator for a retried final PDF (the
+// sender when the business app's sender asked for it: `requested_by: "sender"`).
 import { PDFDocument, type PDFPage, type RGB, rgb } from 'pdf-lib';
 import type { EnvelopeStatus, RecipientStatus, RecipientType } from '../domain/vocabulary.ts';
 import type { Direction } from './bidi.ts';
@@ -72,6 +73,19 @@ export interface AuditTrailUpload {
   sha256: string;
 }
 
+/**
+ * A Company stamp the signer chose from their personal stamps (docs/stamps.md): the stamp's name and version
+ * when it was chosen, and the image the envelope holds.
+ */
+export interface AuditTrailPersonalStamp {
+  fieldLabel: string;
+  stampName: string;
+  version: number;
+  contentType: string;
+  sizeBytes: number;
+  sha256: string;
+}
+
 export interface RenderAuditTrailInput {
   envelope: {
     id: string;
@@ -89,6 +103,8 @@ export interface RenderAuditTrailInput {
   events: AuditTrailEvent[];
   /** Listed in their own section when there are any. */
   uploads?: AuditTrailUpload[];
+  /** Listed in their own section when there are any. */
+  personalStamps?: AuditTrailPersonalStamp[];
   generatedAt: Date;
   /** English by default. */
   language?: DocumentLanguage;
@@ -171,6 +187,15 @@ function validate(input: RenderAuditTrailInput): void {
   (input.uploads ?? []).forEach((upload, index) => {
     if (!Number.isSafeInteger(upload.sizeBytes) || upload.sizeBytes < 0) {
       throw new PdfRenderError(`upload #${index + 1}: sizeBytes must be a whole number of bytes`);
+    }
+  });
+  (input.personalStamps ?? []).forEach((stamp, index) => {
+    if (
+      !Number.isSafeInteger(stamp.sizeBytes) ||
+      stamp.sizeBytes < 0 ||
+      !Number.isSafeInteger(stamp.version)
+    ) {
+      throw new PdfRenderError(`personal stamp #${index + 1}: sizeBytes and version must be whole numbers`);
     }
   });
   input.events.forEach((event, index) => {
@@ -563,7 +588,8 @@ export function eventActor(type: string, data: Record<string, unknown>): EventAc
     case 'document.final_pdf_ready':
       return 'system';
     case 'envelope.final_pdf_retried':
-      return 'operator';
+      // A sender's retry in the business app says so; the operator command's (and older ones) say nothing.
+      return data.requested_by === 'sender' ? 'sender' : 'operator';
     default:
       return undefined;
   }
@@ -637,6 +663,19 @@ function uploadRows(uploads: AuditTrailUpload[], words: DocumentText): Row[] {
       ],
     },
   }));
+}
+
+function personalStampRows(stamps: AuditTrailPersonalStamp[], words: DocumentText): Row[] {
+  return uploadRows(
+    stamps.map((stamp) => ({
+      fieldLabel: stamp.fieldLabel,
+      filename: words.t('audit.stampVersion', { name: stamp.stampName, version: stamp.version }),
+      contentType: stamp.contentType,
+      sizeBytes: stamp.sizeBytes,
+      sha256: stamp.sha256,
+    })),
+    words,
+  );
 }
 
 function eventRows(input: RenderAuditTrailInput, words: DocumentText): Row[] {
@@ -747,6 +786,21 @@ export async function renderAuditTrail(input: RenderAuditTrailInput): Promise<Ui
         { title: t('audit.column.size'), width: CONTENT_WIDTH - 430 },
       ],
       uploadRows(uploads, words),
+      '',
+    );
+  }
+
+  const personalStamps = input.personalStamps ?? [];
+  if (personalStamps.length > 0) {
+    await report.table(
+      t('audit.personalStamps', { count: personalStamps.length }),
+      [
+        { title: t('audit.column.field'), width: 130 },
+        { title: t('audit.column.personalStamp'), width: 200 },
+        { title: t('audit.column.contentType'), width: 100 },
+        { title: t('audit.column.size'), width: CONTENT_WIDTH - 430 },
+      ],
+      personalStampRows(personalStamps, words),
       '',
     );
   }

@@ -10,12 +10,14 @@
 //   Right-to-left text (first strong character Hebrew) is right-aligned, other text left-aligned.
 // - 'Long text' and 'Read-only text': wrapped over several lines (line breaks kept), top-aligned, shrunk down
 //   to 6 pt; what still does not fit is cut and the last line ends with an ellipsis.
-// - 'Date': the value must be an ISO calendar date (YYYY-MM-DD) and is drawn as is, in ISO form, which reads
-//   the same to English and Hebrew readers.
+// - 'Date': the value must be an ISO calendar date (YYYY-MM-DD) and is drawn in the field's `dateFormat`
+//   (the template builder's, docs/templates.md), by default as is, in ISO form, which reads the same to
+//   English and Hebrew readers.
 // - 'Checkbox': true draws a check mark centred in the box; false draws nothing.
 // - 'Signature', 'Initials', 'Company stamp', 'Image upload': the PNG scaled to fit the box keeping its aspect
 //   ratio, centred; with a typed name, the bottom part of the box carries the name in a line under the image.
-//   An uploaded image ('Image upload' with `{ upload }`) is a PNG or a JPEG, drawn the same way.
+//   An uploaded image ('Image upload' with `{ upload }`) is a PNG or a JPEG, drawn the same way; so is a
+//   'Company stamp' chosen from the signer's personal stamps, whose image may be a JPEG (told by its bytes).
 // - 'File upload': an uploaded file (`{ upload }`) is embedded in the PDF as an attachment (dated with
 //   completedAt, so the bytes stay the same) and its box shows "Attached: <file name>" in the document's
 //   language, on one line like the text types; a plain string is drawn as a text value.
@@ -36,12 +38,12 @@ import {
   type RGB,
   rgb,
 } from 'pdf-lib';
-import type { FieldType } from '../domain/vocabulary.ts';
+import type { DateFormat, FieldType } from '../domain/vocabulary.ts';
 import { PdfRenderError } from './errors.ts';
 import { flattenForm } from './flatten.ts';
 import { DocumentFonts } from './fonts.ts';
 import { type DocumentLanguage, type DocumentText, documentText } from './i18n.ts';
-import { inspectJpeg } from './jpeg.ts';
+import { inspectJpeg, isJpegSignature } from './jpeg.ts';
 import {
   boxFromTop,
   type DisplaySpace,
@@ -56,6 +58,7 @@ export { PdfRenderError } from './errors.ts';
 
 /** A drawn image (signature, initials, stamp, uploaded image), optionally with the signer's typed name. */
 export interface FieldImageValue {
+  /** A PNG; for a 'Company stamp' a JPEG too (a personal stamp's image), told apart by its first bytes. */
   imagePng: Uint8Array;
   typedName?: string;
 }
@@ -85,6 +88,8 @@ export interface FinalPdfField {
   width: number;
   height: number;
   value: FinalPdfFieldValue;
+  /** A Date field's format (YYYY-MM-DD when absent). */
+  dateFormat?: DateFormat;
 }
 
 export interface RenderFinalPdfInput {
@@ -145,6 +150,21 @@ function uploadProblem(upload: UploadedFile, image: boolean): string | undefined
   return `an uploaded image must be ${UPLOADED_IMAGE_TYPES.join(' or ')}, not ${upload.contentType}`;
 }
 
+/** An ISO date (checked by validate) written in a Date field's format. */
+export function formatDate(iso: string, format: DateFormat | undefined): string {
+  const [year, month, day] = iso.split('-');
+  switch (format) {
+    case 'DD/MM/YYYY':
+      return `${day}/${month}/${year}`;
+    case 'MM/DD/YYYY':
+      return `${month}/${day}/${year}`;
+    case 'DD.MM.YYYY':
+      return `${day}.${month}.${year}`;
+    default:
+      return iso;
+  }
+}
+
 function isIsoDate(text: string): boolean {
   const match = ISO_DATE.exec(text);
   if (!match) return false;
@@ -191,10 +211,16 @@ function validate(input: RenderFinalPdfInput, spaces: DisplaySpace[]): void {
       if (!isImageValue(value) || !(value.imagePng instanceof Uint8Array)) {
         throw new PdfRenderError(`${name} needs an image value ({ imagePng, typedName? })`);
       }
-      if (!isPngSignature(value.imagePng)) throw new PdfRenderError(`${name}: the image is not a PNG file`);
-      const png = inspectPng(value.imagePng);
-      if ('problem' in png)
-        throw new PdfRenderError(`${name}: the PNG image cannot be decoded: ${png.problem}`);
+      if (field.type === 'Company stamp' && isJpegSignature(value.imagePng)) {
+        const jpeg = inspectJpeg(value.imagePng);
+        if ('problem' in jpeg)
+          throw new PdfRenderError(`${name}: the JPEG image cannot be read: ${jpeg.problem}`);
+      } else {
+        if (!isPngSignature(value.imagePng)) throw new PdfRenderError(`${name}: the image is not a PNG file`);
+        const png = inspectPng(value.imagePng);
+        if ('problem' in png)
+          throw new PdfRenderError(`${name}: the PNG image cannot be decoded: ${png.problem}`);
+      }
       if (value.typedName !== undefined && typeof value.typedName !== 'string') {
         throw new PdfRenderError(`${name}: typedName must be a string`);
       }
@@ -248,7 +274,8 @@ class FinalPdfPainter {
     if (typeof value === 'string') {
       if (value.trim() === '') return;
       if (BLOCK_TYPES.includes(field.type)) return this.drawBlock(page, box, value);
-      return this.drawLine(page, box, value.trim(), 'natural');
+      const text = field.type === 'Date' ? formatDate(value.trim(), field.dateFormat) : value.trim();
+      return this.drawLine(page, box, text, 'natural');
     }
     if (isImageValue(value)) return this.drawImage(page, box, value, describe(field, index));
     if (isUploadValue(value)) {
@@ -366,7 +393,9 @@ class FinalPdfPainter {
   }
 
   private async drawImage(page: PDFPage, box: Box, value: FieldImageValue, name: string): Promise<void> {
-    const image = await this.embedImage(value.imagePng, 'PNG', name);
+    // Only a Company stamp's image can be a JPEG here (validate() refused it elsewhere).
+    const format = isJpegSignature(value.imagePng) ? 'JPEG' : 'PNG';
+    const image = await this.embedImage(value.imagePng, format, name);
     let area = this.inner(box);
     const typedName = value.typedName?.trim() ?? '';
     if (typedName !== '') {

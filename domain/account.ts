@@ -3,6 +3,7 @@
 // request body types; their fields are ours (docs/accounts.md lists every route with its fields).
 import { z } from 'zod';
 import { IsoDateTime, safeText, uuidOf } from './common.ts';
+import { RETENTION_DELETED_DAYS } from './document-lifecycle.ts';
 import { PERMISSIONS } from './permissions.ts';
 import { AUTHENTICATION_METHODS, PLAN_NAMES, SUPPORTED_LANGUAGES } from './vocabulary.ts';
 
@@ -243,6 +244,8 @@ export const OrganizationSettings = z.object({
     completedDays: z.number().int().nullable(),
     /** Days declined, cancelled and expired documents are kept; null: kept. */
     unfinishedDays: z.number().int().nullable(),
+    /** Days a deleted document's files are kept before they are purged; null: 30. */
+    deletedDays: z.number().int().nullable(),
   }),
 });
 export type OrganizationSettings = z.output<typeof OrganizationSettings>;
@@ -285,6 +288,7 @@ export const UpdateOrganizationSettingsRequest = z.strictObject({
     .strictObject({
       completedDays: Days('retention.completedDays', 3650).nullable().optional(),
       unfinishedDays: Days('retention.unfinishedDays', 3650).nullable().optional(),
+      deletedDays: Days('retention.deletedDays', RETENTION_DELETED_DAYS.max).nullable().optional(),
     })
     .optional(),
 });

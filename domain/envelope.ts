@@ -3,6 +3,7 @@
 // routes declare them (and so the OpenAPI document), views are typed by them.
 import { z } from 'zod';
 import { IsoDateTime, safeText, UUID_PATTERN } from './common.ts';
+import { checkFieldOptions, FieldDefinitionInput } from './template.ts';
 import { jsonTextProblem } from './text.ts';
 import {
   AUTHENTICATION_METHODS,
@@ -13,7 +14,8 @@ import {
   WORKFLOW_TYPES,
 } from './vocabulary.ts';
 
-const E164 = /^\+[1-9]\d{6,14}$/;
+/** A phone number in E.164 form (`+972501234567`): recipients and contacts. */
+export const E164 = /^\+[1-9]\d{6,14}$/;
 
 /** A recipient as the API shows it. */
 export const RecipientView = z
@@ -47,7 +49,16 @@ export const EnvelopeView = z
     status: z.enum(ENVELOPE_STATUSES),
     title: z.string(),
     workflowType: z.enum(WORKFLOW_TYPES),
-    templateId: z.uuid().nullable(),
+    templateId: z
+      .uuid()
+      .nullable()
+      .describe('The template the envelope was created from; null for an envelope created from a file'),
+    sourceFileId: z
+      .uuid()
+      .nullable()
+      .describe(
+        'The uploaded file the envelope was created from (POST /api/v1/envelopes/from-file); null for an envelope created from a template',
+      ),
     expiresAt: IsoDateTime.nullable(),
     externalReference: z.string().nullable(),
     externalSystem: z.string().nullable(),
@@ -137,6 +148,63 @@ export const CreateEnvelopeRequest = z
   .meta({ id: 'CreateEnvelopeRequest' });
 export type CreateEnvelopeRequest = z.input<typeof CreateEnvelopeRequest>;
 
+/** The most fields one envelope created from a file may place. */
+export const MAX_FILE_FIELDS = 500;
+
+/**
+ * A field placed on an uploaded file: what a template's field definition holds (domain/template.ts), plus an
+ * optional prefilled value, checked as an initialValues item of a template envelope is.
+ */
+export const FileFieldInput = FieldDefinitionInput.extend({
+  role: FieldDefinitionInput.shape.role.meta({
+    description:
+      "The role that fills in the field: a recipient's roleName. Every role with fields needs an acting (non-Cc) recipient.",
+  }),
+  required: z.boolean().optional().meta({
+    description:
+      'Whether the field must be filled to complete. Absent: true for Signature and Initials fields.',
+  }),
+  options: FieldDefinitionInput.shape.options.meta({
+    description:
+      'The choices of a Radio or Dropdown field (required for them, each once); no other type takes options.',
+  }),
+  value: z.unknown().optional().meta({
+    description:
+      'A prefilled value, as an initialValues item of a template envelope: text, a date, a choice, true/false for a Checkbox; not for Signature, Initials, Company stamp, File upload and Image upload fields, which the signer supplies.',
+  }),
+})
+  .superRefine((field, ctx) => checkFieldOptions(field, ctx, []))
+  .meta({
+    id: 'FileField',
+    description:
+      'A field placed on the file. page is 1-based; x, y, width and height are PDF points (1/72 inch) measured from the top-left corner of the page as it is displayed (its crop box, after the page rotation), x to the right and y downwards — the same coordinates as a template field. The box must lie within its page.',
+  });
+
+/**
+ * The body of envelope creation from an uploaded file: the create-from-template request without the template
+ * (templateId, documents, initialValues), with the file and the fields placed on it.
+ */
+export const CreateEnvelopeFromFileRequest = CreateEnvelopeRequest.omit({
+  templateId: true,
+  documents: true,
+  initialValues: true,
+})
+  .extend({
+    fileId: z
+      .string()
+      .regex(UUID_PATTERN, 'fileId must be a uuid')
+      .meta({ description: 'The id of a PDF uploaded with POST /api/v1/files/upload.' }),
+    fields: z
+      .array(FileFieldInput)
+      .max(MAX_FILE_FIELDS, `an envelope holds at most ${MAX_FILE_FIELDS} fields`)
+      .meta({
+        description:
+          'The fields placed on the file, in order; recipients are mapped to the fields by roleName = role. May be empty when every recipient is an Approver, Viewer or Cc.',
+      }),
+  })
+  .meta({ id: 'CreateEnvelopeFromFileRequest' });
+export type CreateEnvelopeFromFileRequest = z.input<typeof CreateEnvelopeFromFileRequest>;
+
 export const ExtendEnvelopeRequest = z
   .object({
     expiresAt: z.iso
@@ -146,15 +214,16 @@ export const ExtendEnvelopeRequest = z
   .meta({ id: 'ExtendEnvelopeRequest' });
 export type ExtendEnvelopeRequest = z.input<typeof ExtendEnvelopeRequest>;
 
+/** Why an envelope is cancelled (optional), as every route that cancels takes it. */
+export const CancelReason = safeText('multiline')
+  .trim()
+  .max(500)
+  .optional()
+  // Blank (or only spaces) is no reason: the document cannot say "not only whitespace", so it is not refused.
+  .transform((reason) => reason || undefined);
+
 export const CancelEnvelopeRequest = z
-  .object({
-    // Blank (or only spaces) is no reason: the document cannot say "not only whitespace", so it is not refused.
-    reason: safeText('multiline')
-      .trim()
-      .max(500)
-      .optional()
-      .transform((reason) => reason || undefined),
-  })
+  .object({ reason: CancelReason })
   .nullish()
   .meta({ id: 'CancelEnvelopeRequest' });
 

@@ -2,7 +2,9 @@
 // sets of these names (docs/accounts.md, "Roles and permissions"); every application route declares the one
 // permission it needs (api/trpc/init.ts), and the one check compares it with the signed-in user's role.
 // `read` lets a user see an area, `manage` lets them change it; `manage` does not imply `read` by itself,
-// so a role lists both (the web app's checklist ticks `read` with `manage`).
+// so a role lists both (the web app's checklist ticks `read` with `manage`). `documents:read_all` widens
+// `documents:read` from one's own and one's team's envelopes to every envelope of the organization (the
+// checklist ticks `read` with it too).
 
 export const PERMISSION_AREAS = [
   'documents',
@@ -21,6 +23,8 @@ export type PermissionArea = (typeof PERMISSION_AREAS)[number];
 
 export const PERMISSIONS = [
   'documents:read',
+  // Every envelope of the organization, not only one's own and one's team's (docs/documents.md).
+  'documents:read_all',
   'documents:manage',
   'templates:read',
   'templates:manage',

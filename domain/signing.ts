@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { safeText } from './common.ts';
 import { DeclineRequest } from './envelope.ts';
-import { FieldPlacement } from './template.ts';
+import { FieldPlacement, FieldProperties } from './template.ts';
 import {
   AUTHENTICATION_METHODS,
   ENVELOPE_STATUSES,
@@ -24,6 +24,8 @@ export const SigningField = FieldPlacement.extend({
   label: z.string(),
   required: z.boolean(),
   options: z.array(z.string()).nullable(),
+  /** The field's type-specific properties (docs/templates.md): the page narrows its upload limits by them. */
+  properties: FieldProperties,
   value: z.unknown(),
 });
 export type SigningField = z.output<typeof SigningField>;

@@ -91,6 +91,33 @@ export const PLAIN_FIELD_TYPES = FIELD_TYPES.filter(
 /** Field types whose definition must list the choices. */
 export const FIELD_TYPES_WITH_OPTIONS: readonly FieldType[] = ['Radio', 'Dropdown'];
 
+/** Field types a signer's signature fills (the act of signing): only a Signer may be given them. */
+export const SIGNATURE_FIELD_TYPES = [
+  'Signature',
+  'Initials',
+  'Company stamp',
+] as const satisfies readonly FieldType[];
+
+/** How a Date field's value (always stored as YYYY-MM-DD) is written in the final PDF (docs/templates.md). */
+export const DATE_FORMATS = ['YYYY-MM-DD', 'DD/MM/YYYY', 'MM/DD/YYYY', 'DD.MM.YYYY'] as const;
+export type DateFormat = (typeof DATE_FORMATS)[number];
+
+/** What an ID number field accepts: any 4-20 letters, digits or dashes, or an Israeli identity number. */
+export const ID_NUMBER_FORMATS = ['Any', 'IsraeliId'] as const;
+export type IdNumberFormat = (typeof ID_NUMBER_FORMATS)[number];
+
+/** The file types an upload field may accept. */
+export const UPLOAD_CONTENT_TYPES = ['application/pdf', 'image/png', 'image/jpeg'] as const;
+export type UploadContentType = (typeof UPLOAD_CONTENT_TYPES)[number];
+
+/** What each upload type accepts at most (the signer API's limits); a template field may narrow them. */
+export const UPLOAD_FIELD_LIMITS = {
+  'File upload': { contentTypes: ['application/pdf', 'image/png', 'image/jpeg'], maxSizeMb: 4 },
+  'Image upload': { contentTypes: ['image/png', 'image/jpeg'], maxSizeMb: 2 },
+} as const satisfies Partial<
+  Record<FieldType, { contentTypes: readonly UploadContentType[]; maxSizeMb: number }>
+>;
+
 /** The languages of the interface, the documents and the messages. */
 export const SUPPORTED_LANGUAGES = ['en', 'he'] as const;
 export type SupportedLanguage = (typeof SUPPORTED_LANGUAGES)[number];

@@ -8,6 +8,7 @@ import { createLogger } from '../config/logger.ts';
 import { watchSupervisor } from '../config/shutdown.ts';
 import { createOrm } from '../db/orm.ts';
 import { connectClient, connectWorker } from './connection.ts';
+import { ensureRetentionSchedule } from './retention-schedule.ts';
 import { ensureSearchAttributes } from './search-attributes.ts';
 import { RESUME_AFTER_MS, resumePendingWebhookDeliveries } from './webhook-deliveries.ts';
 import { createEnvelopeWorker, createWebhookWorker, WORKFLOWS_PATH } from './worker.ts';
@@ -39,6 +40,10 @@ try {
   const client = await connectClient(config.temporal);
   const added = await ensureSearchAttributes(client.connection, config.temporal.namespace);
   if (added.length > 0) logger.info({ added }, 'registered search attributes');
+  // The daily retention run (docs/envelope-lifecycle.md, "Retention"), visible in the Web UI's Schedules.
+  const schedule = await ensureRetentionSchedule(client.client);
+  if (schedule !== 'unchanged')
+    logger.info({ schedule: 'sigil-retention' }, `retention schedule ${schedule}`);
   // Once a minute: start any queued webhook delivery whose start was lost (see webhook-deliveries.ts).
   const sweep = async () => {
     try {

@@ -157,11 +157,64 @@ export const recipientProgressUpdate = defineUpdate<EnvelopeState, [RecipientPro
 export const recipientAuthenticationUpdate = defineUpdate<EnvelopeState, [RecipientAuthenticationRequest]>(
   'recipientAuthentication',
 );
-/** Operators: render the final PDF again after FinalPdfFailed. */
-export const retryFinalizationUpdate = defineUpdate<EnvelopeState>('retryFinalization');
+/**
+ * Who asks for the final PDF again: a sender in the business app, recorded as `requested_by: "sender"` so the
+ * audit trail names them; without it (the operator command, and every retry before the business app) the
+ * audit trail names an operator.
+ */
+export interface RetryFinalizationRequest {
+  requestedBy?: 'sender';
+}
+
+/**
+ * Operators and senders: render the final PDF again after FinalPdfFailed. Sent without an argument by code
+ * before the business app: the handler takes it as absent.
+ */
+export const retryFinalizationUpdate = defineUpdate<EnvelopeState, [RetryFinalizationRequest]>(
+  'retryFinalization',
+);
 export const remindEnvelopeUpdate = defineUpdate<EnvelopeState>('remindEnvelope');
 export const extendEnvelopeUpdate = defineUpdate<EnvelopeState, [ExtendEnvelopeRequest]>('extendEnvelope');
 export const envelopeStateQuery = defineQuery<EnvelopeState>('envelopeState');
+
+/** What the workflow waits for now (EnvelopeLiveView.waitingFor). */
+export type EnvelopeWaitingFor =
+  /** Recipients in turn to act (until the deadline, or the next automatic reminder). */
+  | 'recipients'
+  /** The final PDF and the audit trail being rendered. */
+  | 'final_pdf'
+  /** A retry of the final PDF after it failed (a sender or an operator). */
+  | 'final_pdf_retry'
+  /** An extension of an Expired envelope within its grace window (until `graceUntil`). */
+  | 'extension'
+  /** An operator's repair of a parked projection (docs/envelope-lifecycle.md). */
+  | 'projection_repair'
+  /** Nothing more: the envelope is finished. */
+  | 'nothing';
+
+/**
+ * The workflow's own view of a running envelope, for the business app's envelope page: what PostgreSQL does
+ * not hold (the round in turn as the workflow plans it, the automatic reminders' schedule, the grace window,
+ * the projection's progress) next to what it does.
+ */
+export interface EnvelopeLiveView {
+  envelopeId: string;
+  status: EnvelopeStatus;
+  waitingFor: EnvelopeWaitingFor;
+  /** The round in turn (1-based) of how many, and its recipients; null when no round is in turn. */
+  openRound: { number: number; of: number; recipientIds: string[] } | null;
+  /** Recipients who may act now and have not yet (those a reminder goes to). */
+  awaitedRecipientIds: string[];
+  /** The signing deadline (ISO 8601); null: none. */
+  deadline: string | null;
+  /** When the next automatic reminder goes out (before the deadline); null: none is planned. */
+  nextReminderAt: string | null;
+  /** The organization's automatic reminders when sent: how many went out of how many, every how many days. */
+  automaticReminders: { sent: number; max: number; everyDays: number } | null;
+  /** Until when an Expired envelope may be revived by an extension; null otherwise. */
+  graceUntil: string | null;
+  projection: ProjectionStatus;
+}
 
 /**
  * The failure type of a projection that PostgreSQL refused for a reason retrying cannot fix (SQLSTATE class 22,
@@ -193,6 +246,9 @@ export interface ProjectionStatus {
 }
 
 export const projectionStatusQuery = defineQuery<ProjectionStatus>('projectionStatus');
+
+/** The live view of the envelope (a query: it changes nothing and adds nothing to the history). */
+export const envelopeLiveViewQuery = defineQuery<EnvelopeLiveView>('envelopeLiveView');
 
 export interface ResumeProjectionRequest {
   /**

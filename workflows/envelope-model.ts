@@ -13,14 +13,18 @@ import type {
   CarriedEnvelopeState,
   CompleteRecipientRequest,
   DeclineRecipientRequest,
+  EnvelopeLiveView,
   EnvelopeState,
   EnvelopeTransition,
+  EnvelopeWaitingFor,
   EnvelopeWorkflowInput,
   ExtendEnvelopeRequest,
+  ProjectionStatus,
   RecipientAuthenticationRequest,
   RecipientOpenedRequest,
   RecipientPlan,
   RecipientProgressRequest,
+  RetryFinalizationRequest,
   SignerActionOrigin,
 } from './contracts.ts';
 import type { SendNotificationRequest, SendNotificationResult } from './notification-contracts.ts';
@@ -252,6 +256,42 @@ export class EnvelopeModel {
       })),
       sequence: this.sequence,
     };
+  }
+
+  /**
+   * What the workflow waits for and plans, for the business app's envelope page (the envelopeLiveView query);
+   * `projection` is the run's. Reads only: a query changes nothing.
+   */
+  liveView(projection: ProjectionStatus): EnvelopeLiveView {
+    const signing = SIGNING_STATUSES_SET.has(this.status);
+    const round = this.roundIndex();
+    const wake = this.nextWake();
+    const schedule = this.input.automaticReminders;
+    return {
+      envelopeId: this.input.envelopeId,
+      status: this.status,
+      waitingFor: projection.parked ? 'projection_repair' : this.waitingFor(),
+      openRound:
+        signing && round < this.rounds.length
+          ? { number: round + 1, of: this.rounds.length, recipientIds: [...(this.rounds[round] ?? [])] }
+          : null,
+      awaitedRecipientIds: signing ? this.awaitedRecipients() : [],
+      deadline: this.expiresAt,
+      nextReminderAt: signing && wake.remind ? wake.at : null,
+      automaticReminders: schedule
+        ? { sent: this.reminders.sent, max: schedule.max, everyDays: schedule.everyDays }
+        : null,
+      graceUntil: this.revivable() ? this.graceUntil : null,
+      projection,
+    };
+  }
+
+  private waitingFor(): EnvelopeWaitingFor {
+    if (SIGNING_STATUSES_SET.has(this.status)) return 'recipients';
+    if (this.status === 'ProcessingFinalPdf') return 'final_pdf';
+    if (this.status === 'FinalPdfFailed') return 'final_pdf_retry';
+    if (this.revivable()) return 'extension';
+    return 'nothing';
   }
 
   /** Everything the next run needs, for continue-as-new; `indexedStatus` is the workflow's own. */
@@ -569,9 +609,11 @@ export class EnvelopeModel {
     );
   }
 
-  retryFinalization(): Decision {
+  /** A retry of the final PDF; a sender's is recorded as theirs (an operator's, and older ones, with no data). */
+  retryFinalization(request?: RetryFinalizationRequest): Decision {
     this.status = 'ProcessingFinalPdf';
-    return recorded(this.transition('envelope.final_pdf_retried', null));
+    const data = request?.requestedBy === 'sender' ? { requested_by: 'sender' } : {};
+    return recorded(this.transition('envelope.final_pdf_retried', null, data));
   }
 
   /**

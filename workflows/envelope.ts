@@ -9,6 +9,7 @@ import {
   declineRecipientUpdate,
   type EnvelopeState,
   type EnvelopeWorkflowInput,
+  envelopeLiveViewQuery,
   envelopeStateQuery,
   extendEnvelopeUpdate,
   projectionStatusQuery,
@@ -47,6 +48,7 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
 
   setHandler(envelopeStateQuery, () => envelope.snapshot());
   setHandler(projectionStatusQuery, () => run.projectionStatus());
+  setHandler(envelopeLiveViewQuery, () => envelope.liveView(run.projectionStatus()));
   // Operators: project the queued transitions again once a parked projection's cause is repaired.
   setHandler(resumeProjectionUpdate, (request) => run.resume(request), {
     validator: (_request) => refuse(run.whyCannotResume(), 'ProjectionNotParked'),
@@ -73,8 +75,9 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
   setHandler(recipientProgressUpdate, (request) => run.answer(envelope.progress(request)), {
     validator: (request) => run.refuse(envelope.whyCannotProgress(request), 'RecipientCannotProgress'),
   });
-  setHandler(retryFinalizationUpdate, () => run.answer(envelope.retryFinalization()), {
-    validator: () => run.refuse(envelope.whyCannotRetryFinalization(), 'EnvelopeNotRetryable'),
+  // Callers before the business app send no argument (an operator's retry): the model takes it as optional.
+  setHandler(retryFinalizationUpdate, (request) => run.answer(envelope.retryFinalization(request)), {
+    validator: (_request) => run.refuse(envelope.whyCannotRetryFinalization(), 'EnvelopeNotRetryable'),
   });
   setHandler(remindEnvelopeUpdate, () => run.answer(envelope.remind()), {
     validator: () => run.refuse(envelope.whyCannotRemind(), 'EnvelopeNotRemindable'),

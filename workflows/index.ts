@@ -1,3 +1,4 @@
 // Workflow definitions registered on the worker. Deterministic code only: no I/O, no Node APIs.
 export { envelopeWorkflow } from './envelope.ts';
+export { retentionWorkflow } from './retention.ts';
 export { webhookDeliveryWorkflow } from './webhook-delivery.ts';

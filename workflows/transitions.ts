@@ -2,6 +2,7 @@
 // workflow's model (envelope-model.ts) consults it before any status-specific rule, the documentation's
 // table in docs/envelope-lifecycle.md is generated from it (`npm run docs:transitions`), and
 // test/unit/transitions.test.ts drives the model through every row. Pure data, safe in workflow code.
+import { RECORD_TRANSITIONS } from '../domain/document-lifecycle.ts';
 import type { EnvelopeStatus, RecipientStatus } from '../domain/vocabulary.ts';
 
 /** Statuses in which recipients are still acting (`DeliveryFailed`: nobody in turn could be reached yet). */
@@ -215,12 +216,12 @@ export const ENVELOPE_TRANSITIONS: readonly EnvelopeTransitionRule[] = [
   },
   {
     trigger: 'retry final PDF',
-    via: '`retryFinalization` (`sigil envelope retry-final-pdf`)',
+    via: '`retryFinalization` (`sigil envelope retry-final-pdf`, `POST /api/documents/{id}/retry-final-pdf`)',
     from: ['FinalPdfFailed'],
     to: ['ProcessingFinalPdf'],
-    when: 'an operator retries',
+    when: 'an operator or a sender retries',
     recipients: 'unchanged',
-    event: '`envelope.final_pdf_retried`',
+    event: '`envelope.final_pdf_retried` (`requested_by: "sender"` when a sender asked)',
   },
 ];
 
@@ -252,14 +253,22 @@ export const ACTING_RECIPIENT_STATUSES: readonly RecipientStatus[] = RECIPIENT_P
   (status) => status !== 'Completed',
 );
 
-/** The table as Markdown, for docs/envelope-lifecycle.md. */
+/**
+ * The table as Markdown, for docs/envelope-lifecycle.md: the workflow's transitions, then the changes of the
+ * envelope's record after its workflow (archive, unarchive, delete, the retention run; domain/document-lifecycle.ts),
+ * which leave the recipients as they are.
+ */
 export function transitionTableMarkdown(): string {
   const cell = (text: string) => text.replace(/\|/g, '\\|');
   const lines = [
     '| trigger | via | from | when | to | recipients | audit event |',
     '|---|---|---|---|---|---|---|',
   ];
-  for (const rule of ENVELOPE_TRANSITIONS) {
+  const rows = [
+    ...ENVELOPE_TRANSITIONS,
+    ...RECORD_TRANSITIONS.map((rule) => ({ ...rule, recipients: 'unchanged' })),
+  ];
+  for (const rule of rows) {
     lines.push(
       `| ${[
         rule.trigger,

@@ -10,6 +10,7 @@ import { redactUrl } from '../../config/logger.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
 import { UUID_PATTERN } from '../../domain/common.ts';
 import { connectClient, type TemporalClientHandle } from '../../temporal/connection.ts';
+import { workflowWebUiUrl } from '../../temporal/web-ui.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { AppError, InvalidRequest } from '../errors.ts';
 import type { DataContext, ServiceContext } from '../services/context.ts';
@@ -324,13 +325,9 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
       recipients,
     });
     const state = await sendEnvelope(await runtime.services(), organizationId, envelope.id);
-    const uiBase =
-      runtime.config.temporal.uiUrl ??
-      (runtime.config.temporal.devServer ? `http://localhost:${runtime.config.temporal.uiPort}` : undefined);
     const workflowId = envelopeWorkflowId(envelope.id);
-    const workflowUrl = uiBase
-      ? `${uiBase}/namespaces/${runtime.config.temporal.namespace}/workflows/${encodeURIComponent(workflowId)}`
-      : undefined;
+    const workflowUrl =
+      workflowWebUiUrl(runtime.config.temporal, runtime.config.temporal.namespace, workflowId) ?? undefined;
     return {
       json: { envelopeId: envelope.id, workflowId, workflowUrl, state },
       text: [

@@ -16,6 +16,7 @@ import {
   SigningView,
   VerifyCodeRequest,
 } from '../../domain/signing.ts';
+import { PersonalStampOffers, UsePersonalStampRequest } from '../../domain/stamp.ts';
 import { SIGNING_SESSION_HEADER } from '../../domain/vocabulary.ts';
 import type { SignerActionOrigin } from '../../workflows/contracts.ts';
 import type { AppDependencies } from '../dependencies.ts';
@@ -29,6 +30,10 @@ import { saveSignerFields } from '../services/signing/save-signer-fields.ts';
 import { openSignerFile } from '../services/signing/signer-files.ts';
 import { verifyOneTimeCode } from '../services/signing/verify-one-time-code.ts';
 import { viewSigningLink } from '../services/signing/view-signing-link.ts';
+import { personalStampOffers } from '../services/stamps/personal-stamp-offers.ts';
+import { usePersonalStamp } from '../services/stamps/use-personal-stamp.ts';
+import { crossSiteRefusal, sessionOf } from '../trpc/fastify.ts';
+import { accessRefusal } from '../trpc/init.ts';
 
 const USER_AGENT_MAX = 300;
 /** Room in one save for a 4 MB file upload and a few 1–2 MB images, all in base64 (4/3 of their size). */
@@ -46,6 +51,15 @@ export function signerSessionOf(request: FastifyRequest): string | undefined {
 /** A file name safe in a quoted Content-Disposition parameter: quotes, backslashes and non-ASCII become `_`. */
 function asciiFilename(filename: string): string {
   return filename.replace(/[^\x20-\x7e]|["\\]/g, '_') || 'file';
+}
+
+/**
+ * The business app's signed-in user of the request (its session cookie: the signer page is on the same
+ * origin), only when the session is complete, as a `signed-in` application route requires; otherwise null.
+ */
+async function signedInUserOf(request: FastifyRequest) {
+  const principal = await sessionOf(request);
+  return principal && accessRefusal('signed-in', principal) === null ? principal : null;
 }
 
 /** Where a signer's request came from: `request.ip` honours TRUSTED_PROXIES; the user agent is capped. */
@@ -158,6 +172,50 @@ export const signingRoutes: FastifyPluginAsync<AppDependencies> = async (base, d
         request.services,
         request.params.token,
         request.body.values,
+        originOf(request),
+        signerSessionOf(request),
+      ),
+  );
+
+  // Personal stamps (docs/stamps.md): offered and used only with the business app's session of a user whose
+  // address is the recipient's; for anyone else the list is empty and a stamp "not found".
+  app.get(
+    '/api/signing/:token/personal-stamps',
+    { schema: { hide: true, params: SigningTokenParams, response: { 200: PersonalStampOffers } } },
+    async (request, reply) => {
+      reply.header('Cache-Control', 'private, no-store');
+      return personalStampOffers(
+        request.services,
+        request.params.token,
+        await signedInUserOf(request),
+        signerSessionOf(request),
+      );
+    },
+  );
+
+  const appOrigins = new Set([new URL(deps.config.publicBaseUrl).origin]);
+  app.post(
+    '/api/signing/:token/personal-stamps',
+    {
+      schema: {
+        hide: true,
+        params: SigningTokenParams,
+        body: UsePersonalStampRequest,
+        response: { 200: SigningView },
+      },
+      // The session cookie is what lets this act on a user's stamps: a page of another site may not use it
+      // (the application routes' Origin check), refused before the body is looked at.
+      preValidation: async (request) => {
+        const refusal = crossSiteRefusal(request, appOrigins);
+        if (refusal) throw refusal;
+      },
+    },
+    async (request) =>
+      usePersonalStamp(
+        request.services,
+        request.params.token,
+        await signedInUserOf(request),
+        request.body,
         originOf(request),
         signerSessionOf(request),
       ),

@@ -12,7 +12,9 @@ import type { Config } from '../../config/config.ts';
  */
 export type ServiceConfig = Pick<Config, 'env' | 'publicBaseUrl'> &
   Partial<Pick<Config, 'notifications'>> & {
-    temporal?: Pick<Config['temporal'], 'requestTimeoutMs'>;
+    /** The Temporal calls' bound; the namespace and the Web UI's address for links to a workflow. */
+    temporal?: Pick<Config['temporal'], 'requestTimeoutMs'> &
+      Partial<Pick<Config['temporal'], 'namespace' | 'uiUrl' | 'uiPort' | 'devServer'>>;
     /** The key that encrypts secrets at rest (config/encryption-key.ts), read when first needed. */
     secretsKey?: () => Buffer;
   };

@@ -3,22 +3,33 @@
 // the per-request unit of work (request.services), the body limit, logging and the one error mapping are the
 // server's own. The route's handler builds the procedure's input from the path parameters and the query
 // string (GET, DELETE) or the JSON body (POST, PUT, PATCH), calls the procedure through tRPC (which validates
-// the input and the output with their zod schemas) and answers its output as JSON with 200. Errors are
-// rethrown in the server's terms (api/trpc/errors.ts) and answered by its error handler; a path no procedure
-// declares is the server's ordinary 404.
+// the input and the output with their zod schemas) and answers its output as JSON with 200 (a route declaring
+// `file` answers the file instead: a CSV export, a PDF; one declaring `image`, an image; one declaring `etag` adds
+// an ETag and answers 304 to an If-None-Match naming it). Errors are rethrown in the server's terms
+// (api/trpc/errors.ts) and answered by its error handler; a path no procedure declares is the server's
+// ordinary 404.
 //
 // trpc-to-openapi's own Fastify adapter is not used: it answers errors in its own shape
 // (`{ message, code, issues }`) and its catch-all route would take over every unknown /api path. Its
 // metadata and document generator are (api/trpc/init.ts, api/trpc/openapi.ts). See docs/app-api.md.
+import { createHash } from 'node:crypto';
 import { fastifyCookie } from '@fastify/cookie';
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDependencies } from '../dependencies.ts';
 import { AppError } from '../errors.ts';
+import { limitBody } from '../http/body-limit.ts';
 import { invalidRequest } from '../http/errors.ts';
 import { findSession, SESSION_COOKIE, type SessionPrincipal } from '../services/accounts/sessions.ts';
 import { fromTRPCError, type InputSource } from './errors.ts';
-import { type AppContext, type ProcedureDefinition, proceduresOf } from './init.ts';
+import {
+  type AppContext,
+  type BinaryFileAnswer,
+  type FileAnswer,
+  type ImageAnswer,
+  type ProcedureDefinition,
+  proceduresOf,
+} from './init.ts';
 import { APP_OPENAPI_PATH, appOpenApiDocument } from './openapi.ts';
 import { appRouter } from './router.ts';
 
@@ -101,7 +112,11 @@ function originOf(referer: string | undefined): string | undefined {
   }
 }
 
-async function sessionOf(request: FastifyRequest): Promise<SessionPrincipal | null> {
+/**
+ * The signed-in principal of the request's session cookie, or null: the one reading of the cookie, shared by
+ * the procedures and the signer API's personal stamps (api/routes/signing.ts).
+ */
+export async function sessionOf(request: FastifyRequest): Promise<SessionPrincipal | null> {
   // Parsed by @fastify/cookie; a server without the plugin (a test's bare transport) parses the header here.
   const cookies = request.cookies ?? fastifyCookie.parse(request.headers.cookie ?? '');
   const token = cookies[SESSION_COOKIE];
@@ -131,6 +146,12 @@ export function mountProcedures(
       url: path.replace(/\{(\w+)\}/g, ':$1'),
       // Described by the application routes' document, not /api/v1's.
       schema: { hide: true },
+      ...(procedure.meta?.bodyLimit
+        ? {
+            bodyLimit: procedure.meta.bodyLimit.bytes,
+            preParsing: limitBody(procedure.meta.bodyLimit.bytes, procedure.meta.bodyLimit.purpose),
+          }
+        : {}),
       handler: async (request, reply) => {
         if (method !== 'GET') {
           const refusal = crossSiteRefusal(request, options.allowedOrigins);
@@ -155,10 +176,65 @@ export function mountProcedures(
         } catch (error) {
           throw fromTRPCError(error, sourceOf);
         }
-        return reply.type('application/json; charset=utf-8').send(JSON.stringify(output ?? null));
+        const file = procedure.meta?.file;
+        if (file) return sendFile(reply, file.contentType, output as FileAnswer | BinaryFileAnswer);
+        if (procedure.meta?.image) return sendImage(reply, output as ImageAnswer);
+        const json = JSON.stringify(output ?? null);
+        if (procedure.meta?.etag) return sendWithETag(request, reply, json);
+        return reply.type('application/json; charset=utf-8').send(json);
       },
     });
   }
+}
+
+/**
+ * A file answer (a route declaring `file`): its text as the body, downloaded under its name. The name goes
+ * both as a plain ASCII `filename` (other characters, quotes and backslashes as `_`) and as RFC 5987's
+ * `filename*` in UTF-8; the browser must not guess another type (nosniff) nor keep a copy (no-store).
+ */
+function sendFile(reply: FastifyReply, contentType: string, file: FileAnswer | BinaryFileAnswer) {
+  const ascii = file.filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return reply
+    .type(contentType)
+    .header(
+      'content-disposition',
+      `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
+    )
+    .header('x-content-type-options', 'nosniff')
+    .header('cache-control', 'no-store')
+    .send(
+      typeof file.content === 'string'
+        ? file.content
+        : Buffer.from(file.content.buffer, file.content.byteOffset, file.content.byteLength),
+    );
+}
+
+/**
+ * A JSON answer with an ETag (a route declaring `etag`): the tag is a digest of the body, so it changes exactly
+ * when the answer does; a request whose If-None-Match names it gets 304 and no body. `private, no-cache`: only
+ * the user's browser keeps it, and asks again each time.
+ */
+function sendWithETag(request: FastifyRequest, reply: FastifyReply, json: string) {
+  const tag = `"${createHash('sha256').update(json).digest('base64url').slice(0, 32)}"`;
+  reply.header('etag', tag).header('cache-control', 'private, no-cache').header('vary', 'Cookie');
+  const wanted = request.headers['if-none-match'];
+  const tags = (wanted ?? '').split(',').map((candidate) => candidate.trim().replace(/^W\//, ''));
+  if (tags.includes(tag) || wanted?.trim() === '*') return reply.code(304).send();
+  return reply.type('application/json; charset=utf-8').send(json);
+}
+
+/**
+ * An image answer (a route declaring `image`): its bytes with their content type, shown in the page
+ * (`inline`), never sniffed as anything else, and cached only by the user's own browser as the answer says.
+ */
+function sendImage(reply: FastifyReply, image: ImageAnswer) {
+  return reply
+    .type(image.contentType)
+    .header('content-disposition', 'inline')
+    .header('x-content-type-options', 'nosniff')
+    .header('cache-control', image.cacheControl)
+    .header('vary', 'Cookie')
+    .send(Buffer.from(image.content.buffer, image.content.byteOffset, image.content.byteLength));
 }
 
 /** The procedure's route, refused when it is missing or does not fit (at start, not at the first request). */

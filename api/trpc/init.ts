@@ -6,6 +6,7 @@
 import { type AnyTRPCRouter, initTRPC } from '@trpc/server';
 import type { FastifyBaseLogger } from 'fastify';
 import type { OpenApiMeta, OpenApiMethod } from 'trpc-to-openapi';
+import { z } from 'zod';
 import { isPermission, type Permission } from '../../domain/permissions.ts';
 import { AppError, Forbidden, Unauthorized } from '../errors.ts';
 import type { SessionPrincipal } from '../services/accounts/sessions.ts';
@@ -44,14 +45,87 @@ export function principalOf(ctx: AppContext): SessionPrincipal {
   return ctx.session;
 }
 
-/** Statuses an application route may document besides 400 (input refused) and 500, with what they mean. */
-export type DocumentedErrors = Partial<Record<401 | 403 | 404 | 409 | 413 | 429 | 503, string>>;
+/**
+ * Statuses an application route may document besides 500, with what they mean; 400 (input refused) is
+ * documented for every route with input, in words of its own when a route gives them.
+ */
+export type DocumentedErrors = Partial<Record<400 | 401 | 403 | 404 | 409 | 413 | 429 | 503, string>>;
 
 /**
  * A procedure's metadata: trpc-to-openapi's `openapi` (method, path, summary, tags), made by `route()`, and
  * the error statuses the OpenAPI document lists for it.
  */
-export type AppMeta = OpenApiMeta<{ errors?: DocumentedErrors; access: Access }>;
+export type AppMeta = OpenApiMeta<{
+  errors?: DocumentedErrors;
+  access: Access;
+  file?: FileResponse;
+  image?: ImageResponse;
+  bodyLimit?: BodyLimit;
+  etag?: boolean;
+}>;
+
+/**
+ * A route that answers a file (a CSV export) rather than JSON: the transport sends the procedure's
+ * `FileAnswer` as the body, with this content type and `Content-Disposition: attachment` naming the file, and
+ * the document describes its 200 with the content type.
+ */
+export interface FileResponse {
+  /** The answer's Content-Type (`text/csv; charset=utf-8`, `application/pdf`). */
+  contentType: string;
+  /** What the file holds, for the document. */
+  description: string;
+  /** Bytes rather than text (a PDF): the procedure's output is a `BinaryFileAnswer`. */
+  binary?: boolean;
+}
+
+/** The output of a procedure whose route declares `file`: the file's name and its text. */
+export const FileAnswer = z.object({ filename: z.string().min(1), content: z.string() });
+export type FileAnswer = z.output<typeof FileAnswer>;
+
+/** The output of a procedure whose route declares a `binary` file: the file's name and its bytes. */
+export const BinaryFileAnswer = z
+  .object({
+    filename: z.string().min(1),
+    content: z
+      .custom<Uint8Array>((value) => value instanceof Uint8Array, 'the file’s bytes')
+      .meta({ override: { type: 'string', format: 'binary' } } as never),
+  })
+  // Documented by api/trpc/openapi.ts as the file itself, not as this object.
+  .meta({ override: { type: 'string', format: 'binary' } } as never);
+export type BinaryFileAnswer = z.output<typeof BinaryFileAnswer>;
+
+/**
+ * A route that answers an image shown in a page (a personal stamp) rather than JSON: the transport sends the
+ * procedure's `ImageAnswer` as the body with the answer's own content type (one of `contentTypes`, known
+ * only once the image is found), `Content-Disposition: inline`, `X-Content-Type-Options: nosniff` and the
+ * answer's Cache-Control; the document describes its 200 as binary in each of the content types.
+ */
+export interface ImageResponse {
+  contentTypes: readonly string[];
+  /** What the image is, for the document. */
+  description: string;
+}
+
+/** The output of a procedure whose route declares `image`. */
+export const ImageAnswer = z
+  .object({
+    contentType: z.string(),
+    content: z
+      .custom<Uint8Array>((value) => value instanceof Uint8Array, 'the image’s bytes')
+      .meta({ override: { type: 'string', format: 'binary' } } as never),
+    /** `private, …`: the image belongs to the signed-in user. */
+    cacheControl: z.string(),
+  })
+  // Documented by api/trpc/openapi.ts as the image itself, not as this object.
+  .meta({ override: { type: 'string', format: 'binary' } } as never);
+export type ImageAnswer = z.output<typeof ImageAnswer>;
+
+/** A route whose body may be larger than the server's 1 MB (an image in base64), and why. */
+export interface BodyLimit {
+  bytes: number;
+  /** Ends the 413's message: "The request body is larger than 2 MB, <purpose>." */
+  purpose: string;
+}
 
 const t = initTRPC.context<AppContext>().meta<AppMeta>().create();
 
@@ -107,6 +181,17 @@ export interface RouteDocs {
   errors?: DocumentedErrors;
   /** Who may call it (see `Access`); 401 and 403 are documented from it. */
   access: Access;
+  /** The route answers a file, not JSON (its procedure's output is a `FileAnswer`). */
+  file?: FileResponse;
+  /** The route answers an image, not JSON (its procedure's output is an `ImageAnswer`). */
+  image?: ImageResponse;
+  /** A larger body than the server's 1 MB is accepted (a 413 above this). */
+  bodyLimit?: BodyLimit;
+  /**
+   * The JSON answer carries an ETag (a digest of its body) and a request whose If-None-Match names it gets 304
+   * without a body: pages that poll a resource learn cheaply that nothing changed.
+   */
+  etag?: boolean;
 }
 
 /**
@@ -115,7 +200,7 @@ export interface RouteDocs {
  * DELETE (the transport checks both when it starts).
  */
 export function route(method: OpenApiMethod, path: `/api/${string}`, docs: RouteDocs): AppMeta {
-  const { errors, access, ...openapi } = docs;
+  const { errors, access, file, image, bodyLimit, etag, ...openapi } = docs;
   const accessErrors: DocumentedErrors =
     access === 'public'
       ? {}
@@ -127,6 +212,10 @@ export function route(method: OpenApiMethod, path: `/api/${string}`, docs: Route
           };
   return {
     access,
+    ...(file ? { file } : {}),
+    ...(image ? { image } : {}),
+    ...(bodyLimit ? { bodyLimit } : {}),
+    ...(etag ? { etag } : {}),
     openapi: {
       method,
       path,
@@ -136,7 +225,13 @@ export function route(method: OpenApiMethod, path: `/api/${string}`, docs: Route
       // Error responses are ours (the specification's body, api/trpc/openapi.ts), not trpc-to-openapi's.
       errorResponses: {},
     },
-    errors: { ...accessErrors, ...(errors ?? {}) },
+    errors: {
+      ...accessErrors,
+      ...(bodyLimit
+        ? { 413: `The body is larger than ${bodyLimit.bytes} bytes (\`payload_too_large\`)` }
+        : {}),
+      ...(errors ?? {}),
+    },
   };
 }
 

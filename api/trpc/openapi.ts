@@ -50,6 +50,77 @@ export function appOpenApiDocument(router: AnyTRPCRouter, publicBaseUrl: string)
       const crossSite = 'No Origin (or Referer) of this server: `cross_site_request`';
       errors[403] = errors[403] ? `${errors[403]}; or ${crossSite}` : crossSite;
     }
+    if (meta.file) {
+      // A file, not the FileAnswer the procedure hands the transport (api/trpc/fastify.ts).
+      operation.responses = {
+        ...operation.responses,
+        200: {
+          description: meta.file.description,
+          headers: {
+            'Content-Disposition': {
+              description: 'attachment; filename="…"',
+              schema: { type: 'string' },
+            },
+          },
+          content: {
+            [mediaTypeOf(meta.file.contentType)]: {
+              schema: meta.file.binary ? { type: 'string', format: 'binary' } : { type: 'string' },
+            },
+          },
+        },
+      };
+    }
+    if (meta.etag) {
+      // The transport's conditional answer (api/trpc/fastify.ts): an ETag on 200, 304 for a tag still current.
+      operation.parameters = [
+        ...(operation.parameters ?? []),
+        {
+          name: 'If-None-Match',
+          in: 'header',
+          required: false,
+          description: 'The ETag of an earlier answer: 304 without a body while it is still current',
+          schema: { type: 'string' },
+        },
+      ];
+      const ok = operation.responses?.[200];
+      operation.responses = {
+        ...operation.responses,
+        ...(ok && !('$ref' in ok)
+          ? {
+              200: {
+                ...ok,
+                headers: {
+                  ...ok.headers,
+                  ETag: {
+                    description: 'A tag of this answer, for If-None-Match',
+                    schema: { type: 'string' },
+                  },
+                },
+              },
+            }
+          : {}),
+        304: { description: 'Not modified: the answer is still the one If-None-Match names' },
+      };
+    }
+    if (meta.image) {
+      // The image's bytes, not the ImageAnswer the procedure hands the transport (api/trpc/fastify.ts).
+      operation.responses = {
+        ...operation.responses,
+        200: {
+          description: meta.image.description,
+          headers: {
+            'Cache-Control': {
+              description: 'private: only the user’s browser keeps it',
+              schema: { type: 'string' },
+            },
+            'X-Content-Type-Options': { description: 'nosniff', schema: { type: 'string' } },
+          },
+          content: Object.fromEntries(
+            meta.image.contentTypes.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]),
+          ),
+        },
+      };
+    }
     operation.responses = { ...operation.responses, ...errorResponses(errors, procedure) };
   }
   return document;
@@ -70,6 +141,11 @@ function errorResponses(errors: DocumentedErrors | undefined, procedure: Procedu
       { description, content: { 'application/json': { schema: ERROR_REF } } },
     ]),
   );
+}
+
+/** `text/csv` of `text/csv; charset=utf-8`. */
+function mediaTypeOf(contentType: string): string {
+  return contentType.split(';')[0]?.trim() ?? contentType;
 }
 
 function lowerCase<T extends string>(method: T): Lowercase<T> {

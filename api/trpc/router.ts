@@ -2,11 +2,16 @@
 // (an `import type`, so no server code reaches the browser).
 import { router } from './init.ts';
 import { authRouter } from './procedures/auth.ts';
+import { contactsRouter } from './procedures/contacts.ts';
+import { documentLifecycleRouter } from './procedures/document-lifecycle.ts';
+import { documentsRouter } from './procedures/documents.ts';
 import { mfaRouter } from './procedures/mfa.ts';
 import { organizationRouter } from './procedures/organization.ts';
 import { plansRouter } from './procedures/plans.ts';
 import { rolesRouter } from './procedures/roles.ts';
+import { stampsRouter } from './procedures/stamps.ts';
 import { teamsRouter } from './procedures/teams.ts';
+import { templatesRouter } from './procedures/templates.ts';
 import { usersRouter } from './procedures/users.ts';
 
 export const appRouter = router({
@@ -17,6 +22,12 @@ export const appRouter = router({
   roles: rolesRouter,
   teams: teamsRouter,
   organization: organizationRouter,
+  contacts: contactsRouter,
+  stamps: stampsRouter,
+  templates: templatesRouter,
+  // The documents (docs/documents.md); archive, unarchive and delete in documentLifecycle.
+  documents: documentsRouter,
+  documentLifecycle: documentLifecycleRouter,
 });
 
 export type AppRouter = typeof appRouter;

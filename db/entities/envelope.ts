@@ -17,6 +17,12 @@ export const EnvelopeSchema = defineEntity({
     id: p.uuid().primary(),
     organizationId: p.uuid(),
     templateId: p.uuid().nullable(),
+    /** The uploaded file an envelope created from a file was made of (its template is a hidden one-off); else null. */
+    sourceFileId: p.uuid().nullable(),
+    /** The business app's user who created it; null for the public API's (integrations) and the CLI's. */
+    createdByUserId: p.uuid().nullable(),
+    /** That user's team when they created it; null without one. Both decide who sees it (docs/documents.md). */
+    teamId: p.uuid().nullable(),
     title: p.string(),
     workflowType: p.string().$type<WorkflowType>(),
     status: p.string().$type<EnvelopeStatus>(),
@@ -35,6 +41,12 @@ export const EnvelopeSchema = defineEntity({
     lastRemindedAt: p.datetime().nullable(),
     sentAt: p.datetime().nullable(),
     completedAt: p.datetime().nullable(),
+    /** The status before it was archived or deleted (what unarchiving restores); null otherwise. */
+    previousStatus: p.string().$type<EnvelopeStatus>().nullable(),
+    archivedAt: p.datetime().nullable(),
+    deletedAt: p.datetime().nullable(),
+    /** When the retention run purged its files (docs/envelope-lifecycle.md); null: not yet. */
+    filesPurgedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

@@ -10,6 +10,7 @@ import {
   TeamSchema,
   UserSessionSchema,
 } from './account.ts';
+import { ContactSchema } from './contact.ts';
 import { DevNotificationSchema } from './dev-notification.ts';
 import { AuditEventSchema, EnvelopeFieldValueSchema, EnvelopeSchema, RecipientSchema } from './envelope.ts';
 import { NotificationSchema } from './notification.ts';
@@ -18,11 +19,13 @@ import { OrganizationSchema, PlanSchema } from './organization.ts';
 import { OtpCodeSchema, SignerSessionSchema } from './otp.ts';
 import { SandboxEnvelopeSchema } from './sandbox-envelope.ts';
 import { SigningLinkSchema } from './signing-link.ts';
+import { UserStampSchema, UserStampVersionSchema } from './stamp.ts';
 import { StoredFileSchema } from './stored-file.ts';
 import { TemplateFieldSchema, TemplateRoleSchema, TemplateSchema } from './template.ts';
 import { WebhookDeliveryAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema } from './webhook.ts';
 
 export * from './account.ts';
+export * from './contact.ts';
 export * from './dev-notification.ts';
 export * from './envelope.ts';
 export * from './notification.ts';
@@ -31,6 +34,7 @@ export * from './organization.ts';
 export * from './otp.ts';
 export * from './sandbox-envelope.ts';
 export * from './signing-link.ts';
+export * from './stamp.ts';
 export * from './stored-file.ts';
 export * from './template.ts';
 export * from './webhook.ts';
@@ -67,4 +71,7 @@ export const entities = [
   AccountTokenSchema,
   LoginThrottleSchema,
   SecurityEventSchema,
+  ContactSchema,
+  UserStampSchema,
+  UserStampVersionSchema,
 ];

@@ -58,6 +58,8 @@ export const OrganizationSchema = defineEntity({
     retentionCompletedDays: p.integer().nullable(),
     /** Days declined, cancelled and expired documents are kept; null: kept. */
     retentionUnfinishedDays: p.integer().nullable(),
+    /** Days a deleted envelope's files are kept before the retention run purges them; null: 30. */
+    retentionDeletedDays: p.integer().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

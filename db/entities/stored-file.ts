@@ -14,6 +14,8 @@ export const StoredFileSchema = defineEntity({
     sha256: p.string(),
     pageCount: p.integer().nullable(),
     content: p.blob().lazy(),
+    /** The bytes were purged by the retention run (the content is empty; the rest stays as the record). */
+    purgedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

@@ -14,6 +14,12 @@ import { Migration0011Idempotency } from './0011-idempotency.ts';
 import { Migration0012Accounts } from './0012-accounts.ts';
 import { Migration0013Mfa } from './0013-mfa.ts';
 import { Migration0014Passkeys } from './0014-passkeys.ts';
+import { Migration0015Contacts } from './0015-contacts.ts';
+import { Migration0016Stamps } from './0016-stamps.ts';
+import { Migration0017EnvelopesFromFile } from './0017-envelopes-from-file.ts';
+import { Migration0018Documents } from './0018-documents.ts';
+import { Migration0019Retention } from './0019-retention.ts';
+import { Migration0020TemplateVersions } from './0020-template-versions.ts';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-initial', class: Migration0001Initial },
@@ -30,4 +36,10 @@ export const migrations: MigrationObject[] = [
   { name: '0012-accounts', class: Migration0012Accounts },
   { name: '0013-mfa', class: Migration0013Mfa },
   { name: '0014-passkeys', class: Migration0014Passkeys },
+  { name: '0015-contacts', class: Migration0015Contacts },
+  { name: '0016-stamps', class: Migration0016Stamps },
+  { name: '0017-envelopes-from-file', class: Migration0017EnvelopesFromFile },
+  { name: '0018-documents', class: Migration0018Documents },
+  { name: '0019-retention', class: Migration0019Retention },
+  { name: '0020-template-versions', class: Migration0020TemplateVersions },
 ];

@@ -40,7 +40,7 @@ async function enrolTotp(
   page: Page,
   screenshot?: string,
 ): Promise<{ secret: string; backupCodes: string[] }> {
-  await page.getByRole('button', { name: 'Set up two-step verification' }).click();
+  await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
   const secretText = page.getByTestId('totp-secret');
   await eventually(() => secretText.count()).toBe(1);
   const secret = ((await secretText.textContent()) ?? '').replace(/\s/g, '');
@@ -151,7 +151,11 @@ describe('the business app: registration, sign-in and two-step verification', ()
     const nav = page.getByRole('navigation', { name: 'Business app' });
     expect(await nav.getByRole('link').allTextContents()).toEqual([
       'Overview',
+      'Documents',
+      'Templates',
+      'Contacts',
       'Your profile',
+      'My stamps',
       'Users',
       'Roles',
       'Teams',

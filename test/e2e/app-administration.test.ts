@@ -144,7 +144,11 @@ describe('the business app: administration', () => {
     // A sender reads users and teams, and nothing else of the administration.
     expect(await nav(invited).getByRole('link').allTextContents()).toEqual([
       'Overview',
+      'Documents',
+      'Templates',
+      'Contacts',
       'Your profile',
+      'My stamps',
       'Users',
       'Teams',
     ]);
@@ -292,6 +296,7 @@ describe('the business app: administration', () => {
     expect(await nav(other).getByRole('link').allTextContents()).toEqual([
       'Overview',
       'Your profile',
+      'My stamps',
       'Users',
       'Security log',
     ]);
@@ -326,6 +331,7 @@ describe('the business app: administration', () => {
     await eventually(() => nav(other).getByRole('link').allTextContents()).toEqual([
       'Overview',
       'Your profile',
+      'My stamps',
       'Security log',
     ]);
     await other.reload();

@@ -35,6 +35,8 @@ import { provisionSchemathesis } from '../../temporal/provisioning/schemathesis.
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { buildTestApp, listenLocally, productionConfig } from '../support/api.ts';
 import { openTestContext, type TestContext, TWO_SIGNERS } from '../support/context.ts';
+import { failedDocument } from '../support/documents.ts';
+import { encodePng } from '../support/png.ts';
 import { signedInUser } from '../support/signed-in-user.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 import {
@@ -50,7 +52,10 @@ const SEED = 20_261_124;
 /** Cases per operation and phase: the file takes one to two minutes on two cores; more for a deeper run. */
 const MAX_EXAMPLES = Number(process.env.SIGIL_FUZZ_MAX_EXAMPLES ?? 100);
 const WORKERS = 2;
+/** How long one document's run may take: the public API's 26 operations take about 3 minutes on two cores. */
 const RUN_TIMEOUT_MS = 240_000;
+/** The application document has about three times as many operations, fuzzed with one worker (see below). */
+const APP_RUN_TIMEOUT_MS = 600_000;
 const SANDBOX = { 'x-service-sandbox': 'true' };
 
 let st: string;
@@ -182,6 +187,20 @@ async function createResources(): Promise<{
   });
   if (answer.status !== 200) throw new Error(`token: ${answer.status} ${await answer.text()}`);
   token = ((await answer.json()) as { access_token: string }).access_token;
+  // A PDF uploaded through the API, for envelopes created from a file.
+  const form = new FormData();
+  form.append(
+    'file',
+    new Blob([await buildDemoPdf('Fuzzed upload')], { type: 'application/pdf' }),
+    'fuzz.pdf',
+  );
+  const uploaded = await fetch(`${baseUrl}/api/v1/files/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  });
+  if (uploaded.status !== 201) throw new Error(`upload: ${uploaded.status} ${await uploaded.text()}`);
+  const fileId = ((await uploaded.json()) as { id: string }).id;
 
   // Production envelopes: one per state an operation reads or changes, and one target per change, so an
   // operation that ends an envelope (cancel) does not take it from the others.
@@ -264,8 +283,85 @@ async function createResources(): Promise<{
     }),
   ];
   const member = await signedInUser({ ctx }, { role: 'member', organizationId });
+  // Contacts the address book's {id} routes can name (a deleted one answers 404 to later cases).
+  const contacts = [
+    await app('POST', '/api/contacts', {
+      name: 'Fuzz Contact A',
+      email: `fuzz-contact-${randomUUID()}@example.com`,
+    }),
+    await app('POST', '/api/contacts', { name: 'Fuzz Contact B', phone: '+972501234567', tags: ['fuzz'] }),
+    await app('POST', '/api/contacts', {
+      name: 'Fuzz Contact C',
+      email: `fuzz-contact-${randomUUID()}@example.com`,
+    }),
+  ];
+  // The owner's personal stamps for the stamp routes' {id} (a deleted one answers 404 to later cases).
+  const stampImage = {
+    contentType: 'image/png',
+    imageBase64: encodePng(32, 32, (x, y) => [x * 8, y * 8, 0, 255]).toString('base64'),
+  };
+  const stamps = [
+    await app('POST', '/api/me/stamps', { name: 'Fuzz stamp A', ...stampImage }),
+    await app('POST', '/api/me/stamps', { name: 'Fuzz stamp B', ...stampImage }),
+    await app('POST', '/api/me/stamps', { name: 'Fuzz stamp C', ...stampImage }),
+  ];
+  // Templates for the template routes' {id} (docs/templates.md): drafts with roles and fields that can be
+  // published, and templates of their own to archive (an archived one answers 404 to later cases).
+  const templatePdf = Buffer.from(await buildDemoPdf('Fuzz template')).toString('base64');
+  const templateDefinition = {
+    roles: [{ name: 'Signer', required: true, defaultRecipientType: 'Signer', signingOrder: 1 }],
+    fields: [
+      {
+        type: 'Signature',
+        role: 'Signer',
+        label: 'Sign',
+        page: 1,
+        x: 40,
+        y: 40,
+        width: 150,
+        height: 40,
+        required: true,
+      },
+    ],
+  };
+  const defined = async (name: string) => {
+    const template = await app('POST', '/api/templates', { name, pdfBase64: templatePdf });
+    await app('PUT', `/api/templates/${template.id}/definition`, templateDefinition);
+    return template;
+  };
+  const templates = [
+    await defined('Fuzz template A'),
+    await defined('Fuzz template B'),
+    await defined('Fuzz template C'),
+  ];
+  const templatesToArchive = [
+    await app('POST', '/api/templates', { name: 'Fuzz archive A', pdfBase64: templatePdf }),
+    await app('POST', '/api/templates', { name: 'Fuzz archive B', pdfBase64: templatePdf }),
+  ];
   const ids = (list: { id: string }[]) => list.map((item) => ({ path: { id: item.id } }));
   const users = ids([...invited, member.user]);
+  // Envelopes of their own for archive, unarchive and delete, which use them up (an archived one answers 409
+  // to a second archive, a deleted one 404): cancelled ones to archive, archived ones to bring back, drafts and
+  // cancelled ones to delete. The envelopes of the public API's operations above are none of these.
+  const cancelledEnvelope = async () => {
+    const created = await envelope({ send: true });
+    await call('POST', `/api/v1/envelopes/${created.id}/cancel`, { body: {} });
+    return created;
+  };
+  const toArchive = [await cancelledEnvelope(), await cancelledEnvelope(), await cancelledEnvelope()];
+  const toUnarchive = [await cancelledEnvelope(), await cancelledEnvelope(), await cancelledEnvelope()];
+  for (const archived of toUnarchive) await app('POST', `/api/documents/${archived.id}/archive`, {});
+  const toDelete = [await envelope(), await envelope(), await cancelledEnvelope(), await cancelledEnvelope()];
+  // The documents routes (docs/documents.md), as the owner, who sees every envelope of the organization: the
+  // public API's envelopes above to read and download, and targets of their own for the actions, each in the
+  // state its action needs (a draft to send, sent ones to remind, extend, cancel and hand a link out, a
+  // FinalPdfFailed one to retry), next to one in another state (409).
+  const toSend = [await envelope(), await envelope()];
+  const toRemind = await envelope({ send: true });
+  const toExtend = await envelope({ send: true });
+  const toCancel = [await envelope({ send: true }), await envelope({ send: true })];
+  const toRetry = await failedDocument(ctx, organizationId);
+  const documentReads = ids([sent, completed, draft]);
 
   const reads = [id(sent), id(completed), id(draft), id(sandboxSent, SANDBOX), id(sandboxCompleted, SANDBOX)];
   const documents = [id(completed), id(sent), id(sandboxCompleted, SANDBOX), id(sandboxSent, SANDBOX)];
@@ -278,6 +374,37 @@ async function createResources(): Promise<{
       'DELETE /api/roles/{id}': ids(roles),
       'PUT /api/teams/{id}': ids(teams),
       'DELETE /api/teams/{id}': ids(teams),
+      'PUT /api/contacts/{id}': ids(contacts),
+      'DELETE /api/contacts/{id}': ids(contacts),
+      'PUT /api/me/stamps/{id}': ids(stamps),
+      'POST /api/me/stamps/{id}/versions': ids(stamps),
+      'GET /api/me/stamps/{id}/image': ids(stamps),
+      'DELETE /api/me/stamps/{id}': ids(stamps),
+      'GET /api/templates/{id}': ids(templates),
+      'GET /api/templates/{id}/pdf': ids(templates),
+      'PUT /api/templates/{id}/name': ids(templates),
+      'PUT /api/templates/{id}/definition': ids(templates),
+      'POST /api/templates/{id}/publish': ids(templates),
+      'POST /api/templates/{id}/duplicate': ids(templates),
+      'POST /api/templates/{id}/archive': ids(templatesToArchive),
+      'POST /api/documents/{id}/archive': ids(toArchive),
+      'POST /api/documents/{id}/unarchive': ids(toUnarchive),
+      'POST /api/documents/{id}/delete': ids(toDelete),
+      'GET /api/documents/{id}': documentReads,
+      'GET /api/documents/{id}/live': documentReads,
+      'GET /api/documents/{id}/files/source': documentReads,
+      'GET /api/documents/{id}/files/final-pdf': documentReads,
+      'GET /api/documents/{id}/files/audit-trail': documentReads,
+      'POST /api/documents/{id}/send': ids([...toSend, completed]),
+      'POST /api/documents/{id}/remind': ids([toRemind, completed]),
+      'POST /api/documents/{id}/extend': ids([toExtend, completed]),
+      'POST /api/documents/{id}/cancel': ids([...toCancel, completed]),
+      'POST /api/documents/{id}/retry-final-pdf': ids([toRetry, completed]),
+      'POST /api/documents/{id}/recipients/{recipientId}/signing-link': sent.recipientIds.map(
+        (recipientId) => ({
+          path: { id: sent.id, recipientId },
+        }),
+      ),
       'POST /api/users/{id}/resend-invitation': ids(invited),
       'PUT /api/users/{id}': users,
       'DELETE /api/users/{id}': users,
@@ -287,6 +414,8 @@ async function createResources(): Promise<{
         { body: { templateId } },
         { body: { templateId }, headers: SANDBOX },
       ],
+      // Past the file's 404 to the checks of the fields' pages and boxes, roles and recipients.
+      'POST /api/v1/envelopes/from-file': [{ body: { fileId } }, { body: { fileId }, headers: SANDBOX }],
       'GET /api/v1/envelopes/{id}': reads,
       'GET /api/v1/envelopes/{id}/recipients': reads,
       'GET /api/v1/envelopes/by-external-reference/{externalReference}': [
@@ -334,6 +463,7 @@ async function fuzz(
   extraArgs: string[] = [],
   sessionToken?: string,
   workers = WORKERS,
+  timeoutMs = RUN_TIMEOUT_MS,
 ) {
   // A documented route with an id in its path but no resource here would only ever answer 404: add one above.
   const excluded = extraArgs.filter((_, index) => extraArgs[index - 1] === '--exclude-name');
@@ -351,7 +481,7 @@ async function fuzz(
     maxExamples: MAX_EXAMPLES,
     workers,
     workDir: join(workDir, name),
-    timeoutMs: RUN_TIMEOUT_MS,
+    timeoutMs,
     extraArgs,
     ...(sessionToken ? { sessionToken } : {}),
   });
@@ -402,11 +532,12 @@ describe('Schemathesis', () => {
         // One worker: with two, Hypothesis' source inspection (ast.parse in threads) failed on Python 3.11
         // with "AST constructor recursion depth mismatch" on these schemas, an error of the tool.
         1,
+        APP_RUN_TIMEOUT_MS,
       );
       expect(result.report?.operations?.tested).toBeGreaterThan(25);
       expectClean(result);
     },
-    RUN_TIMEOUT_MS + 30_000,
+    APP_RUN_TIMEOUT_MS + 30_000,
   );
 });
 

@@ -456,6 +456,134 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/envelopes/from-file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a Draft envelope from an uploaded PDF and fields placed on it
+         * @description `fileId` is a PDF uploaded with `POST /api/v1/files/upload`; another organization’s or an unknown file is 404.
+         *
+         *     `fields` are placed as template fields are: `page` is 1-based; `x`, `y`, `width` and `height` are PDF points (1/72 inch) from the top-left corner of the page as displayed (its crop box after its rotation), x to the right, y downwards. Each box must lie within its page (400 naming `fields.<i>.page`, `.x`, `.y`, `.width` or `.height`). `type` is one of the sixteen field types; Radio and Dropdown need `options` (each once), other types take none; `required` defaults to true for Signature and Initials; `value` prefills a field as an initialValues item does for a template.
+         *
+         *     Recipients are mapped to the fields by `roleName` = the fields’ `role`; every role with fields needs an acting (non-Cc) recipient. A Signer or FormFiller must have a role some field has; an Approver, Viewer or Cc may have a role without fields.
+         *
+         *     Everything else (workflow, signing orders, deadline, languages, delivery and authentication) is validated exactly as for `POST /api/v1/envelopes/from-template`. The envelope is made from a hidden one-off template, which no template route shows: the answer has `templateId` null and `sourceFileId` the file. Honours Idempotency-Key.
+         *
+         *     With `X-Service-Sandbox: true`: validated the same way (against the real file), answered with a synthetic Draft envelope; nothing is created in production and no quota is used.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Sandbox mode: `true` (case-insensitive) answers with synthetic envelopes; any other value or none is production. 403 when sandbox is not enabled on the server. */
+                    "x-service-sandbox"?: string;
+                    /** @description Makes a retry safe: the same key with the same request within 24 hours answers the stored response again (header `Idempotent-Replayed: true`) instead of repeating the operation; the same key with another request is 409. 1 to 255 printable ASCII characters, unique per operation (a UUID). */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CreateEnvelopeFromFileRequestInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Envelope"];
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource (or another organization’s) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the resource’s state, or an Idempotency-Key reused with another body */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/envelopes/{id}": {
         parameters: {
             query?: never;
@@ -2950,6 +3078,80 @@ export interface components {
             /** @description Only when HTTP Basic is not used. */
             client_secret?: string;
         };
+        FieldDefinitionInput: {
+            /**
+             * Format: uuid
+             * @description Refer to the field by this id in initialValues.
+             */
+            fieldDefinitionId: string;
+            /** @enum {string} */
+            type: "Signature" | "Initials" | "Full name" | "Text" | "Long text" | "Date" | "Email" | "Phone" | "ID number" | "Checkbox" | "Radio" | "Dropdown" | "Read-only text" | "File upload" | "Image upload" | "Company stamp";
+            /** @description Name of the role that fills in the field. */
+            role: string;
+            label: string;
+            /** @description 1-based page number. */
+            page: number;
+            /** @description PDF points (1/72 inch) from the left edge of the page as displayed (its crop box, after its rotation) to the left edge of the field. */
+            x: number;
+            /** @description PDF points from the top edge of the page as displayed down to the top edge of the field (the origin is the top-left corner). */
+            y: number;
+            /** @description PDF points, to the right of x. */
+            width: number;
+            /** @description PDF points, downwards from y. */
+            height: number;
+            required: boolean;
+            /** @description The choices of Radio and Dropdown fields; null for other types. */
+            options: string[] | null;
+            /** @description The field's type-specific properties (empty for most fields): a prefilled value must satisfy them as a signer's does. */
+            properties: {
+                /** @description Read-only text: the text shown to every recipient and drawn in the final PDF. */
+                text?: string;
+                /**
+                 * @description Date: how the date is written in the final PDF (values are YYYY-MM-DD).
+                 * @enum {string}
+                 */
+                dateFormat?: "YYYY-MM-DD" | "DD/MM/YYYY" | "MM/DD/YYYY" | "DD.MM.YYYY";
+                /** @description Email: only addresses at these domains (or their subdomains) are accepted. */
+                allowedDomains?: string[];
+                /** @description Phone: only numbers (E.164) with one of these country calling codes are accepted. */
+                countryCodes?: string[];
+                /**
+                 * @description ID number: `Any` (4-20 letters, digits or dashes, the default) or `IsraeliId` (up to 9 digits with a valid check digit).
+                 * @enum {string}
+                 */
+                idNumberFormat?: "Any" | "IsraeliId";
+                /** @description File upload (at most 4) and Image upload (at most 2): the largest file, in MB. */
+                maxSizeMb?: number;
+                /** @description File upload (application/pdf, image/png, image/jpeg) and Image upload (image/png, image/jpeg): the accepted types. */
+                contentTypes?: ("application/pdf" | "image/png" | "image/jpeg")[];
+            };
+        };
+        TemplateRoleInput: {
+            /** @description Recipients are mapped to the role by this name (roleName). */
+            name: string;
+            /** @description Whether a recipient must be given for the role. */
+            required: boolean;
+            /**
+             * @description The recipient type the template's author meant for the role (a sender may choose another).
+             * @enum {string}
+             */
+            defaultRecipientType: "Signer" | "FormFiller" | "Approver" | "Viewer" | "Cc";
+            /** @description The role's place in the signing order the author meant (roles may share one). */
+            signingOrder: number;
+        };
+        TemplateInput: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            pageCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            publishedAt: string | null;
+            /** @description In the template's order. */
+            roles: components["schemas"]["TemplateRoleInput"][];
+            /** @description In the template's order. */
+            fields: components["schemas"]["FieldDefinitionInput"][];
+        };
         RecipientInput: {
             /** Format: uuid */
             id: string;
@@ -2979,7 +3181,10 @@ export interface components {
             title: string;
             /** @enum {string} */
             workflowType: "Sequential" | "Parallel" | "GroupedRounds";
+            /** @description The template the envelope was created from; null for an envelope created from a file */
             templateId: string | null;
+            /** @description The uploaded file the envelope was created from (POST /api/v1/envelopes/from-file); null for an envelope created from a template */
+            sourceFileId: string | null;
             expiresAt: string | null;
             externalReference: string | null;
             externalSystem: string | null;
@@ -3043,6 +3248,68 @@ export interface components {
                 value: unknown;
             }[];
         };
+        /** @description A field placed on the file. page is 1-based; x, y, width and height are PDF points (1/72 inch) measured from the top-left corner of the page as it is displayed (its crop box, after the page rotation), x to the right and y downwards — the same coordinates as a template field. The box must lie within its page. */
+        FileFieldInput: {
+            /** @enum {string} */
+            type: "Signature" | "Initials" | "Full name" | "Text" | "Long text" | "Date" | "Email" | "Phone" | "ID number" | "Checkbox" | "Radio" | "Dropdown" | "Read-only text" | "File upload" | "Image upload" | "Company stamp";
+            label: string;
+            /** @description 1-based page number. */
+            page: number;
+            /** @description PDF points (1/72 inch) from the left edge of the page as displayed (its crop box, after its rotation) to the left edge of the field. */
+            x: number;
+            /** @description PDF points from the top edge of the page as displayed down to the top edge of the field (the origin is the top-left corner). */
+            y: number;
+            /** @description PDF points, to the right of x. */
+            width: number;
+            /** @description PDF points, downwards from y. */
+            height: number;
+            /** @description The role that fills in the field: a recipient's roleName. Every role with fields needs an acting (non-Cc) recipient. */
+            role: string;
+            /** @description Whether the field must be filled to complete. Absent: true for Signature and Initials fields. */
+            required?: boolean;
+            /** @description The choices of a Radio or Dropdown field (required for them, each once); no other type takes options. */
+            options?: string[];
+            /** @description A prefilled value, as an initialValues item of a template envelope: text, a date, a choice, true/false for a Checkbox; not for Signature, Initials, Company stamp, File upload and Image upload fields, which the signer supplies. */
+            value?: unknown;
+        };
+        CreateEnvelopeFromFileRequestInput: {
+            title: string;
+            /**
+             * @default Sequential
+             * @enum {string}
+             */
+            workflowType?: "Sequential" | "Parallel" | "GroupedRounds";
+            /** Format: date-time */
+            expiresAt?: string;
+            externalReference?: string;
+            externalSystem?: string;
+            externalMetadataJson?: string;
+            recipients: {
+                roleName: string;
+                fullName: string;
+                /** Format: email */
+                email?: string;
+                phone?: string;
+                signingOrder?: number;
+                /** @enum {string} */
+                deliveryChannel?: "Email" | "Sms" | "WhatsApp" | "ManualLink" | "Api";
+                /**
+                 * @description Absent: the organization's default authentication (SecureLink unless its settings say OtpSms or OtpWhatsApp, which apply only to a recipient with a phone).
+                 * @enum {string}
+                 */
+                authenticationMethod?: "SecureLink" | "OtpSms" | "OtpWhatsApp";
+                /**
+                 * @default Signer
+                 * @enum {string}
+                 */
+                type?: "Signer" | "FormFiller" | "Approver" | "Viewer" | "Cc";
+                language?: (string | "") | null;
+            }[];
+            /** @description The id of a PDF uploaded with POST /api/v1/files/upload. */
+            fileId: string;
+            /** @description The fields placed on the file, in order; recipients are mapped to the fields by roleName = role. May be empty when every recipient is an Approver, Viewer or Cc. */
+            fields: components["schemas"]["FileFieldInput"][];
+        };
         ExtendEnvelopeRequestInput: {
             /** Format: date-time */
             expiresAt: string;
@@ -3050,50 +3317,6 @@ export interface components {
         CancelEnvelopeRequestInput: {
             reason?: string;
         } | null;
-        FieldDefinitionInput: {
-            /**
-             * Format: uuid
-             * @description Refer to the field by this id in initialValues.
-             */
-            fieldDefinitionId: string;
-            /** @enum {string} */
-            type: "Signature" | "Initials" | "Full name" | "Text" | "Long text" | "Date" | "Email" | "Phone" | "ID number" | "Checkbox" | "Radio" | "Dropdown" | "Read-only text" | "File upload" | "Image upload" | "Company stamp";
-            /** @description Name of the role that fills in the field. */
-            role: string;
-            label: string;
-            /** @description 1-based page number. */
-            page: number;
-            /** @description Points from the left edge of the page. */
-            x: number;
-            /** @description Points from the top edge of the page. */
-            y: number;
-            /** @description Points. */
-            width: number;
-            /** @description Points. */
-            height: number;
-            required: boolean;
-            /** @description The choices of Radio and Dropdown fields; null for other types. */
-            options: string[] | null;
-        };
-        TemplateRoleInput: {
-            /** @description Recipients are mapped to the role by this name (roleName). */
-            name: string;
-            /** @description Whether a recipient must be given for the role. */
-            required: boolean;
-        };
-        TemplateInput: {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            pageCount: number;
-            /** Format: date-time */
-            createdAt: string;
-            publishedAt: string | null;
-            /** @description In the template's order. */
-            roles: components["schemas"]["TemplateRoleInput"][];
-            /** @description In the template's order. */
-            fields: components["schemas"]["FieldDefinitionInput"][];
-        };
         SigningLinkInput: {
             /** Format: uuid */
             recipientId: string;
@@ -3318,6 +3541,80 @@ export interface components {
             /** @description Only when HTTP Basic is not used. */
             client_secret?: string;
         };
+        FieldDefinition: {
+            /**
+             * Format: uuid
+             * @description Refer to the field by this id in initialValues.
+             */
+            fieldDefinitionId: string;
+            /** @enum {string} */
+            type: "Signature" | "Initials" | "Full name" | "Text" | "Long text" | "Date" | "Email" | "Phone" | "ID number" | "Checkbox" | "Radio" | "Dropdown" | "Read-only text" | "File upload" | "Image upload" | "Company stamp";
+            /** @description Name of the role that fills in the field. */
+            role: string;
+            label: string;
+            /** @description 1-based page number. */
+            page: number;
+            /** @description PDF points (1/72 inch) from the left edge of the page as displayed (its crop box, after its rotation) to the left edge of the field. */
+            x: number;
+            /** @description PDF points from the top edge of the page as displayed down to the top edge of the field (the origin is the top-left corner). */
+            y: number;
+            /** @description PDF points, to the right of x. */
+            width: number;
+            /** @description PDF points, downwards from y. */
+            height: number;
+            required: boolean;
+            /** @description The choices of Radio and Dropdown fields; null for other types. */
+            options: string[] | null;
+            /** @description The field's type-specific properties (empty for most fields): a prefilled value must satisfy them as a signer's does. */
+            properties: {
+                /** @description Read-only text: the text shown to every recipient and drawn in the final PDF. */
+                text?: string;
+                /**
+                 * @description Date: how the date is written in the final PDF (values are YYYY-MM-DD).
+                 * @enum {string}
+                 */
+                dateFormat?: "YYYY-MM-DD" | "DD/MM/YYYY" | "MM/DD/YYYY" | "DD.MM.YYYY";
+                /** @description Email: only addresses at these domains (or their subdomains) are accepted. */
+                allowedDomains?: string[];
+                /** @description Phone: only numbers (E.164) with one of these country calling codes are accepted. */
+                countryCodes?: string[];
+                /**
+                 * @description ID number: `Any` (4-20 letters, digits or dashes, the default) or `IsraeliId` (up to 9 digits with a valid check digit).
+                 * @enum {string}
+                 */
+                idNumberFormat?: "Any" | "IsraeliId";
+                /** @description File upload (at most 4) and Image upload (at most 2): the largest file, in MB. */
+                maxSizeMb?: number;
+                /** @description File upload (application/pdf, image/png, image/jpeg) and Image upload (image/png, image/jpeg): the accepted types. */
+                contentTypes?: ("application/pdf" | "image/png" | "image/jpeg")[];
+            };
+        };
+        TemplateRole: {
+            /** @description Recipients are mapped to the role by this name (roleName). */
+            name: string;
+            /** @description Whether a recipient must be given for the role. */
+            required: boolean;
+            /**
+             * @description The recipient type the template's author meant for the role (a sender may choose another).
+             * @enum {string}
+             */
+            defaultRecipientType: "Signer" | "FormFiller" | "Approver" | "Viewer" | "Cc";
+            /** @description The role's place in the signing order the author meant (roles may share one). */
+            signingOrder: number;
+        };
+        Template: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            pageCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            publishedAt: string | null;
+            /** @description In the template's order. */
+            roles: components["schemas"]["TemplateRole"][];
+            /** @description In the template's order. */
+            fields: components["schemas"]["FieldDefinition"][];
+        };
         Recipient: {
             /** Format: uuid */
             id: string;
@@ -3347,7 +3644,10 @@ export interface components {
             title: string;
             /** @enum {string} */
             workflowType: "Sequential" | "Parallel" | "GroupedRounds";
+            /** @description The template the envelope was created from; null for an envelope created from a file */
             templateId: string | null;
+            /** @description The uploaded file the envelope was created from (POST /api/v1/envelopes/from-file); null for an envelope created from a template */
+            sourceFileId: string | null;
             expiresAt: string | null;
             externalReference: string | null;
             externalSystem: string | null;
@@ -3411,6 +3711,68 @@ export interface components {
                 value: unknown;
             }[];
         };
+        /** @description A field placed on the file. page is 1-based; x, y, width and height are PDF points (1/72 inch) measured from the top-left corner of the page as it is displayed (its crop box, after the page rotation), x to the right and y downwards — the same coordinates as a template field. The box must lie within its page. */
+        FileField: {
+            /** @enum {string} */
+            type: "Signature" | "Initials" | "Full name" | "Text" | "Long text" | "Date" | "Email" | "Phone" | "ID number" | "Checkbox" | "Radio" | "Dropdown" | "Read-only text" | "File upload" | "Image upload" | "Company stamp";
+            label: string;
+            /** @description 1-based page number. */
+            page: number;
+            /** @description PDF points (1/72 inch) from the left edge of the page as displayed (its crop box, after its rotation) to the left edge of the field. */
+            x: number;
+            /** @description PDF points from the top edge of the page as displayed down to the top edge of the field (the origin is the top-left corner). */
+            y: number;
+            /** @description PDF points, to the right of x. */
+            width: number;
+            /** @description PDF points, downwards from y. */
+            height: number;
+            /** @description The role that fills in the field: a recipient's roleName. Every role with fields needs an acting (non-Cc) recipient. */
+            role: string;
+            /** @description Whether the field must be filled to complete. Absent: true for Signature and Initials fields. */
+            required?: boolean;
+            /** @description The choices of a Radio or Dropdown field (required for them, each once); no other type takes options. */
+            options?: string[];
+            /** @description A prefilled value, as an initialValues item of a template envelope: text, a date, a choice, true/false for a Checkbox; not for Signature, Initials, Company stamp, File upload and Image upload fields, which the signer supplies. */
+            value?: unknown;
+        };
+        CreateEnvelopeFromFileRequest: {
+            title: string;
+            /**
+             * @default Sequential
+             * @enum {string}
+             */
+            workflowType: "Sequential" | "Parallel" | "GroupedRounds";
+            /** Format: date-time */
+            expiresAt?: string;
+            externalReference?: string;
+            externalSystem?: string;
+            externalMetadataJson?: string;
+            recipients: {
+                roleName: string;
+                fullName: string;
+                /** Format: email */
+                email?: string;
+                phone?: string;
+                signingOrder?: number;
+                /** @enum {string} */
+                deliveryChannel?: "Email" | "Sms" | "WhatsApp" | "ManualLink" | "Api";
+                /**
+                 * @description Absent: the organization's default authentication (SecureLink unless its settings say OtpSms or OtpWhatsApp, which apply only to a recipient with a phone).
+                 * @enum {string}
+                 */
+                authenticationMethod?: "SecureLink" | "OtpSms" | "OtpWhatsApp";
+                /**
+                 * @default Signer
+                 * @enum {string}
+                 */
+                type: "Signer" | "FormFiller" | "Approver" | "Viewer" | "Cc";
+                language: unknown;
+            }[];
+            /** @description The id of a PDF uploaded with POST /api/v1/files/upload. */
+            fileId: string;
+            /** @description The fields placed on the file, in order; recipients are mapped to the fields by roleName = role. May be empty when every recipient is an Approver, Viewer or Cc. */
+            fields: components["schemas"]["FileField"][];
+        };
         ExtendEnvelopeRequest: {
             /** Format: date-time */
             expiresAt: string;
@@ -3418,50 +3780,6 @@ export interface components {
         CancelEnvelopeRequest: {
             reason: unknown;
         } | null;
-        FieldDefinition: {
-            /**
-             * Format: uuid
-             * @description Refer to the field by this id in initialValues.
-             */
-            fieldDefinitionId: string;
-            /** @enum {string} */
-            type: "Signature" | "Initials" | "Full name" | "Text" | "Long text" | "Date" | "Email" | "Phone" | "ID number" | "Checkbox" | "Radio" | "Dropdown" | "Read-only text" | "File upload" | "Image upload" | "Company stamp";
-            /** @description Name of the role that fills in the field. */
-            role: string;
-            label: string;
-            /** @description 1-based page number. */
-            page: number;
-            /** @description Points from the left edge of the page. */
-            x: number;
-            /** @description Points from the top edge of the page. */
-            y: number;
-            /** @description Points. */
-            width: number;
-            /** @description Points. */
-            height: number;
-            required: boolean;
-            /** @description The choices of Radio and Dropdown fields; null for other types. */
-            options: string[] | null;
-        };
-        TemplateRole: {
-            /** @description Recipients are mapped to the role by this name (roleName). */
-            name: string;
-            /** @description Whether a recipient must be given for the role. */
-            required: boolean;
-        };
-        Template: {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            pageCount: number;
-            /** Format: date-time */
-            createdAt: string;
-            publishedAt: string | null;
-            /** @description In the template's order. */
-            roles: components["schemas"]["TemplateRole"][];
-            /** @description In the template's order. */
-            fields: components["schemas"]["FieldDefinition"][];
-        };
         SigningLink: {
             /** Format: uuid */
             recipientId: string;

@@ -1,6 +1,7 @@
 // The organization's administration through HTTP with real signed-in sessions (docs/administration.md):
 // users (invite → the email in the development capture → its link claimed and accepted; a resent invitation
-// kills the old link; status, role and team changes; soft deletion that keeps the name), roles (built-in ones
+// kills the old link; status, role and team changes; two-step verification shown on with an app or a passkey;
+// soft deletion that keeps the name and removes the credentials, passkeys included), roles (built-in ones
 // immutable, custom ones created, changed, refused while in use; nobody grants more than they hold), teams
 // (deleting one unassigns its members), the plan's user and team limits, the last owner and owner-only
 // grants, settings (validation that changes nothing, partial updates) and where the settings are used (the
@@ -15,6 +16,7 @@ import {
   AppUser,
   DevNotification,
   Organization,
+  Passkey,
   Plan,
   SecurityEvent,
   UserSession,
@@ -104,6 +106,28 @@ async function eventsOf(organizationId: string, type?: string) {
     { organizationId, ...(type ? { type } : {}) },
     { orderBy: [{ occurredAt: 'asc' }, { id: 'asc' }] },
   );
+}
+
+/**
+ * Passkey rows for a user, as registration stores them (the listing and the cleanup only look at the rows; the
+ * WebAuthn ceremony itself is test/integration/passkeys.test.ts's).
+ */
+async function givePasskeys(userId: string, count: number): Promise<void> {
+  const fork = em();
+  for (let index = 0; index < count; index += 1) {
+    fork.create(Passkey, {
+      id: randomUUID(),
+      userId,
+      credentialId: randomUUID().replaceAll('-', ''),
+      publicKey: 'cHVibGljLWtleQ',
+      counter: 0,
+      transports: ['internal'],
+      name: `Passkey ${index + 1}`,
+      createdAt: new Date(),
+      lastUsedAt: null,
+    });
+  }
+  await fork.flush();
 }
 
 /** A second user of the owner's organization. */
@@ -457,6 +481,42 @@ describe('users and invitations', () => {
   });
 });
 
+describe('two-step verification in the users list', () => {
+  it('shows it on for an authenticator app or a passkey (one row per user), and deleting a user removes their passkeys', async () => {
+    const owner = await signedInUser(harness, { role: 'owner' });
+    const roles = await roleIds(owner);
+    const withApp = await colleague(owner, 'member', 'Ada App');
+    const withPasskeys = await colleague(owner, 'member', 'Pat Passkey');
+    const without = await colleague(owner, 'member', 'Nat None');
+    await em().nativeUpdate(AppUser, { id: withApp.user.id }, { totpEnabledAt: new Date() });
+    await givePasskeys(withPasskeys.user.id, 3);
+    // Another organization's passkeys count for nobody here.
+    const stranger = await signedInUser(harness, { role: 'owner' });
+    await givePasskeys(stranger.user.id, 1);
+
+    const { users } = await ok(owner, 'GET', '/api/users');
+    const mfaByName = Object.fromEntries(
+      users.map((user: { fullName: string; mfaEnabled: boolean }) => [user.fullName, user.mfaEnabled]),
+    );
+    expect(mfaByName).toMatchObject({ 'Ada App': true, 'Pat Passkey': true, 'Nat None': false });
+    expect(mfaByName[owner.user.fullName]).toBe(false);
+    expect(users).toHaveLength(4);
+    // An update's answer says it too.
+    const updated = await ok(owner, 'PUT', `/api/users/${withPasskeys.user.id}`, { roleId: roles.sender });
+    expect(updated).toMatchObject({ mfaEnabled: true, role: { name: 'Sender' } });
+    expect(
+      (await ok(owner, 'PUT', `/api/users/${without.user.id}`, { roleId: roles.sender })).mfaEnabled,
+    ).toBe(false);
+
+    // Deleting the user clears their credentials, passkeys with the rest; others' stay.
+    expect(await ok(owner, 'DELETE', `/api/users/${withPasskeys.user.id}`)).toEqual({ ok: true });
+    expect(await em().count(Passkey, { userId: withPasskeys.user.id })).toBe(0);
+    expect(await em().count(Passkey, { userId: stranger.user.id })).toBe(1);
+    const after = await ok(owner, 'GET', '/api/users');
+    expect(after.users.map((user: { fullName: string }) => user.fullName)).not.toContain('Pat Passkey');
+  });
+});
+
 describe('plan limits', () => {
   it("refuses users beyond the plan's limit (active and invited count), and teams beyond it", async () => {
     const starter = await em().findOneOrFail(Plan, { name: 'Starter' });
@@ -676,7 +736,7 @@ describe('organization settings', () => {
     defaultExpirationDays: null,
     consentText: null,
     privacyNotice: null,
-    retention: { completedDays: null, unfinishedDays: null },
+    retention: { completedDays: null, unfinishedDays: null, deletedDays: null },
   };
 
   it('reads and changes settings partially: absent stays, null clears; refused input changes nothing', async () => {
@@ -694,16 +754,16 @@ describe('organization settings', () => {
       senderDisplayName: 'Acme Signing',
       replyToEmail: 'contracts@acme.example',
       sessionTimeoutMinutes: 30,
-      retention: { completedDays: 365, unfinishedDays: null },
+      retention: { completedDays: 365, unfinishedDays: null, deletedDays: null },
     });
     const cleared = await ok(owner, 'PUT', '/api/organization/settings', {
       senderDisplayName: null,
-      retention: { unfinishedDays: 90 },
+      retention: { unfinishedDays: 90, deletedDays: 7 },
     });
     expect(cleared).toEqual({
       ...changed,
       senderDisplayName: null,
-      retention: { completedDays: 365, unfinishedDays: 90 },
+      retention: { completedDays: 365, unfinishedDays: 90, deletedDays: 7 },
     });
     expect(await ok(owner, 'GET', '/api/organization/settings')).toEqual(cleared);
 
@@ -715,6 +775,8 @@ describe('organization settings', () => {
       [{ defaultExpirationDays: 0 }, 'body.defaultExpirationDays'],
       [{ defaultExpirationDays: 1.5 }, 'body.defaultExpirationDays'],
       [{ retention: { completedDays: 0 } }, 'body.retention.completedDays'],
+      [{ retention: { deletedDays: 0 } }, 'body.retention.deletedDays'],
+      [{ retention: { deletedDays: 3651 } }, 'body.retention.deletedDays'],
       [{ mfaRequired: 'yes' }, 'body.mfaRequired'],
       [{ senderDisplayName: 'Two\nlines' }, 'body.senderDisplayName'],
       [{ consentText: 'x'.repeat(5001) }, 'body.consentText'],
@@ -731,7 +793,7 @@ describe('organization settings', () => {
     const events = await eventsOf(owner.organization.id, 'settings.updated');
     expect(events.map((event) => event.details)).toEqual([
       { changed: ['senderDisplayName', 'replyToEmail', 'sessionTimeoutMinutes', 'retention.completedDays'] },
-      { changed: ['senderDisplayName', 'retention.unfinishedDays'] },
+      { changed: ['senderDisplayName', 'retention.unfinishedDays', 'retention.deletedDays'] },
     ]);
     // Readers read; only settings:manage changes.
     const sender = await colleague(owner, 'sender');

@@ -15,14 +15,25 @@ import { appRouter } from '../../api/trpc/router.ts';
 import {
   AccountToken,
   AppUser,
+  Contact,
+  Envelope,
   Passkey,
   Role,
   SecurityEvent,
+  SigningLink,
   Team,
+  Template,
+  TemplateField,
   UserSession,
+  UserStamp,
+  UserStampVersion,
 } from '../../db/entities/index.ts';
 import { BUILT_IN_ROLES, isPermission, type Permission } from '../../domain/permissions.ts';
+import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
+import { completedDocument, documentTemplate } from '../support/documents.ts';
+import { lifecycleDocuments } from '../support/lifecycle-documents.ts';
+import { encodePng } from '../support/png.ts';
 import { APP_ORIGIN, newSession, type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
 interface AppRoute {
@@ -111,16 +122,21 @@ async function roleOf(user: SignedInUser): Promise<{ permissions: Permission[] }
   return { permissions: role.permissions.filter(isPermission) };
 }
 
-/** The route's URL with its path parameters filled in. */
-function urlOf(route: AppRoute, id: string): string {
-  return route.path.replace(/\{(\w+)\}/g, () => id);
+/** The route's URL with its path parameters filled in: one id for all, or an id per parameter. */
+function urlOf(route: AppRoute, id: PathIds): string {
+  return route.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+    typeof id === 'string' ? id : (id[name] ?? randomUUID()),
+  );
 }
+
+/** One id for every path parameter, or an id per parameter (`{ id, recipientId }`). */
+type PathIds = string | Record<string, string>;
 
 /** One request with a new session of the principal (a route such as sign-out may end the one it got). */
 async function callAs(
   principal: Principal,
   route: AppRoute,
-  options: { id?: string; body?: unknown } = {},
+  options: { id?: PathIds; body?: unknown } = {},
 ): Promise<LightMyRequestResponse> {
   const headers = principal.user
     ? await newSession(harness, principal.user.user, principal.state)
@@ -225,7 +241,7 @@ describe('the access matrix of every application route', () => {
 // ---- Tenant matrix -------------------------------------------------------------------------------------------
 
 /** An id of the other organization for each resource a path names (`/api/<resource>/{id}…`). */
-type Fixture = (other: OtherOrganization) => string;
+type Fixture = (other: OtherOrganization) => PathIds;
 interface OtherOrganization {
   activeUser: string;
   invitedUser: string;
@@ -233,24 +249,106 @@ interface OtherOrganization {
   team: string;
   /** A passkey of the other organization's owner (passkeys are their user's own). */
   ownerPasskey: string;
+  contact: string;
+  /** A personal stamp of the other organization's owner (`/api/me/stamps/{id}`: a user's own). */
+  ownerStamp: string;
+  /** A Cancelled envelope (archive, unarchive) and a Draft (delete) of the other organization. */
+  finishedDocument: string;
+  draftDocument: string;
+  /** A Completed envelope (its final PDF and audit trail exist) and one of its ManualLink recipients. */
+  completedDocument: string;
+  completedRecipient: string;
+  /** A draft template of the other organization that can be published, and another one to archive. */
+  template: string;
+  archivableTemplate: string;
 }
+/** A stamp image that passes every check (docs/stamps.md). */
+const STAMP_IMAGE = {
+  contentType: 'image/png',
+  imageBase64: encodePng(32, 32, (x, y) => [(x * 8) % 256, (y * 8) % 256, 0, 255]).toString('base64'),
+};
 const FIXTURES: Record<string, Fixture> = {
   users: (other) => other.activeUser,
   roles: (other) => other.customRole,
   teams: (other) => other.team,
+  contacts: (other) => other.contact,
+  me: (other) => other.ownerStamp,
+  documents: (other) => other.completedDocument,
+  templates: (other) => other.template,
 };
 /** Per procedure, where the resource's usual id does not fit what the route acts on. */
 const FIXTURE_OVERRIDES: Record<string, Fixture> = {
   'users.resendInvitation': (other) => other.invitedUser,
   'mfa.removePasskey': (other) => other.ownerPasskey,
+  'documentLifecycle.archive': (other) => other.finishedDocument,
+  'documentLifecycle.unarchive': (other) => other.finishedDocument,
+  // Its own organization's call deletes it: a Draft of its own, so the other routes' envelope stays.
+  'documentLifecycle.delete': (other) => other.draftDocument,
+  // Its own organization's call archives it: a template of its own, so the other routes' template stays.
+  'templates.archive': (other) => other.archivableTemplate,
+  'documents.signingLink': (other) => ({
+    id: other.completedDocument,
+    recipientId: other.completedRecipient,
+  }),
 };
+/** A template definition that can be published: one signing role with a signature. */
+const TEMPLATE_DEFINITION = {
+  roles: [{ name: 'Signer', required: true, defaultRecipientType: 'Signer', signingOrder: 1 }],
+  fields: [
+    {
+      type: 'Signature',
+      role: 'Signer',
+      label: 'Sign',
+      page: 1,
+      x: 40,
+      y: 40,
+      width: 150,
+      height: 40,
+      required: true,
+    },
+  ],
+};
+
 /** A body that passes the route's schema, so the request reaches the lookup (and would change something). */
 const VALID_BODIES: Record<string, unknown> = {
   'users.update': { status: 'deactivated', teamId: null },
   'roles.update': { name: 'Taken over', permissions: ['documents:read'] },
   'teams.update': { name: 'Taken over' },
+  'contacts.update': { name: 'Taken over', email: 'taken-over@example.com' },
+  'stamps.update': { name: 'Taken over' },
+  'stamps.addVersion': STAMP_IMAGE,
   'mfa.removePasskey': { password: 'not the password', backupCode: 'aaaaa-aaaaa' },
+  'documents.cancel': { reason: 'Taken over' },
+  'documents.extend': { expiresAt: new Date(Date.now() + 90 * 86_400_000).toISOString() },
+  'templates.rename': { name: 'Taken over' },
+  'templates.saveDefinition': TEMPLATE_DEFINITION,
+  'templates.duplicate': {},
 };
+
+/** Two draft templates of an organization, made through its owner's routes (`headers`: the owner's). */
+async function theirTemplates(headers: Record<string, string>) {
+  const pdfBase64 = Buffer.from(await buildDemoPdf('Their template')).toString('base64');
+  const call = async (method: 'POST' | 'PUT', url: string, payload: unknown) => {
+    const response = await harness.app.inject({ method, url, headers, payload: payload as object });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json() as { id: string };
+  };
+  const template = await call('POST', '/api/templates', { name: 'Their template', pdfBase64 });
+  await call('PUT', `/api/templates/${template.id}/definition`, TEMPLATE_DEFINITION);
+  const archivable = await call('POST', '/api/templates', { name: 'Their other template', pdfBase64 });
+  return { template: template.id, archivableTemplate: archivable.id };
+}
+
+/** A Completed envelope of the organization for the documents routes (test/support/documents.ts). */
+async function theirCompletedDocument(organizationId: string) {
+  const document = await completedDocument(
+    harness.ctx,
+    organizationId,
+    await documentTemplate(harness.ctx, organizationId),
+    { title: 'Their signed agreement' },
+  );
+  return { completedDocument: document.id, completedRecipient: document.recipientIds[0] as string };
+}
 
 describe('the tenant matrix', () => {
   const idRoutes = ROUTES.filter((route) => route.path.includes('{id}'));
@@ -292,6 +390,12 @@ describe('the tenant matrix', () => {
       customRole: role.id,
       team: team.id,
       ownerPasskey: passkey.id,
+      contact: (await post('/api/contacts', { name: 'Their contact', email: 'their-contact@example.com' }))
+        .id,
+      ownerStamp: (await post('/api/me/stamps', { name: 'Their stamp', ...STAMP_IMAGE })).id,
+      ...(await lifecycleDocuments(harness.ctx, otherOwner.organization.id)),
+      ...(await theirCompletedDocument(otherOwner.organization.id)),
+      ...(await theirTemplates(headers)),
     };
   });
 
@@ -322,6 +426,43 @@ describe('the tenant matrix', () => {
       openSessions: await em.count(UserSession, { organizationId, endedAt: null }),
       unusedTokens: await em.count(AccountToken, { userId: { $in: userIds }, usedAt: null }),
       passkeys: await em.count(Passkey, { userId: { $in: userIds } }),
+      contacts: (await em.find(Contact, { organizationId }, { orderBy: { id: 'asc' } })).map((contact) => [
+        contact.id,
+        contact.name,
+        contact.email,
+        contact.updatedAt,
+      ]),
+      stamps: (await em.find(UserStamp, { organizationId }, { orderBy: { id: 'asc' } })).map((stamp) => [
+        stamp.id,
+        stamp.name,
+        stamp.deletedAt,
+        stamp.updatedAt,
+      ]),
+      stampVersions: await em.count(UserStampVersion, {
+        stampId: { $in: (await em.find(UserStamp, { organizationId })).map((stamp) => stamp.id) },
+      }),
+      envelopes: (await em.find(Envelope, { organizationId }, { orderBy: { id: 'asc' } })).map((envelope) => [
+        envelope.id,
+        envelope.status,
+        envelope.previousStatus,
+        envelope.archivedAt,
+        envelope.deletedAt,
+        envelope.expiresAt,
+        envelope.reminderCount,
+        envelope.projectedSequence,
+      ]),
+      signingLinks: await em.count(SigningLink, { organizationId }),
+      templates: (await em.find(Template, { organizationId }, { orderBy: { id: 'asc' } })).map((template) => [
+        template.id,
+        template.name,
+        template.status,
+        template.version,
+        template.archivedAt,
+        template.updatedAt,
+      ]),
+      templateFields: await em.count(TemplateField, {
+        templateId: { $in: (await em.find(Template, { organizationId })).map((template) => template.id) },
+      }),
     };
   }
 

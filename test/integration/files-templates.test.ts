@@ -564,8 +564,9 @@ describe('GET /api/v1/templates', () => {
       createdAt: expect.any(String),
       publishedAt: expect.any(String),
       roles: [
-        { name: 'Client', required: true },
-        { name: 'Provider', required: true },
+        // The builder's role properties (docs/templates.md): a template made without them has Signers in order.
+        { name: 'Client', required: true, defaultRecipientType: 'Signer', signingOrder: 1 },
+        { name: 'Provider', required: true, defaultRecipientType: 'Signer', signingOrder: 2 },
       ],
       fields: DEMO_TEMPLATE_DEFINITION.fields.map((field, index) => ({
         fieldDefinitionId: fieldIds[index],
@@ -579,6 +580,7 @@ describe('GET /api/v1/templates', () => {
         height: field.height,
         required: field.type === 'Signature',
         options: null,
+        properties: {},
       })),
     });
   });

@@ -50,6 +50,7 @@ describe('OpenAPI document', () => {
       'get /api/v1/templates/{id}',
       'post /api/v1/files/upload',
       'post /api/v1/envelopes/from-template',
+      'post /api/v1/envelopes/from-file',
       'get /api/v1/envelopes/{id}',
       'get /api/v1/envelopes/by-external-reference/{externalReference}',
       'get /api/v1/envelopes/{id}/recipients',
@@ -90,11 +91,12 @@ describe('OpenAPI document', () => {
         if (names.includes('idempotency-key')) withKey.push(`${method.toUpperCase()} ${path}`);
       }
     }
-    // The specification's eight, and the sandbox simulations.
+    // The specification's eight, the create from a file (an addition), and the sandbox simulations.
     expect(withKey.sort()).toEqual(
       [
         'POST /api/v1/files/upload',
         'POST /api/v1/envelopes/from-template',
+        'POST /api/v1/envelopes/from-file',
         'POST /api/v1/envelopes/{id}/send',
         'POST /api/v1/envelopes/{id}/cancel',
         'POST /api/v1/envelopes/{id}/remind',

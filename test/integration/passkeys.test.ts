@@ -8,7 +8,7 @@
 // be removed), and removing a passkey (re-authentication; another user's passkey is 404; the last one takes
 // the backup codes with it).
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import type { CDPSession, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SESSION_COOKIE } from '../../api/services/accounts/sessions.ts';
 import { loadConfig } from '../../config/config.ts';
@@ -18,13 +18,13 @@ import { buildTestApp } from '../support/api.ts';
 import { launchTestBrowser, type TestBrowser } from '../support/browser.ts';
 import { openTestContext, TEST_ENCRYPTION_KEY, type TestContext } from '../support/context.ts';
 import { signedInUser } from '../support/signed-in-user.ts';
+import { addVirtualAuthenticator } from '../support/virtual-authenticator.ts';
 
 let ctx: TestContext;
 let app: FastifyInstance;
 let baseUrl: string;
 let browser: TestBrowser;
 let page: Page;
-let cdp: CDPSession;
 
 beforeAll(async () => {
   ctx = await openTestContext();
@@ -45,17 +45,7 @@ beforeAll(async () => {
   browser = await launchTestBrowser();
   page = await browser.newPage();
   await page.goto(`${baseUrl}/plans`);
-  cdp = await page.context().newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-    },
-  });
+  await addVirtualAuthenticator(page);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

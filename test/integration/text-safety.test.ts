@@ -25,10 +25,19 @@ import { issueSigningLinks } from '../../api/services/signing/issue-signing-link
 import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { APP_OPENAPI_PATH } from '../../api/trpc/openapi.ts';
 import { loadConfig } from '../../config/config.ts';
-import { AppUser, AuditEvent, Envelope, Organization, Passkey } from '../../db/entities/index.ts';
+import {
+  AppUser,
+  AuditEvent,
+  Envelope,
+  Organization,
+  Passkey,
+  TemplateField,
+  TemplateRole,
+} from '../../db/entities/index.ts';
 import { CreateOAuthClientRequest, CreateOrganizationRequest } from '../../domain/organization.ts';
 import { SCOPES } from '../../domain/scopes.ts';
 import { DeclineSigningRequest, SaveFieldsRequest, VerifyCodeRequest } from '../../domain/signing.ts';
+import { UsePersonalStampRequest } from '../../domain/stamp.ts';
 import { TemplateDefinition } from '../../domain/template.ts';
 import { textProblem } from '../../domain/text.ts';
 import { CreateWebhookEndpointRequest, UpdateWebhookEndpointRequest } from '../../domain/webhook.ts';
@@ -88,6 +97,8 @@ let closeApp: () => Promise<void>;
 let passkeyOrigin: string;
 let organizationId: string;
 let templateId: string;
+/** A PDF uploaded through the API, for envelopes created from a file. */
+let fileId: string;
 let auth: { authorization: string };
 let clientId: string;
 let clientSecret: string;
@@ -103,6 +114,11 @@ let invitedUserId: string;
 const report: string[] = [];
 
 const PNG = encodePng(2, 2, () => [0, 0, 0, 255]).toString('base64');
+/** A personal stamp's image: 16 to 2,000 pixels on each side (docs/stamps.md). */
+const STAMP_IMAGE = {
+  contentType: 'image/png',
+  imageBase64: encodePng(24, 24, (x) => [x * 10, 0, 0, 255]).toString('base64'),
+};
 const PDF_BYTES = Buffer.from('%PDF-1.4\n%%EOF\n');
 
 const box = { page: 1, width: 120, height: 20 };
@@ -173,6 +189,15 @@ beforeAll(async () => {
   };
   fieldIds = Object.fromEntries(fields.fields.map((f) => [f.label, f.fieldDefinitionId]));
   expect(Object.keys(fieldIds)).toHaveLength(FUZZ_FIELDS.length);
+  const upload = new FormData();
+  upload.append('file', new Blob([await buildDemoPdf()], { type: 'application/pdf' }), 'fuzz.pdf');
+  const uploaded = await fetch(`${baseUrl}/api/v1/files/upload`, {
+    method: 'POST',
+    headers: auth,
+    body: upload,
+  });
+  expect(uploaded.status, await uploaded.clone().text()).toBe(201);
+  fileId = ((await uploaded.json()) as { id: string }).id;
 
   // The application routes: an owner's session, and a custom role, another one to rename, a team and an
   // invited user of the organization, made through the routes themselves.
@@ -228,6 +253,34 @@ async function sentEnvelope(): Promise<{ id: string; token: string; recipientId:
   const [link] = await issueSigningLinks(ctx, organizationId, id);
   if (!link) throw new Error('no signing link');
   return { id, token: link.url.split('/sign/')[1] as string, recipientId: link.recipientId };
+}
+
+/** A valid from-file body: a Dropdown (its options and prefilled value fuzzed too) and a signature. */
+function fileEnvelopeBody() {
+  return {
+    title: 'Fuzzed envelope from a file',
+    fileId,
+    externalReference: `fuzz-${randomUUID()}`,
+    externalSystem: 'fuzz',
+    externalMetadataJson: '{"fuzz":true}',
+    recipients: [
+      { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', deliveryChannel: 'ManualLink' },
+    ],
+    fields: [
+      // The value is the second option, so a fuzzed first option leaves it valid.
+      {
+        ...box,
+        type: 'Dropdown',
+        role: 'Client',
+        label: 'Size',
+        x: 20,
+        y: 20,
+        options: ['S', 'M'],
+        value: 'M',
+      },
+      { ...box, type: 'Signature', role: 'Client', label: 'Signature', x: 20, y: 60 },
+    ],
+  };
 }
 
 function envelopeBody() {
@@ -591,6 +644,33 @@ const RECIPES: Record<string, RouteRecipe> = {
       return getAt(stored, target.path);
     },
   },
+  'POST /api/v1/envelopes/from-file': {
+    base: async () => ({ body: fileEnvelopeBody() }),
+    readBack: async (answer, target) => {
+      const { id } = answer.body as { id: string };
+      const stored = (await (await api('GET', `/api/v1/envelopes/${id}`, {})).json()) as {
+        initialValues: { fieldDefinitionId: string; value: unknown }[];
+      };
+      if (target.path[0] !== 'fields') return getAt(stored, target.path);
+      // The fields are those of the envelope's one-off template, in order, and their prefilled values.
+      const em = ctx.orm.em.fork();
+      const { templateId: oneOff } = await em.findOneOrFail(Envelope, { id });
+      const roles = await em.find(TemplateRole, { templateId: oneOff as string });
+      const fields = await em.find(
+        TemplateField,
+        { templateId: oneOff as string },
+        { orderBy: { position: 'asc' } },
+      );
+      const shown = fields.map((field) => ({
+        type: field.type,
+        label: field.label,
+        role: roles.find((role) => role.id === field.roleId)?.name,
+        options: field.options,
+        value: stored.initialValues.find((item) => item.fieldDefinitionId === field.id)?.value,
+      }));
+      return getAt({ fields: shown }, target.path);
+    },
+  },
   'GET /api/v1/envelopes/by-external-reference/{externalReference}': {
     base: async () => ({ params: { externalReference: 'fuzz-reference' } }),
     alsoRefusedWith: [404],
@@ -873,7 +953,204 @@ const RECIPES: Record<string, RouteRecipe> = {
     base: async () => ({ query: { limit: '10' } }),
     storesNothing: true,
   },
+
+  // ---- Personal stamps (docs/stamps.md), the owner's own ----
+  // A fuzzed image (its base64, its type) is never an image: refused, naming body.imageBase64 or
+  // body.contentType. An accepted name reads back from the list; a created stamp goes again (a user keeps ten).
+
+  'POST /api/me/stamps': {
+    base: async () => ({ body: { name: `Fuzz stamp ${short()}`, ...STAMP_IMAGE } }),
+    readBack: async (answer, target) => {
+      const { id } = answer.body as { id: string };
+      const stored = getAt(await listedStamp(id), target.path);
+      await appCall('DELETE', `/api/me/stamps/${id}`);
+      return stored;
+    },
+  },
+  'POST /api/me/stamps/{id}/versions': {
+    base: async () => ({ params: { id: await fuzzStamp() }, body: STAMP_IMAGE }),
+  },
+  'PUT /api/me/stamps/{id}': {
+    base: async () => ({ params: { id: await fuzzStamp() }, body: { name: `Fuzz stamp ${short()}` } }),
+    readBack: async (_answer, target, sent) =>
+      getAt(await listedStamp(sent.params?.id as string), target.path),
+  },
+
+  // ---- The address book (docs/contacts.md), as the owner ----
+
+  'GET /api/contacts': {
+    // A search: it stores nothing.
+    base: async () => ({ query: { limit: '10' } }),
+    storesNothing: true,
+  },
+  'GET /api/contacts/export': {
+    base: async () => ({ query: {} }),
+    storesNothing: true,
+  },
+  'POST /api/contacts': {
+    // A contact with an address of its own; read back from the list, then deleted (its address free again).
+    base: async () => ({ body: { name: 'Fuzz Contact', email: newEmail() } }),
+    readBack: async (answer, target) => {
+      const { id } = answer.body as { id: string };
+      const stored = getAt(await listedContact(id), target.path);
+      await appCall('DELETE', `/api/contacts/${id}`);
+      return stored;
+    },
+  },
+  'PUT /api/contacts/{id}': {
+    base: async () => ({
+      params: { id: await fuzzContact() },
+      body: { name: 'Fuzz Contact', email: 'fuzz-contact@example.com', company: 'Fuzz Co', tags: ['fuzz'] },
+    }),
+    readBack: async (_answer, target, sent) =>
+      getAt(await listedContact(sent.params?.id as string), target.path),
+  },
+  'POST /api/contacts/import': {
+    // Every fuzzed `csv` is refused: a field PostgreSQL cannot store by the schema, anything else as a file
+    // whose header names no column (400 `invalid_csv`, naming body.csv).
+    base: async () => ({ body: { csv: 'name,email\nFuzz Import,fuzz-import@example.com\n' } }),
+  },
+
+  // ---- Templates and the builder (docs/templates.md), as the owner ----
+  // A fuzzed PDF (its base64) is never a PDF: refused, naming body.pdfBase64. A fuzzed file name with invisible
+  // formatting characters is refused (they could disguise it). Names, labels, role names and options that are
+  // accepted read back from the template as the builder loads it.
+
+  'GET /api/templates': {
+    // A list: the search and the filters find templates, they store nothing.
+    base: async () => ({ query: { limit: '10' } }),
+    storesNothing: true,
+  },
+  'POST /api/templates': {
+    base: async () => ({
+      body: { name: `Fuzz template ${short()}`, filename: 'fuzz.pdf', pdfBase64: await fuzzPdf() },
+    }),
+    readBack: async (answer, target) =>
+      getAt(await templateShown((answer.body as { id: string }).id), target.path),
+  },
+  'PUT /api/templates/{id}/name': {
+    base: async () => ({ params: { id: await fuzzTemplate() }, body: { name: `Fuzz template ${short()}` } }),
+    readBack: async (_answer, target, sent) =>
+      getAt(await templateShown(sent.params?.id as string), target.path),
+  },
+  'PUT /api/templates/{id}/definition': {
+    // Two roles: the first has no field, so a fuzzed first role name that is accepted stands on its own; the
+    // field is the second role's, and every property of the base field's type is refused on a Text field.
+    base: async () => ({ params: { id: await fuzzTemplate() }, body: FUZZ_DEFINITION }),
+    readBack: async (answer, target) =>
+      getAt(await templateShown((answer.body as { id: string }).id), target.path),
+  },
+  'POST /api/templates/{id}/duplicate': {
+    base: async () => ({ params: { id: await fuzzTemplate() }, body: { name: `Fuzz copy ${short()}` } }),
+    readBack: async (answer, target) =>
+      getAt(await templateShown((answer.body as { id: string }).id), target.path),
+  },
+
+  // ---- The documents (docs/documents.md), as the owner (who sees every envelope) ----
+
+  'GET /api/documents': {
+    // A list: the search, the filters and the cursor find envelopes, they store nothing.
+    base: async () => ({ query: { limit: '10' } }),
+    storesNothing: true,
+  },
+  'POST /api/documents/{id}/cancel': {
+    base: async () => ({ params: { id: (await sentEnvelope()).id }, body: { reason: 'changed plans' } }),
+    consumes: true,
+    alsoRefusedWith: [404],
+    readBack: async (answer) => {
+      const { id } = answer.body as { id: string };
+      const event = await ctx.orm.em
+        .fork()
+        .findOne(AuditEvent, { envelopeId: id, type: 'envelope.cancelled' });
+      return event?.data.reason;
+    },
+  },
+  'POST /api/documents/{id}/extend': {
+    base: async () => ({
+      params: { id: (await sentEnvelope()).id },
+      body: { expiresAt: new Date(Date.now() + 90 * 86_400_000).toISOString() },
+    }),
+    alsoRefusedWith: [404],
+  },
 };
+
+/** A version's roles and fields with its name and file name, as the builder loads it. */
+function templateShown(id: string): Promise<unknown> {
+  return appCall('GET', `/api/templates/${id}`);
+}
+
+let fuzzPdfBase64: Promise<string> | undefined;
+function fuzzPdf(): Promise<string> {
+  fuzzPdfBase64 ??= buildDemoPdf('Fuzz template').then((bytes) => Buffer.from(bytes).toString('base64'));
+  return fuzzPdfBase64;
+}
+
+/** A roles-and-fields body every part of which is valid (docs/templates.md). */
+const FUZZ_DEFINITION = {
+  roles: [
+    { name: 'Witness', required: false, defaultRecipientType: 'Signer', signingOrder: 2 },
+    { name: 'Signer', required: true, defaultRecipientType: 'Signer', signingOrder: 1 },
+  ],
+  fields: [
+    {
+      type: 'Text',
+      role: 'Signer',
+      label: 'Company',
+      page: 1,
+      x: 20,
+      y: 20,
+      width: 120,
+      height: 20,
+      required: true,
+    },
+  ],
+};
+
+let fuzzTemplateId: Promise<string> | undefined;
+/** One draft template of the organization for the `{id}` of the template routes, made once through the route. */
+function fuzzTemplate(): Promise<string> {
+  fuzzTemplateId ??= fuzzPdf().then((pdfBase64) =>
+    appCall<{ id: string }>('POST', '/api/templates', { name: 'Fuzz template', pdfBase64 }).then(
+      (template) => template.id,
+    ),
+  );
+  return fuzzTemplateId;
+}
+
+/** The owner's stamp with this id, as the list answers it. */
+async function listedStamp(id: string): Promise<unknown> {
+  const { stamps } = await appCall<{ stamps: { id: string }[] }>('GET', '/api/me/stamps');
+  return stamps.find((stamp) => stamp.id === id);
+}
+
+let fuzzStampId: Promise<string> | undefined;
+/** One stamp of the owner for the `{id}` of the stamp routes, made once through the route. */
+function fuzzStamp(): Promise<string> {
+  fuzzStampId ??= appCall<{ id: string }>('POST', '/api/me/stamps', {
+    name: 'Fuzz stamp',
+    ...STAMP_IMAGE,
+  }).then((stamp) => stamp.id);
+  return fuzzStampId;
+}
+
+/** The contact of the organization's address book with this id, as the list answers it. */
+async function listedContact(id: string): Promise<unknown> {
+  const { contacts } = await appCall<{ contacts: { id: string }[] }>('GET', '/api/contacts?limit=200');
+  return contacts.find((contact) => contact.id === id);
+}
+
+let fuzzContactId: string | undefined;
+
+/** The contact that PUT /api/contacts/{id} changes (made once). */
+async function fuzzContact(): Promise<string> {
+  fuzzContactId ??= (
+    await appCall<{ id: string }>('POST', '/api/contacts', {
+      name: 'Fuzz Contact',
+      email: 'fuzz-contact@example.com',
+    })
+  ).id;
+  return fuzzContactId;
+}
 
 function userIdOf(answer: Answer): string {
   return (answer.body as { id: string }).id;
@@ -1012,6 +1289,7 @@ describe('text fuzzing of every route', () => {
       expect.arrayContaining([
         'POST /oauth/token',
         'POST /api/v1/envelopes/from-template',
+        'POST /api/v1/envelopes/from-file',
         'GET /api/v1/envelopes/by-external-reference/{externalReference}',
         'POST /api/v1/envelopes/{id}/cancel',
         'POST /api/v1/envelopes/{id}/extend',
@@ -1019,6 +1297,18 @@ describe('text fuzzing of every route', () => {
         'POST /api/users/invite',
         'PUT /api/organization/settings',
         'POST /api/roles',
+        'GET /api/contacts',
+        'POST /api/contacts',
+        'PUT /api/contacts/{id}',
+        'POST /api/contacts/import',
+        'GET /api/documents',
+        'POST /api/documents/{id}/cancel',
+        'POST /api/documents/{id}/extend',
+        'GET /api/templates',
+        'POST /api/templates',
+        'PUT /api/templates/{id}/name',
+        'PUT /api/templates/{id}/definition',
+        'POST /api/templates/{id}/duplicate',
       ]),
     );
   }, 300_000);
@@ -1144,6 +1434,26 @@ describe('text fuzzing of the signer API and the development routes (hidden from
       if (answer.status < 300) envelope = await sentEnvelope();
     }
   }, 300_000);
+
+  it('refuses every text of a personal stamp’s choice (fieldDefinitionId, stampId) or finds no stamp', async () => {
+    const envelope = await sentEnvelope();
+    const paths = zodPaths(UsePersonalStampRequest);
+    expect(paths.map((p) => p.join('.')).sort()).toEqual(['fieldDefinitionId', 'stampId']);
+    for (const path of paths) {
+      for (const value of VALUES) {
+        const body = setAt({ fieldDefinitionId: randomUUID(), stampId: randomUUID() }, path, value.text);
+        // As the signer page sends it: this server's Origin, and the owner's session (not the recipient's).
+        const answer = await send(`/api/signing/${envelope.token}/personal-stamps`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', origin: baseUrl, cookie: owner.cookie },
+          body: JSON.stringify(body),
+        });
+        await check('POST /api/signing/{token}/personal-stamps', { part: 'body', path }, value, answer, {
+          alsoRefusedWith: [404],
+        });
+      }
+    }
+  });
 
   it('refuses or answers every text of the development notifications query', async () => {
     for (const name of ['to', 'envelopeId', 'recipientId', 'kind', 'limit']) {

@@ -249,7 +249,7 @@ describe('createTemplate', () => {
         definition: definition({ fields: [field({ x: 500, width: 200 })] }),
       }),
     );
-    expectInvalid(error, 'fields.0', /outside page 1/);
+    expectInvalid(error, 'fields.0.width', /outside page 1 .*x \+ width is 700/);
   });
 
   it('refuses a field whose role is not a template role, and writes nothing', async () => {

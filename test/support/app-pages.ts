@@ -5,10 +5,20 @@
 import { Secret, TOTP } from 'otpauth';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { freePort } from '../../scripts/ports.ts';
 import { accessibilityViolations } from './accessibility.ts';
 import { type ApiHarness, listenLocally, openApiHarness } from './api.ts';
 import { launchTestBrowser, type TestBrowser } from './browser.ts';
+import { testConfig } from './context.ts';
 import { captured } from './dev-notifications.ts';
+
+export interface AppBrowserOptions {
+  /**
+   * Serve the app at http://localhost:<port> with PUBLIC_BASE_URL that origin, as passkeys need: the WebAuthn
+   * relying party is PUBLIC_BASE_URL's host, and an IP address such as 127.0.0.1 cannot be one.
+   */
+  localhost?: boolean;
+}
 
 /**
  * Before the file's tests: a browser, the app with its test context, and the app listening on a port (handed to
@@ -16,11 +26,20 @@ import { captured } from './dev-notifications.ts';
  */
 export function useAppBrowser(
   opened: (session: { harness: ApiHarness; browser: TestBrowser; baseUrl: string }) => unknown,
+  options: AppBrowserOptions = {},
 ): void {
   let harness: ApiHarness | undefined;
   let browser: TestBrowser | undefined;
   beforeAll(async () => {
     browser = await launchTestBrowser();
+    if (options.localhost) {
+      const port = await freePort();
+      const baseUrl = `http://localhost:${port}`;
+      harness = await openApiHarness(testConfig({ PUBLIC_BASE_URL: baseUrl }));
+      await harness.app.listen({ host: 'localhost', port });
+      await opened({ harness, browser, baseUrl });
+      return;
+    }
     harness = await openApiHarness();
     await opened({ harness, browser, baseUrl: await listenLocally(harness.app) });
   }, 120_000);

@@ -19,12 +19,13 @@ import { connectClient } from '../../temporal/connection.ts';
 /** The tests' SECRETS_ENCRYPTION_KEY (32 bytes in base64), so no key file is written under DATA_DIR. */
 export const TEST_ENCRYPTION_KEY = Buffer.from(Array.from({ length: 32 }, (_, i) => i)).toString('base64');
 
-export function testConfig() {
+export function testConfig(extra: Record<string, string> = {}) {
   return loadConfig({
     SIGIL_ENV: 'test',
     SECRETS_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     TOKEN_RATE_LIMIT_PER_MINUTE: '1000000',
     SIGNING_RATE_LIMIT_PER_MINUTE: '1000000',
+    ...extra,
   });
 }
 

@@ -202,6 +202,38 @@ describe('renderAuditTrail', () => {
     expect(text).toContain('—');
   });
 
+  it('lists the stamps chosen from personal stamps in their own section, in both languages', async () => {
+    const stamped = input();
+    stamped.personalStamps = [
+      {
+        fieldLabel: 'Company stamp',
+        stampName: 'Levi Trading',
+        version: 3,
+        contentType: 'image/jpeg',
+        sizeBytes: 20480,
+        sha256: '7c1d'.repeat(16),
+      },
+    ];
+    const text = (await pageTexts(await renderAuditTrail(stamped))).join('\n');
+    for (const expected of [
+      'Stamps chosen from personal stamps (1)',
+      'Personal stamp',
+      'Levi Trading, version 3',
+      'image/jpeg',
+      '20480 bytes',
+      `SHA-256: ${'7c1d'.repeat(16)}`,
+    ]) {
+      expect(text).toContain(expected);
+    }
+    expect((await pageTexts(await renderAuditTrail(input()))).join('\n')).not.toContain('personal stamps');
+    const hebrew = { ...stamped, language: 'he' as const };
+    expect((await pageTexts(await renderAuditTrail(hebrew))).join('\n')).toContain('7c1d'.repeat(16));
+    const [chosen] = stamped.personalStamps;
+    if (!chosen) throw new Error('no personal stamp');
+    stamped.personalStamps = [{ ...chosen, version: 1.5 }];
+    await expect(renderAuditTrail(stamped)).rejects.toThrow(PdfRenderError);
+  });
+
   it('refuses an invalid date', async () => {
     const bad = input();
     bad.events[2] = { ...(bad.events[2] as AuditTrailEvent), occurredAt: new Date('nope') };

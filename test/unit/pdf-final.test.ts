@@ -22,6 +22,7 @@ import {
   renderFinalPdf,
 } from '../../documents/render-final-pdf.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
+import { encodeGreyJpeg } from '../support/jpeg.ts';
 import { encodePng } from '../support/png.ts';
 
 const ENVELOPE_ID = '0f8e2c1a-5b7d-4e8f-9a1b-2c3d4e5f6a7b';
@@ -304,6 +305,37 @@ describe('renderFinalPdf', () => {
     corrupt.set([(corrupt.at(-20) ?? 0) ^ 0xff], corrupt.length - 20);
     input.fields[1] = { ...demoField('Client signature'), value: { imagePng: corrupt } };
     await expect(renderFinalPdf(input)).rejects.toThrow(/the PNG image cannot be decoded: corrupt PNG/);
+  });
+
+  it('draws a Company stamp chosen from personal stamps as a JPEG, and no other image field as one', async () => {
+    const jpeg = new Uint8Array(encodeGreyJpeg(4, 4));
+    const input = await demoInput();
+    const stamp: FinalPdfField = {
+      type: 'Company stamp',
+      page: 2,
+      x: 400,
+      y: 600,
+      width: 80,
+      height: 80,
+      value: { imagePng: jpeg },
+    };
+    input.fields.push(stamp);
+    const doc = await PDFDocument.load(await renderFinalPdf(input));
+    const second = doc.getPages()[1] as PDFPage;
+    expect(imageXObjects(second)).toBe(2);
+    const xObjects = second.node.Resources()?.lookup(PDFName.of('XObject'), PDFDict);
+    const filters = (xObjects?.values() ?? []).map((ref) => {
+      const stream = doc.context.lookup(ref);
+      return stream instanceof PDFRawStream ? stream.dict.get(PDFName.of('Filter'))?.toString() : undefined;
+    });
+    expect(filters).toContain('/DCTDecode');
+    // A broken JPEG in a stamp, and a JPEG in a Signature, are refused.
+    input.fields[input.fields.length - 1] = { ...stamp, value: { imagePng: jpeg.slice(0, 40) } };
+    await expect(renderFinalPdf(input)).rejects.toThrow(
+      /Company stamp, page 2\): the JPEG image cannot be read/,
+    );
+    input.fields[input.fields.length - 1] = { ...stamp, type: 'Signature', value: { imagePng: jpeg } };
+    await expect(renderFinalPdf(input)).rejects.toThrow(/Signature, page 2\): the image is not a PNG file/);
   });
 
   it('refuses values of the wrong kind for their field type', async () => {

@@ -4,12 +4,13 @@
 // not well-formed PDFs (`%PDF-` then HTML), objects hidden from a reading pass, and every kind of active
 // content. Refusals are PdfRefusals with messages of their own, never a parser's error text.
 import { createHash } from 'node:crypto';
-import { PDFContext, PDFDocument, PDFName, PDFRawStream, PDFString } from 'pdf-lib';
+import { degrees, PDFContext, PDFDocument, PDFName, PDFRawStream, PDFString } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../api/errors.ts';
 import { inspectPdf, inspectPdfNow, pdfProblem } from '../../api/services/files/inspect-pdf.ts';
 import { PDF_LIMITS, PdfBudget, PdfRefusal } from '../../api/services/files/pdf-limits.ts';
 import { chargeStream } from '../../api/services/files/pdf-stream-decoding.ts';
+import { displaySpace } from '../../documents/page-space.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
 import { flatPageTree, handMadePdf, ONE_PAGE, stream, zerosDeflated } from '../support/hand-made-pdf.ts';
 
@@ -87,6 +88,57 @@ describe('well-formed PDFs', () => {
       '<< /Type /Page /Parent 2 0 R >>',
     ]);
     expect((await accepted(inherited)).pages).toEqual([{ width: 612, height: 792 }]);
+  });
+
+  it('measures pages as displayed: crop box, then rotation, inherited from the tree, as the renderer does', async () => {
+    const document = await PDFDocument.create();
+    document.addPage([595.28, 841.89]);
+    document.addPage([595.28, 841.89]).setRotation(degrees(90));
+    document.addPage([595.28, 841.89]).setRotation(degrees(-90));
+    const cropped = document.addPage([600, 800]);
+    cropped.setCropBox(50, 100, 400, 500);
+    cropped.setRotation(degrees(180));
+    document.addPage([300, 200]).setMediaBox(100, 50, 300, 200);
+    const bytes = await document.save();
+    const expected = [
+      { width: 595.28, height: 841.89 },
+      { width: 841.89, height: 595.28 },
+      { width: 841.89, height: 595.28 },
+      { width: 400, height: 500 },
+      { width: 300, height: 200 },
+    ];
+    expect((await accepted(bytes)).pages).toEqual(expected);
+    // The space the renderers draw fields in (documents/page-space.ts) has the same sizes.
+    const loaded = await PDFDocument.load(bytes);
+    expect(
+      loaded.getPages().map((page) => {
+        const { width, height } = displaySpace(page);
+        return { width, height };
+      }),
+    ).toEqual(expected);
+
+    // /Rotate and /CropBox inherited from the page tree node (a direct null is no entry at all); a reference
+    // to a null object stops the inheritance and reads as "none", as pdf-lib reads it.
+    const inherited = handMadePdf([
+      ONE_PAGE[0] as string,
+      '<< /Type /Pages /Kids [3 0 R 4 0 R 5 0 R] /Count 3 /MediaBox [0 0 612 792] /CropBox [0 0 612 700] /Rotate 270 >>',
+      '<< /Type /Page /Parent 2 0 R >>',
+      '<< /Type /Page /Parent 2 0 R /CropBox null /Rotate null >>',
+      '<< /Type /Page /Parent 2 0 R /CropBox 6 0 R /Rotate 6 0 R >>',
+      'null',
+    ]);
+    const sizes = [
+      { width: 700, height: 612 },
+      { width: 700, height: 612 },
+      { width: 612, height: 792 },
+    ];
+    expect((await accepted(inherited)).pages).toEqual(sizes);
+    expect(
+      (await PDFDocument.load(inherited)).getPages().map((page) => {
+        const { width, height } = displaySpace(page);
+        return { width, height };
+      }),
+    ).toEqual(sizes);
   });
 });
 
@@ -260,6 +312,24 @@ describe('damaged and malformed files', () => {
       stream('/Filter /ASCIIHexDecode /Fi#6cter /FlateDecode', Buffer.from('00>')),
     ]);
     expect((await refusal(twice)).detail).toBe('damaged PDF (ambiguous name)');
+  });
+
+  it('refuses a page whose crop box or rotation is not numbers (the renderers could not draw on it)', async () => {
+    const page = (extra: string) =>
+      handMadePdf([
+        ONE_PAGE[0] as string,
+        ONE_PAGE[1] as string,
+        `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] ${extra} >>`,
+      ]);
+    expect(await refusal(page('/CropBox [0 0 100]'))).toMatchObject({
+      message: 'The PDF is damaged: page 1 has no usable crop box.',
+      detail: 'damaged PDF (page crop box)',
+    });
+    expect((await refusal(page('/CropBox [0 0 (a) 100]'))).detail).toBe('damaged PDF (page crop box)');
+    expect(await refusal(page('/Rotate /Ninety'))).toMatchObject({
+      message: 'The PDF is damaged: page 1 has no usable rotation.',
+      detail: 'damaged PDF (page rotation)',
+    });
   });
 
   it('refuses an empty file, a file that is not a PDF, and one without %%EOF', async () => {

@@ -9,6 +9,7 @@ import { get } from 'svelte/store';
 import { addMessages, format, init, locale } from 'svelte-i18n';
 import { describe, expect, it } from 'vitest';
 import { MESSAGE_CHANNELS, NOTIFICATION_KINDS, RECIPIENT_STATUSES } from '../../domain/vocabulary.ts';
+import { STAMP_FILE_PROBLEMS } from '../../web/src/lib/app/stamp-problems.ts';
 import { SIGNING_STATES } from '../../web/src/lib/signer/signing.ts';
 
 const WEB_SRC = fileURLToPath(new URL('../../web/src', import.meta.url));
@@ -100,7 +101,10 @@ describe('web app catalogs', () => {
       'signer.instructions.',
       'signer.recipientStatus.',
       'signer.state.',
+      'stamps.problem.',
     ]);
+    for (const problem of [...STAMP_FILE_PROBLEMS, 'sides'])
+      expect(keys).toContain(`stamps.problem.${problem}`);
     for (const kind of NOTIFICATION_KINDS) expect(keys).toContain(`devNotifications.kind.${kind}`);
     for (const channel of MESSAGE_CHANNELS) expect(keys).toContain(`devNotifications.channel.${channel}`);
     for (const language of LANGUAGES) expect(keys).toContain(`languages.${language}`);

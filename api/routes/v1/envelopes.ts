@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
   CancelEnvelopeRequest,
+  CreateEnvelopeFromFileRequest,
   CreateEnvelopeRequest,
   EnvelopeView,
   ExtendEnvelopeRequest,
@@ -66,6 +67,31 @@ export const envelopesRoutes: V1Routes = async (app) => {
     async (request, reply) => {
       const { organizationId } = principalOf(request);
       return reply.code(201).send(await envelopesFor(request).create(organizationId, request.body));
+    },
+  );
+
+  app.post(
+    '/envelopes/from-file',
+    {
+      config: { scope: 'envelopes.write', idempotent: true, sandbox: true },
+      schema: {
+        summary: 'Create a Draft envelope from an uploaded PDF and fields placed on it',
+        description: [
+          '`fileId` is a PDF uploaded with `POST /api/v1/files/upload`; another organization’s or an unknown file is 404.',
+          '`fields` are placed as template fields are: `page` is 1-based; `x`, `y`, `width` and `height` are PDF points (1/72 inch) from the top-left corner of the page as displayed (its crop box after its rotation), x to the right, y downwards. Each box must lie within its page (400 naming `fields.<i>.page`, `.x`, `.y`, `.width` or `.height`). `type` is one of the sixteen field types; Radio and Dropdown need `options` (each once), other types take none; `required` defaults to true for Signature and Initials; `value` prefills a field as an initialValues item does for a template.',
+          'Recipients are mapped to the fields by `roleName` = the fields’ `role`; every role with fields needs an acting (non-Cc) recipient. A Signer or FormFiller must have a role some field has; an Approver, Viewer or Cc may have a role without fields.',
+          'Everything else (workflow, signing orders, deadline, languages, delivery and authentication) is validated exactly as for `POST /api/v1/envelopes/from-template`. The envelope is made from a hidden one-off template, which no template route shows: the answer has `templateId` null and `sourceFileId` the file. Honours Idempotency-Key.',
+          'With `X-Service-Sandbox: true`: validated the same way (against the real file), answered with a synthetic Draft envelope; nothing is created in production and no quota is used.',
+        ].join('\n\n'),
+        tags: ['envelopes'],
+        headers: SandboxHeaders,
+        body: CreateEnvelopeFromFileRequest,
+        response: { 201: EnvelopeView, ...ERROR_RESPONSES },
+      },
+    },
+    async (request, reply) => {
+      const { organizationId } = principalOf(request);
+      return reply.code(201).send(await envelopesFor(request).createFromFile(organizationId, request.body));
     },
   );
 

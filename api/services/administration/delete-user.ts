@@ -1,9 +1,9 @@
 // DELETE /api/users/{id}: a soft delete. The row stays, with its name, so the security log, audit trails and
 // whatever names the user stay attributable; its status becomes `deleted`, its address is freed (replaced by
 // `deleted+<id>@invalid`; the original address is kept in the `user.deleted` event), its credentials are
-// cleared, its sessions end and its unused emailed links stop working. Nobody deletes themselves, only an
+// cleared (password, authenticator app, backup codes, passkeys), its sessions end and its unused emailed links stop working. Nobody deletes themselves, only an
 // owner deletes an owner, and the last active owner cannot be deleted.
-import { AccountToken, MfaBackupCode, Role } from '../../../db/entities/index.ts';
+import { AccountToken, MfaBackupCode, Passkey, Role } from '../../../db/entities/index.ts';
 import { Conflict, Forbidden } from '../../errors.ts';
 import { recordSecurityEvent } from '../accounts/security-log.ts';
 import { endUserSessions, nowOf } from '../accounts/sessions.ts';
@@ -61,6 +61,7 @@ export async function deleteUser(ctx: AdministrationContext, actor: Actor, userI
     });
     await tx.flush();
     await tx.nativeDelete(MfaBackupCode, { userId: user.id });
+    await tx.nativeDelete(Passkey, { userId: user.id });
     await tx.nativeUpdate(AccountToken, { userId: user.id, usedAt: null }, { usedAt: now });
     await endUserSessions(services, user.id, 'user_deleted');
   });

@@ -127,5 +127,6 @@ export async function inviteUser(
     link: accountLink(ctx.config, 'accept-invite', created.token),
     invitedBy: actor.user.fullName,
   });
-  return { user: userView(created.user, created.role, created.team), email };
+  // A new invitation: no passkey yet.
+  return { user: userView(created.user, created.role, created.team, false), email };
 }

@@ -54,5 +54,6 @@ export async function resendInvitation(
     link: accountLink(ctx.config, 'accept-invite', resent.token),
     invitedBy: actor.user.fullName,
   });
-  return { user: userView(resent.user, resent.role, resent.team), email };
+  // Still invited: never signed in, so no passkey.
+  return { user: userView(resent.user, resent.role, resent.team, false), email };
 }

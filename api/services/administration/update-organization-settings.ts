@@ -23,6 +23,7 @@ type Settable = Pick<
   | 'privacyNotice'
   | 'retentionCompletedDays'
   | 'retentionUnfinishedDays'
+  | 'retentionDeletedDays'
 >;
 
 export async function updateOrganizationSettings(
@@ -44,6 +45,7 @@ export async function updateOrganizationSettings(
     ['privacyNotice', 'privacyNotice', data.privacyNotice],
     ['retention.completedDays', 'retentionCompletedDays', data.retention?.completedDays],
     ['retention.unfinishedDays', 'retentionUnfinishedDays', data.retention?.unfinishedDays],
+    ['retention.deletedDays', 'retentionDeletedDays', data.retention?.deletedDays],
   ];
   return ctx.em.transactional(async (tx) => {
     await lockOrganization(tx, actor.organization.id);

@@ -6,6 +6,7 @@
 import { AppUser, Role, Team } from '../../../db/entities/index.ts';
 import { UpdateUserRequest } from '../../../domain/account.ts';
 import { Conflict, Forbidden } from '../../errors.ts';
+import { countPasskeys } from '../accounts/passkey-webauthn.ts';
 import { recordSecurityEvent } from '../accounts/security-log.ts';
 import { endUserSessions, permissionsOf } from '../accounts/sessions.ts';
 import { parseInput } from '../validation.ts';
@@ -119,6 +120,7 @@ export async function updateUser(
     await tx.flush();
     if (newStatus === 'deactivated') await endUserSessions(services, user.id, 'deactivated');
     else if (newRole) await endUserSessions(services, user.id, 'role_changed');
-    return userView(user, newRole ?? currentRole, teamChanges ? newTeam : currentTeam);
+    const hasPasskey = (await countPasskeys(services, user.id)) > 0;
+    return userView(user, newRole ?? currentRole, teamChanges ? newTeam : currentTeam, hasPasskey);
   });
 }

@@ -16,7 +16,13 @@ export type UserView = z.output<typeof UserViewSchema>;
 export type RoleView = z.output<typeof RoleViewSchema>;
 export type TeamView = z.output<typeof TeamViewSchema>;
 
-export function userView(user: AppUser, role: Pick<Role, 'id' | 'name'>, team: Team | null): UserView {
+/** `hasPasskey`: whether the user has a passkey (two-step verification is on with an app or a passkey). */
+export function userView(
+  user: AppUser,
+  role: Pick<Role, 'id' | 'name'>,
+  team: Team | null,
+  hasPasskey: boolean,
+): UserView {
   return {
     id: user.id,
     email: user.email,
@@ -24,7 +30,7 @@ export function userView(user: AppUser, role: Pick<Role, 'id' | 'name'>, team: T
     status: user.status as UserView['status'],
     role: { id: role.id, name: role.name },
     team: team ? { id: team.id, name: team.name } : null,
-    mfaEnabled: user.totpEnabledAt != null,
+    mfaEnabled: user.totpEnabledAt != null || hasPasskey,
     lastLoginAt: user.lastLoginAt?.toISOString() ?? null,
     invitedAt: user.invitedAt?.toISOString() ?? null,
     createdAt: user.createdAt.toISOString(),
@@ -66,6 +72,7 @@ export function settingsView(organization: Organization): OrganizationSettings {
     retention: {
       completedDays: organization.retentionCompletedDays ?? null,
       unfinishedDays: organization.retentionUnfinishedDays ?? null,
+      deletedDays: organization.retentionDeletedDays ?? null,
     },
   };
 }

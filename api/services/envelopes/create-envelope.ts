@@ -1,7 +1,12 @@
-// Creates a Draft envelope from a published template: validates everything (validateEnvelopeRequest, also
-// used by the sandbox), then writes the envelope and its recipients in one transaction. Nothing is sent and
-// no workflow exists until send. Under an Idempotency-Key the same transaction records the envelope's id in
-// the key's record, so a retry after a crash answers with this envelope (api/services/idempotency.ts).
+// Creates a Draft envelope, from a published template (createEnvelope) or from an uploaded file
+// (createEnvelopeFromFile). Both validate everything first (validateEnvelopeRequest and
+// validateFileEnvelopeRequest, which the sandbox uses too) against one check of the request against its
+// template (checkAgainstTemplate) — an envelope from a file is made from a hidden one-off template built from
+// the file and the fields (api/services/templates/one-off-template.ts) — and then share one creation
+// (createDraft): the envelope, its recipients and initial values (and the one-off template) in one
+// transaction. Nothing is sent and no workflow exists until send. Under an Idempotency-Key the same
+// transaction records the envelope's id in the key's record, so a retry after a crash answers with this
+// envelope (api/services/idempotency.ts).
 
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
@@ -9,16 +14,19 @@ import { z } from 'zod';
 import {
   Envelope,
   EnvelopeFieldValue,
+  type Organization,
   Recipient,
   Template,
   TemplateField,
   TemplateRole,
 } from '../../../db/entities/index.ts';
 import { queueWebhookEventDeliveries } from '../../../db/webhook-deliveries.ts';
-import { CreateEnvelopeRequest } from '../../../domain/envelope.ts';
+import { CreateEnvelopeFromFileRequest, CreateEnvelopeRequest } from '../../../domain/envelope.ts';
+import type { FieldProperties } from '../../../domain/template.ts';
 import type {
   AuthenticationMethod,
   DeliveryChannel,
+  FieldType,
   RecipientType,
   WorkflowType,
 } from '../../../domain/vocabulary.ts';
@@ -30,6 +38,8 @@ import type { DataContext, ServiceConfig } from '../context.ts';
 import { checkInitialValue } from '../fields/field-value.ts';
 import { idempotencyScopeOf, recordIdempotentResult } from '../idempotency.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
+import { addTemplateRows, type TemplateRows } from '../templates/create-template.ts';
+import { oneOffTemplate } from '../templates/one-off-template.ts';
 import { parseInput } from '../validation.ts';
 
 export const DEFAULT_EXPIRATION_DAYS = 30;
@@ -37,11 +47,17 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 const CreateEnvelopeInput = CreateEnvelopeRequest.extend({ organizationId: z.string() });
 export type CreateEnvelopeInput = z.input<typeof CreateEnvelopeInput>;
+const CreateEnvelopeFromFileInput = CreateEnvelopeFromFileRequest.extend({ organizationId: z.string() });
+export type CreateEnvelopeFromFileInput = z.input<typeof CreateEnvelopeFromFileInput>;
 
-/** A create request checked against its template: what createEnvelope writes, nothing written yet. */
+/** A create request checked against its template: what createDraft writes, nothing written yet. */
 export interface ValidatedEnvelopeRequest {
   organizationId: string;
   templateId: string;
+  /** The uploaded file of an envelope created from a file; null for one created from a template. */
+  sourceFileId: string | null;
+  /** The one-off template of an envelope created from a file, written with it; null from a template. */
+  oneOffTemplate: TemplateRows | null;
   title: string;
   workflowType: WorkflowType;
   expiresAt: Date;
@@ -81,16 +97,122 @@ export async function validateEnvelopeRequest(
   }
   const organization = await findOrganization(ctx, data.organizationId);
   const { em } = ctx;
-  const template = await em.findOne(Template, { id: data.templateId, organizationId: organization.id });
+  // A one-off template (an envelope's from a file) is nobody's to send again: as unknown as any other id.
+  // An archived template is gone from every list: as unknown too.
+  const template = await em.findOne(Template, {
+    id: data.templateId,
+    organizationId: organization.id,
+    status: { $ne: 'OneOff' },
+    archivedAt: null,
+  });
   if (!template) throw new NotFound(`Template ${data.templateId} was not found.`);
   if (template.status !== 'Published') {
     throw new InvalidRequest(
       `Template ${template.id} is not published; only published templates can be sent.`,
     );
   }
+  if (template.supersededAt) {
+    // A later version replaced it (docs/templates.md): envelopes already made from it keep it, new ones use
+    // the current version, whose field ids differ.
+    const current = await em.findOne(Template, {
+      familyId: template.familyId,
+      status: 'Published',
+      supersededAt: null,
+    });
+    const instead = current ? ` Use version ${current.version}, id ${current.id}.` : '';
+    throw new InvalidRequest(
+      `Template ${template.id} is version ${template.version}, which a later version replaced.${instead}`,
+      [
+        {
+          field: 'templateId',
+          message: `version ${template.version} was replaced by a later version${instead}`,
+        },
+      ],
+    );
+  }
   const roles = await em.find(TemplateRole, { templateId: template.id }, { orderBy: { position: 'asc' } });
   const fields = await em.find(TemplateField, { templateId: template.id });
+  const initialValues = data.initialValues.map((item, index) => ({ ...item, at: `initialValues.${index}` }));
+  return {
+    ...checkAgainstTemplate(organization, data, { roles, fields }, initialValues),
+    templateId: template.id,
+    sourceFileId: null,
+    oneOffTemplate: null,
+  };
+}
 
+/**
+ * Validates a request to create an envelope from an uploaded file: builds its one-off template from the file
+ * and the fields (404 for a file that is not the organization's; 400 for a field off its page, on a page the
+ * PDF lacks, or roles that do not fit), then checks the rest exactly as a request from a template. Writes
+ * nothing; production creation and the sandbox both use it.
+ */
+export async function validateFileEnvelopeRequest(
+  ctx: DataContext,
+  input: CreateEnvelopeFromFileInput,
+): Promise<ValidatedEnvelopeRequest> {
+  const data = parseInput(CreateEnvelopeFromFileInput, input, 'envelope');
+  const organization = await findOrganization(ctx, data.organizationId);
+  const template = await oneOffTemplate(ctx, {
+    organizationId: organization.id,
+    fileId: data.fileId,
+    title: data.title,
+    fields: data.fields,
+    recipients: data.recipients,
+  });
+  return {
+    ...checkAgainstTemplate(organization, data, template.rows, template.initialValues),
+    templateId: template.rows.template.id,
+    sourceFileId: template.rows.template.fileId,
+    oneOffTemplate: template.rows,
+  };
+}
+
+/** What every create request holds, whatever the envelope is made from. */
+type EnvelopeBasics = Pick<
+  z.output<typeof CreateEnvelopeInput>,
+  | 'title'
+  | 'workflowType'
+  | 'expiresAt'
+  | 'externalReference'
+  | 'externalSystem'
+  | 'externalMetadataJson'
+  | 'recipients'
+>;
+
+/** The roles and fields a request is checked against: a published template's rows, or a one-off's. */
+interface TemplateShape {
+  roles: readonly { id: string; name: string; required: boolean }[];
+  fields: readonly TemplateFieldShape[];
+}
+type TemplateFieldShape = {
+  id: string;
+  roleId: string;
+  type: FieldType;
+  label: string;
+  options?: string[] | null;
+  properties?: FieldProperties | null;
+};
+
+/** A prefilled value as the request gave it, `at` its place in the request (`initialValues.<i>`, `fields.<i>`). */
+interface GivenValue {
+  fieldDefinitionId: string;
+  value: unknown;
+  at: string;
+}
+
+/**
+ * The checks every create request passes against its template's roles and fields: recipients by roleName,
+ * required roles, signing orders, who can fill which fields, languages and prefilled values. Throws one
+ * InvalidRequest listing every problem; returns the normalized envelope otherwise.
+ */
+function checkAgainstTemplate(
+  organization: Organization,
+  data: EnvelopeBasics,
+  template: TemplateShape,
+  initialValues: GivenValue[],
+): Omit<ValidatedEnvelopeRequest, 'templateId' | 'sourceFileId' | 'oneOffTemplate'> {
+  const { roles, fields } = template;
   const recipients = data.recipients.map((recipient, index) => ({
     ...recipient,
     signingOrder: recipient.signingOrder ?? index + 1,
@@ -124,7 +246,7 @@ export async function validateEnvelopeRequest(
           ]
         : [],
     ),
-    ...initialValueProblems(data.initialValues, fields),
+    ...initialValueProblems(initialValues, fields),
   ];
   if (problems.length > 0) {
     throw new InvalidRequest(`Invalid envelope: ${problems[0]?.field}: ${problems[0]?.message}`, problems);
@@ -132,7 +254,6 @@ export async function validateEnvelopeRequest(
 
   return {
     organizationId: organization.id,
-    templateId: template.id,
     title: data.title,
     workflowType: data.workflowType,
     // Without expiresAt: the organization's defaultExpirationDays (settings), else 30 days, from creation.
@@ -157,34 +278,81 @@ export async function validateEnvelopeRequest(
       language: recipient.language,
       required: requiredRecipient(recipient.type, recipient.role?.required ?? false),
     })),
-    initialValues: data.initialValues.map((item) => {
-      const field = fields.find((f) => f.id === item.fieldDefinitionId) as TemplateField;
-      const checked = checkInitialValue(field, item.value);
-      return { fieldDefinitionId: field.id, value: checked.ok ? checked.value : null };
-    }),
+    initialValues: [
+      ...initialValues.map((item) => {
+        const field = fields.find((f) => f.id === item.fieldDefinitionId) as TemplateFieldShape;
+        const checked = checkInitialValue(field, item.value);
+        return { fieldDefinitionId: field.id, value: checked.ok ? checked.value : null };
+      }),
+      // A Read-only text field shows its template's text unless the request gave it a value.
+      ...fields
+        .filter((field) => field.type === 'Read-only text' && field.properties?.text)
+        .filter((field) => !initialValues.some((item) => item.fieldDefinitionId === field.id))
+        .map((field) => ({ fieldDefinitionId: field.id, value: field.properties?.text as string })),
+    ],
   };
 }
 
-export async function createEnvelope(
+/**
+ * Who creates an envelope in the business app: the signed-in user and their team at that moment, recorded on
+ * the envelope (`created_by_user_id`, `team_id`), which decide who sees it (docs/documents.md). Envelopes of the
+ * public API and the CLI have none.
+ */
+export interface EnvelopeSender {
+  userId: string;
+  teamId: string | null;
+}
+
+/** Creates a Draft envelope from a published template; `sender` when a user of the business app creates it. */
+export function createEnvelope(
   ctx: DataContext & { temporal?: Client; config?: ServiceConfig },
   input: CreateEnvelopeInput,
+  sender?: EnvelopeSender,
 ) {
+  return createDraft(ctx, input.organizationId, () => validateEnvelopeRequest(ctx, input), sender);
+}
+
+/**
+ * Creates a Draft envelope from an uploaded file and fields placed on it, through its one-off template, which
+ * is written with the envelope. The public API's from-file route calls it; so can any other sender of a
+ * one-off PDF.
+ */
+export function createEnvelopeFromFile(
+  ctx: DataContext & { temporal?: Client; config?: ServiceConfig },
+  input: CreateEnvelopeFromFileInput,
+  sender?: EnvelopeSender,
+) {
+  return createDraft(ctx, input.organizationId, () => validateFileEnvelopeRequest(ctx, input), sender);
+}
+
+/**
+ * The one creation of every envelope: validates (`validate`, unless an earlier attempt of the same
+ * Idempotency-Key request committed its envelope), then writes the one-off template if there is one, the
+ * envelope, its recipients and initial values, and queues `envelope.created`, in one transaction.
+ */
+async function createDraft(
+  ctx: DataContext & { temporal?: Client; config?: ServiceConfig },
+  organizationId: string,
+  validate: () => Promise<ValidatedEnvelopeRequest>,
+  sender: EnvelopeSender | undefined,
+): Promise<Envelope> {
   const { em } = ctx;
   // A retried Idempotency-Key request whose earlier attempt committed its envelope (and then crashed, or lost
   // the database, before answering) answers with that envelope: nothing is created or queued again.
   const idempotency = idempotencyScopeOf(em);
   if (idempotency?.resultId) {
-    const earlier = await em.findOne(Envelope, {
-      id: idempotency.resultId,
-      organizationId: input.organizationId,
-    });
+    const earlier = await em.findOne(Envelope, { id: idempotency.resultId, organizationId });
     if (earlier) return earlier;
   }
-  const request = await validateEnvelopeRequest(ctx, input);
+  const request = await validate();
+  if (request.oneOffTemplate) addTemplateRows(em, request.oneOffTemplate);
   const envelope = em.create(Envelope, {
     id: randomUUID(),
     organizationId: request.organizationId,
     templateId: request.templateId,
+    sourceFileId: request.sourceFileId,
+    createdByUserId: sender?.userId ?? null,
+    teamId: sender?.teamId ?? null,
     title: request.title,
     workflowType: request.workflowType,
     status: 'Draft',
@@ -249,12 +417,11 @@ function defaultAuthentication(organizationDefault: string, phone: string | unde
 }
 
 function initialValueProblems(
-  items: { fieldDefinitionId: string; value: unknown }[],
-  fields: TemplateField[],
+  items: GivenValue[],
+  fields: readonly TemplateFieldShape[],
 ): { field: string; message: string }[] {
   const seen = new Set<string>();
-  return items.flatMap((item, index) => {
-    const at = `initialValues.${index}`;
+  return items.flatMap(({ at, ...item }) => {
     const field = fields.find((f) => f.id === item.fieldDefinitionId);
     if (!field) {
       return [
@@ -283,7 +450,7 @@ const SIGNATURE_FIELD_TYPES: readonly string[] = ['Signature', 'Initials', 'Comp
  */
 function roleFieldProblems(
   recipients: { type: RecipientType; role?: { id: string; name: string } | undefined }[],
-  fields: TemplateField[],
+  fields: readonly TemplateFieldShape[],
 ): { field: string; message: string }[] {
   return recipients.flatMap(({ type, role }, index) => {
     if (!role) return [];

@@ -3,6 +3,7 @@
 // api/services/sandbox/sandbox-envelope-operations.ts). Every operation answers with the envelope as it is
 // afterwards, in the API's shape.
 import type {
+  CreateEnvelopeFromFileRequest,
   CreateEnvelopeRequest,
   EnvelopeView,
   ExtendEnvelopeRequest,
@@ -10,7 +11,7 @@ import type {
 } from '../../../domain/envelope.ts';
 import type { ServiceContext } from '../context.ts';
 import { cancelEnvelope } from './cancel-envelope.ts';
-import { createEnvelope } from './create-envelope.ts';
+import { createEnvelope, createEnvelopeFromFile } from './create-envelope.ts';
 import { type EnvelopeDocument, envelopeDocument } from './envelope-document.ts';
 import { envelopeView, recipientView } from './envelope-view.ts';
 import { extendEnvelope } from './extend-envelope.ts';
@@ -21,6 +22,8 @@ import { sendEnvelope } from './send-envelope.ts';
 
 export interface EnvelopeOperations {
   create(organizationId: string, request: CreateEnvelopeRequest): Promise<EnvelopeView>;
+  /** A Draft from an uploaded file and the fields placed on it. */
+  createFromFile(organizationId: string, request: CreateEnvelopeFromFileRequest): Promise<EnvelopeView>;
   get(organizationId: string, envelopeId: string): Promise<EnvelopeView>;
   /** The most recent envelope with the integrator's reference. */
   getByReference(organizationId: string, externalReference: string): Promise<EnvelopeView>;
@@ -38,6 +41,10 @@ export function productionEnvelopes(ctx: ServiceContext): EnvelopeOperations {
   return {
     async create(organizationId, request) {
       const envelope = await createEnvelope(ctx, { ...request, organizationId });
+      return envelopeView(ctx, organizationId, envelope.id);
+    },
+    async createFromFile(organizationId, request) {
+      const envelope = await createEnvelopeFromFile(ctx, { ...request, organizationId });
       return envelopeView(ctx, organizationId, envelope.id);
     },
     get: (organizationId, envelopeId) => envelopeView(ctx, organizationId, envelopeId),

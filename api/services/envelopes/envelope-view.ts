@@ -20,7 +20,9 @@ export async function envelopeView(
     status: envelope.status,
     title: envelope.title,
     workflowType: envelope.workflowType,
-    templateId: envelope.templateId ?? null,
+    // An envelope from a file is made from a hidden one-off template: the API names the file instead.
+    templateId: envelope.sourceFileId ? null : (envelope.templateId ?? null),
+    sourceFileId: envelope.sourceFileId ?? null,
     expiresAt: iso(envelope.expiresAt),
     externalReference: envelope.externalReference ?? null,
     externalSystem: envelope.externalSystem ?? null,

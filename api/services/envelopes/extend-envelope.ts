@@ -17,6 +17,16 @@ export async function extendEnvelope(
 ): Promise<EnvelopeState | undefined> {
   const { expiresAt } = parseInput(ExtendEnvelopeRequest, input, 'extend request');
   const { envelope } = await findEnvelope(ctx, organizationId, envelopeId);
+  if (envelope.status === 'Archived' || envelope.status === 'Deleted') {
+    // An Expired envelope's workflow may still accept an extension within its grace window: not once the
+    // envelope left the active views (docs/envelope-lifecycle.md).
+    throw new Conflict(
+      envelope.status === 'Archived'
+        ? `Envelope ${envelope.id} is Archived: unarchive it before extending it.`
+        : `Envelope ${envelope.id} is Deleted and cannot be extended.`,
+      [{ field: 'status', message: envelope.status }],
+    );
+  }
   if (envelope.status === 'Draft') {
     if (envelope.expiresAt && Date.parse(expiresAt) <= envelope.expiresAt.getTime()) {
       throw new Conflict(

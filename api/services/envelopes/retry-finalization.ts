@@ -1,5 +1,7 @@
-// Operators: renders the final PDF and the audit trail again for an envelope whose finalization failed
-// (status FinalPdfFailed, the reason in its audit log), once the cause is fixed.
+// Renders the final PDF and the audit trail again for an envelope whose finalization failed (status
+// FinalPdfFailed, the reason in its audit log), once the cause is fixed: operators (`sigil envelope
+// retry-final-pdf`) and, with `requestedBy: 'sender'`, a sender in the business app (the audit trail then names
+// the sender instead of an operator).
 import { type EnvelopeState, retryFinalizationUpdate } from '../../../workflows/contracts.ts';
 import { Conflict } from '../../errors.ts';
 import type { ServiceContext } from '../context.ts';
@@ -10,6 +12,7 @@ export async function retryFinalization(
   ctx: ServiceContext,
   organizationId: string,
   envelopeId: string,
+  requestedBy?: 'sender',
 ): Promise<EnvelopeState> {
   const { envelope } = await findEnvelope(ctx, organizationId, envelopeId);
   if (envelope.status !== 'FinalPdfFailed') {
@@ -17,5 +20,5 @@ export async function retryFinalization(
       `Envelope ${envelope.id} is ${envelope.status}; only a FinalPdfFailed envelope is finalized again.`,
     );
   }
-  return updateEnvelope(ctx, envelope, retryFinalizationUpdate);
+  return updateEnvelope(ctx, envelope, retryFinalizationUpdate, requestedBy ? { requestedBy } : {});
 }

@@ -59,9 +59,16 @@ export async function sendEnvelope(
   }
   const input = { ...envelopeWorkflowInput(envelope, recipients, organization), ...options };
   const workflowId = envelopeWorkflowId(envelope.id);
-  if (envelope.workflowId !== workflowId) {
-    // Recorded before starting, so an operator can find the workflow even if the start is interrupted.
-    await ctx.em.nativeUpdate(Envelope, { id: envelope.id }, { workflowId });
+  if (envelope.status === 'Draft' || envelope.workflowId !== workflowId) {
+    // Recorded before starting, so an operator can find the workflow even if the start is interrupted; and
+    // under the row's lock, so a Draft deleted meanwhile is not started (delete-envelope.ts looks for a started
+    // workflow once it holds the lock).
+    const recorded = await ctx.em.nativeUpdate(
+      Envelope,
+      { id: envelope.id, status: { $nin: ['Archived', 'Deleted'] } },
+      { workflowId },
+    );
+    if (recorded === 0) throw new Conflict(`Envelope ${envelope.id} was deleted and cannot be sent.`);
   }
   const startWorkflowOperation = new WithStartWorkflowOperation<typeof envelopeWorkflow>(
     ENVELOPE_WORKFLOW_TYPE,

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { inspectJpeg } from '../../../documents/jpeg.ts';
 import { inspectPng } from '../../../documents/png.ts';
+import type { FieldProperties } from '../../../domain/template.ts';
 import { type TextKind, textProblem } from '../../../domain/text.ts';
 import { type FieldType, SIGNER_SUPPLIED_FIELD_TYPES } from '../../../domain/vocabulary.ts';
 import { pdfProblem } from '../files/inspect-pdf.ts';
@@ -22,13 +23,13 @@ const email = z.email();
 const E164 = /^\+[1-9]\d{6,14}$/;
 const ID_NUMBER = /^[A-Za-z0-9-]{4,20}$/;
 
+/** What a value is checked against: the field's type, its options and its type-specific properties. */
+export type FieldRules = { type: FieldType; options?: string[] | null; properties?: FieldProperties | null };
+
 export type FieldValueCheck = { ok: true; value: string | boolean } | { ok: false; message: string };
 
 /** Checks a prefilled value against its field definition. */
-export function checkInitialValue(
-  field: { type: FieldType; options?: string[] | null },
-  value: unknown,
-): FieldValueCheck {
+export function checkInitialValue(field: FieldRules, value: unknown): FieldValueCheck {
   if ((SIGNER_SUPPLIED_FIELD_TYPES as readonly FieldType[]).includes(field.type)) {
     return { ok: false, message: `${field.type} fields are filled by the signer and cannot be prefilled` };
   }
@@ -74,15 +75,12 @@ export type SignerValueCheck =
  * stamps come as `{ imagePngBase64, typedName? }`: a PNG of at most 1 MB once decoded. Uploads (File upload,
  * Image upload) come as `{ fileBase64, filename, contentType }`, their bytes checked against the content type.
  */
-export function checkSignerValue(
-  field: { type: FieldType; options?: string[] | null },
-  value: unknown,
-): SignerValueCheck {
+export function checkSignerValue(field: FieldRules, value: unknown): SignerValueCheck {
   if (field.type === 'Read-only text')
     return { ok: false, message: 'Read-only text fields are not editable' };
   if (value === null || value === '') return { ok: true, value: null };
   if (field.type === 'File upload' || field.type === 'Image upload')
-    return checkUploadValue(field.type, value);
+    return checkUploadValue(field.type, value, field.properties);
   if (IMAGE_FIELD_TYPES.includes(field.type)) return checkImageValue(value);
   return checkPlainValue(field, value);
 }
@@ -117,8 +115,12 @@ function checkImageValue(value: unknown): SignerValueCheck {
   return { ok: true, image: { png, typedName: name === '' ? null : name } };
 }
 
-function checkUploadValue(type: keyof typeof UPLOAD_RULES, value: unknown): SignerValueCheck {
-  const rule = UPLOAD_RULES[type];
+function checkUploadValue(
+  type: keyof typeof UPLOAD_RULES,
+  value: unknown,
+  properties: FieldProperties | null | undefined,
+): SignerValueCheck {
+  const rule = narrowedUploadRule(type, properties);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, message: 'must be an object { fileBase64, filename, contentType }' };
   }
@@ -174,10 +176,51 @@ function contentProblem(content: Buffer, contentType: string): string | undefine
   return `unsupported content type ${contentType}`;
 }
 
-function checkPlainValue(
-  field: { type: FieldType; options?: string[] | null },
-  value: unknown,
-): FieldValueCheck {
+/** The upload rule of the type, narrowed by the field's own limits (its accepted types, its largest size). */
+function narrowedUploadRule(
+  type: keyof typeof UPLOAD_RULES,
+  properties: FieldProperties | null | undefined,
+): { contentTypes: readonly string[]; maxBytes: number; limit: string } {
+  const rule = UPLOAD_RULES[type];
+  const allowed: readonly string[] = rule.contentTypes;
+  const contentTypes = properties?.contentTypes?.filter((contentType) => allowed.includes(contentType));
+  const maxBytes =
+    properties?.maxSizeMb !== undefined
+      ? Math.min(rule.maxBytes, Math.floor(properties.maxSizeMb * 1024 * 1024))
+      : rule.maxBytes;
+  return {
+    contentTypes: contentTypes && contentTypes.length > 0 ? contentTypes : allowed,
+    maxBytes,
+    limit: maxBytes === rule.maxBytes ? rule.limit : sizeText(maxBytes),
+  };
+}
+
+/** A size as a limit's message says it: MB from 1 MB, KB from 1 KB, else bytes. */
+function sizeText(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${Number((bytes / (1024 * 1024)).toFixed(2))} MB`;
+  if (bytes >= 1024) return `${Math.floor(bytes / 1024)} KB`;
+  return `${bytes} bytes`;
+}
+
+/** Whether an Israeli identity number (up to 9 digits, padded with zeros) has a valid check digit. */
+export function isIsraeliId(text: string): boolean {
+  if (!/^\d{1,9}$/.test(text)) return false;
+  const digits = text.padStart(9, '0');
+  let sum = 0;
+  for (let index = 0; index < 9; index += 1) {
+    const product = Number(digits[index]) * (index % 2 === 0 ? 1 : 2);
+    sum += product > 9 ? product - 9 : product;
+  }
+  return sum % 10 === 0;
+}
+
+/** Whether the address's domain is one of `domains` or a subdomain of one. */
+function atAllowedDomain(address: string, domains: readonly string[]): boolean {
+  const domain = address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+  return domains.some((allowed) => domain === allowed || domain.endsWith(`.${allowed}`));
+}
+
+function checkPlainValue(field: FieldRules, value: unknown): FieldValueCheck {
   if (field.type === 'Checkbox') {
     return typeof value === 'boolean' ? { ok: true, value } : { ok: false, message: 'must be true or false' };
   }
@@ -191,19 +234,30 @@ function checkPlainValue(
   if (limit !== undefined && text.length > limit)
     return { ok: false, message: `at most ${limit} characters` };
   switch (field.type) {
-    case 'Email':
-      return email.safeParse(text).success
+    case 'Email': {
+      if (!email.safeParse(text).success) return { ok: false, message: 'not an email address' };
+      const domains = field.properties?.allowedDomains;
+      return !domains || atAllowedDomain(text, domains)
         ? { ok: true, value: text }
-        : { ok: false, message: 'not an email address' };
-    case 'Phone':
-      return E164.test(text)
+        : { ok: false, message: `the address must be at ${domains.join(', ')}` };
+    }
+    case 'Phone': {
+      if (!E164.test(text)) return { ok: false, message: 'phone must be in E.164 form' };
+      const codes = field.properties?.countryCodes;
+      return !codes || codes.some((code) => text.startsWith(`+${code}`))
         ? { ok: true, value: text }
-        : { ok: false, message: 'phone must be in E.164 form' };
+        : { ok: false, message: `the number must start with ${codes.map((code) => `+${code}`).join(', ')}` };
+    }
     case 'Date':
       return isoDate.safeParse(text).success
         ? { ok: true, value: text }
         : { ok: false, message: 'date must be an ISO date YYYY-MM-DD' };
     case 'ID number':
+      if (field.properties?.idNumberFormat === 'IsraeliId') {
+        return isIsraeliId(text)
+          ? { ok: true, value: text }
+          : { ok: false, message: 'not a valid Israeli ID number (up to 9 digits with a valid check digit)' };
+      }
       return ID_NUMBER.test(text)
         ? { ok: true, value: text }
         : { ok: false, message: 'ID number must be 4-20 letters, digits or dashes' };

@@ -5,7 +5,8 @@
 // SHA-256. The file is read under the limits of pdf-limits.ts (pages, decoded bytes, time) by a strict
 // reader (pdf-reader.ts) and scanned for active content (pdf-active-content.ts), which is refused.
 import { createHash } from 'node:crypto';
-import { PDFArray, type PDFContext, PDFDict, PDFName, PDFNumber, PDFRef } from 'pdf-lib';
+import { PDFArray, type PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFRef } from 'pdf-lib';
+import { displayedSize } from '../../../documents/page-space.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { findActiveContent } from './pdf-active-content.ts';
 import { formatMegabytes, PDF_LIMITS, PdfBudget, type PdfLimits, PdfRefusal } from './pdf-limits.ts';
@@ -13,8 +14,12 @@ import { damaged, readPdfFile } from './pdf-reader.ts';
 
 export { formatMegabytes, PDF_LIMITS, PdfRefusal };
 
+/**
+ * A page's size as a person sees it, in points (1/72 inch): its crop box (the media box when it has none),
+ * turned by its /Rotate. Template fields are placed in this space (documents/page-space.ts), so a field is
+ * on the page when it lies within this width and height.
+ */
 export interface PdfPageSize {
-  /** Points (1/72 inch), from the page's MediaBox. */
   width: number;
   height: number;
 }
@@ -172,18 +177,17 @@ function readPages(context: PDFContext, maxPages: number): PdfPageSize[] {
 
   const pages: PdfPageSize[] = [];
   const seen = new Set<PDFRef>();
-  type Visit = { ref: PDFRef; node: PDFDict; mediaBox: PDFArray | undefined; depth: number };
-  const pending: Visit[] = [{ ref: rootRef, node: root, mediaBox: undefined, depth: 0 }];
+  type Visit = { ref: PDFRef; node: PDFDict; inherited: PageAttributes; depth: number };
+  const pending: Visit[] = [{ ref: rootRef, node: root, inherited: {}, depth: 0 }];
   for (let visit = pending.pop(); visit !== undefined; visit = pending.pop()) {
     const { ref, node, depth } = visit;
     if (seen.has(ref)) throw pageTreeLoop(ref);
     seen.add(ref);
-    const own = node.lookup(PDFName.of('MediaBox'));
-    const mediaBox = own instanceof PDFArray ? own : visit.mediaBox;
+    const attributes = inheritAttributes(node, visit.inherited);
     const type = node.lookup(PDFName.of('Type'));
     if (type === PDFName.of('Page')) {
       if (pages.length === maxPages) throw tooManyPages(maxPages);
-      pages.push(pageSize(context, mediaBox, pages.length + 1));
+      pages.push(pageSize(context, attributes, pages.length + 1));
       continue;
     }
     if (type !== PDFName.of('Pages'))
@@ -203,7 +207,7 @@ function readPages(context: PDFContext, maxPages: number): PdfPageSize[] {
           `page ${kid.objectNumber} does not name its page tree node ${ref.objectNumber} as its parent`,
         );
       }
-      return { ref: kid, node: child, mediaBox, depth: depth + 1 };
+      return { ref: kid, node: child, inherited: attributes, depth: depth + 1 };
     });
     pending.push(...children.reverse());
   }
@@ -224,22 +228,72 @@ function pageTreeLoop(ref: PDFRef): PdfRefusal {
   );
 }
 
-/** A page's size from its (own or inherited) MediaBox `[x1 y1 x2 y2]`. */
-function pageSize(context: PDFContext, mediaBox: PDFArray | undefined, page: number): PdfPageSize {
-  const corners = mediaBox?.asArray().map((item) => {
-    const value = item instanceof PDFRef ? context.lookup(item) : item;
-    return value instanceof PDFNumber ? value.asNumber() : Number.NaN;
-  });
-  const [x1 = Number.NaN, y1 = Number.NaN, x2 = Number.NaN, y2 = Number.NaN] = corners ?? [];
-  const width = Math.abs(x2 - x1);
-  const height = Math.abs(y2 - y1);
-  if (
-    corners?.length !== 4 ||
-    !(Number.isFinite(width) && Number.isFinite(height) && width > 0 && height > 0)
-  ) {
+/** The inheritable page attributes that decide a page's displayed size (PDF 32000-1, 7.7.3.4). */
+interface PageAttributes {
+  mediaBox?: unknown;
+  cropBox?: unknown;
+  rotate?: unknown;
+}
+
+/**
+ * A node's own MediaBox, CropBox and Rotate, else those it inherits. An entry the node has stops the
+ * inheritance even when it resolves to nothing (a reference to a null or missing object): it then reads as
+ * PDFNull, as pdf-lib reads it.
+ */
+function inheritAttributes(node: PDFDict, inherited: PageAttributes): PageAttributes {
+  const own = (name: string) => {
+    const entry = node.get(PDFName.of(name));
+    return entry === undefined ? undefined : (node.context.lookup(entry) ?? PDFNull);
+  };
+  return {
+    mediaBox: own('MediaBox') ?? inherited.mediaBox,
+    cropBox: own('CropBox') ?? inherited.cropBox,
+    rotate: own('Rotate') ?? inherited.rotate,
+  };
+}
+
+/**
+ * A page's size as displayed (PdfPageSize), read as the renderers read it with pdf-lib (displaySpace): the
+ * crop box, else the media box, `[x1 y1 x2 y2]` as width x2 − x1 and height y2 − y1, turned by /Rotate. A page
+ * without a usable media box, or with a crop box or rotation that is not numbers, is refused: the renderers
+ * could not draw on it.
+ */
+function pageSize(context: PDFContext, attributes: PageAttributes, page: number): PdfPageSize {
+  const mediaBox = rectangle(context, attributes.mediaBox);
+  if (!mediaBox || Math.abs(mediaBox.width) === 0 || Math.abs(mediaBox.height) === 0) {
     throw new PdfRefusal(`The PDF is damaged: page ${page} has no usable size.`, 'damaged PDF (page size)');
   }
-  return { width, height };
+  // An explicit null stands for "none" (pdf-lib reads it so): the media box, and no rotation.
+  const cropBox =
+    attributes.cropBox === undefined || attributes.cropBox === PDFNull
+      ? mediaBox
+      : rectangle(context, attributes.cropBox);
+  if (!cropBox) {
+    throw new PdfRefusal(
+      `The PDF is damaged: page ${page} has no usable crop box.`,
+      'damaged PDF (page crop box)',
+    );
+  }
+  const rotate = attributes.rotate === PDFNull ? undefined : attributes.rotate;
+  if (rotate !== undefined && !(rotate instanceof PDFNumber && Number.isFinite(rotate.asNumber()))) {
+    throw new PdfRefusal(
+      `The PDF is damaged: page ${page} has no usable rotation.`,
+      'damaged PDF (page rotation)',
+    );
+  }
+  return displayedSize(cropBox, rotate instanceof PDFNumber ? rotate.asNumber() : 0);
+}
+
+/** A rectangle `[x1 y1 x2 y2]` of four finite numbers (references resolved), or undefined. */
+function rectangle(context: PDFContext, value: unknown): { width: number; height: number } | undefined {
+  if (!(value instanceof PDFArray) || value.size() !== 4) return undefined;
+  const [x1, y1, x2, y2] = value.asArray().map((item) => {
+    const resolved = item instanceof PDFRef ? context.lookup(item) : item;
+    return resolved instanceof PDFNumber ? resolved.asNumber() : Number.NaN;
+  }) as [number, number, number, number];
+  const width = x2 - x1;
+  const height = y2 - y1;
+  return Number.isFinite(width) && Number.isFinite(height) ? { width, height } : undefined;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { EnvelopeOperations } from '../envelopes/envelope-operations.ts';
 import {
   cancelSandboxEnvelope,
   createSandboxEnvelope,
+  createSandboxEnvelopeFromFile,
   extendSandboxEnvelope,
   findSandboxEnvelope,
   findSandboxEnvelopeByReference,
@@ -17,6 +18,8 @@ import {
 export function sandboxEnvelopes(ctx: DataContext): EnvelopeOperations {
   return {
     create: (organizationId, request) => createSandboxEnvelope(ctx, { ...request, organizationId }),
+    createFromFile: (organizationId, request) =>
+      createSandboxEnvelopeFromFile(ctx, { ...request, organizationId }),
     get: (organizationId, envelopeId) => findSandboxEnvelope(ctx, organizationId, envelopeId),
     getByReference: (organizationId, externalReference) =>
       findSandboxEnvelopeByReference(ctx, organizationId, externalReference),

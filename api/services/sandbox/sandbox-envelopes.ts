@@ -3,8 +3,9 @@
 // recipient or audit row, no workflow, no notification, no quota, no webhook.
 //
 // The lifecycle imitates production's, with the same refusals and messages:
-//   create  validated exactly as production (validateEnvelopeRequest against the real template); Draft,
-//           every recipient Pending.
+//   create  validated exactly as production (validateEnvelopeRequest against the real template, or
+//           validateFileEnvelopeRequest against the real uploaded file); Draft, every recipient Pending. From a
+//           file, no one-off template is written: the synthetic envelope shows templateId null and the file.
 //   send    Draft → Sent, recipients in turn as the workflow decides (planRounds/currentRoundIndex): the
 //           first round Pending, later rounds WaitingForTurn, Cc recipients Pending; sending again answers
 //           with the current state; a finished envelope or a Draft past its deadline is a 409.
@@ -29,7 +30,13 @@ import { isTerminalEnvelopeStatus } from '../../../domain/vocabulary.ts';
 import { actsInRounds, currentRoundIndex, planRounds } from '../../../workflows/rounds.ts';
 import { Conflict, NotFound } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
-import { type CreateEnvelopeInput, validateEnvelopeRequest } from '../envelopes/create-envelope.ts';
+import {
+  type CreateEnvelopeFromFileInput,
+  type CreateEnvelopeInput,
+  type ValidatedEnvelopeRequest,
+  validateEnvelopeRequest,
+  validateFileEnvelopeRequest,
+} from '../envelopes/create-envelope.ts';
 import { parseInput } from '../validation.ts';
 import { type SandboxArtifact, sandboxSamplePdf } from './sample-pdf.ts';
 
@@ -45,14 +52,38 @@ export async function createSandboxEnvelope(
   ctx: DataContext,
   input: CreateEnvelopeInput,
 ): Promise<SandboxEnvelopeDocument> {
-  const request = await validateEnvelopeRequest(ctx, input);
+  return storeSyntheticDraft(ctx, await validateEnvelopeRequest(ctx, input));
+}
+
+/** A synthetic envelope from an uploaded file: validated as production, its one-off template not written. */
+export async function createSandboxEnvelopeFromFile(
+  ctx: DataContext,
+  input: CreateEnvelopeFromFileInput,
+): Promise<SandboxEnvelopeDocument> {
+  return storeSyntheticDraft(ctx, await validateFileEnvelopeRequest(ctx, input));
+}
+
+/**
+ * A stored synthetic envelope in today's shape. Envelopes stored before `sourceFileId` existed lack it: they
+ * were all created from a template.
+ */
+function stored(document: SandboxEnvelopeDocument): SandboxEnvelopeDocument {
+  return document.sourceFileId === undefined ? { ...document, sourceFileId: null } : document;
+}
+
+async function storeSyntheticDraft(
+  ctx: DataContext,
+  request: ValidatedEnvelopeRequest,
+): Promise<SandboxEnvelopeDocument> {
   const now = new Date().toISOString();
   const document: SandboxEnvelopeDocument = {
     id: randomUUID(),
     status: 'Draft',
     title: request.title,
     workflowType: request.workflowType,
-    templateId: request.templateId,
+    // As production shows it: an envelope from a file names its file, not its (here unwritten) template.
+    templateId: request.sourceFileId ? null : request.templateId,
+    sourceFileId: request.sourceFileId,
     expiresAt: request.expiresAt.toISOString(),
     externalReference: request.externalReference,
     externalSystem: request.externalSystem,
@@ -109,7 +140,7 @@ export async function findSandboxEnvelope(
     ? await ctx.em.findOne(SandboxEnvelope, { id: envelopeId, organizationId })
     : null;
   if (!row) throw new NotFound(`Sandbox envelope ${envelopeId} was not found.`);
-  return settled(ctx, organizationId, row.document);
+  return settled(ctx, organizationId, stored(row.document));
 }
 
 /** The most recent synthetic envelope with the integrator's reference. */
@@ -126,7 +157,7 @@ export async function findSandboxEnvelopeByReference(
   if (!row) {
     throw new NotFound(`No sandbox envelope has the external reference "${externalReference}".`);
   }
-  return settled(ctx, organizationId, row.document);
+  return settled(ctx, organizationId, stored(row.document));
 }
 
 export function sendSandboxEnvelope(ctx: DataContext, organizationId: string, envelopeId: string) {
@@ -266,7 +297,7 @@ async function change(
     );
     if (!row) throw new NotFound(`Sandbox envelope ${envelopeId} was not found.`);
     const now = new Date();
-    const envelope = structuredClone(row.document);
+    const envelope = structuredClone(stored(row.document));
     const expired = expireIfDue(envelope, now);
     const changed = apply(envelope, now);
     if (expired || changed) {

@@ -8,7 +8,7 @@ import {
   StoredFile,
   type TemplateField,
 } from '../../../db/entities/index.ts';
-import { fileReference } from '../../../documents/field-values.ts';
+import { fileReference, personalStampOf } from '../../../documents/field-values.ts';
 import type { SigningView } from '../../../domain/signing.ts';
 import type { SignerActionOrigin } from '../../../workflows/contracts.ts';
 import { Conflict, type ErrorDetail, InvalidRequest } from '../../errors.ts';
@@ -16,6 +16,7 @@ import type { ServiceContext } from '../context.ts';
 import { recipientStatusIn } from '../envelopes/envelope-update.ts';
 import { checkSignerValue, type SignerValueCheck } from '../fields/field-value.ts';
 import { storeSignerValue } from '../fields/store-signer-value.ts';
+import { removeUnusedVersions } from '../stamps/stamps.ts';
 import { lockSigningRecipient } from './recipient-lock.ts';
 import { loadSignerFields, type SignerField } from './signer-fields.ts';
 import { recordSignerProgress } from './signer-progress.ts';
@@ -85,6 +86,11 @@ export async function saveSignerFields(
     if (replaced.length > 0) {
       await tx.nativeDelete(StoredFile, { id: { $in: replaced }, organizationId: envelope.organizationId });
     }
+    // A personal stamp replaced: the version it named may be one of a deleted stamp that nothing names now.
+    const releasedVersions = fields
+      .filter(({ field }) => saved.has(field.id))
+      .flatMap(({ value }) => personalStampOf(value)?.versionId ?? []);
+    await removeUnusedVersions(tx, { versionIds: releasedVersions });
     return saved;
   });
 

@@ -91,6 +91,7 @@ export function describeSigningLink(session: SigningSession, fields: SignerField
       ...placementOf(field),
       required: field.required,
       options: field.options ?? null,
+      properties: field.properties ?? {},
       value,
     })),
     awaitingCount: missingRequired(fields).length,

@@ -1,14 +1,18 @@
-// Creates a template from a PDF and a definition (roles and placed fields); optionally publishes it.
+// Creates a template from a PDF and a definition (roles and placed fields); optionally publishes it. The rows
+// of a template are made by one function (templateRows), also for the one-off templates of envelopes created
+// from an uploaded file (api/services/templates/one-off-template.ts).
 import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { Template, TemplateField, TemplateRole } from '../../../db/entities/index.ts';
-import { TemplateDefinition } from '../../../domain/template.ts';
+import { type FieldPlacement, type FieldProperties, TemplateDefinition } from '../../../domain/template.ts';
+import type { FieldType, RecipientType } from '../../../domain/vocabulary.ts';
 import { InvalidRequest } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
 import { inspectPdf } from '../files/inspect-pdf.ts';
 import { addStoredPdf } from '../files/upload-file.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
 import { parseInput } from '../validation.ts';
-import { placementOf } from './field-placement.ts';
+import { placementOf, placementProblems } from './field-placement.ts';
 
 export const MAX_PDF_BYTES = 25 * 1024 * 1024;
 
@@ -21,27 +25,153 @@ export interface CreateTemplateInput {
 }
 
 /** Field types that are filled in by the signer's act of signing, and so are required unless stated. */
-const REQUIRED_BY_DEFAULT = new Set(['Signature', 'Initials']);
+const REQUIRED_BY_DEFAULT: ReadonlySet<FieldType> = new Set(['Signature', 'Initials']);
+
+export type TemplateStatus = Template['status'];
+
+/** A field as a definition gives it (domain/template.ts, FieldDefinitionInput, parsed). */
+type TemplateFieldInput = Pick<FieldPlacement, 'type' | 'label' | 'page' | 'x' | 'y' | 'width' | 'height'> & {
+  role: string;
+  required?: boolean | undefined;
+  options?: string[] | undefined;
+  properties?: FieldProperties | undefined;
+};
+
+/** A role as a definition gives it; the builder's extras default to a Signer at the role's position. */
+type TemplateRoleInput = {
+  name: string;
+  required: boolean;
+  defaultRecipientType?: RecipientType | undefined;
+  signingOrder?: number | undefined;
+};
+
+/** A page's size as displayed, in points (the space fields are placed in). */
+export type PageSize = { width: number; height: number };
+
+/** A template's rows before they are written: the template, its roles and its fields, ids chosen. */
+export interface TemplateRows {
+  template: {
+    id: string;
+    organizationId: string;
+    name: string;
+    status: TemplateStatus;
+    fileId: string;
+    pageCount: number;
+    publishedAt: Date | null;
+    /** Versions (docs/templates.md): a new template is version 1 of a family of its own. */
+    familyId: string;
+    version: number;
+    ownerUserId: string | null;
+    teamId: string | null;
+    pages: PageSize[] | null;
+  };
+  roles: {
+    id: string;
+    name: string;
+    required: boolean;
+    position: number;
+    defaultRecipientType: RecipientType;
+    signingOrder: number;
+  }[];
+  fields: {
+    id: string;
+    roleId: string;
+    type: FieldType;
+    label: string;
+    page: number;
+    x: number;
+    y: number;
+    width: number;
+    height: number;
+    required: boolean;
+    options: string[] | null;
+    position: number;
+    properties: FieldProperties | null;
+  }[];
+}
+
+/**
+ * The rows of a template with these roles and fields (each field's `role` one of the role names, checked by
+ * the caller): new ids, roles and fields in the given order, `required` defaulting to true for Signature and
+ * Initials fields. Nothing is written.
+ */
+export function templateRows(input: {
+  organizationId: string;
+  name: string;
+  status: TemplateStatus;
+  fileId: string;
+  pageCount: number;
+  roles: readonly TemplateRoleInput[];
+  fields: readonly TemplateFieldInput[];
+  /** A new version of an existing template: its family and number (else a family of its own, version 1). */
+  family?: { familyId: string; version: number };
+  ownerUserId?: string | null;
+  teamId?: string | null;
+  pages?: readonly PageSize[] | null;
+}): TemplateRows {
+  const roles = input.roles.map((role, position) => ({
+    id: randomUUID(),
+    name: role.name,
+    required: role.required,
+    position,
+    defaultRecipientType: role.defaultRecipientType ?? 'Signer',
+    signingOrder: role.signingOrder ?? position + 1,
+  }));
+  const roleIds = new Map(roles.map((role) => [role.name, role.id]));
+  const id = randomUUID();
+  return {
+    template: {
+      id,
+      organizationId: input.organizationId,
+      name: input.name,
+      status: input.status,
+      fileId: input.fileId,
+      pageCount: input.pageCount,
+      publishedAt: input.status === 'Published' ? new Date() : null,
+      familyId: input.family?.familyId ?? id,
+      version: input.family?.version ?? 1,
+      ownerUserId: input.ownerUserId ?? null,
+      teamId: input.teamId ?? null,
+      pages: input.pages ? input.pages.map((page) => ({ width: page.width, height: page.height })) : null,
+    },
+    roles,
+    fields: input.fields.map((field, position) => {
+      const roleId = roleIds.get(field.role);
+      if (!roleId) throw new Error(`templateRows: field ${position} names no role of the template`);
+      return {
+        id: randomUUID(),
+        roleId,
+        ...placementOf(field),
+        required: field.required ?? REQUIRED_BY_DEFAULT.has(field.type),
+        options: field.options && field.options.length > 0 ? field.options : null,
+        position,
+        properties: propertiesOf(field.properties),
+      };
+    }),
+  };
+}
+
+/** The properties worth storing: those given (undefined ones left out), or null for none. */
+function propertiesOf(properties: FieldProperties | undefined): FieldProperties | null {
+  if (!properties) return null;
+  const given = Object.fromEntries(Object.entries(properties).filter(([, value]) => value !== undefined));
+  return Object.keys(given).length > 0 ? (given as FieldProperties) : null;
+}
+
+/** Adds a template's rows to the unit of work (flushed by the caller, with its other rows). */
+export function addTemplateRows(em: EntityManager, rows: TemplateRows): Template {
+  const template = em.create(Template, rows.template);
+  for (const role of rows.roles) em.create(TemplateRole, { ...role, templateId: template.id });
+  for (const field of rows.fields) em.create(TemplateField, { ...field, templateId: template.id });
+  return template;
+}
 
 export async function createTemplate(ctx: DataContext, input: CreateTemplateInput) {
   const definition = parseInput(TemplateDefinition, input.definition, 'template definition');
   const organization = await findOrganization(ctx, input.organizationId);
   const pdf = await inspectPdf(input.pdf, { maxBytes: MAX_PDF_BYTES, field: 'pdf' });
-  const pages = pdf.pages;
 
-  const problems = definition.fields.flatMap((field, index) => {
-    const page = pages[field.page - 1];
-    if (!page) return [{ field: `fields.${index}.page`, message: `the PDF has ${pages.length} page(s)` }];
-    if (field.x + field.width > page.width || field.y + field.height > page.height) {
-      return [
-        {
-          field: `fields.${index}`,
-          message: `the field lies outside page ${field.page} (${page.width} x ${page.height} points)`,
-        },
-      ];
-    }
-    return [];
-  });
+  const problems = placementProblems(definition.fields, pdf.pages);
   if (problems.length > 0) {
     throw new InvalidRequest(
       `Invalid template definition: ${problems[0]?.field}: ${problems[0]?.message}`,
@@ -56,37 +186,19 @@ export async function createTemplate(ctx: DataContext, input: CreateTemplateInpu
     bytes: input.pdf,
     pdf,
   });
-  const template = em.create(Template, {
-    id: randomUUID(),
-    organizationId: organization.id,
-    name: definition.name,
-    status: input.publish ? 'Published' : 'Draft',
-    fileId: file.id,
-    pageCount: pages.length,
-    publishedAt: input.publish ? new Date() : null,
-  });
-  const roleIds = new Map<string, string>();
-  definition.roles.forEach((role, position) => {
-    const entity = em.create(TemplateRole, {
-      id: randomUUID(),
-      templateId: template.id,
-      name: role.name,
-      required: role.required,
-      position,
-    });
-    roleIds.set(role.name, entity.id);
-  });
-  definition.fields.forEach((field, position) => {
-    em.create(TemplateField, {
-      id: randomUUID(),
-      templateId: template.id,
-      roleId: roleIds.get(field.role) as string,
-      ...placementOf(field),
-      required: field.required ?? REQUIRED_BY_DEFAULT.has(field.type),
-      options: field.options ?? null,
-      position,
-    });
-  });
+  const template = addTemplateRows(
+    em,
+    templateRows({
+      organizationId: organization.id,
+      name: definition.name,
+      status: input.publish ? 'Published' : 'Draft',
+      fileId: file.id,
+      pageCount: pdf.pageCount,
+      roles: definition.roles,
+      fields: definition.fields,
+      pages: pdf.pages,
+    }),
+  );
   await em.flush();
   return template;
 }

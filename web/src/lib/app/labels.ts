@@ -1,6 +1,11 @@
 // Catalog keys of the server's vocabulary (statuses, permission areas, built-in roles, security events), as
 // full literal keys: every value has its message, and the types fail when the server adds a value.
-import type { AuthenticationMethod } from '../../../../domain/vocabulary.ts';
+import type {
+  AuthenticationMethod,
+  FieldType,
+  IdNumberFormat,
+  RecipientType,
+} from '../../../../domain/vocabulary.ts';
 
 export { PERMISSION_AREAS } from '../../../../domain/permissions.ts';
 export { AUTHENTICATION_METHODS } from '../../../../domain/vocabulary.ts';
@@ -28,14 +33,20 @@ export const PERMISSION_AREA_KEYS: Record<PermissionArea, string> = {
   security: 'admin.permissions.area.security',
 };
 
-export const PERMISSION_LEVEL_KEYS = {
+/** A permission's level, the part after its area: `read`, `manage`, and `read_all` (documents). */
+export type PermissionLevel = Permission extends `${string}:${infer Level}` ? Level : never;
+
+/** Every level in the order the checklist shows them; the type fails when the server adds a level. */
+export const PERMISSION_LEVEL_KEYS: Record<PermissionLevel, string> = {
   read: 'admin.permissions.read',
+  read_all: 'admin.permissions.readAll',
   manage: 'admin.permissions.manage',
-} as const;
+};
+export const PERMISSION_LEVELS = Object.keys(PERMISSION_LEVEL_KEYS) as PermissionLevel[];
 
 /** Each permission by its area and level: `users:manage` → users, manage. */
-export function partsOf(permission: Permission): { area: PermissionArea; level: 'read' | 'manage' } {
-  const [area, level] = permission.split(':') as [PermissionArea, 'read' | 'manage'];
+export function partsOf(permission: Permission): { area: PermissionArea; level: PermissionLevel } {
+  const [area, level] = permission.split(':') as [PermissionArea, PermissionLevel];
   return { area, level };
 }
 
@@ -89,3 +100,37 @@ export function roleLabel(
   const key = role.builtIn ? BUILT_IN_ROLE_KEYS[role.builtIn] : undefined;
   return key ? translate(key) : role.name;
 }
+
+// ---- Templates (docs/templates.md) ----------------------------------------------------------------------------
+
+export const FIELD_TYPE_KEYS: Record<FieldType, string> = {
+  Signature: 'templates.fieldType.signature',
+  Initials: 'templates.fieldType.initials',
+  'Full name': 'templates.fieldType.fullName',
+  Text: 'templates.fieldType.text',
+  'Long text': 'templates.fieldType.longText',
+  Date: 'templates.fieldType.date',
+  Email: 'templates.fieldType.email',
+  Phone: 'templates.fieldType.phone',
+  'ID number': 'templates.fieldType.idNumber',
+  Checkbox: 'templates.fieldType.checkbox',
+  Radio: 'templates.fieldType.radio',
+  Dropdown: 'templates.fieldType.dropdown',
+  'Read-only text': 'templates.fieldType.readOnlyText',
+  'File upload': 'templates.fieldType.fileUpload',
+  'Image upload': 'templates.fieldType.imageUpload',
+  'Company stamp': 'templates.fieldType.companyStamp',
+};
+
+export const RECIPIENT_TYPE_KEYS: Record<RecipientType, string> = {
+  Signer: 'templates.recipientType.signer',
+  FormFiller: 'templates.recipientType.formFiller',
+  Approver: 'templates.recipientType.approver',
+  Viewer: 'templates.recipientType.viewer',
+  Cc: 'templates.recipientType.cc',
+};
+
+export const ID_NUMBER_FORMAT_KEYS: Record<IdNumberFormat, string> = {
+  Any: 'templates.properties.idAny',
+  IsraeliId: 'templates.properties.idIsraeli',
+};

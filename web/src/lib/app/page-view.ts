@@ -11,17 +11,18 @@ export type PageView =
   | { status: 'failed'; message: string | undefined };
 
 /**
- * Loads a page's data with `fetch`, showing each view in turn: forbidden at once without `permission`;
+ * Loads a page's data with `fetch`, showing each view in turn: forbidden at once without `permission` (null:
+ * a page of every signed-in user, such as their own stamps);
  * loading first unless `showLoading` is false (a reload keeps the page as it is); then ready, or forbidden or
  * failed as the server answered (nothing more when the answer was to sign in again).
  */
 export async function loadPage(
-  permission: Permission,
+  permission: Permission | null,
   show: (view: PageView) => void,
   fetch: () => Promise<void>,
   showLoading = true,
 ): Promise<void> {
-  if (!account.can(permission)) {
+  if (permission !== null && !account.can(permission)) {
     show({ status: 'forbidden', permission });
     return;
   }

@@ -3,6 +3,7 @@
 // routes' contracts. Values the pages need at run time are repeated here with a type check that they match.
 import type { z } from 'zod';
 import type * as account from '../../../../domain/account.ts';
+import type * as contact from '../../../../domain/contact.ts';
 import type { Permission, PermissionArea } from '../../../../domain/permissions.ts';
 
 export type { Permission, PermissionArea };
@@ -16,6 +17,9 @@ export type SecurityEventView = z.output<typeof account.SecurityEventView>;
 export type SecurityEventType = account.SecurityEventType;
 export type TotpSetup = z.output<typeof account.TotpSetup>;
 export type LoginResult = z.output<typeof account.LoginResult>;
+export type ContactView = z.output<typeof contact.ContactView>;
+export type UpsertContactRequest = z.input<typeof contact.UpsertContactRequest>;
+export type ImportContactsResult = z.output<typeof contact.ImportContactsResult>;
 
 /** The password policy of NewPassword (domain/account.ts): the types fail if the server's values change. */
 export const PASSWORD_MIN_LENGTH: typeof account.PASSWORD_MIN_LENGTH = 10;
@@ -25,3 +29,7 @@ export const SESSION_TIMEOUT_MINUTES: typeof account.SESSION_TIMEOUT_MINUTES = {
   max: 24 * 60,
   default: 60,
 };
+/** The contact limits the pages check before sending (domain/contact.ts's CONTACT_LIMITS). */
+export const CONTACT_NAME_MAX: typeof contact.CONTACT_LIMITS.name = 200;
+export const CONTACT_COMPANY_MAX: typeof contact.CONTACT_LIMITS.company = 200;
+export const CONTACT_IMPORT_MAX_CHARACTERS: typeof contact.CONTACT_LIMITS.importCharacters = 1_000_000;

@@ -5,6 +5,7 @@
 // X-Signing-Session with every request.
 
 import type { CodeSent, CodeVerified, SigningOutcome, SigningView } from '../../../../domain/signing.ts';
+import type { PersonalStampOffer, PersonalStampOffers } from '../../../../domain/stamp.ts';
 import {
   PLAIN_FIELD_TYPES,
   SIGNING_SESSION_HEADER,
@@ -18,6 +19,7 @@ export type {
   SigningOutcome,
   SigningView,
 } from '../../../../domain/signing.ts';
+export type { PersonalStampOffer } from '../../../../domain/stamp.ts';
 export type { SignerAction, SigningState } from '../../../../domain/vocabulary.ts';
 export { PLAIN_FIELD_TYPES, SIGNING_STATES };
 
@@ -141,6 +143,28 @@ export async function verifyCode(token: string, code: string): Promise<void> {
     code,
   });
   storeSigningSession(token, result.sessionToken);
+}
+
+/**
+ * The personal stamps the business app's signed-in user may put in this recipient's Company stamp fields
+ * (docs/stamps.md): sent with the app's session cookie (same origin), answered only when its address is the
+ * recipient's; otherwise, or on any failure, none.
+ */
+export async function fetchPersonalStamps(token: string): Promise<PersonalStampOffer[]> {
+  try {
+    return (await call<PersonalStampOffers>(token, 'GET', '/personal-stamps')).stamps;
+  } catch {
+    return [];
+  }
+}
+
+/** Puts one of those stamps into a Company stamp field; the answer is the view after it, as a save's. */
+export function choosePersonalStamp(
+  token: string,
+  fieldDefinitionId: string,
+  stampId: string,
+): Promise<SigningView> {
+  return call<SigningView>(token, 'POST', '/personal-stamps', { fieldDefinitionId, stampId });
 }
 
 /** A binary resource of the link, with the signer session if any; failures as SigningError. */

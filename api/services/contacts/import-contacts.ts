@@ -1,0 +1,291 @@
+// POST /api/contacts/import: contacts from a CSV file (docs/contacts.md, "Import"). The file's header names its
+// columns (name, company, email, phone, tags; any order, any case; name and one of email or phone required),
+// each later row is one contact. All or nothing: every row is checked first — each field by the same schema
+// as POST /api/contacts, a row repeating an earlier row's email (or, without one, its phone), a row with more
+// cells than the header — and one problem anywhere writes nothing: 400 `invalid_csv` with a detail per
+// problem naming the row (as a spreadsheet numbers it: the header is row 1) and the column. Otherwise, in one
+// transaction, a row whose email is an existing contact's (without an email: whose phone is an existing
+// contact's without an email) updates that contact — only the columns the file has, so a file of names and
+// emails leaves phones and tags as they are — and any other row creates one. Importing the same file twice
+// changes nothing the second time. The file is parsed by csv-parse (RFC 4180: quoted cells with commas,
+// quotes and line breaks); a byte-order mark is ignored, empty rows are skipped, and the `'` that the export
+// puts before a cell starting with = + - @ (so that a spreadsheet does not run it as a formula) is removed.
+import { randomUUID } from 'node:crypto';
+import { CsvError, parse } from 'csv-parse/sync';
+import { Contact } from '../../../db/entities/index.ts';
+import {
+  CONTACT_CSV_COLUMNS,
+  CONTACT_LIMITS,
+  type ContactCsvColumn,
+  type ContactInput,
+  ImportContactsRequest,
+  type ImportContactsResult,
+  TAG_SEPARATORS,
+  UpsertContactRequest,
+} from '../../../domain/contact.ts';
+import { Conflict, type ErrorDetail, InvalidRequest } from '../../errors.ts';
+import { isUniqueViolation } from '../administration/administration.ts';
+import type { DataContext } from '../context.ts';
+import { parseInput } from '../validation.ts';
+import { unprotectCell } from './csv-cells.ts';
+
+/** Problems listed in one answer (a file with more says how many were left out). */
+const MAX_PROBLEMS = 100;
+
+interface Problem {
+  /** The row as a spreadsheet numbers it (the header is row 1); for a file that is not CSV, the line. */
+  row?: number;
+  line?: number;
+  column?: string;
+  message: string;
+}
+
+interface ImportRow {
+  row: number;
+  contact: ContactInput;
+}
+
+export async function importContacts(
+  ctx: DataContext,
+  organizationId: string,
+  input: unknown,
+): Promise<ImportContactsResult> {
+  const { csv } = parseInput(ImportContactsRequest, input, 'import');
+  const { rows, columns } = readFile(csv);
+  return ctx.em
+    .transactional(async (tx) => {
+      const emails = rows.flatMap(({ contact }) => (contact.email ? [contact.email] : []));
+      const phones = rows.flatMap(({ contact }) =>
+        contact.email === null && contact.phone ? [contact.phone] : [],
+      );
+      const existing = await tx.find(Contact, {
+        organizationId,
+        $or: [{ email: { $in: emails } }, { email: null, phone: { $in: phones } }],
+      });
+      const byKey = new Map(existing.map((contact) => [keyOf(contact), contact]));
+      const result: ImportContactsResult = { rows: rows.length, created: 0, updated: 0, unchanged: 0 };
+      for (const { contact: fields } of rows) {
+        const found = byKey.get(keyOf(fields));
+        if (!found) {
+          tx.create(Contact, { id: randomUUID(), organizationId, ...fields });
+          result.created += 1;
+        } else if (applyColumns(found, fields, columns)) {
+          result.updated += 1;
+        } else {
+          result.unchanged += 1;
+        }
+      }
+      await tx.flush();
+      return result;
+    })
+    .catch((error: unknown) => {
+      if (!isUniqueViolation(error)) throw error;
+      const phone = String((error as { constraint?: unknown }).constraint ?? '').includes('phone');
+      throw new Conflict(
+        `Another request added a contact with ${phone ? 'a phone' : 'an email'} of this file while it was ` +
+          'imported: nothing was imported. Import the file again.',
+        [{ field: 'body.csv', message: 'a contact of the file was added meanwhile' }],
+        phone ? 'contact_phone_taken' : 'contact_email_taken',
+      );
+    });
+}
+
+/** What identifies a contact: its email, or, without one, its phone. */
+function keyOf(contact: { email?: string | null; phone?: string | null }): string {
+  return contact.email ? `email:${contact.email}` : `phone:${contact.phone ?? ''}`;
+}
+
+/** Sets the file's columns on an existing contact; whether anything changed. */
+function applyColumns(contact: Contact, fields: ContactInput, columns: ReadonlySet<ContactCsvColumn>) {
+  let changed = false;
+  const set = <K extends 'name' | 'company' | 'phone'>(key: K, value: Contact[K]) => {
+    if ((contact[key] ?? null) !== value) {
+      contact[key] = value;
+      changed = true;
+    }
+  };
+  if (columns.has('name')) set('name', fields.name);
+  if (columns.has('company')) set('company', fields.company);
+  // The email is the key that found the contact; the phone is the key of a contact without an email.
+  if (columns.has('phone') && fields.email !== null) set('phone', fields.phone);
+  if (columns.has('tags') && fields.tags.join('\n') !== (contact.tags ?? []).join('\n')) {
+    contact.tags = fields.tags;
+    changed = true;
+  }
+  return changed;
+}
+
+/** The file's rows as contacts and the columns it has, or 400 `invalid_csv` listing every problem. */
+function readFile(csv: string): { rows: ImportRow[]; columns: Set<ContactCsvColumn> } {
+  let records: string[][];
+  try {
+    records = parse(csv, { bom: true, relax_column_count: true, relax_quotes: true }) as string[][];
+  } catch (error) {
+    if (error instanceof CsvError) {
+      const line = Number((error as CsvError & { lines?: number }).lines) || undefined;
+      throw invalidCsv([{ ...(line ? { line } : {}), message: csvErrorMessage(error) }]);
+    }
+    throw error;
+  }
+  const [header, ...data] = records;
+  if (!header || header.every((cell) => cell.trim() === '')) {
+    throw invalidCsv([
+      { row: 1, message: `the first row must name the columns: ${CONTACT_CSV_COLUMNS.join(', ')}` },
+    ]);
+  }
+  const { columns, problems } = readHeader(header);
+  if (problems.length > 0) throw invalidCsv(problems);
+
+  const rows: ImportRow[] = [];
+  const firstRowOf = new Map<string, number>();
+  data.forEach((cells, index) => {
+    const row = index + 2;
+    if (cells.every((cell) => cell.trim() === '')) return;
+    if (cells.length > header.length) {
+      problems.push({
+        row,
+        message: `has ${cells.length} cells but the header names ${header.length} columns (a comma too many, or a cell with a comma that is not in quotes)`,
+      });
+      return;
+    }
+    // An empty or missing name cell is "name is required", as an empty name field is.
+    const given: Record<string, unknown> = { name: '' };
+    let unnamed = false;
+    cells.forEach((raw, position) => {
+      const cell = unprotectCell(raw).trim();
+      const column = columns[position];
+      if (!column) {
+        if (cell !== '') unnamed = true;
+        return;
+      }
+      if (cell === '') return;
+      given[column] =
+        column === 'tags'
+          ? cell
+              .split(TAG_SEPARATORS)
+              .map((tag) => tag.trim())
+              .filter(Boolean)
+          : cell;
+    });
+    if (unnamed) problems.push({ row, message: 'has a value in a column the header does not name' });
+    const parsed = UpsertContactRequest.safeParse(given);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const column = String(issue.path[0] ?? '');
+        const tag = issue.path.length > 1 ? ` (tag ${Number(issue.path[1]) + 1})` : '';
+        problems.push({
+          row,
+          ...(column ? { column } : {}),
+          message: `${issue.message}${tag}`,
+        });
+      }
+      return;
+    }
+    const key = keyOf(parsed.data);
+    const earlier = firstRowOf.get(key);
+    if (earlier !== undefined) {
+      const column = parsed.data.email ? 'email' : 'phone';
+      problems.push({ row, column, message: `the same ${column} as row ${earlier}: one row per contact` });
+      return;
+    }
+    firstRowOf.set(key, row);
+    rows.push({ row, contact: parsed.data });
+  });
+  if (rows.length === 0 && problems.length === 0) {
+    problems.push({ row: 2, message: 'the file has no contacts after the header row' });
+  }
+  if (rows.length > CONTACT_LIMITS.importRows) {
+    throw invalidCsv([
+      {
+        message: `the file has ${rows.length} contacts; import at most ${CONTACT_LIMITS.importRows} at a time`,
+      },
+    ]);
+  }
+  if (problems.length > 0) throw invalidCsv(problems);
+  return { rows, columns: new Set(columns.filter((column): column is ContactCsvColumn => Boolean(column))) };
+}
+
+/** The header's columns by position (undefined: an unnamed column), and what is wrong with it. */
+function readHeader(header: string[]): { columns: (ContactCsvColumn | undefined)[]; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const known = CONTACT_CSV_COLUMNS as readonly string[];
+  const columns = header.map((cell, position) => {
+    const name = unprotectCell(cell).trim().toLowerCase();
+    if (name === '') return undefined;
+    if (!known.includes(name)) {
+      const separator = [';', '\t'].find((candidate) => name.includes(candidate));
+      problems.push(
+        separator
+          ? {
+              row: 1,
+              message: `the columns must be separated by commas, not ${separator === '\t' ? 'tabs' : `"${separator}"`}`,
+            }
+          : {
+              row: 1,
+              column: cell.trim(),
+              message: `column ${position + 1}, "${cell.trim()}", is not one of ${CONTACT_CSV_COLUMNS.join(', ')}`,
+            },
+      );
+      return undefined;
+    }
+    return name as ContactCsvColumn;
+  });
+  const named = columns.filter(Boolean);
+  for (const column of CONTACT_CSV_COLUMNS) {
+    if (named.filter((candidate) => candidate === column).length > 1) {
+      problems.push({ row: 1, column, message: `the column ${column} appears twice` });
+    }
+  }
+  if (problems.length === 0) {
+    if (!named.includes('name')) problems.push({ row: 1, message: 'the header must have a name column' });
+    if (!named.includes('email') && !named.includes('phone')) {
+      problems.push({ row: 1, message: 'the header must have an email or a phone column (or both)' });
+    }
+  }
+  return { columns, problems };
+}
+
+/** csv-parse's refusal in words a person who saved the file from a spreadsheet can act on. */
+function csvErrorMessage(error: CsvError): string {
+  const line = (error as CsvError & { lines?: number }).lines;
+  const where = line ? ` (line ${line})` : '';
+  switch (error.code) {
+    case 'CSV_QUOTE_NOT_CLOSED':
+      return `a quoted cell is never closed${where}: a " is missing`;
+    case 'CSV_INVALID_CLOSING_QUOTE':
+      return `a quoted cell has text after its closing quote${where}`;
+    default:
+      return `the file is not valid CSV${where}: ${error.message}`;
+  }
+}
+
+/** 400 `invalid_csv`: the first problems, each naming its row and column, and how many more there are. */
+function invalidCsv(problems: Problem[]): InvalidRequest {
+  const shown = problems.slice(0, MAX_PROBLEMS);
+  const describe = (problem: Problem) =>
+    [
+      problem.row !== undefined
+        ? `row ${problem.row}`
+        : problem.line !== undefined
+          ? `line ${problem.line}`
+          : '',
+      problem.column ?? '',
+    ]
+      .filter(Boolean)
+      .join(', ');
+  const first = shown[0] as Problem;
+  const place = describe(first);
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
+  const details: ErrorDetail[] = shown.map((problem) => ({ field: 'body.csv', ...problem }));
+  if (problems.length > shown.length) {
+    details.push({
+      field: 'body.csv',
+      message: `${problems.length - shown.length} more problems not listed`,
+    });
+  }
+  return new InvalidRequest(
+    `The file was not imported (nothing was changed): ${place ? `${place}: ` : ''}${first.message}${more}.`,
+    details,
+    'invalid_csv',
+  );
+}

@@ -1,0 +1,34 @@
+// GET /api/documents/{id}/files/{source|final-pdf|audit-trail}: a document of an envelope the user sees, as a
+// PDF named after the envelope's title. The final PDF and the audit trail are "not found" until they exist.
+
+import type { DataContext } from '../context.ts';
+import { type EnvelopeFileKind, envelopeFile } from '../envelopes/envelope-document.ts';
+import { type DocumentReader, findVisibleEnvelope } from './document-reader.ts';
+
+const SUFFIXES: Record<EnvelopeFileKind, string> = {
+  source: '',
+  'final-pdf': ' (signed)',
+  'audit-trail': ' (audit trail)',
+};
+
+export async function downloadDocumentFile(
+  ctx: DataContext,
+  reader: DocumentReader,
+  id: string,
+  kind: EnvelopeFileKind,
+): Promise<{ filename: string; content: Uint8Array }> {
+  await findVisibleEnvelope(ctx, reader, id);
+  const { envelope, content } = await envelopeFile(ctx, reader.organizationId, id, kind);
+  return { filename: `${fileTitle(envelope.title)}${SUFFIXES[kind]}.pdf`, content };
+}
+
+/** The title as a file name: no path separators or characters file systems refuse, at most 100 characters. */
+function fileTitle(title: string): string {
+  const cleaned = title
+    .replace(/[\\/:*?"<>|]/g, '-')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 100)
+    .trim();
+  return cleaned || 'document';
+}

@@ -1,0 +1,241 @@
+// The business app's documents (docs/documents.md): the envelopes a user sees, listed by tab with a search,
+// filters and a cursor; one envelope with its recipients, timeline, downloads and the workflow's live view; and
+// what its status allows (send, remind, cancel, extend, retry the final PDF, a fresh link for a recipient whose
+// link the sender hands over) through the envelope services the public API uses. Reading needs
+// documents:read (which envelopes: document-reader.ts), changing documents:manage. Another organization's
+// envelope, and one the user does not see, is 404.
+//
+// Archive, unarchive and delete: api/trpc/procedures/document-lifecycle.ts (their slot in the router).
+import {
+  CancelDocumentRequest,
+  DocumentDetail,
+  DocumentFilters,
+  DocumentList,
+  DocumentListQuery,
+  DocumentLiveView,
+  DocumentParams,
+  ExtendDocumentRequest,
+  SigningLinkParams,
+  SigningLinkView,
+} from '../../../domain/document.ts';
+import {
+  cancelDocument,
+  extendDocument,
+  issueDocumentSigningLink,
+  remindDocument,
+  retryDocumentFinalPdf,
+  sendDocument,
+} from '../../services/documents/document-actions.ts';
+import { documentFilters } from '../../services/documents/document-filters.ts';
+import { documentLiveView } from '../../services/documents/document-live-view.ts';
+import { documentReaderOf } from '../../services/documents/document-reader.ts';
+import { downloadDocumentFile } from '../../services/documents/download-document-file.ts';
+import { getDocument } from '../../services/documents/get-document.ts';
+import { listDocuments } from '../../services/documents/list-documents.ts';
+import type { EnvelopeFileKind } from '../../services/envelopes/envelope-document.ts';
+import {
+  type AppContext,
+  BinaryFileAnswer,
+  type DocumentedErrors,
+  principalOf,
+  procedure,
+  route,
+  router,
+} from '../init.ts';
+
+const TAGS = ['documents'];
+const readerOf = (ctx: AppContext) => documentReaderOf(principalOf(ctx));
+
+const NOT_FOUND =
+  'No such envelope that you see: another organization’s, another team’s without documents:read_all, a ' +
+  'deleted one, and an unknown id are all not found';
+/** The envelope services' answers when the status does not allow the change (the workflow's own reason). */
+const NOT_NOW = 'The envelope’s status does not allow it now: `conflict`, the message says why';
+const UNAVAILABLE =
+  'Temporal did not confirm the change in time (it may still be applied): check the envelope before repeating';
+
+const ACTION_ERRORS: DocumentedErrors = { 404: NOT_FOUND, 409: NOT_NOW, 503: UNAVAILABLE };
+
+/** A POST that changes an envelope through its service and answers the envelope as it is afterwards. */
+function action(path: string, summary: string, description: string) {
+  return route('POST', `/api/documents/{id}/${path}`, {
+    summary,
+    description: `${description} Answers the envelope afterwards, as GET /api/documents/{id} does.`,
+    tags: TAGS,
+    access: 'documents:manage',
+    errors: ACTION_ERRORS,
+  });
+}
+
+/** A download of one of the envelope's documents. */
+function download(kind: EnvelopeFileKind, summary: string, description: string) {
+  return procedure
+    .meta(
+      route('GET', `/api/documents/{id}/files/${kind}`, {
+        summary,
+        tags: TAGS,
+        access: 'documents:read',
+        errors: { 404: `${NOT_FOUND}; or the document does not exist yet` },
+        file: { contentType: 'application/pdf', description, binary: true },
+      }),
+    )
+    .input(DocumentParams)
+    .output(BinaryFileAnswer)
+    .query(({ ctx, input }) => downloadDocumentFile(ctx.services, readerOf(ctx), input.id, kind));
+}
+
+export const documentsRouter = router({
+  list: procedure
+    .meta(
+      route('GET', '/api/documents', {
+        summary: 'The envelopes the signed-in user sees',
+        description:
+          'Newest first, `limit` at a time (1 to 100, default 25): `nextCursor` is the next page’s `cursor`, ' +
+          'with the same tab, search and filters. Which envelopes a user sees, and what each tab holds: ' +
+          'docs/documents.md.',
+        tags: TAGS,
+        access: 'documents:read',
+      }),
+    )
+    .input(DocumentListQuery)
+    .output(DocumentList)
+    .query(({ ctx, input }) => listDocuments(ctx.services, readerOf(ctx), input)),
+
+  filters: procedure
+    .meta(
+      route('GET', '/api/documents/filters', {
+        summary: 'Tab counts and filter choices of the documents list',
+        description:
+          'How many envelopes each tab holds for the signed-in user, and the senders, teams and templates of ' +
+          'the envelopes they see.',
+        tags: TAGS,
+        access: 'documents:read',
+      }),
+    )
+    .output(DocumentFilters)
+    .query(({ ctx }) => documentFilters(ctx.services, readerOf(ctx))),
+
+  get: procedure
+    .meta(
+      route('GET', '/api/documents/{id}', {
+        summary: 'One envelope: recipients, timeline, downloads, allowed actions',
+        description:
+          'Read from the database. Carries an ETag: send it back as If-None-Match to get 304 while nothing ' +
+          'changed (the envelope page polls this way while it is open).',
+        tags: TAGS,
+        access: 'documents:read',
+        errors: { 404: NOT_FOUND },
+        etag: true,
+      }),
+    )
+    .input(DocumentParams)
+    .output(DocumentDetail)
+    .query(({ ctx, input }) => getDocument(ctx.services, readerOf(ctx), input.id)),
+
+  live: procedure
+    .meta(
+      route('GET', '/api/documents/{id}/live', {
+        summary: 'The envelope’s workflow as it stands (a Temporal Query)',
+        description:
+          'The round in turn, whom it waits for, the deadline, the next automatic reminder, the grace window ' +
+          'and the projection’s progress; `live` is null for a draft or a finished envelope.',
+        tags: TAGS,
+        access: 'documents:read',
+        errors: {
+          404: NOT_FOUND,
+          503: 'Temporal or the workers did not answer in time: the page keeps what it shows',
+        },
+      }),
+    )
+    .input(DocumentParams)
+    .output(DocumentLiveView)
+    .query(({ ctx, input }) => documentLiveView(ctx.services, readerOf(ctx), input.id)),
+
+  source: download(
+    'source',
+    'Download the source document',
+    'The PDF the envelope was created from (its template’s, or the uploaded file)',
+  ),
+  finalPdf: download(
+    'final-pdf',
+    'Download the final signed PDF',
+    'The final PDF, once the envelope is Completed',
+  ),
+  auditTrail: download(
+    'audit-trail',
+    'Download the audit trail',
+    'The audit-trail PDF, once the envelope is Completed',
+  ),
+
+  send: procedure
+    .meta(action('send', 'Send a draft', 'Starts the envelope’s workflow; the first round is invited.'))
+    .input(DocumentParams)
+    .output(DocumentDetail)
+    .mutation(({ ctx, input }) => sendDocument(ctx.services, readerOf(ctx), input.id)),
+
+  remind: procedure
+    .meta(action('remind', 'Remind the recipients in turn', 'Sends a reminder to everyone who may act now.'))
+    .input(DocumentParams)
+    .output(DocumentDetail)
+    .mutation(({ ctx, input }) => remindDocument(ctx.services, readerOf(ctx), input.id)),
+
+  cancel: procedure
+    .meta(
+      action(
+        'cancel',
+        'Cancel an envelope in progress',
+        'The signing links stop working; `reason` (optional) is recorded and sent to the recipients.',
+      ),
+    )
+    .input(CancelDocumentRequest)
+    .output(DocumentDetail)
+    .mutation(({ ctx, input }) => cancelDocument(ctx.services, readerOf(ctx), input.id, input.reason)),
+
+  extend: procedure
+    .meta(
+      action(
+        'extend',
+        'Move the signing deadline',
+        'A later `expiresAt`: a draft’s is changed at once, a sent envelope’s by its workflow (also an ' +
+          'Expired one within the grace window).',
+      ),
+    )
+    .input(ExtendDocumentRequest)
+    .output(DocumentDetail)
+    .mutation(({ ctx, input }) =>
+      extendDocument(ctx.services, readerOf(ctx), input.id, { expiresAt: input.expiresAt }),
+    ),
+
+  retryFinalPdf: procedure
+    .meta(
+      action(
+        'retry-final-pdf',
+        'Render the final PDF again',
+        'For a FinalPdfFailed envelope once the cause is fixed; the audit trail names the sender.',
+      ),
+    )
+    .input(DocumentParams)
+    .output(DocumentDetail)
+    .mutation(({ ctx, input }) => retryDocumentFinalPdf(ctx.services, readerOf(ctx), input.id)),
+
+  signingLink: procedure
+    .meta(
+      route('POST', '/api/documents/{id}/recipients/{recipientId}/signing-link', {
+        summary: 'A fresh signing link for a recipient whose link the sender hands over',
+        description:
+          'For a ManualLink or Api recipient of a sent envelope; their earlier links stop working. The link ' +
+          'is answered once (only its digest is stored).',
+        tags: TAGS,
+        access: 'documents:manage',
+        errors: {
+          404: `${NOT_FOUND}; or no such recipient on it`,
+          409: 'A draft, or a recipient who gets their link by Email, Sms or WhatsApp',
+        },
+      }),
+    )
+    .input(SigningLinkParams)
+    .output(SigningLinkView)
+    .mutation(({ ctx, input }) =>
+      issueDocumentSigningLink(ctx.services, readerOf(ctx), input.id, input.recipientId),
+    ),
+});

@@ -1,0 +1,43 @@
+// Changes to an envelope's record made outside its workflow — archive, unarchive, delete, the retention run's
+// deletions and purges (domain/document-lifecycle.ts) — and the audit events they leave. Shared by the
+// services (api/services/envelopes/) and the retention activities (activities/retention.ts). Every caller
+// holds the envelope's row lock in its transaction, so two such changes never interleave and their audit
+// events get distinct numbers.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { RECORD_EVENT_SEQUENCE_BASE, type RecordEventType } from '../domain/document-lifecycle.ts';
+
+export interface RecordEvent {
+  envelopeId: string;
+  organizationId: string;
+  type: RecordEventType;
+  data: Record<string, unknown>;
+  occurredAt: Date;
+}
+
+/**
+ * Appends an event to the envelope's audit log, numbered after the last event recorded outside the workflow
+ * (from RECORD_EVENT_SEQUENCE_BASE + 1 up). The caller holds the envelope's row lock.
+ */
+export async function recordEnvelopeEvent(em: EntityManager, event: RecordEvent): Promise<void> {
+  await em.execute(
+    `insert into audit_event (id, envelope_id, organization_id, sequence, type, recipient_id, data, occurred_at)
+     select gen_random_uuid(), ?, ?, coalesce(max(sequence), ?) + 1, ?, null, ?::jsonb, ?
+       from audit_event
+      where envelope_id = ? and sequence > ?`,
+    [
+      event.envelopeId,
+      event.organizationId,
+      RECORD_EVENT_SEQUENCE_BASE,
+      event.type,
+      JSON.stringify(event.data),
+      event.occurredAt,
+      event.envelopeId,
+      RECORD_EVENT_SEQUENCE_BASE,
+    ],
+  );
+}
+
+/** The moment after which a deleted envelope's files are purged. */
+export function purgeAfter(deletedAt: Date, deletedDays: number): Date {
+  return new Date(deletedAt.getTime() + deletedDays * 24 * 60 * 60 * 1000);
+}

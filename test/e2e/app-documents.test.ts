@@ -1,0 +1,305 @@
+// The documents pages (/app/documents and /app/documents/<id>, docs/documents.md) in a real browser against a real
+// Sigil app, Temporal workflows and worker: a sender lists their team's envelopes, counts per tab, changes tabs,
+// searches and filters (the address keeps them), opens an envelope still being signed, sees the workflow's live
+// view, gets a ManualLink recipient's signing link and copies it, and watches the envelope change — a status,
+// a recipient, the timeline — without reloading while the recipients sign through the signer API; then
+// downloads the signed PDF. A read-only member sees no action. The pages in Hebrew (right to left) and on a
+// 375-pixel phone, axe-core's WCAG 2.1 AA rules on every screen; screenshots go to test/artifacts/web/.
+import { readFile } from 'node:fs/promises';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { EnvelopeSender } from '../../api/services/envelopes/create-envelope.ts';
+import { AppUser } from '../../db/entities/index.ts';
+import type { ApiHarness } from '../support/api.ts';
+import { eventually, expectAccessible, signIn, useAppBrowser, waitForPath } from '../support/app-pages.ts';
+import { DESKTOP, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
+import { createOrganizationWithTemplate } from '../support/context.ts';
+import { completedDocument, type DocumentFixture, documentFixture } from '../support/documents.ts';
+import { encodePng } from '../support/png.ts';
+import { APP_ORIGIN, type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
+
+let harness: ApiHarness;
+let browser: TestBrowser;
+let baseUrl: string;
+let sender: SignedInUser;
+let member: SignedInUser;
+let organizationId: string;
+let templateId: string;
+let team: string;
+let senderRef: EnvelopeSender;
+
+useAppBrowser(async (opened) => {
+  ({ harness, browser, baseUrl } = opened);
+  const made = await createOrganizationWithTemplate(harness.ctx);
+  organizationId = made.organization.id;
+  templateId = made.template.id;
+  const owner = await signedInUser(harness, { role: 'owner', organizationId, fullName: 'Olivia Owner' });
+  const created = await fetch(`${baseUrl}/api/teams`, {
+    method: 'POST',
+    headers: { cookie: owner.cookie, origin: APP_ORIGIN, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Sales' }),
+  });
+  team = ((await created.json()) as { id: string }).id;
+  sender = await signedInUser(harness, { role: 'sender', organizationId, fullName: 'Avi Sender' });
+  member = await signedInUser(harness, { role: 'member', organizationId, fullName: 'Mor Member' });
+  for (const user of [sender, member]) {
+    await harness.ctx.orm.em.fork().nativeUpdate(AppUser, { id: user.user.id }, { teamId: team });
+  }
+  senderRef = { userId: sender.user.id, teamId: team };
+  // Envelopes of the sender's team in several tabs (the ones the tests act on are made by each test).
+  await documentFixture(harness.ctx, organizationId, templateId, {
+    title: 'Draft price quote',
+    sender: senderRef,
+  });
+  await completedDocument(harness.ctx, organizationId, templateId, {
+    title: 'Signed lease 2026',
+    sender: senderRef,
+  });
+  await documentFixture(harness.ctx, organizationId, templateId, {
+    title: 'הסכם שירותים עם לקוח חדש',
+    sender: senderRef,
+    send: true,
+  });
+});
+
+function rowTitles(page: Page): Promise<string[]> {
+  return page.locator('tr[data-document] td:first-child a').allTextContents();
+}
+
+async function openList(page: Page, query = ''): Promise<void> {
+  await page.goto(`${baseUrl}/app/documents${query}`);
+  await eventually(() => page.locator('nav.tabs a').count()).toBe(9);
+  await eventually(() =>
+    page
+      .getByRole('status')
+      .filter({ hasText: /^(Loading…|טוען…)$/ })
+      .count(),
+  ).toBe(0);
+}
+
+/** The signer's side, through the signer API as the signer page calls it: fills their fields and signs. */
+async function signAs(link: string): Promise<void> {
+  const token = link.split('/sign/')[1] as string;
+  const signer = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${baseUrl}/api/signing/${token}${path}`, {
+      method,
+      headers: { origin: baseUrl, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    expect(response.status, `${method} ${path}: ${await response.clone().text()}`).toBe(200);
+    return response.json() as Promise<{
+      fields: { fieldDefinitionId: string; type: string; label: string }[];
+    }>;
+  };
+  const view = await signer('GET', '');
+  const png = encodePng(60, 20, (_x, y) => (Math.abs(y - 10) < 2 ? [20, 30, 120, 255] : [0, 0, 0, 0]));
+  const values = view.fields.map((field) => ({
+    fieldDefinitionId: field.fieldDefinitionId,
+    value:
+      field.type === 'Signature'
+        ? { imagePngBase64: png.toString('base64'), typedName: 'Signer' }
+        : field.type === 'Date'
+          ? '2026-12-01'
+          : 'Dana Levi',
+  }));
+  await signer('PUT', '/fields', { values });
+  await signer('POST', '/complete', { consent: true });
+}
+
+function recipientRow(page: Page, name: string) {
+  return page.locator(`tr[data-recipient="${name}"]`);
+}
+
+describe('the business app: documents', () => {
+  it('lists, filters and searches the team’s envelopes', async () => {
+    const page = await browser.newPage(DESKTOP);
+    await signIn(page, baseUrl, sender.email, sender.password);
+    await page
+      .getByRole('navigation', { name: 'Business app' })
+      .getByRole('link', { name: 'Documents' })
+      .click();
+    await waitForPath(page, '/app/documents');
+    await eventually(() => rowTitles(page)).toEqual([
+      'הסכם שירותים עם לקוח חדש',
+      'Signed lease 2026',
+      'Draft price quote',
+    ]);
+    expect(await page.locator('nav.tabs a[data-tab="completed"] .count').textContent()).toBe('1');
+    expect(await page.locator('nav.tabs a[data-tab="drafts"] .count').textContent()).toBe('1');
+    await expectAccessible(page, 'documents list');
+    await browser.screenshot(page, 'app-documents-en-desktop');
+
+    await page.locator('nav.tabs a[data-tab="completed"]').click();
+    await eventually(() => rowTitles(page)).toEqual(['Signed lease 2026']);
+    expect(new URL(page.url()).searchParams.get('tab')).toBe('completed');
+    expect(await page.locator('nav.tabs a[aria-current="page"]').getAttribute('data-tab')).toBe('completed');
+    const row = page.locator('tr[data-document]').first();
+    expect(await row.textContent()).toContain('2 of 2 completed');
+    expect(await row.textContent()).toContain('Avi Sender');
+
+    await page.locator('nav.tabs a[data-tab="all"]').click();
+    await eventually(() => rowTitles(page)).toHaveLength(3);
+    await page.getByLabel('Search').fill('QUOTE');
+    await eventually(() => rowTitles(page)).toEqual(['Draft price quote']);
+    expect(new URL(page.url()).searchParams.get('search')).toBe('QUOTE');
+    await page.getByLabel('Search').fill('nobody at all');
+    await eventually(() => page.getByText('No envelope matches the search and filters.').count()).toBe(1);
+    await page.getByRole('button', { name: 'Clear search and filters' }).click();
+    await eventually(() => rowTitles(page)).toHaveLength(3);
+    await page.getByLabel('Sender').selectOption({ label: 'Avi Sender' });
+    await eventually(async () => new URL(page.url()).searchParams.get('sender')).toBe(sender.user.id);
+    expect(await rowTitles(page)).toHaveLength(3);
+    // A reload keeps what was chosen.
+    await openList(page, `?tab=drafts&sender=${sender.user.id}`);
+    await eventually(() => rowTitles(page)).toEqual(['Draft price quote']);
+    expect(await page.getByLabel('Sender').inputValue()).toBe(sender.user.id);
+  });
+
+  it('follows an envelope while its recipients sign, hands out a link, and downloads the signed PDF', async () => {
+    const fixture: DocumentFixture = await documentFixture(harness.ctx, organizationId, templateId, {
+      title: 'Services agreement for Acme',
+      sender: senderRef,
+      send: true,
+    });
+    const page = await browser.newPage(DESKTOP);
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl });
+    await signIn(page, baseUrl, sender.email, sender.password);
+    await openList(page);
+    await page.getByRole('link', { name: 'Services agreement for Acme' }).click();
+    await waitForPath(page, `/app/documents/${fixture.id}`);
+    await eventually(() => page.getByTestId('status').textContent()).toContain('Sent');
+    await eventually(() => page.getByTestId('live').textContent()).toContain('Waiting for Dana Levi');
+    expect(await page.getByTestId('live').textContent()).toContain('1 of 2');
+    expect(await recipientRow(page, 'Sam Cohen').textContent()).toContain('Waiting for their turn');
+    expect(await page.getByRole('button', { name: 'Cancel the envelope' }).count()).toBe(1);
+    expect(await page.getByRole('link', { name: 'Signed document (PDF)' }).count()).toBe(0);
+    await expectAccessible(page, 'envelope page');
+    await browser.screenshot(page, 'app-document-en-desktop');
+
+    // A fresh link for Dana, who gets no message (ManualLink), copied with the button.
+    await page.getByRole('button', { name: 'Get signing link: Dana Levi' }).click();
+    const linkField = page.getByLabel('Signing link for Dana Levi');
+    await eventually(() => linkField.inputValue()).toMatch(/\/sign\/[\w-]{43}$/);
+    const link = await linkField.inputValue();
+    await page.getByRole('button', { name: 'Copy link' }).click();
+    await eventually(() => page.getByText('Link copied.').count()).toBe(1);
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(link);
+    await expectAccessible(page, 'envelope page with a signing link');
+    await browser.screenshot(page, 'app-document-link-en-desktop');
+
+    // Dana signs elsewhere: the page shows it without a reload.
+    await page.evaluate('window.sigilNoReload = true');
+    await signAs(link);
+    await eventually(() => recipientRow(page, 'Dana Levi').textContent(), 30_000).toContain('Completed');
+    await eventually(() => page.getByTestId('status').textContent()).toContain('Waiting for the next signer');
+    await eventually(() => page.getByTestId('timeline').textContent()).toContain('Dana Levi signed');
+    await eventually(() => page.getByTestId('live').textContent()).toContain('Waiting for Sam Cohen');
+    expect(await page.evaluate('window.sigilNoReload')).toBe(true);
+
+    // Sam signs too: Completed, and the signed PDF can be downloaded.
+    await page.getByRole('button', { name: 'Get signing link: Sam Cohen' }).click();
+    await eventually(() => page.getByLabel('Signing link for Sam Cohen').inputValue()).toMatch(/\/sign\//);
+    const samLink = await page.getByLabel('Signing link for Sam Cohen').inputValue();
+    await signAs(samLink);
+    await eventually(() => page.getByTestId('status').textContent(), 30_000).toContain('Completed');
+    expect(await page.evaluate('window.sigilNoReload')).toBe(true);
+    const signed = page.getByRole('link', { name: 'Signed document (PDF)' });
+    await eventually(() => signed.count()).toBe(1);
+    const [download] = await Promise.all([page.waitForEvent('download'), signed.click()]);
+    expect(download.suggestedFilename()).toBe('Services agreement for Acme (signed).pdf');
+    const bytes = await readFile(await download.path());
+    expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
+    expect(await page.getByRole('button', { name: 'Cancel the envelope' }).count()).toBe(0);
+    await expectAccessible(page, 'completed envelope page');
+    await browser.screenshot(page, 'app-document-completed-en-desktop');
+  });
+
+  it('changes the deadline and cancels through dialogs; a read-only member sees no action', async () => {
+    const fixture = await documentFixture(harness.ctx, organizationId, templateId, {
+      title: 'Supply contract',
+      sender: senderRef,
+      send: true,
+    });
+    const page = await browser.newPage(DESKTOP);
+    await signIn(page, baseUrl, sender.email, sender.password);
+    await page.goto(`${baseUrl}/app/documents/${fixture.id}`);
+    await eventually(() => page.getByTestId('status').textContent()).toContain('Sent');
+    await page.getByRole('button', { name: 'Change the deadline' }).click();
+    const extend = page.getByRole('dialog', { name: 'Change the signing deadline' });
+    await extend.getByLabel('New deadline').fill('2001-01-01T10:00');
+    await extend.getByRole('button', { name: 'Change the deadline' }).click();
+    await eventually(() => extend.locator('#extend-at-error').textContent()).toBe(
+      'Choose a date and time in the future.',
+    );
+    await extend.getByLabel('New deadline').fill('2030-06-30T12:00');
+    await expectAccessible(page, 'change the deadline');
+    await browser.screenshot(page, 'app-document-extend-en-desktop');
+    await extend.getByRole('button', { name: 'Change the deadline' }).click();
+    await eventually(() => page.locator('.app-success').textContent()).toContain('The deadline is now');
+    expect(await page.getByTestId('deadline').textContent()).toContain('2030');
+
+    await page.getByRole('button', { name: 'Cancel the envelope' }).click();
+    const cancel = page.getByRole('dialog', { name: 'Cancel this envelope?' });
+    await cancel.getByLabel('Reason (optional)').fill('Replaced by a new contract');
+    await cancel.getByRole('button', { name: 'Cancel the envelope' }).click();
+    await eventually(() => page.getByTestId('status').textContent()).toContain('Cancelled');
+    expect(await page.getByTestId('timeline').textContent()).toContain('Replaced by a new contract');
+    expect(await page.getByRole('button', { name: 'Send a reminder' }).count()).toBe(0);
+
+    const readOnly = await browser.newPage(DESKTOP);
+    await signIn(readOnly, baseUrl, member.email, member.password);
+    await readOnly.goto(`${baseUrl}/app/documents`);
+    await eventually(() => readOnly.locator('tr[data-document]').count()).toBeGreaterThan(0);
+    const other = await documentFixture(harness.ctx, organizationId, templateId, {
+      title: 'Member looks at this',
+      sender: senderRef,
+      send: true,
+    });
+    await readOnly.goto(`${baseUrl}/app/documents/${other.id}`);
+    await eventually(() => readOnly.getByTestId('status').textContent()).toContain('Sent');
+    expect(
+      await readOnly
+        .getByRole('button')
+        .filter({ hasText: /reminder|deadline|Cancel the|signing link/ })
+        .count(),
+    ).toBe(0);
+    await expectAccessible(readOnly, 'envelope page, read only');
+  });
+
+  it('is right to left in Hebrew and fits a 375-pixel phone in both languages', async () => {
+    const fixture = await documentFixture(harness.ctx, organizationId, templateId, {
+      title: 'חוזה שכירות — דירה ברחוב הרצל 12, תל אביב',
+      sender: senderRef,
+      send: true,
+    });
+    for (const [language, viewport, device] of [
+      ['he', DESKTOP, 'desktop'],
+      ['en', PHONE, 'phone'],
+      ['he', PHONE, 'phone'],
+    ] as const) {
+      await harness.ctx.orm.em.fork().nativeUpdate(AppUser, { id: sender.user.id }, { language });
+      const page = await browser.newPage(viewport, 'en-US');
+      await signIn(page, baseUrl, sender.email, sender.password);
+      await eventually(() => page.locator('html').getAttribute('lang')).toBe(language);
+      await openList(page);
+      await eventually(() => page.locator('tr[data-document]').count()).toBeGreaterThan(3);
+      expect(await page.locator('html').getAttribute('dir')).toBe(language === 'he' ? 'rtl' : 'ltr');
+      if (language === 'he') {
+        expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('מסמכים');
+      }
+      expect(await pageWidth(page), `list ${language} ${device}`).toBeLessThanOrEqual(viewport.width);
+      await expectAccessible(page, `documents list (${language}, ${device})`);
+      await browser.screenshot(page, `app-documents-${language}-${device}`);
+
+      await page.goto(`${baseUrl}/app/documents/${fixture.id}`);
+      await eventually(() => page.getByTestId('live').textContent()).toMatch(/Dana Levi/);
+      if (language === 'he') {
+        expect(await page.getByTestId('status').textContent()).toContain('נשלחה');
+      }
+      expect(await pageWidth(page), `envelope ${language} ${device}`).toBeLessThanOrEqual(viewport.width);
+      await expectAccessible(page, `envelope page (${language}, ${device})`);
+      await browser.screenshot(page, `app-document-${language}-${device}`);
+    }
+    await harness.ctx.orm.em.fork().nativeUpdate(AppUser, { id: sender.user.id }, { language: 'en' });
+  });
+});
