@@ -89,6 +89,11 @@ export interface IdempotencyOptions {
   maxHoldMs?: number;
   /** Chance that a claim also deletes a batch of expired records (default 0.01). */
   cleanupProbability?: number;
+  /**
+   * The organization a request's key belongs to, or undefined for a request that cannot use keys (then the
+   * route just runs). Default: the /api/v1 bearer principal's. The application routes pass their session's.
+   */
+  organizationOf?: (request: FastifyRequest) => string | undefined;
 }
 
 /**
@@ -237,6 +242,8 @@ export function registerIdempotency(
   const renewEveryMs = options.renewEveryMs ?? Math.min(DEFAULT_RENEW_EVERY_MS, Math.floor(leaseMs / 3));
   const maxHoldMs = options.maxHoldMs ?? DEFAULT_MAX_HOLD_MS;
   const cleanupProbability = options.cleanupProbability ?? DEFAULT_CLEANUP_PROBABILITY;
+  const organizationOf =
+    options.organizationOf ?? ((request: FastifyRequest) => request.principal?.organizationId);
   const claims = new WeakMap<FastifyRequest, Claim>();
   const connection = () => deps.orm.em.getConnection();
 
@@ -378,8 +385,8 @@ export function registerIdempotency(
 
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     if (!request.routeOptions.config?.idempotent) return;
-    const principal = request.principal;
-    if (!principal) return;
+    const organizationId = organizationOf(request);
+    if (!organizationId) return;
     const header = request.headers['idempotency-key'];
     if (header === undefined) return;
     const key = Array.isArray(header) ? header.join(', ') : header;
@@ -389,7 +396,6 @@ export function registerIdempotency(
     }
     const requestHash = requestDigest(request);
     const { method, url: path } = request;
-    const { organizationId } = principal;
 
     for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
       const claimed = await tryClaim(organizationId, key, requestHash, method, path);

@@ -20,10 +20,12 @@ import type { AppDependencies } from '../dependencies.ts';
 import { AppError } from '../errors.ts';
 import { limitBody } from '../http/body-limit.ts';
 import { invalidRequest } from '../http/errors.ts';
+import { registerIdempotency } from '../plugins/idempotency.ts';
 import { findSession, SESSION_COOKIE, type SessionPrincipal } from '../services/accounts/sessions.ts';
 import { fromTRPCError, type InputSource } from './errors.ts';
 import {
   type AppContext,
+  accessRefusal,
   type BinaryFileAnswer,
   type FileAnswer,
   type ImageAnswer,
@@ -36,9 +38,18 @@ import { appRouter } from './router.ts';
 /** The application routes and their OpenAPI document. */
 export async function registerAppRoutes(app: FastifyInstance, deps: AppDependencies): Promise<void> {
   await app.register(fastifyCookie);
-  mountProcedures(app, appRouter, {
+  const options: TransportOptions = {
     secureCookies: deps.config.env === 'production' || deps.config.publicBaseUrl.startsWith('https:'),
     allowedOrigins: new Set([new URL(deps.config.publicBaseUrl).origin]),
+  };
+  mountProcedures(app, appRouter, options, (procedure) => !procedure.meta?.idempotent);
+  // Routes declaring `idempotent` in a scope of their own with the Idempotency-Key hooks, keyed in the
+  // organization of the session their preValidation found (see mountProcedures).
+  await app.register(async (scope) => {
+    registerIdempotency(scope, deps, {
+      organizationOf: (request) => checkedSessions.get(request)?.organization.id,
+    });
+    mountProcedures(scope, appRouter, options, (procedure) => procedure.meta?.idempotent === true);
   });
   const document = appOpenApiDocument(appRouter, deps.config.publicBaseUrl);
   app.get(APP_OPENAPI_PATH, { schema: { hide: true } }, async () => document);
@@ -125,14 +136,28 @@ export async function sessionOf(request: FastifyRequest): Promise<SessionPrincip
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
-/** Serves every procedure of `router` (built with api/trpc/init.ts) at its REST route. */
+/**
+ * The session of a request to an idempotent route, read and checked (origin, access) in its preValidation, so
+ * that the Idempotency-Key hooks claim a key only for a request the route would serve, and in the session's
+ * organization; the handler uses it rather than reading the cookie again.
+ */
+const checkedSessions = new WeakMap<FastifyRequest, SessionPrincipal>();
+
+/**
+ * Serves every procedure of `router` (built with api/trpc/init.ts) at its REST route; with `only`, those it
+ * accepts. A procedure declaring `idempotent` gets route config `idempotent: true` (for the Idempotency-Key
+ * hooks of api/plugins/idempotency.ts, which the caller registers on `app`).
+ */
 export function mountProcedures(
   app: FastifyInstance,
   router: AnyTRPCRouter,
   options: TransportOptions,
+  only: (procedure: ProcedureDefinition) => boolean = () => true,
 ): void {
   for (const [name, procedure] of proceduresOf(router)) {
+    if (!only(procedure)) continue;
     const { method, path } = checkedRoute(name, procedure);
+    const idempotent = procedure.meta?.idempotent === true;
     const pathParameters = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string);
     const takesBody = BODY_METHODS.has(method);
     // The document marks the body required when the input has fields besides the path's: so is it here.
@@ -152,8 +177,21 @@ export function mountProcedures(
             preParsing: limitBody(procedure.meta.bodyLimit.bytes, procedure.meta.bodyLimit.purpose),
           }
         : {}),
+      ...(idempotent
+        ? {
+            config: { idempotent: true },
+            preValidation: async (request: FastifyRequest) => {
+              const refusal = crossSiteRefusal(request, options.allowedOrigins);
+              if (refusal) throw refusal;
+              const session = await sessionOf(request);
+              const denied = accessRefusal(procedure.meta?.access ?? 'signed-in', session);
+              if (denied) throw denied;
+              if (session) checkedSessions.set(request, session);
+            },
+          }
+        : {}),
       handler: async (request, reply) => {
-        if (method !== 'GET') {
+        if (method !== 'GET' && !idempotent) {
           const refusal = crossSiteRefusal(request, options.allowedOrigins);
           if (refusal) throw refusal;
         }
@@ -168,7 +206,7 @@ export function mountProcedures(
             },
           ]);
         }
-        const session = await sessionOf(request);
+        const session = checkedSessions.get(request) ?? (await sessionOf(request));
         const call = procedureAt(router.createCaller(appContext(request, reply, session, options)), name);
         let output: unknown;
         try {

@@ -62,6 +62,7 @@ export type AppMeta = OpenApiMeta<{
   image?: ImageResponse;
   bodyLimit?: BodyLimit;
   etag?: boolean;
+  idempotent?: boolean;
 }>;
 
 /**
@@ -192,6 +193,11 @@ export interface RouteDocs {
    * without a body: pages that poll a resource learn cheaply that nothing changed.
    */
   etag?: boolean;
+  /**
+   * The route honours an Idempotency-Key header as /api/v1's creates do (api/plugins/idempotency.ts), keyed
+   * in the signed-in user's organization: a repeated request (a double click) gets the first answer again.
+   */
+  idempotent?: boolean;
 }
 
 /**
@@ -200,7 +206,7 @@ export interface RouteDocs {
  * DELETE (the transport checks both when it starts).
  */
 export function route(method: OpenApiMethod, path: `/api/${string}`, docs: RouteDocs): AppMeta {
-  const { errors, access, file, image, bodyLimit, etag, ...openapi } = docs;
+  const { errors, access, file, image, bodyLimit, etag, idempotent, ...openapi } = docs;
   const accessErrors: DocumentedErrors =
     access === 'public'
       ? {}
@@ -216,6 +222,7 @@ export function route(method: OpenApiMethod, path: `/api/${string}`, docs: Route
     ...(image ? { image } : {}),
     ...(bodyLimit ? { bodyLimit } : {}),
     ...(etag ? { etag } : {}),
+    ...(idempotent ? { idempotent } : {}),
     openapi: {
       method,
       path,
@@ -229,6 +236,13 @@ export function route(method: OpenApiMethod, path: `/api/${string}`, docs: Route
       ...accessErrors,
       ...(bodyLimit
         ? { 413: `The body is larger than ${bodyLimit.bytes} bytes (\`payload_too_large\`)` }
+        : {}),
+      ...(idempotent
+        ? {
+            409:
+              '`idempotency_key_reused` (the Idempotency-Key named another request) or ' +
+              '`idempotency_request_in_progress` (its first request is still running)',
+          }
         : {}),
       ...(errors ?? {}),
     },

@@ -102,6 +102,21 @@ export function appOpenApiDocument(router: AnyTRPCRouter, publicBaseUrl: string)
         304: { description: 'Not modified: the answer is still the one If-None-Match names' },
       };
     }
+    if (meta.idempotent) {
+      // The transport's Idempotency-Key (api/trpc/fastify.ts), as /api/v1's creates declare it.
+      operation.parameters = [
+        ...(operation.parameters ?? []),
+        {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description:
+            'Names this request (1 to 255 printable ASCII characters): repeated within 24 hours with the same ' +
+            'body it answers the first answer again (`Idempotent-Replayed: true`) without acting twice',
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+        },
+      ];
+    }
     if (meta.image) {
       // The image's bytes, not the ImageAnswer the procedure hands the transport (api/trpc/fastify.ts).
       operation.responses = {

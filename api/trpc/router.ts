@@ -9,6 +9,7 @@ import { mfaRouter } from './procedures/mfa.ts';
 import { organizationRouter } from './procedures/organization.ts';
 import { plansRouter } from './procedures/plans.ts';
 import { rolesRouter } from './procedures/roles.ts';
+import { sendingRouter } from './procedures/sending.ts';
 import { stampsRouter } from './procedures/stamps.ts';
 import { teamsRouter } from './procedures/teams.ts';
 import { templatesRouter } from './procedures/templates.ts';
@@ -28,6 +29,8 @@ export const appRouter = router({
   // The documents (docs/documents.md); archive, unarchive and delete in documentLifecycle.
   documents: documentsRouter,
   documentLifecycle: documentLifecycleRouter,
+  // The send page: envelopes from a template or a one-off PDF (docs/documents.md, "Sending").
+  sending: sendingRouter,
 });
 
 export type AppRouter = typeof appRouter;

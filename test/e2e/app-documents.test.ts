@@ -3,7 +3,9 @@
 // searches and filters (the address keeps them), opens an envelope still being signed, sees the workflow's live
 // view, gets a ManualLink recipient's signing link and copies it, and watches the envelope change — a status,
 // a recipient, the timeline — without reloading while the recipients sign through the signer API; then
-// downloads the signed PDF. A read-only member sees no action. The pages in Hebrew (right to left) and on a
+// downloads the signed PDF. A read-only member sees no action. A finished envelope is archived from its page,
+// found under the archived tab, restored, and deleted after a confirmation that names the retention period;
+// the list says so and the page is not found afterwards. The pages in Hebrew (right to left) and on a
 // 375-pixel phone, axe-core's WCAG 2.1 AA rules on every screen; screenshots go to test/artifacts/web/.
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
@@ -11,7 +13,14 @@ import { describe, expect, it } from 'vitest';
 import type { EnvelopeSender } from '../../api/services/envelopes/create-envelope.ts';
 import { AppUser } from '../../db/entities/index.ts';
 import type { ApiHarness } from '../support/api.ts';
-import { eventually, expectAccessible, signIn, useAppBrowser, waitForPath } from '../support/app-pages.ts';
+import {
+  eventually,
+  expectAccessible,
+  pathOf,
+  signIn,
+  useAppBrowser,
+  waitForPath,
+} from '../support/app-pages.ts';
 import { DESKTOP, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
 import { createOrganizationWithTemplate } from '../support/context.ts';
 import { completedDocument, type DocumentFixture, documentFixture } from '../support/documents.ts';
@@ -21,6 +30,7 @@ import { APP_ORIGIN, type SignedInUser, signedInUser } from '../support/signed-i
 let harness: ApiHarness;
 let browser: TestBrowser;
 let baseUrl: string;
+let owner: SignedInUser;
 let sender: SignedInUser;
 let member: SignedInUser;
 let organizationId: string;
@@ -33,7 +43,7 @@ useAppBrowser(async (opened) => {
   const made = await createOrganizationWithTemplate(harness.ctx);
   organizationId = made.organization.id;
   templateId = made.template.id;
-  const owner = await signedInUser(harness, { role: 'owner', organizationId, fullName: 'Olivia Owner' });
+  owner = await signedInUser(harness, { role: 'owner', organizationId, fullName: 'Olivia Owner' });
   const created = await fetch(`${baseUrl}/api/teams`, {
     method: 'POST',
     headers: { cookie: owner.cookie, origin: APP_ORIGIN, 'content-type': 'application/json' },
@@ -108,6 +118,27 @@ async function signAs(link: string): Promise<void> {
 
 function recipientRow(page: Page, name: string) {
   return page.locator(`tr[data-recipient="${name}"]`);
+}
+
+/** A route of the app as `user`, from the app's origin. */
+function asUser(user: SignedInUser, method: string, path: string, body?: unknown): Promise<Response> {
+  return fetch(`${baseUrl}${path}`, {
+    method,
+    headers: {
+      cookie: user.cookie,
+      origin: APP_ORIGIN,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
+/** The buttons of the envelope page's actions bar, by their names. */
+function actionButtons(page: Page): Promise<string[]> {
+  return page
+    .locator('.toolbar button')
+    .allTextContents()
+    .then((names) => names.map((name) => name.trim()));
 }
 
 describe('the business app: documents', () => {
@@ -266,12 +297,164 @@ describe('the business app: documents', () => {
     await expectAccessible(readOnly, 'envelope page, read only');
   });
 
+  it('archives a finished envelope, restores it, and deletes it after confirming', async () => {
+    const fixture = await completedDocument(harness.ctx, organizationId, templateId, {
+      title: 'Lease to put away',
+      sender: senderRef,
+    });
+    const path = `/app/documents/${fixture.id}`;
+    const page = await browser.newPage(DESKTOP);
+    await signIn(page, baseUrl, sender.email, sender.password);
+    await page.goto(`${baseUrl}${path}`);
+    await eventually(() => page.getByTestId('status').textContent()).toContain('Completed');
+    // Within Documents: its link is current (the page is one of its own), and no other link is.
+    const nav = page.getByRole('navigation', { name: 'Business app' });
+    expect(await nav.getByRole('link', { name: 'Documents' }).getAttribute('aria-current')).toBe('true');
+    expect(await nav.locator('a[aria-current]').allTextContents()).toEqual(['Documents']);
+    // A Completed envelope may be archived or deleted, nothing else.
+    expect(await actionButtons(page)).toEqual(['Archive', 'Delete']);
+    await expectAccessible(page, 'completed envelope page with archive and delete');
+
+    await page.getByRole('button', { name: 'Archive', exact: true }).click();
+    await eventually(() => page.getByTestId('status').textContent()).toContain('Archived');
+    expect(await page.getByRole('status').filter({ hasText: 'The envelope was archived' }).count()).toBe(1);
+    await eventually(() => actionButtons(page)).toEqual(['Restore from archive', 'Delete']);
+    await eventually(() => page.getByTestId('timeline').textContent()).toContain('Archived');
+    expect(pathOf(page)).toBe(path);
+    await expectAccessible(page, 'archived envelope page');
+    await browser.screenshot(page, 'app-document-archived-en-desktop');
+
+    // It left the active tabs and is under "Archived", whose row opens its page with the Restore button.
+    await openList(page);
+    await eventually(() => page.locator('nav.tabs a[data-tab="archived"] .count').textContent()).toBe('1');
+    expect(await rowTitles(page)).not.toContain('Lease to put away');
+    await page.locator('nav.tabs a[data-tab="archived"]').click();
+    await eventually(() => rowTitles(page)).toEqual(['Lease to put away']);
+    expect(await page.locator('tr[data-document]').first().textContent()).toContain('Archived');
+    await page.getByRole('link', { name: 'Lease to put away' }).click();
+    await waitForPath(page, path);
+    await eventually(() => actionButtons(page)).toEqual(['Restore from archive', 'Delete']);
+    await page.getByRole('button', { name: 'Restore from archive' }).click();
+    await eventually(() => page.getByTestId('status').textContent()).toContain('Completed');
+    expect(await page.locator('.app-success').textContent()).toBe(
+      'The envelope was restored from the archive. Its status is Completed again.',
+    );
+    await eventually(() => actionButtons(page)).toEqual(['Archive', 'Delete']);
+    await eventually(() => page.getByTestId('timeline').textContent()).toContain(
+      'Brought back from the archive',
+    );
+
+    // Archived meanwhile elsewhere (the page's polls answered "unchanged" until then): the server's refusal is
+    // shown, and the page then catches up.
+    const isThePoll = (url: URL) => url.pathname === `/api/documents/${fixture.id}`;
+    await page.route(isThePoll, (route) => route.fulfill({ status: 304 }));
+    expect((await asUser(sender, 'POST', `/api/documents/${fixture.id}/archive`)).status).toBe(200);
+    await page.getByRole('button', { name: 'Archive', exact: true }).click();
+    await eventually(() => page.locator('.app-messages [role="alert"]').textContent()).toBe(
+      'The envelope is already Archived.',
+    );
+    expect(await page.locator('.app-success').count()).toBe(0);
+    await page.unroute(isThePoll);
+    await eventually(() => page.getByTestId('status').textContent()).toContain('Archived');
+    await eventually(() => actionButtons(page)).toEqual(['Restore from archive', 'Delete']);
+
+    // A read-only member sees the same envelope without any of these buttons.
+    const readOnly = await browser.newPage(DESKTOP);
+    await signIn(readOnly, baseUrl, member.email, member.password);
+    await readOnly.goto(`${baseUrl}${path}`);
+    await eventually(() => readOnly.getByTestId('status').textContent()).toContain('Archived');
+    expect(await readOnly.locator('.toolbar').count()).toBe(0);
+    expect(await readOnly.getByRole('button', { name: /Archive|Restore|Delete/ }).count()).toBe(0);
+
+    // Delete asks first, naming no number of days to a sender, who cannot read the organization's settings.
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete this envelope?' });
+    await eventually(() => confirm.isVisible()).toBe(true);
+    expect(await confirm.textContent()).toContain(
+      'Its files are purged for good after the retention period set by your organization. Download anything you need to keep first.',
+    );
+    await expectAccessible(page, 'delete an envelope');
+    await browser.screenshot(page, 'app-document-delete-en-desktop');
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await eventually(() => confirm.isVisible()).toBe(false);
+    expect(await page.getByTestId('status').textContent()).toContain('Archived');
+
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await confirm.getByRole('button', { name: 'Delete', exact: true }).click();
+    await waitForPath(page, '/app/documents');
+    await eventually(() => page.locator('.app-success').textContent()).toMatch(
+      /^The envelope “\u2068Lease to put away\u2069” was deleted\. Its files will be purged after .*2\d{3}.*\.$/,
+    );
+    expect(await rowTitles(page)).not.toContain('Lease to put away');
+    expect(await page.locator('nav.tabs a[data-tab="archived"] .count').textContent()).toBe('0');
+    await expectAccessible(page, 'documents list after a deletion');
+    await browser.screenshot(page, 'app-documents-deleted-en-desktop');
+    // The message is said once: going back to the list later does not repeat it.
+    await page.locator('nav.tabs a[data-tab="completed"]').click();
+    await eventually(() => page.locator('.app-success').count()).toBe(0);
+
+    // Its page, and every route, now answer "not found".
+    await page.goto(`${baseUrl}${path}`);
+    await eventually(() => page.locator('.app-alert').textContent()).toContain(
+      `Envelope ${fixture.id} was not found.`,
+    );
+    expect(await page.getByText('This page could not be loaded.').count()).toBe(1);
+    expect((await asUser(sender, 'GET', `/api/documents/${fixture.id}`)).status).toBe(404);
+  });
+
+  it('names the retention period to a user who reads the settings, and deletes a draft', async () => {
+    const updated = await asUser(owner, 'PUT', '/api/organization/settings', {
+      retention: { deletedDays: 14 },
+    });
+    expect(updated.status).toBe(200);
+    const draft = await documentFixture(harness.ctx, organizationId, templateId, {
+      title: 'Quote nobody needs',
+      sender: senderRef,
+    });
+    const page = await browser.newPage(DESKTOP);
+    await signIn(page, baseUrl, owner.email, owner.password);
+    await page.goto(`${baseUrl}/app/documents/${draft.id}`);
+    await eventually(() => page.getByTestId('status').textContent()).toContain('Draft');
+    // A Draft is sent or deleted; it is never archived.
+    expect(await actionButtons(page)).toEqual(['Send', 'Change the deadline', 'Delete']);
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete this envelope?' });
+    await eventually(() => confirm.textContent()).toContain(
+      'Its files are purged for good 14 days after the deletion, the retention period set by your organization.',
+    );
+    const day = (at: number) =>
+      new Intl.DateTimeFormat('en', { dateStyle: 'medium' }).format(at + 14 * 24 * 60 * 60 * 1000);
+    const before = day(Date.now());
+    await confirm.getByRole('button', { name: 'Delete', exact: true }).click();
+    await waitForPath(page, '/app/documents');
+    await eventually(() => page.locator('.app-success').textContent()).toContain(
+      'The envelope “\u2068Quote nobody needs\u2069” was deleted. Its files will be purged after ',
+    );
+    // 14 days from now, by the organization's setting (the day before midnight or after).
+    const message = (await page.locator('.app-success').textContent()) ?? '';
+    expect(
+      [before, day(Date.now())].some((date) => message.includes(`after ${date},`)),
+      message,
+    ).toBe(true);
+    expect((await asUser(owner, 'GET', `/api/documents/${draft.id}`)).status).toBe(404);
+    await asUser(owner, 'PUT', '/api/organization/settings', { retention: { deletedDays: null } });
+  });
+
   it('is right to left in Hebrew and fits a 375-pixel phone in both languages', async () => {
     const fixture = await documentFixture(harness.ctx, organizationId, templateId, {
       title: 'חוזה שכירות — דירה ברחוב הרצל 12, תל אביב',
       sender: senderRef,
       send: true,
     });
+    const archived = await completedDocument(harness.ctx, organizationId, templateId, {
+      title: 'ייפוי כוח לשנת 2025 — ארכיון',
+      sender: senderRef,
+    });
+    expect((await asUser(sender, 'POST', `/api/documents/${archived.id}/archive`)).status).toBe(200);
+    const LABELS = {
+      en: { restore: 'Restore from archive', delete: 'Delete', dialog: 'Delete this envelope?' },
+      he: { restore: 'שחזור מהארכיון', delete: 'מחיקה', dialog: 'למחוק את המעטפה?' },
+    };
     for (const [language, viewport, device] of [
       ['he', DESKTOP, 'desktop'],
       ['en', PHONE, 'phone'],
@@ -299,6 +482,46 @@ describe('the business app: documents', () => {
       expect(await pageWidth(page), `envelope ${language} ${device}`).toBeLessThanOrEqual(viewport.width);
       await expectAccessible(page, `envelope page (${language}, ${device})`);
       await browser.screenshot(page, `app-document-${language}-${device}`);
+
+      // An archived envelope: Restore and Delete.
+      const labels = LABELS[language];
+      await page.goto(`${baseUrl}/app/documents/${archived.id}`);
+      await eventually(() => actionButtons(page)).toEqual([labels.restore, labels.delete]);
+      if (language === 'he') {
+        expect(await page.getByTestId('status').textContent()).toContain('בארכיון');
+      }
+      expect(await pageWidth(page), `archived ${language} ${device}`).toBeLessThanOrEqual(viewport.width);
+      await expectAccessible(page, `archived envelope page (${language}, ${device})`);
+      await browser.screenshot(page, `app-document-archived-${language}-${device}`);
+
+      // A draft deleted after the confirmation; the list says so.
+      const draft = await documentFixture(harness.ctx, organizationId, templateId, {
+        title: `טיוטה למחיקה ${language} ${device}`,
+        sender: senderRef,
+      });
+      await page.goto(`${baseUrl}/app/documents/${draft.id}`);
+      await eventually(() => actionButtons(page)).toContain(labels.delete);
+      await page.getByRole('button', { name: labels.delete, exact: true }).click();
+      const confirm = page.getByRole('dialog', { name: labels.dialog });
+      await eventually(() => confirm.isVisible()).toBe(true);
+      if (language === 'he') {
+        expect(await confirm.textContent()).toContain('בתום תקופת השמירה שהארגון שלך קבע');
+      }
+      expect(await pageWidth(page), `delete ${language} ${device}`).toBeLessThanOrEqual(viewport.width);
+      await expectAccessible(page, `delete an envelope (${language}, ${device})`);
+      await browser.screenshot(page, `app-document-delete-${language}-${device}`);
+      await confirm.getByRole('button', { name: labels.delete, exact: true }).click();
+      await waitForPath(page, '/app/documents');
+      // The title keeps its own direction inside the sentence (isolated).
+      await eventually(() => page.locator('.app-success').textContent()).toContain(
+        `\u2068טיוטה למחיקה ${language} ${device}\u2069`,
+      );
+      if (language === 'he') {
+        expect(await page.locator('.app-success').textContent()).toMatch(/^המעטפה „\u2068.*\u2069” נמחקה\. /);
+      }
+      expect(await pageWidth(page), `deleted ${language} ${device}`).toBeLessThanOrEqual(viewport.width);
+      await expectAccessible(page, `documents list after a deletion (${language}, ${device})`);
+      await browser.screenshot(page, `app-documents-deleted-${language}-${device}`);
     }
     await harness.ctx.orm.em.fork().nativeUpdate(AppUser, { id: sender.user.id }, { language: 'en' });
   });

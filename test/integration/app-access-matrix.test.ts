@@ -505,4 +505,77 @@ describe('the tenant matrix', () => {
       }
     });
   }
+
+  // The send page's routes name their template or file in the body, not the path: the same rule holds.
+  it("POST /api/documents/send-from-template and send-from-file: another organization's template or file is not found, and nothing is made", async () => {
+    const theirTemplate = await documentTemplate(harness.ctx, otherOwner.organization.id);
+    const pdfBase64 = Buffer.from(await buildDemoPdf('Their file')).toString('base64');
+    const uploaded = await harness.app.inject({
+      method: 'POST',
+      url: '/api/documents/files',
+      headers: otherOwner.headers,
+      payload: { pdfBase64 },
+    });
+    expect(uploaded.statusCode, uploaded.body).toBe(200);
+    const recipients = [
+      { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', deliveryChannel: 'ManualLink' },
+      {
+        roleName: 'Provider',
+        fullName: 'Sam Cohen',
+        email: 'sam@example.com',
+        deliveryChannel: 'ManualLink',
+      },
+    ];
+    const bodies: [string, Record<string, unknown>][] = [
+      ['/api/documents/send-from-template', { title: 'Taken over', templateId: theirTemplate, recipients }],
+      [
+        '/api/documents/send-from-file',
+        {
+          title: 'Taken over',
+          fileId: uploaded.json().fileId,
+          fields: [
+            {
+              type: 'Signature',
+              role: 'Client',
+              label: 'Sign',
+              page: 1,
+              x: 40,
+              y: 40,
+              width: 150,
+              height: 40,
+            },
+            {
+              type: 'Signature',
+              role: 'Provider',
+              label: 'Sign',
+              page: 1,
+              x: 40,
+              y: 90,
+              width: 150,
+              height: 40,
+            },
+          ],
+          recipients,
+        },
+      ],
+    ];
+    for (const [url, payload] of bodies) {
+      const before = await snapshot(otherOwner.organization.id);
+      const mine = await snapshot(owner.organization.id);
+      const foreign = await harness.app.inject({ method: 'POST', url, headers: owner.headers, payload });
+      expect(foreign.statusCode, `${url}: ${foreign.body}`).toBe(404);
+      expect(foreign.json().error.code).toBe('not_found');
+      expect(await snapshot(otherOwner.organization.id)).toEqual(before);
+      expect(await snapshot(owner.organization.id)).toEqual(mine);
+      // The same body works for its own organization (kept a Draft).
+      const own = await harness.app.inject({
+        method: 'POST',
+        url,
+        headers: otherOwner.headers,
+        payload: { ...payload, draft: true },
+      });
+      expect(own.statusCode, `${url} in its own organization: ${own.body}`).toBe(200);
+      expect(own.json().status).toBe('Draft');
+    }
+  });
 });

@@ -31,6 +31,7 @@ import {
   Envelope,
   Organization,
   Passkey,
+  StoredFile,
   TemplateField,
   TemplateRole,
 } from '../../db/entities/index.ts';
@@ -1072,7 +1073,34 @@ const RECIPES: Record<string, RouteRecipe> = {
     }),
     alsoRefusedWith: [404],
   },
+  // The send page (docs/documents.md, "Sending"): /api/v1's create bodies plus `draft`, kept as Drafts; an
+  // accepted text reads back from the envelope exactly as /api/v1's creates do.
+  'POST /api/documents/send-from-template': {
+    base: async () => ({ body: { ...envelopeBody(), draft: true } }),
+    readBack: (...args) => readBackOf('POST /api/v1/envelopes/from-template', ...args),
+  },
+  'POST /api/documents/send-from-file': {
+    base: async () => ({ body: { ...fileEnvelopeBody(), draft: true } }),
+    readBack: (...args) => readBackOf('POST /api/v1/envelopes/from-file', ...args),
+  },
+  'POST /api/documents/files': {
+    // A fuzzed PDF (its base64) is never a PDF: refused, naming body.pdfBase64; an accepted file name is the
+    // stored file's.
+    base: async () => ({ body: { filename: 'fuzz.pdf', pdfBase64: await fuzzPdf() } }),
+    readBack: async (answer, target) => {
+      const { fileId } = answer.body as { fileId: string };
+      const file = await ctx.orm.em.fork().findOneOrFail(StoredFile, { id: fileId });
+      return getAt({ filename: file.filename }, target.path);
+    },
+  },
 };
+
+/** Another recipe's read-back (the send page's creations read back as /api/v1's). */
+function readBackOf(route: string, ...args: Parameters<NonNullable<RouteRecipe['readBack']>>) {
+  const readBack = RECIPES[route]?.readBack;
+  if (!readBack) throw new Error(`${route} has no read-back`);
+  return readBack(...args);
+}
 
 /** A version's roles and fields with its name and file name, as the builder loads it. */
 function templateShown(id: string): Promise<unknown> {
@@ -1304,6 +1332,9 @@ describe('text fuzzing of every route', () => {
         'GET /api/documents',
         'POST /api/documents/{id}/cancel',
         'POST /api/documents/{id}/extend',
+        'POST /api/documents/send-from-template',
+        'POST /api/documents/send-from-file',
+        'POST /api/documents/files',
         'GET /api/templates',
         'POST /api/templates',
         'PUT /api/templates/{id}/name',

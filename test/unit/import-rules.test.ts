@@ -60,7 +60,13 @@ const RULES: [string, Rule][] = [
     { values: ['domain/', 'config/', 'db/', 'documents/', 'notifications/', 'temporal/', 'workflows/'] },
   ],
   // The browser app talks to the server over HTTP: it may share the contract (types, pure vocabulary).
-  ['web/src/', { values: ['domain/vocabulary.ts', 'domain/permissions.ts'], types: ['domain/', 'api/'] }],
+  [
+    'web/src/',
+    {
+      values: ['domain/vocabulary.ts', 'domain/permissions.ts', 'domain/document-lifecycle.ts'],
+      types: ['domain/', 'api/'],
+    },
+  ],
 ];
 
 /** What a folder may always import within itself (api/ sub-folders are layered, see above). */

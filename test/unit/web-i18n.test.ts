@@ -8,7 +8,13 @@ import { fileURLToPath } from 'node:url';
 import { get } from 'svelte/store';
 import { addMessages, format, init, locale } from 'svelte-i18n';
 import { describe, expect, it } from 'vitest';
-import { MESSAGE_CHANNELS, NOTIFICATION_KINDS, RECIPIENT_STATUSES } from '../../domain/vocabulary.ts';
+import {
+  DELIVERY_CHANNELS,
+  MESSAGE_CHANNELS,
+  NOTIFICATION_KINDS,
+  RECIPIENT_STATUSES,
+  WORKFLOW_TYPES,
+} from '../../domain/vocabulary.ts';
 import { STAMP_FILE_PROBLEMS } from '../../web/src/lib/app/stamp-problems.ts';
 import { SIGNING_STATES } from '../../web/src/lib/signer/signing.ts';
 
@@ -96,13 +102,21 @@ describe('web app catalogs', () => {
     expect([...prefixes].sort()).toEqual([
       'devNotifications.channel.',
       'devNotifications.kind.',
+      'documents.channel.',
+      'documents.workflowType.',
       'languages.',
+      'send.workflowHint.',
       'signer.complete.',
       'signer.instructions.',
       'signer.recipientStatus.',
       'signer.state.',
       'stamps.problem.',
     ]);
+    for (const channel of DELIVERY_CHANNELS) expect(keys).toContain(`documents.channel.${channel}`);
+    for (const type of WORKFLOW_TYPES) {
+      expect(keys).toContain(`documents.workflowType.${type}`);
+      expect(keys).toContain(`send.workflowHint.${type}`);
+    }
     for (const problem of [...STAMP_FILE_PROBLEMS, 'sides'])
       expect(keys).toContain(`stamps.problem.${problem}`);
     for (const kind of NOTIFICATION_KINDS) expect(keys).toContain(`devNotifications.kind.${kind}`);

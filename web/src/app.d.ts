@@ -1,6 +1,11 @@
 // See https://svelte.dev/docs/kit/types#app.d.ts for what can be declared here.
-declare global {
-  namespace App {}
-}
+import type { DeletedDocument } from '$lib/app/documents';
 
-export {};
+declare global {
+  namespace App {
+    interface PageState {
+      /** The envelope the page before deleted: the documents list says so once (docs/documents.md). */
+      deletedDocument?: DeletedDocument;
+    }
+  }
+}

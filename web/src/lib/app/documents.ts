@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { requestFor } from '$lib/shared/app-client';
 import { APP_ROUTES } from '$lib/shared/app-routes';
 import type * as schemas from '../../../../domain/document.ts';
+import { RETENTION_DELETED_DAYS, recordRefusal } from '../../../../domain/document-lifecycle.ts';
 import {
   type DeliveryChannel,
   type EnvelopeStatus,
@@ -43,6 +44,38 @@ export const DOCUMENT_SEARCH_MAX: typeof schemas.DOCUMENT_LIMITS.search = 200;
 export function isRunning(status: EnvelopeStatus): boolean {
   if (status === 'Draft') return false;
   return status === 'Expired' || !TERMINAL_ENVELOPE_STATUSES.includes(status);
+}
+
+/** Archive, unarchive and delete: which of them the envelope's status allows. */
+export interface LifecycleActions {
+  archive: boolean;
+  unarchive: boolean;
+  delete: boolean;
+}
+
+/**
+ * What the status allows of archiving, unarchiving and deleting, by the rule the server applies
+ * (domain/document-lifecycle.ts); whether the user may (documents:manage) is the page's to check. The server
+ * decides again: a Draft whose send is under way, or a status changed meanwhile, is refused with a 409.
+ */
+export function lifecycleActions(status: EnvelopeStatus): LifecycleActions {
+  return {
+    archive: recordRefusal('archive', status) === undefined,
+    unarchive: recordRefusal('unarchive', status) === undefined,
+    delete: recordRefusal('delete', status) === undefined,
+  };
+}
+
+/** Days a deleted envelope's files are kept: the organization's `retention.deletedDays`, or the default. */
+export function purgeDaysOf(deletedDays: number | null): number {
+  return deletedDays ?? RETENTION_DELETED_DAYS.default;
+}
+
+/** What the envelope page leaves for the list after deleting an envelope (SvelteKit's page state). */
+export interface DeletedDocument {
+  title: string;
+  /** When its files are purged (the delete route's `filesPurgeAfter`). */
+  filesPurgeAfter: string | null;
 }
 
 export function isDocumentTab(value: string | null): value is DocumentTab {

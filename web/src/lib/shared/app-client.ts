@@ -63,7 +63,12 @@ export function requestFor(route: AppRoute, input: unknown): { url: string; body
   return body === undefined ? { url: path } : { url: path, body: JSON.stringify(body) };
 }
 
-async function send(procedure: string, input: unknown, signal: AbortSignal): Promise<unknown> {
+async function send(
+  procedure: string,
+  input: unknown,
+  signal: AbortSignal,
+  idempotencyKey?: string,
+): Promise<unknown> {
   const route = (APP_ROUTES as Record<string, AppRoute>)[procedure];
   if (!route)
     throw new TypeError(`No route for the procedure ${procedure} (web/src/lib/shared/app-routes.ts)`);
@@ -73,6 +78,7 @@ async function send(procedure: string, input: unknown, signal: AbortSignal): Pro
     headers: {
       accept: 'application/json',
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
     },
     ...(body === undefined ? {} : { body }),
     credentials: 'same-origin',
@@ -102,7 +108,10 @@ function restLink(): TRPCLink<AppRouter> {
         const abort = () => controller.abort();
         if (op.signal?.aborted) abort();
         op.signal?.addEventListener('abort', abort);
-        send(op.path, op.input, controller.signal).then(
+        // A route declaring `idempotent` takes an Idempotency-Key from the call's context:
+        // `mutate(input, { context: { idempotencyKey } })`.
+        const key = op.context?.idempotencyKey;
+        send(op.path, op.input, controller.signal, typeof key === 'string' ? key : undefined).then(
           (data) => {
             observer.next({ result: { type: 'data', data } });
             observer.complete();

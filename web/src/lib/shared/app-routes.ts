@@ -110,4 +110,9 @@ export const APP_ROUTES = {
   'documentLifecycle.archive': { method: 'POST', path: '/api/documents/{id}/archive' },
   'documentLifecycle.unarchive': { method: 'POST', path: '/api/documents/{id}/unarchive' },
   'documentLifecycle.delete': { method: 'POST', path: '/api/documents/{id}/delete' },
+  // The send page (docs/documents.md, "Sending"): the creations carry an Idempotency-Key per page load.
+  'sending.fromTemplate': { method: 'POST', path: '/api/documents/send-from-template' },
+  'sending.fromFile': { method: 'POST', path: '/api/documents/send-from-file' },
+  'sending.uploadFile': { method: 'POST', path: '/api/documents/files' },
+  'sending.defaults': { method: 'GET', path: '/api/documents/send-defaults' },
 } as const satisfies Record<AppProcedurePath, AppRoute>;

@@ -1,0 +1,49 @@
+// Sending from the business app (docs/documents.md, "Sending"): the send page's requests. They are /api/v1's
+// create requests (domain/envelope.ts) — the same fields, rules and messages — with `draft` on top: save the
+// envelope as a Draft, or send it at once. A one-off PDF is stored first (POST /api/documents/files) and its
+// id used as /api/v1's from-file request uses an uploaded file's. No `.meta({ id })`: the application routes'
+// schemas stay out of /api/v1's document (docs/app-api.md).
+import { z } from 'zod';
+import { CreateEnvelopeFromFileRequest, CreateEnvelopeRequest } from './envelope.ts';
+import { CreateTemplateRequest } from './template-builder.ts';
+import { AUTHENTICATION_METHODS } from './vocabulary.ts';
+
+const Draft = z
+  .boolean()
+  .default(false)
+  .describe('true: keep the envelope as a Draft (nothing is sent); false (default): send it at once');
+
+export const SendFromTemplateRequest = CreateEnvelopeRequest.extend({ draft: Draft });
+export type SendFromTemplateRequest = z.input<typeof SendFromTemplateRequest>;
+
+export const SendFromFileRequest = CreateEnvelopeFromFileRequest.extend({ draft: Draft });
+export type SendFromFileRequest = z.input<typeof SendFromFileRequest>;
+
+/** A one-off PDF for the send page, in base64 as a template's PDF is (at most 25 MB, checked the same way). */
+export const UploadSendFileRequest = CreateTemplateRequest.pick({ filename: true, pdfBase64: true });
+export type UploadSendFileRequest = z.input<typeof UploadSendFileRequest>;
+
+export const SendFileView = z.object({
+  fileId: z.uuid(),
+  filename: z.string(),
+  pageCount: z.number().int(),
+  pages: z
+    .array(z.object({ width: z.number(), height: z.number() }))
+    .describe('Each page’s size in PDF points as displayed: where fields may lie'),
+});
+export type SendFileView = z.output<typeof SendFileView>;
+
+/** What the send page prefills from the organization's settings (docs/administration.md). */
+export const SendDefaults = z.object({
+  expirationDays: z
+    .number()
+    .int()
+    .describe('Days from sending to the deadline: the organization’s default expiration, else 30'),
+  authenticationMethod: z
+    .enum(AUTHENTICATION_METHODS)
+    .describe(
+      'The organization’s default authentication (a one-time code applies to recipients with a phone)',
+    ),
+  languages: z.array(z.string()).describe('The languages recipients may be given'),
+});
+export type SendDefaults = z.output<typeof SendDefaults>;
