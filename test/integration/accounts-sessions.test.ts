@@ -311,12 +311,14 @@ describe('cross-site requests', () => {
 describe('bad input', () => {
   it('names the field and changes nothing', async () => {
     const browser = newBrowser(app);
-    const count = async () => ({
-      users: await em().count(AppUser, {}),
-      organizations: await em().count(Organization, {}),
-    });
-    const before = await count();
+    // Only what these requests could have made: other test files register in the same database meanwhile.
     const email = newEmail('bad');
+    const organizationNames: string[] = [];
+    const count = async () => ({
+      users: await em().count(AppUser, { email: { $in: [email, 'not-an-email'] } }),
+      organizations: await em().count(Organization, { name: { $in: organizationNames } }),
+    });
+    const before = { users: 0, organizations: 0 };
     for (const [body, field] of [
       [registration('not-an-email'), 'body.email'],
       [registration(email, { password: 'short' }), 'body.password'],
@@ -327,6 +329,7 @@ describe('bad input', () => {
       [registration(email, { plan: 'Gold' }), 'body.plan'],
       [registration(email, { language: 'fr' }), 'body.language'],
     ] as const) {
+      organizationNames.push(String(body.organizationName));
       const response = await browser.post('/api/auth/register', body);
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
       expect(response.json().error.code).toBe('invalid_request');
