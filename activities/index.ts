@@ -1,6 +1,7 @@
 // Every side effect the workflows need, built from explicit dependencies so tests can pass real ones.
 import { loadConfig } from '../config/config.ts';
 import type { Orm } from '../db/orm.ts';
+import { createBulkSendActivities } from './bulk-send.ts';
 import { createFinalizeActivities } from './finalize.ts';
 import { createNotificationActivities, type NotificationActivityConfig } from './notifications.ts';
 import { createProjectionActivities, whileHeartbeating } from './projection.ts';
@@ -33,6 +34,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createNotificationActivities({ orm: deps.orm, config: deps.notifications ?? loadConfig() }),
     ...createWebhookActivities(deps),
     ...createRetentionActivities(deps),
+    ...createBulkSendActivities({ orm: deps.orm, config: deps.notifications }),
   };
 }
 

@@ -200,3 +200,16 @@ export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 /** The channels that carry a message (`ManualLink` and `Api` recipients get none). */
 export const MESSAGE_CHANNELS = ['Email', 'Sms', 'WhatsApp'] as const;
 export type MessageChannel = (typeof MESSAGE_CHANNELS)[number];
+
+/** A bulk send's run (docs/bulk-send.md): sending rows, every row done, or stopped by a user. */
+export const BULK_SEND_STATUSES = ['Running', 'Completed', 'Cancelled'] as const;
+export type BulkSendStatus = (typeof BULK_SEND_STATUSES)[number];
+
+/** A bulk send's row: waiting, envelope made, envelope sent, refused, or not sent because the run was cancelled. */
+export const BULK_SEND_ROW_STATUSES = ['Pending', 'Created', 'Sent', 'Failed', 'Skipped'] as const;
+export type BulkSendRowStatus = (typeof BULK_SEND_ROW_STATUSES)[number];
+
+/** The columns of a bulk send's CSV file that are not a role's or a field's (docs/bulk-send.md). */
+export const BULK_SEND_ROW_COLUMNS = ['externalReference', 'title'] as const;
+/** A role's columns: `<role name>.<part>` (`Client.email`). */
+export const BULK_SEND_RECIPIENT_PARTS = ['name', 'email', 'phone', 'language'] as const;

@@ -2,6 +2,7 @@
 // (an `import type`, so no server code reaches the browser).
 import { router } from './init.ts';
 import { authRouter } from './procedures/auth.ts';
+import { bulkSendsRouter } from './procedures/bulk-sends.ts';
 import { contactsRouter } from './procedures/contacts.ts';
 import { documentLifecycleRouter } from './procedures/document-lifecycle.ts';
 import { documentsRouter } from './procedures/documents.ts';
@@ -31,6 +32,8 @@ export const appRouter = router({
   documentLifecycle: documentLifecycleRouter,
   // The send page: envelopes from a template or a one-off PDF (docs/documents.md, "Sending").
   sending: sendingRouter,
+  // Bulk send from a CSV file (docs/bulk-send.md).
+  bulkSends: bulkSendsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -20,6 +20,7 @@ import { Migration0017EnvelopesFromFile } from './0017-envelopes-from-file.ts';
 import { Migration0018Documents } from './0018-documents.ts';
 import { Migration0019Retention } from './0019-retention.ts';
 import { Migration0020TemplateVersions } from './0020-template-versions.ts';
+import { Migration0021BulkSends } from './0021-bulk-sends.ts';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-initial', class: Migration0001Initial },
@@ -42,4 +43,5 @@ export const migrations: MigrationObject[] = [
   { name: '0018-documents', class: Migration0018Documents },
   { name: '0019-retention', class: Migration0019Retention },
   { name: '0020-template-versions', class: Migration0020TemplateVersions },
+  { name: '0021-bulk-sends', class: Migration0021BulkSends },
 ];

@@ -11,7 +11,6 @@
 // quotes and line breaks); a byte-order mark is ignored, empty rows are skipped, and the `'` that the export
 // puts before a cell starting with = + - @ (so that a spreadsheet does not run it as a formula) is removed.
 import { randomUUID } from 'node:crypto';
-import { CsvError, parse } from 'csv-parse/sync';
 import { Contact } from '../../../db/entities/index.ts';
 import {
   CONTACT_CSV_COLUMNS,
@@ -23,22 +22,21 @@ import {
   TAG_SEPARATORS,
   UpsertContactRequest,
 } from '../../../domain/contact.ts';
-import { Conflict, type ErrorDetail, InvalidRequest } from '../../errors.ts';
+import { Conflict } from '../../errors.ts';
 import { isUniqueViolation } from '../administration/administration.ts';
 import type { DataContext } from '../context.ts';
+import {
+  type CsvProblem,
+  invalidCsv as invalidFile,
+  readCsvRecords,
+  wrongSeparator,
+} from '../csv/csv-file.ts';
 import { parseInput } from '../validation.ts';
 import { unprotectCell } from './csv-cells.ts';
 
-/** Problems listed in one answer (a file with more says how many were left out). */
-const MAX_PROBLEMS = 100;
-
-interface Problem {
-  /** The row as a spreadsheet numbers it (the header is row 1); for a file that is not CSV, the line. */
-  row?: number;
-  line?: number;
-  column?: string;
-  message: string;
-}
+const REFUSED = 'The file was not imported (nothing was changed)';
+type Problem = CsvProblem;
+const invalidCsv = (problems: Problem[]) => invalidFile(problems, REFUSED);
 
 interface ImportRow {
   row: number;
@@ -117,16 +115,7 @@ function applyColumns(contact: Contact, fields: ContactInput, columns: ReadonlyS
 
 /** The file's rows as contacts and the columns it has, or 400 `invalid_csv` listing every problem. */
 function readFile(csv: string): { rows: ImportRow[]; columns: Set<ContactCsvColumn> } {
-  let records: string[][];
-  try {
-    records = parse(csv, { bom: true, relax_column_count: true, relax_quotes: true }) as string[][];
-  } catch (error) {
-    if (error instanceof CsvError) {
-      const line = Number((error as CsvError & { lines?: number }).lines) || undefined;
-      throw invalidCsv([{ ...(line ? { line } : {}), message: csvErrorMessage(error) }]);
-    }
-    throw error;
-  }
+  const records = readCsvRecords(csv, REFUSED);
   const [header, ...data] = records;
   if (!header || header.every((cell) => cell.trim() === '')) {
     throw invalidCsv([
@@ -213,13 +202,10 @@ function readHeader(header: string[]): { columns: (ContactCsvColumn | undefined)
     const name = unprotectCell(cell).trim().toLowerCase();
     if (name === '') return undefined;
     if (!known.includes(name)) {
-      const separator = [';', '\t'].find((candidate) => name.includes(candidate));
+      const separator = wrongSeparator(name);
       problems.push(
         separator
-          ? {
-              row: 1,
-              message: `the columns must be separated by commas, not ${separator === '\t' ? 'tabs' : `"${separator}"`}`,
-            }
+          ? { row: 1, message: separator }
           : {
               row: 1,
               column: cell.trim(),
@@ -243,49 +229,4 @@ function readHeader(header: string[]): { columns: (ContactCsvColumn | undefined)
     }
   }
   return { columns, problems };
-}
-
-/** csv-parse's refusal in words a person who saved the file from a spreadsheet can act on. */
-function csvErrorMessage(error: CsvError): string {
-  const line = (error as CsvError & { lines?: number }).lines;
-  const where = line ? ` (line ${line})` : '';
-  switch (error.code) {
-    case 'CSV_QUOTE_NOT_CLOSED':
-      return `a quoted cell is never closed${where}: a " is missing`;
-    case 'CSV_INVALID_CLOSING_QUOTE':
-      return `a quoted cell has text after its closing quote${where}`;
-    default:
-      return `the file is not valid CSV${where}: ${error.message}`;
-  }
-}
-
-/** 400 `invalid_csv`: the first problems, each naming its row and column, and how many more there are. */
-function invalidCsv(problems: Problem[]): InvalidRequest {
-  const shown = problems.slice(0, MAX_PROBLEMS);
-  const describe = (problem: Problem) =>
-    [
-      problem.row !== undefined
-        ? `row ${problem.row}`
-        : problem.line !== undefined
-          ? `line ${problem.line}`
-          : '',
-      problem.column ?? '',
-    ]
-      .filter(Boolean)
-      .join(', ');
-  const first = shown[0] as Problem;
-  const place = describe(first);
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
-  const details: ErrorDetail[] = shown.map((problem) => ({ field: 'body.csv', ...problem }));
-  if (problems.length > shown.length) {
-    details.push({
-      field: 'body.csv',
-      message: `${problems.length - shown.length} more problems not listed`,
-    });
-  }
-  return new InvalidRequest(
-    `The file was not imported (nothing was changed): ${place ? `${place}: ` : ''}${first.message}${more}.`,
-    details,
-    'invalid_csv',
-  );
 }

@@ -9,6 +9,7 @@
 // envelope (api/services/idempotency.ts).
 
 import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import {
@@ -95,17 +96,37 @@ export async function validateEnvelopeRequest(
       { field: 'documents', message: 'must be empty when templateId is given' },
     ]);
   }
-  const organization = await findOrganization(ctx, data.organizationId);
+  return checkEnvelopeRequest(await findPublishedTemplate(ctx, data.organizationId, data.templateId), data);
+}
+
+/** A published template of an organization with its roles and fields: what create requests are checked against. */
+export interface PublishedTemplate {
+  organization: Organization;
+  template: Template;
+  roles: TemplateRole[];
+  fields: TemplateField[];
+}
+
+/**
+ * The current published version of the organization's template `templateId`: 404 for a template that is not
+ * the organization's (or is one-off or archived), 400 for a draft or a replaced version.
+ */
+export async function findPublishedTemplate(
+  ctx: DataContext,
+  organizationId: string,
+  templateId: string,
+): Promise<PublishedTemplate> {
+  const organization = await findOrganization(ctx, organizationId);
   const { em } = ctx;
   // A one-off template (an envelope's from a file) is nobody's to send again: as unknown as any other id.
   // An archived template is gone from every list: as unknown too.
   const template = await em.findOne(Template, {
-    id: data.templateId,
+    id: templateId,
     organizationId: organization.id,
     status: { $ne: 'OneOff' },
     archivedAt: null,
   });
-  if (!template) throw new NotFound(`Template ${data.templateId} was not found.`);
+  if (!template) throw new NotFound(`Template ${templateId} was not found.`);
   if (template.status !== 'Published') {
     throw new InvalidRequest(
       `Template ${template.id} is not published; only published templates can be sent.`,
@@ -132,6 +153,15 @@ export async function validateEnvelopeRequest(
   }
   const roles = await em.find(TemplateRole, { templateId: template.id }, { orderBy: { position: 'asc' } });
   const fields = await em.find(TemplateField, { templateId: template.id });
+  return { organization, template, roles, fields };
+}
+
+/** A parsed create request checked against a published template loaded once (findPublishedTemplate). */
+export function checkEnvelopeRequest(
+  published: PublishedTemplate,
+  data: EnvelopeBasics & { initialValues: { fieldDefinitionId: string; value: unknown }[] },
+): ValidatedEnvelopeRequest {
+  const { organization, template, roles, fields } = published;
   const initialValues = data.initialValues.map((item, index) => ({ ...item, at: `initialValues.${index}` }));
   return {
     ...checkAgainstTemplate(organization, data, { roles, fields }, initialValues),
@@ -303,13 +333,20 @@ export interface EnvelopeSender {
   teamId: string | null;
 }
 
+/** What a creation also writes, in the envelope's own transaction (a bulk send's row records its envelope). */
+export interface CreateOptions {
+  /** Runs in the transaction that writes the envelope; throwing rolls the envelope back. */
+  inTransaction?: (tx: EntityManager, envelope: Envelope) => Promise<void>;
+}
+
 /** Creates a Draft envelope from a published template; `sender` when a user of the business app creates it. */
 export function createEnvelope(
   ctx: DataContext & { temporal?: Client; config?: ServiceConfig },
   input: CreateEnvelopeInput,
   sender?: EnvelopeSender,
+  options: CreateOptions = {},
 ) {
-  return createDraft(ctx, input.organizationId, () => validateEnvelopeRequest(ctx, input), sender);
+  return createDraft(ctx, input.organizationId, () => validateEnvelopeRequest(ctx, input), sender, options);
 }
 
 /**
@@ -335,6 +372,7 @@ async function createDraft(
   organizationId: string,
   validate: () => Promise<ValidatedEnvelopeRequest>,
   sender: EnvelopeSender | undefined,
+  options: CreateOptions = {},
 ): Promise<Envelope> {
   const { em } = ctx;
   // A retried Idempotency-Key request whose earlier attempt committed its envelope (and then crashed, or lost
@@ -385,6 +423,7 @@ async function createDraft(
     await tx.flush();
     // Committed with the envelope or not at all; fails when a retry of the request took its key over.
     if (idempotency) await recordIdempotentResult(tx, idempotency, envelope.id);
+    await options.inTransaction?.(tx, envelope);
     return queueWebhookEventDeliveries(tx, envelope.organizationId, {
       id: randomUUID(),
       type: 'envelope.created',

@@ -1,8 +1,9 @@
 // The billing summary of an organization (the specification's *Usage and plan data*): plan limits and
 // what remains of this month's envelope quota and SMS credits.
-import { Envelope, Organization, Plan } from '../../../db/entities/index.ts';
+import { Organization, Plan } from '../../../db/entities/index.ts';
 import { NotFound } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
+import { envelopeQuota } from './envelope-quota.ts';
 import { smsCredits } from './sms-credits.ts';
 
 export async function usageSummary(ctx: DataContext, organizationId: string, now = new Date()) {
@@ -10,14 +11,9 @@ export async function usageSummary(ctx: DataContext, organizationId: string, now
   const organization = await em.findOne(Organization, { id: organizationId });
   if (!organization) throw new NotFound('Organization not found.');
   const plan = await em.findOneOrFail(Plan, { name: organization.planName });
-  const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-  const nextMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
   // An envelope counts against the quota in the month it is sent.
   const credits = await smsCredits(em, organizationId, now);
-  const sentThisMonth = await em.count(Envelope, {
-    organizationId,
-    sentAt: { $gte: monthStart, $lt: nextMonth },
-  });
+  const quota = await envelopeQuota(em, organizationId, now);
   return {
     planName: plan.name,
     // Sigil has no payment provider yet: every organization's subscription is active and billed by invoice.
@@ -29,12 +25,9 @@ export async function usageSummary(ctx: DataContext, organizationId: string, now
     apiAccess: plan.apiAccess && organization.apiEnabled,
     webhookAccess: plan.webhookAccess,
     supportLevel: plan.supportLevel,
-    period: { start: monthStart.toISOString(), end: nextMonth.toISOString() },
-    envelopesSentThisPeriod: sentThisMonth,
-    remainingEnvelopeQuota:
-      plan.monthlyDocumentLimit === null || plan.monthlyDocumentLimit === undefined
-        ? null
-        : Math.max(0, plan.monthlyDocumentLimit - sentThisMonth),
+    period: { start: quota.period.start.toISOString(), end: quota.period.end.toISOString() },
+    envelopesSentThisPeriod: quota.sent,
+    remainingEnvelopeQuota: quota.remaining,
     smsCreditsIncluded: credits.included,
     smsCreditsUsedThisPeriod: credits.used,
     remainingSmsCredits: credits.remaining,

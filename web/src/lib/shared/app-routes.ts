@@ -115,4 +115,12 @@ export const APP_ROUTES = {
   'sending.fromFile': { method: 'POST', path: '/api/documents/send-from-file' },
   'sending.uploadFile': { method: 'POST', path: '/api/documents/files' },
   'sending.defaults': { method: 'GET', path: '/api/documents/send-defaults' },
+  // Bulk send from a CSV file (docs/bulk-send.md); the start carries an Idempotency-Key per page load.
+  'bulkSends.list': { method: 'GET', path: '/api/bulk-sends' },
+  'bulkSends.csvTemplate': { method: 'GET', path: '/api/bulk-sends/csv-template' },
+  'bulkSends.check': { method: 'POST', path: '/api/bulk-sends/check' },
+  'bulkSends.start': { method: 'POST', path: '/api/bulk-sends' },
+  'bulkSends.get': { method: 'GET', path: '/api/bulk-sends/{id}' },
+  'bulkSends.rows': { method: 'GET', path: '/api/bulk-sends/{id}/rows' },
+  'bulkSends.cancel': { method: 'POST', path: '/api/bulk-sends/{id}/cancel' },
 } as const satisfies Record<AppProcedurePath, AppRoute>;
