@@ -455,7 +455,8 @@ describe('each row exactly once', () => {
       'select request from bulk_send_row where bulk_send_id = ? and row_number = 2',
       [id],
     );
-    const made = await createEnvelope({ em }, { ...(stored?.request as never), organizationId }, undefined, {
+    const input = { ...(stored?.request as object), organizationId } as Parameters<typeof createEnvelope>[1];
+    const made = await createEnvelope({ em }, input, undefined, {
       inTransaction: async (tx, envelope) => {
         await tx.execute(
           `update bulk_send_row set envelope_id = ?, status = 'Created' where bulk_send_id = ? and row_number = 2`,
