@@ -7,6 +7,7 @@ import { loadConfigOrExit } from '../config/config.ts';
 import { createLogger } from '../config/logger.ts';
 import { watchSupervisor } from '../config/shutdown.ts';
 import { createOrm } from '../db/orm.ts';
+import { resumeBulkSends } from './bulk-sends.ts';
 import { connectClient, connectWorker } from './connection.ts';
 import { ensureRetentionSchedule } from './retention-schedule.ts';
 import { ensureSearchAttributes } from './search-attributes.ts';
@@ -44,13 +45,20 @@ try {
   const schedule = await ensureRetentionSchedule(client.client);
   if (schedule !== 'unchanged')
     logger.info({ schedule: 'sigil-retention' }, `retention schedule ${schedule}`);
-  // Once a minute: start any queued webhook delivery whose start was lost (see webhook-deliveries.ts).
+  // Once a minute: start any queued webhook delivery whose start was lost (see webhook-deliveries.ts), and the
+  // workflow of any bulk send still Running whose start was lost (see bulk-sends.ts).
   const sweep = async () => {
     try {
       const resumed = await resumePendingWebhookDeliveries(orm.em.fork(), client.client);
       if (resumed > 0) logger.info({ resumed }, 'started queued webhook deliveries');
     } catch (error) {
       logger.warn({ err: error }, 'could not resume queued webhook deliveries');
+    }
+    try {
+      const runs = await resumeBulkSends(orm.em.fork(), client.client, config.temporal.requestTimeoutMs);
+      if (runs > 0) logger.debug({ runs }, 'checked the workflows of running bulk sends');
+    } catch (error) {
+      logger.warn({ err: error }, 'could not resume running bulk sends');
     }
   };
   const sweeper = setInterval(sweep, RESUME_AFTER_MS);

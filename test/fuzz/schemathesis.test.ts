@@ -368,6 +368,22 @@ async function createResources(): Promise<{
   const toRetry = await failedDocument(ctx, organizationId);
   const documentReads = ids([sent, completed, draft]);
 
+  // Bulk sends (docs/bulk-send.md) of one row each, by a handed-over link: to read, list the rows of and cancel
+  // (a finished one answers 409).
+  const bulkSend = (reference: string) =>
+    app('POST', '/api/bulk-sends', {
+      templateId,
+      roles: [
+        { roleName: 'Client', deliveryChannel: 'ManualLink' },
+        { roleName: 'Provider', deliveryChannel: 'ManualLink' },
+      ],
+      csv: `externalReference,Client.name,Client.email,Provider.name,Provider.email\n${reference},Dana Levi,dana@example.com,Sam Cohen,sam@example.com\n`,
+    });
+  const bulkSends = ids([
+    await bulkSend(`fuzz-bulk-${randomUUID()}`),
+    await bulkSend(`fuzz-bulk-${randomUUID()}`),
+  ]);
+
   const reads = [id(sent), id(completed), id(draft), id(sandboxSent, SANDBOX), id(sandboxCompleted, SANDBOX)];
   const documents = [id(completed), id(sent), id(sandboxCompleted, SANDBOX), id(sandboxSent, SANDBOX)];
   return {
@@ -410,6 +426,11 @@ async function createResources(): Promise<{
           path: { id: sent.id, recipientId },
         }),
       ),
+      'GET /api/bulk-sends/{id}': bulkSends,
+      'GET /api/bulk-sends/{id}/rows': bulkSends,
+      'POST /api/bulk-sends/{id}/cancel': bulkSends,
+      'POST /api/bulk-sends': [{ body: { templateId } }],
+      'POST /api/bulk-sends/check': [{ body: { templateId } }],
       'POST /api/users/{id}/resend-invitation': ids(invited),
       'PUT /api/users/{id}': users,
       'DELETE /api/users/{id}': users,

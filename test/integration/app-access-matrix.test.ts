@@ -12,6 +12,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Access, proceduresOf } from '../../api/trpc/init.ts';
 import { appRouter } from '../../api/trpc/router.ts';
+import { insertBulkSend } from '../../db/bulk-sends.ts';
 import {
   AccountToken,
   AppUser,
@@ -261,6 +262,8 @@ interface OtherOrganization {
   /** A draft template of the other organization that can be published, and another one to archive. */
   template: string;
   archivableTemplate: string;
+  /** A finished bulk send of the other organization (docs/bulk-send.md). */
+  bulkSend: string;
 }
 /** A stamp image that passes every check (docs/stamps.md). */
 const STAMP_IMAGE = {
@@ -275,6 +278,7 @@ const FIXTURES: Record<string, Fixture> = {
   me: (other) => other.ownerStamp,
   documents: (other) => other.completedDocument,
   templates: (other) => other.template,
+  'bulk-sends': (other) => other.bulkSend,
 };
 /** Per procedure, where the resource's usual id does not fit what the route acts on. */
 const FIXTURE_OVERRIDES: Record<string, Fixture> = {
@@ -350,6 +354,38 @@ async function theirCompletedDocument(organizationId: string) {
   return { completedDocument: document.id, completedRecipient: document.recipientIds[0] as string };
 }
 
+/** A Completed bulk send of the user's organization with one sent row, stored as a run stores it. */
+async function theirBulkSend(user: SignedInUser): Promise<string> {
+  const organizationId = user.organization.id;
+  const templateId = await documentTemplate(harness.ctx, organizationId);
+  const envelope = await completedDocument(harness.ctx, organizationId, templateId, {
+    title: 'Their bulk row',
+  });
+  const id = randomUUID();
+  await harness.ctx.orm.em.fork().transactional(async (tx) => {
+    await insertBulkSend(
+      tx,
+      {
+        id,
+        organizationId,
+        templateId,
+        createdByUserId: user.user.id,
+        teamId: null,
+        filename: 'theirs.csv',
+        settings: { title: 'Their bulk send' },
+        workflowId: `bulk-send/${id}`,
+      },
+      [{ row: 2, request: { templateId, title: 'Their bulk row', recipients: [] } }],
+    );
+    await tx.execute(`update bulk_send_row set status = 'Sent', envelope_id = ? where bulk_send_id = ?`, [
+      envelope.id,
+      id,
+    ]);
+    await tx.execute(`update bulk_send set status = 'Completed', finished_at = now() where id = ?`, [id]);
+  });
+  return id;
+}
+
 describe('the tenant matrix', () => {
   const idRoutes = ROUTES.filter((route) => route.path.includes('{id}'));
   let other: OtherOrganization;
@@ -396,6 +432,7 @@ describe('the tenant matrix', () => {
       ...(await lifecycleDocuments(harness.ctx, otherOwner.organization.id)),
       ...(await theirCompletedDocument(otherOwner.organization.id)),
       ...(await theirTemplates(headers)),
+      bulkSend: await theirBulkSend(otherOwner),
     };
   });
 
@@ -460,6 +497,12 @@ describe('the tenant matrix', () => {
         template.archivedAt,
         template.updatedAt,
       ]),
+      bulkSends: await em.execute(
+        `select b.id, b.status, b.finished_at, r.row_number, r.status as row_status, r.envelope_id
+           from bulk_send b join bulk_send_row r on r.bulk_send_id = b.id
+          where b.organization_id = ? order by b.id, r.row_number`,
+        [organizationId],
+      ),
       templateFields: await em.count(TemplateField, {
         templateId: { $in: (await em.find(Template, { organizationId })).map((template) => template.id) },
       }),

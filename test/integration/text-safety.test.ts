@@ -284,6 +284,17 @@ function fileEnvelopeBody() {
   };
 }
 
+/** A bulk send of one row to the fuzz template's Client, by a link handed over (no message is sent). */
+function bulkSendBody() {
+  return {
+    templateId,
+    title: 'Fuzzed bulk send',
+    roles: [{ roleName: 'Client', deliveryChannel: 'ManualLink' }],
+    filename: 'fuzz.csv',
+    csv: `externalReference,Client.name,Client.email\nfuzz-${randomUUID()},Dana Levi,dana@example.com\n`,
+  };
+}
+
 function envelopeBody() {
   return {
     title: 'Fuzzed envelope',
@@ -1012,6 +1023,28 @@ const RECIPES: Record<string, RouteRecipe> = {
     base: async () => ({ body: { csv: 'name,email\nFuzz Import,fuzz-import@example.com\n' } }),
   },
 
+  // ---- Bulk send (docs/bulk-send.md), as the owner ----
+  // A fuzzed `csv` is refused as a field PostgreSQL cannot store or as a file whose header names no column of the
+  // template (400 `invalid_csv`, naming body.csv); a fuzzed role name is not a role of the template (400 naming
+  // it). An accepted title or file name reads back from the run, which sends its one row's envelope.
+  'POST /api/bulk-sends/check': {
+    base: async () => ({ body: bulkSendBody() }),
+    storesNothing: true,
+  },
+  'GET /api/bulk-sends/{id}/rows': {
+    // A lookup: a fuzzed status is refused by its schema, naming it, before any run is looked for.
+    base: async () => ({ params: { id: randomUUID() }, query: { status: 'Sent' } }),
+    alsoRefusedWith: [404],
+    storesNothing: true,
+  },
+  'POST /api/bulk-sends': {
+    base: async () => ({ body: bulkSendBody() }),
+    readBack: async (answer, target) => {
+      const { id } = answer.body as { id: string };
+      return getAt(await appCall(`GET`, `/api/bulk-sends/${id}`), target.path);
+    },
+  },
+
   // ---- Templates and the builder (docs/templates.md), as the owner ----
   // A fuzzed PDF (its base64) is never a PDF: refused, naming body.pdfBase64. A fuzzed file name with invisible
   // formatting characters is refused (they could disguise it). Names, labels, role names and options that are
@@ -1329,6 +1362,8 @@ describe('text fuzzing of every route', () => {
         'POST /api/contacts',
         'PUT /api/contacts/{id}',
         'POST /api/contacts/import',
+        'POST /api/bulk-sends/check',
+        'POST /api/bulk-sends',
         'GET /api/documents',
         'POST /api/documents/{id}/cancel',
         'POST /api/documents/{id}/extend',

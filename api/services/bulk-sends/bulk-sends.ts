@@ -31,7 +31,7 @@ import {
 } from '../../../temporal/deadline.ts';
 import { workflowWebUiUrl } from '../../../temporal/web-ui.ts';
 import { bulkSendWorkflowId, cancelBulkSendSignal } from '../../../workflows/bulk-send-contracts.ts';
-import { Conflict, NotFound, ServiceUnavailable } from '../../errors.ts';
+import { Conflict, InvalidRequest, NotFound, ServiceUnavailable } from '../../errors.ts';
 import type { SessionPrincipal } from '../accounts/sessions.ts';
 import { protectCell } from '../contacts/csv-cells.ts';
 import type { ServiceContext } from '../context.ts';
@@ -39,7 +39,7 @@ import { findPublishedTemplate } from '../envelopes/create-envelope.ts';
 import { idempotencyScopeOf, recordIdempotentResult } from '../idempotency.ts';
 import { envelopeQuota, requireEnvelopeQuota } from '../usage/envelope-quota.ts';
 import { requireSmsCredits, smsCredits } from '../usage/sms-credits.ts';
-import { csvHeaderOf, describeColumns, readBulkFile } from './read-bulk-file.ts';
+import { csvHeaderOf, describeColumns, readBulkFile, shorten } from './read-bulk-file.ts';
 
 type StartRequest = z.output<typeof BulkSendRequest>;
 
@@ -56,6 +56,19 @@ export function bulkSendReaderOf(principal: SessionPrincipal): BulkSendReader & 
 /** The file read against the template: its rows' requests, its columns and the text messages it needs. */
 async function readRequest(ctx: ServiceContext, principal: SessionPrincipal, request: StartRequest) {
   const published = await findPublishedTemplate(ctx, principal.organization.id, request.templateId);
+  const names = published.roles.map((role) => role.name);
+  const unknown = request.roles.flatMap((settings, index) =>
+    names.some((name) => name.toLowerCase() === settings.roleName.toLowerCase())
+      ? []
+      : [
+          {
+            field: `body.roles.${index}.roleName`,
+            message: `"${shorten(settings.roleName)}" is not a role of the template (roles: ${names.join(', ')})`,
+          },
+        ],
+  );
+  if (unknown[0])
+    throw new InvalidRequest(`Invalid bulk send: ${unknown[0].field}: ${unknown[0].message}`, unknown);
   const file = readBulkFile(request.csv, published, {
     title: request.title ?? published.template.name,
     workflowType: request.workflowType,

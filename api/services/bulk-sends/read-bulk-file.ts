@@ -53,6 +53,11 @@ export interface BulkFile {
 const TRUE_CELLS = ['true', 'yes', 'y', '1', 'x', '✓'];
 const FALSE_CELLS = ['false', 'no', 'n', '0'];
 
+/** A cell as an error message quotes it: at most 60 characters. */
+export function shorten(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}
+
 const isPrefillable = (type: FieldType) =>
   !(SIGNER_SUPPLIED_FIELD_TYPES as readonly FieldType[]).includes(type);
 
@@ -136,7 +141,7 @@ function readHeader(
   const columns = header.map((raw, position): Column | undefined => {
     const cell = unprotectCell(raw).trim();
     if (cell === '') return undefined;
-    const base = { column: cell, roleName: null, part: null, fields: 0, fieldIds: [] };
+    const base = { column: shorten(cell), roleName: null, part: null, fields: 0, fieldIds: [] };
     const reserved = BULK_SEND_ROW_COLUMNS.find((name) => same(name, cell));
     if (reserved) return { ...base, kind: reserved };
     const dot = cell.lastIndexOf('.');
@@ -146,7 +151,7 @@ function readHeader(
       if (part) return { ...base, kind: 'recipient', roleName: role.name, part };
       problems.push({
         row: 1,
-        column: cell,
+        column: shorten(cell),
         message: `a column of the role "${role.name}" must be ${BULK_SEND_RECIPIENT_PARTS.map((p) => `${role.name}.${p}`).join(', ')}`,
       });
       return undefined;
@@ -163,14 +168,14 @@ function readHeader(
     } else if (labelled[0]) {
       problems.push({
         row: 1,
-        column: cell,
+        column: shorten(cell),
         message: `"${labelled[0].label}" is a ${labelled[0].type} field, which the signer fills: it cannot be prefilled`,
       });
     } else {
       problems.push({
         row: 1,
-        column: cell,
-        message: `column ${position + 1}, "${cell}", is not a column of this template (expected ${csvHeaderOf(published).join(', ')})`,
+        column: shorten(cell),
+        message: `column ${position + 1}, "${shorten(cell)}", is not a column of this template (expected ${csvHeaderOf(published).join(', ')})`,
       });
     }
     return undefined;
