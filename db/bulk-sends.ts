@@ -42,7 +42,7 @@ export async function insertBulkSend(
     id: string;
     organizationId: string;
     templateId: string;
-    createdByUserId: string;
+    createdByUserId: string | null;
     teamId: string | null;
     filename: string | null;
     settings: object;

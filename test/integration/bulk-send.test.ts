@@ -289,6 +289,9 @@ describe('a run', () => {
     expect(await handle.query(bulkSendProgressQuery)).toMatchObject({ total: 12, sent: 12, failed: 0 });
     const description = await handle.describe();
     expect(await description.staticSummary()).toBe('Bulk send of 12 envelopes: Annual renewal');
+    // What the Web UI shows as the workflow's current details.
+    const metadata = await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+    expect(metadata.currentDetails).toBe('**Completed**: 12 of 12 rows done — 12 sent, 0 failed.');
     expect(await handle.result()).toMatchObject({ sent: 12, cancelled: false });
 
     const rows = json<{

@@ -2,6 +2,7 @@
 // retry) on real infrastructure and stores each workflow history under test/fixtures/histories/. The replay
 // test replays them against the current workflow code, so a change that breaks running envelopes fails CI. Re-record only when the
 // recorded behaviour is meant to change, and keep the old files: envelopes started on old code still run.
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
@@ -20,14 +21,22 @@ import { issueSigningLinks } from '../../api/services/signing/issue-signing-link
 import { viewSigningLink } from '../../api/services/signing/view-signing-link.ts';
 import { createWebhookEndpoint } from '../../api/services/webhooks/create-webhook-endpoint.ts';
 import { sendTestDelivery } from '../../api/services/webhooks/send-test-delivery.ts';
+import { insertBulkSend } from '../../db/bulk-sends.ts';
 import { StoredFile, Template } from '../../db/entities/index.ts';
+import { startBulkSendWorkflow } from '../../temporal/bulk-sends.ts';
+import { bulkSendWorkflowId, cancelBulkSendSignal } from '../../workflows/bulk-send-contracts.ts';
 import {
   envelopeWorkflowId,
   recipientAuthenticationUpdate,
   recipientProgressUpdate,
 } from '../../workflows/contracts.ts';
 import { webhookDeliveryWorkflowId } from '../../workflows/webhook-contracts.ts';
-import { createOrganizationWithTemplate, draftTwoSignerEnvelope, servicesOn } from '../support/context.ts';
+import {
+  createOrganizationWithTemplate,
+  draftTwoSignerEnvelope,
+  servicesOn,
+  TWO_SIGNERS,
+} from '../support/context.ts';
 import { startTestInfrastructure } from '../support/infrastructure.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -334,6 +343,58 @@ try {
     } finally {
       await dropTrigger();
     }
+  }
+
+  // Bulk sends of three rows (docs/bulk-send.md): one sent to the end, one cancelled as it starts.
+  for (const [name, cancel] of [
+    ['bulk-send-completed', false],
+    ['bulk-send-cancelled', true],
+  ] as const) {
+    const file = new URL(`${name}.json`, OUTPUT);
+    if (!force && existsSync(file)) {
+      log(`kept ${name}.json (exists; --force re-records)`);
+      continue;
+    }
+    const { organization, template } = await createOrganizationWithTemplate(ctx);
+    const id = randomUUID();
+    const rows = [2, 3, 4].map((row) => ({
+      row,
+      request: {
+        templateId: template.id,
+        title: 'Recorded bulk send',
+        workflowType: 'Sequential',
+        externalReference: `recorded-${row}`,
+        recipients: TWO_SIGNERS,
+        initialValues: [],
+      },
+    }));
+    await infrastructure.orm.em.fork().transactional((tx) =>
+      insertBulkSend(
+        tx,
+        {
+          id,
+          organizationId: organization.id,
+          templateId: template.id,
+          createdByUserId: null,
+          teamId: null,
+          filename: 'recorded.csv',
+          settings: { title: 'Recorded bulk send' },
+          workflowId: bulkSendWorkflowId(id),
+        },
+        rows,
+      ),
+    );
+    await startBulkSendWorkflow(
+      ctx.temporal,
+      { bulkSendId: id, organizationId: organization.id, total: rows.length, summary: 'Recorded bulk send' },
+      10_000,
+    );
+    const handle = ctx.temporal.workflow.getHandle(bulkSendWorkflowId(id));
+    if (cancel) await handle.signal(cancelBulkSendSignal);
+    await handle.result();
+    const history = await handle.fetchHistory();
+    await writeFile(file, `${historyToJSON(history)}\n`);
+    log(`saved ${name}.json (${history.events?.length ?? 0} events)`);
   }
 
   const expired = await draft(new Date(Date.now() + 3000).toISOString());

@@ -60,10 +60,10 @@ export const DOCUMENT_COLUMNS = `e.id, e.title, e.status, e.workflow_type, e.cre
   tp.id as template_id, tp.name as template_name`;
 
 /** Every envelope is listed with its sender, team and template (the template of an envelope from a file is not). */
-export const DOCUMENT_JOINS = `from envelope e
-  left join app_user u on u.id = e.created_by_user_id
+const SIDE_JOINS = `left join app_user u on u.id = e.created_by_user_id
   left join team t on t.id = e.team_id
   left join template tp on tp.id = e.template_id and e.source_file_id is null`;
+export const DOCUMENT_JOINS = `from envelope e ${SIDE_JOINS}`;
 
 export async function listDocuments(
   ctx: DataContext,
@@ -73,19 +73,21 @@ export async function listDocuments(
   const input = parseInput(DocumentListQuery, query, 'query');
   const recipient = waitsOnRecipient(reader);
   const sender = waitsOnSender(reader);
-  const where = allOf([
-    visibleTo(reader),
-    tabCondition(input.tab, reader),
-    ...filterConditions(input, reader.organizationId),
-  ]);
-  const rows = await ctx.em.execute<DocumentRow[]>(
-    `select ${DOCUMENT_COLUMNS}, ${recipient.sql} as waits_on_recipient, ${sender.sql} as waits_on_sender
-     ${DOCUMENT_JOINS}
-     where ${where.sql}
-     order by e.created_at desc, e.id desc
-     limit ?`,
-    [...recipient.params, ...sender.params, ...where.params, input.limit + 1],
-  );
+  const where = allOf([visibleTo(reader), tabCondition(input.tab, reader), ...filterConditions(input)]);
+  const columns = `${DOCUMENT_COLUMNS}, ${recipient.sql} as waits_on_recipient, ${sender.sql} as waits_on_sender`;
+  const rows = input.search
+    ? await ctx.em.execute<DocumentRow[]>(searchStatement(columns, where), [
+        ...searchParams(where, input.search, input.limit + 1),
+        ...recipient.params,
+        ...sender.params,
+      ])
+    : await ctx.em.execute<DocumentRow[]>(
+        `select ${columns} ${DOCUMENT_JOINS}
+         where ${where.sql}
+         order by e.created_at desc, e.id desc
+         limit ?`,
+        [...recipient.params, ...sender.params, ...where.params, input.limit + 1],
+      );
   const page = rows.slice(0, input.limit);
   const last = page.at(-1);
   const recipients = await recipientsOf(
@@ -101,22 +103,36 @@ export async function listDocuments(
   };
 }
 
-/** The search, the filters and the cursor as conditions. */
-function filterConditions(input: DocumentListQuery, organizationId: string): Condition[] {
+/**
+ * A page of a search: the matches' `(id, created_at)` collected in two halves — envelopes whose title or external
+ * reference holds the text, and envelopes with a recipient whose name or address holds it (the trigram indexes
+ * of the four columns, migration 0018), each half already narrowed by the user's visibility, tab, filters and
+ * cursor — and only those sorted for the page; then the page's rows joined to their sender, team and template.
+ * (Collecting the matches' ids and joining them to the whole table sorted every match's full row: 246 ms for a
+ * word in a quarter of 100,000 titles; docs/documents.md, "Performance".)
+ */
+function searchStatement(columns: string, where: Condition): string {
+  return `with matches as (
+      (select e.id, e.created_at from envelope e
+        where ${where.sql} and (lower(e.title) like lower(?) or lower(e.external_reference) like lower(?)))
+      union
+      (select e.id, e.created_at from recipient r join envelope e on e.id = r.envelope_id
+        where ${where.sql} and (lower(r.full_name) like lower(?) or lower(r.email) like lower(?)))
+      order by created_at desc, id desc
+      limit ?)
+    select ${columns} from matches m join envelope e on e.id = m.id ${SIDE_JOINS}
+    order by e.created_at desc, e.id desc`;
+}
+
+/** The search statement's parameters before its columns' (`%text%`, with `%`, `_` and `\` as letters). */
+function searchParams(where: Condition, search: string, limit: number): unknown[] {
+  const pattern = `%${search.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+  return [...where.params, pattern, pattern, ...where.params, pattern, pattern, limit];
+}
+
+/** The filters and the cursor as conditions (the search is searchStatement's). */
+function filterConditions(input: DocumentListQuery): Condition[] {
   const conditions: Condition[] = [];
-  if (input.search) {
-    const pattern = `%${input.search.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
-    // One set of ids from the trigram indexes of the four columns (migration 0018), which the list then reads.
-    conditions.push({
-      sql: `e.id in (
-        select s.id from envelope s
-          where s.organization_id = ?
-            and (lower(s.title) like lower(?) or lower(s.external_reference) like lower(?))
-        union
-        select r.envelope_id from recipient r where lower(r.full_name) like lower(?) or lower(r.email) like lower(?))`,
-      params: [organizationId, pattern, pattern, pattern, pattern],
-    });
-  }
   if (input.from) conditions.push({ sql: 'e.created_at >= cast(? as timestamptz)', params: [input.from] });
   if (input.to) conditions.push({ sql: 'e.created_at < cast(? as timestamptz)', params: [input.to] });
   if (input.sender === 'api') conditions.push({ sql: 'e.created_by_user_id is null', params: [] });
