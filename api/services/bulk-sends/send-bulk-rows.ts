@@ -48,7 +48,7 @@ export async function sendBulkRows(
     while (next < rows.length) {
       const row = rows[next++] as BulkSendRowRecord;
       const outcome = await sendRow(context(), run, row);
-      page[outcome] += 1;
+      if (outcome) page[outcome] += 1;
       onRow();
     }
   };
@@ -60,7 +60,7 @@ async function sendRow(
   ctx: ServiceContext,
   run: { id: string; organization_id: string; created_by_user_id: string | null; team_id: string | null },
   row: BulkSendRowRecord,
-): Promise<'sent' | 'failed'> {
+): Promise<'sent' | 'failed' | null> {
   const at = { bulkSendId: run.id, row: row.row_number };
   let envelopeId = row.envelope_id;
   if (!envelopeId) {
@@ -76,7 +76,8 @@ async function sendRow(
       });
       envelopeId = envelope.id;
     } catch (error) {
-      if (error instanceof RowTaken) return 'sent';
+      // Another attempt (one Temporal gave up on that is still running) has the row: it sends and counts it.
+      if (error instanceof RowTaken) return null;
       const message = refusal(error);
       if (message === undefined) throw error;
       await finishRow(ctx.em, at, { status: 'Failed', error: message });
