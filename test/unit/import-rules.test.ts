@@ -28,6 +28,21 @@ const RULES: [string, Rule][] = [
     'notifications/',
     { values: ['domain/', 'config/', 'db/', 'workflows/notification-contracts.ts'], types: ['workflows/'] },
   ],
+  // A bulk send's rows become envelopes exactly as a user's request makes one — created and sent by the same
+  // use cases — so its activity, and no other, runs them (docs/bulk-send.md).
+  [
+    'activities/bulk-send.ts',
+    {
+      values: [
+        'domain/',
+        'config/',
+        'db/',
+        'workflows/',
+        'api/services/bulk-sends/send-bulk-rows.ts',
+        'api/services/context.ts',
+      ],
+    },
+  ],
   [
     'activities/',
     {

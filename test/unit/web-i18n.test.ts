@@ -9,6 +9,8 @@ import { get } from 'svelte/store';
 import { addMessages, format, init, locale } from 'svelte-i18n';
 import { describe, expect, it } from 'vitest';
 import {
+  BULK_SEND_ROW_STATUSES,
+  BULK_SEND_STATUSES,
   DELIVERY_CHANNELS,
   MESSAGE_CHANNELS,
   NOTIFICATION_KINDS,
@@ -100,6 +102,9 @@ describe('web app catalogs', () => {
     for (const key of used) expect(keys, key).toContain(key);
     // Keys built from a value: every value has its message.
     expect([...prefixes].sort()).toEqual([
+      'bulk.rowStatus.',
+      'bulk.runStatus.',
+      'bulk.workflowHint.',
       'devNotifications.channel.',
       'devNotifications.kind.',
       'documents.channel.',
@@ -113,9 +118,12 @@ describe('web app catalogs', () => {
       'stamps.problem.',
     ]);
     for (const channel of DELIVERY_CHANNELS) expect(keys).toContain(`documents.channel.${channel}`);
+    for (const status of BULK_SEND_STATUSES) expect(keys).toContain(`bulk.runStatus.${status}`);
+    for (const status of BULK_SEND_ROW_STATUSES) expect(keys).toContain(`bulk.rowStatus.${status}`);
     for (const type of WORKFLOW_TYPES) {
       expect(keys).toContain(`documents.workflowType.${type}`);
       expect(keys).toContain(`send.workflowHint.${type}`);
+      expect(keys).toContain(`bulk.workflowHint.${type}`);
     }
     for (const problem of [...STAMP_FILE_PROBLEMS, 'sides'])
       expect(keys).toContain(`stamps.problem.${problem}`);
