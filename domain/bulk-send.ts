@@ -3,7 +3,7 @@
 // becomes the body of POST /api/v1/envelopes/from-template and is checked as that body is. No `.meta({ id })`:
 // the application routes' schemas stay out of /api/v1's document (docs/app-api.md).
 import { z } from 'zod';
-import { IsoDateTime, safeText, uuidOf } from './common.ts';
+import { IsoDateTime, offsetPage, safeText, uuidOf } from './common.ts';
 import { CreateEnvelopeRequest } from './envelope.ts';
 import {
   AUTHENTICATION_METHODS,
@@ -110,23 +110,7 @@ export const BulkSendView = z.object({
 });
 export type BulkSendView = z.output<typeof BulkSendView>;
 
-const Page = (name: string) => ({
-  limit: z.coerce
-    .number({ message: 'limit must be a whole number' })
-    .int('limit must be a whole number')
-    .min(1, 'limit must be at least 1')
-    .max(BULK_SEND_LIMITS.page, `limit must be at most ${BULK_SEND_LIMITS.page}`)
-    .default(50),
-  offset: z.coerce
-    .number({ message: 'offset must be a whole number' })
-    .int('offset must be a whole number')
-    .min(0, 'offset must be at least 0')
-    .max(1_000_000, 'offset must be at most 1000000')
-    .default(0)
-    .describe(`How many ${name} to skip (the \`nextOffset\` of the previous page)`),
-});
-
-export const BulkSendListQuery = z.object(Page('runs'));
+export const BulkSendListQuery = z.object(offsetPage(BULK_SEND_LIMITS.page, 'runs'));
 export const BulkSendList = z.object({
   items: z.array(BulkSendView).describe('Newest first'),
   total: z.number().int(),
@@ -138,7 +122,7 @@ export const BulkSendIdParams = z.object({ id: uuidOf('id') });
 export const BulkSendRowsQuery = z.object({
   id: uuidOf('id'),
   status: z.enum(BULK_SEND_ROW_STATUSES).optional().describe('Only rows in this status'),
-  ...Page('rows'),
+  ...offsetPage(BULK_SEND_LIMITS.page, 'rows'),
 });
 
 export const BulkSendRowView = z.object({

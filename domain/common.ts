@@ -50,3 +50,25 @@ export const ErrorBody = z
     }),
   })
   .meta({ id: 'Error' });
+
+/**
+ * The `limit` and `offset` of a list read a page at a time (contacts, templates, bulk sends): `limit` 1 to `max`
+ * (default 50), `offset` the `nextOffset` of the previous page. Query parameters arrive as text: coerced.
+ */
+export function offsetPage(max: number, what: string) {
+  return {
+    limit: z.coerce
+      .number({ message: 'limit must be a whole number' })
+      .int('limit must be a whole number')
+      .min(1, 'limit must be at least 1')
+      .max(max, `limit must be at most ${max}`)
+      .default(50),
+    offset: z.coerce
+      .number({ message: 'offset must be a whole number' })
+      .int('offset must be a whole number')
+      .min(0, 'offset must be at least 0')
+      .max(1_000_000, 'offset must be at most 1000000')
+      .default(0)
+      .describe(`How many ${what} to skip (the \`nextOffset\` of the previous page)`),
+  };
+}

@@ -5,7 +5,7 @@
 // phone number.
 import { z } from 'zod';
 import { EmailAddress } from './account.ts';
-import { IsoDateTime, safeText } from './common.ts';
+import { IsoDateTime, offsetPage, safeText } from './common.ts';
 import { E164 } from './envelope.ts';
 
 export const CONTACT_LIMITS = {
@@ -136,19 +136,7 @@ const Search = safeText()
 
 export const ContactListQuery = z.object({
   search: Search,
-  limit: z.coerce
-    .number({ message: 'limit must be a whole number' })
-    .int('limit must be a whole number')
-    .min(1, 'limit must be at least 1')
-    .max(CONTACT_LIMITS.page, `limit must be at most ${CONTACT_LIMITS.page}`)
-    .default(50),
-  offset: z.coerce
-    .number({ message: 'offset must be a whole number' })
-    .int('offset must be a whole number')
-    .min(0, 'offset must be at least 0')
-    .max(1_000_000, 'offset must be at most 1000000')
-    .default(0)
-    .describe('How many contacts of the sorted list to skip (the `nextOffset` of the previous page)'),
+  ...offsetPage(CONTACT_LIMITS.page, 'contacts of the sorted list'),
 });
 export type ContactListQuery = z.output<typeof ContactListQuery>;
 

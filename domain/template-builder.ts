@@ -3,7 +3,7 @@
 // shapes of a template (its roles and field definitions) are domain/template.ts's; these add what the business
 // app needs: versions, owners and teams, every field's id, and each role's and field's builder properties.
 import { z } from 'zod';
-import { IsoDateTime, safeText, uuidOf } from './common.ts';
+import { IsoDateTime, offsetPage, safeText, uuidOf } from './common.ts';
 import { checkFieldOptions, checkFieldProperties, FieldPlacement, FieldProperties } from './template.ts';
 import { FIELD_TYPES_WITH_OPTIONS, RECIPIENT_TYPES } from './vocabulary.ts';
 
@@ -57,19 +57,7 @@ export const TemplateListQuery = z.object({
     ),
   ownerId: uuidOf('ownerId').optional().describe('Only the templates this user created'),
   teamId: uuidOf('teamId').optional().describe('Only the templates of this team'),
-  limit: z.coerce
-    .number({ message: 'limit must be a whole number' })
-    .int('limit must be a whole number')
-    .min(1, 'limit must be at least 1')
-    .max(TEMPLATE_LIMITS.page, `limit must be at most ${TEMPLATE_LIMITS.page}`)
-    .default(50),
-  offset: z.coerce
-    .number({ message: 'offset must be a whole number' })
-    .int('offset must be a whole number')
-    .min(0, 'offset must be at least 0')
-    .max(1_000_000, 'offset must be at most 1000000')
-    .default(0)
-    .describe('How many templates of the sorted list to skip (the `nextOffset` of the previous page)'),
+  ...offsetPage(TEMPLATE_LIMITS.page, 'templates of the sorted list'),
 });
 export type TemplateListQuery = z.output<typeof TemplateListQuery>;
 

@@ -19,7 +19,14 @@ import {
 } from '../../../domain/vocabulary.ts';
 import { InvalidRequest } from '../../errors.ts';
 import { unprotectCell } from '../contacts/csv-cells.ts';
-import { type CsvProblem, invalidCsv, readCsvRecords, wrongSeparator } from '../csv/csv-file.ts';
+import {
+  type CsvProblem,
+  dataRows,
+  extraCells,
+  invalidCsv,
+  readCsvRecords,
+  wrongSeparator,
+} from '../csv/csv-file.ts';
 import { checkEnvelopeRequest, type PublishedTemplate } from '../envelopes/create-envelope.ts';
 import { textMessagesNeeded } from '../usage/sms-credits.ts';
 
@@ -76,7 +83,7 @@ export function csvHeaderOf(published: PublishedTemplate): string[] {
 /** Reads and checks the whole file; 400 `invalid_csv` listing every problem, else the rows' requests. */
 export function readBulkFile(csv: string, published: PublishedTemplate, settings: BulkSettings): BulkFile {
   const records = readCsvRecords(csv, REFUSED);
-  const [header, ...data] = records;
+  const [header] = records;
   if (!header || header.every((cell) => cell.trim() === '')) {
     throw invalidCsv(
       [{ row: 1, message: `the first row must name the columns: ${csvHeaderOf(published).join(', ')}` }],
@@ -85,7 +92,7 @@ export function readBulkFile(csv: string, published: PublishedTemplate, settings
   }
   const { columns, problems } = readHeader(header, published);
   if (problems.length > 0) throw invalidCsv(problems, REFUSED);
-  const count = data.filter((cells) => !cells.every((cell) => cell.trim() === '')).length;
+  const count = dataRows(records).length;
   if (count > BULK_SEND_LIMITS.rows) {
     throw invalidCsv(
       [{ message: `the file has ${count} rows; send at most ${BULK_SEND_LIMITS.rows} at a time` }],
@@ -95,15 +102,11 @@ export function readBulkFile(csv: string, published: PublishedTemplate, settings
 
   const rows: BulkRow[] = [];
   const references = new Map<string, number>();
-  data.forEach((cells, index) => {
-    const row = index + 2;
-    if (cells.every((cell) => cell.trim() === '')) return;
-    if (cells.length > header.length) {
-      problems.push({
-        row,
-        message: `has ${cells.length} cells but the header names ${header.length} columns (a comma too many, or a cell with a comma that is not in quotes)`,
-      });
-      return;
+  for (const { row, cells } of dataRows(records)) {
+    const extra = extraCells(row, cells, header);
+    if (extra) {
+      problems.push(extra);
+      continue;
     }
     const read = readRow(cells, columns, published, settings);
     const rowProblems = [...read.problems];
@@ -120,10 +123,10 @@ export function readBulkFile(csv: string, published: PublishedTemplate, settings
     }
     if (rowProblems.length > 0) {
       problems.push(...rowProblems.map((problem) => ({ row, ...problem })));
-      return;
+      continue;
     }
     rows.push({ row, request: read.request, textMessages: read.textMessages });
-  });
+  }
   if (rows.length === 0 && problems.length === 0) {
     problems.push({ row: 2, message: 'the file has no rows after the header: one row per envelope' });
   }

@@ -27,6 +27,8 @@ import { isUniqueViolation } from '../administration/administration.ts';
 import type { DataContext } from '../context.ts';
 import {
   type CsvProblem,
+  dataRows,
+  extraCells,
   invalidCsv as invalidFile,
   readCsvRecords,
   wrongSeparator,
@@ -116,7 +118,7 @@ function applyColumns(contact: Contact, fields: ContactInput, columns: ReadonlyS
 /** The file's rows as contacts and the columns it has, or 400 `invalid_csv` listing every problem. */
 function readFile(csv: string): { rows: ImportRow[]; columns: Set<ContactCsvColumn> } {
   const records = readCsvRecords(csv, REFUSED);
-  const [header, ...data] = records;
+  const [header] = records;
   if (!header || header.every((cell) => cell.trim() === '')) {
     throw invalidCsv([
       { row: 1, message: `the first row must name the columns: ${CONTACT_CSV_COLUMNS.join(', ')}` },
@@ -127,15 +129,11 @@ function readFile(csv: string): { rows: ImportRow[]; columns: Set<ContactCsvColu
 
   const rows: ImportRow[] = [];
   const firstRowOf = new Map<string, number>();
-  data.forEach((cells, index) => {
-    const row = index + 2;
-    if (cells.every((cell) => cell.trim() === '')) return;
-    if (cells.length > header.length) {
-      problems.push({
-        row,
-        message: `has ${cells.length} cells but the header names ${header.length} columns (a comma too many, or a cell with a comma that is not in quotes)`,
-      });
-      return;
+  for (const { row, cells } of dataRows(records)) {
+    const extra = extraCells(row, cells, header);
+    if (extra) {
+      problems.push(extra);
+      continue;
     }
     // An empty or missing name cell is "name is required", as an empty name field is.
     const given: Record<string, unknown> = { name: '' };
@@ -168,18 +166,18 @@ function readFile(csv: string): { rows: ImportRow[]; columns: Set<ContactCsvColu
           message: `${issue.message}${tag}`,
         });
       }
-      return;
+      continue;
     }
     const key = keyOf(parsed.data);
     const earlier = firstRowOf.get(key);
     if (earlier !== undefined) {
       const column = parsed.data.email ? 'email' : 'phone';
       problems.push({ row, column, message: `the same ${column} as row ${earlier}: one row per contact` });
-      return;
+      continue;
     }
     firstRowOf.set(key, row);
     rows.push({ row, contact: parsed.data });
-  });
+  }
   if (rows.length === 0 && problems.length === 0) {
     problems.push({ row: 2, message: 'the file has no contacts after the header row' });
   }

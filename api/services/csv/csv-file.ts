@@ -31,6 +31,23 @@ export function readCsvRecords(csv: string, refused: string): string[][] {
   }
 }
 
+/** The rows after the header that hold anything, each with its number as a spreadsheet shows it (header: 1). */
+export function dataRows(records: string[][]): { row: number; cells: string[] }[] {
+  return records
+    .slice(1)
+    .map((cells, index) => ({ row: index + 2, cells }))
+    .filter(({ cells }) => !cells.every((cell) => cell.trim() === ''));
+}
+
+/** A row with more cells than the header names columns: what is wrong with it, else undefined. */
+export function extraCells(row: number, cells: string[], header: string[]): CsvProblem | undefined {
+  if (cells.length <= header.length) return undefined;
+  return {
+    row,
+    message: `has ${cells.length} cells but the header names ${header.length} columns (a comma too many, or a cell with a comma that is not in quotes)`,
+  };
+}
+
 /** The separator a header was written with when it is not a comma (a spreadsheet set to `;` or tabs). */
 export function wrongSeparator(cell: string): string | undefined {
   const separator = [';', '\t'].find((candidate) => cell.includes(candidate));
