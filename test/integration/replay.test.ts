@@ -21,6 +21,8 @@ describe('workflow replay', () => {
   it('has recorded histories to replay', () => {
     expect(files).toEqual(
       expect.arrayContaining([
+        'bulk-send-cancelled.json',
+        'bulk-send-completed.json',
         'sequential-cancelled.json',
         'sequential-completed.json',
         'sequential-expired.json',
@@ -28,7 +30,7 @@ describe('workflow replay', () => {
     );
   });
 
-  it.each(files)('replays %s against the current envelope workflow', async (file) => {
+  it.each(files)('replays %s against the current workflow code', async (file) => {
     await Worker.runReplayHistory(
       { workflowBundle: { codePath: inject('workflowBundlePath') }, replayName: file },
       await history(file),
