@@ -16,10 +16,18 @@ import { Envelope } from '../../db/entities/index.ts';
 import { startBulkSendWorkflow } from '../../temporal/bulk-sends.ts';
 import { bulkSendWorkflowId } from '../../workflows/bulk-send-contracts.ts';
 import type { ApiHarness } from '../support/api.ts';
-import { eventually, expectAccessible, signIn, useAppBrowser, waitForPath } from '../support/app-pages.ts';
+import {
+  eventually,
+  expectAccessible,
+  signIn,
+  useAppBrowser,
+  waitForLoaded,
+  waitForPath,
+} from '../support/app-pages.ts';
+import { appCaller } from '../support/app-requests.ts';
 import { DESKTOP, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
 import { documentTemplate } from '../support/documents.ts';
-import { APP_ORIGIN, type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
+import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
 let harness: ApiHarness;
 let browser: TestBrowser;
@@ -40,19 +48,8 @@ function csvOf(prefix: string, count: number, broken: number[] = []): string {
   return [HEADER, ...rows].join('\r\n');
 }
 
-async function call(user: SignedInUser, method: string, path: string, body?: unknown): Promise<unknown> {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: {
-      cookie: user.cookie,
-      origin: APP_ORIGIN,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  expect(response.status, `${method} ${path}`).toBe(200);
-  return response.json();
-}
+/** An application route as a signed-in user (its cookie and the app's Origin); 200 expected. */
+const call = appCaller(() => baseUrl);
 
 async function senderWithTemplate(
   language: 'en' | 'he' = 'en',
@@ -70,15 +67,6 @@ async function runsOf(organizationId: string): Promise<number> {
       organizationId,
     ]);
   return row?.count ?? 0;
-}
-
-async function loaded(page: Page): Promise<void> {
-  await eventually(() =>
-    page
-      .getByRole('status')
-      .filter({ hasText: /^(Loading…|טוען…)$/ })
-      .count(),
-  ).toBe(0);
 }
 
 async function chooseFile(page: Page, name: string, csv: string): Promise<void> {
@@ -99,7 +87,7 @@ describe('the business app: bulk send', () => {
     await eventually(() => bulk.count()).toBe(1);
     await bulk.click();
     await waitForPath(page, '/app/send/bulk');
-    await loaded(page);
+    await waitForLoaded(page);
     await eventually(() => page.locator('#bulk-template').inputValue()).toBe(templateId);
     expect(await page.locator('#bulk-title').inputValue()).toBe('Demo services agreement');
     expect(await page.getByText('No bulk send yet.').count()).toBe(1);
@@ -245,7 +233,7 @@ describe('the business app: bulk send', () => {
     await rows.first().getByRole('link', { name: 'Open envelope: row 2' }).click();
     await waitForPath(page, /^\/app\/documents\/[0-9a-f-]{36}$/);
     await page.goto(`${baseUrl}/app/send/bulk`);
-    await loaded(page);
+    await waitForLoaded(page);
     const run = page.getByTestId('bulk-runs').locator(`tr[data-run="${runId}"]`);
     await eventually(() => run.count()).toBe(1);
     expect(await run.textContent()).toContain('Annual renewal');
@@ -298,7 +286,7 @@ describe('the business app: bulk send', () => {
     const page = await browser.newPage(DESKTOP);
     await signIn(page, baseUrl, sender.email, sender.password);
     await page.goto(`${baseUrl}/app/send/bulk/${id}`);
-    await loaded(page);
+    await waitForLoaded(page);
     await eventually(() => page.getByTestId('run-status').textContent()).toMatch(/^\s*Sending\s*$/);
     expect(await page.getByTestId('run-summary').textContent()).toBe('0 of 300 sent');
     expect(await page.getByTestId('count-pending').textContent()).toBe('300');
@@ -378,7 +366,7 @@ describe('the business app: bulk send', () => {
     await eventually(() => page.locator('html').getAttribute('dir')).toBe('rtl');
 
     await page.goto(`${baseUrl}/app/send/bulk?template=${templateId}`);
-    await loaded(page);
+    await waitForLoaded(page);
     await eventually(() => page.getByRole('heading', { level: 1 }).textContent()).toBe(
       'שליחה לנמענים רבים מקובץ CSV',
     );
@@ -418,7 +406,7 @@ describe('the business app: bulk send', () => {
     await browser.screenshot(page, 'app-bulk-send-run-he-desktop');
     await page.getByRole('link', { name: 'כל השליחות לנמענים רבים' }).click();
     await waitForPath(page, '/app/send/bulk');
-    await loaded(page);
+    await waitForLoaded(page);
     await eventually(() => page.getByTestId('bulk-runs').locator('tbody tr').count()).toBe(1);
     await expectAccessible(page, 'bulk send page in Hebrew');
     await browser.screenshot(page, 'app-bulk-send-he-desktop');

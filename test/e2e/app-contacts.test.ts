@@ -10,9 +10,18 @@ import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { ApiHarness } from '../support/api.ts';
-import { eventually, expectAccessible, signIn, useAppBrowser, waitForPath } from '../support/app-pages.ts';
+import {
+  eventually,
+  expectAccessible,
+  signedInPage,
+  signIn,
+  useAppBrowser,
+  waitForLoaded,
+  waitForPath,
+} from '../support/app-pages.ts';
+import { appCaller } from '../support/app-requests.ts';
 import { DESKTOP, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
-import { APP_ORIGIN, type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
+import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
 let harness: ApiHarness;
 let browser: TestBrowser;
@@ -20,20 +29,8 @@ let baseUrl: string;
 
 useAppBrowser((opened) => ({ harness, browser, baseUrl } = opened));
 
-/** Calls an application route as a signed-in user (the cookie and the Origin a browser would send). */
-async function call(user: SignedInUser, method: string, path: string, body?: unknown): Promise<unknown> {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: {
-      cookie: user.cookie,
-      origin: APP_ORIGIN,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  expect(response.status, `${method} ${path}`).toBe(200);
-  return response.json();
-}
+/** An application route as a signed-in user (its cookie and the app's Origin); 200 expected. */
+const call = appCaller(() => baseUrl);
 
 function row(page: Page, name: string) {
   return page.locator(`tr[data-contact="${name}"]`);
@@ -50,12 +47,7 @@ function rowNames(page: Page): Promise<string[]> {
 async function openContacts(page: Page, query = ''): Promise<void> {
   await page.goto(`${baseUrl}/app/contacts${query}`);
   await eventually(() => page.locator('#contact-search').count()).toBe(1);
-  await eventually(() =>
-    page
-      .getByRole('status')
-      .filter({ hasText: /^(Loading…|טוען…)$/ })
-      .count(),
-  ).toBe(0);
+  await waitForLoaded(page);
 }
 
 /** Chooses a CSV file with this text in the import dialog and submits it. */
@@ -270,10 +262,7 @@ describe('the business app: contacts', () => {
       ['en', PHONE, 'phone'],
       ['he', PHONE, 'phone'],
     ] as const) {
-      await call(sender, 'PUT', '/api/auth/me/preferences', { language });
-      const page = await browser.newPage(viewport, 'en-US');
-      await signIn(page, baseUrl, sender.email, sender.password);
-      await eventually(() => page.locator('html').getAttribute('lang')).toBe(language);
+      const page = await signedInPage(browser, baseUrl, sender, viewport, language);
       await openContacts(page);
       await eventually(() => page.locator('tr[data-contact]').count()).toBe(3);
       expect(await page.locator('html').getAttribute('dir')).toBe(language === 'he' ? 'rtl' : 'ltr');

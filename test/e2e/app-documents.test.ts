@@ -17,15 +17,17 @@ import {
   eventually,
   expectAccessible,
   pathOf,
+  signedInPage,
   signIn,
   useAppBrowser,
+  waitForLoaded,
   waitForPath,
 } from '../support/app-pages.ts';
+import { asUser, callAs, signThroughApi } from '../support/app-requests.ts';
 import { DESKTOP, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
 import { createOrganizationWithTemplate } from '../support/context.ts';
 import { completedDocument, type DocumentFixture, documentFixture } from '../support/documents.ts';
-import { encodePng } from '../support/png.ts';
-import { APP_ORIGIN, type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
+import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
 let harness: ApiHarness;
 let browser: TestBrowser;
@@ -44,12 +46,7 @@ useAppBrowser(async (opened) => {
   organizationId = made.organization.id;
   templateId = made.template.id;
   owner = await signedInUser(harness, { role: 'owner', organizationId, fullName: 'Olivia Owner' });
-  const created = await fetch(`${baseUrl}/api/teams`, {
-    method: 'POST',
-    headers: { cookie: owner.cookie, origin: APP_ORIGIN, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'Sales' }),
-  });
-  team = ((await created.json()) as { id: string }).id;
+  team = (await callAs<{ id: string }>(baseUrl, owner, 'POST', '/api/teams', { name: 'Sales' })).id;
   sender = await signedInUser(harness, { role: 'sender', organizationId, fullName: 'Avi Sender' });
   member = await signedInUser(harness, { role: 'member', organizationId, fullName: 'Mor Member' });
   for (const user of [sender, member]) {
@@ -79,58 +76,11 @@ function rowTitles(page: Page): Promise<string[]> {
 async function openList(page: Page, query = ''): Promise<void> {
   await page.goto(`${baseUrl}/app/documents${query}`);
   await eventually(() => page.locator('nav.tabs a').count()).toBe(9);
-  await eventually(() =>
-    page
-      .getByRole('status')
-      .filter({ hasText: /^(Loading…|טוען…)$/ })
-      .count(),
-  ).toBe(0);
-}
-
-/** The signer's side, through the signer API as the signer page calls it: fills their fields and signs. */
-async function signAs(link: string): Promise<void> {
-  const token = link.split('/sign/')[1] as string;
-  const signer = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${baseUrl}/api/signing/${token}${path}`, {
-      method,
-      headers: { origin: baseUrl, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    expect(response.status, `${method} ${path}: ${await response.clone().text()}`).toBe(200);
-    return response.json() as Promise<{
-      fields: { fieldDefinitionId: string; type: string; label: string }[];
-    }>;
-  };
-  const view = await signer('GET', '');
-  const png = encodePng(60, 20, (_x, y) => (Math.abs(y - 10) < 2 ? [20, 30, 120, 255] : [0, 0, 0, 0]));
-  const values = view.fields.map((field) => ({
-    fieldDefinitionId: field.fieldDefinitionId,
-    value:
-      field.type === 'Signature'
-        ? { imagePngBase64: png.toString('base64'), typedName: 'Signer' }
-        : field.type === 'Date'
-          ? '2026-12-01'
-          : 'Dana Levi',
-  }));
-  await signer('PUT', '/fields', { values });
-  await signer('POST', '/complete', { consent: true });
+  await waitForLoaded(page);
 }
 
 function recipientRow(page: Page, name: string) {
   return page.locator(`tr[data-recipient="${name}"]`);
-}
-
-/** A route of the app as `user`, from the app's origin. */
-function asUser(user: SignedInUser, method: string, path: string, body?: unknown): Promise<Response> {
-  return fetch(`${baseUrl}${path}`, {
-    method,
-    headers: {
-      cookie: user.cookie,
-      origin: APP_ORIGIN,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
 }
 
 /** The buttons of the envelope page's actions bar, by their names. */
@@ -220,7 +170,7 @@ describe('the business app: documents', () => {
 
     // Dana signs elsewhere: the page shows it without a reload.
     await page.evaluate('window.sigilNoReload = true');
-    await signAs(link);
+    await signThroughApi(baseUrl, link);
     await eventually(() => recipientRow(page, 'Dana Levi').textContent(), 30_000).toContain('Completed');
     await eventually(() => page.getByTestId('status').textContent()).toContain('Waiting for the next signer');
     await eventually(() => page.getByTestId('timeline').textContent()).toContain('Dana Levi signed');
@@ -231,7 +181,7 @@ describe('the business app: documents', () => {
     await page.getByRole('button', { name: 'Get signing link: Sam Cohen' }).click();
     await eventually(() => page.getByLabel('Signing link for Sam Cohen').inputValue()).toMatch(/\/sign\//);
     const samLink = await page.getByLabel('Signing link for Sam Cohen').inputValue();
-    await signAs(samLink);
+    await signThroughApi(baseUrl, samLink);
     await eventually(() => page.getByTestId('status').textContent(), 30_000).toContain('Completed');
     expect(await page.evaluate('window.sigilNoReload')).toBe(true);
     const signed = page.getByRole('link', { name: 'Signed document (PDF)' });
@@ -348,7 +298,7 @@ describe('the business app: documents', () => {
     // shown, and the page then catches up.
     const isThePoll = (url: URL) => url.pathname === `/api/documents/${fixture.id}`;
     await page.route(isThePoll, (route) => route.fulfill({ status: 304 }));
-    expect((await asUser(sender, 'POST', `/api/documents/${fixture.id}/archive`)).status).toBe(200);
+    expect((await asUser(baseUrl, sender, 'POST', `/api/documents/${fixture.id}/archive`)).status).toBe(200);
     await page.getByRole('button', { name: 'Archive', exact: true }).click();
     await eventually(() => page.locator('.app-messages [role="alert"]').textContent()).toBe(
       'The envelope is already Archived.',
@@ -399,11 +349,11 @@ describe('the business app: documents', () => {
       `Envelope ${fixture.id} was not found.`,
     );
     expect(await page.getByText('This page could not be loaded.').count()).toBe(1);
-    expect((await asUser(sender, 'GET', `/api/documents/${fixture.id}`)).status).toBe(404);
+    expect((await asUser(baseUrl, sender, 'GET', `/api/documents/${fixture.id}`)).status).toBe(404);
   });
 
   it('names the retention period to a user who reads the settings, and deletes a draft', async () => {
-    const updated = await asUser(owner, 'PUT', '/api/organization/settings', {
+    const updated = await asUser(baseUrl, owner, 'PUT', '/api/organization/settings', {
       retention: { deletedDays: 14 },
     });
     expect(updated.status).toBe(200);
@@ -436,8 +386,8 @@ describe('the business app: documents', () => {
       [before, day(Date.now())].some((date) => message.includes(`after ${date},`)),
       message,
     ).toBe(true);
-    expect((await asUser(owner, 'GET', `/api/documents/${draft.id}`)).status).toBe(404);
-    await asUser(owner, 'PUT', '/api/organization/settings', { retention: { deletedDays: null } });
+    expect((await asUser(baseUrl, owner, 'GET', `/api/documents/${draft.id}`)).status).toBe(404);
+    await asUser(baseUrl, owner, 'PUT', '/api/organization/settings', { retention: { deletedDays: null } });
   });
 
   it('is right to left in Hebrew and fits a 375-pixel phone in both languages', async () => {
@@ -450,7 +400,7 @@ describe('the business app: documents', () => {
       title: 'ייפוי כוח לשנת 2025 — ארכיון',
       sender: senderRef,
     });
-    expect((await asUser(sender, 'POST', `/api/documents/${archived.id}/archive`)).status).toBe(200);
+    expect((await asUser(baseUrl, sender, 'POST', `/api/documents/${archived.id}/archive`)).status).toBe(200);
     const LABELS = {
       en: { restore: 'Restore from archive', delete: 'Delete', dialog: 'Delete this envelope?' },
       he: { restore: 'שחזור מהארכיון', delete: 'מחיקה', dialog: 'למחוק את המעטפה?' },
@@ -460,10 +410,7 @@ describe('the business app: documents', () => {
       ['en', PHONE, 'phone'],
       ['he', PHONE, 'phone'],
     ] as const) {
-      await harness.ctx.orm.em.fork().nativeUpdate(AppUser, { id: sender.user.id }, { language });
-      const page = await browser.newPage(viewport, 'en-US');
-      await signIn(page, baseUrl, sender.email, sender.password);
-      await eventually(() => page.locator('html').getAttribute('lang')).toBe(language);
+      const page = await signedInPage(browser, baseUrl, sender, viewport, language);
       await openList(page);
       await eventually(() => page.locator('tr[data-document]').count()).toBeGreaterThan(3);
       expect(await page.locator('html').getAttribute('dir')).toBe(language === 'he' ? 'rtl' : 'ltr');

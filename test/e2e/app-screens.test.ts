@@ -8,9 +8,17 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { AppUser } from '../../db/entities/index.ts';
 import type { ApiHarness } from '../support/api.ts';
-import { eventually, expectAccessible, signIn, useAppBrowser, waitForPath } from '../support/app-pages.ts';
+import {
+  eventually,
+  expectAccessible,
+  signIn,
+  useAppBrowser,
+  waitForLoaded,
+  waitForPath,
+} from '../support/app-pages.ts';
+import { appCaller } from '../support/app-requests.ts';
 import { DESKTOP, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
-import { APP_ORIGIN, type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
+import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
 let harness: ApiHarness;
 let browser: TestBrowser;
@@ -18,20 +26,8 @@ let baseUrl: string;
 let owner: SignedInUser;
 let administrator: SignedInUser;
 
-/** Calls an application route as a signed-in user (the cookie and the Origin a browser would send). */
-async function call(user: SignedInUser, method: string, path: string, body?: unknown): Promise<unknown> {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: {
-      cookie: user.cookie,
-      origin: APP_ORIGIN,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  expect(response.status, `${method} ${path}`).toBe(200);
-  return response.json();
-}
+/** An application route as a signed-in user (its cookie and the app's Origin); 200 expected. */
+const call = appCaller(() => baseUrl);
 
 useAppBrowser(async (opened) => {
   ({ harness, browser, baseUrl } = opened);
@@ -81,12 +77,7 @@ const SIGNED_OUT = [
 async function openScreen(page: Page, screen: (typeof SCREENS)[number]): Promise<void> {
   await page.goto(`${baseUrl}${screen.path}`);
   await eventually(() => page.locator(screen.ready).count()).toBe(1);
-  await eventually(() =>
-    page
-      .getByRole('status')
-      .filter({ hasText: /^(Loading…|טוען…)$/ })
-      .count(),
-  ).toBe(0);
+  await waitForLoaded(page);
 }
 
 async function box(page: Page, selector: string) {

@@ -7,18 +7,24 @@
 // shows its rounds as columns; the page in Hebrew (right to left) on a 375-pixel phone; axe-core's WCAG 2.1 AA
 // rules on every screen; screenshots go to test/artifacts/web/.
 import { readFile } from 'node:fs/promises';
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
 import { TemplateField } from '../../db/entities/index.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
 import type { ApiHarness } from '../support/api.ts';
-import { eventually, expectAccessible, signIn, useAppBrowser, waitForPath } from '../support/app-pages.ts';
+import {
+  eventually,
+  expectAccessible,
+  signIn,
+  useAppBrowser,
+  waitForLoaded,
+  waitForPath,
+} from '../support/app-pages.ts';
+import { appCaller, signThroughApi } from '../support/app-requests.ts';
 import { DESKTOP, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
 import { waitForCapture } from '../support/dev-notifications.ts';
 import { documentTemplate } from '../support/documents.ts';
-import { encodePng } from '../support/png.ts';
-import { APP_ORIGIN, type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
+import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
 let harness: ApiHarness;
 let browser: TestBrowser;
@@ -26,19 +32,8 @@ let baseUrl: string;
 
 useAppBrowser((opened) => ({ harness, browser, baseUrl } = opened));
 
-async function call(user: SignedInUser, method: string, path: string, body?: unknown): Promise<unknown> {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: {
-      cookie: user.cookie,
-      origin: APP_ORIGIN,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  expect(response.status, `${method} ${path}`).toBe(200);
-  return response.json();
-}
+/** An application route as a signed-in user (its cookie and the app's Origin); 200 expected. */
+const call = appCaller(() => baseUrl);
 
 /** A sender of a new organization with a published template (the demo services agreement) and contacts. */
 async function senderWithTemplate(): Promise<{ sender: SignedInUser; templateId: string }> {
@@ -52,42 +47,6 @@ async function senderWithTemplate(): Promise<{ sender: SignedInUser; templateId:
     await call(sender, 'POST', '/api/contacts', contact);
   }
   return { sender, templateId };
-}
-
-/** The signer's side, through the signer API as the signer page calls it: fills their fields and signs. */
-async function signAs(link: string): Promise<void> {
-  const token = link.split('/sign/')[1] as string;
-  const signer = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${baseUrl}/api/signing/${token}${path}`, {
-      method,
-      headers: { origin: baseUrl, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    expect(response.status, `${method} ${path}: ${await response.clone().text()}`).toBe(200);
-    return response.json() as Promise<{ fields: { fieldDefinitionId: string; type: string }[] }>;
-  };
-  const view = await signer('GET', '');
-  const png = encodePng(60, 20, (_x, y) => (Math.abs(y - 10) < 2 ? [20, 30, 120, 255] : [0, 0, 0, 0]));
-  const values = view.fields.map((field) => ({
-    fieldDefinitionId: field.fieldDefinitionId,
-    value:
-      field.type === 'Signature'
-        ? { imagePngBase64: png.toString('base64'), typedName: 'Signer' }
-        : field.type === 'Date'
-          ? '2026-12-01'
-          : 'Dana Levi',
-  }));
-  await signer('PUT', '/fields', { values });
-  await signer('POST', '/complete', { consent: true });
-}
-
-async function loaded(page: Page): Promise<void> {
-  await eventually(() =>
-    page
-      .getByRole('status')
-      .filter({ hasText: /^(Loading…|טוען…)$/ })
-      .count(),
-  ).toBe(0);
 }
 
 describe('the business app: sending', () => {
@@ -104,7 +63,7 @@ describe('the business app: sending', () => {
     await eventually(() => use.count()).toBe(1);
     await use.click();
     await waitForPath(page, '/app/send');
-    await loaded(page);
+    await waitForLoaded(page);
     await eventually(() => page.locator('#send-template').inputValue()).toBe(templateId);
     expect(await page.locator('#send-title').inputValue()).toBe('Demo services agreement');
     await page.locator('#send-title').fill('Services agreement for Acme');
@@ -161,9 +120,9 @@ describe('the business app: sending', () => {
     // Both sign through their emailed links; the page follows without reloading.
     await page.evaluate('window.sigilNoReload = true');
     const dana = await waitForCapture(baseUrl, `kind=invitation&to=dana-${sender.user.id}%40example.com`);
-    await signAs(dana.signingLink as string);
+    await signThroughApi(baseUrl, dana.signingLink as string);
     const sam = await waitForCapture(baseUrl, `kind=invitation&to=${encodeURIComponent(samEmail)}`);
-    await signAs(sam.signingLink as string);
+    await signThroughApi(baseUrl, sam.signingLink as string);
     await eventually(() => page.getByTestId('status').textContent(), 60_000).toContain('Completed');
     expect(await page.evaluate('window.sigilNoReload')).toBe(true);
     const signed = page.getByRole('link', { name: 'Signed document (PDF)' });
@@ -180,7 +139,7 @@ describe('the business app: sending', () => {
     const page = await browser.newPage(DESKTOP);
     await signIn(page, baseUrl, sender.email, sender.password);
     await page.goto(`${baseUrl}/app/send`);
-    await loaded(page);
+    await waitForLoaded(page);
     await page.getByLabel('A PDF of its own').check();
     await page.locator('#send-pdf').setInputFiles({
       name: 'lease.pdf',
@@ -242,7 +201,7 @@ describe('the business app: sending', () => {
     const page = await browser.newPage(DESKTOP);
     await signIn(page, baseUrl, sender.email, sender.password);
     await page.goto(`${baseUrl}/app/send?template=${templateId}`);
-    await loaded(page);
+    await waitForLoaded(page);
     await eventually(() => page.getByTestId('recipient-Provider').count()).toBe(1);
     await page.locator('#send-workflow').selectOption('GroupedRounds');
     const rounds = page.getByTestId('rounds');

@@ -13,11 +13,12 @@ import { createTemplate } from '../../api/services/templates/create-template.ts'
 import { EnvelopeFieldValue } from '../../db/entities/index.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
 import { type ApiHarness, newIntegrator } from '../support/api.ts';
-import { eventually, expectAccessible, signIn, useAppBrowser } from '../support/app-pages.ts';
+import { eventually, expectAccessible, signedInPage, signIn, useAppBrowser } from '../support/app-pages.ts';
+import { appCaller } from '../support/app-requests.ts';
 import { DESKTOP, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
 import { encodeGreyJpeg } from '../support/jpeg.ts';
 import { encodePng } from '../support/png.ts';
-import { APP_ORIGIN, type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
+import { signedInUser } from '../support/signed-in-user.ts';
 
 let harness: ApiHarness;
 let browser: TestBrowser;
@@ -39,20 +40,8 @@ function stampPng(size = 160, color = [176, 24, 32, 255]): Buffer {
   });
 }
 
-/** Calls an application route as the user (the cookie and the Origin a browser sends). */
-async function call(user: SignedInUser, method: string, path: string, body?: unknown) {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: {
-      cookie: user.cookie,
-      origin: APP_ORIGIN,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  expect(response.status, `${method} ${path}`).toBe(200);
-  return response.json();
-}
+/** An application route as a signed-in user (its cookie and the app's Origin); 200 expected. */
+const call = appCaller(() => baseUrl);
 
 async function openStamps(page: Page): Promise<void> {
   await page.goto(`${baseUrl}/app/stamps`);
@@ -176,10 +165,7 @@ describe('My stamps', () => {
       ['en', PHONE, 'phone'],
       ['he', PHONE, 'phone'],
     ] as const) {
-      await call(user, 'PUT', '/api/auth/me/preferences', { language });
-      const page = await browser.newPage(viewport, 'en-US');
-      await signIn(page, baseUrl, user.email, user.password);
-      await eventually(() => page.locator('html').getAttribute('lang')).toBe(language);
+      const page = await signedInPage(browser, baseUrl, user, viewport, language);
       await openStamps(page);
       expect(await page.locator('html').getAttribute('dir')).toBe(language === 'he' ? 'rtl' : 'ltr');
       await page

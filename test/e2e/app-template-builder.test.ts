@@ -16,9 +16,17 @@ import { renderFinalPdf } from '../../documents/render-final-pdf.ts';
 import type { TemplateDetail } from '../../domain/template-builder.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
 import type { ApiHarness } from '../support/api.ts';
-import { eventually, expectAccessible, signIn, useAppBrowser, waitForPath } from '../support/app-pages.ts';
+import {
+  eventually,
+  expectAccessible,
+  signedInPage,
+  signIn,
+  useAppBrowser,
+  waitForPath,
+} from '../support/app-pages.ts';
+import { appCaller } from '../support/app-requests.ts';
 import { DESKTOP, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
-import { APP_ORIGIN, type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
+import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
 let harness: ApiHarness;
 let browser: TestBrowser;
@@ -28,24 +36,8 @@ useAppBrowser((opened) => {
   ({ harness, browser, baseUrl } = opened);
 });
 
-async function call<T = Record<string, unknown>>(
-  user: SignedInUser,
-  method: string,
-  path: string,
-  body?: unknown,
-) {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: {
-      cookie: user.cookie,
-      origin: APP_ORIGIN,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  expect(response.status, `${method} ${path}: ${await response.clone().text()}`).toBe(200);
-  return (await response.json()) as T;
-}
+/** An application route as a signed-in user (its cookie and the app's Origin); 200 expected. */
+const call = appCaller(() => baseUrl);
 
 /**
  * The lease: page 1 A4 upright; page 2 A4 turned a quarter clockwise with a crop box inside its media box, so it
@@ -508,10 +500,7 @@ describe('the template builder', () => {
       ['en', PHONE, 'phone'],
       ['he', PHONE, 'phone'],
     ] as const) {
-      await call(owner, 'PUT', '/api/auth/me/preferences', { language });
-      const shown = await browser.newPage(viewport, 'en-US');
-      await signIn(shown, baseUrl, owner.email, owner.password);
-      await eventually(() => shown.locator('html').getAttribute('lang')).toBe(language);
+      const shown = await signedInPage(browser, baseUrl, owner, viewport, language);
       await shown.goto(`${baseUrl}/app/templates`);
       await eventually(() => shown.locator('tr[data-template]').count()).toBe(2);
       expect(await shown.locator('html').getAttribute('dir')).toBe(language === 'he' ? 'rtl' : 'ltr');

@@ -8,9 +8,11 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { freePort } from '../../scripts/ports.ts';
 import { accessibilityViolations } from './accessibility.ts';
 import { type ApiHarness, listenLocally, openApiHarness } from './api.ts';
+import { callAs } from './app-requests.ts';
 import { launchTestBrowser, type TestBrowser } from './browser.ts';
 import { testConfig } from './context.ts';
 import { captured } from './dev-notifications.ts';
+import type { SignedInUser } from './signed-in-user.ts';
 
 export interface AppBrowserOptions {
   /**
@@ -120,6 +122,34 @@ export async function signIn(page: Page, baseUrl: string, email: string, passwor
   await submitSignIn(page, baseUrl, email, password);
   await waitForPath(page, '/app');
   await eventually(() => page.getByRole('heading', { level: 1 }).textContent()).toMatch(/^(Welcome|שלום), /);
+}
+
+/** The page has loaded what it shows: no "Loading…" status left. */
+export async function waitForLoaded(page: Page): Promise<void> {
+  await eventually(() =>
+    page
+      .getByRole('status')
+      .filter({ hasText: /^(Loading…|טוען…)$/ })
+      .count(),
+  ).toBe(0);
+}
+
+/**
+ * A new page of the size given, the browser in English, signed in as `user` whose language is set first: the app
+ * shows in that language (its <html lang>) once signed in.
+ */
+export async function signedInPage(
+  browser: TestBrowser,
+  baseUrl: string,
+  user: SignedInUser,
+  viewport: { width: number; height: number },
+  language: 'en' | 'he',
+): Promise<Page> {
+  await callAs(baseUrl, user, 'PUT', '/api/auth/me/preferences', { language });
+  const page = await browser.newPage(viewport, 'en-US');
+  await signIn(page, baseUrl, user.email, user.password);
+  await eventually(() => page.locator('html').getAttribute('lang')).toBe(language);
+  return page;
 }
 
 /** Signs out through the user menu and waits for the sign-in page. */
