@@ -20,6 +20,8 @@ import {
 import { sendEnvelope } from '../envelopes/send-envelope.ts';
 import { inspectPdf } from '../files/inspect-pdf.ts';
 import { addStoredPdf } from '../files/upload-file.ts';
+import { idempotencyScopeOf } from '../idempotency.ts';
+import { requireEnvelopeQuota } from '../usage/envelope-quota.ts';
 import { documentReaderOf } from './document-reader.ts';
 import { getDocument } from './get-document.ts';
 
@@ -34,6 +36,11 @@ async function createAndSend(
   draft: boolean | undefined,
   create: () => Promise<{ id: string }>,
 ) {
+  // A send the plan's monthly documents cannot take makes no Draft either (the same check as sendEnvelope's);
+  // a retry whose first attempt made the envelope answers it (sending a sent envelope counts nothing).
+  if (!draft && !idempotencyScopeOf(ctx.em)?.resultId) {
+    await requireEnvelopeQuota(ctx.em, principal.organization.id, 1, 'send this envelope');
+  }
   const envelope = await create();
   // A retry of an Idempotency-Key request whose first attempt created the envelope finds it (createDraft)
   // and sends it here; sending a sent envelope again answers with its state.
