@@ -617,9 +617,11 @@ async function explain(
   // How many envelopes the list query matches: the same statement without its limit.
   let matches: number | undefined;
   if (countMatches) {
-    const counted = await db.query(
-      `select count(*)::int as n from (${sql.replace(/\blimit\s+\d+\s*$/i, '')}) as q`,
-    );
+    // A search's page is limited inside its `matches` (the matches' ids, sorted), the others' at the end.
+    const unlimited = /^\s*with matches as/.test(sql)
+      ? sql.replace(/\blimit\s+\d+\s*\)/i, ')')
+      : sql.replace(/\blimit\s+\d+\s*$/i, '');
+    const counted = await db.query(`select count(*)::int as n from (${unlimited}) as q`);
     matches = (counted.rows[0] as { n: number }).n;
   }
   return {
@@ -845,7 +847,11 @@ try {
       }
       continue;
     }
-    const list = sent.find((sql) => /order by e\.created_at desc, e\.id desc\s+limit \d+\s*$/.test(sql));
+    const list = sent.find(
+      (sql) =>
+        /order by e\.created_at desc, e\.id desc\s+limit \d+\s*$/.test(sql) ||
+        /^\s*with matches as/.test(sql),
+    );
     if (!list) throw new Error(`no list query caught for ${item.label}`);
     explained.push({
       ...(await explain(db, item.label, item.who, list, true)),
