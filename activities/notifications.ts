@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/common';
 import type { NotificationsConfig, SigilEnv } from '../config/config.ts';
+import { lazySecretsKey } from '../config/encryption-key.ts';
 import { Envelope, Notification, Organization, Recipient } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
 import { addSigningLink } from '../db/signing-links.ts';
@@ -25,8 +26,14 @@ export interface NotificationActivityConfig {
   env: SigilEnv;
   /** Signing links are `{publicBaseUrl}/sign/<token>`. */
   publicBaseUrl: string;
-  /** The providers; absent or null entries: none (captured in development and test). */
+  /**
+   * The environment's providers; absent or null entries: none (captured in development and test). Providers a
+   * platform administrator saved in the backoffice win over them (notifications/stored-providers.ts).
+   */
   notifications?: NotificationsConfig;
+  /** Opens the stored providers' secrets: SECRETS_ENCRYPTION_KEY, or the development key under DATA_DIR. */
+  secretsEncryptionKey?: string | null;
+  dataDir?: string;
 }
 
 interface Addressee {
@@ -41,8 +48,11 @@ interface Addressee {
 }
 
 export function createNotificationActivities(deps: { orm: Orm; config: NotificationActivityConfig }) {
-  const delivery = deliveryContext(deps.config);
-  const secrets = configuredSecrets(deps.config.notifications);
+  const secretsKey = lazySecretsKey({
+    env: deps.config.env,
+    dataDir: deps.config.dataDir ?? '.data',
+    secretsEncryptionKey: deps.config.secretsEncryptionKey ?? null,
+  });
   const base = deps.config.publicBaseUrl.replace(/\/+$/, '');
 
   const activities = {
@@ -97,6 +107,7 @@ export function createNotificationActivities(deps: { orm: Orm; config: Notificat
         });
 
       let sent: SentMessage;
+      let secrets: string[] = [];
       try {
         if (!to) {
           throw new NotificationError(
@@ -105,6 +116,8 @@ export function createNotificationActivities(deps: { orm: Orm; config: Notificat
             false,
           );
         }
+        const delivery = await deliveryContext(em, { ...deps.config, secretsKey });
+        secrets = delivery.secrets;
         const route = routeFor(delivery, channel);
         provider = route.type === 'capture' ? 'dev-capture' : route.provider.name;
         const branding: Branding = {
@@ -306,18 +319,4 @@ async function issueSigningLink(
 
 function invalid(message: string): ApplicationFailure {
   return ApplicationFailure.create({ type: 'InvalidNotification', message, nonRetryable: true });
-}
-
-function configuredSecrets(config: NotificationsConfig | undefined): string[] {
-  const secrets: string[] = [];
-  const transport = config?.email?.transport;
-  if (transport && 'password' in transport && transport.password) secrets.push(transport.password);
-  if (transport && 'url' in transport) {
-    try {
-      const password = new URL(transport.url).password;
-      if (password) secrets.push(password, decodeURIComponent(password));
-    } catch {}
-  }
-  if (config?.twilio) secrets.push(config.twilio.authToken);
-  return secrets;
 }

@@ -1,8 +1,9 @@
-// The retention run's database work (workflows/retention.ts; the SQL is db/retention.ts): one page of envelopes
-// per call, an envelope per transaction. The call heartbeats its progress — the last envelope it finished and
+// The retention run's database work (workflows/retention.ts; the SQL is db/retention.ts and, for deleted
+// organizations, db/organization-purge.ts): one page of envelopes (or organizations) per call, an envelope per transaction. The call heartbeats its progress — the last envelope it finished and
 // its counts — every second and after every envelope; a retry after a dead worker or a lost connection reads
 // that progress and continues after it, so nothing is done twice and nothing finished is looked at again.
 import { Context } from '@temporalio/activity';
+import { organizationsDueForPurge, purgeOrganization } from '../db/organization-purge.ts';
 import type { Orm } from '../db/orm.ts';
 import {
   deleteByRetention,
@@ -38,6 +39,19 @@ export function createRetentionActivities(deps: { orm: Orm }) {
     purgeDeletedEnvelopeFiles(request: RetentionPageRequest): Promise<RetentionPage> {
       return page(request, envelopesDueForPurge, async (id, asOf, progress) => {
         const purged = await purgeEnvelopeFiles(deps.orm.em, id, asOf);
+        if (!purged) return;
+        progress.changed += 1;
+        progress.files += purged.files;
+      });
+    },
+
+    /**
+     * Deletes the data of organizations a platform administrator deleted ORGANIZATION_PURGE_DAYS ago or more
+     * (one page; db/organization-purge.ts).
+     */
+    purgeDeletedOrganizations(request: RetentionPageRequest): Promise<RetentionPage> {
+      return page(request, organizationsDueForPurge, async (id, asOf, progress) => {
+        const purged = await purgeOrganization(deps.orm.em, id, asOf);
         if (!purged) return;
         progress.changed += 1;
         progress.files += purged.files;

@@ -89,6 +89,8 @@ const schema = z.object({
       .max(1, 'must be a number from 0.001 to 1')
       .optional(),
   ),
+  // Outside production only: `low` work factors for the password and secret hashes (api/security/hash-cost.ts).
+  SIGIL_HASH_COST: optionalText.pipe(z.enum(['standard', 'low']).optional()),
   // Unset (or empty): on in development and test, off in production.
   SANDBOX_ENABLED: optionalText.pipe(
     z
@@ -331,6 +333,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       problems.push(
         'WEBHOOK_RETRY_DELAY_SCALE: not allowed when SIGIL_ENV=production (deliveries keep the documented schedule)',
       );
+    }
+    if (v.SIGIL_HASH_COST === 'low') {
+      problems.push('SIGIL_HASH_COST: `low` is not allowed when SIGIL_ENV=production (tests only)');
     }
   }
   problems.push(...notificationProblems(v));

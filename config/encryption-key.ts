@@ -35,3 +35,14 @@ export function resolveEncryptionKey(
     return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
   }
 }
+
+/** The key, resolved the first time it is asked for (a development key file is written only then). */
+export function lazySecretsKey(
+  config: Pick<Config, 'env' | 'dataDir' | 'secretsEncryptionKey'>,
+): () => Buffer {
+  let key: Buffer | undefined;
+  return () => {
+    key ??= resolveEncryptionKey(config);
+    return key;
+  };
+}

@@ -321,6 +321,12 @@ export const SECURITY_EVENT_TYPES = [
   'team.updated',
   'team.deleted',
   'settings.updated',
+  // OAuth clients of the public API (docs/integrations.md): made, changed, deleted, a secret rotated or deleted.
+  'api_key.created',
+  'api_key.updated',
+  'api_key.deleted',
+  'api_key.secret_rotated',
+  'api_key.secret_deleted',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
 

@@ -72,3 +72,11 @@ export function offsetPage(max: number, what: string) {
       .describe(`How many ${what} to skip (the \`nextOffset\` of the previous page)`),
   };
 }
+
+/** The OpenAPI extension that marks a named schema as the application document's only (api/http/openapi.ts). */
+export const APPLICATION_DOCUMENT_KEY = 'x-sigil-document';
+/**
+ * Spread into `.meta({ id, ... })` of a named request or answer of the application routes: zod's registry is one
+ * for the process, and the public /api/v1 document leaves out what carries this.
+ */
+export const APPLICATION_DOCUMENT_ONLY = { [APPLICATION_DOCUMENT_KEY]: 'app' } as const;

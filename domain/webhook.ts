@@ -1,7 +1,7 @@
 // A webhook endpoint's and a delivery's shape, once: what a caller may set on an endpoint (create, update)
 // and how endpoints and deliveries are shown (the public API's WebhookDelivery, the CLI, the application).
 import { z } from 'zod';
-import { IsoDateTime, safeText } from './common.ts';
+import { IsoDateTime, offsetPage, safeText, uuidOf } from './common.ts';
 import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from './vocabulary.ts';
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
@@ -84,3 +84,60 @@ export const WebhookDeliveryView = z
   })
   .meta({ id: 'WebhookDelivery' });
 export type WebhookDeliveryView = z.output<typeof WebhookDeliveryView>;
+
+// The business application's webhook pages (docs/webhooks.md, "Webhooks in the business app").
+
+/** How far back an endpoint's "recent" deliveries (its success rate in the list) reach. */
+export const WEBHOOK_RECENT_DAYS = 7;
+
+/** An endpoint in the application's list: with the outcome of its recent deliveries. */
+export const WebhookEndpointListItem = WebhookEndpointView.extend({
+  recentDeliveries: z
+    .object({
+      succeeded: z.number().int(),
+      failed: z.number().int(),
+      pending: z.number().int(),
+    })
+    .describe(`Deliveries of the last ${WEBHOOK_RECENT_DAYS} days by status`),
+});
+export type WebhookEndpointListItem = z.output<typeof WebhookEndpointListItem>;
+
+export const WebhookEndpointList = z.object({
+  endpoints: z.array(WebhookEndpointListItem),
+  /** Whether the organization's plan includes webhooks; without, nothing can be created, tested or replayed. */
+  webhookAccess: z.boolean(),
+  planName: z.string(),
+  /** How long a rotated secret keeps signing. */
+  secretGraceHours: z.number().int(),
+  /** At most this many endpoints per organization. */
+  maxEndpoints: z.number().int(),
+});
+export type WebhookEndpointList = z.output<typeof WebhookEndpointList>;
+
+/** An endpoint with its signing secret: the answer of creation and rotation, the only time it is shown. */
+export const WebhookEndpointWithSecret = WebhookEndpointView.extend({
+  secret: z.string().describe('The signing secret, shown only in this answer'),
+});
+
+export const WEBHOOK_DELIVERY_PAGE_MAX = 200;
+
+export const WebhookDeliveryListQuery = z.object({
+  endpointId: uuidOf('endpointId').optional(),
+  eventType: z
+    .enum(WEBHOOK_EVENT_TYPES, { message: `eventType must be one of: ${WEBHOOK_EVENT_TYPES.join(' ')}` })
+    .optional(),
+  status: z
+    .enum(WEBHOOK_DELIVERY_STATUSES, {
+      message: `status must be one of: ${WEBHOOK_DELIVERY_STATUSES.join(' ')}`,
+    })
+    .optional(),
+  ...offsetPage(WEBHOOK_DELIVERY_PAGE_MAX, 'deliveries, newest first'),
+});
+export type WebhookDeliveryListQuery = z.output<typeof WebhookDeliveryListQuery>;
+
+export const WebhookDeliveryList = z.object({
+  deliveries: z.array(WebhookDeliveryView),
+  total: z.number().int(),
+  nextOffset: z.number().int().nullable(),
+});
+export type WebhookDeliveryList = z.output<typeof WebhookDeliveryList>;

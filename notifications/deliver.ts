@@ -3,7 +3,7 @@
 // in `notification` (never the body). Used by the sendNotification activity and the signer API's one-time
 // codes.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { NotificationsConfig, SigilEnv } from '../config/config.ts';
+import type { SigilEnv } from '../config/config.ts';
 import { Notification } from '../db/entities/index.ts';
 import type { MessageChannel, NotificationKind } from '../domain/vocabulary.ts';
 import { type CapturedNotification, captureNotification, capturesNotifications } from './dev-capture.ts';
@@ -15,21 +15,26 @@ import {
   type OutgoingMessage,
   type SentMessage,
 } from './providers.ts';
+import { effectiveProviders, type StoredProvidersConfig, storedProviderRows } from './stored-providers.ts';
 
 export interface DeliveryContext {
   env: SigilEnv;
   providers: NotificationProviders;
+  /** The secrets of the providers' settings: a failure's message is redacted with them. */
+  secrets: string[];
 }
 
-/** The delivery context of a process's configuration (no notification settings: no providers). */
-export function deliveryContext(config: {
-  env: SigilEnv;
-  notifications?: NotificationsConfig;
-}): DeliveryContext {
-  return { env: config.env, providers: notificationProviders(config.notifications ?? NO_PROVIDERS) };
+/**
+ * The delivery context for the next message: the providers a platform administrator saved in the backoffice
+ * over the environment's (stored-providers.ts), read now, so a change applies without a restart.
+ */
+export async function deliveryContext(
+  em: EntityManager,
+  config: { env: SigilEnv } & StoredProvidersConfig,
+): Promise<DeliveryContext> {
+  const { settings, secrets } = effectiveProviders(await storedProviderRows(em), config);
+  return { env: config.env, providers: notificationProviders(settings), secrets };
 }
-
-const NO_PROVIDERS: NotificationsConfig = { email: null, twilio: null };
 
 export type Route = { type: 'provider'; provider: NotificationProvider } | { type: 'capture' };
 
@@ -40,7 +45,7 @@ export function routeFor(ctx: DeliveryContext, channel: MessageChannel): Route {
   if (capturesNotifications(ctx.env)) return { type: 'capture' };
   throw new NotificationError(
     'NoProvider',
-    `No ${channelName(channel)} provider is configured on this server: set ${PROVIDER_VARIABLES[channel]} (see docs/notifications.md).`,
+    `No ${channelName(channel)} provider is configured on this server: set ${PROVIDER_VARIABLES[channel]} (see docs/notifications.md), or save one in the backoffice's Providers.`,
     false,
   );
 }

@@ -11,7 +11,7 @@ import type { AccountEmailKind } from './messages.ts';
 
 export interface CapturedNotification {
   /** An envelope's notification, or an account email (verification, password reset, invitation). */
-  kind: NotificationKind | AccountEmailKind;
+  kind: NotificationKind | AccountEmailKind | 'platform_admin_code' | 'provider_test';
   channel: MessageChannel;
   /** An email address or an E.164 phone number. */
   to: string;
@@ -20,7 +20,7 @@ export interface CapturedNotification {
   body: string;
   /** The link the message carries (a signing link, or an account email's link), so tests can follow it. */
   signingLink?: string | null;
-  /** Only for `otp`: the code in clear, so a developer or a test can type it in. */
+  /** Only for `otp` and `platform_admin_code`: the code in clear, so a developer or a test can type it in. */
   otpCode?: string | null;
   envelopeId?: string | null;
   recipientId?: string | null;

@@ -34,6 +34,8 @@ export interface SentMessage {
   provider: ProviderName | 'dev-capture';
   /** SMTP Message-ID, Twilio message SID, or the capture row's id. */
   providerMessageId: string | null;
+  /** What the provider answered on acceptance (the SMTP reply, Twilio's message status), when it says. */
+  answer?: string | null;
 }
 
 export interface NotificationProvider {
@@ -49,26 +51,66 @@ export interface NotificationProviders {
   close(): void;
 }
 
-const cache = new WeakMap<NotificationsConfig, NotificationProviders>();
+/**
+ * Each channel's provider settings: email by SMTP, SMS and WhatsApp by Twilio, each possibly with an account of
+ * its own (a platform administrator sets them apart in the backoffice; the environment has one Twilio account
+ * with a sender for each).
+ */
+export interface ChannelSettings {
+  email: SmtpSettings | null;
+  /** Twilio settings whose `smsFrom` is set. */
+  sms: TwilioSettings | null;
+  /** Twilio settings whose `whatsappFrom` is set. */
+  whatsapp: TwilioSettings | null;
+}
 
-/** The providers of a configuration, built once per configuration object (a process keeps one). */
-export function notificationProviders(config: NotificationsConfig): NotificationProviders {
-  let providers = cache.get(config);
-  if (!providers) {
-    providers = createNotificationProviders(config);
-    cache.set(config, providers);
+/** The channels of the environment's configuration. */
+export function channelSettingsOf(config: NotificationsConfig): ChannelSettings {
+  const { twilio } = config;
+  return {
+    email: config.email,
+    sms: twilio?.smsFrom ? { ...twilio, whatsappFrom: null } : null,
+    whatsapp: twilio?.whatsappFrom ? { ...twilio, smsFrom: null } : null,
+  };
+}
+
+/**
+ * Providers built for the same settings are reused (an SMTP connection pool, a Twilio client), so a process
+ * builds them again only when an administrator changes the settings; the few kept are closed when dropped.
+ * The key holds secrets: it stays in this map, never in a log.
+ */
+const cache = new Map<string, NotificationProviders>();
+const CACHED_SETTINGS = 4;
+
+/** The providers of these settings, built once per distinct settings. */
+export function notificationProviders(settings: ChannelSettings): NotificationProviders {
+  const key = JSON.stringify(settings);
+  let providers = cache.get(key);
+  if (providers) {
+    // Most recently used last.
+    cache.delete(key);
+    cache.set(key, providers);
+    return providers;
+  }
+  providers = createNotificationProviders(settings);
+  cache.set(key, providers);
+  while (cache.size > CACHED_SETTINGS) {
+    const [oldestKey, oldest] = cache.entries().next().value as [string, NotificationProviders];
+    cache.delete(oldestKey);
+    oldest.close();
   }
   return providers;
 }
 
-export function createNotificationProviders(config: NotificationsConfig): NotificationProviders {
-  const email = config.email ? smtpProvider(config.email) : null;
-  const twilio = config.twilio ? twilioProvider(config.twilio) : null;
+export function createNotificationProviders(settings: ChannelSettings): NotificationProviders {
+  const email = settings.email ? smtpProvider(settings.email) : null;
+  const sms = settings.sms ? twilioProvider(settings.sms) : null;
+  const whatsapp = settings.whatsapp ? twilioProvider(settings.whatsapp) : null;
   return {
     forChannel(channel) {
       if (channel === 'Email') return email;
-      if (channel === 'Sms') return config.twilio?.smsFrom ? twilio : null;
-      return config.twilio?.whatsappFrom ? twilio : null;
+      if (channel === 'Sms') return sms;
+      return whatsapp;
     },
     close() {
       email?.close();
@@ -120,7 +162,11 @@ function smtpProvider(settings: SmtpSettings): NotificationProvider & { close():
           html: message.email.html,
           headers: { 'Content-Language': message.email.language, 'Auto-Submitted': 'auto-generated' },
         });
-        return { provider: 'smtp', providerMessageId: info.messageId ?? null };
+        return {
+          provider: 'smtp',
+          providerMessageId: info.messageId ?? null,
+          answer: typeof info.response === 'string' ? info.response : null,
+        };
       } catch (error) {
         throw smtpFailure(error, secrets);
       }
@@ -175,7 +221,7 @@ export const TWILIO_TIMEOUT_MS = 15_000;
 export const TWILIO_DEFAULT_BASE_URL = 'https://api.twilio.com';
 
 interface TwilioMessages {
-  create(params: Record<string, string>): Promise<{ sid: string }>;
+  create(params: Record<string, string>): Promise<{ sid: string; status?: string }>;
 }
 
 function twilioProvider(settings: TwilioSettings): NotificationProvider {
@@ -205,7 +251,11 @@ function twilioProvider(settings: TwilioSettings): NotificationProvider {
       messages ??= twilioMessages(settings);
       try {
         const sent = await (await messages).create(params);
-        return { provider: 'twilio', providerMessageId: sent.sid ?? null };
+        return {
+          provider: 'twilio',
+          providerMessageId: sent.sid ?? null,
+          answer: sent.status ? `status ${sent.status}` : null,
+        };
       } catch (error) {
         throw twilioFailure(error, secrets);
       }

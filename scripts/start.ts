@@ -18,6 +18,7 @@ import { describeProvisioned } from '../temporal/provisioning/shared.ts';
 import { provisionDevServer } from '../temporal/provisioning/temporal-cli.ts';
 import { ensureSearchAttributes } from '../temporal/search-attributes.ts';
 import { seedDemo } from './demo/seed-demo.ts';
+import { seedPlatformAdmin } from './demo/seed-platform-admin.ts';
 import { ensureWebBuild } from './ensure-web-build.ts';
 import { portInUse } from './ports.ts';
 
@@ -77,6 +78,8 @@ async function main(config: Config): Promise<void> {
   say(applied.length > 0 ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
   const demo = config.env === 'development' ? await seedDemo(orm, config.dataDir) : undefined;
   if (demo?.created) say('seeded the demo organization, template and OAuth client');
+  const platformAdmin =
+    config.env === 'development' ? await seedPlatformAdmin(orm, config.dataDir) : undefined;
   await orm.close();
 
   // 4. Worker and API
@@ -122,6 +125,14 @@ async function main(config: Config): Promise<void> {
           `  Demo owner          ${demo.demo.ownerEmail}  password ${demo.demo.ownerPassword}`,
           `  Sign in             ${config.publicBaseUrl}/app/sign-in`,
           `  (development only; kept in ${join(config.dataDir, 'demo.json')})`,
+        ]
+      : []),
+    ...(platformAdmin
+      ? [
+          '',
+          `  Platform admin      ${platformAdmin.email}  password ${platformAdmin.password}`,
+          `  Backoffice          ${config.publicBaseUrl}/backoffice  (the sign-in code arrives in Dev notifications)`,
+          `  (development only; kept in ${join(config.dataDir, 'platform-admin.json')})`,
         ]
       : []),
     '',

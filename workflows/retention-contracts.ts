@@ -15,15 +15,17 @@ export const RETENTION_TIME_UTC = { hour: 3, minute: 30 } as const;
 /** Envelopes handled per activity call: each call is a few history events, each envelope a transaction. */
 export const RETENTION_PAGE_SIZE = 100;
 
-export type RetentionPhase = 'delete' | 'purge';
+export type RetentionPhase = 'delete' | 'purge' | 'organizations';
 
 export interface RetentionTotals {
   /** Envelopes deleted because their organization's retention for finished documents passed. */
   deleted: number;
   /** Deleted envelopes whose files were purged. */
   purged: number;
-  /** Files purged. */
+  /** Files purged (the envelopes' in the purge phase; a purged organization's, all deleted, too). */
   files: number;
+  /** Deleted organizations whose data was purged (docs/backoffice.md, "Suspension and deletion"). */
+  organizations: number;
 }
 
 /** Empty for a scheduled run; a run continued as new carries where it was. */

@@ -1,6 +1,6 @@
 // The bearer-token check of every /api/v1 route, as an onRequest hook. The order of the checks keeps
-// information from callers that have not earned it: first the token (401), then the organization's API
-// flag and plan (403), then the client's IP allowlist (403), and only then the route's scope (403).
+// information from callers that have not earned it: first the token (401), then the organization's standing
+// (403 when suspended or deleted) and its API flag and plan (403), then the client's IP allowlist (403), and only then the route's scope (403).
 // The scope is the route's `config.scope`; a route without one needs only a valid token.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config/config.ts';
@@ -10,6 +10,7 @@ import { Forbidden, Unauthorized } from '../errors.ts';
 import { allowlistRefusal } from '../security/ip-allowlist.ts';
 import { sha256Hex } from '../security/secrets.ts';
 import { apiAccessRefusal } from '../services/oauth-clients/issue-access-token.ts';
+import { organizationRefusal } from '../services/organizations/organization-standing.ts';
 
 export interface BearerAuthDependencies {
   orm: Orm;
@@ -23,6 +24,8 @@ const REALM = 'Bearer realm="sigil"';
 
 interface TokenRow {
   scopes: string[];
+  /** The client's allowed scopes now: a token opens only what its client still allows. */
+  client_scopes: string[];
   expires_at: Date | string;
   oauth_client_id: string;
   organization_id: string;
@@ -30,6 +33,9 @@ interface TokenRow {
   ip_allowlist: string[];
   api_enabled: boolean;
   plan_name: string;
+  organization_name: string;
+  organization_status: string;
+  organization_deleted_at: Date | string | null;
   api_access: boolean | null;
 }
 
@@ -56,8 +62,10 @@ export function createBearerAuth(deps: BearerAuthDependencies) {
       .fork()
       .getConnection()
       .execute<TokenRow[]>(
-        `select t.scopes, t.expires_at, t.oauth_client_id, t.organization_id,
-              c.client_id, c.ip_allowlist, o.api_enabled, o.plan_name, p.api_access
+        `select t.scopes, c.scopes as client_scopes, t.expires_at, t.oauth_client_id, t.organization_id,
+              c.client_id, c.ip_allowlist, o.api_enabled, o.plan_name, p.api_access,
+              o.name as organization_name, o.status as organization_status,
+              o.deleted_at as organization_deleted_at
          from oauth_access_token t
          join oauth_client c on c.id = t.oauth_client_id
          join organization o on o.id = t.organization_id
@@ -81,13 +89,27 @@ export function createBearerAuth(deps: BearerAuthDependencies) {
 
     // Authenticated: from here on the request is the client's, so the request statistics count the
     // refusals below (API off, address, scope) against it. No route handler runs when one is thrown.
-    const scopes = row.scopes.filter(isScope);
+    // The scopes granted with the token that the client still allows: a scope taken from the client (PUT
+    // /api/api-keys/{id}) stops opening its routes at once, not when the token expires.
+    const scopes = row.scopes.filter(isScope).filter((scope) => row.client_scopes.includes(scope));
     request.principal = {
       organizationId: row.organization_id,
       oauthClientId: row.oauth_client_id,
       clientId: row.client_id,
       scopes,
     };
+
+    // A token of a suspended or deleted organization stops working at once (docs/backoffice.md).
+    const standing = organizationRefusal(
+      {
+        id: row.organization_id,
+        name: row.organization_name,
+        status: row.organization_status,
+        deletedAt: row.organization_deleted_at ? new Date(row.organization_deleted_at) : null,
+      },
+      'use the API',
+    );
+    if (standing) throw standing;
 
     const refusal = apiAccessRefusal(
       { apiEnabled: row.api_enabled, planName: row.plan_name },

@@ -7,25 +7,16 @@ import { parseArgs } from 'node:util';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Config, ConfigError, loadConfig } from '../../config/config.ts';
 import { redactUrl } from '../../config/logger.ts';
-import { createOrm, type Orm } from '../../db/orm.ts';
+import type { Orm } from '../../db/orm.ts';
 import { UUID_PATTERN } from '../../domain/common.ts';
-import { connectClient, type TemporalClientHandle } from '../../temporal/connection.ts';
-import { workflowWebUiUrl } from '../../temporal/web-ui.ts';
-import { envelopeWorkflowId } from '../../workflows/contracts.ts';
-import { AppError, InvalidRequest } from '../errors.ts';
+import type { TemporalClientHandle } from '../../temporal/connection.ts';
+import { AppError, InvalidRequest, NotFound } from '../errors.ts';
 import type { DataContext, ServiceContext } from '../services/context.ts';
-import { createEnvelope } from '../services/envelopes/create-envelope.ts';
-import { resumeProjection } from '../services/envelopes/resume-projection.ts';
-import { retryFinalization } from '../services/envelopes/retry-finalization.ts';
-import { sendEnvelope } from '../services/envelopes/send-envelope.ts';
-import { listStuckEnvelopes } from '../services/envelopes/stuck-envelopes.ts';
-import { createOAuthClient } from '../services/oauth-clients/create-oauth-client.ts';
-import { deleteClientSecret } from '../services/oauth-clients/delete-client-secret.ts';
-import { listOAuthClients } from '../services/oauth-clients/list-oauth-clients.ts';
-import { rotateClientSecret } from '../services/oauth-clients/rotate-client-secret.ts';
-import { createOrganization } from '../services/organizations/create-organization.ts';
-import { issueSigningLinks } from '../services/signing/issue-signing-links.ts';
-import { createTemplate, MAX_PDF_BYTES } from '../services/templates/create-template.ts';
+import {
+  PLATFORM_ADMIN_CLI_OPTIONS,
+  PLATFORM_ADMIN_CLI_USAGE,
+  PLATFORM_ADMIN_COMMANDS,
+} from './platform-admin-commands.ts';
 import { WEBHOOK_CLI_OPTIONS, WEBHOOK_CLI_USAGE, WEBHOOK_COMMANDS } from './webhook-commands.ts';
 
 const USAGE = `Usage: sigil <command> [options] [--json]
@@ -33,6 +24,9 @@ const USAGE = `Usage: sigil <command> [options] [--json]
   org create      --name NAME --plan Professional|Business|Premium|Enterprise|Starter [--api-enabled]
   client create   --org ORG_ID --name NAME --scopes "scope scope ..." [--allowlist "cidr,cidr"]
   client list     --org ORG_ID
+  client update   --org ORG_ID --client CLIENT_UUID_OR_CLIENT_ID [--name NAME] [--scopes "scope ..."]
+                  [--allowlist "cidr,cidr"]   (what is not given stays; --allowlist "" accepts any source)
+  client delete   --org ORG_ID --client CLIENT_UUID_OR_CLIENT_ID
   client rotate-secret --org ORG_ID --client CLIENT_UUID_OR_CLIENT_ID
   client delete-secret --org ORG_ID --client CLIENT_UUID_OR_CLIENT_ID --secret SECRET_ID
   template create --org ORG_ID --pdf FILE.pdf --definition FILE.json [--publish]
@@ -47,7 +41,7 @@ const USAGE = `Usage: sigil <command> [options] [--json]
                   envelopes whose projection to PostgreSQL is parked or behind (default: 60 s)
   envelope resume-projection --org ORG_ID --envelope ENVELOPE_ID [--sanitize]
                   projects a parked envelope's queued transitions again once the cause is repaired
-${WEBHOOK_CLI_USAGE}
+${WEBHOOK_CLI_USAGE}${PLATFORM_ADMIN_CLI_USAGE}
 Connects to DATABASE_URL (default: the embedded PostgreSQL of \`npm start\`) and, for the envelope commands
 and webhook test and replay, TEMPORAL_ADDRESS (default: the dev server of \`npm start\`). --json prints
 machine-readable output.
@@ -77,6 +71,7 @@ const OPTIONS = {
   'older-than': { type: 'string' },
   sanitize: { type: 'boolean' },
   ...WEBHOOK_CLI_OPTIONS,
+  ...PLATFORM_ADMIN_CLI_OPTIONS,
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -92,7 +87,9 @@ type Output = { json: unknown; text: string };
 
 const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Output>> = {
   'org create': async (values, runtime) => {
-    const organization = await createOrganization(await runtime.data(), {
+    const organization = await (
+      await import('../services/organizations/create-organization.ts')
+    ).createOrganization(await runtime.data(), {
       name: required(values, 'name'),
       plan: required(values, 'plan') as never,
       apiEnabled: values['api-enabled'] ?? false,
@@ -109,12 +106,15 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
   },
 
   'client create': async (values, runtime) => {
-    const client = await createOAuthClient(await runtime.data(), {
-      organizationId: required(values, 'org'),
-      name: required(values, 'name'),
-      scopes: required(values, 'scopes').split(/\s+/).filter(Boolean) as never,
-      ipAllowlist: (values.allowlist ?? '').split(/[,\n]/).filter((entry) => entry.trim() !== ''),
-    });
+    const client = await (await import('../services/oauth-clients/create-oauth-client.ts')).createOAuthClient(
+      await runtime.data(),
+      {
+        organizationId: required(values, 'org'),
+        name: required(values, 'name'),
+        scopes: required(values, 'scopes').split(/\s+/).filter(Boolean) as never,
+        ipAllowlist: (values.allowlist ?? '').split(/[,\n]/).filter((entry) => entry.trim() !== ''),
+      },
+    );
     return {
       json: {
         id: client.id,
@@ -137,7 +137,10 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
   },
 
   'client list': async (values, runtime) => {
-    const clients = await listOAuthClients(await runtime.data(), required(values, 'org'));
+    const clients = await (await import('../services/oauth-clients/list-oauth-clients.ts')).listOAuthClients(
+      await runtime.data(),
+      required(values, 'org'),
+    );
     return {
       json: clients.map((client) => ({
         id: client.id,
@@ -179,9 +182,73 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
     };
   },
 
+  'client update': async (values, runtime) => {
+    const organizationId = required(values, 'org');
+    const client = required(values, 'client');
+    const data = await runtime.data();
+    const current = (
+      await (
+        await import('../services/oauth-clients/list-oauth-clients.ts')
+      ).listOAuthClients(data, organizationId)
+    ).find((candidate) => candidate.id === client || candidate.clientId === client);
+    if (!current)
+      throw new NotFound(`OAuth client ${client} was not found in organization ${organizationId}.`);
+    // What is not given stays as it is; the service checks the result as PUT /api/api-keys/{id} does.
+    const { id } = await (await import('../services/oauth-clients/update-oauth-client.ts')).updateOAuthClient(
+      data,
+      { organizationId, client },
+      {
+        name: values.name ?? current.name,
+        scopes: (values.scopes?.split(/\s+/).filter(Boolean) ?? current.scopes) as never,
+        ipAllowlist:
+          values.allowlist === undefined
+            ? current.ipAllowlist
+            : values.allowlist.split(/[,\n]/).filter((entry) => entry.trim() !== ''),
+      },
+    );
+    const [updated] = await (
+      await import('../services/oauth-clients/list-oauth-clients.ts')
+    ).listOAuthClients(data, organizationId, [id]);
+    if (!updated) throw new InvalidRequest(`OAuth client ${client} was deleted meanwhile.`);
+    return {
+      json: {
+        id: updated.id,
+        client_id: updated.clientId,
+        name: updated.name,
+        scopes: updated.scopes,
+        ip_allowlist: updated.ipAllowlist,
+      },
+      text: [
+        `OAuth client ${updated.id} (${updated.name}) updated`,
+        `  client_id      ${updated.clientId}`,
+        `  scopes         ${updated.scopes.join(' ')}`,
+        `  IP allowlist   ${updated.ipAllowlist.length > 0 ? updated.ipAllowlist.join(', ') : '(any source)'}`,
+        'Live access tokens follow the change at their next request.',
+      ].join('\n'),
+    };
+  },
+
+  'client delete': async (values, runtime) => {
+    const deleted = await (
+      await import('../services/oauth-clients/delete-oauth-client.ts')
+    ).deleteOAuthClient(await runtime.data(), {
+      organizationId: required(values, 'org'),
+      client: required(values, 'client'),
+    });
+    return {
+      json: { id: deleted.id, client_id: deleted.clientId, revoked_tokens: deleted.revokedTokens },
+      text: [
+        `OAuth client ${deleted.id} (${deleted.clientId}) deleted with its secrets and request figures`,
+        `  access tokens revoked: ${deleted.revokedTokens}`,
+      ].join('\n'),
+    };
+  },
+
   'client rotate-secret': async (values, runtime) => {
     const client = required(values, 'client');
-    const rotated = await rotateClientSecret(await runtime.data(), {
+    const rotated = await (
+      await import('../services/oauth-clients/rotate-client-secret.ts')
+    ).rotateClientSecret(await runtime.data(), {
       organizationId: required(values, 'org'),
       client,
     });
@@ -202,7 +269,9 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
   },
 
   'client delete-secret': async (values, runtime) => {
-    const deleted = await deleteClientSecret(await runtime.data(), {
+    const deleted = await (
+      await import('../services/oauth-clients/delete-client-secret.ts')
+    ).deleteClientSecret(await runtime.data(), {
       organizationId: required(values, 'org'),
       client: required(values, 'client'),
       secretId: required(values, 'secret'),
@@ -227,14 +296,21 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
 
   'template create': async (values, runtime) => {
     const pdfPath = required(values, 'pdf');
-    const template = await createTemplate(await runtime.data(), {
-      organizationId: required(values, 'org'),
-      // One byte past the limit is enough for createTemplate to refuse a larger file without reading it all.
-      pdf: await readInput(pdfPath, 'PDF', MAX_PDF_BYTES + 1),
-      filename: basename(pdfPath),
-      definition: await readJson(required(values, 'definition')),
-      publish: values.publish ?? false,
-    });
+    const template = await (await import('../services/templates/create-template.ts')).createTemplate(
+      await runtime.data(),
+      {
+        organizationId: required(values, 'org'),
+        // One byte past the limit is enough for createTemplate to refuse a larger file without reading it all.
+        pdf: await readInput(
+          pdfPath,
+          'PDF',
+          (await import('../services/templates/create-template.ts')).MAX_PDF_BYTES + 1,
+        ),
+        filename: basename(pdfPath),
+        definition: await readJson(required(values, 'definition')),
+        publish: values.publish ?? false,
+      },
+    );
     return {
       json: { id: template.id, name: template.name, status: template.status, pageCount: template.pageCount },
       text: `template ${template.id} created (${template.name}, ${template.pageCount} page(s), ${template.status})`,
@@ -242,7 +318,7 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
   },
 
   'envelope retry-final-pdf': async (values, runtime) => {
-    const state = await retryFinalization(
+    const state = await (await import('../services/envelopes/retry-finalization.ts')).retryFinalization(
       await runtime.services(),
       required(values, 'org'),
       required(values, 'envelope'),
@@ -263,7 +339,10 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
     if (organizationId !== undefined && !UUID_PATTERN.test(organizationId)) {
       throw new InvalidRequest('--org must be an organization id (a uuid).');
     }
-    const stuck = await listStuckEnvelopes(await runtime.services(), { organizationId, olderThanSeconds });
+    const stuck = await (await import('../services/envelopes/stuck-envelopes.ts')).listStuckEnvelopes(
+      await runtime.services(),
+      { organizationId, olderThanSeconds },
+    );
     return {
       json: { olderThanSeconds, envelopes: stuck },
       text:
@@ -282,7 +361,7 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
   },
 
   'envelope resume-projection': async (values, runtime) => {
-    const state = await resumeProjection(
+    const state = await (await import('../services/envelopes/resume-projection.ts')).resumeProjection(
       await runtime.services(),
       required(values, 'org'),
       required(values, 'envelope'),
@@ -295,7 +374,7 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
   },
 
   'envelope links': async (values, runtime) => {
-    const links = await issueSigningLinks(
+    const links = await (await import('../services/signing/issue-signing-links.ts')).issueSigningLinks(
       await runtime.data(),
       required(values, 'org'),
       required(values, 'envelope'),
@@ -315,19 +394,30 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
     if (!Array.isArray(recipients)) {
       throw new InvalidRequest('The recipients file must hold a JSON array of recipients.');
     }
-    const envelope = await createEnvelope(await runtime.services(), {
+    const envelope = await (await import('../services/envelopes/create-envelope.ts')).createEnvelope(
+      await runtime.services(),
+      {
+        organizationId,
+        templateId: required(values, 'template'),
+        title: values.title ?? 'Envelope sent from the sigil CLI',
+        workflowType: values['workflow-type'] as never,
+        expiresAt: values['expires-at'],
+        externalReference: values['external-reference'],
+        recipients,
+      },
+    );
+    const state = await (await import('../services/envelopes/send-envelope.ts')).sendEnvelope(
+      await runtime.services(),
       organizationId,
-      templateId: required(values, 'template'),
-      title: values.title ?? 'Envelope sent from the sigil CLI',
-      workflowType: values['workflow-type'] as never,
-      expiresAt: values['expires-at'],
-      externalReference: values['external-reference'],
-      recipients,
-    });
-    const state = await sendEnvelope(await runtime.services(), organizationId, envelope.id);
-    const workflowId = envelopeWorkflowId(envelope.id);
+      envelope.id,
+    );
+    const workflowId = (await import('../../workflows/contracts.ts')).envelopeWorkflowId(envelope.id);
     const workflowUrl =
-      workflowWebUiUrl(runtime.config.temporal, runtime.config.temporal.namespace, workflowId) ?? undefined;
+      (await import('../../temporal/web-ui.ts')).workflowWebUiUrl(
+        runtime.config.temporal,
+        runtime.config.temporal.namespace,
+        workflowId,
+      ) ?? undefined;
     return {
       json: { envelopeId: envelope.id, workflowId, workflowUrl, state },
       text: [
@@ -339,6 +429,7 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
   },
 
   ...WEBHOOK_COMMANDS,
+  ...PLATFORM_ADMIN_COMMANDS,
 };
 
 function required(values: Values, name: keyof Values): string {
@@ -416,7 +507,10 @@ async function main(argv: string[]): Promise<number> {
   const connectDatabase = async (): Promise<EntityManager> => {
     if (!orm) {
       try {
-        orm = await createOrm({ databaseUrl: config.database.url, poolMax: 2 });
+        orm = await (await import('../../db/orm.ts')).createOrm({
+          databaseUrl: config.database.url,
+          poolMax: 2,
+        });
         await orm.em.getConnection().execute('select 1');
       } catch (error) {
         throw new AppError(
@@ -433,7 +527,7 @@ async function main(argv: string[]): Promise<number> {
   const connectTemporal = async (): Promise<TemporalClientHandle> => {
     if (!temporal) {
       try {
-        temporal = await connectClient(config.temporal);
+        temporal = await (await import('../../temporal/connection.ts')).connectClient(config.temporal);
       } catch (error) {
         throw new AppError(
           503,

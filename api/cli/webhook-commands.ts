@@ -1,18 +1,10 @@
 // `sigil webhook …`: the operator commands for webhook endpoints and their deliveries, on the same services
-// the API uses. Until the web app's sign-in exists, this is how endpoints are created and managed.
+// the API and the business app's /api/webhooks routes use.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Config } from '../../config/config.ts';
 import type { WebhookDeliveryView, WebhookEndpointView } from '../../domain/webhook.ts';
 import { InvalidRequest } from '../errors.ts';
 import type { DataContext, ServiceContext } from '../services/context.ts';
-import { createWebhookEndpoint } from '../services/webhooks/create-webhook-endpoint.ts';
-import { deleteWebhookEndpoint } from '../services/webhooks/delete-webhook-endpoint.ts';
-import { getWebhookDelivery, listWebhookDeliveries } from '../services/webhooks/list-webhook-deliveries.ts';
-import { listWebhookEndpoints } from '../services/webhooks/list-webhook-endpoints.ts';
-import { replayWebhookDelivery } from '../services/webhooks/replay-webhook-delivery.ts';
-import { rotateWebhookSecret } from '../services/webhooks/rotate-webhook-secret.ts';
-import { sendTestDelivery } from '../services/webhooks/send-test-delivery.ts';
-import { updateWebhookEndpoint } from '../services/webhooks/update-webhook-endpoint.ts';
 
 export const WEBHOOK_CLI_USAGE = `  webhook create  --org ORG_ID --url URL [--events "type type ..."] [--disable]
                   prints the endpoint's signing secret once
@@ -106,7 +98,11 @@ async function waitForAttempt(ctx: DataContext, organizationId: string, delivery
   let current = delivery;
   while (current.status === 'pending' && current.attemptCount === 0 && Date.now() < deadline) {
     await delay(200);
-    current = await getWebhookDelivery(ctx, organizationId, delivery.id);
+    current = await (await import('../services/webhooks/list-webhook-deliveries.ts')).getWebhookDelivery(
+      ctx,
+      organizationId,
+      delivery.id,
+    );
   }
   return current;
 }
@@ -133,7 +129,9 @@ export const WEBHOOK_COMMANDS: Record<
 > = {
   'webhook create': async (values, runtime) => {
     const enabled = enabledFlag(values);
-    const endpoint = await createWebhookEndpoint(await runtime.data(), {
+    const endpoint = await (
+      await import('../services/webhooks/create-webhook-endpoint.ts')
+    ).createWebhookEndpoint(await runtime.data(), {
       organizationId: required(values, 'org'),
       url: required(values, 'url'),
       eventTypes: eventTypes(values.events) as never,
@@ -150,7 +148,9 @@ export const WEBHOOK_COMMANDS: Record<
   },
 
   'webhook list': async (values, runtime) => {
-    const endpoints = await listWebhookEndpoints(await runtime.data(), required(values, 'org'));
+    const endpoints = await (
+      await import('../services/webhooks/list-webhook-endpoints.ts')
+    ).listWebhookEndpoints(await runtime.data(), required(values, 'org'));
     return {
       json: endpoints,
       text: endpoints.length === 0 ? 'no webhook endpoints' : endpoints.map(endpointText).join('\n\n'),
@@ -158,7 +158,9 @@ export const WEBHOOK_COMMANDS: Record<
   },
 
   'webhook update': async (values, runtime) => {
-    const endpoint = await updateWebhookEndpoint(await runtime.data(), {
+    const endpoint = await (
+      await import('../services/webhooks/update-webhook-endpoint.ts')
+    ).updateWebhookEndpoint(await runtime.data(), {
       organizationId: required(values, 'org'),
       endpointId: required(values, 'endpoint'),
       url: values.url,
@@ -169,16 +171,14 @@ export const WEBHOOK_COMMANDS: Record<
   },
 
   'webhook delete': async (values, runtime) => {
-    const deleted = await deleteWebhookEndpoint(
-      await runtime.data(),
-      required(values, 'org'),
-      required(values, 'endpoint'),
-    );
+    const deleted = await (
+      await import('../services/webhooks/delete-webhook-endpoint.ts')
+    ).deleteWebhookEndpoint(await runtime.data(), required(values, 'org'), required(values, 'endpoint'));
     return { json: deleted, text: `webhook endpoint ${deleted.id} deleted, with its delivery records` };
   },
 
   'webhook rotate-secret': async (values, runtime) => {
-    const rotated = await rotateWebhookSecret(
+    const rotated = await (await import('../services/webhooks/rotate-webhook-secret.ts')).rotateWebhookSecret(
       await runtime.data(),
       required(values, 'org'),
       required(values, 'endpoint'),
@@ -197,7 +197,11 @@ export const WEBHOOK_COMMANDS: Record<
   'webhook test': async (values, runtime) => {
     const ctx = await runtime.services();
     const organizationId = required(values, 'org');
-    const delivery = await sendTestDelivery(ctx, organizationId, required(values, 'endpoint'));
+    const delivery = await (await import('../services/webhooks/send-test-delivery.ts')).sendTestDelivery(
+      ctx,
+      organizationId,
+      required(values, 'endpoint'),
+    );
     return queued(values, ctx, organizationId, delivery, 'test delivery');
   },
 
@@ -206,7 +210,9 @@ export const WEBHOOK_COMMANDS: Record<
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 500)) {
       throw new InvalidRequest('--limit must be a whole number from 1 to 500.');
     }
-    const deliveries = await listWebhookDeliveries(await runtime.data(), required(values, 'org'), {
+    const deliveries = await (
+      await import('../services/webhooks/list-webhook-deliveries.ts')
+    ).listWebhookDeliveries(await runtime.data(), required(values, 'org'), {
       endpointId: values.endpoint,
       limit,
     });
@@ -219,7 +225,9 @@ export const WEBHOOK_COMMANDS: Record<
   'webhook replay': async (values, runtime) => {
     const ctx = await runtime.services();
     const organizationId = required(values, 'org');
-    const delivery = await replayWebhookDelivery(ctx, organizationId, required(values, 'delivery'));
+    const delivery = await (
+      await import('../services/webhooks/replay-webhook-delivery.ts')
+    ).replayWebhookDelivery(ctx, organizationId, required(values, 'delivery'));
     return queued(values, ctx, organizationId, delivery, 'replay');
   },
 };

@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { APPLICATION_DOCUMENT_KEY } from '../../domain/common.ts';
 import type { SCOPES } from '../../domain/scopes.ts';
 
 export const OPENAPI_PATH = '/api/openapi/v1/openapi.json';
@@ -49,7 +50,7 @@ export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: strin
       }
       return transformed;
     },
-    transformObject: (input) => errorsAsJson(jsonSchemaTransformObject(input)),
+    transformObject: (input) => withoutApplicationSchemas(errorsAsJson(jsonSchemaTransformObject(input))),
   });
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
   await app.register(swaggerUi, { routePrefix: '/swagger' });
@@ -78,6 +79,19 @@ function errorsAsJson(document: OpenApiDocument): OpenApiDocument {
         if (first) response.content = { 'application/json': first };
       }
     }
+  }
+  return document;
+}
+
+/**
+ * The zod schemas named with `.meta({ id })` are in one registry for the whole process; the application
+ * routes' own named bodies (the backoffice's) carry `APPLICATION_DOCUMENT_ONLY` and stay out of the public
+ * document.
+ */
+function withoutApplicationSchemas(document: OpenApiDocument): OpenApiDocument {
+  const schemas = (document as { components?: { schemas?: Record<string, unknown> } }).components?.schemas;
+  for (const [name, schema] of Object.entries(schemas ?? {})) {
+    if ((schema as Record<string, unknown>)[APPLICATION_DOCUMENT_KEY] === 'app') delete schemas?.[name];
   }
   return document;
 }

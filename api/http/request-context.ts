@@ -5,14 +5,14 @@
 import { RequestContext } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { resolveEncryptionKey } from '../../config/encryption-key.ts';
+import { lazySecretsKey } from '../../config/encryption-key.ts';
 import type { AppDependencies } from '../dependencies.ts';
-import type { ServiceContext } from '../services/context.ts';
+import type { RequestServiceContext } from '../services/context.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The use cases' context for this request: its entity manager, Temporal and the configuration. */
-    readonly services: ServiceContext;
+    readonly services: RequestServiceContext;
   }
 }
 
@@ -20,22 +20,18 @@ export function registerRequestContext(app: FastifyInstance, deps: AppDependenci
   app.addHook('onRequest', (_request, _reply, done) => {
     RequestContext.create(deps.orm.em, done);
   });
-  let key: Buffer | undefined;
   const config = {
     ...deps.config,
     // Read (in development: generated) the first time a service needs it, not at every start.
-    secretsKey: () => {
-      key ??= resolveEncryptionKey({
-        env: deps.config.env,
-        dataDir: deps.config.dataDir ?? '.data',
-        secretsEncryptionKey: deps.config.secretsEncryptionKey ?? null,
-      });
-      return key;
-    },
+    secretsKey: lazySecretsKey({
+      env: deps.config.env,
+      dataDir: deps.config.dataDir ?? '.data',
+      secretsEncryptionKey: deps.config.secretsEncryptionKey ?? null,
+    }),
   };
   const clock = deps.clock;
   app.decorateRequest('services', {
-    getter(this: FastifyRequest): ServiceContext {
+    getter(this: FastifyRequest): RequestServiceContext {
       return {
         em: requestEntityManager(),
         temporal: deps.temporal.client,

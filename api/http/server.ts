@@ -53,7 +53,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
   // A path that exists with other methods answers 405 with Allow; any other unknown path 404. Checked when
   // the request arrives, before its body is parsed (a QUERY without a content type is still a 405), and also
-  // when a parametric route caught a path that is a static route's (GET /api/v1/envelopes/from-template).
+  // when a parametric route caught a path that a route naming more of it has (GET /api/v1/envelopes/from-template
+  // is POST's; DELETE /api/api-keys/{id}/secrets/rotate is POST's, not /secrets/{secretId}'s).
   const paths = FindMyWay();
   app.addHook('onRoute', (route) => {
     // Catch-alls (the web app's pages, Swagger UI's files) say nothing about which methods a path has.
@@ -69,8 +70,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     const allowed = allowedMethods(paths, path);
     const method = request.method === 'HEAD' ? 'GET' : request.method;
     if (allowed.length === 0 || allowed.includes(method as HTTPMethod)) return undefined;
-    // A parametric route caught the path: only a static route of the same path makes it a 405.
-    if (caughtByParameter && !allowed.every((other) => isStatic(paths, other, path))) return undefined;
+    // (A parametric route that caught the path is not among the path's own routes: those name more of it.)
     return methodNotAllowed(request.method, path, allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed);
   };
   app.addHook('onRequest', async (request) => {
@@ -87,16 +87,17 @@ const METHODS: HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS
 
 type PathRouter = ReturnType<typeof FindMyWay>;
 
-function isStatic(paths: PathRouter, method: HTTPMethod, path: string): boolean {
-  const found = paths.find(method, path);
-  return found !== null && Object.keys(found.params).length === 0;
-}
-
-/** The methods a path has: those of a static route of exactly that path when there is one, else any match. */
+/**
+ * The methods a path has: those of the routes that name the most of it, with the fewest parameters (a static
+ * route of exactly the path, else `/secrets/rotate` rather than `/secrets/{secretId}`).
+ */
 function allowedMethods(paths: PathRouter, path: string): HTTPMethod[] {
-  const statics = METHODS.filter((method) => isStatic(paths, method, path));
-  if (statics.length > 0) return statics;
-  return METHODS.filter((method) => paths.find(method, path) !== null);
+  const matches = METHODS.flatMap((method) => {
+    const found = paths.find(method, path);
+    return found ? [{ method, parameters: Object.keys(found.params).length }] : [];
+  });
+  const fewest = Math.min(...matches.map((match) => match.parameters));
+  return matches.filter((match) => match.parameters === fewest).map((match) => match.method);
 }
 
 function methodNotAllowed(method: string, path: string, allowed: string[]): AppError {

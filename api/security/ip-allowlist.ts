@@ -1,5 +1,10 @@
 // IP allowlists of OAuth clients: one IPv4/IPv6 address or CIDR range per entry; empty = any source.
 import { BlockList, isIP } from 'node:net';
+import { z } from 'zod';
+import { safeText } from '../../domain/common.ts';
+
+/** The most entries (lines) one allowlist may have. */
+export const MAX_ALLOWLIST_ENTRIES = 500;
 
 /** Normalizes one entry, or returns an error message saying what is wrong with it. */
 export function parseAllowlistEntry(raw: string): { entry: string } | { error: string } {
@@ -15,6 +20,31 @@ export function parseAllowlistEntry(raw: string): { entry: string } | { error: s
   }
   return { entry: `${address}/${bits}` };
 }
+
+/**
+ * An allowlist as a caller sends it (the operator CLI's `--allowlist`, the lines of the Integrations page's
+ * field): a blank entry is ignored, any other must be an address or a CIDR range. Each refused entry is an
+ * issue at its own index saying why (`ipAllowlist.3`; through an application route `body.ipAllowlist.3`), so
+ * a page can show every bad line beside the field. The result is the entries normalized, without repeats.
+ */
+export const IpAllowlist = z
+  .array(safeText().max(100))
+  .max(MAX_ALLOWLIST_ENTRIES, `at most ${MAX_ALLOWLIST_ENTRIES} entries`)
+  .superRefine((entries, ctx) => {
+    entries.forEach((raw, index) => {
+      if (raw.trim() === '') return;
+      const parsed = parseAllowlistEntry(raw);
+      if ('error' in parsed) ctx.addIssue({ code: 'custom', path: [index], message: parsed.error });
+    });
+  })
+  .transform((entries) => [
+    ...new Set(
+      entries.flatMap((raw) => {
+        const parsed = raw.trim() === '' ? undefined : parseAllowlistEntry(raw);
+        return parsed && 'entry' in parsed ? [parsed.entry] : [];
+      }),
+    ),
+  ]);
 
 /** Builds a matcher for a validated allowlist; an empty list allows every address. */
 export function allowlistMatcher(entries: readonly string[]): (address: string) => boolean {

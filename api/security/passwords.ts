@@ -1,12 +1,14 @@
 // Users' passwords: argon2id (RFC 9106) through Node's own crypto.argon2 (Node 24.7 and later; no native
-// addon), with OWASP's recommended minimum parameters: 19 MiB of memory, 2 passes, 1 lane. Stored in the PHC
-// string format, so the parameters travel with each hash and can be raised later (`needsRehash`).
+// addon), with OWASP's recommended minimum parameters: 19 MiB of memory, 2 passes, 1 lane (hash-cost.ts).
+// Stored in the PHC string format, so the parameters travel with each hash and can be raised later.
 import { argon2, randomBytes, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import { argon2Parameters } from './hash-cost.ts';
 
 const argon2Async = promisify(argon2);
 
-export const ARGON2_PARAMETERS = { memory: 19_456, passes: 2, parallelism: 1, tagLength: 32 } as const;
+/** The standard parameters (what production uses). */
+export const ARGON2_PARAMETERS = argon2Parameters('standard');
 
 async function derive(
   password: string,
@@ -27,7 +29,7 @@ const b64 = (bytes: Buffer) => bytes.toString('base64').replace(/=+$/, '');
 
 export async function hashPassword(password: string): Promise<string> {
   const nonce = randomBytes(16);
-  const p = ARGON2_PARAMETERS;
+  const p = argon2Parameters();
   const tag = await derive(password, nonce, p);
   return `$argon2id$v=19$m=${p.memory},t=${p.passes},p=${p.parallelism}$${b64(nonce)}$${b64(tag)}`;
 }

@@ -2,6 +2,7 @@
 // values stored as SHA-256.
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import { scryptParameters } from './hash-cost.ts';
 
 const scryptAsync = promisify(scrypt) as (
   password: string,
@@ -10,7 +11,6 @@ const scryptAsync = promisify(scrypt) as (
   options: { N: number; r: number; p: number; maxmem: number },
 ) => Promise<Buffer>;
 
-const SCRYPT = { N: 2 ** 15, r: 8, p: 1, keyLength: 32 } as const;
 const SCRYPT_MAXMEM = 64 * 1024 * 1024;
 
 /** A new random token: 32 bytes (256 bits), base64url. */
@@ -25,6 +25,7 @@ export function sha256Hex(value: string): string {
 /** `scrypt$N$r$p$salt$hash`, so parameters can be raised later without breaking stored hashes. */
 export async function hashSecret(secret: string): Promise<string> {
   const salt = randomBytes(16);
+  const SCRYPT = scryptParameters();
   const hash = await scryptAsync(secret, salt, SCRYPT.keyLength, {
     N: SCRYPT.N,
     r: SCRYPT.r,
@@ -49,9 +50,9 @@ export async function hashSecret(secret: string): Promise<string> {
  */
 export const PADDING_SECRET_HASH = [
   'scrypt',
-  SCRYPT.N,
-  SCRYPT.r,
-  SCRYPT.p,
+  scryptParameters().N,
+  scryptParameters().r,
+  scryptParameters().p,
   'RgzmcjMWhDlmqfWxHDp-PQ',
   'PkkwECL8pJDEo_u7aLn5gEzhEYtoYXbRzi4Vzs1EFP0',
 ].join('$');
@@ -74,7 +75,7 @@ async function scryptMatches(secret: string, stored: string): Promise<boolean | 
   if (scheme !== 'scrypt' || !n || !r || !p || !salt || !hash || rest.length > 0) return undefined;
   const expected = Buffer.from(hash, 'base64url');
   // A damaged record must refuse every secret, never accept one: require a full-length hash.
-  if (expected.length < SCRYPT.keyLength) return undefined;
+  if (expected.length < scryptParameters('standard').keyLength) return undefined;
   try {
     const actual = await scryptAsync(secret, Buffer.from(salt, 'base64url'), expected.length, {
       N: Number(n),

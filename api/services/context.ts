@@ -27,5 +27,10 @@ export interface ServiceContext {
   clock?: () => Date;
 }
 
+/** What an HTTP request's use cases get (api/http/request-context.ts): the configuration has the API's limits too. */
+export interface RequestServiceContext extends ServiceContext {
+  config: ServiceConfig & Pick<Config, 'api'>;
+}
+
 /** Services that need no Temporal (creating organizations, clients, templates, drafts). */
 export type DataContext = Pick<ServiceContext, 'em'>;

@@ -22,6 +22,12 @@ import { limitBody } from '../http/body-limit.ts';
 import { invalidRequest } from '../http/errors.ts';
 import { registerIdempotency } from '../plugins/idempotency.ts';
 import { findSession, SESSION_COOKIE, type SessionPrincipal } from '../services/accounts/sessions.ts';
+import {
+  BACKOFFICE_SESSION_COOKIE,
+  findBackofficeSession,
+  type PlatformAdminPrincipal,
+} from '../services/backoffice/backoffice-sessions.ts';
+import { backofficeAllowlist, backofficeAllowlistRefusal } from '../services/backoffice/security-policy.ts';
 import { fromTRPCError, type InputSource } from './errors.ts';
 import {
   type AppContext,
@@ -38,6 +44,15 @@ import { appRouter } from './router.ts';
 /** The application routes and their OpenAPI document. */
 export async function registerAppRoutes(app: FastifyInstance, deps: AppDependencies): Promise<void> {
   await app.register(fastifyCookie);
+  // The backoffice IP allowlist (docs/backoffice.md): every /api/backoffice/* request, known route or not,
+  // signed in or not, from an address outside a non-empty list is refused before anything else runs.
+  app.addHook('onRequest', async (request) => {
+    // The matched route's pattern (percent-encoding decoded by the router), else the path as sent.
+    const pattern = request.routeOptions.url ?? '';
+    if (!isBackofficePath(pattern) && !isBackofficePath(rawPathOf(request.url))) return;
+    const refusal = backofficeAllowlistRefusal(await backofficeAllowlist(deps.orm.em.fork()), request.ip);
+    if (refusal) throw refusal;
+  });
   const options: TransportOptions = {
     secureCookies: deps.config.env === 'production' || deps.config.publicBaseUrl.startsWith('https:'),
     allowedOrigins: new Set([new URL(deps.config.publicBaseUrl).origin]),
@@ -68,13 +83,17 @@ export function appContext(
   reply: FastifyReply,
   session: SessionPrincipal | null,
   options: Pick<TransportOptions, 'secureCookies'>,
+  platformAdmin: PlatformAdminPrincipal | null = null,
 ): AppContext {
   const base = { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: options.secureCookies };
+  // The backoffice's own cookie: sent only to this site's own pages and requests (Strict).
+  const backoffice = { ...base, sameSite: 'strict' as const };
   return {
     services: request.services,
     requestId: request.id,
     log: request.log,
     session,
+    platformAdmin,
     ipAddress: request.ip,
     userAgent: request.headers['user-agent'] ?? null,
     cookies: {
@@ -86,6 +105,15 @@ export function appContext(
       },
       clearSession: () => {
         reply.clearCookie(SESSION_COOKIE, base);
+      },
+      setBackofficeSession: (token, expiresAt) => {
+        reply.setCookie(BACKOFFICE_SESSION_COOKIE, token, {
+          ...backoffice,
+          maxAge: Math.max(1, Math.floor((expiresAt.getTime() - Date.now()) / 1000)),
+        });
+      },
+      clearBackofficeSession: () => {
+        reply.clearCookie(BACKOFFICE_SESSION_COOKIE, backoffice);
       },
     },
   };
@@ -132,6 +160,32 @@ export async function sessionOf(request: FastifyRequest): Promise<SessionPrincip
   const cookies = request.cookies ?? fastifyCookie.parse(request.headers.cookie ?? '');
   const token = cookies[SESSION_COOKIE];
   return token ? findSession(request.services, token) : null;
+}
+
+/** The backoffice's routes: their own session cookie, their own IP allowlist (docs/backoffice.md). */
+export function isBackofficePath(url: string): boolean {
+  return (
+    url === '/api/backoffice' || url.startsWith('/api/backoffice/') || url.startsWith('/api/backoffice?')
+  );
+}
+
+/** A path without its query, percent-decoded and lower-cased where it can be (for a path no route has). */
+function rawPathOf(url: string): string {
+  const path = url.split('?')[0] ?? '';
+  try {
+    return decodeURIComponent(path)
+      .replace(/\/{2,}/g, '/')
+      .toLowerCase();
+  } catch {
+    return path.toLowerCase();
+  }
+}
+
+/** The platform administrator of the request's backoffice session cookie, or null. */
+export async function backofficeSessionOf(request: FastifyRequest): Promise<PlatformAdminPrincipal | null> {
+  const cookies = request.cookies ?? fastifyCookie.parse(request.headers.cookie ?? '');
+  const token = cookies[BACKOFFICE_SESSION_COOKIE];
+  return token ? findBackofficeSession(request.services, token) : null;
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -206,8 +260,14 @@ export function mountProcedures(
             },
           ]);
         }
-        const session = checkedSessions.get(request) ?? (await sessionOf(request));
-        const call = procedureAt(router.createCaller(appContext(request, reply, session, options)), name);
+        // A backoffice route reads only the backoffice cookie, any other route only the organization user's.
+        const backoffice = isBackofficePath(path);
+        const session = backoffice ? null : (checkedSessions.get(request) ?? (await sessionOf(request)));
+        const platformAdmin = backoffice ? await backofficeSessionOf(request) : null;
+        const call = procedureAt(
+          router.createCaller(appContext(request, reply, session, options, platformAdmin)),
+          name,
+        );
         let output: unknown;
         try {
           output = await call(inputOf(request, takesBody, pathParameters.length > 0));

@@ -10,23 +10,35 @@ import { z } from 'zod';
 import { isPermission, type Permission } from '../../domain/permissions.ts';
 import { AppError, Forbidden, Unauthorized } from '../errors.ts';
 import type { SessionPrincipal } from '../services/accounts/sessions.ts';
-import type { ServiceContext } from '../services/context.ts';
+import type { PlatformAdminPrincipal } from '../services/backoffice/backoffice-sessions.ts';
+import type { RequestServiceContext } from '../services/context.ts';
 
 /** What every procedure receives; the transport makes one per HTTP request. */
 export interface AppContext {
   /** The request's unit of work (its own entity manager), Temporal and the configuration: pass it to services. */
-  services: ServiceContext;
+  services: RequestServiceContext;
   /** The request's X-Request-Id, as error bodies and the log carry it. */
   requestId: string;
   /** The request's logger (every line carries the request id). */
   log: FastifyBaseLogger;
   /** Who is signed in (the session cookie's principal), or null. Checked by the route's `access`. */
   session: SessionPrincipal | null;
+  /**
+   * The platform administrator of the backoffice session cookie, or null; read only for /api/backoffice/*
+   * routes (and there the organization user's session is not read): docs/backoffice.md.
+   */
+  platformAdmin: PlatformAdminPrincipal | null;
   /** The client's address (trusted proxies applied) and User-Agent, for sessions and the security log. */
   ipAddress: string;
   userAgent: string | null;
   /** Sets or clears the session cookie of the answer. */
-  cookies: { setSession(token: string, expiresAt: Date): void; clearSession(): void };
+  cookies: {
+    setSession(token: string, expiresAt: Date): void;
+    clearSession(): void;
+    /** The backoffice session cookie (`sigil_backoffice_session`). */
+    setBackofficeSession(token: string, expiresAt: Date): void;
+    clearBackofficeSession(): void;
+  };
 }
 
 /**
@@ -35,9 +47,11 @@ export interface AppContext {
  * - `mfa-pending`: a session waiting for its second sign-in step (POST /api/auth/login/mfa);
  * - `enrolling`: a signed-in user, also one the organization makes enrol MFA first (me, sign-out, enrolment);
  * - `signed-in`: a signed-in user with a complete session, whatever the role;
- * - a permission (`users:manage`, …): a signed-in user whose role grants it (docs/accounts.md).
+ * - a permission (`users:manage`, …): a signed-in user whose role grants it (docs/accounts.md);
+ * - `platform-admin`: a platform administrator signed in to the backoffice (its own session cookie; an
+ *   organization user's session never passes), docs/backoffice.md.
  */
-export type Access = 'public' | 'mfa-pending' | 'enrolling' | 'signed-in' | Permission;
+export type Access = 'public' | 'mfa-pending' | 'enrolling' | 'signed-in' | 'platform-admin' | Permission;
 
 /** The principal of a procedure that declared an access other than `public` (present, checked). */
 export function principalOf(ctx: AppContext): SessionPrincipal {
@@ -135,6 +149,8 @@ export const router = t.router;
 /** The one access check: the route's declared `access` against the request's session. */
 export function accessRefusal(access: Access, session: SessionPrincipal | null): AppError | null {
   if (access === 'public') return null;
+  // The backoffice's routes take the platform administrator's session, never an organization user's.
+  if (access === 'platform-admin') return new Unauthorized('Sign in to the backoffice first.');
   if (!session) return new Unauthorized('Sign in first.');
   const state = session.session.state;
   if (access === 'mfa-pending') {
@@ -165,7 +181,13 @@ export function accessRefusal(access: Access, session: SessionPrincipal | null):
  * without a declared access is refused when the transport starts (api/trpc/fastify.ts).
  */
 export const procedure = t.procedure.use(({ ctx, meta, next }) => {
-  const refusal = accessRefusal(meta?.access ?? 'signed-in', ctx.session);
+  const access = meta?.access ?? 'signed-in';
+  const refusal =
+    access === 'platform-admin'
+      ? ctx.platformAdmin
+        ? null
+        : new Unauthorized('Sign in to the backoffice first.')
+      : accessRefusal(access, ctx.session);
   if (refusal) throw refusal;
   return next();
 });
@@ -212,10 +234,12 @@ export function route(method: OpenApiMethod, path: `/api/${string}`, docs: Route
       ? {}
       : access === 'mfa-pending' || access === 'enrolling' || access === 'signed-in'
         ? { 401: 'Not signed in, or the session ended' }
-        : {
-            401: 'Not signed in, or the session ended',
-            403: `The role lacks ${access}, or MFA enrolment comes first`,
-          };
+        : access === 'platform-admin'
+          ? { 401: 'Not signed in to the backoffice, or the backoffice session ended' }
+          : {
+              401: 'Not signed in, or the session ended',
+              403: `The role lacks ${access}, or MFA enrolment comes first`,
+            };
   return {
     access,
     ...(file ? { file } : {}),

@@ -36,6 +36,15 @@ export function appOpenApiDocument(router: AnyTRPCRouter, publicBaseUrl: string)
           'The browser session of an organization user, set by POST /api/auth/login (HttpOnly, SameSite=Lax). ' +
           'Mutations must also send an Origin header of this server.',
       },
+      backoffice: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: 'sigil_backoffice_session',
+        description:
+          'The backoffice session of a platform administrator, set by POST /api/backoffice/session after the ' +
+          'emailed code (HttpOnly, SameSite=Strict; docs/backoffice.md). Mutations must also send an Origin ' +
+          'header of this server.',
+      },
     },
     defs: COMPONENTS,
   });
@@ -137,6 +146,10 @@ export function appOpenApiDocument(router: AnyTRPCRouter, publicBaseUrl: string)
       };
     }
     operation.responses = { ...operation.responses, ...errorResponses(errors, procedure) };
+    // Each protected route names the one cookie it reads: the backoffice's or the organization user's.
+    if (operation.security) {
+      operation.security = [meta.access === 'platform-admin' ? { backoffice: [] } : { session: [] }];
+    }
   }
   return document;
 }

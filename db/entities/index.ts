@@ -10,13 +10,23 @@ import {
   TeamSchema,
   UserSessionSchema,
 } from './account.ts';
+import {
+  BackofficeAuditEventSchema,
+  PlatformAdminAllowedDomainSchema,
+  PlatformAdminCodeSchema,
+  PlatformAdminIpAllowlistEntrySchema,
+  PlatformAdminSchema,
+  PlatformAdminSessionSchema,
+} from './backoffice.ts';
 import { ContactSchema } from './contact.ts';
+import { SmsCreditGrantSchema } from './credits.ts';
 import { DevNotificationSchema } from './dev-notification.ts';
 import { AuditEventSchema, EnvelopeFieldValueSchema, EnvelopeSchema, RecipientSchema } from './envelope.ts';
 import { NotificationSchema } from './notification.ts';
 import { OAuthAccessTokenSchema, OAuthClientSchema, OAuthClientSecretSchema } from './oauth-client.ts';
 import { OrganizationSchema, PlanSchema } from './organization.ts';
 import { OtpCodeSchema, SignerSessionSchema } from './otp.ts';
+import { NotificationProviderSettingSchema } from './provider-setting.ts';
 import { SandboxEnvelopeSchema } from './sandbox-envelope.ts';
 import { SigningLinkSchema } from './signing-link.ts';
 import { UserStampSchema, UserStampVersionSchema } from './stamp.ts';
@@ -25,13 +35,16 @@ import { TemplateFieldSchema, TemplateRoleSchema, TemplateSchema } from './templ
 import { WebhookDeliveryAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema } from './webhook.ts';
 
 export * from './account.ts';
+export * from './backoffice.ts';
 export * from './contact.ts';
+export * from './credits.ts';
 export * from './dev-notification.ts';
 export * from './envelope.ts';
 export * from './notification.ts';
 export * from './oauth-client.ts';
 export * from './organization.ts';
 export * from './otp.ts';
+export * from './provider-setting.ts';
 export * from './sandbox-envelope.ts';
 export * from './signing-link.ts';
 export * from './stamp.ts';
@@ -74,4 +87,12 @@ export const entities = [
   ContactSchema,
   UserStampSchema,
   UserStampVersionSchema,
+  PlatformAdminSchema,
+  PlatformAdminSessionSchema,
+  PlatformAdminCodeSchema,
+  PlatformAdminAllowedDomainSchema,
+  PlatformAdminIpAllowlistEntrySchema,
+  BackofficeAuditEventSchema,
+  SmsCreditGrantSchema,
+  NotificationProviderSettingSchema,
 ];

@@ -60,6 +60,16 @@ export const OrganizationSchema = defineEntity({
     retentionUnfinishedDays: p.integer().nullable(),
     /** Days a deleted envelope's files are kept before the retention run purges them; null: 30. */
     retentionDeletedDays: p.integer().nullable(),
+    /**
+     * `active` or `suspended` by a platform administrator (docs/backoffice.md): a suspended organization's users
+     * cannot sign in, its sessions and API tokens stop working and it cannot create envelopes; envelopes already
+     * sent go on to their end.
+     */
+    status: p.string().default('active'),
+    suspendedAt: p.datetime().nullable(),
+    suspendedReason: p.text().nullable(),
+    /** Deleted by a platform administrator: refused everywhere like a suspended one; null: not deleted. */
+    deletedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

@@ -21,6 +21,10 @@ import { Migration0018Documents } from './0018-documents.ts';
 import { Migration0019Retention } from './0019-retention.ts';
 import { Migration0020TemplateVersions } from './0020-template-versions.ts';
 import { Migration0021BulkSends } from './0021-bulk-sends.ts';
+import { Migration0022Reports } from './0022-reports.ts';
+import { Migration0023BackofficeAdmins } from './0023-backoffice-admins.ts';
+import { Migration0024BackofficeOrganizations } from './0024-backoffice-organizations.ts';
+import { Migration0025NotificationProviders } from './0025-notification-providers.ts';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-initial', class: Migration0001Initial },
@@ -44,4 +48,8 @@ export const migrations: MigrationObject[] = [
   { name: '0019-retention', class: Migration0019Retention },
   { name: '0020-template-versions', class: Migration0020TemplateVersions },
   { name: '0021-bulk-sends', class: Migration0021BulkSends },
+  { name: '0022-reports', class: Migration0022Reports },
+  { name: '0023-backoffice-admins', class: Migration0023BackofficeAdmins },
+  { name: '0024-backoffice-organizations', class: Migration0024BackofficeOrganizations },
+  { name: '0025-notification-providers', class: Migration0025NotificationProviders },
 ];

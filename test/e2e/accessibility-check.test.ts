@@ -9,7 +9,7 @@ let browser: TestBrowser;
 
 beforeAll(async () => {
   browser = await launchTestBrowser();
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();

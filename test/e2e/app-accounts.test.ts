@@ -154,6 +154,8 @@ describe('the business app: registration, sign-in and two-step verification', ()
       'Documents',
       'Templates',
       'Contacts',
+      'Reports',
+      'Integrations',
       'Your profile',
       'My stamps',
       'Users',
@@ -161,6 +163,7 @@ describe('the business app: registration, sign-in and two-step verification', ()
       'Teams',
       'Settings',
       'Security log',
+      'Billing',
     ]);
     await expectAccessible(page, 'overview');
     await browser.screenshot(page, 'app-overview-en-desktop');

@@ -147,6 +147,7 @@ describe('the business app: administration', () => {
       'Documents',
       'Templates',
       'Contacts',
+      'Reports',
       'Your profile',
       'My stamps',
       'Users',

@@ -14,7 +14,7 @@ beforeAll(async () => {
   browser = await launchTestBrowser();
   harness = await openApiHarness();
   baseUrl = await listenLocally(harness.app);
-}, 120_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -26,7 +26,7 @@ describe('the pages under their Content-Security-Policy', () => {
     const page = await browser.newPage(DESKTOP, 'en-US', { allowCspViolations: true });
     const response = await page.goto(`${baseUrl}/plans`);
     expect(response?.headers()['content-security-policy']).toMatch(/script-src 'self' 'sha256-/);
-    await expect.poll(() => page.locator('[data-plan]').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('[data-plan]').count()).toBeGreaterThan(0);
     expect(cspViolations(page)).toEqual([]);
 
     await page.evaluate(`(() => {
@@ -40,11 +40,9 @@ describe('the pages under their Content-Security-Policy', () => {
       document.body.append(image);
     })()`);
     const recorded = () => cspViolations(page).join('\n');
-    await expect.poll(recorded, { timeout: 15_000 }).toMatch(/script-src-elem blocked inline/);
-    await expect.poll(recorded, { timeout: 15_000 }).toMatch(/style-src-attr blocked inline/);
-    await expect
-      .poll(recorded, { timeout: 15_000 })
-      .toMatch(/img-src blocked https:\/\/images\.example\.com\/pixel\.png/);
+    await expect.poll(recorded).toMatch(/script-src-elem blocked inline/);
+    await expect.poll(recorded).toMatch(/style-src-attr blocked inline/);
+    await expect.poll(recorded).toMatch(/img-src blocked https:\/\/images\.example\.com\/pixel\.png/);
     expect(await page.evaluate('window.injectedRan === true')).toBe(false);
   });
 });

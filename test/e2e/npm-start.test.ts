@@ -160,5 +160,5 @@ describe('npm start', () => {
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
-  }, 300_000);
+  });
 });

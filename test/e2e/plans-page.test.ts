@@ -33,7 +33,7 @@ beforeAll(async () => {
   harness = await openApiHarness();
   baseUrl = await listenLocally(harness.app);
   rows = await harness.ctx.orm.em.fork().getConnection().execute<PlanRow[]>('select * from plan');
-}, 120_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -41,7 +41,7 @@ afterAll(async () => {
 });
 
 function eventually<T>(read: () => Promise<T>) {
-  return expect.poll(read, { timeout: 15_000, interval: 100 });
+  return expect.poll(read, { interval: 100 });
 }
 
 function row(name: string): PlanRow {

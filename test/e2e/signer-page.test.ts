@@ -251,7 +251,7 @@ async function activeId(page: Page): Promise<string> {
 
 /** expect.poll with room for a loaded machine (two browsers, the app, Temporal and PostgreSQL on 2 cores). */
 function eventually<T>(read: () => Promise<T>) {
-  return expect.poll(read, { timeout: 15_000, interval: 100 });
+  return expect.poll(read, { interval: 100 });
 }
 
 /** No WCAG 2.1 A/AA violation on what the page shows now (axe-core). */
@@ -302,7 +302,7 @@ beforeAll(async () => {
     publish: true,
   });
   reviewTemplateId = review.id;
-}, 120_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -416,9 +416,7 @@ describe('the signer page', () => {
     await second.getByRole('button', { name: 'Sign and complete' }).click();
     await eventually(() => second.locator('h1').textContent()).toBe('Thank you, you are done');
     expect(await second.locator('.state').textContent()).toContain('You were the last one');
-    await expect
-      .poll(() => envelopeStatus(envelope.id), { timeout: 60_000, interval: 500 })
-      .toBe('Completed');
+    await expect.poll(() => envelopeStatus(envelope.id), { interval: 500 }).toBe('Completed');
     await second.reload();
     await eventually(() => second.locator('h1').textContent()).toBe('Already completed');
   });
@@ -574,9 +572,7 @@ describe('the signer page', () => {
     await page.getByLabel('I agree').check();
     await page.getByRole('button', { name: 'Sign and complete' }).click();
     await eventually(() => page.locator('h1').textContent()).toBe('Thank you, you are done');
-    await expect
-      .poll(() => envelopeStatus(envelope.id), { timeout: 60_000, interval: 500 })
-      .toBe('Completed');
+    await expect.poll(() => envelopeStatus(envelope.id), { interval: 500 }).toBe('Completed');
 
     const final = await finalPdf(envelope.id);
     expect(final.text).toContain('Dana Levi');
@@ -717,7 +713,7 @@ describe('the signer page', () => {
       },
     );
     const expiringLink = await issuedLink(expiring, 'Client');
-    await expect.poll(() => envelopeStatus(expiring.id), { timeout: 60_000, interval: 500 }).toBe('Expired');
+    await expect.poll(() => envelopeStatus(expiring.id), { interval: 500 }).toBe('Expired');
     await page.goto(expiringLink);
     await eventually(() => page.locator('h1').textContent()).toBe('This envelope has expired');
     expect(await page.locator('.state').getAttribute('data-state')).toBe('expired');

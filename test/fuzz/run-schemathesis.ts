@@ -38,6 +38,8 @@ export interface SchemathesisRun {
    * (`[auth.openapi.session]` in schemathesis.toml): Schemathesis sends it, and leaves it out to check 401s.
    */
   sessionToken?: string;
+  /** The backoffice session cookie's value, for the `backoffice` scheme (`[auth.openapi.backoffice]`). */
+  backofficeSessionToken?: string;
   resources: Resources;
   seed: number;
   maxExamples: number;
@@ -160,6 +162,7 @@ export async function runSchemathesis(run: SchemathesisRun): Promise<Schemathesi
         PYTHONDONTWRITEBYTECODE: '1',
         NO_COLOR: '1',
         SIGIL_FUZZ_SESSION: run.sessionToken ?? '',
+        SIGIL_FUZZ_BACKOFFICE_SESSION: run.backofficeSessionToken ?? '',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -177,8 +180,16 @@ export async function runSchemathesis(run: SchemathesisRun): Promise<Schemathesi
   const durationMs = Date.now() - started;
   await writeFile(join(run.workDir, 'output.txt'), output);
 
+  // A run killed at its timeout leaves the report missing or cut short: no figures, and the kill is a problem
+  // of its own (`findings`), not a JSON error.
   const report = await readFile(json, 'utf8').then(
-    (text) => JSON.parse(text) as JsonReport,
+    (text) => {
+      try {
+        return JSON.parse(text) as JsonReport;
+      } catch {
+        return undefined;
+      }
+    },
     () => undefined,
   );
   const xml = await readFile(junit, 'utf8').catch(() => '');

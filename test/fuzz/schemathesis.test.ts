@@ -21,6 +21,9 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENAPI_PATH } from '../../api/http/openapi.ts';
+import { startBackofficeSession } from '../../api/services/backoffice/backoffice-sessions.ts';
+import { createPlatformAdmin } from '../../api/services/backoffice/platform-admins.ts';
+import { addAllowedDomain } from '../../api/services/backoffice/security-policy.ts';
 import { completeRecipient } from '../../api/services/envelopes/complete-recipient.ts';
 import { createOAuthClient } from '../../api/services/oauth-clients/create-oauth-client.ts';
 import { createOrganization } from '../../api/services/organizations/create-organization.ts';
@@ -28,6 +31,7 @@ import { createTemplate } from '../../api/services/templates/create-template.ts'
 import { createWebhookEndpoint } from '../../api/services/webhooks/create-webhook-endpoint.ts';
 import { APP_OPENAPI_PATH } from '../../api/trpc/openapi.ts';
 import { loadConfig } from '../../config/config.ts';
+import { PlatformAdmin } from '../../db/entities/index.ts';
 import { SCOPES } from '../../domain/scopes.ts';
 import type { TemplateDefinition } from '../../domain/template.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
@@ -49,18 +53,35 @@ import {
 
 /** The same seed every run, so a failure shows again (docs/development.md, "The API fuzz test"). */
 const SEED = 20_261_124;
-/** Cases per operation and phase: the file takes one to two minutes on two cores; more for a deeper run. */
-const MAX_EXAMPLES = Number(process.env.SIGIL_FUZZ_MAX_EXAMPLES ?? 100);
+/**
+ * How deep the runs go. `npm run fuzz` (SIGIL_FUZZ_DEEP=1): 100 cases per operation and phase, every phase, both
+ * documents. The suite: the public API with 15 and every phase; the application document (about 130
+ * operations) with 8 cases per operation in the examples and fuzzing phases, its coverage and stateful phases
+ * left to the deep run — on a slow day (2026-11-27, ten times slower than usual) the suite's run of every phase
+ * took over 25 minutes for that document alone. SIGIL_FUZZ_MAX_EXAMPLES sets the number for both.
+ */
+const DEEP = process.env.SIGIL_FUZZ_DEEP === '1';
+const MAX_EXAMPLES = Number(process.env.SIGIL_FUZZ_MAX_EXAMPLES ?? (DEEP ? 100 : 15));
+const APP_MAX_EXAMPLES = Number(process.env.SIGIL_FUZZ_MAX_EXAMPLES ?? (DEEP ? 100 : 8));
+const APP_PHASES = DEEP ? [] : ['--phases', 'examples,fuzzing'];
+/**
+ * The allowed email domain's pattern (a DNS name) is hard for Hypothesis to hit, and its health check then aborts
+ * the operation ("too many generated examples are filtered out"): a limit of the generator, not a finding.
+ */
+const APP_GENERATION = ['--suppress-health-check', 'filter_too_much'];
 /**
  * One worker: with two, Hypothesis' source inspection (ast.parse in threads) fails now and then on Python 3.11
  * ("AST constructor recursion depth mismatch", a FlakyFailure in AST_LAMBDAS_CACHE), an error of the tool
  * that is not a finding about Sigil.
  */
 const WORKERS = 1;
-/** How long one document's run may take: the public API's 26 operations take two to four minutes on two cores. */
-const RUN_TIMEOUT_MS = 420_000;
-/** The application document has about three times as many operations. */
-const APP_RUN_TIMEOUT_MS = 600_000;
+/**
+ * How long one document's run may take before it counts as hung: with 25 cases the public API's operations
+ * take a minute or two on two cores on a normal day, and up to ten times that on a slow machine.
+ */
+const RUN_TIMEOUT_MS = DEEP ? 3_600_000 : 1_200_000;
+/** The application document has about five times as many operations (the backoffice's among them). */
+const APP_RUN_TIMEOUT_MS = DEEP ? 5_400_000 : 1_500_000;
 const SANDBOX = { 'x-service-sandbox': 'true' };
 
 let st: string;
@@ -73,6 +94,8 @@ let token: string;
 /** The application routes' headers: the Origin every mutation needs (the session cookie goes as auth). */
 let appHeaders: Record<string, string>;
 let sessionToken: string;
+/** A platform administrator's backoffice session, for the `backoffice` security scheme. */
+let backofficeSessionToken: string;
 let resources: Resources;
 let templateId: string;
 const figures: string[] = [];
@@ -99,8 +122,8 @@ beforeAll(async () => {
     }),
   );
   baseUrl = await listenLocally(app);
-  ({ token, resources, appHeaders, sessionToken } = await createResources());
-}, 300_000);
+  ({ token, resources, appHeaders, sessionToken, backofficeSessionToken } = await createResources());
+});
 
 afterAll(async () => {
   if (figures.length > 0) process.stdout.write(`${figures.join('\n')}\n`);
@@ -161,6 +184,7 @@ async function createResources(): Promise<{
   resources: Resources;
   appHeaders: Record<string, string>;
   sessionToken: string;
+  backofficeSessionToken: string;
 }> {
   // Enterprise: its per-minute limits come from ENTERPRISE_*_RATE_LIMIT_PER_MINUTE, raised above.
   const organization = await createOrganization(ctx, {
@@ -209,33 +233,59 @@ async function createResources(): Promise<{
 
   // Production envelopes: one per state an operation reads or changes, and one target per change, so an
   // operation that ends an envelope (cancel) does not take it from the others.
-  const draft = await envelope();
-  const sent = await envelope({ send: true });
-  const remindTarget = await envelope({ send: true });
-  const extendTarget = await envelope({ send: true });
-  const cancelTarget = await envelope({ send: true });
-  const completed = await envelope({ send: true });
+  // Made side by side: each send waits for its workflow, and on a slow machine one after another took minutes.
+  const sandbox = { sandbox: true };
+  const [
+    draft,
+    sent,
+    remindTarget,
+    extendTarget,
+    cancelTarget,
+    completed,
+    // Synthetic envelopes (X-Service-Sandbox: true), one per simulation and per change.
+    sandboxDraft,
+    sandboxSent,
+    sandboxRemind,
+    sandboxExtend,
+    sandboxCancel,
+    simulatedCompleted,
+    simulatedDeclined,
+    simulatedExpired,
+    simulatedCancelled,
+    sandboxCompleted,
+  ] = await Promise.all([
+    envelope(),
+    ...Array.from({ length: 5 }, () => envelope({ send: true })),
+    envelope(sandbox),
+    ...Array.from({ length: 9 }, () => envelope({ ...sandbox, send: true })),
+  ]);
+  if (!draft || !sent || !remindTarget || !extendTarget || !cancelTarget || !completed) {
+    throw new Error('an envelope was not made');
+  }
+  if (
+    !sandboxDraft ||
+    !sandboxSent ||
+    !sandboxRemind ||
+    !sandboxExtend ||
+    !sandboxCancel ||
+    !sandboxCompleted
+  ) {
+    throw new Error('a sandbox envelope was not made');
+  }
+  if (!simulatedCompleted || !simulatedDeclined || !simulatedExpired || !simulatedCancelled) {
+    throw new Error('a simulated envelope was not made');
+  }
   for (const recipientId of completed.recipientIds) {
     await completeRecipient(ctx, organizationId, completed.id, recipientId);
   }
   await ctx.temporal.workflow.getHandle(envelopeWorkflowId(completed.id)).result();
-
-  // Synthetic envelopes (X-Service-Sandbox: true), one per simulation and per change.
-  const sandbox = { sandbox: true };
-  const sandboxDraft = await envelope(sandbox);
-  const sandboxSent = await envelope({ ...sandbox, send: true });
-  const sandboxChanges = {
-    remind: await envelope({ ...sandbox, send: true }),
-    extend: await envelope({ ...sandbox, send: true }),
-    cancel: await envelope({ ...sandbox, send: true }),
-  };
+  const sandboxChanges = { remind: sandboxRemind, extend: sandboxExtend, cancel: sandboxCancel };
   const simulations = {
-    Completed: await envelope({ ...sandbox, send: true }),
-    Declined: await envelope({ ...sandbox, send: true }),
-    Expired: await envelope({ ...sandbox, send: true }),
-    Cancelled: await envelope({ ...sandbox, send: true }),
+    Completed: simulatedCompleted,
+    Declined: simulatedDeclined,
+    Expired: simulatedExpired,
+    Cancelled: simulatedCancelled,
   };
-  const sandboxCompleted = await envelope({ ...sandbox, send: true });
   await call('POST', `/api/v1/sandbox/envelopes/${sandboxCompleted.id}/Completed`);
 
   // Webhooks: an endpoint on a local receiver (created as the operator CLI does; private addresses are allowed
@@ -384,12 +434,74 @@ async function createResources(): Promise<{
     await bulkSend(`fuzz-bulk-${randomUUID()}`),
   ]);
 
+  // Webhooks in the business app (docs/webhooks.md): endpoints of their own on the local receiver to change,
+  // rotate, test and delete (a deleted one answers 404 to later cases), and the delivery above to read and replay.
+  // Made through the service with the test configuration: this app runs the production rules, which take only
+  // public https targets, and the receiver is on the loopback.
+  const webhookEndpoints = [
+    await createWebhookEndpoint(ctx, { organizationId, url: `${receiver.url}/hooks/app-fuzz-a` }),
+    await createWebhookEndpoint(ctx, { organizationId, url: `${receiver.url}/hooks/app-fuzz-b` }),
+  ];
+  const webhookDeliveries = [{ path: { id: delivery.id as string } }];
+
+  // API keys of the Integrations area (docs/integrations.md): keys of their own, so the public API's client above
+  // keeps working, to change, rotate (a third active secret answers 409), delete a secret of, and delete (a
+  // deleted key or secret answers 404 to later cases).
+  const apiKey = async (name: string) =>
+    (await app('POST', '/api/api-keys', { name, scopes: ['templates.read'] })) as unknown as {
+      apiKey: { id: string };
+      secret: { id: string };
+    };
+  const apiKeys = [await apiKey('Fuzz key A'), await apiKey('Fuzz key B'), await apiKey('Fuzz key C')];
+  const apiKeyIds = apiKeys.map((key) => ({ path: { id: key.apiKey.id } }));
+
+  // The backoffice (docs/backoffice.md): a platform administrator of its own (at a domain of its own) with a
+  // backoffice session, administrators and allowed domains to remove or change, and organizations of their own
+  // to change, suspend, delete and grant credits to (never this file's, whose owner the other routes need).
+  const backofficeDomain = `fuzz-${randomUUID().slice(0, 8)}.example.test`;
+  const backofficeAdmin = async (name: string) =>
+    (
+      await createPlatformAdmin(
+        ctx,
+        { kind: 'operator_cli' },
+        {
+          email: `${name}-${randomUUID().slice(0, 8)}@${backofficeDomain}`,
+          fullName: name,
+          allowDomain: true,
+        },
+      )
+    ).admin;
+  const fuzzAdmin = await backofficeAdmin('fuzz-admin');
+  const spareAdmins = [await backofficeAdmin('fuzz-spare-a'), await backofficeAdmin('fuzz-spare-b')];
+  const adminEm = ctx.orm.em.fork();
+  const { token: backofficeSessionToken } = await startBackofficeSession(
+    { em: adminEm },
+    {
+      admin: await adminEm.findOneOrFail(PlatformAdmin, { id: fuzzAdmin.id }),
+      ipAddress: '127.0.0.1',
+      userAgent: null,
+    },
+  );
+  const adminActor = { kind: 'platform_admin' as const, admin: fuzzAdmin, ipAddress: '127.0.0.1' };
+  const spareDomains = [
+    await addAllowedDomain(ctx, adminActor, { domain: `fuzz-${randomUUID().slice(0, 8)}.example.test` }),
+    await addAllowedDomain(ctx, adminActor, { domain: `fuzz-${randomUUID().slice(0, 8)}.example.test` }),
+  ];
+  const backofficeOrganization = async () =>
+    createOrganization(ctx, {
+      name: `Fuzz tenant ${randomUUID().slice(0, 8)}`,
+      plan: 'Business',
+      apiEnabled: true,
+    });
+  const tenants = ids([await backofficeOrganization(), await backofficeOrganization()]);
+
   const reads = [id(sent), id(completed), id(draft), id(sandboxSent, SANDBOX), id(sandboxCompleted, SANDBOX)];
   const documents = [id(completed), id(sent), id(sandboxCompleted, SANDBOX), id(sandboxSent, SANDBOX)];
   return {
     token,
     appHeaders: { Origin: baseUrl },
     sessionToken: owner.cookie.replace(/^sigil_session=/, ''),
+    backofficeSessionToken,
     resources: {
       'PUT /api/roles/{id}': ids(roles),
       'DELETE /api/roles/{id}': ids(roles),
@@ -431,6 +543,27 @@ async function createResources(): Promise<{
       'POST /api/bulk-sends/{id}/cancel': bulkSends,
       'POST /api/bulk-sends': [{ body: { templateId } }],
       'POST /api/bulk-sends/check': [{ body: { templateId } }],
+      'PUT /api/webhooks/{id}': ids(webhookEndpoints),
+      'DELETE /api/webhooks/{id}': ids(webhookEndpoints),
+      'POST /api/webhooks/{id}/secret/rotate': ids(webhookEndpoints),
+      'POST /api/webhooks/{id}/test': ids(webhookEndpoints),
+      'GET /api/webhooks/deliveries/{id}': webhookDeliveries,
+      'POST /api/webhooks/deliveries/{id}/replay': webhookDeliveries,
+      'DELETE /api/backoffice/platform-admins/{id}': ids(spareAdmins),
+      'PUT /api/backoffice/platform-admins/allowed-domains/{id}': ids(spareDomains),
+      'DELETE /api/backoffice/platform-admins/allowed-domains/{id}': ids(spareDomains),
+      'GET /api/backoffice/organizations/{id}': tenants,
+      'PUT /api/backoffice/organizations/{id}': tenants,
+      'DELETE /api/backoffice/organizations/{id}': tenants,
+      'GET /api/backoffice/organizations/{id}/integrations': tenants,
+      'GET /api/backoffice/organizations/{id}/credits': tenants,
+      'POST /api/backoffice/organizations/{id}/credits': tenants,
+      'PUT /api/api-keys/{id}': apiKeyIds,
+      'DELETE /api/api-keys/{id}': apiKeyIds,
+      'POST /api/api-keys/{id}/secrets/rotate': apiKeyIds,
+      'DELETE /api/api-keys/{id}/secrets/{secretId}': apiKeys.map((key) => ({
+        path: { id: key.apiKey.id, secretId: key.secret.id },
+      })),
       'POST /api/users/{id}/resend-invitation': ids(invited),
       'PUT /api/users/{id}': users,
       'DELETE /api/users/{id}': users,
@@ -490,6 +623,8 @@ async function fuzz(
   sessionToken?: string,
   workers = WORKERS,
   timeoutMs = RUN_TIMEOUT_MS,
+  backofficeToken?: string,
+  maxExamples = MAX_EXAMPLES,
 ) {
   // A documented route with an id in its path but no resource here would only ever answer 404: add one above.
   const excluded = extraArgs.filter((_, index) => extraArgs[index - 1] === '--exclude-name');
@@ -504,12 +639,13 @@ async function fuzz(
     headers,
     resources,
     seed: SEED,
-    maxExamples: MAX_EXAMPLES,
+    maxExamples,
     workers,
     workDir: join(workDir, name),
     timeoutMs,
     extraArgs,
     ...(sessionToken ? { sessionToken } : {}),
+    ...(backofficeToken ? { backofficeSessionToken: backofficeToken } : {}),
   });
   figures.push(summarize(name, result));
   return result;
@@ -521,6 +657,28 @@ const SESSION_ENDING = [
   'POST /api/auth/mfa/disable',
   'POST /api/auth/mfa/backup-codes',
   'POST /api/auth/mfa/passkeys/{id}/remove',
+  // The backoffice's sign-out ends the fuzzer's backoffice session.
+  'DELETE /api/backoffice/session',
+];
+
+/**
+ * Backoffice routes that change what every other test file running next to this one depends on: the backoffice
+ * IP allowlist is one list for the whole platform (an accepted generated entry would refuse other files'
+ * requests), and failed backoffice sign-ins count against the loopback address as every sign-in's throttle
+ * does. test/integration/backoffice-admins.test.ts and text-safety.test.ts cover them with entries and
+ * addresses of their own.
+ */
+const PLATFORM_WIDE = [
+  'POST /api/backoffice/platform-admins/ip-allowlist',
+  'PUT /api/backoffice/platform-admins/ip-allowlist/{id}',
+  'DELETE /api/backoffice/platform-admins/ip-allowlist/{id}',
+  'POST /api/backoffice/platform-admins/otp',
+  'POST /api/backoffice/session',
+  // The notification providers apply to every message of the platform (backoffice-providers.test.ts tests
+  // them on a database of its own).
+  'PUT /api/backoffice/smtp',
+  'PUT /api/backoffice/sms',
+  'PUT /api/backoffice/whatsapp',
 ];
 
 function expectClean(result: SchemathesisResult) {
@@ -537,8 +695,9 @@ describe('Schemathesis', () => {
     'finds no server error and no schema violation in the public API (/api/v1)',
     async () => {
       const result = await fuzz('public-api', OPENAPI_PATH, { Authorization: `Bearer ${token}` });
-      expect(result.report?.operations?.tested).toBeGreaterThan(20);
+      // Findings first: a run killed at its timeout says so there (and keeps its reports), before the figures.
       expectClean(result);
+      expect(result.report?.operations?.tested).toBeGreaterThan(20);
     },
     RUN_TIMEOUT_MS + 30_000,
   );
@@ -546,20 +705,28 @@ describe('Schemathesis', () => {
   it(
     'finds no server error and no schema violation in the application routes',
     async () => {
-      // As a signed-in owner. Left out: the routes that end the caller's own session (sign-out; turning MFA off,
-      // new backup codes and removing a passkey end it after five wrong re-authentications), which would turn
-      // every later case into a 401; accounts-sessions, mfa and passkeys tests in test/integration cover them.
+      // As a signed-in owner, and the backoffice's routes as a platform administrator. Left out: the routes that
+      // end the caller's own session (sign-out; turning MFA off, new backup codes and removing a passkey end it
+      // after five wrong re-authentications), which would turn every later case into a 401 (accounts-sessions,
+      // mfa, passkeys and backoffice-admins tests in test/integration cover them), and PLATFORM_WIDE.
       const result = await fuzz(
         'application-routes',
         APP_OPENAPI_PATH,
         appHeaders,
-        SESSION_ENDING.flatMap((name) => ['--exclude-name', name]),
+        [
+          ...APP_PHASES,
+          ...APP_GENERATION,
+          ...[...SESSION_ENDING, ...PLATFORM_WIDE].flatMap((name) => ['--exclude-name', name]),
+        ],
         sessionToken,
         WORKERS,
         APP_RUN_TIMEOUT_MS,
+        backofficeSessionToken,
+        APP_MAX_EXAMPLES,
       );
-      expect(result.report?.operations?.tested).toBeGreaterThan(25);
+      // Findings first: a run killed at its timeout says so there (and keeps its reports), before the figures.
       expectClean(result);
+      expect(result.report?.operations?.tested).toBeGreaterThan(25);
     },
     APP_RUN_TIMEOUT_MS + 30_000,
   );
@@ -614,7 +781,7 @@ describe('the fuzz harness', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
-  }, 150_000);
+  });
 });
 
 /** A two-route API whose server has a crash behind a real id and answers one route against its schema. */

@@ -3317,6 +3317,57 @@ export interface components {
         CancelEnvelopeRequestInput: {
             reason?: string;
         } | null;
+        WebhookDeliveryInput: {
+            /**
+             * Format: uuid
+             * @description The delivery id, sent as X-Service-Delivery on every attempt; new for a replay
+             */
+            id: string;
+            /** Format: uuid */
+            endpointId: string;
+            /** @description Where the delivery goes (the endpoint URL at its last attempt) */
+            endpointUrl: string;
+            /**
+             * @description `event`: a lifecycle event; `test`: a sample event
+             * @enum {string}
+             */
+            kind: "event" | "test";
+            /** @description The payload `id`: the same for a delivery and its replays */
+            eventId: string;
+            /** @description The event name, sent as X-Service-Event */
+            eventType: string;
+            /** Format: date-time */
+            eventCreatedAt: string;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            /** @description Attempts so far, at most 5 */
+            attemptCount: number;
+            /** @description HTTP status of the last attempt */
+            lastStatusCode: number | null;
+            /** @description Why the last attempt failed, redacted: no secret, at most a 200-character response excerpt */
+            lastError: string | null;
+            /** @description X-Request-Id of the request that queued the delivery */
+            requestId: string | null;
+            /** @description The delivery this one replays */
+            replayOf: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            lastAttemptAt: string | null;
+            /** @description When the next attempt is due, while pending */
+            nextAttemptAt: string | null;
+            /** @description When a 2xx acknowledged it */
+            deliveredAt: string | null;
+            attempts: {
+                attempt: number;
+                /** Format: date-time */
+                startedAt: string;
+                durationMs: number;
+                statusCode: number | null;
+                error: string | null;
+            }[];
+        };
         SigningLinkInput: {
             /** Format: uuid */
             recipientId: string;
@@ -3443,57 +3494,6 @@ export interface components {
                 deliveriesLast24Hours: number;
                 failedLast24Hours: number;
             };
-        };
-        WebhookDeliveryInput: {
-            /**
-             * Format: uuid
-             * @description The delivery id, sent as X-Service-Delivery on every attempt; new for a replay
-             */
-            id: string;
-            /** Format: uuid */
-            endpointId: string;
-            /** @description Where the delivery goes (the endpoint URL at its last attempt) */
-            endpointUrl: string;
-            /**
-             * @description `event`: a lifecycle event; `test`: a sample event
-             * @enum {string}
-             */
-            kind: "event" | "test";
-            /** @description The payload `id`: the same for a delivery and its replays */
-            eventId: string;
-            /** @description The event name, sent as X-Service-Event */
-            eventType: string;
-            /** Format: date-time */
-            eventCreatedAt: string;
-            /** @enum {string} */
-            status: "pending" | "succeeded" | "failed";
-            /** @description Attempts so far, at most 5 */
-            attemptCount: number;
-            /** @description HTTP status of the last attempt */
-            lastStatusCode: number | null;
-            /** @description Why the last attempt failed, redacted: no secret, at most a 200-character response excerpt */
-            lastError: string | null;
-            /** @description X-Request-Id of the request that queued the delivery */
-            requestId: string | null;
-            /** @description The delivery this one replays */
-            replayOf: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-            lastAttemptAt: string | null;
-            /** @description When the next attempt is due, while pending */
-            nextAttemptAt: string | null;
-            /** @description When a 2xx acknowledged it */
-            deliveredAt: string | null;
-            attempts: {
-                attempt: number;
-                /** Format: date-time */
-                startedAt: string;
-                durationMs: number;
-                statusCode: number | null;
-                error: string | null;
-            }[];
         };
         Error: {
             error: {
@@ -3780,6 +3780,57 @@ export interface components {
         CancelEnvelopeRequest: {
             reason: unknown;
         } | null;
+        WebhookDelivery: {
+            /**
+             * Format: uuid
+             * @description The delivery id, sent as X-Service-Delivery on every attempt; new for a replay
+             */
+            id: string;
+            /** Format: uuid */
+            endpointId: string;
+            /** @description Where the delivery goes (the endpoint URL at its last attempt) */
+            endpointUrl: string;
+            /**
+             * @description `event`: a lifecycle event; `test`: a sample event
+             * @enum {string}
+             */
+            kind: "event" | "test";
+            /** @description The payload `id`: the same for a delivery and its replays */
+            eventId: string;
+            /** @description The event name, sent as X-Service-Event */
+            eventType: string;
+            /** Format: date-time */
+            eventCreatedAt: string;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            /** @description Attempts so far, at most 5 */
+            attemptCount: number;
+            /** @description HTTP status of the last attempt */
+            lastStatusCode: number | null;
+            /** @description Why the last attempt failed, redacted: no secret, at most a 200-character response excerpt */
+            lastError: string | null;
+            /** @description X-Request-Id of the request that queued the delivery */
+            requestId: string | null;
+            /** @description The delivery this one replays */
+            replayOf: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            lastAttemptAt: string | null;
+            /** @description When the next attempt is due, while pending */
+            nextAttemptAt: string | null;
+            /** @description When a 2xx acknowledged it */
+            deliveredAt: string | null;
+            attempts: {
+                attempt: number;
+                /** Format: date-time */
+                startedAt: string;
+                durationMs: number;
+                statusCode: number | null;
+                error: string | null;
+            }[];
+        };
         SigningLink: {
             /** Format: uuid */
             recipientId: string;
@@ -3906,57 +3957,6 @@ export interface components {
                 deliveriesLast24Hours: number;
                 failedLast24Hours: number;
             };
-        };
-        WebhookDelivery: {
-            /**
-             * Format: uuid
-             * @description The delivery id, sent as X-Service-Delivery on every attempt; new for a replay
-             */
-            id: string;
-            /** Format: uuid */
-            endpointId: string;
-            /** @description Where the delivery goes (the endpoint URL at its last attempt) */
-            endpointUrl: string;
-            /**
-             * @description `event`: a lifecycle event; `test`: a sample event
-             * @enum {string}
-             */
-            kind: "event" | "test";
-            /** @description The payload `id`: the same for a delivery and its replays */
-            eventId: string;
-            /** @description The event name, sent as X-Service-Event */
-            eventType: string;
-            /** Format: date-time */
-            eventCreatedAt: string;
-            /** @enum {string} */
-            status: "pending" | "succeeded" | "failed";
-            /** @description Attempts so far, at most 5 */
-            attemptCount: number;
-            /** @description HTTP status of the last attempt */
-            lastStatusCode: number | null;
-            /** @description Why the last attempt failed, redacted: no secret, at most a 200-character response excerpt */
-            lastError: string | null;
-            /** @description X-Request-Id of the request that queued the delivery */
-            requestId: string | null;
-            /** @description The delivery this one replays */
-            replayOf: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-            lastAttemptAt: string | null;
-            /** @description When the next attempt is due, while pending */
-            nextAttemptAt: string | null;
-            /** @description When a 2xx acknowledged it */
-            deliveredAt: string | null;
-            attempts: {
-                attempt: number;
-                /** Format: date-time */
-                startedAt: string;
-                durationMs: number;
-                statusCode: number | null;
-                error: string | null;
-            }[];
         };
     };
     responses: never;

@@ -113,9 +113,14 @@ describe('POST /api/v1/files/upload, malformed and oversized documents', () => {
       '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
       '<< /Type /Pages /Parent 2 0 R /Kids [2 0 R] /Count 1 >>',
     ]);
+    // Through the API the production budget of 3 s applies: on a slow machine it can refuse the large ones
+    // before the page walk or the decoding does. Either is the clean 400 wanted here; each limit's own refusal
+    // is checked exactly in test/unit/pdf-inspection.test.ts.
+    const orSlow = (detail: string) =>
+      expect.stringMatching(new RegExp(`^(${detail}|takes longer than 3 s to read)$`));
     for (const [content, detail] of [
-      [flatPageTree(20_001), 'more than 500 pages'],
-      [bomb, 'decompresses to more than 100 MB'],
+      [flatPageTree(20_001), orSlow('more than 500 pages')],
+      [bomb, orSlow('decompresses to more than 100 MB')],
       [cyclic, expect.stringContaining('damaged')],
     ] as const) {
       const answer = await uploadFile(content);

@@ -18,6 +18,7 @@ import {
   AppUser,
   Contact,
   Envelope,
+  OAuthClient,
   Passkey,
   Role,
   SecurityEvent,
@@ -28,6 +29,8 @@ import {
   UserSession,
   UserStamp,
   UserStampVersion,
+  WebhookDelivery,
+  WebhookEndpoint,
 } from '../../db/entities/index.ts';
 import { BUILT_IN_ROLES, isPermission, type Permission } from '../../domain/permissions.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
@@ -166,6 +169,10 @@ function problemOf(principal: Principal, route: AppRoute, response: LightMyReque
     expect('no access refusal', status !== 401 && status !== 403 && !ACCESS_CODES.includes(code ?? ''));
 
   if (route.access === 'public') return notRefused();
+  // The backoffice's routes take a platform administrator's own session: no organization session passes.
+  if (route.access === 'platform-admin') {
+    return expect('401 unauthorized', status === 401 && code === 'unauthorized');
+  }
   if (!principal.user) return expect('401 unauthorized', status === 401 && code === 'unauthorized');
   const state = principal.state;
   if (route.access === 'mfa-pending') {
@@ -182,7 +189,7 @@ function problemOf(principal: Principal, route: AppRoute, response: LightMyReque
     return expect('403 mfa_enrolment_required', status === 403 && code === 'mfa_enrolment_required');
   }
   if (route.access === 'signed-in') return notRefused();
-  if (principal.permissions.includes(route.access)) return notRefused();
+  if (principal.permissions.includes(route.access as Permission)) return notRefused();
   return expect(
     `403 forbidden naming ${route.access}`,
     status === 403 && code === 'forbidden' && details.some((detail) => detail.permission === route.access),
@@ -198,7 +205,7 @@ describe('the access matrix of every application route', () => {
     // Every route declares an access the one check knows.
     for (const route of ROUTES) {
       expect(
-        ['public', 'mfa-pending', 'enrolling', 'signed-in'].includes(route.access) ||
+        ['public', 'mfa-pending', 'enrolling', 'signed-in', 'platform-admin'].includes(route.access) ||
           isPermission(route.access),
         route.name,
       ).toBe(true);
@@ -264,6 +271,12 @@ interface OtherOrganization {
   archivableTemplate: string;
   /** A finished bulk send of the other organization (docs/bulk-send.md). */
   bulkSend: string;
+  /** A webhook endpoint of the other organization and a failed delivery of it (docs/webhooks.md). */
+  webhookEndpoint: string;
+  webhookDelivery: string;
+  /** An API key (OAuth client) of the other organization and its first secret (docs/integrations.md). */
+  apiKey: string;
+  apiKeySecret: string;
 }
 /** A stamp image that passes every check (docs/stamps.md). */
 const STAMP_IMAGE = {
@@ -279,6 +292,8 @@ const FIXTURES: Record<string, Fixture> = {
   documents: (other) => other.completedDocument,
   templates: (other) => other.template,
   'bulk-sends': (other) => other.bulkSend,
+  webhooks: (other) => other.webhookEndpoint,
+  'api-keys': (other) => other.apiKey,
 };
 /** Per procedure, where the resource's usual id does not fit what the route acts on. */
 const FIXTURE_OVERRIDES: Record<string, Fixture> = {
@@ -290,10 +305,13 @@ const FIXTURE_OVERRIDES: Record<string, Fixture> = {
   'documentLifecycle.delete': (other) => other.draftDocument,
   // Its own organization's call archives it: a template of its own, so the other routes' template stays.
   'templates.archive': (other) => other.archivableTemplate,
+  'webhooks.delivery': (other) => other.webhookDelivery,
+  'webhooks.replay': (other) => other.webhookDelivery,
   'documents.signingLink': (other) => ({
     id: other.completedDocument,
     recipientId: other.completedRecipient,
   }),
+  'apiKeys.deleteSecret': (other) => ({ id: other.apiKey, secretId: other.apiKeySecret }),
 };
 /** A template definition that can be published: one signing role with a signature. */
 const TEMPLATE_DEFINITION = {
@@ -327,6 +345,8 @@ const VALID_BODIES: Record<string, unknown> = {
   'templates.rename': { name: 'Taken over' },
   'templates.saveDefinition': TEMPLATE_DEFINITION,
   'templates.duplicate': {},
+  'webhooks.update': { eventTypes: ['envelope.completed'] },
+  'apiKeys.update': { name: 'Taken over', scopes: ['templates.read'], ipAllowlist: [] },
 };
 
 /** Two draft templates of an organization, made through its owner's routes (`headers`: the owner's). */
@@ -386,13 +406,46 @@ async function theirBulkSend(user: SignedInUser): Promise<string> {
   return id;
 }
 
+/** A webhook endpoint made through its owner's route, and a failed delivery of it (no workflow runs it). */
+async function theirWebhook(headers: Record<string, string>, organizationId: string) {
+  const created = await harness.app.inject({
+    method: 'POST',
+    url: '/api/webhooks',
+    headers,
+    payload: { url: 'http://127.0.0.1:9/their-hook', eventTypes: ['envelope.completed'] },
+  });
+  expect(created.statusCode, created.body).toBe(200);
+  const endpoint = created.json() as { id: string; url: string };
+  const em = harness.ctx.orm.em.fork();
+  const delivery = em.create(WebhookDelivery, {
+    id: randomUUID(),
+    endpointId: endpoint.id,
+    organizationId,
+    kind: 'test',
+    eventId: randomUUID(),
+    eventType: 'envelope.completed',
+    eventCreatedAt: new Date(),
+    payload: '{}',
+    endpointUrl: endpoint.url,
+    status: 'failed',
+    attemptCount: 5,
+    lastStatusCode: 500,
+    lastError: 'HTTP 500: their receiver failed',
+  });
+  await em.flush();
+  return { webhookEndpoint: endpoint.id, webhookDelivery: delivery.id };
+}
+
 describe('the tenant matrix', () => {
-  const idRoutes = ROUTES.filter((route) => route.path.includes('{id}'));
+  // The backoffice's routes belong to no organization (test/integration/backoffice-admins.test.ts).
+  const tenantRoutes = ROUTES.filter((route) => route.access !== 'platform-admin');
+  const idRoutes = tenantRoutes.filter((route) => route.path.includes('{id}'));
   let other: OtherOrganization;
   let otherOwner: SignedInUser;
 
   beforeAll(async () => {
-    otherOwner = await signedInUser(harness, { role: 'owner' });
+    // With API access, so that its API keys can be made (and its owner's own calls reach them).
+    otherOwner = await signedInUser(harness, { role: 'owner', apiEnabled: true });
     const headers = otherOwner.headers;
     const post = async (url: string, payload: unknown) => {
       const response = await harness.app.inject({ method: 'POST', url, headers, payload: payload as object });
@@ -420,6 +473,7 @@ describe('the tenant matrix', () => {
       lastUsedAt: null,
     });
     await em.flush();
+    const apiKey = await post('/api/api-keys', { name: 'Their API key', scopes: ['templates.read'] });
     other = {
       activeUser: active.user.id,
       invitedUser: invited.id,
@@ -433,6 +487,9 @@ describe('the tenant matrix', () => {
       ...(await theirCompletedDocument(otherOwner.organization.id)),
       ...(await theirTemplates(headers)),
       bulkSend: await theirBulkSend(otherOwner),
+      ...(await theirWebhook(headers, otherOwner.organization.id)),
+      apiKey: apiKey.apiKey.id,
+      apiKeySecret: apiKey.secret.id,
     };
   });
 
@@ -503,6 +560,30 @@ describe('the tenant matrix', () => {
           where b.organization_id = ? order by b.id, r.row_number`,
         [organizationId],
       ),
+      webhookEndpoints: (await em.find(WebhookEndpoint, { organizationId }, { orderBy: { id: 'asc' } })).map(
+        (endpoint) => [
+          endpoint.id,
+          endpoint.url,
+          endpoint.eventTypes,
+          endpoint.enabled,
+          endpoint.secretRotatedAt,
+          endpoint.updatedAt,
+        ],
+      ),
+      webhookDeliveries: (await em.find(WebhookDelivery, { organizationId }, { orderBy: { id: 'asc' } })).map(
+        (delivery) => delivery.id,
+      ),
+      apiKeys: (await em.find(OAuthClient, { organizationId }, { orderBy: { id: 'asc' } })).map((client) => [
+        client.id,
+        client.name,
+        client.scopes,
+        client.ipAllowlist,
+      ]),
+      apiKeySecrets: await em.execute(
+        `select s.id, s.deleted_at from oauth_client_secret s join oauth_client c on c.id = s.oauth_client_id
+          where c.organization_id = ? order by s.id`,
+        [organizationId],
+      ),
       templateFields: await em.count(TemplateField, {
         templateId: { $in: (await em.find(Template, { organizationId })).map((template) => template.id) },
       }),
@@ -515,7 +596,7 @@ describe('the tenant matrix', () => {
     );
   });
 
-  for (const route of ROUTES.filter((candidate) => candidate.path.includes('{id}'))) {
+  for (const route of tenantRoutes.filter((candidate) => candidate.path.includes('{id}'))) {
     it(`${route.method} ${route.path}: another organization's id is not found, like a random one, and changes nothing`, async () => {
       const resource = route.path.split('/')[2] as string;
       const fixture = FIXTURE_OVERRIDES[route.name] ?? FIXTURES[resource];

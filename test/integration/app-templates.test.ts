@@ -33,7 +33,7 @@ beforeAll(async () => {
   member = await signedInUser(harness, { role: 'member', organizationId: integrator.organizationId });
   stranger = await signedInUser(harness, { role: 'owner' });
   pdfBase64 = Buffer.from(await buildDemoPdf('Lease agreement', 2)).toString('base64');
-}, 60_000);
+});
 afterAll(() => harness?.close());
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';

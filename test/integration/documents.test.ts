@@ -268,7 +268,7 @@ beforeAll(async () => {
   await reaches(E.expiredLoner, 'Expired');
   expect(await statusOf(E.declinedC)).toBe('Declined');
   expect(await statusOf(E.cancelledC)).toBe('Cancelled');
-}, 120_000);
+});
 afterAll(() => harness?.close());
 
 describe('who sees which envelope', () => {

@@ -337,7 +337,7 @@ describe('after signing', () => {
     expect(await ok(owner, declined.id, 'archive')).toMatchObject({ previousStatus: 'Declined' });
 
     const expiring = await sent({ expiresAt: new Date(Date.now() + 2500).toISOString() });
-    await expect.poll(async () => (await row(expiring.id)).status, { timeout: 20_000 }).toBe('Expired');
+    await expect.poll(async () => (await row(expiring.id)).status).toBe('Expired');
     expect(await ok(owner, expiring.id, 'archive')).toMatchObject({ previousStatus: 'Expired' });
     const later = { expiresAt: new Date(Date.now() + 10 * DAY_MS).toISOString() };
     await expect(

@@ -349,9 +349,7 @@ describe('finalization', () => {
     await completeRecipient(ctx, organizationId, envelopeId, second.id);
     const handle = ctx.temporal.workflow.getHandle(envelopeWorkflowId(envelopeId));
     await expect
-      .poll(async () => (await findEnvelope(ctx, organizationId, envelopeId)).envelope.status, {
-        timeout: 20_000,
-      })
+      .poll(async () => (await findEnvelope(ctx, organizationId, envelopeId)).envelope.status)
       .toBe('FinalPdfFailed');
     const events = await ctx.orm.em.fork().find(AuditEvent, { envelopeId }, { orderBy: { sequence: 'asc' } });
     expect(events.at(-1)?.type).toBe('envelope.final_pdf_failed');

@@ -14,7 +14,7 @@ function migrate(args: string[], databaseUrl: string) {
     execFile(
       process.execPath,
       [CLI, ...args],
-      { env: { ...process.env, SIGIL_ENV: 'test', DATABASE_URL: databaseUrl }, timeout: 30_000 },
+      { env: { ...process.env, SIGIL_ENV: 'test', DATABASE_URL: databaseUrl }, timeout: 300_000 },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });

@@ -444,10 +444,10 @@ describe('POST /oauth/token', () => {
     );
     expect(off.headers['cache-control']).toBe('no-store');
 
-    const starter = await newOrganization('Starter');
-    const starterClient = await newClient({ organizationId: starter.id });
-    // A Starter organization cannot be created with the API on; simulate a downgrade that kept the flag.
-    await sql('update organization set api_enabled = true where id = ?', [starter.id]);
+    // A client is made only with API access: a Business client, then a downgrade to Starter that kept the flag
+    // (a Starter organization cannot be created with the API on).
+    const starterClient = await newClient();
+    await sql("update organization set plan_name = 'Starter' where id = ?", [starterClient.organizationId]);
     const noPlan = await tokenRequest(
       { grant_type: 'client_credentials' },
       { authorization: basic(starterClient.clientId, starterClient.clientSecret) },
@@ -475,7 +475,7 @@ describe('secret rotation', () => {
     const third = rotateClientSecret(ctx, { organizationId: client.organizationId, client: client.id });
     await expect(third).rejects.toMatchObject({
       status: 409,
-      code: 'conflict',
+      code: 'secret_limit',
       message: expect.stringMatching(/already has two active secrets; delete one first/),
     });
 
@@ -556,7 +556,7 @@ describe('secret rotation', () => {
   });
 });
 
-describe('sigil client rotate-secret / delete-secret / list', () => {
+describe('sigil client rotate-secret / delete-secret / list / update / delete', () => {
   const CLI = fileURLToPath(new URL('../../api/cli/sigil.ts', import.meta.url));
   function sigil(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
     return new Promise((resolve) => {
@@ -657,6 +657,88 @@ describe('sigil client rotate-secret / delete-secret / list', () => {
     expect(JSON.parse(missing.stdout)).toEqual({
       error: { code: 'invalid_request', message: '--secret is required.', details: [] },
     });
+  });
+
+  it('updates a client (only what is given) and deletes it, with the services of PUT and DELETE /api/api-keys/{id}', async () => {
+    const client = await newClient({ ipAllowlist: ['127.0.0.1'] });
+    const org = client.organizationId;
+    const token = await accessToken(client);
+    expect((await callApi(token)).statusCode).toBe(200);
+
+    const renamed = await sigil([
+      'client',
+      'update',
+      '--org',
+      org,
+      '--client',
+      client.clientId,
+      '--name',
+      'Renamed ERP',
+      '--scopes',
+      'envelopes.read templates.read',
+      '--json',
+    ]);
+    expect(renamed.stderr).toBe('');
+    expect(renamed.code).toBe(0);
+    expect(JSON.parse(renamed.stdout)).toEqual({
+      id: client.id,
+      client_id: client.clientId,
+      name: 'Renamed ERP',
+      scopes: ['envelopes.read', 'templates.read'],
+      // Not given: unchanged.
+      ip_allowlist: ['127.0.0.1'],
+    });
+    // The live token lost organization.read at once.
+    expectError(await callApi(token), 403, 'forbidden');
+
+    const refusedLine = await sigil([
+      'client',
+      'update',
+      '--org',
+      org,
+      '--client',
+      client.id,
+      '--allowlist',
+      '10.0.0.0/33',
+    ]);
+    expect(refusedLine.code).toBe(1);
+    expect(refusedLine.stderr).toMatch(/invalid prefix length/);
+
+    const widened = await sigil([
+      'client',
+      'update',
+      '--org',
+      org,
+      '--client',
+      client.id,
+      '--scopes',
+      'organization.read',
+      '--allowlist',
+      '',
+    ]);
+    expect(widened.code).toBe(0);
+    expect(widened.stdout).toMatch(/OAuth client .* \(Renamed ERP\) updated/);
+    expect(widened.stdout).toMatch(/IP allowlist {3}\(any source\)/);
+    const [listed] = await listOAuthClients(servicesOn(orm), org);
+    expect(listed).toMatchObject({ name: 'Renamed ERP', scopes: ['organization.read'], ipAllowlist: [] });
+    expect((await callApi(token)).statusCode).toBe(200);
+
+    const unknown = await sigil(['client', 'update', '--org', org, '--client', 'sigil_nope', '--json']);
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stdout).error.code).toBe('not_found');
+
+    const deleted = await sigil(['client', 'delete', '--org', org, '--client', client.clientId, '--json']);
+    expect(deleted.code).toBe(0);
+    expect(JSON.parse(deleted.stdout)).toEqual({
+      id: client.id,
+      client_id: client.clientId,
+      revoked_tokens: 1,
+    });
+    expectError(await callApi(token), 401, 'unauthorized');
+    expect(await listOAuthClients(servicesOn(orm), org)).toEqual([]);
+    const again = await sigil(['client', 'delete', '--org', org, '--client', client.id]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/was not found/);
   });
 });
 

@@ -46,7 +46,7 @@ beforeAll(async () => {
   page = await browser.newPage();
   await page.goto(`${baseUrl}/plans`);
   await addVirtualAuthenticator(page);
-}, 60_000);
+});
 afterAll(async () => {
   await browser?.close();
   await app?.close();

@@ -369,5 +369,5 @@ describe('a projection PostgreSQL refuses for good', () => {
       await running;
       await connection.close();
     }
-  }, 120_000);
+  });
 });

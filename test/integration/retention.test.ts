@@ -524,9 +524,7 @@ describe('the Temporal Schedule', () => {
 
     // "Trigger" in the Web UI: a run on the envelope workers, which finds nothing due today.
     await handle.trigger();
-    await expect
-      .poll(async () => (await handle.describe()).info.recentActions.length, { timeout: 20_000 })
-      .toBeGreaterThan(0);
+    await expect.poll(async () => (await handle.describe()).info.recentActions.length).toBeGreaterThan(0);
     const action = (await handle.describe()).info.recentActions[0];
     const workflowId = action?.action.workflow.workflowId as string;
     expect(workflowId.startsWith('retention-')).toBe(true);

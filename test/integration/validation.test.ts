@@ -111,7 +111,11 @@ describe('createOrganization', () => {
 describe('createOAuthClient', () => {
   let organizationId: string;
   beforeAll(async () => {
-    const organization = await createOrganization(ctx, { name: uniqueName('OAuth org'), plan: 'Business' });
+    const organization = await createOrganization(ctx, {
+      name: uniqueName('OAuth org'),
+      plan: 'Business',
+      apiEnabled: true,
+    });
     organizationId = organization.id;
   });
   const clientsOf = (id: string) => async () => [

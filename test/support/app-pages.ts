@@ -44,14 +44,14 @@ export function useAppBrowser(
     }
     harness = await openApiHarness();
     await opened({ harness, browser, baseUrl: await listenLocally(harness.app) });
-  }, 120_000);
+  });
   afterAll(async () => {
     await browser?.close();
     await harness?.close();
   });
 }
 
-export function eventually<T>(read: () => Promise<T>, timeout = 15_000) {
+export function eventually<T>(read: () => Promise<T>, timeout = 60_000) {
   return expect.poll(read, { timeout, interval: 100 });
 }
 

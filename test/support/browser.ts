@@ -73,6 +73,10 @@ export async function launchTestBrowser(): Promise<TestBrowser> {
     browser,
     async newPage(viewport = DESKTOP, locale = 'en-US', options = {}) {
       const context = await browser.newContext({ viewport, locale });
+      // Waits catch hangs, not slowness: on a slow machine under the whole suite a page can take well over
+      // Playwright's default 30 s to load or settle (vitest's test timeout still bounds every test).
+      context.setDefaultTimeout(120_000);
+      context.setDefaultNavigationTimeout(120_000);
       contexts.push(context);
       const violations: string[] = [];
       const report = (violation: string) => {

@@ -37,6 +37,8 @@ export interface SignedInUserOptions {
   /** An existing organization; absent: a new one on `plan` (default Business). */
   organizationId?: string;
   plan?: PlanName;
+  /** A new organization's API flag (default off; the plan must include API access). */
+  apiEnabled?: boolean;
   fullName?: string;
   email?: string;
   password?: string;
@@ -55,7 +57,11 @@ export async function signedInUser(harness: HasOrm, options: SignedInUserOptions
     ? await em.findOneOrFail(Organization, { id: options.organizationId })
     : await createOrganization(
         { em },
-        { name: `Test org ${randomUUID().slice(0, 8)}`, plan: options.plan ?? 'Business', apiEnabled: false },
+        {
+          name: `Test org ${randomUUID().slice(0, 8)}`,
+          plan: options.plan ?? 'Business',
+          apiEnabled: options.apiEnabled ?? false,
+        },
       );
   const role = await em.findOneOrFail(
     Role,

@@ -1,6 +1,7 @@
 // Configuration: defaults a developer relies on, and refusals that name the variable to fix.
 import { describe, expect, it } from 'vitest';
 import { webhookDeliverySettings } from '../../activities/webhooks.ts';
+import { hashCost } from '../../api/security/hash-cost.ts';
 import { ConfigError, loadConfig } from '../../config/config.ts';
 
 function configError(env: NodeJS.ProcessEnv): ConfigError {
@@ -171,6 +172,22 @@ describe('loadConfig refusals', () => {
     // And the worker's settings ignore a scale in production even if one reached them.
     expect(webhookDeliverySettings('production', 0.02).retryDelayScale).toBe(1);
     expect(webhookDeliverySettings('test', 0.02).retryDelayScale).toBe(0.02);
+  });
+
+  it('SIGIL_HASH_COST=low is refused in production, and ignored there even if it reached the hashes', () => {
+    expect(
+      configError({
+        SIGIL_ENV: 'production',
+        DATABASE_URL: 'postgres://db/sigil',
+        TEMPORAL_ADDRESS: 'temporal:7233',
+        SECRETS_ENCRYPTION_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
+        SIGIL_HASH_COST: 'low',
+      }).problems,
+    ).toEqual(['SIGIL_HASH_COST: `low` is not allowed when SIGIL_ENV=production (tests only)']);
+    expect(configError({ SIGIL_HASH_COST: 'cheap' }).problems[0]).toMatch(/^SIGIL_HASH_COST: /);
+    expect(hashCost({ SIGIL_ENV: 'production', SIGIL_HASH_COST: 'low' })).toBe('standard');
+    expect(hashCost({ SIGIL_ENV: 'test', SIGIL_HASH_COST: 'low' })).toBe('low');
+    expect(hashCost({})).toBe('standard');
   });
 
   it('SECRETS_ENCRYPTION_KEY must be 32 bytes in base64', () => {

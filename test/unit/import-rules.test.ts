@@ -78,7 +78,12 @@ const RULES: [string, Rule][] = [
   [
     'web/src/',
     {
-      values: ['domain/vocabulary.ts', 'domain/permissions.ts', 'domain/document-lifecycle.ts'],
+      values: [
+        'domain/vocabulary.ts',
+        'domain/permissions.ts',
+        'domain/document-lifecycle.ts',
+        'domain/scopes.ts',
+      ],
       types: ['domain/', 'api/'],
     },
   ],

@@ -1,6 +1,6 @@
 // OAuth client IP allowlists: which entries are accepted, how they are stored, and who gets through.
 import { describe, expect, it } from 'vitest';
-import { allowlistMatcher, parseAllowlistEntry } from '../../api/security/ip-allowlist.ts';
+import { allowlistMatcher, IpAllowlist, parseAllowlistEntry } from '../../api/security/ip-allowlist.ts';
 
 describe('parseAllowlistEntry', () => {
   it.each([
@@ -117,5 +117,28 @@ describe('allowlistMatcher', () => {
     const allows = allowlistMatcher([parsed.entry]);
     expect(allows('172.31.255.255')).toBe(true);
     expect(allows('172.32.0.0')).toBe(false);
+  });
+});
+
+describe('IpAllowlist (the lines a caller sends)', () => {
+  it('refuses each bad line at its own index, with its reason, blank lines counted', () => {
+    const result = IpAllowlist.safeParse(['10.0.0.1', '', 'not-an-ip', '  ', '10.0.0.0/33', '::1']);
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([
+      ['2', '"not-an-ip" is not an IP address or CIDR range'],
+      ['4', '"10.0.0.0/33" has an invalid prefix length (0-32 for IPv4)'],
+    ]);
+  });
+
+  it('keeps the entries normalized, without blanks or repeats', () => {
+    expect(IpAllowlist.parse([' 10.0.0.0/008 ', '', '10.0.0.0/8', '2001:db8::1', ' '])).toEqual([
+      '10.0.0.0/8',
+      '2001:db8::1',
+    ]);
+    expect(IpAllowlist.parse([])).toEqual([]);
+  });
+
+  it('refuses more than 500 lines', () => {
+    expect(IpAllowlist.safeParse(Array.from({ length: 501 }, () => '10.0.0.1')).success).toBe(false);
   });
 });

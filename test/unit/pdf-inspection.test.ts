@@ -17,9 +17,15 @@ import { flatPageTree, handMadePdf, ONE_PAGE, stream, zerosDeflated } from '../s
 const MEBIBYTE = 1024 * 1024;
 const MAX_BYTES = 50 * MEBIBYTE;
 
+/**
+ * The time budget is tested on its own (with 1 ms); every other check here is about pages, bytes or content,
+ * which a slow machine must not turn into a time refusal, so they read with a time limit of two minutes.
+ */
+const UNHURRIED = { maxParseMilliseconds: 120_000 };
+
 /** The refusal inspectPdf answers for `bytes`, as its message and its detail. */
 async function refusal(bytes: Uint8Array, limits?: Parameters<typeof inspectPdf>[1]['limits']) {
-  const error = await inspectPdf(bytes, { maxBytes: MAX_BYTES, ...(limits ? { limits } : {}) }).then(
+  const error = await inspectPdf(bytes, { maxBytes: MAX_BYTES, limits: { ...UNHURRIED, ...limits } }).then(
     () => undefined,
     (caught: unknown) => caught,
   );
@@ -31,7 +37,7 @@ async function refusal(bytes: Uint8Array, limits?: Parameters<typeof inspectPdf>
 }
 
 async function accepted(bytes: Uint8Array) {
-  return inspectPdf(bytes, { maxBytes: MAX_BYTES });
+  return inspectPdf(bytes, { maxBytes: MAX_BYTES, limits: UNHURRIED });
 }
 
 /** The one-page tree plus `annotation` (object 4) on the page. */

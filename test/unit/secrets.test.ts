@@ -1,5 +1,6 @@
 // Secrets at rest: client secrets are verified against a salted scrypt hash; tokens are random.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { hashPassword, verifyPassword } from '../../api/security/passwords.ts';
 import { hashSecret, randomToken, sha256Hex, verifySecret } from '../../api/security/secrets.ts';
 
 describe('hashSecret / verifySecret', () => {
@@ -15,10 +16,35 @@ describe('hashSecret / verifySecret', () => {
     expect(await verifySecret('', stored)).toBe(false);
   });
 
-  it('never stores the secret itself, and records its parameters', async () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  it('never stores the secret itself, and records its parameters (the standard ones unless a test run lowers them)', async () => {
+    vi.stubEnv('SIGIL_HASH_COST', 'standard');
     const stored = await hashSecret('my-client-secret');
     expect(stored).not.toContain('my-client-secret');
     expect(stored).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]{43}$/);
+    expect(await hashPassword('a password')).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+  });
+
+  it('hashes of either cost verify whatever the current cost is (each carries its parameters)', async () => {
+    vi.stubEnv('SIGIL_HASH_COST', 'low');
+    const lowSecret = await hashSecret('s3cret');
+    const lowPassword = await hashPassword('pa55word');
+    expect(lowSecret).toMatch(/^scrypt\$1024\$8\$1\$/);
+    expect(lowPassword).toMatch(/^\$argon2id\$v=19\$m=1024,t=1,p=1\$/);
+    vi.stubEnv('SIGIL_HASH_COST', 'standard');
+    const standardSecret = await hashSecret('s3cret');
+    expect(await verifySecret('s3cret', lowSecret)).toBe(true);
+    expect(await verifyPassword('pa55word', lowPassword)).toBe(true);
+    expect(await verifyPassword('pa55wore', lowPassword)).toBe(false);
+    vi.stubEnv('SIGIL_HASH_COST', 'low');
+    expect(await verifySecret('s3cret', standardSecret)).toBe(true);
+    expect(await verifySecret('s3creT', standardSecret)).toBe(false);
+    // Production never takes the low cost, whatever reached its environment.
+    vi.stubEnv('SIGIL_ENV', 'production');
+    expect(await hashSecret('s3cret')).toMatch(/^scrypt\$32768\$/);
   });
 
   it('two hashes of the same secret differ (random salt), and both verify', async () => {

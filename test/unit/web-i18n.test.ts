@@ -15,6 +15,7 @@ import {
   MESSAGE_CHANNELS,
   NOTIFICATION_KINDS,
   RECIPIENT_STATUSES,
+  WEBHOOK_DELIVERY_STATUSES,
   WORKFLOW_TYPES,
 } from '../../domain/vocabulary.ts';
 import { STAMP_FILE_PROBLEMS } from '../../web/src/lib/app/stamp-problems.ts';
@@ -116,7 +117,9 @@ describe('web app catalogs', () => {
       'signer.recipientStatus.',
       'signer.state.',
       'stamps.problem.',
+      'webhooks.status.',
     ]);
+    for (const status of WEBHOOK_DELIVERY_STATUSES) expect(keys).toContain(`webhooks.status.${status}`);
     for (const channel of DELIVERY_CHANNELS) expect(keys).toContain(`documents.channel.${channel}`);
     for (const status of BULK_SEND_STATUSES) expect(keys).toContain(`bulk.runStatus.${status}`);
     for (const status of BULK_SEND_ROW_STATUSES) expect(keys).toContain(`bulk.rowStatus.${status}`);

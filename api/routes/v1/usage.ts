@@ -99,6 +99,11 @@ export const usageRoutes: V1Routes = async (app, deps) => {
         response: { 200: UsageResponse, ...ERROR_RESPONSES },
       },
     },
-    async (request) => usageSummary(request.services, principalOf(request).organizationId),
+    async (request) => ({
+      ...(await usageSummary(request.services, principalOf(request).organizationId)),
+      // A suspended or deleted organization's tokens are refused before any route runs (api/auth/bearer-auth.ts),
+      // so this route only ever answers for an active one: its contract keeps `active`.
+      subscriptionStatus: 'active' as const,
+    }),
   );
 };

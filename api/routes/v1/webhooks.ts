@@ -1,6 +1,6 @@
 // /api/v1/webhooks: a test delivery to an endpoint and the replay of a stored delivery (scope
 // webhooks.manage, Idempotency-Key honoured). Endpoint management (create, update, delete, rotation) is the
-// operator CLI's for now (`sigil webhook …`): its application routes need the web app's sign-in.
+// business app's (`/api/webhooks`, api/trpc/procedures/webhooks.ts) and the operator CLI's (`sigil webhook …`).
 import { WebhookDeliveryView } from '../../../domain/webhook.ts';
 import { principalOf } from '../../auth/principal.ts';
 import { replayWebhookDelivery } from '../../services/webhooks/replay-webhook-delivery.ts';

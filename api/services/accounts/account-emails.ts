@@ -76,7 +76,7 @@ export async function sendAccountEmail(
     invitedBy: message.invitedBy ?? null,
   });
   try {
-    const route = routeFor(deliveryContext(ctx.config), 'Email');
+    const route = routeFor(await deliveryContext(ctx.em, ctx.config), 'Email');
     const sent = await deliver(
       ctx.em,
       route,

@@ -7,6 +7,7 @@ import { AppUser, type Organization, Passkey, Role, type UserSession } from '../
 import type { LoginResult } from '../../../domain/account.ts';
 import { InvalidRequest } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
+import { requireActiveOrganization } from '../organizations/organization-standing.ts';
 import { recordSecurityEvent } from './security-log.ts';
 import { nowOf, type SessionClock, type SessionState, startSession } from './sessions.ts';
 
@@ -110,6 +111,9 @@ export async function signIn(
   },
 ): Promise<SignedIn> {
   const { user, organization } = input;
+  // A suspended or deleted organization's users cannot sign in (403 `organization_suspended` or
+  // `organization_deleted`, naming it), said only after the password or the invitation was right.
+  requireActiveOrganization(organization, 'sign in');
   const passkeys = await ctx.em.count(Passkey, { userId: user.id });
   const state = signInState(user, organization, passkeys);
   if (state !== 'mfa_pending') {

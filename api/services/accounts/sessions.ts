@@ -11,6 +11,7 @@ import {
 } from '../../../domain/permissions.ts';
 import { randomToken, sha256Hex } from '../../security/secrets.ts';
 import type { DataContext } from '../context.ts';
+import { organizationRefusal } from '../organizations/organization-standing.ts';
 
 export const SESSION_COOKIE = 'sigil_session';
 /** However active, a session ends this long after sign-in. */
@@ -87,8 +88,8 @@ export async function startSession(
 }
 
 /**
- * The signed-in principal of a cookie token, or null (unknown, ended, expired, idle too long, or its user can
- * no longer sign in). A session found idle or expired is ended on the way.
+ * The signed-in principal of a cookie token, or null (unknown, ended, expired, idle too long, its user can no
+ * longer sign in, or its organization is suspended or deleted). A session found idle or expired is ended on the way.
  */
 export async function findSession(
   ctx: DataContext & SessionClock,
@@ -107,11 +108,14 @@ export async function findSession(
   const ended =
     user?.status !== 'active' || !organization
       ? 'user_inactive'
-      : now >= session.expiresAt
-        ? 'expired'
-        : now.getTime() - session.lastSeenAt.getTime() > idleMs
-          ? 'idle'
-          : null;
+      : organizationRefusal(organization)
+        ? // Suspended or deleted by a platform administrator (docs/backoffice.md): every session ends.
+          'organization_suspended'
+        : now >= session.expiresAt
+          ? 'expired'
+          : now.getTime() - session.lastSeenAt.getTime() > idleMs
+            ? 'idle'
+            : null;
   if (ended || !user || !organization) {
     session.endedAt = now;
     session.endedReason = ended;

@@ -15,7 +15,7 @@ import { z } from 'zod';
 import {
   Envelope,
   EnvelopeFieldValue,
-  type Organization,
+  Organization,
   Recipient,
   Template,
   TemplateField,
@@ -39,6 +39,7 @@ import type { DataContext, ServiceConfig } from '../context.ts';
 import { checkInitialValue } from '../fields/field-value.ts';
 import { idempotencyScopeOf, recordIdempotentResult } from '../idempotency.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
+import { requireActiveOrganization } from '../organizations/organization-standing.ts';
 import { addTemplateRows, type TemplateRows } from '../templates/create-template.ts';
 import { oneOffTemplate } from '../templates/one-off-template.ts';
 import { parseInput } from '../validation.ts';
@@ -382,6 +383,10 @@ async function createDraft(
     const earlier = await em.findOne(Envelope, { id: idempotency.resultId, organizationId });
     if (earlier) return earlier;
   }
+  // A suspended or deleted organization creates nothing (403, docs/backoffice.md): the public API, the send
+  // page and bulk send all create here.
+  const organization = await em.findOne(Organization, { id: organizationId });
+  if (organization) requireActiveOrganization(organization, 'create an envelope');
   const request = await validate();
   if (request.oneOffTemplate) addTemplateRows(em, request.oneOffTemplate);
   const envelope = em.create(Envelope, {

@@ -21,6 +21,7 @@ import type { envelopeWorkflow } from '../../../workflows/envelope.ts';
 import { Conflict } from '../../errors.ts';
 import type { ServiceContext } from '../context.ts';
 import { idempotencyScopeOf, idempotentUpdateId } from '../idempotency.ts';
+import { requireActiveOrganization } from '../organizations/organization-standing.ts';
 import { requireEnvelopeQuota } from '../usage/envelope-quota.ts';
 import { requireSmsCredits, textMessagesNeeded } from '../usage/sms-credits.ts';
 import { outcomeUnknown } from './envelope-update.ts';
@@ -50,6 +51,8 @@ export async function sendEnvelope(
   }
   const organization = await ctx.em.findOneOrFail(Organization, { id: envelope.organizationId });
   if (envelope.status === 'Draft') {
+    // A suspended or deleted organization sends nothing new (403); what it sent before goes on.
+    requireActiveOrganization(organization, `send envelope ${envelope.id}`);
     // A first send (not a repeated one) counts against the plan's monthly documents…
     await requireEnvelopeQuota(ctx.em, envelope.organizationId, 1, `send envelope ${envelope.id}`);
     // …and must be able to reach its SMS and WhatsApp recipients.

@@ -1,19 +1,31 @@
-// Creates an OAuth client with its first secret. The secret is returned once and stored only as a hash.
+// Creates an OAuth client with its first secret (the operator CLI's `client create`, POST /api/api-keys). The
+// organization must have API access (api-access.ts). The secret is returned once and stored only as a hash.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { OAuthClient, OAuthClientSecret } from '../../../db/entities/index.ts';
 import { CreateOAuthClientRequest } from '../../../domain/organization.ts';
-import { InvalidRequest } from '../../errors.ts';
-import { parseAllowlistEntry } from '../../security/ip-allowlist.ts';
+import { IpAllowlist } from '../../security/ip-allowlist.ts';
 import { hashSecret, randomToken } from '../../security/secrets.ts';
 import type { DataContext } from '../context.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
 import { parseInput } from '../validation.ts';
+import { requireApiAccess } from './api-access.ts';
+import { type ClientActor, recordClientEvent } from './client-events.ts';
 
 export const CLIENT_SECRET_LIFETIME_DAYS = 365;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-const CreateOAuthClientInput = CreateOAuthClientRequest.extend({ organizationId: z.string() });
+/**
+ * A new client as every caller sends it: the domain's name and scopes, and the IP allowlist with each entry
+ * checked and normalized (a refused entry is named by its index, `ipAllowlist.<n>`, and says why); no
+ * allowlist means any source.
+ */
+export const CreateApiKeyRequest = z.strictObject({
+  ...CreateOAuthClientRequest.shape,
+  ipAllowlist: IpAllowlist.default([]),
+});
+
+const CreateOAuthClientInput = CreateApiKeyRequest.extend({ organizationId: z.string() });
 export type CreateOAuthClientInput = z.input<typeof CreateOAuthClientInput>;
 
 export interface CreatedOAuthClient {
@@ -21,23 +33,38 @@ export interface CreatedOAuthClient {
   organizationId: string;
   name: string;
   clientId: string;
+  /** The first secret's id (oauth_client_secret.id). */
+  secretId: string;
   /** Shown once; only its hash is stored. */
   clientSecret: string;
+  /** Its last four characters, as lists show it. */
+  secretHint: string;
   secretExpiresAt: Date;
   scopes: string[];
   ipAllowlist: string[];
 }
 
+/** A new client secret: 256 random bits, its hash and its last four characters (the hint shown later). */
+export async function newClientSecret() {
+  const clientSecret = randomToken(32);
+  return {
+    clientSecret,
+    secretHash: await hashSecret(clientSecret),
+    hint: clientSecret.slice(-4),
+    expiresAt: new Date(Date.now() + CLIENT_SECRET_LIFETIME_DAYS * DAY_MS),
+  };
+}
+
 export async function createOAuthClient(
-  ctx: DataContext,
+  ctx: DataContext & { clock?: () => Date },
   input: CreateOAuthClientInput,
+  actor?: ClientActor,
 ): Promise<CreatedOAuthClient> {
   const data = parseInput(CreateOAuthClientInput, input, 'OAuth client');
-  const ipAllowlist = normalizedAllowlist(data.ipAllowlist);
   const organization = await findOrganization(ctx, data.organizationId);
+  await requireApiAccess(ctx.em, organization, 'create an OAuth client');
   const clientId = `sigil_${randomToken(12)}`;
-  const clientSecret = randomToken(32);
-  const secretExpiresAt = new Date(Date.now() + CLIENT_SECRET_LIFETIME_DAYS * DAY_MS);
+  const secret = await newClientSecret();
   const { em } = ctx;
   const client = em.create(OAuthClient, {
     id: randomUUID(),
@@ -45,14 +72,21 @@ export async function createOAuthClient(
     name: data.name,
     clientId,
     scopes: data.scopes,
-    ipAllowlist,
+    ipAllowlist: data.ipAllowlist,
   });
-  em.create(OAuthClientSecret, {
+  const stored = em.create(OAuthClientSecret, {
     id: randomUUID(),
     oauthClientId: client.id,
-    secretHash: await hashSecret(clientSecret),
-    hint: clientSecret.slice(-4),
-    expiresAt: secretExpiresAt,
+    secretHash: secret.secretHash,
+    hint: secret.hint,
+    expiresAt: secret.expiresAt,
+  });
+  recordClientEvent(ctx, organization.id, 'api_key.created', actor, {
+    name: client.name,
+    clientId,
+    scopes: client.scopes,
+    ipAllowlist: client.ipAllowlist,
+    secret: `…${secret.hint}`,
   });
   await em.flush();
   return {
@@ -60,29 +94,11 @@ export async function createOAuthClient(
     organizationId: organization.id,
     name: client.name,
     clientId,
-    clientSecret,
-    secretExpiresAt,
+    secretId: stored.id,
+    clientSecret: secret.clientSecret,
+    secretHint: secret.hint,
+    secretExpiresAt: secret.expiresAt,
     scopes: client.scopes,
     ipAllowlist: client.ipAllowlist,
   };
-}
-
-/** The allowlist entries normalized (an address, or a CIDR range), each bad entry named in one 400. */
-export function normalizedAllowlist(entries: string[]): string[] {
-  const normalized: string[] = [];
-  const problems: { field: string; message: string }[] = [];
-  entries.forEach((raw, index) => {
-    if (raw.trim() === '') return;
-    const parsed = parseAllowlistEntry(raw);
-    if ('error' in parsed) problems.push({ field: `ipAllowlist.${index}`, message: parsed.error });
-    else normalized.push(parsed.entry);
-  });
-  const first = problems[0];
-  if (first) {
-    throw new InvalidRequest(
-      `Invalid OAuth client: ${first.field}: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`,
-      problems,
-    );
-  }
-  return [...new Set(normalized)];
 }

@@ -1,4 +1,5 @@
-// Deletes one secret of an OAuth client (soft: deleted_at is set, the hash stays for the record) and revokes
+// Deletes one secret of an OAuth client (the operator CLI's `client delete-secret`,
+// DELETE /api/api-keys/{id}/secrets/{secretId}; soft: deleted_at is set, the hash stays for the record) and revokes
 // every access token obtained with it, in one transaction. A deleted secret no longer authenticates at the
 // token endpoint, and its tokens stop opening the API at once.
 //
@@ -10,6 +11,7 @@ import { OAuthAccessToken, OAuthClientSecret } from '../../../db/entities/index.
 import { UUID_PATTERN } from '../../../domain/common.ts';
 import { NotFound } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
+import { type ClientActor, recordClientEvent } from './client-events.ts';
 import { findOrganizationClient } from './rotate-client-secret.ts';
 
 export interface DeleteClientSecretInput {
@@ -21,6 +23,8 @@ export interface DeleteClientSecretInput {
 
 export interface DeletedClientSecret {
   secretId: string;
+  /** The client's uuid and its public client_id. */
+  oauthClientId: string;
   clientId: string;
   deletedAt: Date;
   /** Active secrets the client has left; 0 means it cannot obtain tokens any more. */
@@ -30,8 +34,9 @@ export interface DeletedClientSecret {
 }
 
 export async function deleteClientSecret(
-  ctx: DataContext,
+  ctx: DataContext & { clock?: () => Date },
   input: DeleteClientSecretInput,
+  actor?: ClientActor,
 ): Promise<DeletedClientSecret> {
   return ctx.em.transactional(async (em) => {
     const client = await findOrganizationClient(em, input.organizationId, input.client);
@@ -50,6 +55,11 @@ export async function deleteClientSecret(
     }
     const deletedAt = new Date();
     secret.deletedAt = deletedAt;
+    recordClientEvent({ ...ctx, em }, client.organizationId, 'api_key.secret_deleted', actor, {
+      name: client.name,
+      clientId: client.clientId,
+      secret: `…${secret.hint}`,
+    });
     await em.flush();
     const revokedTokens = await revokeSecretTokens(em, client.id, secret.id, deletedAt);
     const activeSecrets = await em.count(OAuthClientSecret, {
@@ -57,7 +67,14 @@ export async function deleteClientSecret(
       deletedAt: null,
       expiresAt: { $gt: new Date() },
     });
-    return { secretId: secret.id, clientId: client.clientId, deletedAt, activeSecrets, revokedTokens };
+    return {
+      secretId: secret.id,
+      oauthClientId: client.id,
+      clientId: client.clientId,
+      deletedAt,
+      activeSecrets,
+      revokedTokens,
+    };
   });
 }
 

@@ -1,9 +1,9 @@
-// Deletes an OAuth client: its secrets, its access tokens (revoked at once: they are gone, so the bearer
-// check finds no such token) and its request statistics go with it. No transport calls this yet; the
-// business application's Integrations area (DELETE /api/api-keys/{id}) will.
+// Deletes an OAuth client (DELETE /api/api-keys/{id}): its secrets, its access tokens (revoked at once: they are
+// gone, so the bearer check finds no such token) and its request statistics go with it.
 import { LockMode } from '@mikro-orm/core';
 import { OAuthAccessToken, OAuthClient, OAuthClientSecret } from '../../../db/entities/index.ts';
 import type { DataContext } from '../context.ts';
+import { type ClientActor, recordClientEvent } from './client-events.ts';
 import { findOrganizationClient } from './rotate-client-secret.ts';
 
 export interface DeleteOAuthClientInput {
@@ -20,8 +20,9 @@ export interface DeletedOAuthClient {
 }
 
 export async function deleteOAuthClient(
-  ctx: DataContext,
+  ctx: DataContext & { clock?: () => Date },
   input: DeleteOAuthClientInput,
+  actor?: ClientActor,
 ): Promise<DeletedOAuthClient> {
   return ctx.em.transactional(async (em) => {
     const client = await findOrganizationClient(em, input.organizationId, input.client);
@@ -38,6 +39,11 @@ export async function deleteOAuthClient(
     // deleted explicitly all the same, so revocation does not rest on a schema detail.
     await em.nativeDelete(OAuthAccessToken, { oauthClientId: client.id });
     await em.nativeDelete(OAuthClient, { id: client.id });
+    recordClientEvent({ ...ctx, em }, client.organizationId, 'api_key.deleted', actor, {
+      name: client.name,
+      clientId: client.clientId,
+    });
+    await em.flush();
     return { id: client.id, clientId: client.clientId, revokedTokens };
   });
 }

@@ -14,6 +14,8 @@ import { Forbidden, InvalidRequest } from '../../errors.ts';
 import { allowlistRefusal } from '../../security/ip-allowlist.ts';
 import { randomToken, sha256Hex } from '../../security/secrets.ts';
 import type { DataContext } from '../context.ts';
+import { requireActiveOrganization } from '../organizations/organization-standing.ts';
+import { apiAccessOf } from './api-access.ts';
 import { authenticateClient, invalidClient } from './authenticate-client.ts';
 
 export interface IssueAccessTokenInput {
@@ -60,6 +62,8 @@ export async function issueAccessToken(
     const client = secret && (await em.findOne(OAuthClient, { id: authenticated.oauthClientId }));
     const organization = client && (await em.findOne(Organization, { id: client.organizationId }));
     if (!secret || !client || !organization) throw invalidClient();
+    // A suspended or deleted organization gets no token (403, docs/backoffice.md).
+    requireActiveOrganization(organization, 'obtain an access token');
     const plan = await em.findOne(Plan, { name: organization.planName });
     const refusal = apiAccessRefusal(organization, plan?.apiAccess ?? false);
     if (refusal) throw refusal;
@@ -96,25 +100,16 @@ export async function issueAccessToken(
 }
 
 /**
- * Why an organization may not use the API (403), or undefined when it may: its API flag is off, or its plan
- * has no API access. Shared with the bearer-token check, which applies the same rule to tokens issued before
- * the flag or the plan changed.
+ * Why an organization may not use the API (403), or undefined when it may (api-access.ts: its plan has no API
+ * access, or its API flag is off). Shared with the bearer-token check, which applies the same rule to tokens
+ * issued before the flag or the plan changed.
  */
 export function apiAccessRefusal(
   organization: Pick<Organization, 'apiEnabled' | 'planName'>,
   planApiAccess: boolean,
 ): Forbidden | undefined {
-  if (!organization.apiEnabled) {
-    return new Forbidden(
-      'API access is disabled for this organization. An administrator of the organization must enable it.',
-    );
-  }
-  if (!planApiAccess) {
-    return new Forbidden(
-      `The ${organization.planName} plan does not include API access. Upgrade the organization's plan to use the API.`,
-    );
-  }
-  return undefined;
+  const access = apiAccessOf(organization, planApiAccess);
+  return access.available ? undefined : new Forbidden(access.message ?? 'API access is not available.');
 }
 
 /** The scopes to grant: all the client's scopes, or the requested ones when each is known and allowed. */

@@ -1,5 +1,6 @@
-// The OAuth clients of an organization with their active secrets and usage counters: what an operator or
-// the diagnostics route needs to see (never a secret or its hash).
+// The OAuth clients of an organization with their active secrets and usage counters: what an operator (the CLI's
+// `client list`), the diagnostics route and the Integrations page (list-api-keys.ts) need to see (never a secret
+// or its hash).
 import { OAuthClient, OAuthClientSecret } from '../../../db/entities/index.ts';
 import type { DataContext } from '../context.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
@@ -27,19 +28,23 @@ export interface OAuthClientSummary {
   lastUsedAt: Date | null;
   requestCount: number;
   errorCount: number;
+  /** errorCount / requestCount (0 before the first request). */
+  errorRate: number;
   /** Active (not deleted, not expired) secrets, oldest first. */
   secrets: OAuthClientSecretSummary[];
 }
 
+/** Oldest first; `only`: just the clients with these ids (uuids) of the organization. */
 export async function listOAuthClients(
   ctx: DataContext,
   organizationId: string,
+  only?: readonly string[],
 ): Promise<OAuthClientSummary[]> {
   await findOrganization(ctx, organizationId);
   const em = ctx.em;
   const clients = await em.find(
     OAuthClient,
-    { organizationId },
+    only ? { organizationId, id: { $in: [...only] } } : { organizationId },
     { orderBy: { createdAt: 'asc', id: 'asc' } },
   );
   const now = Date.now();
@@ -55,24 +60,29 @@ export async function listOAuthClients(
           },
           { orderBy: { createdAt: 'asc', id: 'asc' } },
         );
-  return clients.map((client) => ({
-    id: client.id,
-    clientId: client.clientId,
-    name: client.name,
-    scopes: client.scopes,
-    ipAllowlist: client.ipAllowlist,
-    createdAt: client.createdAt,
-    lastUsedAt: client.lastUsedAt ?? null,
-    requestCount: Number(client.requestCount),
-    errorCount: Number(client.errorCount),
-    secrets: secrets
-      .filter((secret) => secret.oauthClientId === client.id)
-      .map((secret) => ({
-        id: secret.id,
-        hint: secret.hint,
-        createdAt: secret.createdAt,
-        expiresAt: secret.expiresAt,
-        expiresSoon: secret.expiresAt.getTime() - now < SECRET_EXPIRY_WARNING_DAYS * DAY_MS,
-      })),
-  }));
+  return clients.map((client) => {
+    const requestCount = Number(client.requestCount);
+    const errorCount = Number(client.errorCount);
+    return {
+      id: client.id,
+      clientId: client.clientId,
+      name: client.name,
+      scopes: client.scopes,
+      ipAllowlist: client.ipAllowlist,
+      createdAt: client.createdAt,
+      lastUsedAt: client.lastUsedAt ?? null,
+      requestCount,
+      errorCount,
+      errorRate: requestCount > 0 ? errorCount / requestCount : 0,
+      secrets: secrets
+        .filter((secret) => secret.oauthClientId === client.id)
+        .map((secret) => ({
+          id: secret.id,
+          hint: secret.hint,
+          createdAt: secret.createdAt,
+          expiresAt: secret.expiresAt,
+          expiresSoon: secret.expiresAt.getTime() - now < SECRET_EXPIRY_WARNING_DAYS * DAY_MS,
+        })),
+    };
+  });
 }

@@ -1,18 +1,20 @@
-// Secret rotation: a client may hold at most two active (not deleted, not expired) secrets, so an
-// integrator can roll a new secret out before deleting the old one. The new secret is returned once.
+// Secret rotation (the operator CLI's `client rotate-secret`, POST /api/api-keys/{id}/secrets/rotate): a client
+// may hold at most two active (not deleted, not expired) secrets, so an integrator can roll a new secret out
+// before deleting the old one. The organization must have API access (api-access.ts). The new secret is
+// returned once.
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OAuthClient, OAuthClientSecret } from '../../../db/entities/index.ts';
 import { UUID_PATTERN } from '../../../domain/common.ts';
 import { Conflict, NotFound } from '../../errors.ts';
-import { hashSecret, randomToken } from '../../security/secrets.ts';
 import type { DataContext } from '../context.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
-import { CLIENT_SECRET_LIFETIME_DAYS } from './create-oauth-client.ts';
+import { requireApiAccess } from './api-access.ts';
+import { type ClientActor, recordClientEvent } from './client-events.ts';
+import { newClientSecret } from './create-oauth-client.ts';
 
 export const MAX_ACTIVE_SECRETS = 2;
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface RotateClientSecretInput {
   organizationId: string;
@@ -22,22 +24,27 @@ export interface RotateClientSecretInput {
 
 export interface RotatedClientSecret {
   secretId: string;
+  /** The client's uuid. */
+  oauthClientId: string;
   /** Shown once; only its hash is stored. */
   clientSecret: string;
+  /** Its last four characters, as lists show it. */
+  hint: string;
   expiresAt: Date;
 }
 
 export async function rotateClientSecret(
-  ctx: DataContext,
+  ctx: DataContext & { clock?: () => Date },
   input: RotateClientSecretInput,
+  actor?: ClientActor,
 ): Promise<RotatedClientSecret> {
-  await findOrganization(ctx, input.organizationId);
+  const organization = await findOrganization(ctx, input.organizationId);
   // Hashing is slow on purpose; do it before taking the row lock.
-  const clientSecret = randomToken(32);
-  const secretHash = await hashSecret(clientSecret);
+  const secret = await newClientSecret();
   return ctx.em.transactional(async (em) => {
     // The row lock serializes concurrent rotations of one client, so the limit of two cannot be overrun.
     const client = await findOrganizationClient(em, input.organizationId, input.client, true);
+    await requireApiAccess(em, organization, `rotate a secret of OAuth client ${client.clientId}`);
     const active = await em.count(OAuthClientSecret, {
       oauthClientId: client.id,
       deletedAt: null,
@@ -45,18 +52,33 @@ export async function rotateClientSecret(
     });
     if (active >= MAX_ACTIVE_SECRETS) {
       throw new Conflict(
-        `OAuth client ${client.clientId} already has two active secrets; delete one first (sigil client delete-secret).`,
+        `OAuth client ${client.clientId} already has two active secrets; delete one first (the one your ` +
+          'integration no longer uses), then rotate again. A client holds at most two active secrets.',
+        [{ message: `${active} active secrets`, limit: MAX_ACTIVE_SECRETS }],
+        'secret_limit',
       );
     }
-    const secret = em.create(OAuthClientSecret, {
+    const stored = em.create(OAuthClientSecret, {
       id: randomUUID(),
       oauthClientId: client.id,
-      secretHash,
-      hint: clientSecret.slice(-4),
-      expiresAt: new Date(Date.now() + CLIENT_SECRET_LIFETIME_DAYS * DAY_MS),
+      secretHash: secret.secretHash,
+      hint: secret.hint,
+      expiresAt: secret.expiresAt,
+    });
+    recordClientEvent({ ...ctx, em }, client.organizationId, 'api_key.secret_rotated', actor, {
+      name: client.name,
+      clientId: client.clientId,
+      secret: `…${secret.hint}`,
+      expiresAt: secret.expiresAt.toISOString(),
     });
     await em.flush();
-    return { secretId: secret.id, clientSecret, expiresAt: secret.expiresAt };
+    return {
+      secretId: stored.id,
+      oauthClientId: client.id,
+      clientSecret: secret.clientSecret,
+      hint: secret.hint,
+      expiresAt: secret.expiresAt,
+    };
   });
 }
 

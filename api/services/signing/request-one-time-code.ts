@@ -54,7 +54,7 @@ export async function requestOneTimeCode(
   const name = channelName(channel);
   let route: Route;
   try {
-    route = routeFor(deliveryContext(ctx.config), channel);
+    route = routeFor(await deliveryContext(ctx.em, ctx.config), channel);
   } catch (error) {
     if (!(error instanceof NotificationError)) throw error;
     throw new ServiceUnavailable(

@@ -1,13 +1,16 @@
-// Integration diagnostics of an organization (GET /api/v1/diagnostics): recent request counts, the calling
-// client's rate-limit state, OAuth clients with secret-expiry warnings, and webhook delivery counts.
+// Integration diagnostics of an organization. GET /api/v1/diagnostics: recent request counts, the calling
+// client's rate-limit state, OAuth clients with secret-expiry warnings, and webhook delivery counts. The
+// Integrations area: each client's rate-limit state (GET /api/api-keys, list-api-keys.ts) and each client's
+// requests over the last 24 hours and 7 days (GET /api/api-keys/diagnostics). One counting of
+// api_request_stat and of the rate-limit windows for both.
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../../config/config.ts';
 import { Organization, Plan } from '../../../db/entities/index.ts';
-
 import type { DataContext } from '../context.ts';
 import { listOAuthClients } from '../oauth-clients/list-oauth-clients.ts';
 import {
   clientBucket,
-  countedRequests,
+  countedRequestsIn,
   type RateLimitBucket,
   resolveLimits,
   WINDOW_SECONDS,
@@ -15,11 +18,151 @@ import {
 } from './rate-limit-policy.ts';
 
 const HOUR_MS = 3600_000;
+const DAY_MS = 24 * HOUR_MS;
 
-interface StatRow {
-  requests: string | number | null;
-  errors: string | number | null;
-  rate_limited: string | number | null;
+/** Requests, errors (4xx and 5xx answers) and rate-limit refusals (429) of /api/v1 in a period. */
+interface RequestCounts {
+  requests: number;
+  errors: number;
+  rateLimited: number;
+}
+
+/** A rate-limit bucket's state in the current one-minute window. */
+interface BucketState {
+  limit: number;
+  used: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
+/** An OAuth client's rate-limit state now: its ordinary and its heavy (upload) bucket. */
+export interface RateLimitState {
+  windowSeconds: number;
+  standard: BucketState;
+  heavy: BucketState;
+}
+
+const NO_REQUESTS: RequestCounts = { requests: 0, errors: 0, rateLimited: 0 };
+
+/**
+ * The organization's requests per OAuth client since each of the `since` times (api_request_stat's one-minute
+ * counters, one statement): `counts.get(clientId)?.[period]`. A client without requests is absent.
+ */
+async function requestCountsByClient<Period extends string>(
+  em: EntityManager,
+  organizationId: string,
+  since: Record<Period, Date>,
+): Promise<Map<string, Record<Period, RequestCounts>>> {
+  const periods = Object.keys(since) as Period[];
+  const starts = periods.map((period) => since[period].toISOString());
+  const earliest = new Date(Math.min(...periods.map((period) => since[period].getTime()))).toISOString();
+  const columns = periods.flatMap((_, index) =>
+    ['requests', 'errors', 'rate_limited'].map(
+      (column) => `sum(s.${column}) filter (where s.minute >= ?::timestamptz) as ${column}_${index}`,
+    ),
+  );
+  const rows = await em.getConnection().execute<Record<string, string | number | null>[]>(
+    `select s.oauth_client_id, ${columns.join(', ')}
+       from api_request_stat s join oauth_client c on c.id = s.oauth_client_id
+      where c.organization_id = ? and s.minute >= ?::timestamptz
+      group by s.oauth_client_id`,
+    [...starts.flatMap((start) => [start, start, start]), organizationId, earliest],
+  );
+  return new Map(
+    rows.map((row) => [
+      String(row.oauth_client_id),
+      Object.fromEntries(
+        periods.map((period, index) => [
+          period,
+          {
+            requests: Number(row[`requests_${index}`] ?? 0),
+            errors: Number(row[`errors_${index}`] ?? 0),
+            rateLimited: Number(row[`rate_limited_${index}`] ?? 0),
+          },
+        ]),
+      ) as Record<Period, RequestCounts>,
+    ]),
+  );
+}
+
+/** The sum of every client's counts in a period. */
+function totalOf<Period extends string>(
+  counts: Map<string, Record<Period, RequestCounts>>,
+  period: Period,
+): RequestCounts {
+  let total = NO_REQUESTS;
+  for (const client of counts.values()) {
+    const add = client[period];
+    total = {
+      requests: total.requests + add.requests,
+      errors: total.errors + add.errors,
+      rateLimited: total.rateLimited + add.rateLimited,
+    };
+  }
+  return total;
+}
+
+/** Each client's rate-limit state in the current window, from the organization's and its plan's limits. */
+export async function clientRateLimits(
+  ctx: DataContext & { config: Pick<Config, 'api'> },
+  organization: Organization,
+  plan: Plan,
+  oauthClientIds: readonly string[],
+  now = new Date(),
+): Promise<Map<string, RateLimitState>> {
+  const limits = resolveLimits(
+    { ratePerMinute: plan.ratePerMinute ?? null, uploadRatePerMinute: plan.uploadRatePerMinute ?? null },
+    {
+      ratePerMinute: organization.ratePerMinute ?? null,
+      uploadRatePerMinute: organization.uploadRatePerMinute ?? null,
+    },
+    ctx.config.api,
+  );
+  const window = windowFor(now);
+  const kinds: RateLimitBucket[] = ['standard', 'heavy'];
+  const used = await countedRequestsIn(
+    ctx.em,
+    oauthClientIds.flatMap((id) => kinds.map((kind) => clientBucket(id, organization.id, kind))),
+    window.start,
+  );
+  const state = (id: string, kind: RateLimitBucket): BucketState => {
+    const count = used.get(clientBucket(id, organization.id, kind)) ?? 0;
+    return {
+      limit: limits[kind],
+      used: count,
+      remaining: Math.max(0, limits[kind] - count),
+      resetSeconds: window.resetSeconds,
+    };
+  };
+  return new Map(
+    oauthClientIds.map((id) => [
+      id,
+      { windowSeconds: WINDOW_SECONDS, standard: state(id, 'standard'), heavy: state(id, 'heavy') },
+    ]),
+  );
+}
+
+/**
+ * Requests, errors and rate-limit refusals of each OAuth client of the organization over the last 24 hours and
+ * the last 7 days (GET /api/api-keys/diagnostics), oldest client first.
+ */
+export async function clientDiagnostics(ctx: DataContext, organizationId: string, now = new Date()) {
+  const clients = await listOAuthClients(ctx, organizationId);
+  const counts = await requestCountsByClient(ctx.em, organizationId, {
+    last24Hours: new Date(now.getTime() - DAY_MS),
+    last7Days: new Date(now.getTime() - 7 * DAY_MS),
+  });
+  return {
+    generatedAt: now.toISOString(),
+    totals: { last24Hours: totalOf(counts, 'last24Hours'), last7Days: totalOf(counts, 'last7Days') },
+    apiKeys: clients.map((client) => ({
+      id: client.id,
+      clientId: client.clientId,
+      name: client.name,
+      last24Hours: counts.get(client.id)?.last24Hours ?? NO_REQUESTS,
+      last7Days: counts.get(client.id)?.last7Days ?? NO_REQUESTS,
+    })),
+  };
 }
 
 export async function diagnostics(
@@ -33,42 +176,12 @@ export async function diagnostics(
   const organization = await em.findOneOrFail(Organization, { id: principal.organizationId });
   const plan = await em.findOneOrFail(Plan, { name: organization.planName });
 
-  const counts = async (since: Date) => {
-    const [row] = await connection.execute<StatRow[]>(
-      `select sum(s.requests) as requests, sum(s.errors) as errors, sum(s.rate_limited) as rate_limited
-         from api_request_stat s join oauth_client c on c.id = s.oauth_client_id
-        where c.organization_id = ? and s.minute >= ?::timestamptz`,
-      [principal.organizationId, since.toISOString()],
-    );
-    return {
-      requests: Number(row?.requests ?? 0),
-      errors: Number(row?.errors ?? 0),
-      rateLimited: Number(row?.rate_limited ?? 0),
-    };
-  };
-
-  const limits = resolveLimits(
-    { ratePerMinute: plan.ratePerMinute ?? null, uploadRatePerMinute: plan.uploadRatePerMinute ?? null },
-    {
-      ratePerMinute: organization.ratePerMinute ?? null,
-      uploadRatePerMinute: organization.uploadRatePerMinute ?? null,
-    },
-    ctx.config.api,
-  );
-  const window = windowFor(now);
-  const rateLimit = async (kind: RateLimitBucket) => {
-    const used = await countedRequests(
-      em,
-      clientBucket(principal.oauthClientId, principal.organizationId, kind),
-      window.start,
-    );
-    return {
-      limit: limits[kind],
-      used,
-      remaining: Math.max(0, limits[kind] - used),
-      resetSeconds: window.resetSeconds,
-    };
-  };
+  const counts = await requestCountsByClient(em, principal.organizationId, {
+    lastHour: new Date(now.getTime() - HOUR_MS),
+    last24Hours: new Date(now.getTime() - DAY_MS),
+  });
+  const rateLimits = await clientRateLimits(ctx, organization, plan, [principal.oauthClientId], now);
+  const caller = rateLimits.get(principal.oauthClientId) as RateLimitState;
 
   const webhookCounts = async (since: Date) => {
     const [row] = await connection.execute<{ endpoints: string; deliveries: string; failed: string }[]>(
@@ -88,15 +201,8 @@ export async function diagnostics(
   const clients = await listOAuthClients(ctx, principal.organizationId);
   return {
     generatedAt: now.toISOString(),
-    requests: {
-      lastHour: await counts(new Date(now.getTime() - HOUR_MS)),
-      last24Hours: await counts(new Date(now.getTime() - 24 * HOUR_MS)),
-    },
-    rateLimits: {
-      windowSeconds: WINDOW_SECONDS,
-      standard: await rateLimit('standard'),
-      heavy: await rateLimit('heavy'),
-    },
+    requests: { lastHour: totalOf(counts, 'lastHour'), last24Hours: totalOf(counts, 'last24Hours') },
+    rateLimits: caller,
     oauthClients: clients.map((client) => ({
       clientId: client.clientId,
       name: client.name,
@@ -105,7 +211,7 @@ export async function diagnostics(
       lastUsedAt: client.lastUsedAt ? client.lastUsedAt.toISOString() : null,
       requestCount: client.requestCount,
       errorCount: client.errorCount,
-      errorRate: client.requestCount > 0 ? client.errorCount / client.requestCount : 0,
+      errorRate: client.errorRate,
       activeSecrets: client.secrets.map((secret) => ({
         id: secret.id,
         hint: secret.hint,
@@ -121,7 +227,7 @@ export async function diagnostics(
     })),
     webhooks: {
       available: plan.webhookAccess,
-      ...(await webhookCounts(new Date(now.getTime() - 24 * HOUR_MS))),
+      ...(await webhookCounts(new Date(now.getTime() - DAY_MS))),
     },
   };
 }

@@ -14,16 +14,21 @@ export interface EnvelopeQuota {
   period: { start: Date; end: Date };
 }
 
+/**
+ * SQL: the envelopes the organization `o` sent in a period (by `sent_at`, whatever their status now); the one
+ * definition this service and the backoffice's list of organizations read. Parameters: start and end.
+ */
+export const ENVELOPES_SENT_SQL = `(select count(*) from envelope e
+    where e.organization_id = o.id and e.sent_at >= ? and e.sent_at < ?)::int`;
+
 export async function envelopeQuota(
   em: EntityManager,
   organizationId: string,
   now = new Date(),
 ): Promise<EnvelopeQuota> {
   const period = creditPeriod(now);
-  const [row] = await em.execute<{ limit: number | null; sent: string }[]>(
-    `select p.monthly_document_limit as limit,
-            (select count(*) from envelope e
-              where e.organization_id = o.id and e.sent_at >= ? and e.sent_at < ?) as sent
+  const [row] = await em.execute<{ limit: number | null; sent: number }[]>(
+    `select p.monthly_document_limit as limit, ${ENVELOPES_SENT_SQL} as sent
        from organization o join plan p on p.name = o.plan_name
       where o.id = ?`,
     [period.start, period.end, organizationId],

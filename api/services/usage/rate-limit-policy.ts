@@ -64,15 +64,19 @@ export async function countRequest(em: EntityManager, bucket: string, windowStar
   return Number(count);
 }
 
-/** Requests counted so far in a bucket's window (0 when none). */
-export async function countedRequests(em: EntityManager, bucket: string, windowStart: Date): Promise<number> {
-  const [row] = await em
-    .getConnection()
-    .execute<{ count: number }[]>(
-      'select count from rate_limit_window where bucket = ? and window_start = ?::timestamptz',
-      [bucket, windowStart.toISOString()],
-    );
-  return Number(row?.count ?? 0);
+/** Requests counted so far in each bucket's window (a bucket without requests is absent). */
+export async function countedRequestsIn(
+  em: EntityManager,
+  buckets: readonly string[],
+  windowStart: Date,
+): Promise<Map<string, number>> {
+  if (buckets.length === 0) return new Map();
+  const rows = await em.getConnection().execute<{ bucket: string; count: number }[]>(
+    'select bucket, count from rate_limit_window where bucket = any(?::text[]) and window_start = ?::timestamptz',
+    // An array literal: bucket names are uuids and a kind (no comma, quote or brace to escape).
+    [`{${buckets.join(',')}}`, windowStart.toISOString()],
+  );
+  return new Map(rows.map((row) => [row.bucket, Number(row.count)]));
 }
 
 /** The bucket of an OAuth client's requests on behalf of an organization. */

@@ -1,7 +1,10 @@
 // SMS credits: each organization's plan includes a number of SMS and WhatsApp messages per calendar month
-// (UTC). Every such message sent (invitations, reminders, notices, one-time codes; through Twilio or, in
-// development and test, into the capture) uses one credit, counted from the `notification` records. Sending an
-// envelope that needs more messages than the credits left is refused before anything starts.
+// (UTC), and a platform administrator may give it more (`sms_credit_grant`, docs/backoffice.md "Credits"): a
+// grant counts in the calendar month it is given, like the plan's own credits. Every such message sent
+// (invitations, reminders, notices, one-time codes; through Twilio or, in development and test, into the
+// capture) uses one credit, counted from the `notification` records. Sending an envelope that needs more
+// messages than the credits left is refused before anything starts. The two SQL expressions below are the one
+// definition of "included" and "used": this service and the backoffice's list of organizations read them.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AuthenticationMethod, DeliveryChannel, RecipientType } from '../../../domain/vocabulary.ts';
 import { Conflict } from '../../errors.ts';
@@ -22,22 +25,32 @@ export function creditPeriod(now: Date): { start: Date; end: Date } {
   };
 }
 
+/**
+ * SQL: the credits of the organization `o` (joined to its plan `p`) in a period — the plan's monthly credits and
+ * the grants given in the period. Parameters: the period's start and end.
+ */
+export const SMS_CREDITS_INCLUDED_SQL = `(p.sms_credits_included + coalesce(
+    (select sum(g.amount) from sms_credit_grant g
+      where g.organization_id = o.id and g.created_at >= ? and g.created_at < ?), 0))::int`;
+
+/** SQL: the SMS and WhatsApp messages the organization `o` sent in a period. Parameters: start and end. */
+export const SMS_CREDITS_USED_SQL = `(select count(*) from notification n
+    where n.organization_id = o.id and n.status = 'sent' and n.channel in ('Sms', 'WhatsApp')
+      and n.sent_at >= ? and n.sent_at < ?)::int`;
+
 export async function smsCredits(
   em: EntityManager,
   organizationId: string,
   now = new Date(),
 ): Promise<SmsCredits> {
   const period = creditPeriod(now);
-  const [row] = await em.execute<{ included: number; used: string }[]>(
-    `select p.sms_credits_included as included,
-            (select count(*) from notification n
-              where n.organization_id = o.id and n.status = 'sent' and n.channel in ('Sms', 'WhatsApp')
-                and n.sent_at >= ? and n.sent_at < ?) as used
+  const [row] = await em.execute<{ included: number; used: number }[]>(
+    `select ${SMS_CREDITS_INCLUDED_SQL} as included, ${SMS_CREDITS_USED_SQL} as used
        from organization o join plan p on p.name = o.plan_name
       where o.id = ?`,
-    [period.start, period.end, organizationId],
+    [period.start, period.end, period.start, period.end, organizationId],
   );
-  const included = row?.included ?? 0;
+  const included = Number(row?.included ?? 0);
   const used = Number(row?.used ?? 0);
   return { included, used, remaining: Math.max(0, included - used), period };
 }

@@ -36,11 +36,7 @@ export function newWebhookSecret(): string {
  * create endpoints, send test deliveries or replay deliveries (403), and no lifecycle event is queued.
  */
 export async function requireWebhookAccess(em: EntityManager, organizationId: string): Promise<void> {
-  const organization = UUID_PATTERN.test(organizationId)
-    ? await em.findOne(Organization, { id: organizationId })
-    : null;
-  if (!organization) throw new NotFound(`Organization ${organizationId} was not found.`);
-  const plan = await em.findOneOrFail(Plan, { name: organization.planName });
+  const plan = await webhookAccessOf(em, organizationId);
   if (!plan.webhookAccess) {
     throw new Forbidden(
       `Webhooks are not included in the ${plan.name} plan of this organization: upgrade to a plan with ` +
@@ -48,6 +44,19 @@ export async function requireWebhookAccess(em: EntityManager, organizationId: st
       [{ field: 'plan', message: `the ${plan.name} plan has no webhook access` }],
     );
   }
+}
+
+/** The organization's plan and whether it includes webhooks (the application's list shows it). */
+export async function webhookAccessOf(
+  em: EntityManager,
+  organizationId: string,
+): Promise<{ name: string; webhookAccess: boolean }> {
+  const organization = UUID_PATTERN.test(organizationId)
+    ? await em.findOne(Organization, { id: organizationId })
+    : null;
+  if (!organization) throw new NotFound(`Organization ${organizationId} was not found.`);
+  const plan = await em.findOneOrFail(Plan, { name: organization.planName });
+  return { name: plan.name, webhookAccess: plan.webhookAccess };
 }
 
 /** The organization's endpoint; another organization's (or a malformed id) is not found. */

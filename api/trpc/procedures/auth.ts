@@ -134,7 +134,10 @@ export const authRouter = router({
         access: 'public',
         errors: {
           401: '`invalid_credentials`: the email or the password is wrong (the same answer for every reason)',
-          403: '`email_not_verified`: the password is right but the email address is not confirmed yet',
+          403:
+            '`email_not_verified`: the password is right but the email address is not confirmed yet; ' +
+            '`organization_suspended` / `organization_deleted`: the password is right but a platform ' +
+            'administrator suspended or deleted the organization',
           429: '`rate_limited`: too many failures, wait Retry-After seconds; `account_locked`: locked for 15 minutes',
         },
       }),

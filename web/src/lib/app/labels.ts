@@ -90,6 +90,11 @@ export const SECURITY_EVENT_KEYS: Record<SecurityEventType, string> = {
   'team.updated': 'admin.securityLog.event.teamUpdated',
   'team.deleted': 'admin.securityLog.event.teamDeleted',
   'settings.updated': 'admin.securityLog.event.settingsUpdated',
+  'api_key.created': 'admin.securityLog.event.apiKeyCreated',
+  'api_key.updated': 'admin.securityLog.event.apiKeyUpdated',
+  'api_key.deleted': 'admin.securityLog.event.apiKeyDeleted',
+  'api_key.secret_rotated': 'admin.securityLog.event.apiKeySecretRotated',
+  'api_key.secret_deleted': 'admin.securityLog.event.apiKeySecretDeleted',
 };
 
 /** A role's name as shown: the built-in roles' names translated, the organization's own as typed. */

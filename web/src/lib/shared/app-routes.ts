@@ -123,4 +123,93 @@ export const APP_ROUTES = {
   'bulkSends.get': { method: 'GET', path: '/api/bulk-sends/{id}' },
   'bulkSends.rows': { method: 'GET', path: '/api/bulk-sends/{id}/rows' },
   'bulkSends.cancel': { method: 'POST', path: '/api/bulk-sends/{id}/cancel' },
+  // The billing summary and the dashboard (docs/billing.md).
+  'billing.summary': { method: 'GET', path: '/api/billing/summary' },
+  'dashboard.get': { method: 'GET', path: '/api/dashboard' },
+  // The reports of a date range (docs/reports.md).
+  'reports.summary': { method: 'GET', path: '/api/reports/summary' },
+  // Webhook endpoints and deliveries (docs/webhooks.md, "Webhooks in the business app").
+  'webhooks.list': { method: 'GET', path: '/api/webhooks' },
+  'webhooks.create': { method: 'POST', path: '/api/webhooks' },
+  'webhooks.update': { method: 'PUT', path: '/api/webhooks/{id}' },
+  'webhooks.delete': { method: 'DELETE', path: '/api/webhooks/{id}' },
+  'webhooks.rotateSecret': { method: 'POST', path: '/api/webhooks/{id}/secret/rotate' },
+  'webhooks.test': { method: 'POST', path: '/api/webhooks/{id}/test' },
+  'webhooks.deliveries': { method: 'GET', path: '/api/webhooks/deliveries' },
+  'webhooks.delivery': { method: 'GET', path: '/api/webhooks/deliveries/{id}' },
+  'webhooks.replay': { method: 'POST', path: '/api/webhooks/deliveries/{id}/replay' },
+  // The Integrations area's API keys, OAuth clients of the public API (docs/integrations.md).
+  'apiKeys.list': { method: 'GET', path: '/api/api-keys' },
+  'apiKeys.diagnostics': { method: 'GET', path: '/api/api-keys/diagnostics' },
+  'apiKeys.create': { method: 'POST', path: '/api/api-keys' },
+  'apiKeys.update': { method: 'PUT', path: '/api/api-keys/{id}' },
+  'apiKeys.delete': { method: 'DELETE', path: '/api/api-keys/{id}' },
+  'apiKeys.rotateSecret': { method: 'POST', path: '/api/api-keys/{id}/secrets/rotate' },
+  'apiKeys.deleteSecret': { method: 'DELETE', path: '/api/api-keys/{id}/secrets/{secretId}' },
+  // The Integrations area's diagnostics (docs/integrations.md, "Diagnostics").
+  'integrations.diagnostics': { method: 'GET', path: '/api/integrations/diagnostics' },
+  // The platform backoffice's administrators, sign-in and security (docs/backoffice.md).
+  'backofficeAdmins.list': { method: 'GET', path: '/api/backoffice/platform-admins' },
+  'backofficeAdmins.create': { method: 'POST', path: '/api/backoffice/platform-admins' },
+  'backofficeAdmins.requestOtp': { method: 'POST', path: '/api/backoffice/platform-admins/otp' },
+  'backofficeAdmins.remove': { method: 'DELETE', path: '/api/backoffice/platform-admins/{id}' },
+  'backofficeAdmins.securityPolicy': {
+    method: 'GET',
+    path: '/api/backoffice/platform-admins/security-policy',
+  },
+  'backofficeAdmins.addAllowlistEntry': {
+    method: 'POST',
+    path: '/api/backoffice/platform-admins/ip-allowlist',
+  },
+  'backofficeAdmins.updateAllowlistEntry': {
+    method: 'PUT',
+    path: '/api/backoffice/platform-admins/ip-allowlist/{id}',
+  },
+  'backofficeAdmins.removeAllowlistEntry': {
+    method: 'DELETE',
+    path: '/api/backoffice/platform-admins/ip-allowlist/{id}',
+  },
+  'backofficeAdmins.addAllowedDomain': {
+    method: 'POST',
+    path: '/api/backoffice/platform-admins/allowed-domains',
+  },
+  'backofficeAdmins.updateAllowedDomain': {
+    method: 'PUT',
+    path: '/api/backoffice/platform-admins/allowed-domains/{id}',
+  },
+  'backofficeAdmins.removeAllowedDomain': {
+    method: 'DELETE',
+    path: '/api/backoffice/platform-admins/allowed-domains/{id}',
+  },
+  'backofficeAdmins.signIn': { method: 'POST', path: '/api/backoffice/session' },
+  'backofficeAdmins.me': { method: 'GET', path: '/api/backoffice/session' },
+  'backofficeAdmins.signOut': { method: 'DELETE', path: '/api/backoffice/session' },
+  'backofficeAdmins.auditLog': { method: 'GET', path: '/api/backoffice/audit-log' },
+  // The platform backoffice's organizations and their SMS credits (docs/backoffice.md, "Organizations").
+  'backofficeOrganizations.list': { method: 'GET', path: '/api/backoffice/organizations' },
+  'backofficeOrganizations.get': { method: 'GET', path: '/api/backoffice/organizations/{id}' },
+  'backofficeOrganizations.update': { method: 'PUT', path: '/api/backoffice/organizations/{id}' },
+  'backofficeOrganizations.remove': { method: 'DELETE', path: '/api/backoffice/organizations/{id}' },
+  'backofficeOrganizations.integrations': {
+    method: 'GET',
+    path: '/api/backoffice/organizations/{id}/integrations',
+  },
+  'backofficeOrganizations.addCredits': {
+    method: 'POST',
+    path: '/api/backoffice/organizations/{id}/credits',
+  },
+  'backofficeOrganizations.credits': {
+    method: 'GET',
+    path: '/api/backoffice/organizations/{id}/credits',
+  },
+  // The backoffice's notification providers (docs/backoffice.md, "Providers").
+  'backofficeProviders.smtp': { method: 'GET', path: '/api/backoffice/smtp' },
+  'backofficeProviders.updateSmtp': { method: 'PUT', path: '/api/backoffice/smtp' },
+  'backofficeProviders.testSmtp': { method: 'POST', path: '/api/backoffice/smtp/test' },
+  'backofficeProviders.sms': { method: 'GET', path: '/api/backoffice/sms' },
+  'backofficeProviders.updateSms': { method: 'PUT', path: '/api/backoffice/sms' },
+  'backofficeProviders.testSms': { method: 'POST', path: '/api/backoffice/sms/test' },
+  'backofficeProviders.whatsapp': { method: 'GET', path: '/api/backoffice/whatsapp' },
+  'backofficeProviders.updateWhatsapp': { method: 'PUT', path: '/api/backoffice/whatsapp' },
+  'backofficeProviders.testWhatsapp': { method: 'POST', path: '/api/backoffice/whatsapp/test' },
 } as const satisfies Record<AppProcedurePath, AppRoute>;

@@ -1,0 +1,22 @@
+// SMS credits a platform administrator gave an organization (migration 0024, docs/backoffice.md "Credits"):
+// each grant counts in the calendar month (UTC) it was given, on top of the plan's monthly credits
+// (api/services/usage/sms-credits.ts).
+import { defineEntity, p } from '@mikro-orm/core';
+
+export const SmsCreditGrantSchema = defineEntity({
+  name: 'SmsCreditGrant',
+  tableName: 'sms_credit_grant',
+  properties: {
+    id: p.uuid().primary(),
+    organizationId: p.uuid(),
+    /** Credits given: a positive whole number. */
+    amount: p.integer(),
+    reason: p.text(),
+    /** The administrator who gave it (their address is kept too, so the grant outlives their removal). */
+    grantedByAdminId: p.uuid().nullable(),
+    grantedByEmail: p.string().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export class SmsCreditGrant extends SmsCreditGrantSchema.class {}
+SmsCreditGrantSchema.setClass(SmsCreditGrant);

@@ -1,0 +1,633 @@
+// The Integrations area's API keys (docs/integrations.md) through HTTP with signed-in sessions on real PostgreSQL:
+// a key made with POST /api/api-keys shows its secret once — in that answer, never in the list — and that
+// secret obtains a token at POST /oauth/token (HTTP Basic) which opens /api/v1; at most two active secrets (a
+// third rotation is 409 naming what to do), a deleted secret stops authenticating and its tokens stop working;
+// every IP allowlist line refused with its reason (`body.ipAllowlist.<n>`); a change of scopes and allowlist
+// applies to live tokens at once; the request figures (24 hours, 7 days), error rate and rate-limit state;
+// integrations:read and integrations:manage; another organization's key not found and unchanged; and without
+// API access (the plan's, or the organization's flag) no key or secret is made, with a message saying why.
+import { randomUUID } from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { windowFor } from '../../api/services/usage/rate-limit-policy.ts';
+import { OAuthAccessToken, OAuthClient, OAuthClientSecret, Organization } from '../../db/entities/index.ts';
+import { type ApiHarness, openApiHarness } from '../support/api.ts';
+import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
+
+let harness: ApiHarness;
+/** An administrator of an organization with API access; its member and a role that may only read keys. */
+let admin: SignedInUser;
+let member: SignedInUser;
+let reader: SignedInUser;
+/** An owner of another organization with API access. */
+let stranger: SignedInUser;
+
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+beforeAll(async () => {
+  harness = await openApiHarness();
+  admin = await signedInUser(harness, { role: 'administrator', apiEnabled: true });
+  const organizationId = admin.organization.id;
+  member = await signedInUser(harness, { role: 'member', organizationId });
+  const role = await ok(admin, 'POST', '/api/roles', {
+    name: 'Integration viewers',
+    permissions: ['integrations:read'],
+  });
+  reader = await signedInUser(harness, { role: role.id, organizationId });
+  stranger = await signedInUser(harness, { role: 'owner', apiEnabled: true });
+});
+afterAll(() => harness?.close());
+
+function call(as: SignedInUser, method: Method, url: string, payload?: unknown) {
+  return harness.app.inject({
+    method,
+    url,
+    headers: as.headers,
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
+}
+
+async function ok(as: SignedInUser, method: Method, url: string, payload?: unknown) {
+  const response = await call(as, method, url, payload);
+  expect(response.statusCode, `${method} ${url}: ${response.body}`).toBe(200);
+  return response.json();
+}
+
+interface ErrorBody {
+  code: string;
+  message: string;
+  details: { field?: string; message: string; permission?: string; reason?: string; plan?: string }[];
+}
+
+async function refused(
+  response: LightMyRequestResponse | Promise<LightMyRequestResponse>,
+  status: number,
+  code: string,
+): Promise<ErrorBody> {
+  const answer = await response;
+  expect(answer.statusCode, answer.body).toBe(status);
+  const { error } = answer.json();
+  expect(error.code, error.message).toBe(code);
+  expect(typeof error.request_id).toBe('string');
+  return error;
+}
+
+interface Secret {
+  id: string;
+  hint: string;
+  createdAt: string;
+  expiresAt: string;
+  expiresSoon: boolean;
+}
+interface ApiKey {
+  id: string;
+  clientId: string;
+  name: string;
+  scopes: string[];
+  ipAllowlist: string[];
+  lastUsedAt: string | null;
+  secrets: Secret[];
+  requestCount: number;
+  errorCount: number;
+  errorRate: number;
+  rateLimit: {
+    windowSeconds: number;
+    standard: { limit: number; used: number; remaining: number };
+    heavy: { limit: number; used: number; remaining: number };
+  };
+}
+interface WithSecret {
+  apiKey: ApiKey;
+  secret: { id: string; clientSecret: string; hint: string; expiresAt: string };
+}
+
+async function createKey(as: SignedInUser, body: Record<string, unknown> = {}): Promise<WithSecret> {
+  return ok(as, 'POST', '/api/api-keys', {
+    name: 'ERP integration',
+    scopes: ['templates.read', 'organization.read'],
+    ...body,
+  });
+}
+
+async function listed(as: SignedInUser): Promise<{ apiAccess: Record<string, unknown>; apiKeys: ApiKey[] }> {
+  return ok(as, 'GET', '/api/api-keys');
+}
+
+function tokenRequest(clientId: string, clientSecret: string, remoteAddress?: string) {
+  return harness.app.inject({
+    method: 'POST',
+    url: '/oauth/token',
+    ...(remoteAddress ? { remoteAddress } : {}),
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+    },
+    payload: 'grant_type=client_credentials',
+  });
+}
+
+async function accessToken(clientId: string, clientSecret: string): Promise<string> {
+  const response = await tokenRequest(clientId, clientSecret);
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json().access_token;
+}
+
+function v1(token: string, url: string, remoteAddress?: string) {
+  return harness.app.inject({
+    method: 'GET',
+    url,
+    ...(remoteAddress ? { remoteAddress } : {}),
+    headers: { authorization: `Bearer ${token}` },
+  });
+}
+
+describe('API keys: made in the application, used at the token endpoint', () => {
+  it('shows the secret once, and that secret obtains a token that opens /api/v1', async () => {
+    const created = await createKey(admin, {
+      name: '  Billing sync ',
+      scopes: ['templates.read', 'organization.read', 'templates.read'],
+      ipAllowlist: [' 127.0.0.1 ', '', '10.0.0.0/008', '127.0.0.1'],
+    });
+    const { apiKey, secret } = created;
+    expect(apiKey).toMatchObject({
+      name: 'Billing sync',
+      clientId: expect.stringMatching(/^sigil_/),
+      scopes: ['templates.read', 'organization.read'],
+      ipAllowlist: ['127.0.0.1', '10.0.0.0/8'],
+      lastUsedAt: null,
+      requestCount: 0,
+      errorCount: 0,
+      errorRate: 0,
+    });
+    expect(secret.clientSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(secret.hint).toBe(secret.clientSecret.slice(-4));
+    const lifetime = new Date(secret.expiresAt).getTime() - Date.now();
+    expect(lifetime).toBeGreaterThan(364 * 86_400_000);
+    expect(lifetime).toBeLessThanOrEqual(365 * 86_400_000);
+    expect(apiKey.secrets).toEqual([
+      {
+        id: secret.id,
+        hint: secret.hint,
+        createdAt: expect.any(String),
+        expiresAt: secret.expiresAt,
+        expiresSoon: false,
+      },
+    ]);
+
+    // Never again: not in the list, not in the diagnostics; only its hash is stored.
+    for (const url of ['/api/api-keys', '/api/api-keys/diagnostics']) {
+      const answer = await call(admin, 'GET', url);
+      expect(answer.statusCode).toBe(200);
+      expect(answer.body).not.toContain(secret.clientSecret);
+    }
+    const stored = await harness.ctx.orm.em.fork().findOneOrFail(OAuthClientSecret, { id: secret.id });
+    expect(stored.secretHash).not.toContain(secret.clientSecret);
+
+    // The secret it showed works at POST /oauth/token with HTTP Basic; the token opens the API within its scopes.
+    const token = await accessToken(apiKey.clientId, secret.clientSecret);
+    expect((await v1(token, '/api/v1/templates')).statusCode).toBe(200);
+    expect((await v1(token, '/api/v1/organization')).statusCode).toBe(200);
+    await refused(v1(token, '/api/v1/usage'), 403, 'forbidden');
+    // The allowlist holds: another address is refused at the token endpoint.
+    await refused(tokenRequest(apiKey.clientId, secret.clientSecret, '192.0.2.7'), 403, 'forbidden');
+
+    // The counters are written after each answer went out (api/auth/request-stats.ts).
+    const shown = async () => (await listed(admin)).apiKeys.find((key) => key.id === apiKey.id);
+    await expect.poll(async () => (await shown())?.requestCount).toBe(3);
+    expect(await shown()).toMatchObject({ requestCount: 3, errorCount: 1, lastUsedAt: expect.any(String) });
+    expect((await shown())?.errorRate).toBeCloseTo(1 / 3);
+  });
+
+  it('refuses every bad allowlist line with its reason, a bad scope and a blank name, and makes nothing', async () => {
+    const before = await harness.ctx.orm.em
+      .fork()
+      .count(OAuthClient, { organizationId: admin.organization.id });
+    const error = await refused(
+      call(admin, 'POST', '/api/api-keys', {
+        name: 'Allowlisted',
+        scopes: ['templates.read'],
+        ipAllowlist: ['203.0.113.7', '', 'not-an-ip', '10.0.0.0/33', '2001:db8::/32', 'example.com'],
+      }),
+      400,
+      'invalid_request',
+    );
+    expect(error.details).toEqual([
+      { field: 'body.ipAllowlist.2', message: '"not-an-ip" is not an IP address or CIDR range' },
+      { field: 'body.ipAllowlist.3', message: '"10.0.0.0/33" has an invalid prefix length (0-32 for IPv4)' },
+      { field: 'body.ipAllowlist.5', message: '"example.com" is not an IP address or CIDR range' },
+    ]);
+    const other = await refused(
+      call(admin, 'POST', '/api/api-keys', { name: '   ', scopes: ['admin.everything'] }),
+      400,
+      'invalid_request',
+    );
+    expect(other.details.map((detail) => detail.field).sort()).toEqual(['body.name', 'body.scopes.0']);
+    await refused(
+      call(admin, 'POST', '/api/api-keys', { name: 'No scopes', scopes: [] }),
+      400,
+      'invalid_request',
+    );
+    await refused(
+      call(admin, 'POST', '/api/api-keys', {
+        name: 'Extra',
+        scopes: ['templates.read'],
+        clientSecret: 'mine',
+      }),
+      400,
+      'invalid_request',
+    );
+    expect(
+      await harness.ctx.orm.em.fork().count(OAuthClient, { organizationId: admin.organization.id }),
+    ).toBe(before);
+
+    // The same lines in a change: refused the same way, the key unchanged.
+    const { apiKey } = await createKey(admin);
+    const changed = await refused(
+      call(admin, 'PUT', `/api/api-keys/${apiKey.id}`, {
+        name: 'Changed',
+        scopes: ['templates.read'],
+        ipAllowlist: ['10.1.2.3', '10.1.2.3/-1'],
+      }),
+      400,
+      'invalid_request',
+    );
+    expect(changed.details).toEqual([
+      { field: 'body.ipAllowlist.1', message: '"10.1.2.3/-1" has an invalid prefix length (0-32 for IPv4)' },
+    ]);
+    // PUT replaces all three: a left-out allowlist is refused, not taken for "any source".
+    const missing = await refused(
+      call(admin, 'PUT', `/api/api-keys/${apiKey.id}`, { name: 'Changed', scopes: ['templates.read'] }),
+      400,
+      'invalid_request',
+    );
+    expect(missing.details.map((detail) => detail.field)).toEqual(['body.ipAllowlist']);
+    const stored = await harness.ctx.orm.em.fork().findOneOrFail(OAuthClient, { id: apiKey.id });
+    expect(stored).toMatchObject({ name: 'ERP integration', ipAllowlist: [] });
+  });
+
+  it('keeps at most two active secrets, and a deleted secret no longer authenticates', async () => {
+    const { apiKey, secret: first } = await createKey(admin);
+    const firstToken = await accessToken(apiKey.clientId, first.clientSecret);
+    const rotated: WithSecret = await ok(admin, 'POST', `/api/api-keys/${apiKey.id}/secrets/rotate`);
+    const second = rotated.secret;
+    expect(second.clientSecret).not.toBe(first.clientSecret);
+    expect(rotated.apiKey.secrets.map((secret) => secret.id)).toEqual([first.id, second.id]);
+    expect((await listed(admin)).apiKeys.find((key) => key.id === apiKey.id)?.secrets).toHaveLength(2);
+    // Both work while both are active.
+    await accessToken(apiKey.clientId, first.clientSecret);
+    const secondToken = await accessToken(apiKey.clientId, second.clientSecret);
+
+    const third = await refused(
+      call(admin, 'POST', `/api/api-keys/${apiKey.id}/secrets/rotate`),
+      409,
+      'secret_limit',
+    );
+    expect(third.message).toMatch(/already has two active secrets; delete one first/);
+    expect(await harness.ctx.orm.em.fork().count(OAuthClientSecret, { oauthClientId: apiKey.id })).toBe(2);
+
+    // Delete the first: it stops authenticating, and the tokens it obtained stop opening the API.
+    const after: ApiKey = await ok(admin, 'DELETE', `/api/api-keys/${apiKey.id}/secrets/${first.id}`);
+    expect(after.secrets.map((secret) => secret.id)).toEqual([second.id]);
+    await refused(tokenRequest(apiKey.clientId, first.clientSecret), 401, 'invalid_client');
+    await refused(v1(firstToken, '/api/v1/templates'), 401, 'unauthorized');
+    expect((await v1(secondToken, '/api/v1/templates')).statusCode).toBe(200);
+    await accessToken(apiKey.clientId, second.clientSecret);
+    await refused(call(admin, 'DELETE', `/api/api-keys/${apiKey.id}/secrets/${first.id}`), 404, 'not_found');
+
+    // With one left, a rotation is allowed again.
+    const again: WithSecret = await ok(admin, 'POST', `/api/api-keys/${apiKey.id}/secrets/rotate`);
+    await accessToken(apiKey.clientId, again.secret.clientSecret);
+  });
+
+  it('flags a secret that expires within 30 days', async () => {
+    const { apiKey, secret } = await createKey(admin);
+    await harness.ctx.orm.em
+      .fork()
+      .nativeUpdate(
+        OAuthClientSecret,
+        { id: secret.id },
+        { expiresAt: new Date(Date.now() + 10 * 86_400_000) },
+      );
+    const shown = (await listed(admin)).apiKeys.find((key) => key.id === apiKey.id);
+    expect(shown?.secrets).toEqual([expect.objectContaining({ id: secret.id, expiresSoon: true })]);
+  });
+
+  it('applies a change of scopes and allowlist to live tokens at once', async () => {
+    const { apiKey, secret } = await createKey(admin, { scopes: ['templates.read', 'organization.read'] });
+    const token = await accessToken(apiKey.clientId, secret.clientSecret);
+    expect((await v1(token, '/api/v1/organization')).statusCode).toBe(200);
+    const changed: ApiKey = await ok(admin, 'PUT', `/api/api-keys/${apiKey.id}`, {
+      name: 'Templates only',
+      scopes: ['templates.read'],
+      ipAllowlist: ['198.51.100.0/24'],
+    });
+    expect(changed).toMatchObject({
+      id: apiKey.id,
+      name: 'Templates only',
+      scopes: ['templates.read'],
+      ipAllowlist: ['198.51.100.0/24'],
+    });
+    // The token was granted organization.read, which the key no longer allows.
+    const scope = await refused(v1(token, '/api/v1/organization', '198.51.100.9'), 403, 'forbidden');
+    expect(scope.message).toMatch(/lacks the scope organization\.read/);
+    expect((await v1(token, '/api/v1/templates', '198.51.100.9')).statusCode).toBe(200);
+    // The new allowlist applies to the token too.
+    await refused(v1(token, '/api/v1/templates', '127.0.0.1'), 403, 'forbidden');
+  });
+
+  it('deletes a key: its secrets and tokens stop working', async () => {
+    const { apiKey, secret } = await createKey(admin);
+    const token = await accessToken(apiKey.clientId, secret.clientSecret);
+    expect(await ok(admin, 'DELETE', `/api/api-keys/${apiKey.id}`)).toEqual({ ok: true });
+    await refused(tokenRequest(apiKey.clientId, secret.clientSecret), 401, 'invalid_client');
+    await refused(v1(token, '/api/v1/templates'), 401, 'unauthorized');
+    expect((await listed(admin)).apiKeys.map((key) => key.id)).not.toContain(apiKey.id);
+    expect(await harness.ctx.orm.em.fork().count(OAuthAccessToken, { oauthClientId: apiKey.id })).toBe(0);
+    await refused(call(admin, 'DELETE', `/api/api-keys/${apiKey.id}`), 404, 'not_found');
+  });
+
+  it('records each change in the security log, with hints and never a secret', async () => {
+    const owner = await signedInUser(harness, { role: 'owner', apiEnabled: true });
+    const { apiKey, secret } = await createKey(owner, { name: 'Logged' });
+    const rotated: WithSecret = await ok(owner, 'POST', `/api/api-keys/${apiKey.id}/secrets/rotate`);
+    await ok(owner, 'DELETE', `/api/api-keys/${apiKey.id}/secrets/${secret.id}`);
+    await ok(owner, 'PUT', `/api/api-keys/${apiKey.id}`, {
+      name: 'Logged',
+      scopes: ['templates.read'],
+      ipAllowlist: [],
+    });
+    await ok(owner, 'DELETE', `/api/api-keys/${apiKey.id}`);
+    const log = await call(owner, 'GET', '/api/organization/security-log');
+    expect(log.body).not.toContain(secret.clientSecret);
+    expect(log.body).not.toContain(rotated.secret.clientSecret);
+    const events = log.json().events as { type: string; actor: { id: string } | null; details: object }[];
+    // (Sorted: events of the same millisecond have no order of their own.)
+    expect(
+      events
+        .map((event) => event.type)
+        .filter((type) => type.startsWith('api_key.'))
+        .sort(),
+    ).toEqual([
+      'api_key.created',
+      'api_key.deleted',
+      'api_key.secret_deleted',
+      'api_key.secret_rotated',
+      'api_key.updated',
+    ]);
+    expect(events.find((event) => event.type === 'api_key.created')).toMatchObject({
+      actor: { id: owner.user.id },
+      details: { name: 'Logged', clientId: apiKey.clientId, secret: `…${secret.hint}` },
+    });
+    expect(events.find((event) => event.type === 'api_key.updated')?.details).toMatchObject({
+      scopes: { from: ['templates.read', 'organization.read'], to: ['templates.read'] },
+    });
+  });
+});
+
+describe('API keys: figures', () => {
+  it('counts requests, errors and rate-limit refusals per key over 24 hours and 7 days', async () => {
+    const owner = await signedInUser(harness, { role: 'owner', apiEnabled: true });
+    const busy = await createKey(owner, { name: 'Busy' });
+    const quiet = await createKey(owner, { name: 'Quiet' });
+    const token = await accessToken(busy.apiKey.clientId, busy.secret.clientSecret);
+    expect((await v1(token, '/api/v1/templates')).statusCode).toBe(200);
+    expect((await v1(token, '/api/v1/templates')).statusCode).toBe(200);
+    await refused(v1(token, '/api/v1/usage'), 403, 'forbidden');
+    // Three days ago: in the week, not in the last 24 hours.
+    await harness.ctx.orm.em.fork().execute(
+      `insert into api_request_stat (oauth_client_id, minute, requests, errors, rate_limited)
+         values (?, date_trunc('minute', now() - interval '3 days'), 40, 7, 5)`,
+      [busy.apiKey.id],
+    );
+    // The counters are written after each answer went out (api/auth/request-stats.ts).
+    await expect
+      .poll(async () => (await ok(owner, 'GET', '/api/api-keys/diagnostics')).totals.last24Hours.requests)
+      .toBe(3);
+    const figures = await ok(owner, 'GET', '/api/api-keys/diagnostics');
+    expect(figures).toEqual({
+      generatedAt: expect.any(String),
+      totals: {
+        last24Hours: { requests: 3, errors: 1, rateLimited: 0 },
+        last7Days: { requests: 43, errors: 8, rateLimited: 5 },
+      },
+      apiKeys: [
+        {
+          id: busy.apiKey.id,
+          clientId: busy.apiKey.clientId,
+          name: 'Busy',
+          last24Hours: { requests: 3, errors: 1, rateLimited: 0 },
+          last7Days: { requests: 43, errors: 8, rateLimited: 5 },
+        },
+        {
+          id: quiet.apiKey.id,
+          clientId: quiet.apiKey.clientId,
+          name: 'Quiet',
+          last24Hours: { requests: 0, errors: 0, rateLimited: 0 },
+          last7Days: { requests: 0, errors: 0, rateLimited: 0 },
+        },
+      ],
+    });
+    // Another organization's figures are its own.
+    expect(
+      (await ok(admin, 'GET', '/api/api-keys/diagnostics')).apiKeys.map((key: { id: string }) => key.id),
+    ).not.toContain(busy.apiKey.id);
+  });
+
+  it("shows each key's rate-limit state in the current window", async () => {
+    const owner = await signedInUser(harness, { role: 'owner', apiEnabled: true });
+    const { apiKey } = await createKey(owner);
+    const em = harness.ctx.orm.em.fork();
+    // The limiter's counter of this window, as 171 requests would have left it (Business: 180 a minute).
+    for (;;) {
+      const window = windowFor(new Date());
+      await em.execute(
+        `insert into rate_limit_window (bucket, window_start, count) values (?, ?::timestamptz, 171)
+         on conflict (bucket, window_start) do update set count = 171`,
+        [`${apiKey.id}:${owner.organization.id}:standard`, window.start.toISOString()],
+      );
+      const shown = (await listed(owner)).apiKeys.find((key) => key.id === apiKey.id);
+      // A minute that ended between writing and reading shows the next window: write again.
+      if (windowFor(new Date()).start.getTime() !== window.start.getTime()) continue;
+      expect(shown?.rateLimit).toMatchObject({
+        windowSeconds: 60,
+        standard: { limit: 180, used: 171, remaining: 9 },
+        heavy: { used: 0 },
+      });
+      break;
+    }
+  });
+});
+
+describe('API keys: who may see and change them', () => {
+  it('lets integrations:read list, and refuses every change without integrations:manage', async () => {
+    const { apiKey, secret } = await createKey(admin);
+    expect((await listed(reader)).apiKeys.map((key) => key.id)).toContain(apiKey.id);
+    expect((await call(reader, 'GET', '/api/api-keys/diagnostics')).statusCode).toBe(200);
+    const changes: [Method, string, unknown][] = [
+      ['POST', '/api/api-keys', { name: 'Mine', scopes: ['templates.read'] }],
+      ['PUT', `/api/api-keys/${apiKey.id}`, { name: 'Mine', scopes: ['templates.read'], ipAllowlist: [] }],
+      ['POST', `/api/api-keys/${apiKey.id}/secrets/rotate`, {}],
+      ['DELETE', `/api/api-keys/${apiKey.id}/secrets/${secret.id}`, undefined],
+      ['DELETE', `/api/api-keys/${apiKey.id}`, undefined],
+    ];
+    for (const user of [reader, member]) {
+      for (const [method, url, body] of changes) {
+        const error = await refused(call(user, method, url, body), 403, 'forbidden');
+        expect(error.details).toEqual([expect.objectContaining({ permission: 'integrations:manage' })]);
+      }
+    }
+    // A member may not even read them.
+    const error = await refused(call(member, 'GET', '/api/api-keys'), 403, 'forbidden');
+    expect(error.details).toEqual([expect.objectContaining({ permission: 'integrations:read' })]);
+    await refused(call(member, 'GET', '/api/api-keys/diagnostics'), 403, 'forbidden');
+    // Nothing changed.
+    const [stored] = (await listed(admin)).apiKeys.filter((key) => key.id === apiKey.id);
+    expect(stored).toMatchObject({
+      name: 'ERP integration',
+      secrets: [expect.objectContaining({ id: secret.id })],
+    });
+    await accessToken(apiKey.clientId, secret.clientSecret);
+  });
+
+  it("answers another organization's key with 404, changes nothing and lists only its own", async () => {
+    const theirs = await createKey(stranger, { name: 'Theirs' });
+    const id = theirs.apiKey.id;
+    expect((await listed(admin)).apiKeys.map((key) => key.id)).not.toContain(id);
+    const attempts: [Method, string, unknown][] = [
+      ['PUT', `/api/api-keys/${id}`, { name: 'Taken over', scopes: ['templates.read'], ipAllowlist: [] }],
+      ['POST', `/api/api-keys/${id}/secrets/rotate`, {}],
+      ['DELETE', `/api/api-keys/${id}/secrets/${theirs.secret.id}`, undefined],
+      ['DELETE', `/api/api-keys/${id}`, undefined],
+      // Its own key with the other organization's secret id: not found either.
+      [
+        'DELETE',
+        `/api/api-keys/${(await createKey(admin)).apiKey.id}/secrets/${theirs.secret.id}`,
+        undefined,
+      ],
+    ];
+    for (const [method, url, body] of attempts) {
+      const error = await refused(call(admin, method, url, body), 404, 'not_found');
+      expect(error.message).toMatch(/was not found/);
+    }
+    expect((await listed(stranger)).apiKeys).toEqual([
+      expect.objectContaining({
+        id,
+        name: 'Theirs',
+        secrets: [expect.objectContaining({ id: theirs.secret.id })],
+      }),
+    ]);
+    await accessToken(theirs.apiKey.clientId, theirs.secret.clientSecret);
+    // A malformed id is a 400 naming it.
+    const malformed = await refused(
+      call(admin, 'DELETE', '/api/api-keys/not-a-uuid'),
+      400,
+      'invalid_request',
+    );
+    expect(malformed.details.map((detail) => detail.field)).toEqual(['params.id']);
+  });
+
+  it('answers /secrets/rotate as its own path: another method is 405, not a secret called "rotate"', async () => {
+    const { apiKey } = await createKey(admin);
+    for (const method of ['DELETE', 'GET'] as const) {
+      const answer = await call(admin, method, `/api/api-keys/${apiKey.id}/secrets/rotate`);
+      await refused(answer, 405, 'method_not_allowed');
+      expect(answer.headers.allow).toBe('POST');
+    }
+    const options = await harness.app.inject({
+      method: 'OPTIONS',
+      url: `/api/api-keys/${apiKey.id}/secrets/rotate`,
+      headers: admin.headers,
+    });
+    await refused(options, 405, 'method_not_allowed');
+    expect(options.headers.allow).toBe('POST');
+    // A real secret id still reaches DELETE /secrets/{secretId}.
+    const { secrets } = (await listed(admin)).apiKeys.find((key) => key.id === apiKey.id) as ApiKey;
+    expect(
+      (await call(admin, 'DELETE', `/api/api-keys/${apiKey.id}/secrets/${secrets[0]?.id}`)).statusCode,
+    ).toBe(200);
+  });
+});
+
+describe('API keys without API access', () => {
+  it('refuses new keys and secrets when the organization API flag is off, saying who turns it on', async () => {
+    const owner = await signedInUser(harness, { role: 'owner', apiEnabled: true });
+    const { apiKey, secret } = await createKey(owner);
+    await harness.ctx.orm.em
+      .fork()
+      .nativeUpdate(Organization, { id: owner.organization.id }, { apiEnabled: false });
+
+    const { apiAccess, apiKeys } = await listed(owner);
+    expect(apiAccess).toEqual({
+      available: false,
+      planName: 'Business',
+      reason: 'organization_api_disabled',
+      message: expect.stringMatching(
+        /API access is disabled for this organization.*support or a platform administrator/,
+      ),
+    });
+    // The keys it has are still shown.
+    expect(apiKeys.map((key) => key.id)).toEqual([apiKey.id]);
+
+    const create = await refused(createKeyRequest(owner), 409, 'api_access_unavailable');
+    expect(create.message).toMatch(
+      /^Cannot create an OAuth client: API access is disabled for this organization\. Its Business plan includes API access: support or a platform administrator turns it on/,
+    );
+    expect(create.details).toEqual([
+      expect.objectContaining({ reason: 'organization_api_disabled', plan: 'Business' }),
+    ]);
+    const rotate = await refused(
+      call(owner, 'POST', `/api/api-keys/${apiKey.id}/secrets/rotate`),
+      409,
+      'api_access_unavailable',
+    );
+    expect(rotate.message).toMatch(/support or a platform administrator/);
+    const em = harness.ctx.orm.em.fork();
+    expect(await em.count(OAuthClient, { organizationId: owner.organization.id })).toBe(1);
+    expect(await em.count(OAuthClientSecret, { oauthClientId: apiKey.id })).toBe(1);
+    // The token endpoint refuses the key's secret with the same words.
+    const token = await refused(tokenRequest(apiKey.clientId, secret.clientSecret), 403, 'forbidden');
+    expect(token.message).toBe(apiAccess.message);
+    // Taking access away is still possible: a change, a secret deleted, the key deleted.
+    await ok(owner, 'PUT', `/api/api-keys/${apiKey.id}`, {
+      name: 'Paused',
+      scopes: ['templates.read'],
+      ipAllowlist: [],
+    });
+    await ok(owner, 'DELETE', `/api/api-keys/${apiKey.id}/secrets/${secret.id}`);
+    await ok(owner, 'DELETE', `/api/api-keys/${apiKey.id}`);
+  });
+
+  it('names the plan when the plan has no API access', async () => {
+    const owner = await signedInUser(harness, { role: 'owner', plan: 'Starter' });
+    const { apiAccess } = await listed(owner);
+    expect(apiAccess).toEqual({
+      available: false,
+      planName: 'Starter',
+      reason: 'plan_without_api_access',
+      message: expect.stringMatching(/^The Starter plan does not include API access\./),
+    });
+    const error = await refused(createKeyRequest(owner), 409, 'api_access_unavailable');
+    expect(error.message).toMatch(
+      /The Starter plan does not include API access.*support or a platform administrator/,
+    );
+    expect(
+      await harness.ctx.orm.em.fork().count(OAuthClient, { organizationId: owner.organization.id }),
+    ).toBe(0);
+  });
+
+  it('shows an organization with API access that it may use it', async () => {
+    expect((await listed(admin)).apiAccess).toEqual({
+      available: true,
+      planName: 'Business',
+      reason: null,
+      message: null,
+    });
+  });
+});
+
+function createKeyRequest(as: SignedInUser) {
+  return call(as, 'POST', '/api/api-keys', {
+    name: `Key ${randomUUID().slice(0, 6)}`,
+    scopes: ['templates.read'],
+  });
+}

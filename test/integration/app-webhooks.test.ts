@@ -1,0 +1,337 @@
+// Webhooks in the business app through HTTP with signed-in sessions on real PostgreSQL and the shared worker
+// (docs/webhooks.md, "Webhooks in the business app"): an endpoint created through POST /api/webhooks gets a
+// delivery signed with the secret shown once (checked by the receiver's own HMAC code); a delivery the
+// receiver failed is replayed and then succeeds; the list, filters and detail of the delivery log; rotation
+// with its grace period; permissions, other organizations, refused input naming its field, and a plan
+// without webhooks.
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webhookDeliveryWorkflowId } from '../../workflows/webhook-contracts.ts';
+import { type ApiHarness, openApiHarness } from '../support/api.ts';
+import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
+import {
+  deliveryIdOf,
+  type ReceivedRequest,
+  startWebhookReceiver,
+  verifies,
+  type WebhookReceiver,
+} from '../support/webhook-receiver.ts';
+
+let harness: ApiHarness;
+let receiver: WebhookReceiver;
+let owner: SignedInUser;
+let reader: SignedInUser;
+let member: SignedInUser;
+let stranger: SignedInUser;
+
+beforeAll(async () => {
+  harness = await openApiHarness();
+  receiver = await startWebhookReceiver();
+  owner = await signedInUser(harness, { role: 'owner' });
+  member = await signedInUser(harness, { role: 'member', organizationId: owner.organization.id });
+  const role = await ok(owner, 'POST', '/api/roles', {
+    name: 'Integration readers',
+    permissions: ['integrations:read'],
+  });
+  reader = await signedInUser(harness, { role: role.id, organizationId: owner.organization.id });
+  stranger = await signedInUser(harness, { role: 'owner' });
+});
+afterAll(async () => {
+  await receiver?.close();
+  await harness?.close();
+});
+
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+function call(as: SignedInUser, method: Method, url: string, payload?: unknown) {
+  return harness.app.inject({
+    method,
+    url,
+    headers: as.headers,
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
+}
+
+async function ok(as: SignedInUser, method: Method, url: string, payload?: unknown) {
+  const response = await call(as, method, url, payload);
+  expect(response.statusCode, `${method} ${url}: ${response.body}`).toBe(200);
+  return response.json();
+}
+
+interface ErrorBody {
+  code: string;
+  message: string;
+  details: { field?: string; message: string }[];
+}
+
+async function refused(
+  response: LightMyRequestResponse | Promise<LightMyRequestResponse>,
+  status: number,
+  code: string,
+): Promise<ErrorBody> {
+  const answer = await response;
+  expect(answer.statusCode, answer.body).toBe(status);
+  const { error } = answer.json();
+  expect(error.code, error.message).toBe(code);
+  expect(typeof error.request_id).toBe('string');
+  return error;
+}
+
+/** An endpoint of `as`'s organization on the receiver, under a path of its own. */
+async function newEndpoint(as: SignedInUser, eventTypes?: string[]) {
+  const path = `/hooks/${randomUUID()}`;
+  const created = await ok(as, 'POST', '/api/webhooks', {
+    url: `${receiver.url}${path}`,
+    ...(eventTypes ? { eventTypes } : {}),
+  });
+  return { endpoint: created, path, ours: (request: ReceivedRequest) => request.path === path };
+}
+
+/** The delivery, read through the detail route, once its first attempt is recorded. */
+async function attempted(as: SignedInUser, deliveryId: string) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const record = await ok(as, 'GET', `/api/webhooks/deliveries/${deliveryId}`);
+    if (record.attemptCount >= 1) return record;
+    if (Date.now() > deadline) throw new Error(`delivery ${deliveryId} never attempted`);
+    await delay(100);
+  }
+}
+
+describe('endpoints', () => {
+  it('creates an endpoint whose secret is shown once and signs its test delivery', async () => {
+    const { endpoint, ours } = await newEndpoint(owner, ['envelope.completed', 'envelope.sent']);
+    expect(endpoint.secret).toMatch(/^whsec_[\w-]{43}$/);
+    expect(endpoint).toMatchObject({
+      eventTypes: ['envelope.completed', 'envelope.sent'],
+      enabled: true,
+      secretHint: `…${endpoint.secret.slice(-4)}`,
+    });
+
+    const list = await ok(owner, 'GET', '/api/webhooks');
+    expect(list).toMatchObject({ webhookAccess: true, planName: 'Business', secretGraceHours: 24 });
+    const listed = list.endpoints.find((item: { id: string }) => item.id === endpoint.id);
+    expect(listed).toMatchObject({ url: endpoint.url, recentDeliveries: { succeeded: 0, failed: 0 } });
+    expect(JSON.stringify(list)).not.toContain(endpoint.secret);
+
+    const queued = await ok(owner, 'POST', `/api/webhooks/${endpoint.id}/test`);
+    expect(queued).toMatchObject({ endpointId: endpoint.id, kind: 'test', status: 'pending' });
+    const [request] = await receiver.waitFor(1, ours);
+    if (!request) throw new Error('no request');
+    expect(deliveryIdOf(request)).toBe(queued.id);
+    expect(verifies(request, endpoint.secret)).toBe(true);
+    expect(verifies(request, `${endpoint.secret}x`)).toBe(false);
+
+    const record = await attempted(owner, queued.id);
+    expect(record).toMatchObject({
+      status: 'succeeded',
+      eventType: 'envelope.completed',
+      endpointUrl: endpoint.url,
+      lastStatusCode: 200,
+      lastError: null,
+    });
+    expect(typeof record.requestId).toBe('string');
+    expect(record.attempts).toHaveLength(1);
+    expect(record.attempts[0]).toMatchObject({ attempt: 1, statusCode: 200, error: null });
+
+    const after = await ok(owner, 'GET', '/api/webhooks');
+    expect(after.endpoints.find((item: { id: string }) => item.id === endpoint.id).recentDeliveries).toEqual({
+      succeeded: 1,
+      failed: 0,
+      pending: 0,
+    });
+  });
+
+  it('replays a delivery the receiver failed, and the replay succeeds', async () => {
+    const { endpoint, ours } = await newEndpoint(owner);
+    receiver.answer((request) =>
+      ours(request) ? { status: 500, body: `down, key ${endpoint.secret}` } : { status: 200 },
+    );
+    const failing = await ok(owner, 'POST', `/api/webhooks/${endpoint.id}/test`);
+    const [failed] = await receiver.waitFor(1, ours);
+    const record = await attempted(owner, failing.id);
+    expect(record).toMatchObject({ status: 'pending', attemptCount: 1, lastStatusCode: 500 });
+    // Redacted: the secret echoed by the receiver is not shown.
+    expect(record.lastError).toBe('HTTP 500: down, key [redacted]');
+    expect(record.attempts[0]).toMatchObject({ statusCode: 500, error: 'HTTP 500: down, key [redacted]' });
+
+    receiver.answer(() => ({ status: 200 }));
+    const replay = await ok(owner, 'POST', `/api/webhooks/deliveries/${failing.id}/replay`);
+    expect(replay.id).not.toBe(failing.id);
+    expect(replay).toMatchObject({ replayOf: failing.id, eventId: failing.eventId, status: 'pending' });
+    const [, replayed] = await receiver.waitFor(2, ours);
+    if (!failed || !replayed) throw new Error('missing requests');
+    expect(deliveryIdOf(replayed)).toBe(replay.id);
+    expect(replayed.rawBody).toBe(failed.rawBody);
+    expect(verifies(replayed, endpoint.secret)).toBe(true);
+    expect(await attempted(owner, replay.id)).toMatchObject({ status: 'succeeded', lastStatusCode: 200 });
+
+    // The log's filters: the endpoint's deliveries, by status.
+    const all = await ok(owner, 'GET', `/api/webhooks/deliveries?endpointId=${endpoint.id}`);
+    expect(all.total).toBe(2);
+    expect(all.deliveries.map((delivery: { id: string }) => delivery.id)).toEqual([replay.id, failing.id]);
+    const succeeded = await ok(
+      owner,
+      'GET',
+      `/api/webhooks/deliveries?endpointId=${endpoint.id}&status=succeeded&eventType=envelope.completed`,
+    );
+    expect(succeeded.deliveries.map((delivery: { id: string }) => delivery.id)).toEqual([replay.id]);
+    const none = await ok(
+      owner,
+      'GET',
+      `/api/webhooks/deliveries?endpointId=${endpoint.id}&eventType=envelope.sent`,
+    );
+    expect(none).toEqual({ deliveries: [], total: 0, nextOffset: null });
+    const page = await ok(owner, 'GET', `/api/webhooks/deliveries?endpointId=${endpoint.id}&limit=1`);
+    expect(page).toMatchObject({ total: 2, nextOffset: 1 });
+    expect(page.deliveries).toHaveLength(1);
+
+    await harness.ctx.temporal.workflow
+      .getHandle(webhookDeliveryWorkflowId(failing.id))
+      .terminate('test done');
+  });
+
+  it('answers a repeated test request with the same Idempotency-Key with the first delivery', async () => {
+    const { endpoint, ours } = await newEndpoint(owner);
+    const key = `test-${randomUUID()}`;
+    const send = () =>
+      harness.app.inject({
+        method: 'POST',
+        url: `/api/webhooks/${endpoint.id}/test`,
+        headers: { ...owner.headers, 'idempotency-key': key },
+      });
+    const first = await send();
+    expect(first.statusCode, first.body).toBe(200);
+    const again = await send();
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json().id).toBe(first.json().id);
+    await receiver.waitFor(1, ours);
+    expect((await ok(owner, 'GET', `/api/webhooks/deliveries?endpointId=${endpoint.id}`)).total).toBe(1);
+  });
+
+  it('changes, disables, rotates and deletes an endpoint', async () => {
+    const { endpoint } = await newEndpoint(owner);
+    const changed = await ok(owner, 'PUT', `/api/webhooks/${endpoint.id}`, {
+      url: `${receiver.url}/hooks/changed`,
+      eventTypes: ['recipient.declined'],
+      enabled: false,
+    });
+    expect(changed).toMatchObject({
+      url: `${receiver.url}/hooks/changed`,
+      eventTypes: ['recipient.declined'],
+      enabled: false,
+    });
+    expect(changed).not.toHaveProperty('secret');
+
+    const rotated = await ok(owner, 'POST', `/api/webhooks/${endpoint.id}/secret/rotate`);
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(rotated.secret).not.toBe(endpoint.secret);
+    expect(rotated.previousSecretHint).toBe(`…${endpoint.secret.slice(-4)}`);
+    const graceHours = (Date.parse(rotated.previousSecretExpiresAt) - Date.now()) / 3600_000;
+    expect(graceHours).toBeGreaterThan(23.9);
+    expect(graceHours).toBeLessThanOrEqual(24);
+
+    expect(await ok(owner, 'DELETE', `/api/webhooks/${endpoint.id}`)).toEqual({ ok: true });
+    await refused(call(owner, 'PUT', `/api/webhooks/${endpoint.id}`, { enabled: true }), 404, 'not_found');
+  });
+});
+
+describe('refusals', () => {
+  it('refuses a bad URL, an unknown event type and an empty change, naming the field', async () => {
+    const bad = await refused(
+      call(owner, 'POST', '/api/webhooks', { url: 'not a url' }),
+      400,
+      'invalid_request',
+    );
+    expect(bad.details.map((detail) => detail.field)).toContain('url');
+    const ftp = await refused(
+      call(owner, 'POST', '/api/webhooks', { url: 'ftp://example.com/hook' }),
+      400,
+      'invalid_request',
+    );
+    expect(ftp.details.map((detail) => detail.field)).toContain('url');
+    const event = await refused(
+      call(owner, 'POST', '/api/webhooks', {
+        url: 'https://example.com/hook',
+        eventTypes: ['envelope.eaten'],
+      }),
+      400,
+      'invalid_request',
+    );
+    expect(event.details.map((detail) => detail.field)).toContain('body.eventTypes.0');
+    const { endpoint } = await newEndpoint(owner);
+    await refused(call(owner, 'PUT', `/api/webhooks/${endpoint.id}`, {}), 400, 'invalid_request');
+    const status = await refused(
+      call(owner, 'GET', '/api/webhooks/deliveries?status=lost'),
+      400,
+      'invalid_request',
+    );
+    expect(status.details.map((detail) => detail.field)).toContain('querystring.status');
+  });
+
+  it('lets a role with integrations:read read, but not change anything (403)', async () => {
+    const { endpoint } = await newEndpoint(owner);
+    const test = await ok(owner, 'POST', `/api/webhooks/${endpoint.id}/test`);
+    expect((await ok(reader, 'GET', '/api/webhooks')).endpoints.length).toBeGreaterThan(0);
+    await ok(reader, 'GET', `/api/webhooks/deliveries?endpointId=${endpoint.id}`);
+    await ok(reader, 'GET', `/api/webhooks/deliveries/${test.id}`);
+    const changes: [Method, string, unknown?][] = [
+      ['POST', '/api/webhooks', { url: 'https://example.com/hook' }],
+      ['PUT', `/api/webhooks/${endpoint.id}`, { enabled: false }],
+      ['DELETE', `/api/webhooks/${endpoint.id}`],
+      ['POST', `/api/webhooks/${endpoint.id}/secret/rotate`],
+      ['POST', `/api/webhooks/${endpoint.id}/test`],
+      ['POST', `/api/webhooks/deliveries/${test.id}/replay`],
+    ];
+    for (const [method, url, body] of changes) {
+      const error = await refused(call(reader, method, url, body), 403, 'forbidden');
+      expect(error.message).toMatch(/integrations:manage/);
+    }
+    // A role without integrations:read does not read them either.
+    await refused(call(member, 'GET', '/api/webhooks'), 403, 'forbidden');
+    await refused(call(member, 'GET', '/api/webhooks/deliveries'), 403, 'forbidden');
+  });
+
+  it("hides another organization's endpoints and deliveries (404, absent from lists)", async () => {
+    const { endpoint } = await newEndpoint(owner);
+    const test = await ok(owner, 'POST', `/api/webhooks/${endpoint.id}/test`);
+    expect((await ok(stranger, 'GET', '/api/webhooks')).endpoints).toEqual([]);
+    expect((await ok(stranger, 'GET', '/api/webhooks/deliveries')).deliveries).toEqual([]);
+    await refused(
+      call(stranger, 'GET', `/api/webhooks/deliveries?endpointId=${endpoint.id}`),
+      404,
+      'not_found',
+    );
+    await refused(call(stranger, 'GET', `/api/webhooks/deliveries/${test.id}`), 404, 'not_found');
+    await refused(call(stranger, 'POST', `/api/webhooks/deliveries/${test.id}/replay`), 404, 'not_found');
+    await refused(
+      call(stranger, 'PUT', `/api/webhooks/${endpoint.id}`, { enabled: false }),
+      404,
+      'not_found',
+    );
+    await refused(call(stranger, 'POST', `/api/webhooks/${endpoint.id}/secret/rotate`), 404, 'not_found');
+    await refused(call(stranger, 'POST', `/api/webhooks/${endpoint.id}/test`), 404, 'not_found');
+    await refused(call(stranger, 'DELETE', `/api/webhooks/${endpoint.id}`), 404, 'not_found');
+    // Nothing changed.
+    const mine = (await ok(owner, 'GET', '/api/webhooks')).endpoints.find(
+      (item: { id: string }) => item.id === endpoint.id,
+    );
+    expect(mine).toMatchObject({ enabled: true, secretRotatedAt: null });
+  });
+
+  it('refuses to create endpoints when the plan has no webhook access, and says so in the list', async () => {
+    const starter = await signedInUser(harness, { role: 'owner', plan: 'Starter' });
+    const list = await ok(starter, 'GET', '/api/webhooks');
+    expect(list).toMatchObject({ endpoints: [], webhookAccess: false, planName: 'Starter' });
+    const error = await refused(
+      call(starter, 'POST', '/api/webhooks', { url: 'https://example.com/hook' }),
+      403,
+      'forbidden',
+    );
+    expect(error.message).toMatch(/not included in the Starter plan/);
+    expect(error.details.map((detail) => detail.field)).toContain('plan');
+    expect((await ok(starter, 'GET', '/api/webhooks')).endpoints).toEqual([]);
+  });
+});
