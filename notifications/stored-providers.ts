@@ -4,7 +4,7 @@
 // to the next one without a restart; the providers themselves are reused while the settings stay the same
 // (providers.ts).
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { decryptSecret } from '../api/security/encryption.ts';
+import { decryptSecret } from '../config/secrets-encryption.ts';
 import type { NotificationsConfig, SmtpSettings, TwilioSettings } from '../config/config.ts';
 import { NotificationProviderSetting } from '../db/entities/index.ts';
 import type { ProviderKind } from '../domain/backoffice-providers.ts';

@@ -57,7 +57,7 @@ export const AppUserSchema = defineEntity({
     roleId: p.uuid(),
     teamId: p.uuid().nullable(),
     language: p.string().default('en'),
-    /** The authenticator-app secret, encrypted (api/security/encryption.ts); null: no TOTP. */
+    /** The authenticator-app secret, encrypted (config/secrets-encryption.ts); null: no TOTP. */
     totpSecretEncrypted: p.string().hidden().nullable(),
     /** A secret being enrolled, until its first code confirms it. */
     totpPendingSecretEncrypted: p.string().hidden().nullable(),

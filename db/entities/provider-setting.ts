@@ -9,7 +9,7 @@ export const NotificationProviderSettingSchema = defineEntity({
     /** `smtp`, `sms` or `whatsapp`. */
     kind: p.string().primary(),
     settings: p.json<Record<string, unknown>>(),
-    /** The SMTP password or the Twilio auth token, encrypted (api/security/encryption.ts); null: none. */
+    /** The SMTP password or the Twilio auth token, encrypted (config/secrets-encryption.ts); null: none. */
     secretEncrypted: p.text().nullable(),
     updatedAt: p.datetime(),
     updatedByEmail: p.string().nullable(),

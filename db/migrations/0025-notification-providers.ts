@@ -1,7 +1,7 @@
 // The notification providers a platform administrator sets in the backoffice (docs/backoffice.md,
 // "Providers"): one row per provider kind (`smtp`, `sms`, `whatsapp`) with its settings, and its secret (the
 // SMTP password or the Twilio auth token) encrypted with the secrets key (AES-256-GCM,
-// api/security/encryption.ts). A row wins over the environment variables for its kind.
+// config/secrets-encryption.ts). A row wins over the environment variables for its kind.
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration0025NotificationProviders extends Migration {

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNotificationActivities } from '../../activities/notifications.ts';
-import { decryptSecret } from '../../api/security/encryption.ts';
+import { decryptSecret } from '../../config/secrets-encryption.ts';
 import { BackofficeAuditEvent, NotificationProviderSetting } from '../../db/entities/index.ts';
 import { type SignedInAdmin, signedInAdmin } from '../support/backoffice.ts';
 import { draftTwoSignerEnvelope, TEST_ENCRYPTION_KEY, testConfig } from '../support/context.ts';

@@ -1,12 +1,12 @@
 // Authenticator-app codes (TOTP, RFC 6238) of two-step verification (docs/accounts.md, "Two-step
 // verification"): SHA-1, six digits, 30-second steps, and a code of the step before or after the current one
 // accepted too (clocks drift, typing takes time). Secrets are 20 random bytes, shown once in base32 and stored
-// encrypted (AES-256-GCM, api/security/encryption.ts). A code is accepted once: the step it was made for must be
+// encrypted (AES-256-GCM, config/secrets-encryption.ts). A code is accepted once: the step it was made for must be
 // later than the last step accepted for the user (`app_user.totp_last_step`), claimed with one conditional
 // update, so the same code sent twice at once passes once.
 import { Secret, TOTP } from 'otpauth';
 import { AppUser } from '../../../db/entities/index.ts';
-import { decryptSecret, encryptSecret } from '../../security/encryption.ts';
+import { decryptSecret, encryptSecret } from '../../../config/secrets-encryption.ts';
 import type { DataContext, ServiceConfig } from '../context.ts';
 import { nowOf, type SessionClock } from './sessions.ts';
 

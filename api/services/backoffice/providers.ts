@@ -2,7 +2,7 @@
 // WhatsApp) uses now and where it comes from, a platform administrator's change (stored with its secret
 // encrypted, recorded in the backoffice audit log without the secret), and a test send to an address or number
 // the administrator types, answered with what the provider said.
-import { encryptSecret } from '../../../api/security/encryption.ts';
+import { encryptSecret } from '../../../config/secrets-encryption.ts';
 import { NotificationProviderSetting } from '../../../db/entities/index.ts';
 import type {
   ProviderKind,
