@@ -19,6 +19,7 @@ import {
   signerAction,
 } from '../notifications/messages.ts';
 import type { OutgoingMessage, SentMessage } from '../notifications/providers.ts';
+import { type StoredTexts, storedTemplate } from '../notifications/templates.ts';
 import type { SendNotificationRequest, SendNotificationResult } from '../workflows/notification-contracts.ts';
 import { whileHeartbeating } from './projection.ts';
 
@@ -133,7 +134,15 @@ export function createNotificationActivities(deps: { orm: Orm; config: Notificat
           envelopeTitle: envelope.title,
           ...content,
         } as Message;
-        const outgoing = outgoingMessage(message, channel, to, branding, organization.replyToEmail ?? null);
+        const template = await storedTemplate(em, message.kind, language);
+        const outgoing = outgoingMessage(
+          message,
+          template,
+          channel,
+          to,
+          branding,
+          organization.replyToEmail ?? null,
+        );
         sent = await deliver(em, route, outgoing, {
           kind: request.kind,
           signingLink: link,
@@ -280,13 +289,14 @@ async function contentOf(
 
 function outgoingMessage(
   message: Message,
+  template: StoredTexts | null,
   channel: MessageChannel,
   to: string,
   branding: Branding,
   replyTo: string | null,
 ): OutgoingMessage {
-  if (channel !== 'Email') return { channel, to, text: renderShortText(message) };
-  const email = renderEmail(message);
+  if (channel !== 'Email') return { channel, to, text: renderShortText(message, template) };
+  const email = renderEmail(message, template);
   return {
     channel,
     to,

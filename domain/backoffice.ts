@@ -45,6 +45,10 @@ export const RequestPlatformAdminOtpRequest = z
   .strictObject({
     email: EmailAddress,
     password: z.string().min(1, 'password is required').max(PASSWORD_MAX_LENGTH),
+    language: z
+      .enum(['en', 'he'], { message: 'language must be en or he' })
+      .optional()
+      .describe('The language of the emailed code: the sign-in page’s (English when absent)'),
   })
   .meta({ id: 'RequestPlatformAdminOtpRequest', ...APPLICATION_DOCUMENT_ONLY });
 

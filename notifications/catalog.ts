@@ -100,6 +100,12 @@ const en = {
   'account.registrationAttempt.button': 'Sign in',
   'account.registrationAttempt.note':
     'If this was you, sign in with your existing account, or reset your password if you forgot it. If it was not you, you need not do anything.',
+
+  'backoffice.code.subject': 'Your Sigil backoffice sign-in code',
+  'backoffice.code.intro':
+    'Your code to sign in to the Sigil backoffice is {code}. It works once, for {minutes} minutes.',
+  'backoffice.code.note':
+    'If you did not just sign in, someone knows your password: change it and tell another administrator.',
 };
 
 export type NotificationMessageKey = keyof typeof en;
@@ -189,6 +195,11 @@ const he: Record<NotificationMessageKey, string> = {
   'account.registrationAttempt.button': 'לכניסה',
   'account.registrationAttempt.note':
     'אם זה היית את/ה, היכנסו עם החשבון הקיים, או אפסו את הסיסמה אם שכחתם אותה. אם לא, אין צורך לעשות דבר.',
+
+  'backoffice.code.subject': 'קוד הכניסה שלך לממשק הניהול של Sigil',
+  'backoffice.code.intro':
+    'קוד הכניסה שלך לממשק הניהול של Sigil הוא {code}. הוא תקף פעם אחת, למשך {minutes} דקות.',
+  'backoffice.code.note': 'אם לא ניסית להיכנס הרגע, מישהו יודע את הסיסמה שלך: החליפו אותה והודיעו למנהל אחר.',
 };
 
 export const NOTIFICATION_MESSAGES: Record<NotificationLanguage, Record<NotificationMessageKey, string>> = {

@@ -2,6 +2,7 @@
 // WhatsApp, in the addressee's language (English or Hebrew; Hebrew HTML is `lang="he" dir="rtl"`), signed with
 // the organization's sender display name and closed with its footer. Every interpolated value is escaped
 // in HTML, and links must be http(s) URLs. No I/O: the worker and the API both render with these.
+import type { TemplateTexts } from '../domain/notification-templates.ts';
 import {
   NOTIFICATION_MESSAGES,
   type NotificationLanguage,
@@ -59,10 +60,22 @@ export function senderName(branding: Branding): string {
   return oneLine(branding.senderDisplayName?.trim() || branding.organizationName);
 }
 
-/** An email in the addressee's language. */
-export function renderEmail(message: Message): RenderedEmail {
+/**
+ * An email in the addressee's language: the texts a platform administrator stored for its kind and language
+ * (`template`, docs/backoffice.md "Notification templates") when given, else the built-in ones.
+ */
+export function renderEmail(message: Message, template?: TemplateTexts | null): RenderedEmail {
   const language = notificationLanguage(message.language);
   const t = translator(language);
+  if (template?.subject && template.body) {
+    return renderTemplateEmail(
+      language,
+      template,
+      messageValues(message),
+      message.branding,
+      buttonOf(message, t),
+    );
+  }
   const values = baseValues(message);
   return composeEmail(language, t, values, emailParts(message, t, values), message.branding);
 }
@@ -88,10 +101,43 @@ function composeEmail(
     footer,
   ].join('\n');
 
+  const paragraph = (content: string, style = PARAGRAPH) => `<p style="${style}">${content}</p>`;
+  const blocks = [
+    paragraph(escapeHtml(t('email.greeting', values))),
+    ...parts.paragraphs.map((text) => paragraph(escapeHtml(text))),
+    ...(parts.action ? buttonBlocks(parts.action, t('email.linkHelp', values)) : []),
+    ...parts.notes.map((note) => paragraph(escapeHtml(note), SMALL_PRINT)),
+  ];
+  const html = emailDocument(language, subject, blocks, footer);
+  return { language, subject, text, html };
+}
+
+const PARAGRAPH = 'margin:0 0 16px;';
+const SMALL_PRINT = 'margin:0 0 16px;font-size:14px;color:#52525b;';
+
+/** The button of an email's link, and the same address written out for mail programs that hide buttons. */
+function buttonBlocks(action: { label: string; url: string }, linkHelp: string): string[] {
+  return [
+    `<p style="margin:24px 0;"><a href="${escapeHtml(action.url)}" style="display:inline-block;padding:12px 20px;` +
+      'background-color:#1d4ed8;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:bold;">' +
+      `${escapeHtml(action.label)}</a></p>`,
+    '<p style="margin:0 0 16px;font-size:13px;color:#52525b;">' +
+      `${escapeHtml(linkHelp)}<br>` +
+      `<a href="${escapeHtml(action.url)}" dir="ltr" style="color:#1d4ed8;word-break:break-all;">` +
+      `${escapeHtml(action.url)}</a></p>`,
+  ];
+}
+
+/** Every email's HTML page: the language's direction, the blocks given, a rule and the footer. */
+function emailDocument(
+  language: NotificationLanguage,
+  subject: string,
+  blocks: string[],
+  footer: string,
+): string {
   const direction = language === 'he' ? 'rtl' : 'ltr';
   const align = direction === 'rtl' ? 'right' : 'left';
-  const paragraph = (content: string, style = 'margin:0 0 16px;') => `<p style="${style}">${content}</p>`;
-  const html = [
+  return [
     '<!DOCTYPE html>',
     `<html lang="${language}" dir="${direction}">`,
     '<head>',
@@ -102,41 +148,16 @@ function composeEmail(
     '<body style="margin:0;padding:0;background-color:#f4f4f5;">',
     `<div dir="${direction}" style="max-width:560px;margin:0 auto;padding:32px 24px;background-color:#ffffff;` +
       `font-family:Arial,Helvetica,sans-serif;font-size:16px;line-height:1.5;color:#18181b;text-align:${align};">`,
-    paragraph(escapeHtml(t('email.greeting', values))),
-    ...parts.paragraphs.map((text) => paragraph(escapeHtml(text))),
-    ...(parts.action
-      ? [
-          paragraph(
-            `<a href="${escapeHtml(parts.action.url)}" style="display:inline-block;padding:12px 20px;` +
-              'background-color:#1d4ed8;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:bold;">' +
-              `${escapeHtml(parts.action.label)}</a>`,
-            'margin:24px 0;',
-          ),
-          paragraph(
-            `${escapeHtml(t('email.linkHelp', values))}<br>` +
-              `<a href="${escapeHtml(parts.action.url)}" dir="ltr" style="color:#1d4ed8;word-break:break-all;">` +
-              `${escapeHtml(parts.action.url)}</a>`,
-            'margin:0 0 16px;font-size:13px;color:#52525b;',
-          ),
-        ]
-      : []),
-    ...parts.notes.map((note) =>
-      paragraph(escapeHtml(note), 'margin:0 0 16px;font-size:14px;color:#52525b;'),
-    ),
+    ...blocks,
     '<hr style="border:none;border-top:1px solid #e4e4e7;margin:24px 0;">',
-    paragraph(
-      footer
-        .split(/\r?\n/)
-        .map((line) => escapeHtml(line))
-        .join('<br>'),
-      'margin:0;font-size:12px;color:#71717a;',
-    ),
+    `<p style="margin:0;font-size:12px;color:#71717a;">${footer
+      .split(/\r?\n/)
+      .map((line) => escapeHtml(line))
+      .join('<br>')}</p>`,
     '</div>',
     '</body>',
     '</html>',
   ].join('\n');
-
-  return { language, subject, text, html };
 }
 
 /** The emails of the business application's accounts (docs/accounts.md, "Emailed links"). */
@@ -171,7 +192,7 @@ const ACCOUNT_KEYS = {
 } as const;
 
 /** An account email in the addressee's language, in the same layout as every other email. */
-export function renderAccountEmail(message: AccountMessage): RenderedEmail {
+export function renderAccountEmail(message: AccountMessage, template?: TemplateTexts | null): RenderedEmail {
   const language = notificationLanguage(message.language);
   const t = translator(language);
   const values = {
@@ -182,6 +203,13 @@ export function renderAccountEmail(message: AccountMessage): RenderedEmail {
     inviter: oneLine(message.invitedBy ?? ''),
   };
   const key = ACCOUNT_KEYS[message.kind];
+  if (template?.subject && template.body) {
+    const link = safeUrl(message.link);
+    return renderTemplateEmail(language, template, { ...values, link }, message.branding, {
+      label: t(`account.${key}.button`, values),
+      url: link,
+    });
+  }
   const notes = [t(`account.${key}.note`, values)];
   if (message.kind === 'invite' && values.inviter) notes.unshift(t('account.invite.invitedBy', values));
   return composeEmail(
@@ -198,10 +226,11 @@ export function renderAccountEmail(message: AccountMessage): RenderedEmail {
   );
 }
 
-/** The SMS or WhatsApp text: one or two sentences with the link. */
-export function renderShortText(message: Message): string {
+/** The SMS or WhatsApp text: one or two sentences with the link; the stored text of `template` when given. */
+export function renderShortText(message: Message, template?: TemplateTexts | null): string {
   const language = notificationLanguage(message.language);
   const t = translator(language);
+  if (template?.sms) return fillTemplate(template.sms, messageValues(message, true));
   const values = { ...baseValues(message), title: shorten(oneLine(message.envelopeTitle), 60) };
   switch (message.kind) {
     case 'invitation':
@@ -351,4 +380,147 @@ function oneLine(value: string): string {
 
 function shorten(value: string, max: number): string {
   return value.length <= max ? value : `${value.slice(0, max - 1).trimEnd()}…`;
+}
+
+/** The sign-in code email of a platform administrator (docs/backoffice.md, "Signing in"); it carries no link. */
+export interface PlatformAdminCodeMessage {
+  language?: string | null;
+  recipientName: string;
+  code: string;
+  minutes: number;
+}
+
+/** The backoffice's own messages are signed by the platform, not by an organization. */
+const PLATFORM_BRANDING: Branding = { organizationName: 'Sigil', emailFooter: 'Sigil' };
+
+export function renderPlatformAdminCode(
+  message: PlatformAdminCodeMessage,
+  template?: TemplateTexts | null,
+): RenderedEmail {
+  const language = notificationLanguage(message.language);
+  const t = translator(language);
+  const values = {
+    language,
+    name: oneLine(message.recipientName),
+    code: message.code,
+    minutes: String(message.minutes),
+  };
+  if (template?.subject && template.body) {
+    return renderTemplateEmail(language, template, values, PLATFORM_BRANDING, null);
+  }
+  return composeEmail(
+    language,
+    t,
+    values,
+    {
+      subject: t('backoffice.code.subject', values),
+      paragraphs: [t('backoffice.code.intro', values)],
+      action: null,
+      notes: [t('backoffice.code.note', values)],
+    },
+    PLATFORM_BRANDING,
+  );
+}
+
+/**
+ * Every variable of a message's kind (domain/notification-templates.ts, TEMPLATE_RULES) with its value. `short`:
+ * the shortened title, decliner and reason of an SMS.
+ */
+export function messageValues(message: Message, short = false): Record<string, string> {
+  const values = baseValues(message);
+  const title = short ? shorten(values.title ?? '', 60) : (values.title ?? '');
+  const common = { ...values, title };
+  switch (message.kind) {
+    case 'invitation':
+    case 'reminder':
+      return {
+        ...common,
+        link: safeUrl(message.link),
+        deadline: message.expiresAt ? formatDate(message.expiresAt, values.language) : '',
+      };
+    case 'otp':
+      return { ...common, code: message.code, minutes: String(message.minutes) };
+    case 'completed':
+      return { ...common, link: safeUrl(message.link) };
+    case 'declined':
+      return {
+        ...common,
+        decliner: short ? shorten(oneLine(message.declinedBy), 60) : oneLine(message.declinedBy),
+        reason: short ? shorten(oneLine(message.reason), 200) : message.reason,
+        envelopeId: message.envelopeId,
+      };
+    case 'cancelled':
+      return { ...common, reason: message.reason?.trim() ?? '', envelopeId: message.envelopeId };
+  }
+}
+
+/** The button an envelope message's link gets, labelled as the built-in email labels it. */
+function buttonOf(message: Message, t: Translate): { label: string; url: string } | null {
+  const values = baseValues(message);
+  if (message.kind === 'invitation' || message.kind === 'reminder') {
+    return { label: t(`button.${message.action}`, values), url: safeUrl(message.link) };
+  }
+  if (message.kind === 'completed')
+    return { label: t('completed.button', values), url: safeUrl(message.link) };
+  return null;
+}
+
+/** A stored text with its variables filled in (values as they are: plain text, never HTML). */
+export function fillTemplate(text: string, values: Record<string, string>): string {
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    Object.hasOwn(values, name) ? (values[name] as string) : whole,
+  );
+}
+
+/**
+ * An email from stored texts. The body is plain text, paragraphs separated by blank lines: a paragraph that is
+ * only `{link}` becomes the button (with the address written out below it) and the paragraphs after the button
+ * are small print; a `{link}` inside a paragraph is a plain link. Every value is escaped in the HTML.
+ */
+export function renderTemplateEmail(
+  language: NotificationLanguage,
+  template: TemplateTexts,
+  values: Record<string, string>,
+  branding: Branding,
+  button: { label: string; url: string } | null,
+): RenderedEmail {
+  const t = translator(language);
+  const footer = branding.emailFooter?.trim() || t('email.footerDefault', values);
+  const subject = oneLine(fillTemplate(template.subject ?? '', values));
+  const paragraphs = (template.body ?? '')
+    .replace(/\r\n?/g, '\n')
+    .split(/\n[ \t]*\n/)
+    .map((paragraph) => paragraph.trim())
+    .filter((paragraph) => paragraph !== '');
+  const text = [...paragraphs.map((paragraph) => fillTemplate(paragraph, values)), `--\n${footer}`].join(
+    '\n\n',
+  );
+
+  let afterButton = false;
+  const blocks = paragraphs.flatMap((paragraph) => {
+    if (paragraph === '{link}' && button) {
+      afterButton = true;
+      return buttonBlocks(button, t('email.linkHelp', values));
+    }
+    const html = paragraph
+      .split('\n')
+      .map((line) => templateLineHtml(line, values))
+      .join('<br>');
+    return [`<p style="${afterButton ? SMALL_PRINT : PARAGRAPH}">${html}</p>`];
+  });
+  return { language, subject, text, html: emailDocument(language, subject, blocks, footer) };
+}
+
+/** One line of a stored body as HTML: its words and values escaped, `{link}` as a link. */
+function templateLineHtml(line: string, values: Record<string, string>): string {
+  return line
+    .split(/(\{\w+\})/)
+    .map((part) => {
+      const name = /^\{(\w+)\}$/.exec(part)?.[1];
+      if (name === undefined || !Object.hasOwn(values, name)) return escapeHtml(part);
+      const value = values[name] as string;
+      if (name !== 'link') return escapeHtml(value);
+      return `<a href="${escapeHtml(value)}" dir="ltr" style="color:#1d4ed8;word-break:break-all;">${escapeHtml(value)}</a>`;
+    })
+    .join('');
 }

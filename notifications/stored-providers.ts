@@ -4,8 +4,8 @@
 // to the next one without a restart; the providers themselves are reused while the settings stay the same
 // (providers.ts).
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { decryptSecret } from '../config/secrets-encryption.ts';
 import type { NotificationsConfig, SmtpSettings, TwilioSettings } from '../config/config.ts';
+import { decryptSecret } from '../config/secrets-encryption.ts';
 import { NotificationProviderSetting } from '../db/entities/index.ts';
 import type { ProviderKind } from '../domain/backoffice-providers.ts';
 import { NotificationError } from './errors.ts';

@@ -6,6 +6,7 @@ import { authRouter } from './procedures/auth.ts';
 import { backofficeAdminsRouter } from './procedures/backoffice-admins.ts';
 import { backofficeOrganizationsRouter } from './procedures/backoffice-organizations.ts';
 import { backofficeProvidersRouter } from './procedures/backoffice-providers.ts';
+import { backofficeTemplatesRouter } from './procedures/backoffice-templates.ts';
 import { billingRouter } from './procedures/billing.ts';
 import { bulkSendsRouter } from './procedures/bulk-sends.ts';
 import { contactsRouter } from './procedures/contacts.ts';
@@ -60,6 +61,7 @@ export const appRouter = router({
   backofficeOrganizations: backofficeOrganizationsRouter,
   // The backoffice's notification providers: SMTP, SMS and WhatsApp, with test sends.
   backofficeProviders: backofficeProvidersRouter,
+  backofficeTemplates: backofficeTemplatesRouter,
 });
 
 export type AppRouter = typeof appRouter;

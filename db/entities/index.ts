@@ -23,6 +23,7 @@ import { SmsCreditGrantSchema } from './credits.ts';
 import { DevNotificationSchema } from './dev-notification.ts';
 import { AuditEventSchema, EnvelopeFieldValueSchema, EnvelopeSchema, RecipientSchema } from './envelope.ts';
 import { NotificationSchema } from './notification.ts';
+import { NotificationTemplateSchema } from './notification-template.ts';
 import { OAuthAccessTokenSchema, OAuthClientSchema, OAuthClientSecretSchema } from './oauth-client.ts';
 import { OrganizationSchema, PlanSchema } from './organization.ts';
 import { OtpCodeSchema, SignerSessionSchema } from './otp.ts';
@@ -41,6 +42,7 @@ export * from './credits.ts';
 export * from './dev-notification.ts';
 export * from './envelope.ts';
 export * from './notification.ts';
+export * from './notification-template.ts';
 export * from './oauth-client.ts';
 export * from './organization.ts';
 export * from './otp.ts';
@@ -95,4 +97,5 @@ export const entities = [
   BackofficeAuditEventSchema,
   SmsCreditGrantSchema,
   NotificationProviderSettingSchema,
+  NotificationTemplateSchema,
 ];

@@ -194,6 +194,9 @@ describe('the backoffice pages for administrators', () => {
     expect(await page.getByTestId('signed-in-admin').textContent()).toContain('Dana Levi');
     expect(await nav(page).getByRole('link').allTextContents()).toEqual([
       'Overview',
+      'Organizations',
+      'Providers',
+      'Notification templates',
       'Administrators',
       'Security',
       'Audit log',
@@ -442,6 +445,9 @@ describe('the backoffice pages for administrators', () => {
     // The overview, then sign-out: back to the sign-in, and the pages need signing in again.
     await goTo(page, 'Overview', '/backoffice');
     expect(await page.getByTestId('backoffice-areas').getByRole('link').allTextContents()).toEqual([
+      'Organizations',
+      'Providers',
+      'Notification templates',
       'Administrators',
       'Security',
       'Audit log',
@@ -504,7 +510,7 @@ describe('the backoffice pages for administrators', () => {
           expect(await page.locator('#backoffice-nav').isVisible()).toBe(false);
           await page.getByRole('button', { name: 'Menu' }).click();
           await eventually(() => page.locator('#backoffice-nav').isVisible()).toBe(true);
-          expect(await page.locator('#backoffice-nav a').count()).toBe(4);
+          expect(await page.locator('#backoffice-nav a').count()).toBe(7);
           expect(await pageWidth(page)).toBeLessThanOrEqual(viewport.width);
           await expectAccessible(page, `menu (${language}, ${device})`);
           await browser.screenshot(page, `backoffice-menu-${language}-${device}`);

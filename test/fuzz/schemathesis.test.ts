@@ -679,6 +679,8 @@ const PLATFORM_WIDE = [
   'PUT /api/backoffice/smtp',
   'PUT /api/backoffice/sms',
   'PUT /api/backoffice/whatsapp',
+  // So do the notification templates (backoffice-templates.test.ts tests them on a database of its own).
+  'PUT /api/backoffice/notification-templates',
 ];
 
 function expectClean(result: SchemathesisResult) {

@@ -13,10 +13,10 @@ import { Secret, TOTP } from 'otpauth';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../../api/app.ts';
-import { decryptSecret } from '../../config/secrets-encryption.ts';
 import { hashPassword } from '../../api/security/passwords.ts';
 import { SESSION_COOKIE } from '../../api/services/accounts/sessions.ts';
 import { createOrganization } from '../../api/services/organizations/create-organization.ts';
+import { decryptSecret } from '../../config/secrets-encryption.ts';
 import { AppUser, Organization, Role } from '../../db/entities/index.ts';
 import { openTestContext, TEST_ENCRYPTION_KEY, type TestContext, testConfig } from '../support/context.ts';
 

@@ -1510,12 +1510,14 @@ const ALLOWLIST_ROUTES = new Set([
  * files running next to this one send messages. test/integration/backoffice-providers.test.ts fuzzes their
  * text (NUL, control characters, lone surrogates) on a database of its own.
  */
-const PROVIDER_ROUTES = new Set(
-  ['smtp', 'sms', 'whatsapp'].flatMap((kind) => [
+const PROVIDER_ROUTES = new Set([
+  ...['smtp', 'sms', 'whatsapp'].flatMap((kind) => [
     `PUT /api/backoffice/${kind}`,
     `POST /api/backoffice/${kind}/test`,
   ]),
-);
+  // Stored templates apply to every message of the platform too (backoffice-templates.test.ts, own database).
+  'PUT /api/backoffice/notification-templates',
+]);
 
 function backofficeActor() {
   return {

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { get } from 'svelte/store';
 import { addMessages, format, init, locale } from 'svelte-i18n';
 import { describe, expect, it } from 'vitest';
+import { TEMPLATE_KINDS, TEMPLATE_RULES } from '../../domain/notification-templates.ts';
 import {
   BULK_SEND_ROW_STATUSES,
   BULK_SEND_STATUSES,
@@ -103,6 +104,9 @@ describe('web app catalogs', () => {
     for (const key of used) expect(keys, key).toContain(key);
     // Keys built from a value: every value has its message.
     expect([...prefixes].sort()).toEqual([
+      'backoffice.templates.about.',
+      'backoffice.templates.kind.',
+      'backoffice.templates.variable.',
       'bulk.rowStatus.',
       'bulk.runStatus.',
       'bulk.workflowHint.',
@@ -120,6 +124,13 @@ describe('web app catalogs', () => {
       'webhooks.status.',
     ]);
     for (const status of WEBHOOK_DELIVERY_STATUSES) expect(keys).toContain(`webhooks.status.${status}`);
+    for (const kind of TEMPLATE_KINDS) {
+      expect(keys).toContain(`backoffice.templates.kind.${kind}`);
+      expect(keys).toContain(`backoffice.templates.about.${kind}`);
+      for (const variable of TEMPLATE_RULES[kind].variables) {
+        expect(keys).toContain(`backoffice.templates.variable.${variable}`);
+      }
+    }
     for (const channel of DELIVERY_CHANNELS) expect(keys).toContain(`documents.channel.${channel}`);
     for (const status of BULK_SEND_STATUSES) expect(keys).toContain(`bulk.runStatus.${status}`);
     for (const status of BULK_SEND_ROW_STATUSES) expect(keys).toContain(`bulk.rowStatus.${status}`);

@@ -14,6 +14,7 @@ import type { Organization } from '../../../db/entities/index.ts';
 import { deliver, deliveryContext, routeFor } from '../../../notifications/deliver.ts';
 import { NotificationError } from '../../../notifications/errors.ts';
 import { type AccountEmailKind, renderAccountEmail, senderName } from '../../../notifications/messages.ts';
+import { storedTemplate } from '../../../notifications/templates.ts';
 import type { ServiceConfig } from '../context.ts';
 
 export type { AccountEmailKind };
@@ -66,15 +67,18 @@ export async function sendAccountEmail(
     senderDisplayName: organization.senderDisplayName ?? null,
     emailFooter: organization.emailFooter ?? null,
   };
-  const email = renderAccountEmail({
-    kind: message.kind,
-    language: message.language,
-    branding,
-    recipientName: message.fullName,
-    email: message.to,
-    link: message.link,
-    invitedBy: message.invitedBy ?? null,
-  });
+  const email = renderAccountEmail(
+    {
+      kind: message.kind,
+      language: message.language,
+      branding,
+      recipientName: message.fullName,
+      email: message.to,
+      link: message.link,
+      invitedBy: message.invitedBy ?? null,
+    },
+    await storedTemplate(ctx.em, message.kind, message.language),
+  );
   try {
     const route = routeFor(await deliveryContext(ctx.em, ctx.config), 'Email');
     const sent = await deliver(

@@ -5,8 +5,8 @@
 // later than the last step accepted for the user (`app_user.totp_last_step`), claimed with one conditional
 // update, so the same code sent twice at once passes once.
 import { Secret, TOTP } from 'otpauth';
-import { AppUser } from '../../../db/entities/index.ts';
 import { decryptSecret, encryptSecret } from '../../../config/secrets-encryption.ts';
+import { AppUser } from '../../../db/entities/index.ts';
 import type { DataContext, ServiceConfig } from '../context.ts';
 import { nowOf, type SessionClock } from './sessions.ts';
 

@@ -10,7 +10,8 @@ import { createHash, randomInt, randomUUID, timingSafeEqual } from 'node:crypto'
 import { PlatformAdmin, PlatformAdminCode } from '../../../db/entities/index.ts';
 import { BACKOFFICE_SECURITY } from '../../../domain/backoffice.ts';
 import { deliver, deliveryContext, routeFor } from '../../../notifications/deliver.ts';
-import { escapeHtml } from '../../../notifications/messages.ts';
+import { renderPlatformAdminCode } from '../../../notifications/messages.ts';
+import { storedTemplate } from '../../../notifications/templates.ts';
 import { ServiceUnavailable, Unauthorized } from '../../errors.ts';
 import { PADDING_PASSWORD_HASH, verifyPassword } from '../../security/passwords.ts';
 import { checkLoginThrottle, clearLoginThrottle, recordLoginFailure } from '../accounts/login-throttle.ts';
@@ -43,7 +44,7 @@ const codeHashOf = (codeId: string, code: string) =>
 /** The first step: the right address and password email a new code. */
 export async function requestPlatformAdminOtp(
   ctx: SignInContext,
-  input: { email: string; password: string },
+  input: { email: string; password: string; language?: 'en' | 'he' | undefined },
   visitor: Visitor,
 ): Promise<{ sent: true; expiresAt: string }> {
   const email = input.email.toLowerCase();
@@ -98,19 +99,29 @@ export async function requestPlatformAdminOtp(
       },
     );
   });
-  await sendCode(ctx, admin, code);
+  await sendCode(ctx, admin, code, input.language ?? 'en');
   return { sent: true, expiresAt: expiresAt.toISOString() };
 }
 
-/** The code email: English, plain, naming the code and its lifetime; it carries no link. */
-async function sendCode(ctx: SignInContext, admin: PlatformAdmin, code: string): Promise<void> {
-  const minutes = BACKOFFICE_SECURITY.codeLifetimeMinutes;
-  const subject = 'Your Sigil backoffice sign-in code';
-  const lines = [
-    `Hello ${admin.fullName.replace(/[\r\n]+/g, ' ')},`,
-    `Your code to sign in to the Sigil backoffice is ${code}. It works once, for ${minutes} minutes.`,
-    'If you did not just sign in, someone knows your password: change it and tell another administrator.',
-  ];
+/**
+ * The code email, in the sign-in page's language, from the stored `platform_admin_code` template when there is
+ * one (docs/backoffice.md, "Notification templates"); it carries no link.
+ */
+async function sendCode(
+  ctx: SignInContext,
+  admin: PlatformAdmin,
+  code: string,
+  language: string,
+): Promise<void> {
+  const email = renderPlatformAdminCode(
+    {
+      language,
+      recipientName: admin.fullName,
+      code,
+      minutes: BACKOFFICE_SECURITY.codeLifetimeMinutes,
+    },
+    await storedTemplate(ctx.em, 'platform_admin_code', language),
+  );
   try {
     await deliver(
       ctx.em.fork(),
@@ -118,13 +129,13 @@ async function sendCode(ctx: SignInContext, admin: PlatformAdmin, code: string):
       {
         channel: 'Email',
         to: admin.email,
-        text: lines.join('\n\n'),
+        text: email.text,
         email: {
-          subject,
-          html: `<!doctype html><html lang="en"><body>${lines.map((line) => `<p>${escapeHtml(line)}</p>`).join('')}</body></html>`,
+          subject: email.subject,
+          html: email.html,
           fromName: 'Sigil',
           replyTo: null,
-          language: 'en',
+          language: email.language,
         },
       },
       { kind: 'platform_admin_code', otpCode: code },

@@ -8,6 +8,7 @@
 // Hashing still keeps codes out of plain sight in queries, dumps and backups, and keying by the row id
 // means no single precomputed table of a million hashes fits every row.
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import type { TemplateTexts } from '../../../domain/notification-templates.ts';
 import { type AuthenticationMethod, OTP_DIGITS } from '../../../domain/vocabulary.ts';
 import { renderShortText } from '../../../notifications/messages.ts';
 
@@ -61,14 +62,22 @@ export function maskPhone(phone: string): string {
  * The text message with the code, in the recipient's language (English when it has no translation), from
  * the notification catalog (notifications/catalog.ts). `senderName`: the organization's sender display name.
  */
-export function codeMessage(language: string, senderName: string, code: string): string {
-  return renderShortText({
-    kind: 'otp',
-    code,
-    minutes: OTP_POLICY.codeLifetimeMs / 60_000,
-    language,
-    branding: { organizationName: senderName },
-    recipientName: '',
-    envelopeTitle: '',
-  });
+export function codeMessage(
+  language: string,
+  senderName: string,
+  code: string,
+  template?: TemplateTexts | null,
+): string {
+  return renderShortText(
+    {
+      kind: 'otp',
+      code,
+      minutes: OTP_POLICY.codeLifetimeMs / 60_000,
+      language,
+      branding: { organizationName: senderName },
+      recipientName: '',
+      envelopeTitle: '',
+    },
+    template,
+  );
 }

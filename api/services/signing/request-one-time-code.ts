@@ -17,6 +17,7 @@ import {
 import { NotificationError, redactedMessage } from '../../../notifications/errors.ts';
 import { senderName } from '../../../notifications/messages.ts';
 import type { SentMessage } from '../../../notifications/providers.ts';
+import { storedTemplate } from '../../../notifications/templates.ts';
 import { recipientAuthenticationUpdate, type SignerActionOrigin } from '../../../workflows/contracts.ts';
 import { Conflict, RateLimited, ServiceUnavailable } from '../../errors.ts';
 import type { ServiceContext } from '../context.ts';
@@ -74,6 +75,7 @@ export async function requestOneTimeCode(
       session.language,
       senderName({ organizationName: organization.name, senderDisplayName: organization.senderDisplayName }),
       code,
+      await storedTemplate(ctx.em, 'otp', session.language),
     ),
   };
   // The notification record shares the code's id.

@@ -20,6 +20,17 @@ export const AUDIT_ACTION_KEYS: Record<string, string> = {
   'allowed_domain.created': 'backoffice.audit.action.domainAdded',
   'allowed_domain.changed': 'backoffice.audit.action.domainChanged',
   'allowed_domain.removed': 'backoffice.audit.action.domainRemoved',
+  'notification_template.updated': 'backoffice.audit.action.templateUpdated',
+  'notification_template.reset': 'backoffice.audit.action.templateReset',
+  'organization.updated': 'backoffice.audit.action.organizationUpdated',
+  'organization.deleted': 'backoffice.audit.action.organizationDeleted',
+  'organization.credits_granted': 'backoffice.audit.action.creditsGranted',
+  'provider.smtp.updated': 'backoffice.audit.action.smtpUpdated',
+  'provider.sms.updated': 'backoffice.audit.action.smsUpdated',
+  'provider.whatsapp.updated': 'backoffice.audit.action.whatsappUpdated',
+  'provider.smtp.tested': 'backoffice.audit.action.smtpTested',
+  'provider.sms.tested': 'backoffice.audit.action.smsTested',
+  'provider.whatsapp.tested': 'backoffice.audit.action.whatsappTested',
 };
 
 export const ACTOR_KIND_KEYS: Record<AuditEvent['actor']['kind'], string> = {
@@ -82,6 +93,9 @@ export function targetOf(event: AuditEvent): AuditTarget {
       return { kind: 'text', text: text(details.domain) };
     case 'allowed_domain.changed':
       return { kind: 'text', text: text(details.after) };
+    case 'notification_template.updated':
+    case 'notification_template.reset':
+      return { kind: 'text', text: `${text(details.kind)} (${text(details.language)})` };
     default:
       return { kind: 'none' };
   }
@@ -129,6 +143,11 @@ export function detailsText(event: AuditEvent, t: Translate, formatTime: (iso: s
     }
     case 'allowed_domain.changed':
       return `${text(details.before)} → ${text(details.after)}`;
+    case 'notification_template.reset':
+      return '';
+    case 'notification_template.updated':
+      // The texts themselves are long: the log names which changed.
+      return Array.isArray(details.changed) ? details.changed.map(text).join(', ') : '';
     default:
       return Object.entries(details)
         .map(([name, value]) => `${name}: ${text(value)}`)

@@ -212,4 +212,8 @@ export const APP_ROUTES = {
   'backofficeProviders.whatsapp': { method: 'GET', path: '/api/backoffice/whatsapp' },
   'backofficeProviders.updateWhatsapp': { method: 'PUT', path: '/api/backoffice/whatsapp' },
   'backofficeProviders.testWhatsapp': { method: 'POST', path: '/api/backoffice/whatsapp/test' },
+  // The backoffice's notification templates (docs/backoffice.md, "Notification templates").
+  'backofficeTemplates.list': { method: 'GET', path: '/api/backoffice/notification-templates' },
+  'backofficeTemplates.update': { method: 'PUT', path: '/api/backoffice/notification-templates' },
+  'backofficeTemplates.preview': { method: 'POST', path: '/api/backoffice/notification-templates/preview' },
 } as const satisfies Record<AppProcedurePath, AppRoute>;

@@ -1,0 +1,41 @@
+// What the backoffice's providers page shares (docs/backoffice.md, "Providers"): the server's shapes
+// (domain/backoffice-providers.ts, imported as types only: the browser bundle gets no zod), where a kind's
+// settings come from in words with its badge tone, and the senders' formats the forms check before the
+// server does again.
+import type { z } from 'zod';
+import type * as providers from '../../../../domain/backoffice-providers.ts';
+
+export type ProviderKind = providers.ProviderKind;
+export type ProviderSource = (typeof providers.PROVIDER_SOURCES)[number];
+export type SmtpSettings = z.output<typeof providers.SmtpSettingsView>;
+export type TwilioSettings = z.output<typeof providers.TwilioSettingsView>;
+export type ProviderTestResult = z.output<typeof providers.ProviderTestResult>;
+export type SmtpChange = z.input<typeof providers.UpdateSmtpSettingsRequest>;
+export type TwilioChange = z.input<typeof providers.UpdateSmsSettingsRequest>;
+
+export const SOURCE_KEYS: Record<ProviderSource, string> = {
+  database: 'backoffice.providers.source.database',
+  environment: 'backoffice.providers.source.environment',
+  none: 'backoffice.providers.source.none',
+};
+
+export const SOURCE_HINT_KEYS: Record<ProviderSource, string> = {
+  database: 'backoffice.providers.sourceHint.database',
+  environment: 'backoffice.providers.sourceHint.environment',
+  none: 'backoffice.providers.sourceHint.none',
+};
+
+export const SOURCE_TONES: Record<ProviderSource, string> = {
+  database: 'good',
+  environment: 'info',
+  none: 'warn',
+};
+
+/** A phone number in E.164 form (+14155550100), as the server checks it. */
+export const E164 = /^\+[1-9]\d{6,14}$/;
+/** A Twilio account SID: AC and 32 hexadecimal digits. */
+export const ACCOUNT_SID = /^AC[0-9a-fA-F]{32}$/;
+/** A Twilio Messaging Service SID: MG and 32 hexadecimal digits (an SMS sender). */
+export const MESSAGING_SERVICE_SID = /^MG[0-9a-fA-F]{32}$/;
+/** The longest secret (SMTP password, Twilio auth token) the server stores. */
+export const SECRET_MAX = 500;
