@@ -59,9 +59,11 @@ const DECLINE_REASONS = [
 ];
 
 /**
- * The organization's audit events, about `total` of them: each envelope gets its lifecycle's events (created,
- * sent, per recipient opened / verified / completed, then how it ended) and, to reach the total, as many
- * reminders-like "opened" events again as its share allows. One statement per CHUNK envelopes.
+ * The organization's audit events, exactly `total` of them (at least one per envelope): a draft gets its
+ * creation; every other envelope its lifecycle's events (created, sent, per recipient opened / verified /
+ * completed, then how it ended) and, to reach the total, as many reminders-like "opened" events again as its
+ * share allows — the shares of the envelopes that are not drafts differ by at most one. One statement per CHUNK
+ * envelopes.
  */
 async function seedAuditEvents(db: pg.Client, organizationId: string, total: number): Promise<number> {
   const started = performance.now();
@@ -69,13 +71,26 @@ async function seedAuditEvents(db: pg.Client, organizationId: string, total: num
     organizationId,
   ]);
   const envelopes = (rows[0] as { n: number }).n;
-  const perEnvelope = Math.max(1, Math.round(total / Math.max(1, envelopes)));
   await db.query('drop table if exists seed_order');
+  // i: the envelope's place in the organization; j: its place among the drafts, or among the others.
   await db.query(
     `create temp table seed_order as
-       select id, row_number() over (order by created_at, id) as i from envelope where organization_id = $1`,
+       select id, row_number() over (order by created_at, id) as i,
+              row_number() over (partition by coalesce(previous_status, status) = 'Draft'
+                                 order by created_at, id) as j,
+              coalesce(previous_status, status) = 'Draft' as draft
+       from envelope where organization_id = $1`,
     [organizationId],
   );
+  const { rows: counted } = await db.query(
+    'select count(*) filter (where draft)::int as drafts from seed_order',
+  );
+  const drafts = (counted[0] as { drafts: number }).drafts;
+  const others = envelopes - drafts;
+  const share = Math.max(0, total - drafts);
+  // Every envelope that is not a draft gets `perEnvelope` events, the first `extra` of them one more.
+  const perEnvelope = others > 0 ? Math.max(2, Math.floor(share / others)) : 1;
+  const extra = others > 0 && share >= 2 * others ? share - perEnvelope * others : 0;
   let written = 0;
   for (let from = 1; from <= envelopes; from += CHUNK) {
     const to = Math.min(envelopes, from + CHUNK - 1);
@@ -107,12 +122,12 @@ async function seedAuditEvents(db: pg.Client, organizationId: string, total: num
                 (coalesce(e.completed_at, least(now(), e.expires_at)) - e.created_at)
        from (
          select e.*, coalesce(e.previous_status, e.status) as phase,
-                case when coalesce(e.previous_status, e.status) = 'Draft' then 1 else $3::int end as last
+                case when o.draft then 1 else $3::int + (o.j <= $6::int)::int end as last
          from seed_order o join envelope e on e.id = o.id
          where o.i between $4::int and $5::int
        ) as e
        cross join lateral generate_series(1, e.last) as k`,
-      [DECLINE_REASONS, DECLINE_REASONS.length, perEnvelope, from, to],
+      [DECLINE_REASONS, DECLINE_REASONS.length, perEnvelope, from, to, extra],
     );
     written += inserted.rowCount ?? 0;
     say(

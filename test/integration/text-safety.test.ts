@@ -1219,6 +1219,24 @@ const RECIPES: Record<string, RouteRecipe> = {
     },
   },
 
+  // ---- Notification templates (docs/backoffice.md): the preview renders the texts and stores nothing (the PUT
+  // is fuzzed on a database of its own). A fuzzed body or SMS text lacks the link and is refused naming it; an
+  // accepted subject comes back in the rendered email exactly. ----
+  'POST /api/backoffice/notification-templates/preview': {
+    base: async () => ({
+      body: {
+        kind: 'completed',
+        language: 'en',
+        subject: 'Done',
+        body: 'Get them: {link}',
+        sms: 'Done: {link}',
+      },
+      cookie: await backofficeCookie(),
+    }),
+    readBack: async (answer, target) =>
+      (answer.body as Record<string, unknown>)[target.path[0] === 'sms' ? 'sms' : 'subject'],
+  },
+
   // ---- Bulk send (docs/bulk-send.md), as the owner ----
   // A fuzzed `csv` is refused as a field PostgreSQL cannot store or as a file whose header names no column of the
   // template (400 `invalid_csv`, naming body.csv); a fuzzed role name is not a role of the template (400 naming
