@@ -81,6 +81,10 @@ export function createFinalizeActivities(deps: { orm: Orm }) {
         { orderBy: { signingOrder: 'asc' } },
       );
       const events = await em.find(AuditEvent, { envelopeId: envelope.id }, { orderBy: { sequence: 'asc' } });
+      const [chain] = await em.execute<{ head: string | null; events: number }[]>(
+        `select encode(audit_chain_head, 'hex') as head, audit_chain_length as events from envelope where id = ?`,
+        [envelope.id],
+      );
       const organization = await em.findOneOrFail(Organization, { id: envelope.organizationId });
       const completedAt = new Date(request.completedAt);
       heartbeat('loaded');
@@ -112,6 +116,7 @@ export function createFinalizeActivities(deps: { orm: Orm }) {
           },
           document: { filename: source.filename, sha256: source.sha256, pageCount: template.pageCount },
           finalPdfSha256: sha256(finalPdf),
+          auditChain: chain?.head ? { head: chain.head, events: chain.events } : null,
           recipients: recipients.map((r) => ({
             id: r.id,
             fullName: r.fullName,

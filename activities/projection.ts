@@ -5,6 +5,7 @@
 // "When a transition cannot be recorded"); `recordProjectionFailure` then marks the envelope row.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import { appendAuditEvent } from '../db/audit-chain.ts';
 import type { Orm } from '../db/orm.ts';
 import { queueWebhookEventDeliveries } from '../db/webhook-deliveries.ts';
 import { sanitizeText } from '../domain/text.ts';
@@ -108,20 +109,15 @@ async function project(orm: Orm, transition: EnvelopeTransition): Promise<Projec
         'EnvelopeNotFound',
       );
     }
-    await tx.execute(
-      `insert into audit_event (id, envelope_id, organization_id, sequence, type, recipient_id, data, occurred_at)
-           values (gen_random_uuid(), ?, ?, ?, ?, ?, ?::jsonb, ?)
-           on conflict (envelope_id, sequence) do nothing`,
-      [
-        transition.envelopeId,
-        transition.organizationId,
-        transition.sequence,
-        transition.event.type,
-        transition.event.recipientId,
-        JSON.stringify(transition.event.data),
-        transition.occurredAt,
-      ],
-    );
+    await appendAuditEvent(tx, {
+      envelopeId: transition.envelopeId,
+      organizationId: transition.organizationId,
+      sequence: transition.sequence,
+      type: transition.event.type,
+      recipientId: transition.event.recipientId,
+      data: transition.event.data,
+      occurredAt: transition.occurredAt,
+    });
     const deliveryIds = transition.webhooks ? await queueWebhooks(tx, transition) : undefined;
     if (envelope.projected_sequence >= transition.sequence) return { applied: false, deliveryIds };
 

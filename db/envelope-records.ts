@@ -5,6 +5,7 @@
 // events get distinct numbers.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { RECORD_EVENT_SEQUENCE_BASE, type RecordEventType } from '../domain/document-lifecycle.ts';
+import { appendAuditEvent } from './audit-chain.ts';
 
 export interface RecordEvent {
   envelopeId: string;
@@ -19,22 +20,19 @@ export interface RecordEvent {
  * (from RECORD_EVENT_SEQUENCE_BASE + 1 up). The caller holds the envelope's row lock.
  */
 export async function recordEnvelopeEvent(em: EntityManager, event: RecordEvent): Promise<void> {
-  await em.execute(
-    `insert into audit_event (id, envelope_id, organization_id, sequence, type, recipient_id, data, occurred_at)
-     select gen_random_uuid(), ?, ?, coalesce(max(sequence), ?) + 1, ?, null, ?::jsonb, ?
-       from audit_event
-      where envelope_id = ? and sequence > ?`,
-    [
-      event.envelopeId,
-      event.organizationId,
-      RECORD_EVENT_SEQUENCE_BASE,
-      event.type,
-      JSON.stringify(event.data),
-      event.occurredAt,
-      event.envelopeId,
-      RECORD_EVENT_SEQUENCE_BASE,
-    ],
+  const [last] = await em.execute<{ sequence: number }[]>(
+    'select coalesce(max(sequence), ?)::int as sequence from audit_event where envelope_id = ? and sequence > ?',
+    [RECORD_EVENT_SEQUENCE_BASE, event.envelopeId, RECORD_EVENT_SEQUENCE_BASE],
   );
+  await appendAuditEvent(em, {
+    envelopeId: event.envelopeId,
+    organizationId: event.organizationId,
+    sequence: (last?.sequence ?? RECORD_EVENT_SEQUENCE_BASE) + 1,
+    type: event.type,
+    recipientId: null,
+    data: event.data,
+    occurredAt: event.occurredAt,
+  });
 }
 
 /** The moment after which a deleted envelope's files are purged. */

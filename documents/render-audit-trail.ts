@@ -99,6 +99,8 @@ export interface RenderAuditTrailInput {
   };
   document: { filename: string; sha256: string; pageCount: number };
   finalPdfSha256: string;
+  /** The hash chain through the audit events as it stood when the trail was made (docs/audit-chain.md). */
+  auditChain?: { head: string; events: number } | null;
   recipients: AuditTrailRecipient[];
   events: AuditTrailEvent[];
   /** Listed in their own section when there are any. */
@@ -758,6 +760,15 @@ export async function renderAuditTrail(input: RenderAuditTrailInput): Promise<Ui
     [t('audit.pages'), String(document.pageCount), 'ltr'],
     [t('audit.originalSha'), document.sha256, 'ltr'],
     [t('audit.finalSha'), input.finalPdfSha256, 'ltr'],
+    ...(input.auditChain
+      ? [
+          [
+            t('audit.chainHead', { count: input.auditChain.events }),
+            input.auditChain.head,
+            'ltr',
+          ] satisfies KeyValue,
+        ]
+      : []),
   ]);
 
   await report.table(

@@ -41,6 +41,8 @@ const USAGE = `Usage: sigil <command> [options] [--json]
                   envelopes whose projection to PostgreSQL is parked or behind (default: 60 s)
   envelope resume-projection --org ORG_ID --envelope ENVELOPE_ID [--sanitize]
                   projects a parked envelope's queued transitions again once the cause is repaired
+  envelope verify-audit --org ORG_ID --envelope ENVELOPE_ID
+                  recomputes the hash chain through the envelope's audit events (exit 1 when broken)
 ${WEBHOOK_CLI_USAGE}${PLATFORM_ADMIN_CLI_USAGE}
 Connects to DATABASE_URL (default: the embedded PostgreSQL of \`npm start\`) and, for the envelope commands
 and webhook test and replay, TEMPORAL_ADDRESS (default: the dev server of \`npm start\`). --json prints
@@ -370,6 +372,16 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
     return {
       json: { envelopeId: state.envelopeId, state },
       text: `envelope ${state.envelopeId}: projection resumed, every queued transition is recorded (${state.status})`,
+    };
+  },
+
+  'envelope verify-audit': async (values, runtime) => {
+    const chain = await (
+      await import('../services/envelopes/verify-audit-chain.ts')
+    ).verifyEnvelopeAuditChain(await runtime.data(), required(values, 'org'), required(values, 'envelope'));
+    return {
+      json: chain,
+      text: `envelope ${chain.envelopeId}: the audit chain is intact (${chain.events} events, head ${chain.head ?? 'none'})`,
     };
   },
 

@@ -26,6 +26,7 @@ import { Migration0023BackofficeAdmins } from './0023-backoffice-admins.ts';
 import { Migration0024BackofficeOrganizations } from './0024-backoffice-organizations.ts';
 import { Migration0025NotificationProviders } from './0025-notification-providers.ts';
 import { Migration0026NotificationTemplates } from './0026-notification-templates.ts';
+import { Migration0027AuditChain } from './0027-audit-chain.ts';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-initial', class: Migration0001Initial },
@@ -54,4 +55,5 @@ export const migrations: MigrationObject[] = [
   { name: '0024-backoffice-organizations', class: Migration0024BackofficeOrganizations },
   { name: '0025-notification-providers', class: Migration0025NotificationProviders },
   { name: '0026-notification-templates', class: Migration0026NotificationTemplates },
+  { name: '0027-audit-chain', class: Migration0027AuditChain },
 ];
