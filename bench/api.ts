@@ -1,8 +1,12 @@
 // `npm run bench:api`: throughput and latency of the public API and of the signer API on real PostgreSQL and
-// Temporal, each as a ratio to a trivial Fastify route measured in the same run on the same machine. Prints a
-// table; asserts nothing. BENCH_SECONDS (default 10) and BENCH_CONNECTIONS (default 10) tune each
+// Temporal, each as a ratio to a trivial Fastify route measured in the same run on the same machine. The load
+// generator (autocannon) runs in a process of its own (bench/load.ts), so it never shares the servers' event
+// loop; the bare Fastify baseline and the API both listen in this process and are measured the same way.
+// Prints a table; asserts nothing. BENCH_SECONDS (default 10) and BENCH_CONNECTIONS (default 10) tune each
 // measurement. Everything goes through HTTP only, so the same file measures an older checkout as well.
-import autocannon from 'autocannon';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { startBenchApi } from './support.ts';
 
@@ -19,17 +23,33 @@ interface Measured {
   non2xx: number;
 }
 
-async function measure(name: string, options: autocannon.Options): Promise<Measured> {
-  say(`${name}: ${SECONDS} s with ${CONNECTIONS} connections…`);
-  const result = await autocannon({ duration: SECONDS, connections: CONNECTIONS, ...options });
-  return {
-    name,
-    requestsPerSecond: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors,
-    non2xx: result.non2xx,
-  };
+const LOAD = fileURLToPath(new URL('./load.ts', import.meta.url));
+
+/** One autocannon run in the load process. */
+function measure(name: string, options: autocannon.Options): Promise<Measured> {
+  say(`${name}: ${SECONDS} s with ${CONNECTIONS} connections (load generator in its own process)…`);
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [LOAD, JSON.stringify({ duration: SECONDS, connections: CONNECTIONS, ...options })],
+      { maxBuffer: 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error) {
+          reject(new Error(`${error.message}\n${stderr}`));
+          return;
+        }
+        const result = JSON.parse(stdout.trim().split('\n').at(-1) as string) as Omit<Measured, 'name'>;
+        resolve({
+          name,
+          requestsPerSecond: result.requestsPerSecond,
+          p50: result.p50,
+          p99: result.p99,
+          errors: result.errors,
+          non2xx: result.non2xx,
+        });
+      },
+    );
+  });
 }
 
 const bench = await startBenchApi(say);
@@ -90,7 +110,7 @@ try {
   );
   for (const row of rows) process.stdout.write(`${row.join(' ')}\n`);
   process.stdout.write(
-    `\n(${SECONDS} s each, ${CONNECTIONS} connections, server and load generator on one machine)\n`,
+    `\n(${SECONDS} s each, ${CONNECTIONS} connections; the servers in one process, the load generator in another, on one machine)\n`,
   );
 } finally {
   await baseline.close();

@@ -1,6 +1,6 @@
 // `npm run bench:auth`: the cost of the accounts' sign-in and of session authentication on real PostgreSQL,
 // through HTTP to the API app in production configuration, with the load generator (autocannon) in a process
-// of its own (bench/auth-load.ts).
+// of its own (bench/load.ts).
 // 1. POST /api/auth/login with the right password at concurrency 1, 4 and 8: sign-ins per second and p50/p99.
 //    Each verifies an argon2id hash (parameters printed) and starts a session.
 // 2. GET /api/auth/me with a session cookie against GET /api/plans without one (the same transport, no
@@ -19,7 +19,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const LOGIN_CONCURRENCY = [1, 4, 8];
 const say = (line: string) => process.stdout.write(`[bench] ${line}\n`);
-const LOAD = fileURLToPath(new URL('./auth-load.ts', import.meta.url));
+const LOAD = fileURLToPath(new URL('./load.ts', import.meta.url));
 
 interface Measured {
   name: string;

@@ -2,7 +2,12 @@
 // on one machine. Prints three tables; asserts nothing.
 // 1. Envelopes per second from send to Completed: 2-signer Sequential envelopes created and sent through
 //    /api/v1, both signers through the signer API (app.inject), the worker rendering the final PDF.
-//    BENCH_ENVELOPES (default 20) envelopes, BENCH_CONCURRENCY (default 4) at a time.
+//    a. Saturation, closed loop: BENCH_LEVELS (default 1,2,4,8,16,32) envelopes in flight, each level
+//       running max(BENCH_ENVELOPES (default 20), 3 × level) envelopes, rising until throughput stops rising
+//       (two levels in a row under 5 % above the best so far).
+//    b. Latency at a fixed offered rate, open loop: a new envelope every 1/BENCH_RATE seconds for
+//       BENCH_RATE_SECONDS (default 20) whether or not earlier ones finished; BENCH_RATE defaults to half the
+//       saturation throughput measured in a.
 // 2. Final-PDF render time for 1, 10 and 50-page documents (renderFinalPdf called directly).
 // 3. Memory per open envelope workflow: BENCH_OPEN (default 200) envelopes sent and left waiting for signers.
 import { performance } from 'node:perf_hooks';
@@ -18,6 +23,9 @@ import type { envelopeWorkflow } from '../workflows/envelope.ts';
 import { startBenchApi } from './support.ts';
 
 const ENVELOPES = Number(process.env.BENCH_ENVELOPES ?? 20);
+const LEVELS = (process.env.BENCH_LEVELS ?? '1,2,4,8,16,32').split(',').map(Number);
+const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 20);
+/** The concurrency of the open envelopes' sends (section 3). */
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const OPEN = Number(process.env.BENCH_OPEN ?? 200);
 const RENDER_RUNS = 5;
@@ -195,35 +203,93 @@ try {
   }
   await lifecycle('Benchmark warm-up');
 
-  say(`lifecycle: ${ENVELOPES} envelopes, concurrency ${CONCURRENCY}…`);
-  const finished: { id: string; sendToCompletedMs: number }[] = [];
-  const lifecycleStarted = performance.now();
-  await pool(ENVELOPES, CONCURRENCY, async (index) => {
-    finished.push(await lifecycle(`Benchmark envelope ${index + 1}`));
-    if (finished.length % 5 === 0 || finished.length === ENVELOPES) {
-      say(`  ${finished.length}/${ENVELOPES} Completed`);
+  /** Last signature → final PDF ready per envelope, from the audit events' times. */
+  async function lastSignatureToPdf(ids: string[]): Promise<number[]> {
+    const events = await infrastructure.orm.em
+      .fork()
+      .find(
+        AuditEvent,
+        { envelopeId: { $in: ids }, type: { $in: ['recipient.completed', 'document.final_pdf_ready'] } },
+        { orderBy: { sequence: 'asc' } },
+      );
+    const latencies: number[] = [];
+    for (const id of ids) {
+      const own = events.filter((e) => e.envelopeId === id);
+      const lastSigned = own.filter((e) => e.type === 'recipient.completed').at(-1);
+      const ready = own.find((e) => e.type === 'document.final_pdf_ready');
+      if (lastSigned && ready) latencies.push(ready.occurredAt.getTime() - lastSigned.occurredAt.getTime());
     }
-  });
-  const lifecycleSeconds = (performance.now() - lifecycleStarted) / 1000;
+    return latencies;
+  }
 
-  const events = await infrastructure.orm.em.fork().find(
-    AuditEvent,
-    {
-      envelopeId: { $in: finished.map((f) => f.id) },
-      type: { $in: ['recipient.completed', 'document.final_pdf_ready'] },
-    },
-    { orderBy: { sequence: 'asc' } },
-  );
-  const lastSignatureToPdf: number[] = [];
-  for (const { id } of finished) {
-    const own = events.filter((e) => e.envelopeId === id);
-    const lastSigned = own.filter((e) => e.type === 'recipient.completed').at(-1);
-    const ready = own.find((e) => e.type === 'document.final_pdf_ready');
-    if (lastSigned && ready) {
-      lastSignatureToPdf.push(ready.occurredAt.getTime() - lastSigned.occurredAt.getTime());
+  interface LoadResult {
+    label: string;
+    envelopes: number;
+    seconds: number;
+    sendToCompleted: number[];
+    toPdf: number[];
+  }
+
+  let serial = 0;
+  // a. Closed loop: `concurrency` envelopes in flight, each finished one replaced by the next.
+  async function closedLoop(concurrency: number): Promise<LoadResult> {
+    const count = Math.max(ENVELOPES, concurrency * 3);
+    say(`saturation: ${count} envelopes, ${concurrency} in flight…`);
+    const finished: { id: string; sendToCompletedMs: number }[] = [];
+    const started = performance.now();
+    await pool(count, concurrency, async () => {
+      serial += 1;
+      finished.push(await lifecycle(`Benchmark envelope ${serial}`));
+    });
+    const seconds = (performance.now() - started) / 1000;
+    return {
+      label: String(concurrency),
+      envelopes: count,
+      seconds,
+      sendToCompleted: finished.map((f) => f.sendToCompletedMs),
+      toPdf: await lastSignatureToPdf(finished.map((f) => f.id)),
+    };
+  }
+
+  const levels: LoadResult[] = [];
+  let best = 0;
+  let flat = 0;
+  for (const concurrency of LEVELS) {
+    const result = await closedLoop(concurrency);
+    levels.push(result);
+    const throughput = result.envelopes / result.seconds;
+    say(`  ${concurrency} in flight: ${throughput.toFixed(2)} envelopes/s`);
+    if (throughput > best * 1.05) {
+      best = Math.max(best, throughput);
+      flat = 0;
+    } else {
+      best = Math.max(best, throughput);
+      flat += 1;
+      if (flat >= 2) break;
     }
   }
-  const sendToCompleted = finished.map((f) => f.sendToCompletedMs);
+
+  // b. Open loop: envelopes started at a fixed rate, whatever the earlier ones are doing.
+  const rate = Number(process.env.BENCH_RATE ?? Math.max(0.1, Math.round((best / 2) * 10) / 10));
+  const offered = Math.max(1, Math.round(rate * RATE_SECONDS));
+  say(`open loop: ${offered} envelopes offered at ${rate} per second…`);
+  const openLoopStarted = performance.now();
+  const openLoopRuns: Promise<{ id: string; sendToCompletedMs: number }>[] = [];
+  for (let index = 0; index < offered; index += 1) {
+    const due = openLoopStarted + (index * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    serial += 1;
+    openLoopRuns.push(lifecycle(`Benchmark envelope ${serial}`));
+  }
+  const openLoopFinished = await Promise.all(openLoopRuns);
+  const openLoop: LoadResult = {
+    label: `${rate}/s offered`,
+    envelopes: offered,
+    seconds: (performance.now() - openLoopStarted) / 1000,
+    sendToCompleted: openLoopFinished.map((f) => f.sendToCompletedMs),
+    toPdf: await lastSignatureToPdf(openLoopFinished.map((f) => f.id)),
+  };
 
   // ---- 2. Final-PDF render time ------------------------------------------------------------------------
   const renderMedians: { pages: number; median: number; bytes: number }[] = [];
@@ -283,21 +349,34 @@ try {
 
   // ---- Report ------------------------------------------------------------------------------------------
   out();
-  out(`1. Lifecycle: ${ENVELOPES} two-signer Sequential envelopes, concurrency ${CONCURRENCY}`);
+  out('1. Lifecycle: two-signer Sequential envelopes from create to Completed');
   out('   (create + send via /api/v1, links via the service, GET / PUT fields / POST complete per signer');
   out('    via app.inject, until the workflow result is Completed)');
-  table(
-    ['measure', 'value'],
-    [
-      ['envelopes/s (send → Completed)', (ENVELOPES / lifecycleSeconds).toFixed(2)],
-      ['wall time', `${lifecycleSeconds.toFixed(2)} s`],
-      ['per envelope create → Completed p50', ms(percentile(sendToCompleted, 50))],
-      ['per envelope create → Completed p99', ms(percentile(sendToCompleted, 99))],
-      ['last signature → final PDF ready p50', ms(percentile(lastSignatureToPdf, 50))],
-      ['last signature → final PDF ready p99', ms(percentile(lastSignatureToPdf, 99))],
-      ['envelopes measured (last signature → PDF)', `${lastSignatureToPdf.length}/${ENVELOPES}`],
-    ],
+  const loadRow = (r: LoadResult) => [
+    r.label,
+    String(r.envelopes),
+    (r.envelopes / r.seconds).toFixed(2),
+    ms(percentile(r.sendToCompleted, 50)),
+    ms(percentile(r.sendToCompleted, 99)),
+    ms(percentile(r.toPdf, 50)),
+    ms(percentile(r.toPdf, 99)),
+  ];
+  const loadHeader = (first: string) => [
+    first,
+    'envelopes',
+    'envelopes/s',
+    'create → Completed p50',
+    'p99',
+    'last signature → PDF p50',
+    'p99',
+  ];
+  out('   a. Saturation (closed loop): envelopes in flight, rising until throughput stops rising');
+  table(loadHeader('in flight'), levels.map(loadRow));
+  out(`   saturation throughput: ${best.toFixed(2)} envelopes/s`);
+  out(
+    '   b. At a fixed offered rate (open loop): a new envelope every 1/rate seconds, however many are open',
   );
+  table(loadHeader('rate'), [loadRow(openLoop)]);
   out('   last signature → final PDF ready: occurred_at of the document.final_pdf_ready audit event minus');
   out('   occurred_at of the last recipient.completed (both workflow-task times, millisecond resolution).');
   out();

@@ -1,6 +1,6 @@
-// The load generator of `npm run bench:auth`, in a process of its own so that its work does not share the
-// measured server's event loop: runs autocannon with the options given as JSON in argv[2] and prints one
-// JSON line with what bench/auth.ts reports.
+// The load generator of `npm run bench:api` and `bench:auth`, in a process of its own so that its work does not
+// share the measured server's event loop: runs autocannon with the options given as JSON in argv[2] and prints
+// one JSON line with what the benchmarks report.
 import autocannon from 'autocannon';
 
 const options = JSON.parse(process.argv[2] ?? '{}') as autocannon.Options;
