@@ -13,13 +13,10 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { getHeapStatistics } from 'node:v8';
-import { issueSigningLinks } from '../api/services/signing/issue-signing-links.ts';
 import { AuditEvent } from '../db/entities/index.ts';
 import { type FinalPdfField, renderFinalPdf } from '../documents/render-final-pdf.ts';
 import { buildDemoPdf } from '../scripts/demo/demo-pdf.ts';
-import { encodePng } from '../test/support/png.ts';
-import { envelopeWorkflowId } from '../workflows/contracts.ts';
-import type { envelopeWorkflow } from '../workflows/envelope.ts';
+import { envelopeRuns, strokePng } from './envelope-runs.ts';
 import { startBenchApi } from './support.ts';
 
 const ENVELOPES = Number(process.env.BENCH_ENVELOPES ?? 20);
@@ -32,13 +29,6 @@ const RENDER_RUNS = 5;
 const RENDER_PAGES = [1, 10, 50];
 const say = (line: string) => process.stdout.write(`[bench] ${line}\n`);
 const out = (line = '') => process.stdout.write(`${line}\n`);
-
-/** A wavy stroke, like a drawn signature. */
-function strokePng(width = 120, height = 40): Buffer {
-  return encodePng(width, height, (x, y) =>
-    Math.abs(y - height / 2 - Math.sin(x / 9) * 6) < 2 ? [15, 25, 110, 255] : [0, 0, 0, 0],
-  );
-}
 
 function percentile(values: number[], p: number): number {
   if (values.length === 0) return Number.NaN;
@@ -114,93 +104,13 @@ function defaultWorkflowCache(): number {
 
 const benchStarted = performance.now();
 const bench = await startBenchApi(say);
-const { app, infrastructure, organization, template, temporal } = bench;
+const { infrastructure } = bench;
 try {
-  const headers = bench.auth;
-  const ctx = {
-    get em() {
-      return infrastructure.orm.em.fork();
-    },
-    config: bench.config,
-  };
   const signature = strokePng();
-  const signatureBase64 = signature.toString('base64');
-
-  async function call(method: 'GET' | 'PUT' | 'POST', url: string, payload?: object, auth = false) {
-    const response = await app.inject({
-      method,
-      url,
-      ...(auth ? { headers } : { headers: { 'user-agent': 'sigil-bench' } }),
-      ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
-    });
-    if (response.statusCode >= 300) {
-      throw new Error(`${method} ${url} answered ${response.statusCode}: ${response.body}`);
-    }
-    return response.json();
-  }
-
-  /** Creates and sends a 2-signer Sequential envelope from the demo template through /api/v1. */
-  async function createAndSend(title: string): Promise<string> {
-    const created = await call(
-      'POST',
-      '/api/v1/envelopes/from-template',
-      {
-        title,
-        workflowType: 'Sequential',
-        templateId: template.id,
-        recipients: [
-          { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', signingOrder: 1 },
-          { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com', signingOrder: 2 },
-        ],
-      },
-      true,
-    );
-    const id = created.id as string;
-    await call('POST', `/api/v1/envelopes/${id}/send`, undefined, true);
-    return id;
-  }
-
-  /** One signer through the signer API: open the link, fill every own field, complete with consent. */
-  async function sign(token: string, name: string): Promise<void> {
-    const view = await call('GET', `/api/signing/${token}`);
-    if (view.state !== 'ready') throw new Error(`${name}'s link is ${view.state}, not ready`);
-    const fields = view.fields as { fieldDefinitionId: string; type: string }[];
-    const values = fields.flatMap((field): { fieldDefinitionId: string; value: unknown }[] => {
-      if (field.type === 'Full name') return [{ fieldDefinitionId: field.fieldDefinitionId, value: name }];
-      if (field.type === 'Signature') {
-        return [
-          {
-            fieldDefinitionId: field.fieldDefinitionId,
-            value: { imagePngBase64: signatureBase64, typedName: name },
-          },
-        ];
-      }
-      if (field.type === 'Date') return [{ fieldDefinitionId: field.fieldDefinitionId, value: '2026-01-15' }];
-      return [];
-    });
-    if (values.length > 0) await call('PUT', `/api/signing/${token}/fields`, { values });
-    await call('POST', `/api/signing/${token}/complete`, { consent: true });
-  }
+  const { lifecycle, createAndSend } = envelopeRuns(bench, signature);
 
   // ---- 1. Lifecycle throughput -------------------------------------------------------------------------
   say('warm-up: one envelope through the whole lifecycle…');
-  async function lifecycle(title: string): Promise<{ id: string; sendToCompletedMs: number }> {
-    const started = performance.now();
-    const id = await createAndSend(title);
-    const links = await issueSigningLinks(ctx, organization.id, id);
-    const tokenOf = (name: string) => {
-      const link = links.find((l) => l.fullName === name);
-      if (!link) throw new Error(`no signing link for ${name} on ${id}`);
-      return link.url.split('/sign/')[1] as string;
-    };
-    await sign(tokenOf('Dana Levi'), 'Dana Levi');
-    await sign(tokenOf('Sam Cohen'), 'Sam Cohen');
-    const result = await temporal.client.workflow
-      .getHandle<typeof envelopeWorkflow>(envelopeWorkflowId(id))
-      .result();
-    if (result.status !== 'Completed') throw new Error(`envelope ${id} ended ${result.status}`);
-    return { id, sendToCompletedMs: performance.now() - started };
-  }
   await lifecycle('Benchmark warm-up');
 
   /** Last signature → final PDF ready per envelope, from the audit events' times. */

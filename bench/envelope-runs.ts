@@ -1,0 +1,106 @@
+// What the lifecycle benchmarks share: a two-signer Sequential envelope created and sent through /api/v1, each
+// signer through the signer API (app.inject: open the link, fill their fields, complete with consent), until
+// the envelope's workflow answers Completed.
+import { performance } from 'node:perf_hooks';
+import { issueSigningLinks } from '../api/services/signing/issue-signing-links.ts';
+import { encodePng } from '../test/support/png.ts';
+import { envelopeWorkflowId } from '../workflows/contracts.ts';
+import type { envelopeWorkflow } from '../workflows/envelope.ts';
+import type { startBenchApi } from './support.ts';
+
+/** A wavy stroke, like a drawn signature. */
+export function strokePng(width = 120, height = 40): Buffer {
+  return encodePng(width, height, (x, y) =>
+    Math.abs(y - height / 2 - Math.sin(x / 9) * 6) < 2 ? [15, 25, 110, 255] : [0, 0, 0, 0],
+  );
+}
+
+type Bench = Awaited<ReturnType<typeof startBenchApi>>;
+
+export function envelopeRuns(bench: Bench, signature: Buffer) {
+  const { app, infrastructure, organization, template, temporal } = bench;
+  const headers = bench.auth;
+  const ctx = {
+    get em() {
+      return infrastructure.orm.em.fork();
+    },
+    config: bench.config,
+  };
+  const signatureBase64 = signature.toString('base64');
+
+  async function call(method: 'GET' | 'PUT' | 'POST', url: string, payload?: object, auth = false) {
+    const response = await app.inject({
+      method,
+      url,
+      ...(auth ? { headers } : { headers: { 'user-agent': 'sigil-bench' } }),
+      ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+    });
+    if (response.statusCode >= 300) {
+      throw new Error(`${method} ${url} answered ${response.statusCode}: ${response.body}`);
+    }
+    return response.json();
+  }
+
+  /** Creates and sends a 2-signer Sequential envelope from the demo template through /api/v1. */
+  async function createAndSend(title: string): Promise<string> {
+    const created = await call(
+      'POST',
+      '/api/v1/envelopes/from-template',
+      {
+        title,
+        workflowType: 'Sequential',
+        templateId: template.id,
+        recipients: [
+          { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', signingOrder: 1 },
+          { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com', signingOrder: 2 },
+        ],
+      },
+      true,
+    );
+    const id = created.id as string;
+    await call('POST', `/api/v1/envelopes/${id}/send`, undefined, true);
+    return id;
+  }
+
+  /** One signer through the signer API: open the link, fill every own field, complete with consent. */
+  async function sign(token: string, name: string): Promise<void> {
+    const view = await call('GET', `/api/signing/${token}`);
+    if (view.state !== 'ready') throw new Error(`${name}'s link is ${view.state}, not ready`);
+    const fields = view.fields as { fieldDefinitionId: string; type: string }[];
+    const values = fields.flatMap((field): { fieldDefinitionId: string; value: unknown }[] => {
+      if (field.type === 'Full name') return [{ fieldDefinitionId: field.fieldDefinitionId, value: name }];
+      if (field.type === 'Signature') {
+        return [
+          {
+            fieldDefinitionId: field.fieldDefinitionId,
+            value: { imagePngBase64: signatureBase64, typedName: name },
+          },
+        ];
+      }
+      if (field.type === 'Date') return [{ fieldDefinitionId: field.fieldDefinitionId, value: '2026-01-15' }];
+      return [];
+    });
+    if (values.length > 0) await call('PUT', `/api/signing/${token}/fields`, { values });
+    await call('POST', `/api/signing/${token}/complete`, { consent: true });
+  }
+
+  async function lifecycle(title: string): Promise<{ id: string; sendToCompletedMs: number }> {
+    const started = performance.now();
+    const id = await createAndSend(title);
+    const links = await issueSigningLinks(ctx, organization.id, id);
+    const tokenOf = (name: string) => {
+      const link = links.find((l) => l.fullName === name);
+      if (!link) throw new Error(`no signing link for ${name} on ${id}`);
+      return link.url.split('/sign/')[1] as string;
+    };
+    await sign(tokenOf('Dana Levi'), 'Dana Levi');
+    await sign(tokenOf('Sam Cohen'), 'Sam Cohen');
+    const result = await temporal.client.workflow
+      .getHandle<typeof envelopeWorkflow>(envelopeWorkflowId(id))
+      .result();
+    if (result.status !== 'Completed') throw new Error(`envelope ${id} ended ${result.status}`);
+    return { id, sendToCompletedMs: performance.now() - started };
+  }
+
+  return { call, createAndSend, sign, lifecycle };
+}
