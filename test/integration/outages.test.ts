@@ -295,8 +295,15 @@ describe('Temporal unreachable', () => {
       logger: pino({ level: 'silent' }),
     });
   });
+  // The client's gRPC retry interceptor keeps retrying a refused call on timers after the API has answered
+  // (up to 10 attempts, backing off to 5 s: about 20 s in all). Closing the connection while one is pending makes
+  // that timer throw "Channel has been shut down" outside any test (an unhandled error that fails the run), so
+  // the connection is closed only once the last call's retries are over.
+  let lastCallAt = 0;
   afterAll(async () => {
     await app?.close();
+    const retriesOver = lastCallAt + 22_000 - Date.now();
+    if (retriesOver > 0) await new Promise((resolve) => setTimeout(resolve, retriesOver));
     await connection?.close();
   });
 
@@ -315,6 +322,7 @@ describe('Temporal unreachable', () => {
     const test = await timed(() =>
       app.inject({ method: 'POST', url: `/api/v1/webhooks/${endpoint.id}/test`, headers: auth }),
     );
+    lastCallAt = Date.now();
     expectUnavailable(test.response, /Temporal is not reachable/);
     expect(test.elapsedMs).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
   });
