@@ -1,7 +1,9 @@
 // Finalization of a fully signed envelope: renders the final PDF (every value at its place, flattened,
-// uploaded files attached) and the audit-trail PDF in the organization's language, stores both and links
-// them to the envelope, in one transaction. Idempotent: an envelope that already has its artifacts (a retry
-// after a crash) gets the same ones back, so there is exactly one final PDF per envelope.
+// uploaded files attached) and the audit-trail PDF in the organization's language, seals each with the
+// platform's PAdES seal at the organization's policy level (docs/sealing.md), stores both and links them to
+// the envelope with the seals' records, in one transaction. Idempotent: an envelope that already has its
+// artifacts (a retry after a crash, before or after sealing) gets the same ones back, so there is exactly one
+// sealed final PDF per envelope.
 import { createHash, randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -16,6 +18,7 @@ import {
   TemplateField,
 } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
+import { loadSecureSignaturePolicy, recordSealedDocument } from '../db/sealing.ts';
 import { storedFileLoader } from '../db/stored-files.ts';
 import { PdfRenderError } from '../documents/errors.ts';
 import {
@@ -27,6 +30,12 @@ import {
 import { documentLanguage } from '../documents/i18n.ts';
 import { renderAuditTrail } from '../documents/render-audit-trail.ts';
 import { renderFinalPdf } from '../documents/render-final-pdf.ts';
+import type { SealMetadata } from '../documents/sealing/metadata.ts';
+import { type SealResult, sealPdf } from '../documents/sealing/seal.ts';
+import { loadSealSigner, type SealSigner } from '../documents/sealing/signer.ts';
+import { TimestampUnavailableError, timestampAuthorities } from '../documents/sealing/timestamps.ts';
+import type { SecureSignatureSettings } from '../domain/secure-signature.ts';
+import { TIMESTAMP_UNAVAILABLE, type TimestampRetrySchedule } from '../workflows/contracts.ts';
 
 export interface FinalizeEnvelopeRequest {
   envelopeId: string;
@@ -43,8 +52,62 @@ export interface FinalizeEnvelopeResult {
 
 /** The activity's failure type for input that can never render; it is not retried. */
 export const PDF_RENDER_FAILURE = 'PdfRenderError';
+/** The seal certificate cannot be used (missing, wrong passphrase): FinalPdfFailed until an operator fixes it. */
+export const SEALING_UNAVAILABLE = 'SealingUnavailable';
 
-export function createFinalizeActivities(deps: { orm: Orm }) {
+/** Where finalization gets its seal and timestamps (the worker passes its configuration). */
+export interface FinalizeSealingSettings {
+  pkcs12: { path: string; passphrase: string } | null;
+  dataDir: string;
+  timestampAuthorities: string[];
+  timestampTimeoutMs: number;
+  retryInitialMs: number;
+  giveUpAfterMs: number;
+}
+
+export function createFinalizeActivities(deps: { orm: Orm; sealing: FinalizeSealingSettings }) {
+  const reason = 'Sealed by Sigil: the document as completed by its signers';
+  /** Seals one document at the policy's level; without a required timestamp, falls back to B-B. */
+  async function seal(
+    bytes: Uint8Array,
+    signer: SealSigner,
+    policy: SecureSignatureSettings,
+  ): Promise<SealResult> {
+    const timestamps =
+      deps.sealing.timestampAuthorities.length > 0
+        ? timestampAuthorities(deps.sealing.timestampAuthorities, deps.sealing.timestampTimeoutMs)
+        : null;
+    try {
+      return await sealPdf(bytes, { signer, level: policy.level, timestamps, reason });
+    } catch (error) {
+      if (!(error instanceof TimestampUnavailableError)) throw error;
+      if (policy.timestampRequired) {
+        const schedule: TimestampRetrySchedule = {
+          retryInitialMs: deps.sealing.retryInitialMs,
+          giveUpAfterMs: deps.sealing.giveUpAfterMs,
+        };
+        throw ApplicationFailure.create({
+          message: `the seal needs a timestamp (${policy.level}) and ${error.message}`,
+          type: TIMESTAMP_UNAVAILABLE,
+          nonRetryable: true,
+          details: [schedule],
+        });
+      }
+      return sealPdf(bytes, { signer, level: 'B-B', timestamps: null, reason });
+    }
+  }
+
+  async function signerOrFail(): Promise<SealSigner> {
+    try {
+      return await loadSealSigner(deps.sealing);
+    } catch (error) {
+      throw ApplicationFailure.nonRetryable(
+        `the platform's seal cannot be used: ${(error as Error).message}`,
+        SEALING_UNAVAILABLE,
+      );
+    }
+  }
+
   return {
     async finalizeEnvelope(request: FinalizeEnvelopeRequest): Promise<FinalizeEnvelopeResult> {
       const em = deps.orm.em.fork();
@@ -87,6 +150,14 @@ export function createFinalizeActivities(deps: { orm: Orm }) {
       );
       const organization = await em.findOneOrFail(Organization, { id: envelope.organizationId });
       const completedAt = new Date(request.completedAt);
+      const policy = (await loadSecureSignaturePolicy(em, envelope.organizationId)).settings;
+      const signer = await signerOrFail();
+      const sealMetadata: SealMetadata = {
+        envelopeId: envelope.id,
+        auditChainHead: chain?.head ?? null,
+        auditChainEvents: chain?.events ?? 0,
+        originalSha256: source.sha256,
+      };
       heartbeat('loaded');
       const stored = fields.map((field) => values.find((v) => v.fieldId === field.id)?.value);
       const drawn = await finalPdfValues(fields, stored, storedFileLoader(em, envelope.organizationId));
@@ -101,8 +172,16 @@ export function createFinalizeActivities(deps: { orm: Orm }) {
           completedAt,
           fields: placedFields(fields, drawn),
           language,
+          sealMetadata,
         });
-        heartbeat('final PDF rendered');
+      } catch (error) {
+        throw renderFailure(error);
+      }
+      heartbeat('final PDF rendered');
+      // The audit trail names the sealed final PDF's SHA-256: the file its readers download.
+      const finalSeal = await seal(finalPdf, signer, policy);
+      heartbeat('final PDF sealed');
+      try {
         auditTrail = await renderAuditTrail({
           envelope: {
             id: envelope.id,
@@ -115,7 +194,8 @@ export function createFinalizeActivities(deps: { orm: Orm }) {
             expiresAt: envelope.expiresAt ?? null,
           },
           document: { filename: source.filename, sha256: source.sha256, pageCount: template.pageCount },
-          finalPdfSha256: sha256(finalPdf),
+          finalPdfSha256: sha256(finalSeal.bytes),
+          sealMetadata,
           auditChain: chain?.head ? { head: chain.head, events: chain.events } : null,
           recipients: recipients.map((r) => ({
             id: r.id,
@@ -146,13 +226,11 @@ export function createFinalizeActivities(deps: { orm: Orm }) {
           language,
         });
       } catch (error) {
-        // Rendering is pure computation on stored bytes: what failed once fails again, so it is not retried.
-        const reason =
-          error instanceof PdfRenderError ? error.message : `the PDF could not be rendered: ${String(error)}`;
-        throw ApplicationFailure.nonRetryable(reason, PDF_RENDER_FAILURE);
+        throw renderFailure(error);
       }
-
       heartbeat('audit trail rendered');
+      const auditSeal = policy.sealAuditTrail ? await seal(auditTrail, signer, policy) : null;
+      heartbeat('audit trail sealed');
       return em.transactional(async (tx) => {
         // Serializes concurrent attempts: the second one finds the first one's artifacts.
         const [locked] = await tx.execute<{ final_pdf_file_id: string | null }[]>(
@@ -176,9 +254,28 @@ export function createFinalizeActivities(deps: { orm: Orm }) {
             pageCount: null,
             content: Buffer.from(bytes),
           });
-        const finalFile = store(finalPdf, `${base} - signed.pdf`);
-        const auditFile = store(auditTrail, `${base} - audit trail.pdf`);
+        const finalFile = store(finalSeal.bytes, `${base} - signed.pdf`);
+        const auditFile = store(auditSeal?.bytes ?? auditTrail, `${base} - audit trail.pdf`);
         await tx.flush();
+        const record = (kind: 'final_pdf' | 'audit_trail', file: StoredFile, sealed: SealResult) =>
+          recordSealedDocument(tx, {
+            id: randomUUID(),
+            organizationId: envelope.organizationId,
+            envelopeId: envelope.id,
+            storedFileId: file.id,
+            kind,
+            level: sealed.level,
+            signatureSha256: sealed.signatureSha256,
+            certificateSha256: sealed.certificateSha256,
+            sealedSha256: file.sha256,
+            originalSha256: source.sha256,
+            signedAt: sealed.signedAt,
+            timestampAuthority: sealed.timestampAuthority,
+            auditChainHead: sealMetadata.auditChainHead,
+            auditChainLength: sealMetadata.auditChainEvents,
+          });
+        await record('final_pdf', finalFile, finalSeal);
+        if (auditSeal) await record('audit_trail', auditFile, auditSeal);
         await tx.nativeUpdate(
           Envelope,
           { id: envelope.id },
@@ -206,6 +303,13 @@ async function artifactsOf(
     auditTrailFileId: current.auditTrailFileId,
     finalPdfSha256: final.sha256,
   };
+}
+
+/** Rendering is pure computation on stored bytes: what failed once fails again, so it is not retried. */
+function renderFailure(error: unknown): ApplicationFailure {
+  const reason =
+    error instanceof PdfRenderError ? error.message : `the PDF could not be rendered: ${String(error)}`;
+  return ApplicationFailure.nonRetryable(reason, PDF_RENDER_FAILURE);
 }
 
 function sha256(bytes: Uint8Array): string {

@@ -1,8 +1,8 @@
 // Every side effect the workflows need, built from explicit dependencies so tests can pass real ones.
-import { loadConfig } from '../config/config.ts';
+import { type Config, loadConfig } from '../config/config.ts';
 import type { Orm } from '../db/orm.ts';
 import { createBulkSendActivities } from './bulk-send.ts';
-import { createFinalizeActivities } from './finalize.ts';
+import { createFinalizeActivities, type FinalizeSealingSettings } from './finalize.ts';
 import { createNotificationActivities, type NotificationActivityConfig } from './notifications.ts';
 import { createProjectionActivities, whileHeartbeating } from './projection.ts';
 import { createRetentionActivities } from './retention.ts';
@@ -17,13 +17,32 @@ export interface ActivityDependencies {
    * read from this process's environment (tests: SIGIL_ENV unset is development, so messages are captured).
    */
   notifications?: NotificationActivityConfig;
+  /** The seal and timestamp authorities; omitted: read from this process's environment. */
+  sealing?: FinalizeSealingSettings;
+}
+
+/** Finalization's sealing settings from a configuration. */
+export function finalizeSealingSettings(
+  config: Pick<Config, 'dataDir' | 'sealing'>,
+): FinalizeSealingSettings {
+  return {
+    pkcs12: config.sealing.pkcs12,
+    dataDir: config.dataDir,
+    timestampAuthorities: config.sealing.timestampAuthorities,
+    timestampTimeoutMs: config.sealing.timestampTimeoutMs,
+    retryInitialMs: config.sealing.retryInitialMs,
+    giveUpAfterMs: config.sealing.giveUpAfterMs,
+  };
 }
 
 /** How often finalization tells Temporal it is alive, whatever step it is in (its heartbeat timeout is 5 s). */
 const FINALIZE_HEARTBEAT_EVERY_MS = 1000;
 
 export function createActivities(deps: ActivityDependencies) {
-  const finalize = createFinalizeActivities(deps);
+  const finalize = createFinalizeActivities({
+    orm: deps.orm,
+    sealing: deps.sealing ?? finalizeSealingSettings(loadConfig()),
+  });
   return {
     ...createProjectionActivities(deps),
     ...finalize,

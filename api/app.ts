@@ -11,6 +11,7 @@ import { healthRoutes } from './routes/health.ts';
 import { oauthTokenRoutes } from './routes/oauth-token.ts';
 import { signingRoutes } from './routes/signing.ts';
 import { v1Routes } from './routes/v1/index.ts';
+import { verifyRoutes } from './routes/verify.ts';
 import { registerAppRoutes } from './trpc/fastify.ts';
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
@@ -21,6 +22,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(oauthTokenRoutes, deps);
   await app.register(async (scope) => scope.register(v1Routes, deps), { prefix: '/api/v1' });
   await app.register(signingRoutes, deps);
+  await app.register(verifyRoutes, deps);
   await registerAppRoutes(app, deps);
   // Development and test only: in production these routes do not exist.
   if (deps.config.env !== 'production') await app.register(devRoutes, deps);

@@ -7,7 +7,7 @@ import type { Orm } from '../db/orm.ts';
 
 /** The configuration the HTTP application reads; `notifications` absent: no providers (capture only). */
 export type AppConfig = Pick<Config, 'env' | 'publicBaseUrl' | 'api'> &
-  Partial<Pick<Config, 'notifications' | 'dataDir' | 'secretsEncryptionKey' | 'temporal'>>;
+  Partial<Pick<Config, 'notifications' | 'dataDir' | 'secretsEncryptionKey' | 'temporal' | 'sealing'>>;
 
 export interface AppDependencies {
   config: AppConfig;

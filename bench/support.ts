@@ -3,12 +3,15 @@
 // bearer token. The organization's rate limits are raised: the limiter stays on the measured path but never
 // answers 429.
 import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pino } from 'pino';
 import { buildApp } from '../api/app.ts';
 import { createOAuthClient } from '../api/services/oauth-clients/create-oauth-client.ts';
 import { loadConfig } from '../config/config.ts';
 import { Organization } from '../db/entities/index.ts';
 import { SCOPES } from '../domain/scopes.ts';
+import { makeSealPkcs12 } from '../scripts/sealing/make-pkcs12.ts';
 import { connectClient } from '../temporal/connection.ts';
 import { createOrganizationWithTemplate } from '../test/support/context.ts';
 import { startTestInfrastructure } from '../test/support/infrastructure.ts';
@@ -19,11 +22,15 @@ export async function startBenchApi(say: (line: string) => void) {
     address: infrastructure.temporalAddress,
     namespace: infrastructure.namespace,
   });
+  const benchSeal = makeSealPkcs12(join(tmpdir(), 'sigil-bench-seal-pkcs12'), 'sigil-bench-seal');
   const config = loadConfig({
     SIGIL_ENV: 'production',
     DATABASE_URL: infrastructure.databaseUrl,
     TEMPORAL_ADDRESS: infrastructure.temporalAddress,
     SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    // A seal certificate made for the benchmarks (production needs one; no validator trusts its root).
+    SEALING_PKCS12_PATH: benchSeal.path,
+    SEALING_PKCS12_PASSPHRASE: benchSeal.passphrase,
     // The load generator is one address: the signer API's per-address throttle stays on the path, never 429.
     SIGNING_RATE_LIMIT_PER_MINUTE: '100000000',
   });

@@ -154,6 +154,33 @@ const schema = z.object({
       .regex(/^https?:\/\/[^/\s]+/, 'must be an http:// or https:// URL')
       .optional(),
   ),
+  // Sealing (docs/sealing.md): the platform's certificate as a PKCS#12 file (required in production; elsewhere
+  // a development certificate authority under DATA_DIR), the RFC 3161 timestamp authorities tried in order,
+  // and how long finalization waits for one before FinalPdfFailed.
+  SEALING_PKCS12_PATH: optionalText,
+  SEALING_PKCS12_PASSPHRASE: z.string().optional(),
+  TIMESTAMP_AUTHORITY_URLS: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    )
+    .refine(
+      (entries) => entries.every((entry) => /^https?:\/\/[^/\s]+/.test(entry)),
+      'must be a comma-separated list of http:// or https:// URLs',
+    ),
+  TIMESTAMP_AUTHORITY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  SEALING_RETRY_INITIAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
+  SEALING_GIVE_UP_AFTER_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 86_400)
+    .default(86_400),
+  VERIFY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(30),
 });
 
 /** The cross-variable rules of the notification settings: one problem per variable, like the schema's. */
@@ -277,6 +304,22 @@ export interface Config {
   };
   /** Notification providers (docs/notifications.md); null: the channel has none. */
   notifications: NotificationsConfig;
+  sealing: SealingConfig;
+}
+
+/** Sealing of final PDFs and audit trails (docs/sealing.md). */
+export interface SealingConfig {
+  /** SEALING_PKCS12_PATH and its passphrase (never log it); null: the development CA under `dataDir`. */
+  pkcs12: { path: string; passphrase: string } | null;
+  /** RFC 3161 timestamp authorities, tried in order. */
+  timestampAuthorities: string[];
+  timestampTimeoutMs: number;
+  /** The first wait after no authority answered; each later wait doubles, up to 5 minutes. */
+  retryInitialMs: number;
+  /** How long finalization keeps retrying a required timestamp before FinalPdfFailed. */
+  giveUpAfterMs: number;
+  /** POST /api/verify requests per minute per source address. */
+  verifyRatePerMinute: number;
 }
 
 export interface NotificationsConfig {
@@ -337,6 +380,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (v.SIGIL_HASH_COST === 'low') {
       problems.push('SIGIL_HASH_COST: `low` is not allowed when SIGIL_ENV=production (tests only)');
     }
+    if (!v.SEALING_PKCS12_PATH) {
+      problems.push(
+        "SEALING_PKCS12_PATH: required when SIGIL_ENV=production (the platform's sealing certificate, PKCS#12)",
+      );
+    }
+  }
+  if (v.SEALING_PKCS12_PATH && v.SEALING_PKCS12_PASSPHRASE === undefined) {
+    problems.push('SEALING_PKCS12_PASSPHRASE: required when SEALING_PKCS12_PATH is set');
   }
   problems.push(...notificationProblems(v));
   if (problems.length > 0) throw new ConfigError(problems);
@@ -378,6 +429,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     webhooks: { retryDelayScale: v.WEBHOOK_RETRY_DELAY_SCALE ?? 1 },
     notifications: notificationsConfig(v),
+    sealing: {
+      pkcs12: v.SEALING_PKCS12_PATH
+        ? { path: resolve(v.SEALING_PKCS12_PATH), passphrase: v.SEALING_PKCS12_PASSPHRASE ?? '' }
+        : null,
+      timestampAuthorities: v.TIMESTAMP_AUTHORITY_URLS,
+      timestampTimeoutMs: v.TIMESTAMP_AUTHORITY_TIMEOUT_MS,
+      retryInitialMs: v.SEALING_RETRY_INITIAL_SECONDS * 1000,
+      giveUpAfterMs: v.SEALING_GIVE_UP_AFTER_SECONDS * 1000,
+      verifyRatePerMinute: v.VERIFY_RATE_LIMIT_PER_MINUTE,
+    },
   };
 }
 

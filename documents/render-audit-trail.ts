@@ -30,6 +30,7 @@ import type { Direction } from './bidi.ts';
 import { PdfRenderError } from './errors.ts';
 import { DocumentFonts, type FontWeight } from './fonts.ts';
 import { type DocumentLanguage, type DocumentText, documentText } from './i18n.ts';
+import { type SealMetadata, writeSealMetadata } from './sealing/metadata.ts';
 import { LINE_HEIGHT, TextKit, type TextLine } from './text.ts';
 
 export { PdfRenderError } from './errors.ts';
@@ -101,6 +102,8 @@ export interface RenderAuditTrailInput {
   finalPdfSha256: string;
   /** The hash chain through the audit events as it stood when the trail was made (docs/audit-chain.md). */
   auditChain?: { head: string; events: number } | null;
+  /** Written into the Info dictionary for the seal (docs/sealing.md). */
+  sealMetadata?: SealMetadata;
   recipients: AuditTrailRecipient[];
   events: AuditTrailEvent[];
   /** Listed in their own section when there are any. */
@@ -838,5 +841,6 @@ export async function renderAuditTrail(input: RenderAuditTrailInput): Promise<Ui
   doc.setProducer('Sigil');
   doc.setCreationDate(input.generatedAt);
   doc.setModificationDate(input.generatedAt);
+  if (input.sealMetadata) writeSealMetadata(doc, input.sealMetadata);
   return doc.save({ useObjectStreams: true, updateFieldAppearances: false });
 }

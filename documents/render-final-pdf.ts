@@ -52,6 +52,7 @@ import {
   leaveDisplaySpace,
 } from './page-space.ts';
 import { inspectPng, isPngSignature } from './png.ts';
+import { type SealMetadata, writeSealMetadata } from './sealing/metadata.ts';
 import { TextKit } from './text.ts';
 
 export { PdfRenderError } from './errors.ts';
@@ -99,6 +100,8 @@ export interface RenderFinalPdfInput {
   completedAt: Date;
   /** The language of the footer and of the attachment note; English by default. */
   language?: DocumentLanguage;
+  /** Written into the Info dictionary for the seal (docs/sealing.md). */
+  sealMetadata?: SealMetadata;
 }
 
 export const FINAL_PDF_PRODUCER = 'Sigil';
@@ -513,5 +516,6 @@ export async function renderFinalPdf(input: RenderFinalPdfInput): Promise<Uint8A
 
   doc.setProducer(FINAL_PDF_PRODUCER);
   doc.setModificationDate(input.completedAt);
+  if (input.sealMetadata) writeSealMetadata(doc, input.sealMetadata);
   return doc.save({ useObjectStreams: true, updateFieldAppearances: false });
 }

@@ -321,6 +321,8 @@ export const SECURITY_EVENT_TYPES = [
   'team.updated',
   'team.deleted',
   'settings.updated',
+  // The secure-signature policy (docs/sealing.md): level, timestamp, audit-trail seal.
+  'secure_signature_policy.updated',
   // OAuth clients of the public API (docs/integrations.md): made, changed, deleted, a secret rotated or deleted.
   'api_key.created',
   'api_key.updated',

@@ -1,7 +1,7 @@
 // Entry point of the worker process (`npm run worker`): runs envelope workflows, webhook deliveries and
 // their activities against an existing PostgreSQL and Temporal. Start as many as the load needs.
 import { bundleWorkflowCode, DefaultLogger, type LogLevel, Runtime } from '@temporalio/worker';
-import { createActivities } from '../activities/index.ts';
+import { createActivities, finalizeSealingSettings } from '../activities/index.ts';
 import { webhookDeliverySettings } from '../activities/webhooks.ts';
 import { loadConfigOrExit } from '../config/config.ts';
 import { createLogger } from '../config/logger.ts';
@@ -70,6 +70,7 @@ try {
     orm,
     webhooks: webhookDeliverySettings(config.env, config.webhooks.retryDelayScale),
     notifications: config,
+    sealing: finalizeSealingSettings(config),
   });
   // One bundle for both workers: the envelope worker (task queue `envelopes`) and the webhook worker
   // (`webhooks`).

@@ -221,6 +221,19 @@ export interface EnvelopeLiveView {
  * data exceptions, or 23, integrity violations). The workflow parks instead of retrying.
  */
 export const PROJECTION_DATA_ERROR = 'ProjectionDataError';
+
+/**
+ * Finalization's failure type when the organization's policy requires a timestamp and no authority answered
+ * (docs/sealing.md): the workflow waits and tries again on the schedule in the failure's details, then
+ * records FinalPdfFailed.
+ */
+export const TIMESTAMP_UNAVAILABLE = 'TimestampUnavailable';
+
+/** The details of a TimestampUnavailable failure. */
+export interface TimestampRetrySchedule {
+  retryInitialMs: number;
+  giveUpAfterMs: number;
+}
 /** The failure type of an Update refused, or left unanswered, while the envelope's projection is parked. */
 export const ENVELOPE_RECORD_BEING_REPAIRED = 'EnvelopeRecordBeingRepaired';
 

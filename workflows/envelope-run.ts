@@ -15,6 +15,7 @@ import {
   condition,
   patched,
   proxyActivities,
+  sleep,
   startChild,
   upsertSearchAttributes,
   uuid4,
@@ -34,6 +35,8 @@ import {
   type ProjectionStatus,
   type ResumeProjectionRequest,
   searchAttributes,
+  TIMESTAMP_UNAVAILABLE,
+  type TimestampRetrySchedule,
 } from './contracts.ts';
 import type {
   DecidedTransition,
@@ -85,6 +88,20 @@ const NOTIFICATION_HEARTBEAT_PATCH = 'notification-heartbeat';
 const { sendNotification: sendNotificationWithHeartbeat } = proxyActivities<Activities>(
   NOTIFICATION_ACTIVITY_OPTIONS_WITH_HEARTBEAT,
 );
+
+/** The longest wait between two tries of a seal that waits for a timestamp authority. */
+const MAX_TIMESTAMP_WAIT_MS = 5 * 60_000;
+
+/** The schedule a TimestampUnavailable failure carries, or null for any other failure. */
+function timestampRetrySchedule(error: ActivityFailure): TimestampRetrySchedule | null {
+  const cause = error.cause;
+  if (!(cause instanceof ApplicationFailure) || cause.type !== TIMESTAMP_UNAVAILABLE) return null;
+  const details = cause.details?.[0] as Partial<TimestampRetrySchedule> | undefined;
+  const retryInitialMs = Number(details?.retryInitialMs);
+  const giveUpAfterMs = Number(details?.giveUpAfterMs);
+  if (!(retryInitialMs > 0) || !(giveUpAfterMs > 0)) return null;
+  return { retryInitialMs, giveUpAfterMs };
+}
 
 /** Behaviour that depends on the code a run started on (each answered by a `patched()` marker). */
 export interface RunVersions {
@@ -264,17 +281,42 @@ export class EnvelopeRun {
 
   /** Renders and stores the final PDF and the audit trail; the model decides what the outcome changes. */
   async finalize(): Promise<void> {
-    try {
-      const artifacts = await finalizeEnvelope({
-        envelopeId: this.input.envelopeId,
-        organizationId: this.input.organizationId,
-        completedAt: this.envelope.signedAt ?? new Date().toISOString(),
-      });
-      this.carryOut(this.envelope.finalPdfStored(artifacts));
-    } catch (error) {
-      if (!(error instanceof ActivityFailure)) throw error;
-      const cause = error.cause instanceof Error ? error.cause.message : error.message;
-      this.carryOut(this.envelope.finalPdfFailed(cause));
+    // A seal whose policy requires a timestamp waits for an authority: durable timers between tries (each one
+    // visible in the Web UI with the last failure), doubling up to 5 minutes, until the configured limit.
+    let waitingSince: number | null = null;
+    let wait = 0;
+    for (;;) {
+      try {
+        const artifacts = await finalizeEnvelope({
+          envelopeId: this.input.envelopeId,
+          organizationId: this.input.organizationId,
+          completedAt: this.envelope.signedAt ?? new Date().toISOString(),
+        });
+        this.carryOut(this.envelope.finalPdfStored(artifacts));
+        return;
+      } catch (error) {
+        if (!(error instanceof ActivityFailure)) throw error;
+        const cause = error.cause instanceof Error ? error.cause.message : error.message;
+        const schedule = timestampRetrySchedule(error);
+        if (schedule) {
+          waitingSince ??= Date.now();
+          wait = wait === 0 ? schedule.retryInitialMs : Math.min(wait * 2, MAX_TIMESTAMP_WAIT_MS);
+          const remaining = waitingSince + schedule.giveUpAfterMs - Date.now();
+          if (remaining > 0) {
+            await sleep(Math.min(wait, remaining));
+            continue;
+          }
+          const minutes = Math.round(schedule.giveUpAfterMs / 60_000);
+          this.carryOut(
+            this.envelope.finalPdfFailed(
+              `${cause} (tried for ${minutes >= 1 ? `${minutes} min` : `${Math.round(schedule.giveUpAfterMs / 1000)} s`})`,
+            ),
+          );
+          return;
+        }
+        this.carryOut(this.envelope.finalPdfFailed(cause));
+        return;
+      }
     }
   }
 

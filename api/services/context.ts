@@ -17,6 +17,9 @@ export type ServiceConfig = Pick<Config, 'env' | 'publicBaseUrl'> &
       Partial<Pick<Config['temporal'], 'namespace' | 'uiUrl' | 'uiPort' | 'devServer'>>;
     /** The key that encrypts secrets at rest (config/encryption-key.ts), read when first needed. */
     secretsKey?: () => Buffer;
+    /** Sealing (docs/sealing.md); absent: the development CA under `dataDir` and no timestamp authority. */
+    sealing?: Config['sealing'];
+    dataDir?: string;
   };
 
 export interface ServiceContext {

@@ -19,6 +19,7 @@ import { organizationRouter } from './procedures/organization.ts';
 import { plansRouter } from './procedures/plans.ts';
 import { reportsRouter } from './procedures/reports.ts';
 import { rolesRouter } from './procedures/roles.ts';
+import { secureSignaturesRouter } from './procedures/secure-signatures.ts';
 import { sendingRouter } from './procedures/sending.ts';
 import { stampsRouter } from './procedures/stamps.ts';
 import { teamsRouter } from './procedures/teams.ts';
@@ -62,6 +63,8 @@ export const appRouter = router({
   // The backoffice's notification providers: SMTP, SMS and WhatsApp, with test sends.
   backofficeProviders: backofficeProvidersRouter,
   backofficeTemplates: backofficeTemplatesRouter,
+  // Sealed documents: the organization's secure-signature policy, its bounds and readiness (docs/sealing.md).
+  secureSignatures: secureSignaturesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -27,6 +27,7 @@ import { Migration0024BackofficeOrganizations } from './0024-backoffice-organiza
 import { Migration0025NotificationProviders } from './0025-notification-providers.ts';
 import { Migration0026NotificationTemplates } from './0026-notification-templates.ts';
 import { Migration0027AuditChain } from './0027-audit-chain.ts';
+import { Migration0028Sealing } from './0028-sealing.ts';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-initial', class: Migration0001Initial },
@@ -56,4 +57,5 @@ export const migrations: MigrationObject[] = [
   { name: '0025-notification-providers', class: Migration0025NotificationProviders },
   { name: '0026-notification-templates', class: Migration0026NotificationTemplates },
   { name: '0027-audit-chain', class: Migration0027AuditChain },
+  { name: '0028-sealing', class: Migration0028Sealing },
 ];

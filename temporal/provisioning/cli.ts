@@ -1,11 +1,13 @@
 // `npm run provision`: provisions what Sigil runs itself ahead of time; `npm test` runs it first (`pretest`,
-// with --all), which is what fetches the Temporal CLI, the Java test server, Chromium and Schemathesis on a
-// fresh machine.
-//   node temporal/provisioning/cli.ts [--all|--dev-server|--test-server|--chromium|--schemathesis] [--json]
+// with --all), which is what fetches the Temporal CLI, the Java test server, Chromium, Schemathesis and the two
+// PDF signature validators (pdfsig, pyHanko) on a fresh machine.
+//   node temporal/provisioning/cli.ts [--all|--dev-server|--test-server|--chromium|--schemathesis|
+//     --pdf-validators|--pdfsig|--pyhanko] [--json]
 // Progress goes to stderr; one result line per part (or the JSON with --json) to stdout. Exit code 1 when a
 // part could not be provided (its error says what to install or which variable to set).
 import { loadConfigOrExit } from '../../config/config.ts';
 import { provisionChromium } from './chromium.ts';
+import { provisionPdfsig, provisionPyhanko } from './pdf-validators.ts';
 import { provisionSchemathesis } from './schemathesis.ts';
 import {
   describeProvisioned,
@@ -16,15 +18,26 @@ import {
 import { provisionDevServer } from './temporal-cli.ts';
 import { provisionTimeSkippingServer } from './test-server.ts';
 
-const ALL: readonly ProvisionKind[] = ['dev-server', 'test-server', 'chromium', 'schemathesis'];
+const ALL: readonly ProvisionKind[] = [
+  'dev-server',
+  'test-server',
+  'chromium',
+  'schemathesis',
+  'pdfsig',
+  'pyhanko',
+];
 
-const USAGE = `Usage: node temporal/provisioning/cli.ts [--all|--dev-server|--test-server|--chromium|--schemathesis] [--json]
-  --all           everything below (the default)
-  --dev-server    the Temporal CLI (dev server + Web UI); nothing to do when TEMPORAL_ADDRESS is set
-  --test-server   the Java time-skipping test server used by the tests
-  --chromium      the Chromium the browser tests drive (installed with apt-get when running as root)
-  --schemathesis  the API fuzzer the fuzz test runs (pinned; installed from PyPI into a virtualenv in the cache)
-  --json          print the results as JSON
+const USAGE = `Usage: node temporal/provisioning/cli.ts [--all|--dev-server|--test-server|--chromium|--schemathesis|
+         --pdf-validators|--pdfsig|--pyhanko] [--json]
+  --all             everything below (the default)
+  --dev-server      the Temporal CLI (dev server + Web UI); nothing to do when TEMPORAL_ADDRESS is set
+  --test-server     the Java time-skipping test server used by the tests
+  --chromium        the Chromium the browser tests drive (installed with apt-get when running as root)
+  --schemathesis    the API fuzzer the fuzz test runs (pinned; installed from PyPI into a virtualenv in the cache)
+  --pdf-validators  both PDF signature validators the sealing tests run: --pdfsig and --pyhanko
+  --pdfsig          poppler's pdfsig (Debian's poppler-utils, installed with apt-get when running as root)
+  --pyhanko         the pyHanko CLI (pinned; installed from PyPI into a virtualenv in the cache)
+  --json            print the results as JSON
 `;
 
 type Outcome =
@@ -41,6 +54,11 @@ function parseArgs(argv: string[]): { kinds: ProvisionKind[]; json: boolean } {
     else if (arg === '--test-server') kinds.add('test-server');
     else if (arg === '--chromium') kinds.add('chromium');
     else if (arg === '--schemathesis') kinds.add('schemathesis');
+    else if (arg === '--pdf-validators') {
+      kinds.add('pdfsig');
+      kinds.add('pyhanko');
+    } else if (arg === '--pdfsig') kinds.add('pdfsig');
+    else if (arg === '--pyhanko') kinds.add('pyhanko');
     else if (arg === '--json') json = true;
     else if (arg === '--help' || arg === '-h') {
       process.stdout.write(USAGE);
@@ -69,21 +87,30 @@ for (const kind of kinds) {
     continue;
   }
   try {
-    const provisioned =
-      kind === 'dev-server'
-        ? await provisionDevServer({ cliPath: config.temporal.cliPath, cacheDir: config.cacheDir, log })
-        : kind === 'test-server'
-          ? await provisionTimeSkippingServer({
-              testServerPath: config.temporal.testServerPath,
-              cacheDir: config.cacheDir,
-              log,
-            })
-          : kind === 'chromium'
-            ? await provisionChromium({ cacheDir: config.cacheDir, log })
-            : await provisionSchemathesis({ cacheDir: config.cacheDir, log });
-    outcomes.push({ status: 'provisioned', ...provisioned });
+    outcomes.push({ status: 'provisioned', ...(await provision(kind)) });
   } catch (error) {
     outcomes.push({ status: 'failed', kind, error: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+function provision(kind: ProvisionKind): Promise<Provisioned | ProvisionedServer> {
+  switch (kind) {
+    case 'dev-server':
+      return provisionDevServer({ cliPath: config.temporal.cliPath, cacheDir: config.cacheDir, log });
+    case 'test-server':
+      return provisionTimeSkippingServer({
+        testServerPath: config.temporal.testServerPath,
+        cacheDir: config.cacheDir,
+        log,
+      });
+    case 'chromium':
+      return provisionChromium({ cacheDir: config.cacheDir, log });
+    case 'schemathesis':
+      return provisionSchemathesis({ cacheDir: config.cacheDir, log });
+    case 'pdfsig':
+      return provisionPdfsig({ cacheDir: config.cacheDir, log });
+    case 'pyhanko':
+      return provisionPyhanko({ cacheDir: config.cacheDir, log });
   }
 }
 

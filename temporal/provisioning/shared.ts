@@ -1,6 +1,7 @@
 // What every provisioning step shares: the result and error types, finding executables (explicit variable,
 // PATH), running a command while keeping the tail of its output, progress lines while something slow runs, a
-// cross-process lock around builds and installs, and the formatting of durations and sizes.
+// cross-process lock around builds and installs, installing a Debian package with apt-get, a Python
+// virtualenv with pip, and the formatting of durations and sizes.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { access, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -11,10 +12,10 @@ import type { EphemeralServerExecutable } from '@temporalio/testing';
 /** The two Temporal servers Sigil runs itself. */
 export type ServerKind = 'dev-server' | 'test-server';
 /**
- * Everything provisioning provides: the two Temporal servers, the browser tests' Chromium and the API fuzz
- * test's Schemathesis.
+ * Everything provisioning provides: the two Temporal servers, the browser tests' Chromium, the API fuzz
+ * test's Schemathesis and the two PDF signature validators of the sealing tests (poppler's pdfsig, pyHanko).
  */
-export type ProvisionKind = ServerKind | 'chromium' | 'schemathesis';
+export type ProvisionKind = ServerKind | 'chromium' | 'schemathesis' | 'pdfsig' | 'pyhanko';
 
 /**
  * How something was found: an explicit variable, PATH, Sigil's cache, built just now (Go, Maven), installed just
@@ -62,6 +63,8 @@ export const NAMES: Record<ProvisionKind, string> = {
   'test-server': 'Temporal time-skipping test server',
   chromium: 'Chromium',
   schemathesis: 'Schemathesis CLI (`st`)',
+  pdfsig: 'pdfsig (poppler-utils)',
+  pyhanko: 'pyHanko CLI (`pyhanko`)',
 };
 
 /** The variable that names each executable explicitly, skipping every look-up. */
@@ -70,7 +73,12 @@ export const PATH_VARIABLES: Record<ProvisionKind, string> = {
   'test-server': 'TEMPORAL_TEST_SERVER_PATH',
   chromium: 'CHROMIUM_PATH',
   schemathesis: 'SCHEMATHESIS_PATH',
+  pdfsig: 'PDFSIG_PATH',
+  pyhanko: 'PYHANKO_PATH',
 };
+
+/** The kinds Sigil installs (apt-get, pip) rather than builds when they are missing. */
+const INSTALLED_KINDS: readonly ProvisionKind[] = ['chromium', 'schemathesis', 'pdfsig', 'pyhanko'];
 
 export const HEARTBEAT_MS = 15_000;
 const LOCK_POLL_MS = 1_000;
@@ -127,7 +135,7 @@ export async function requireExecutable(kind: ProvisionKind, path: string): Prom
   const absolute = resolve(path);
   const fix =
     `Point ${variable} at the ${NAMES[kind]} executable, or unset it to let Sigil find or ` +
-    `${kind === 'chromium' || kind === 'schemathesis' ? 'install' : 'build'} one.`;
+    `${INSTALLED_KINDS.includes(kind) ? 'install' : 'build'} one.`;
   let info: Awaited<ReturnType<typeof stat>>;
   try {
     info = await stat(absolute);
@@ -401,5 +409,210 @@ export async function withLock<T>(
     return await fn();
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Debian packages
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * `apt-get update`, then `apt-get install -y --no-install-recommends <debianPackage>`, with a progress line
+ * every few seconds (lists fetched; packages downloaded, unpacked, set up). A failure is a ProvisioningError
+ * with the tail of apt-get's output, followed by `howTo`. The caller checks the result and holds the lock.
+ */
+export async function installDebianPackage(options: {
+  kind: ProvisionKind;
+  aptGet: string;
+  debianPackage: string;
+  env: NodeJS.ProcessEnv;
+  log: Log;
+  /** The ways to provide the part, appended to a failure. */
+  howTo: string;
+}): Promise<void> {
+  const { kind, aptGet, debianPackage, log } = options;
+  const aptEnv = { ...options.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const started = Date.now();
+  const failure = (step: string, result: CommandResult) =>
+    new ProvisioningError(
+      kind,
+      `Installing ${NAMES[kind]} failed: \`${step}\` ended with ${describeExit(result)} after ` +
+        `${formatDuration(Date.now() - started)}.\nLast lines of its output:\n${indent(result.tail)}\n${options.howTo}`,
+    );
+
+  log('  apt-get update: refreshing the package lists…');
+  let lists = 0;
+  const stopUpdate = heartbeat(
+    log,
+    (elapsed) => `  apt-get update: ${elapsed} elapsed, ${lists} lists fetched`,
+  );
+  const update = await runCommand(aptGet, ['update'], {
+    env: aptEnv,
+    onLine: (line) => {
+      if (/^(Get|Hit):\d+ /.test(line)) lists++;
+    },
+  }).finally(stopUpdate);
+  if (update.code !== 0) throw failure('apt-get update', update);
+  log(`  package lists updated in ${formatDuration(Date.now() - started)}`);
+
+  const installStarted = Date.now();
+  const counts = { total: 0, downloaded: 0, unpacked: 0, configured: 0 };
+  const stopInstall = heartbeat(
+    log,
+    (elapsed) =>
+      `  apt-get install ${debianPackage}: ${elapsed} elapsed, ${counts.downloaded}${counts.total ? ` of ${counts.total}` : ''} ` +
+      `packages downloaded, ${counts.unpacked} unpacked, ${counts.configured} set up`,
+  );
+  // Another apt-get (a second provisioning, unattended upgrades) may hold dpkg's lock: wait for it a while.
+  const install = await runCommand(
+    aptGet,
+    ['install', '-y', '--no-install-recommends', '-o', 'DPkg::Lock::Timeout=300', debianPackage],
+    {
+      env: aptEnv,
+      onLine: (line) => {
+        const planned = /^(\d+) upgraded, (\d+) newly installed/.exec(line);
+        if (planned) {
+          counts.total = Number(planned[1]) + Number(planned[2]);
+          log(`  apt-get install ${debianPackage}: ${line.trim()}`);
+        } else if (/^Need to get /.test(line)) log(`  apt-get install ${debianPackage}: ${line.trim()}`);
+        else if (/^Get:\d+ /.test(line)) counts.downloaded++;
+        else if (/^Unpacking /.test(line)) counts.unpacked++;
+        else if (/^Setting up /.test(line)) counts.configured++;
+      },
+    },
+  ).finally(stopInstall);
+  if (install.code !== 0) throw failure(`apt-get install ${debianPackage}`, install);
+  log(
+    `  installed ${counts.configured} packages in ${formatDuration(Date.now() - installStarted)} ` +
+      `(${counts.downloaded} downloaded)`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Python virtualenvs
+// ---------------------------------------------------------------------------------------------------------
+
+/** Interpreters tried, in order, to create a virtualenv. */
+export const PYTHON_INTERPRETERS = ['python3', 'python3.13', 'python3.12', 'python3.11', 'python'] as const;
+
+export interface PythonInterpreter {
+  path: string;
+  version: string;
+}
+
+/** The first interpreter of PYTHON_INTERPRETERS at `minimum` or later, and what was wrong with the others. */
+export async function findPythonInterpreter(
+  env: NodeJS.ProcessEnv,
+  minimum: readonly [number, number],
+): Promise<{ found?: PythonInterpreter; rejected: string[] }> {
+  const rejected: string[] = [];
+  for (const name of PYTHON_INTERPRETERS) {
+    const path = await findOnPath(name, env);
+    if (!path) continue;
+    const result = await runCommand(
+      path,
+      ['-c', 'import sys; print("python %d.%d.%d" % sys.version_info[:3])'],
+      { env, timeoutMs: 60_000 },
+    );
+    const version = result.tail.map((line) => /^python (\d+)\.(\d+)\.(\d+)$/.exec(line.trim())).find(Boolean);
+    if (result.code !== 0 || !version) {
+      rejected.push(`${path} does not run (${describeExit(result)})`);
+      continue;
+    }
+    const [major, minor] = [Number(version[1]), Number(version[2])];
+    const text = `${version[1]}.${version[2]}.${version[3]}`;
+    if (major > minimum[0] || (major === minimum[0] && minor >= minimum[1])) {
+      return { found: { path, version: text }, rejected };
+    }
+    rejected.push(`${path} is Python ${text}`);
+  }
+  return { rejected };
+}
+
+/**
+ * Creates the virtualenv `venv` afresh (removing whatever an interrupted install left there) and installs the
+ * pinned `requirements` with its pip, with a progress line every few seconds. A failure removes the
+ * virtualenv and is a ProvisioningError with the tail of the output, followed by `howTo`. The caller holds
+ * the lock, checks the installed executable and then marks the virtualenv complete.
+ */
+export async function createVenvWithRequirements(options: {
+  kind: ProvisionKind;
+  python: PythonInterpreter;
+  venv: string;
+  requirements: string[];
+  env: NodeJS.ProcessEnv;
+  log: Log;
+  howTo: string;
+  timeoutMs?: number;
+}): Promise<void> {
+  const { kind, python, venv, requirements, env, log } = options;
+  const started = Date.now();
+  await rm(venv, { recursive: true, force: true });
+
+  log(`  python -m venv ${venv}`);
+  const created = await runCommand(python.path, ['-m', 'venv', venv], { env, timeoutMs: 5 * 60_000 });
+  if (created.code !== 0) {
+    await rm(venv, { recursive: true, force: true });
+    const noEnsurepip = created.tail.some((line) => /ensurepip|python3-venv/.test(line));
+    throw new ProvisioningError(
+      kind,
+      `Creating the virtualenv failed: \`${python.path} -m venv\` ended with ${describeExit(created)}.\n` +
+        `Last lines of its output:\n${indent(created.tail)}\n` +
+        (noEnsurepip
+          ? 'This Python has no venv support: on Debian or Ubuntu install the `python3-venv` package (as root: `apt-get install -y python3-venv`).\n'
+          : '') +
+        options.howTo,
+    );
+  }
+
+  const pip = join(venv, 'bin', 'pip');
+  const what = requirements.join(' ');
+  const counts = { collected: 0, downloaded: 0 };
+  let phase = 'resolving';
+  const stopHeartbeat = heartbeat(
+    log,
+    (elapsed) =>
+      `  pip install ${what}: ${elapsed} elapsed, ${phase}, ${counts.collected} packages collected, ` +
+      `${counts.downloaded} downloaded`,
+  );
+  const installed = await runCommand(
+    pip,
+    [
+      'install',
+      '--disable-pip-version-check',
+      '--no-input',
+      '--progress-bar',
+      'off',
+      '--no-warn-script-location',
+      ...requirements,
+    ],
+    {
+      env: { ...env, PIP_NO_INPUT: '1', VIRTUAL_ENV: venv },
+      timeoutMs: options.timeoutMs ?? 15 * 60_000,
+      onLine: (line) => {
+        const text = line.trim();
+        if (/^Collecting /.test(text)) {
+          counts.collected++;
+          if (counts.collected === 1) log(`  pip: ${text}`);
+        } else if (/^(Downloading|Using cached|Processing) /.test(text)) counts.downloaded++;
+        else if (/^Installing collected packages: /.test(text)) {
+          phase = 'installing';
+          const packages = text.replace(/^Installing collected packages: /, '').split(', ').length;
+          log(`  pip: installing ${packages} packages (${counts.downloaded} fetched)…`);
+        } else if (/^Successfully installed /.test(text)) {
+          phase = 'installed';
+          log(`  pip: ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`);
+        }
+      },
+    },
+  ).finally(stopHeartbeat);
+  if (installed.code !== 0) {
+    await rm(venv, { recursive: true, force: true });
+    throw new ProvisioningError(
+      kind,
+      `Installing ${NAMES[kind]} failed: \`pip install ${what}\` ended with ${describeExit(installed)} after ` +
+        `${formatDuration(Date.now() - started)}.\nLast lines of pip's output:\n${indent(installed.tail)}\n` +
+        `Check pip's index (\`pip config list\`) and network access to it.\n${options.howTo}`,
+    );
   }
 }

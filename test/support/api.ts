@@ -1,5 +1,8 @@
 // The whole API app (buildApp) on the shared test PostgreSQL and Temporal, and integrator helpers: an
 // organization with a published template and an OAuth client, and tokens from POST /oauth/token.
+
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
@@ -8,6 +11,7 @@ import { buildApp } from '../../api/app.ts';
 import { createOAuthClient } from '../../api/services/oauth-clients/create-oauth-client.ts';
 import { type Config, loadConfig } from '../../config/config.ts';
 import { SCOPES, type Scope } from '../../domain/scopes.ts';
+import { makeSealPkcs12 } from '../../scripts/sealing/make-pkcs12.ts';
 import {
   createOrganizationWithTemplate,
   openTestContext,
@@ -38,13 +42,21 @@ export function buildTestApp(ctx: TestContext, config: Config = testConfig()): P
 
 /** A production configuration on the shared test infrastructure (no dev routes, no capture, no sandbox). */
 export function productionConfig(extra: Record<string, string> = {}): Config {
+  const seal = testSealPkcs12();
   return loadConfig({
     SIGIL_ENV: 'production',
     DATABASE_URL: inject('databaseUrl'),
     TEMPORAL_ADDRESS: inject('temporalAddress'),
     SECRETS_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    SEALING_PKCS12_PATH: seal.path,
+    SEALING_PKCS12_PASSPHRASE: seal.passphrase,
     ...extra,
   });
+}
+
+/** A PKCS#12 seal certificate for production configurations in tests (made once per machine with openssl). */
+export function testSealPkcs12() {
+  return makeSealPkcs12(join(tmpdir(), 'sigil-test-seal-pkcs12'), 'sigil-test-seal');
 }
 
 /** Listens on a free port of 127.0.0.1 and returns the base URL. */

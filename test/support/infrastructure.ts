@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
-import { createActivities } from '../../activities/index.ts';
+import { createActivities, finalizeSealingSettings } from '../../activities/index.ts';
 import { webhookDeliverySettings } from '../../activities/webhooks.ts';
 import { loadConfig } from '../../config/config.ts';
 import { spawnEmbeddedPostgres } from '../../db/embedded-postgres-process.ts';
@@ -91,6 +91,7 @@ export async function startTestInfrastructure(log: (line: string) => void): Prom
         orm,
         webhooks: webhookDeliverySettings('test'),
         notifications: { env: 'test', publicBaseUrl: config.publicBaseUrl },
+        sealing: finalizeSealingSettings(config),
       }),
       workflowBundle: { codePath: workflowBundlePath },
     };

@@ -28,6 +28,8 @@ describe('loadConfig defaults', () => {
     expect(loadConfig({ SIGIL_ENV: 'test' }).host).toBe('127.0.0.1');
     const production = {
       SIGIL_ENV: 'production',
+      SEALING_PKCS12_PATH: '/etc/sigil/seal.p12',
+      SEALING_PKCS12_PASSPHRASE: 'test',
       DATABASE_URL: 'postgresql://db/sigil',
       TEMPORAL_ADDRESS: 't:7233',
       SECRETS_ENCRYPTION_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
@@ -118,18 +120,21 @@ describe('loadConfig refusals', () => {
     for (const name of names) expect(error.message).toContain(name);
   });
 
-  it('production without DATABASE_URL, TEMPORAL_ADDRESS and SECRETS_ENCRYPTION_KEY is refused, naming each', () => {
+  it('production without DATABASE_URL, TEMPORAL_ADDRESS, SECRETS_ENCRYPTION_KEY and SEALING_PKCS12_PATH is refused, naming each', () => {
     const error = configError({ SIGIL_ENV: 'production' });
     expect(error.problems).toEqual([
       'DATABASE_URL: required when SIGIL_ENV=production',
       'TEMPORAL_ADDRESS: required when SIGIL_ENV=production',
       'SECRETS_ENCRYPTION_KEY: required when SIGIL_ENV=production',
+      "SEALING_PKCS12_PATH: required when SIGIL_ENV=production (the platform's sealing certificate, PKCS#12)",
     ]);
   });
 
   it('production with only one of them names the missing one', () => {
     const error = configError({
       SIGIL_ENV: 'production',
+      SEALING_PKCS12_PATH: '/etc/sigil/seal.p12',
+      SEALING_PKCS12_PASSPHRASE: 'test',
       DATABASE_URL: 'postgres://db/sigil',
       SECRETS_ENCRYPTION_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
     });
@@ -139,6 +144,8 @@ describe('loadConfig refusals', () => {
   it('production with all three is accepted and runs nothing embedded', () => {
     const config = loadConfig({
       SIGIL_ENV: 'production',
+      SEALING_PKCS12_PATH: '/etc/sigil/seal.p12',
+      SEALING_PKCS12_PASSPHRASE: 'test',
       DATABASE_URL: 'postgres://db/sigil',
       TEMPORAL_ADDRESS: 'temporal:7233',
       SECRETS_ENCRYPTION_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
@@ -161,6 +168,8 @@ describe('loadConfig refusals', () => {
     expect(
       configError({
         SIGIL_ENV: 'production',
+        SEALING_PKCS12_PATH: '/etc/sigil/seal.p12',
+        SEALING_PKCS12_PASSPHRASE: 'test',
         DATABASE_URL: 'postgres://db/sigil',
         TEMPORAL_ADDRESS: 'temporal:7233',
         SECRETS_ENCRYPTION_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
@@ -178,6 +187,8 @@ describe('loadConfig refusals', () => {
     expect(
       configError({
         SIGIL_ENV: 'production',
+        SEALING_PKCS12_PATH: '/etc/sigil/seal.p12',
+        SEALING_PKCS12_PASSPHRASE: 'test',
         DATABASE_URL: 'postgres://db/sigil',
         TEMPORAL_ADDRESS: 'temporal:7233',
         SECRETS_ENCRYPTION_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',

@@ -126,6 +126,8 @@ describe('notification settings', () => {
     expect(
       problems({
         SIGIL_ENV: 'production',
+        SEALING_PKCS12_PATH: '/etc/sigil/seal.p12',
+        SEALING_PKCS12_PASSPHRASE: 'test',
         DATABASE_URL: 'postgres://db/sigil',
         TEMPORAL_ADDRESS: 'temporal:7233',
         SECRETS_ENCRYPTION_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',

@@ -5,6 +5,8 @@ import { ConfigError, loadConfig } from '../../config/config.ts';
 
 const PRODUCTION = {
   SIGIL_ENV: 'production',
+  SEALING_PKCS12_PATH: '/etc/sigil/seal.p12',
+  SEALING_PKCS12_PASSPHRASE: 'test',
   DATABASE_URL: 'postgres://app:pw@db.internal:5432/sigil',
   TEMPORAL_ADDRESS: 'temporal.internal:7233',
   SECRETS_ENCRYPTION_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',

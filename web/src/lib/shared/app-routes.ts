@@ -216,4 +216,16 @@ export const APP_ROUTES = {
   'backofficeTemplates.list': { method: 'GET', path: '/api/backoffice/notification-templates' },
   'backofficeTemplates.update': { method: 'PUT', path: '/api/backoffice/notification-templates' },
   'backofficeTemplates.preview': { method: 'POST', path: '/api/backoffice/notification-templates/preview' },
+  // Sealed documents: the secure-signature policy, its bounds and readiness (docs/sealing.md).
+  'secureSignatures.policy': { method: 'GET', path: '/api/organization/secure-signature-policy' },
+  'secureSignatures.updatePolicy': { method: 'PUT', path: '/api/organization/secure-signature-policy' },
+  'secureSignatures.readiness': { method: 'GET', path: '/api/backoffice/secure-signatures/readiness' },
+  'secureSignatures.organizationPolicy': {
+    method: 'GET',
+    path: '/api/backoffice/organizations/{id}/secure-signature-policy',
+  },
+  'secureSignatures.updateOrganizationPolicy': {
+    method: 'PUT',
+    path: '/api/backoffice/organizations/{id}/secure-signature-policy',
+  },
 } as const satisfies Record<AppProcedurePath, AppRoute>;
