@@ -65,6 +65,11 @@ export interface FinalizeSealingSettings {
   giveUpAfterMs: number;
 }
 
+/** Loads the seal the activity will use (the worker does at start, to report a broken one at once). */
+export async function loadFinalizationSeal(settings: FinalizeSealingSettings): Promise<void> {
+  await loadSealSigner(settings);
+}
+
 export function createFinalizeActivities(deps: { orm: Orm; sealing: FinalizeSealingSettings }) {
   const reason = 'Sealed by Sigil: the document as completed by its signers';
   /** Seals one document at the policy's level; without a required timestamp, falls back to B-B. */

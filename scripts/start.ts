@@ -2,6 +2,7 @@
 // DATABASE_URL is set), the Temporal dev server with its Web UI (unless TEMPORAL_ADDRESS is set), registers
 // search attributes, applies migrations, seeds the demo (development only), then runs the worker and the
 // API as child processes. Ctrl-C stops everything in order; data stays under DATA_DIR for the next start.
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import { type Config, loadConfigOrExit } from '../config/config.ts';
 import { redactUrl } from '../config/logger.ts';
 import { spawnEmbeddedPostgres } from '../db/embedded-postgres-process.ts';
 import { createOrm, migrateToLatest } from '../db/orm.ts';
+import { ensureDevelopmentCa } from '../documents/sealing/development-ca.ts';
 import { connectClient } from '../temporal/connection.ts';
 import { explainProvisioningFailure } from '../temporal/provisioning/failures.ts';
 import { describeProvisioned } from '../temporal/provisioning/shared.ts';
@@ -81,6 +83,17 @@ async function main(config: Config): Promise<void> {
   const platformAdmin =
     config.env === 'development' ? await seedPlatformAdmin(orm, config.dataDir) : undefined;
   await orm.close();
+
+  // The seal of final PDFs: a configured PKCS#12 file, or the development CA, generated once under DATA_DIR.
+  if (config.sealing.pkcs12) {
+    say(`sealing with ${config.sealing.pkcs12.path}`);
+  } else {
+    const ca = await ensureDevelopmentCa(config.dataDir);
+    say(
+      `${ca.created ? 'generated' : 'sealing with'} the development certificate authority in ${ca.directory} ` +
+        '(development only: set SEALING_PKCS12_PATH for real documents)',
+    );
+  }
 
   // 4. Worker and API
   const childEnv = {

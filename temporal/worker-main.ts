@@ -1,6 +1,7 @@
 // Entry point of the worker process (`npm run worker`): runs envelope workflows, webhook deliveries and
 // their activities against an existing PostgreSQL and Temporal. Start as many as the load needs.
 import { bundleWorkflowCode, DefaultLogger, type LogLevel, Runtime } from '@temporalio/worker';
+import { loadFinalizationSeal } from '../activities/finalize.ts';
 import { createActivities, finalizeSealingSettings } from '../activities/index.ts';
 import { webhookDeliverySettings } from '../activities/webhooks.ts';
 import { loadConfigOrExit } from '../config/config.ts';
@@ -64,6 +65,17 @@ try {
   const sweeper = setInterval(sweep, RESUME_AFTER_MS);
   sweeper.unref();
   void sweep();
+
+  // The seal is loaded once at start, so a wrong passphrase or a missing file is said now, not at the first
+  // finalization (which would then end in FinalPdfFailed naming the cause until it is fixed).
+  try {
+    await loadFinalizationSeal(finalizeSealingSettings(config));
+  } catch (error) {
+    logger.error(
+      { err: error },
+      'the seal certificate cannot be used: final PDFs will fail until it is fixed',
+    );
+  }
 
   const connection = await connectWorker(config.temporal);
   const activities = createActivities({

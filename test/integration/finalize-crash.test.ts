@@ -10,6 +10,8 @@ import proto from '@temporalio/proto';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { envelopeWorkflowInput } from '../../api/services/envelopes/send-envelope.ts';
 import { AuditEvent, Envelope, StoredFile } from '../../db/entities/index.ts';
+import { sealedDocumentsOf } from '../../db/sealing.ts';
+import { findSignatures } from '../../documents/sealing/inspect.ts';
 import {
   completeRecipientUpdate,
   ENVELOPE_WORKFLOW_TYPE,
@@ -170,6 +172,16 @@ describe('finalization survives a worker crash', () => {
         ].sort(),
       );
       expect(files.map((f) => f.contentType)).toEqual(Array(3).fill('application/pdf'));
+      // Sealed exactly once each: one seal record per document, for the stored files, and one seal in each.
+      const seals = await sealedDocumentsOf(ctx.orm.em.fork(), organizationId, envelopeId);
+      expect(seals.map((s) => [s.kind, s.storedFileId])).toEqual([
+        ['audit_trail', row.auditTrailFileId],
+        ['final_pdf', row.finalPdfFileId],
+      ]);
+      for (const id of [row.finalPdfFileId, row.auditTrailFileId] as string[]) {
+        const stored = await ctx.orm.em.fork().findOneOrFail(StoredFile, { id }, { populate: ['content'] });
+        expect(findSignatures(new Uint8Array(stored.content)).map((s) => s.fieldName)).toEqual(['SigilSeal']);
+      }
 
       const events = await ctx.orm.em
         .fork()

@@ -968,6 +968,13 @@ const RECIPES: Record<string, RouteRecipe> = {
     readBack: async (_answer, target) =>
       getAt(await appCall('GET', '/api/organization/settings'), target.path),
   },
+  // The secure-signature policy (docs/sealing.md): its levels are words from a fixed list, so a fuzzed one
+  // is refused naming the field; the organization may not send bounds at all.
+  'PUT /api/organization/secure-signature-policy': {
+    base: async () => ({ body: { level: 'B-B', timestampRequired: false, sealAuditTrail: true } }),
+    readBack: async (_answer, target) =>
+      getAt(await appCall('GET', '/api/organization/secure-signature-policy'), target.path),
+  },
   'GET /api/organization/security-log': {
     // A lookup: `before` names an event; it stores nothing.
     base: async () => ({ query: { limit: '10' } }),
@@ -1191,6 +1198,24 @@ const RECIPES: Record<string, RouteRecipe> = {
         await appCall(
           'GET',
           `/api/backoffice/organizations/${sent.params?.id}`,
+          undefined,
+          await backofficeCookie(),
+        ),
+        target.path,
+      ),
+  },
+  'PUT /api/backoffice/organizations/{id}/secure-signature-policy': {
+    base: async () => ({
+      params: { id: await backofficeOrganization() },
+      body: { level: 'B-B', bounds: { allowedLevels: ['B-B', 'B-T', 'B-LT', 'B-LTA'] } },
+      cookie: await backofficeCookie(),
+    }),
+    alsoRefusedWith: [404],
+    readBack: async (_answer, target, sent) =>
+      getAt(
+        await appCall(
+          'GET',
+          `/api/backoffice/organizations/${sent.params?.id}/secure-signature-policy`,
           undefined,
           await backofficeCookie(),
         ),

@@ -217,4 +217,35 @@ describe('loadConfig refusals', () => {
   it('an unknown SIGIL_ENV is refused', () => {
     expect(configError({ SIGIL_ENV: 'staging' }).problems[0]).toMatch(/^SIGIL_ENV: /);
   });
+
+  it('sealing: the PKCS#12 passphrase comes with its file, authorities are URLs, defaults are the development CA', () => {
+    expect(configError({ SEALING_PKCS12_PATH: '/etc/sigil/seal.p12' }).problems).toEqual([
+      'SEALING_PKCS12_PASSPHRASE: required when SEALING_PKCS12_PATH is set',
+    ]);
+    expect(configError({ TIMESTAMP_AUTHORITY_URLS: 'https://tsa.example/tsr, ftp://x' }).problems[0]).toBe(
+      'TIMESTAMP_AUTHORITY_URLS: must be a comma-separated list of http:// or https:// URLs',
+    );
+    expect(configError({ SEALING_GIVE_UP_AFTER_SECONDS: '0' }).problems[0]).toMatch(
+      /^SEALING_GIVE_UP_AFTER_SECONDS: /,
+    );
+    const defaults = loadConfig({});
+    expect(defaults.sealing).toEqual({
+      pkcs12: null,
+      timestampAuthorities: [],
+      timestampTimeoutMs: 10_000,
+      retryInitialMs: 10_000,
+      giveUpAfterMs: 86_400_000,
+      verifyRatePerMinute: 30,
+    });
+    const configured = loadConfig({
+      SEALING_PKCS12_PATH: 'seal.p12',
+      SEALING_PKCS12_PASSPHRASE: '',
+      TIMESTAMP_AUTHORITY_URLS: 'https://a.example/tsr , http://b.example/',
+    });
+    expect(configured.sealing.pkcs12).toEqual({
+      path: expect.stringMatching(/\/seal\.p12$/),
+      passphrase: '',
+    });
+    expect(configured.sealing.timestampAuthorities).toEqual(['https://a.example/tsr', 'http://b.example/']);
+  });
 });

@@ -43,15 +43,9 @@ export async function updateOwnPolicy(
 ): Promise<SecureSignaturePolicy> {
   const request = parseInput(UpdateBackofficeSecureSignaturePolicyConfigurationRequest, input, 'policy');
   if (request.bounds !== undefined) {
-    throw new InvalidRequest(
-      'Invalid policy: bounds: set by the platform’s operators, not by the organization',
-      [
-        {
-          field: 'bounds',
-          message: 'the bounds are set by the platform’s operators, not by the organization',
-        },
-      ],
-    );
+    refuseProblems([
+      { field: 'bounds', message: 'the bounds are set by the platform’s operators, not by the organization' },
+    ]);
   }
   const organizationId = actor.organization.id;
   const saved = await ctx.em.transactional(async (tx) => {
@@ -184,7 +178,9 @@ function problemsOf(
   return problems;
 }
 
-function refuseProblems(problems: ErrorDetail[]): void {
+function refuseProblems(found: ErrorDetail[]): void {
+  // Named as the request's other refusals name a body field.
+  const problems = found.map((problem) => ({ ...problem, field: `body.${problem.field}` }));
   const [first] = problems;
   if (first) throw new InvalidRequest(`Invalid policy: ${first.field}: ${first.message}`, problems);
 }
