@@ -3,6 +3,10 @@
 // the envelope's workflow answers Completed.
 import { performance } from 'node:perf_hooks';
 import { issueSigningLinks } from '../api/services/signing/issue-signing-links.ts';
+import { AuditEvent } from '../db/entities/index.ts';
+import type { Orm } from '../db/orm.ts';
+import type { FinalPdfField, RenderFinalPdfInput } from '../documents/render-final-pdf.ts';
+import { buildDemoPdf } from '../scripts/demo/demo-pdf.ts';
 import { encodePng } from '../test/support/png.ts';
 import { envelopeWorkflowId } from '../workflows/contracts.ts';
 import type { envelopeWorkflow } from '../workflows/envelope.ts';
@@ -16,6 +20,51 @@ export function strokePng(width = 120, height = 40): Buffer {
 }
 
 type Bench = Awaited<ReturnType<typeof startBenchApi>>;
+
+/** Last signature → final PDF ready per envelope (ms), from the audit events' times. */
+export async function finalPdfLatencies(orm: Orm, ids: string[]): Promise<number[]> {
+  const events = await orm.em
+    .fork()
+    .find(
+      AuditEvent,
+      { envelopeId: { $in: ids }, type: { $in: ['recipient.completed', 'document.final_pdf_ready'] } },
+      { orderBy: { sequence: 'asc' } },
+    );
+  const latencies: number[] = [];
+  for (const id of ids) {
+    const own = events.filter((e) => e.envelopeId === id);
+    const lastSigned = own.filter((e) => e.type === 'recipient.completed').at(-1);
+    const ready = own.find((e) => e.type === 'document.final_pdf_ready');
+    if (lastSigned && ready) latencies.push(ready.occurredAt.getTime() - lastSigned.occurredAt.getTime());
+  }
+  return latencies;
+}
+
+/** What renderFinalPdf gets for a document of `pages` demo pages, each with a name and a signature. */
+export async function renderInput(pages: number, signature: Buffer): Promise<RenderFinalPdfInput> {
+  const basePdf = await buildDemoPdf(`Benchmark agreement (${pages} pages)`, pages);
+  const fields: FinalPdfField[] = Array.from({ length: pages }, (_, index) => [
+    {
+      type: 'Full name' as const,
+      page: index + 1,
+      x: 56,
+      y: 600,
+      width: 220,
+      height: 24,
+      value: `Dana Levi, page ${index + 1}`,
+    },
+    {
+      type: 'Signature' as const,
+      page: index + 1,
+      x: 56,
+      y: 680,
+      width: 220,
+      height: 50,
+      value: { imagePng: signature, typedName: 'Dana Levi' },
+    },
+  ]).flat();
+  return { basePdf, fields, envelopeId: 'bench-envelope', completedAt: new Date('2026-01-15T10:00:00Z') };
+}
 
 export function envelopeRuns(bench: Bench, signature: Buffer) {
   const { app, infrastructure, organization, template, temporal } = bench;

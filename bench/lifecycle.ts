@@ -13,10 +13,8 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { getHeapStatistics } from 'node:v8';
-import { AuditEvent } from '../db/entities/index.ts';
-import { type FinalPdfField, renderFinalPdf } from '../documents/render-final-pdf.ts';
-import { buildDemoPdf } from '../scripts/demo/demo-pdf.ts';
-import { envelopeRuns, strokePng } from './envelope-runs.ts';
+import { renderFinalPdf } from '../documents/render-final-pdf.ts';
+import { envelopeRuns, finalPdfLatencies, renderInput, strokePng } from './envelope-runs.ts';
 import { startBenchApi } from './support.ts';
 
 const ENVELOPES = Number(process.env.BENCH_ENVELOPES ?? 20);
@@ -113,24 +111,7 @@ try {
   say('warm-up: one envelope through the whole lifecycle…');
   await lifecycle('Benchmark warm-up');
 
-  /** Last signature → final PDF ready per envelope, from the audit events' times. */
-  async function lastSignatureToPdf(ids: string[]): Promise<number[]> {
-    const events = await infrastructure.orm.em
-      .fork()
-      .find(
-        AuditEvent,
-        { envelopeId: { $in: ids }, type: { $in: ['recipient.completed', 'document.final_pdf_ready'] } },
-        { orderBy: { sequence: 'asc' } },
-      );
-    const latencies: number[] = [];
-    for (const id of ids) {
-      const own = events.filter((e) => e.envelopeId === id);
-      const lastSigned = own.filter((e) => e.type === 'recipient.completed').at(-1);
-      const ready = own.find((e) => e.type === 'document.final_pdf_ready');
-      if (lastSigned && ready) latencies.push(ready.occurredAt.getTime() - lastSigned.occurredAt.getTime());
-    }
-    return latencies;
-  }
+  const lastSignatureToPdf = (ids: string[]) => finalPdfLatencies(infrastructure.orm, ids);
 
   interface LoadResult {
     label: string;
@@ -205,33 +186,7 @@ try {
   const renderMedians: { pages: number; median: number; bytes: number }[] = [];
   for (const pages of RENDER_PAGES) {
     say(`render: ${pages}-page document, ${RENDER_RUNS} runs after a warm-up…`);
-    const basePdf = await buildDemoPdf(`Benchmark agreement (${pages} pages)`, pages);
-    const fields: FinalPdfField[] = Array.from({ length: pages }, (_, index) => [
-      {
-        type: 'Full name' as const,
-        page: index + 1,
-        x: 56,
-        y: 600,
-        width: 220,
-        height: 24,
-        value: `Dana Levi, page ${index + 1}`,
-      },
-      {
-        type: 'Signature' as const,
-        page: index + 1,
-        x: 56,
-        y: 680,
-        width: 220,
-        height: 50,
-        value: { imagePng: signature, typedName: 'Dana Levi' },
-      },
-    ]).flat();
-    const input = {
-      basePdf,
-      fields,
-      envelopeId: 'bench-envelope',
-      completedAt: new Date('2026-01-15T10:00:00Z'),
-    };
+    const input = await renderInput(pages, signature);
     let bytes = (await renderFinalPdf(input)).length;
     const times: number[] = [];
     for (let run = 0; run < RENDER_RUNS; run += 1) {

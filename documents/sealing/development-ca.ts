@@ -3,14 +3,16 @@
 // committed: DATA_DIR is ignored by git) by the first process that needs it — `npm start` does so at start.
 // The CA also issues the certificate revocation lists that B-LT and B-LTA embed (revocation.ts).
 import 'reflect-metadata';
-import { webcrypto } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
 
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+// The platform's WebCrypto (Node's global `crypto`). Its types are Node's to the server's compiler and the DOM's
+// to the web app's type check (which reaches this file through the API's types), so both are derived from it.
+const webcrypto = globalThis.crypto;
+x509.cryptoProvider.set(webcrypto as never);
 
-type CryptoKey = webcrypto.CryptoKey;
+type CryptoKey = Awaited<ReturnType<typeof webcrypto.subtle.importKey>>;
 
 export const RSA_SIGNING = {
   name: 'RSASSA-PKCS1-v1_5',

@@ -2,7 +2,6 @@
 // signature's /ByteRange names the signed bytes and leaves out exactly its /Contents (the CMS, hex-encoded), so
 // the two are found from the byte range itself; the CMS is checked with PKI.js over those bytes, including the
 // message digest, and the signature timestamp (or a document timestamp's token) is read for its time.
-import { webcrypto } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 
@@ -14,7 +13,7 @@ const ORGANIZATION_OID = '2.5.4.10';
 // replaces with its own.
 const engine = new pkijs.CryptoEngine({
   name: 'sigil-node-webcrypto',
-  crypto: webcrypto as unknown as pkijs.CryptoEngineParameters['crypto'],
+  crypto: globalThis.crypto as never,
 });
 
 export interface FoundSignature {
@@ -23,7 +22,7 @@ export interface FoundSignature {
   subFilter: string | null;
   byteRange: [number, number, number, number];
   /** The CMS, without the zero padding of its placeholder. */
-  contents: Uint8Array;
+  contents: Uint8Array<ArrayBuffer>;
   /** The /M entry of the signature dictionary. */
   statedTime: Date | null;
 }
@@ -76,7 +75,7 @@ function fieldNameOf(text: string, objectStart: number): string | null {
 }
 
 /** The DER element at the start of a zero-padded buffer, or null when it is not one. */
-function trimDer(buffer: Buffer): Uint8Array | null {
+function trimDer(buffer: Buffer): Uint8Array<ArrayBuffer> | null {
   if (buffer.length < 2) return null;
   const parsed = asn1js.fromBER(new Uint8Array(buffer).buffer);
   if (parsed.offset === -1) return null;

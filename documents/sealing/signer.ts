@@ -102,7 +102,7 @@ async function fromDevelopmentCa(dataDir: string): Promise<SealSigner> {
     revocationProvider: {
       // Only for certificates this CA issued; anything else (a timestamp authority's chain) has no data here.
       async getCRL(cert: Uint8Array): Promise<Uint8Array | null> {
-        const certificate = new x509.X509Certificate(cert);
+        const certificate = certificateOf(cert);
         if (certificate.issuer !== ca.caCertificate.subject) return null;
         if (sha256Hex(cert) === caFingerprint) return null;
         return developmentCrl(ca);
@@ -114,7 +114,7 @@ async function fromDevelopmentCa(dataDir: string): Promise<SealSigner> {
 
 /** What readiness and the verification show of the seal certificate. */
 export function describeCertificate(signer: SealSigner): SealingCertificateInfo {
-  const certificate = new x509.X509Certificate(signer.certificate);
+  const certificate = certificateOf(signer.certificate);
   return {
     subject: certificate.subject,
     issuer: certificate.issuer,
@@ -123,10 +123,15 @@ export function describeCertificate(signer: SealSigner): SealingCertificateInfo 
     notAfter: certificate.notAfter.toISOString(),
     sha256: sha256Hex(signer.certificate),
     source: signer.source,
-    chain: signer.chainDer.map((der) => new x509.X509Certificate(der).subject),
+    chain: signer.chainDer.map((der) => certificateOf(der).subject),
   };
 }
 
 export function sha256Hex(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** An X.509 certificate from DER bytes (copied: the parser wants bytes of an ArrayBuffer of their own). */
+export function certificateOf(der: Uint8Array): x509.X509Certificate {
+  return new x509.X509Certificate(new Uint8Array(der));
 }

@@ -5,12 +5,17 @@
 // downloaded from the address it names); and, for one organization, whether its policy can be met. An
 // organization's answer is kept for a minute so its settings page and the send page do not query every
 // authority on each view; the backoffice asks afresh.
-import { createHash, randomBytes, webcrypto } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { HttpTimestampAuthority } from '@libpdf/core';
 import * as x509 from '@peculiar/x509';
 import type { Config } from '../../../config/config.ts';
 import { developmentCrl, ensureDevelopmentCa } from '../../../documents/sealing/development-ca.ts';
-import { describeCertificate, loadSealSigner, type SealSigner } from '../../../documents/sealing/signer.ts';
+import {
+  certificateOf,
+  describeCertificate,
+  loadSealSigner,
+  type SealSigner,
+} from '../../../documents/sealing/signer.ts';
 import {
   levelNeedsRevocationData,
   levelNeedsTimestamp,
@@ -161,7 +166,7 @@ export function recentPlatformReadiness(
 }
 
 function certificateCheck(signer: SealSigner): ReadinessCheck {
-  const chain = signer.chainDer.map((der) => new x509.X509Certificate(der));
+  const chain = signer.chainDer.map((der) => certificateOf(der));
   const seal = chain[0] as x509.X509Certificate;
   const now = Date.now();
   if (seal.notBefore.getTime() > now) {
@@ -192,17 +197,17 @@ async function privateKeyCheck(signer: SealSigner): Promise<ReadinessCheck> {
   try {
     const signature = await signer.sign(probe, 'SHA-256');
     if (signer.keyType === 'RSA' && signer.signatureAlgorithm === 'RSASSA-PKCS1-v1_5') {
-      const certificate = new x509.X509Certificate(signer.certificate);
+      const certificate = certificateOf(signer.certificate);
       const publicKey = await certificate.publicKey.export(
         { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
         ['verify'],
-        webcrypto as unknown as Parameters<typeof certificate.publicKey.export>[2],
+        globalThis.crypto as never,
       );
-      const verified = await webcrypto.subtle.verify(
+      const verified = await globalThis.crypto.subtle.verify(
         'RSASSA-PKCS1-v1_5',
-        publicKey as unknown as webcrypto.CryptoKey,
-        signature,
-        probe,
+        publicKey as never,
+        new Uint8Array(signature),
+        new Uint8Array(probe),
       );
       if (!verified) {
         return check(
@@ -269,7 +274,7 @@ async function revocationCheck(signer: SealSigner, settings: SealingSettings): P
       );
     }
   }
-  const certificate = new x509.X509Certificate(signer.certificate);
+  const certificate = certificateOf(signer.certificate);
   const points = certificate.getExtension(x509.CRLDistributionPointsExtension);
   const urls = (points?.distributionPoints ?? []).flatMap((point) =>
     (point.distributionPoint?.fullName ?? [])
