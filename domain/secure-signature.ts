@@ -48,7 +48,8 @@ export const SecureSignatureSettings = z.object({
   level: z.enum(PADES_LEVELS),
   /**
    * true: with no timestamp authority answering, finalization waits and retries (then FinalPdfFailed);
-   * false: the document is sealed at B-B instead and the audit trail says so. Only with B-T or higher.
+   * false: the document is sealed at B-B instead (its seal record, and so the verification, shows the level).
+   * Only with B-T or higher.
    */
   timestampRequired: z.boolean(),
   /** The audit-trail PDF is sealed too. */

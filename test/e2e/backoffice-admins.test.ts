@@ -197,6 +197,7 @@ describe('the backoffice pages for administrators', () => {
       'Organizations',
       'Providers',
       'Notification templates',
+      'Secure signatures',
       'Administrators',
       'Security',
       'Audit log',
@@ -448,6 +449,7 @@ describe('the backoffice pages for administrators', () => {
       'Organizations',
       'Providers',
       'Notification templates',
+      'Secure signatures',
       'Administrators',
       'Security',
       'Audit log',
@@ -510,7 +512,7 @@ describe('the backoffice pages for administrators', () => {
           expect(await page.locator('#backoffice-nav').isVisible()).toBe(false);
           await page.getByRole('button', { name: 'Menu' }).click();
           await eventually(() => page.locator('#backoffice-nav').isVisible()).toBe(true);
-          expect(await page.locator('#backoffice-nav a').count()).toBe(7);
+          expect(await page.locator('#backoffice-nav a').count()).toBe(8);
           expect(await pageWidth(page)).toBeLessThanOrEqual(viewport.width);
           await expectAccessible(page, `menu (${language}, ${device})`);
           await browser.screenshot(page, `backoffice-menu-${language}-${device}`);

@@ -90,6 +90,7 @@ export const SECURITY_EVENT_KEYS: Record<SecurityEventType, string> = {
   'team.updated': 'admin.securityLog.event.teamUpdated',
   'team.deleted': 'admin.securityLog.event.teamDeleted',
   'settings.updated': 'admin.securityLog.event.settingsUpdated',
+  'secure_signature_policy.updated': 'admin.securityLog.event.secureSignaturePolicyUpdated',
   'api_key.created': 'admin.securityLog.event.apiKeyCreated',
   'api_key.updated': 'admin.securityLog.event.apiKeyUpdated',
   'api_key.deleted': 'admin.securityLog.event.apiKeyDeleted',

@@ -1,6 +1,7 @@
 // The backoffice audit log in words (docs/backoffice.md, "Audit log"): each action's name, who did it, what
-// it was done to, and its details summarized — never a raw session id. An action this page does not know yet
-// (a later part of the backoffice) shows its code and its details as they are.
+// it was done to, and its details summarized — never a raw session id; a secure-signature policy's change as
+// each field with its value before and after. An action this page does not know yet (a later part of the
+// backoffice) shows its code and its details as they are.
 import { isolate } from '$lib/app/format';
 import type { AuditEvent } from './types.ts';
 
@@ -25,6 +26,7 @@ export const AUDIT_ACTION_KEYS: Record<string, string> = {
   'organization.updated': 'backoffice.audit.action.organizationUpdated',
   'organization.deleted': 'backoffice.audit.action.organizationDeleted',
   'organization.credits_granted': 'backoffice.audit.action.creditsGranted',
+  'organization.secure_signature_policy.updated': 'backoffice.audit.action.secureSignaturePolicyUpdated',
   'provider.smtp.updated': 'backoffice.audit.action.smtpUpdated',
   'provider.sms.updated': 'backoffice.audit.action.smsUpdated',
   'provider.whatsapp.updated': 'backoffice.audit.action.whatsappUpdated',
@@ -148,9 +150,32 @@ export function detailsText(event: AuditEvent, t: Translate, formatTime: (iso: s
     case 'notification_template.updated':
       // The texts themselves are long: the log names which changed.
       return Array.isArray(details.changed) ? details.changed.map(text).join(', ') : '';
+    case 'organization.secure_signature_policy.updated':
+      return policyChanges(details);
     default:
       return Object.entries(details)
         .map(([name, value]) => `${name}: ${text(value)}`)
         .join(' · ');
   }
+}
+
+/** A field of a secure-signature policy as the log keeps it (`level`, `bounds.allowedLevels`). */
+function policyValue(side: unknown, field: string): unknown {
+  let value: unknown = side;
+  for (const part of field.split('.')) {
+    value =
+      typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[part] : undefined;
+  }
+  return value;
+}
+
+/** Each changed field of a secure-signature policy with its value before and after: `level: B-B → B-T`. */
+function policyChanges(details: Record<string, unknown>): string {
+  if (!Array.isArray(details.changed)) return '';
+  return details.changed
+    .map((field) => {
+      const name = text(field);
+      return `${name}: ${text(policyValue(details.before, name))} → ${text(policyValue(details.after, name))}`;
+    })
+    .join(' · ');
 }
