@@ -10,6 +10,7 @@ import {
   defaultLog,
   describeExit,
   findOnPath,
+  findPythonInterpreter,
   formatDuration,
   heartbeat,
   indent,
@@ -17,6 +18,8 @@ import {
   type Log,
   type Provisioned,
   ProvisioningError,
+  PYTHON_INTERPRETERS,
+  type PythonInterpreter,
   requireExecutable,
   runCommand,
   withLock,
@@ -31,7 +34,7 @@ export const SCHEMATHESIS_COMMANDS = ['st', 'schemathesis'] as const;
 /** Schemathesis 4.32 requires Python 3.11 or later. */
 export const MINIMUM_PYTHON = [3, 11] as const;
 /** Interpreters tried, in order, to create the virtualenv. */
-export const PYTHON_COMMANDS = ['python3', 'python3.13', 'python3.12', 'python3.11', 'python'] as const;
+export const PYTHON_COMMANDS = PYTHON_INTERPRETERS;
 
 /** Written into the virtualenv once pip installed Schemathesis and `st --version` answered. */
 const COMPLETE_MARKER = '.sigil-complete';
@@ -158,36 +161,10 @@ async function cachedSchemathesis(cacheDir: string, env: NodeJS.ProcessEnv): Pro
 // Python and the virtualenv
 // ---------------------------------------------------------------------------------------------------------
 
-interface Python {
-  path: string;
-  version: string;
-}
+type Python = PythonInterpreter;
 
-/** The first Python 3.11+ among PYTHON_COMMANDS, and what was wrong with the others (for the message). */
-async function findPython(env: NodeJS.ProcessEnv): Promise<{ found?: Python; rejected: string[] }> {
-  const rejected: string[] = [];
-  for (const name of PYTHON_COMMANDS) {
-    const path = await findOnPath(name, env);
-    if (!path) continue;
-    const result = await runCommand(
-      path,
-      ['-c', 'import sys; print("python %d.%d.%d" % sys.version_info[:3])'],
-      { env, timeoutMs: 60_000 },
-    );
-    const version = result.tail.map((line) => /^python (\d+)\.(\d+)\.(\d+)$/.exec(line.trim())).find(Boolean);
-    if (result.code !== 0 || !version) {
-      rejected.push(`${path} does not run (${describeExit(result)})`);
-      continue;
-    }
-    const [major, minor] = [Number(version[1]), Number(version[2])];
-    const text = `${version[1]}.${version[2]}.${version[3]}`;
-    if (major > MINIMUM_PYTHON[0] || (major === MINIMUM_PYTHON[0] && minor >= MINIMUM_PYTHON[1])) {
-      return { found: { path, version: text }, rejected };
-    }
-    rejected.push(`${path} is Python ${text}`);
-  }
-  return { rejected };
-}
+/** The first Python 3.11+ among the interpreters tried, and what was wrong with the others (for the message). */
+const findPython = (env: NodeJS.ProcessEnv) => findPythonInterpreter(env, MINIMUM_PYTHON);
 
 /**
  * Creates the virtualenv in the cache, installs the pinned release with its pip and checks `st --version`.

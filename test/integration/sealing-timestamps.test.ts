@@ -22,14 +22,13 @@ import {
   DEFAULT_BOUNDS,
   type PadesLevel,
   type SecureSignatureSettings,
-  type VerificationResult,
 } from '../../domain/secure-signature.ts';
 import { createEnvelopeWorker } from '../../temporal/worker.ts';
 import { ENVELOPE_WORKFLOW_TYPE, envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
 import { draftTwoSignerEnvelope } from '../support/context.ts';
 import { runPdfsig, runPyhankoValidate } from '../support/pdf-validators.ts';
-import { storedArtifacts } from '../support/sealed-envelope.ts';
+import { storedArtifacts, verifyOver } from '../support/sealed-envelope.ts';
 import { startTestTimestampAuthority, type TestTimestampAuthority } from '../support/timestamp-authority.ts';
 
 const PATIENT = `sealing-patient-${process.pid}`;
@@ -105,16 +104,7 @@ async function completedEnvelope(taskQueue: string, settings: SecureSignatureSet
   return { organizationId, envelopeId: envelope.id, handle };
 }
 
-async function verify(bytes: Uint8Array): Promise<VerificationResult> {
-  const response = await harness.app.inject({
-    method: 'POST',
-    url: '/api/verify',
-    headers: { 'content-type': 'application/pdf' },
-    payload: Buffer.from(bytes),
-  });
-  expect(response.statusCode, response.body).toBe(200);
-  return response.json() as VerificationResult;
-}
+const verify = (bytes: Uint8Array) => verifyOver(harness.app, bytes);
 
 async function until<T>(read: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

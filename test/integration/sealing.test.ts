@@ -19,11 +19,10 @@ import { loadConfig } from '../../config/config.ts';
 import { Envelope, StoredFile, Template } from '../../db/entities/index.ts';
 import { sealedDocumentsOf } from '../../db/sealing.ts';
 import { developmentCaDirectory, RSA_SIGNING } from '../../documents/sealing/development-ca.ts';
-import type { VerificationResult } from '../../domain/secure-signature.ts';
 import { type ApiHarness, buildTestApp, openApiHarness } from '../support/api.ts';
 import { testConfig } from '../support/context.ts';
 import { runPdfsig, runPyhankoValidate } from '../support/pdf-validators.ts';
-import { completeSealedEnvelope, type SealedEnvelope } from '../support/sealed-envelope.ts';
+import { completeSealedEnvelope, type SealedEnvelope, verifyOver } from '../support/sealed-envelope.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
 let harness: ApiHarness;
@@ -41,16 +40,7 @@ beforeAll(async () => {
 });
 afterAll(() => harness?.close());
 
-async function verify(bytes: Uint8Array, app = harness.app): Promise<VerificationResult> {
-  const response = await app.inject({
-    method: 'POST',
-    url: '/api/verify',
-    headers: { 'content-type': 'application/pdf' },
-    payload: Buffer.from(bytes),
-  });
-  expect(response.statusCode, response.body).toBe(200);
-  return response.json() as VerificationResult;
-}
+const verify = (bytes: Uint8Array) => verifyOver(harness.app, bytes);
 
 async function file(name: string, bytes: Uint8Array): Promise<string> {
   const path = join(dir, name);

@@ -2,12 +2,15 @@
 // shared test worker (which seals with the development CA under DATA_DIR at the organization's policy), for
 // the sealing and verification tests.
 import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { expect } from 'vitest';
 import { completeRecipient } from '../../api/services/envelopes/complete-recipient.ts';
 import { createEnvelope } from '../../api/services/envelopes/create-envelope.ts';
 import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
 import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
 import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { Envelope, StoredFile } from '../../db/entities/index.ts';
+import type { VerificationResult } from '../../domain/secure-signature.ts';
 import type { TemplateDefinition } from '../../domain/template.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
@@ -61,4 +64,16 @@ export async function storedArtifacts(
     finalPdf: new Uint8Array((await file(row.finalPdfFileId)).content),
     auditTrail: new Uint8Array((await file(row.auditTrailFileId)).content),
   };
+}
+
+/** POST /api/verify with the PDF; expects 200 and answers the verification. */
+export async function verifyOver(app: FastifyInstance, bytes: Uint8Array): Promise<VerificationResult> {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/api/verify',
+    headers: { 'content-type': 'application/pdf' },
+    payload: Buffer.from(bytes),
+  });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json() as VerificationResult;
 }
