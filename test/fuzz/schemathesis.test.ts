@@ -558,6 +558,8 @@ async function createResources(): Promise<{
       'GET /api/backoffice/organizations/{id}/integrations': tenants,
       'GET /api/backoffice/organizations/{id}/credits': tenants,
       'POST /api/backoffice/organizations/{id}/credits': tenants,
+      'GET /api/backoffice/organizations/{id}/secure-signature-policy': tenants,
+      'PUT /api/backoffice/organizations/{id}/secure-signature-policy': tenants,
       'PUT /api/api-keys/{id}': apiKeyIds,
       'DELETE /api/api-keys/{id}': apiKeyIds,
       'POST /api/api-keys/{id}/secrets/rotate': apiKeyIds,
