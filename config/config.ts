@@ -56,6 +56,15 @@ const schema = z.object({
   TEMPORAL_CLI_PATH: optionalText,
   TEMPORAL_TEST_SERVER_PATH: optionalText,
   TEMPORAL_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(10_000),
+  // Workflows a worker keeps in memory between tasks (unset: the SDK's default for the heap); an evicted
+  // envelope costs one replay of its history at its next task.
+  WORKER_MAX_CACHED_WORKFLOWS: optionalText.pipe(
+    z.coerce
+      .number<string | undefined>({ error: 'must be a whole number from 0' })
+      .int('must be a whole number from 0')
+      .min(0, 'must be a whole number from 0')
+      .optional(),
+  ),
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(1).max(600).default(20),
   TRUSTED_PROXIES: z
     .string()
@@ -278,6 +287,8 @@ export interface Config {
      * before it answers 503; an Update whose wait ran out may still be applied later.
      */
     requestTimeoutMs: number;
+    /** WORKER_MAX_CACHED_WORKFLOWS, or undefined: the SDK's default. */
+    workerMaxCachedWorkflows: number | undefined;
   };
   shutdownGraceMs: number;
   api: {
@@ -415,6 +426,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       cliPath: v.TEMPORAL_CLI_PATH,
       testServerPath: v.TEMPORAL_TEST_SERVER_PATH,
       requestTimeoutMs: v.TEMPORAL_REQUEST_TIMEOUT_MS,
+      workerMaxCachedWorkflows: v.WORKER_MAX_CACHED_WORKFLOWS,
     },
     shutdownGraceMs: v.SHUTDOWN_GRACE_SECONDS * 1000,
     api: {

@@ -90,7 +90,13 @@ try {
     workflowsPath: WORKFLOWS_PATH,
     logger: Runtime.instance().logger,
   });
-  const options = { connection, namespace: config.temporal.namespace, activities, workflowBundle };
+  const options = {
+    connection,
+    namespace: config.temporal.namespace,
+    activities,
+    workflowBundle,
+    maxCachedWorkflows: config.temporal.workerMaxCachedWorkflows,
+  };
   const workers = [await createEnvelopeWorker(options), await createWebhookWorker(options)];
   logger.info({ taskQueues: ['envelopes', 'webhooks'], address: config.temporal.address }, 'worker started');
   // run() resolves after SIGINT/SIGTERM, once in-flight tasks have finished (Runtime shutdownSignals).

@@ -15,6 +15,8 @@ export interface EnvelopeWorkerOptions {
   /** A pre-built bundle (tests build one and share it); otherwise the workflows are bundled now. */
   workflowBundle?: WorkflowBundleOption;
   taskQueue?: string;
+  /** Workflows kept in memory between tasks (WORKER_MAX_CACHED_WORKFLOWS); undefined: the SDK's default. */
+  maxCachedWorkflows?: number | undefined;
 }
 
 /**
@@ -31,6 +33,7 @@ export function createEnvelopeWorker(options: EnvelopeWorkerOptions): Promise<Wo
     taskQueue: options.taskQueue ?? ENVELOPE_TASK_QUEUE,
     activities: options.activities,
     stickyQueueScheduleToStartTimeout: STICKY_QUEUE_SCHEDULE_TO_START_TIMEOUT,
+    ...(options.maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows: options.maxCachedWorkflows }),
     ...(options.workflowBundle
       ? { workflowBundle: options.workflowBundle }
       : { workflowsPath: WORKFLOWS_PATH }),

@@ -248,4 +248,12 @@ describe('loadConfig refusals', () => {
     });
     expect(configured.sealing.timestampAuthorities).toEqual(['https://a.example/tsr', 'http://b.example/']);
   });
+
+  it('WORKER_MAX_CACHED_WORKFLOWS bounds the workflow cache, unset is the SDK default', () => {
+    expect(loadConfig({}).temporal.workerMaxCachedWorkflows).toBeUndefined();
+    expect(loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '500' }).temporal.workerMaxCachedWorkflows).toBe(500);
+    expect(configError({ WORKER_MAX_CACHED_WORKFLOWS: '-1' }).problems).toEqual([
+      'WORKER_MAX_CACHED_WORKFLOWS: must be a whole number from 0',
+    ]);
+  });
 });
