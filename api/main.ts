@@ -12,7 +12,7 @@ const logger = createLogger(config, 'sigil-api');
 watchSupervisor();
 
 try {
-  const orm = await createOrm({ databaseUrl: config.database.url, logger });
+  const orm = await createOrm({ databaseUrl: config.database.url, logger, poolMax: config.database.poolMax });
   const applied = await migrateToLatest(orm, config.database.url);
   if (applied.length > 0) logger.info({ applied }, 'database migrations applied');
   const temporal = await connectClient(config.temporal);

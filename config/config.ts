@@ -43,6 +43,8 @@ const schema = z.object({
       .optional(),
   ),
   EMBEDDED_POSTGRES_PORT: port.default(5433),
+  // Connections each process keeps to PostgreSQL at most (the API's and the worker's pool each).
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   TEMPORAL_ADDRESS: optionalText.pipe(
     z
       .string()
@@ -270,6 +272,8 @@ export interface Config {
     /** True when DATABASE_URL was not set: `npm start` then runs embedded PostgreSQL. */
     embedded: boolean;
     embeddedPort: number;
+    /** DATABASE_POOL_MAX: the most connections each process's pool opens. */
+    poolMax: number;
   };
   temporal: {
     /** TEMPORAL_ADDRESS, or in development the dev server that `npm start` runs. */
@@ -415,6 +419,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       url: v.DATABASE_URL ?? embeddedPostgresUrl(v.EMBEDDED_POSTGRES_PORT),
       embedded: !v.DATABASE_URL,
       embeddedPort: v.EMBEDDED_POSTGRES_PORT,
+      poolMax: v.DATABASE_POOL_MAX,
     },
     temporal: {
       address: v.TEMPORAL_ADDRESS ?? `127.0.0.1:${v.TEMPORAL_PORT}`,

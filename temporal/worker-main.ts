@@ -38,7 +38,7 @@ Runtime.install({
 });
 
 try {
-  const orm = await createOrm({ databaseUrl: config.database.url, logger });
+  const orm = await createOrm({ databaseUrl: config.database.url, logger, poolMax: config.database.poolMax });
   const client = await connectClient(config.temporal);
   const added = await ensureSearchAttributes(client.connection, config.temporal.namespace);
   if (added.length > 0) logger.info({ added }, 'registered search attributes');

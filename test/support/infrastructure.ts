@@ -53,7 +53,7 @@ export async function startTestInfrastructure(log: (line: string) => void): Prom
     const started = Date.now();
     const postgres = await spawnEmbeddedPostgres({ dataDir: join(dir, 'postgres'), port: await freePort() });
     cleanups.push(() => postgres.stop());
-    const orm = await createOrm({ databaseUrl: postgres.url });
+    const orm = await createOrm({ databaseUrl: postgres.url, poolMax: config.database.poolMax });
     cleanups.push(() => orm.close());
     await migrateToLatest(orm, postgres.url);
     log(`PostgreSQL ready in ${Date.now() - started} ms`);

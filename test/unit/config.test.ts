@@ -256,4 +256,10 @@ describe('loadConfig refusals', () => {
       'WORKER_MAX_CACHED_WORKFLOWS: must be a whole number from 0',
     ]);
   });
+
+  it('DATABASE_POOL_MAX sizes each process’s PostgreSQL pool (default 10, 1 to 200)', () => {
+    expect(loadConfig({}).database.poolMax).toBe(10);
+    expect(loadConfig({ DATABASE_POOL_MAX: '4' }).database.poolMax).toBe(4);
+    expect(configError({ DATABASE_POOL_MAX: '0' }).problems[0]).toMatch(/^DATABASE_POOL_MAX: /);
+  });
 });
