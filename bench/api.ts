@@ -3,7 +3,8 @@
 // generator (autocannon) runs in a process of its own (bench/load.ts), so it never shares the servers' event
 // loop; the bare Fastify baseline and the API both listen in this process and are measured the same way.
 // Prints a table; asserts nothing. BENCH_SECONDS (default 10) and BENCH_CONNECTIONS (default 10) tune each
-// measurement. Everything goes through HTTP only, so the same file measures an older checkout as well.
+// measurement; BENCH_ONLY (a comma-separated list of substrings of route names) measures only those routes (add
+// "baseline" for the ratios; without it a profile of the process holds only the routes named). Everything goes through HTTP only, so the same file measures an older checkout as well.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type autocannon from 'autocannon';
@@ -12,6 +13,7 @@ import { startBenchApi } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const ONLY = (process.env.BENCH_ONLY ?? '').split(',').filter((part) => part !== '');
 const say = (line: string) => process.stdout.write(`[bench] ${line}\n`);
 
 interface Measured {
@@ -26,7 +28,10 @@ interface Measured {
 const LOAD = fileURLToPath(new URL('./load.ts', import.meta.url));
 
 /** One autocannon run in the load process. */
-function measure(name: string, options: autocannon.Options): Promise<Measured> {
+function measure(name: string, options: autocannon.Options): Promise<Measured | null> {
+  if (ONLY.length > 0 && !ONLY.some((part) => name.includes(part))) {
+    return Promise.resolve(null);
+  }
   say(`${name}: ${SECONDS} s with ${CONNECTIONS} connections (load generator in its own process)…`);
   return new Promise((resolve, reject) => {
     execFile(
@@ -77,7 +82,7 @@ try {
   const envelopeId = ((await created.json()) as { id: string }).id;
   const signer = await signingLink(apiUrl, headers);
 
-  const results = [
+  const measured = [
     await measure('baseline GET /noop (bare Fastify)', { url: `${baselineUrl}/noop` }),
     await measure('GET /api/v1/envelopes/{id}', { url: `${apiUrl}/api/v1/envelopes/${envelopeId}`, headers }),
     await measure('POST /api/v1/envelopes/from-template', {
@@ -96,7 +101,10 @@ try {
       body: signer.saveBody,
     }),
   ];
-  const base = results[0] as Measured;
+  const results = measured.filter((result) => result !== null);
+  const base = results.find((result) => result.name.startsWith('baseline')) ?? {
+    requestsPerSecond: Number.NaN,
+  };
   const rows = results.map((r) => [
     r.name.padEnd(40),
     r.requestsPerSecond.toFixed(0).padStart(8),

@@ -18,6 +18,8 @@ import { queryCatcher } from './route-timing.ts';
 import { startBenchApi } from './support.ts';
 
 const ENVELOPES = Number(process.env.BENCH_ENVELOPES ?? 5);
+/** BENCH_PRINT_HISTORY=1 also prints the last envelope's history, one event a line (what each task was for). */
+const PRINT_HISTORY = process.env.BENCH_PRINT_HISTORY === '1';
 const say = (line: string) => process.stdout.write(`[bench] ${line}\n`);
 const out = (line = '') => process.stdout.write(`${line}\n`);
 
@@ -132,6 +134,23 @@ async function countWorkflow(workflowId: string, childTotals: WorkflowCounts): P
   return counts;
 }
 
+/** One line per event: its id, type and what it names (activity type, timer, Update, marker). */
+async function printHistory(workflowId: string): Promise<void> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  out(`History of ${workflowId}:`);
+  for (const event of history.events ?? []) {
+    const type = EventType[event.eventType ?? 0]?.replace('EVENT_TYPE_', '') ?? '?';
+    const detail =
+      event.activityTaskScheduledEventAttributes?.activityType?.name ??
+      event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ??
+      event.markerRecordedEventAttributes?.markerName ??
+      event.timerStartedEventAttributes?.startToFireTimeout?.seconds?.toString() ??
+      event.workflowExecutionSignaledEventAttributes?.signalName ??
+      '';
+    out(`  ${String(event.eventId).padStart(4)} ${type} ${detail}`);
+  }
+}
+
 async function databaseCounters(): Promise<{ commits: number; rowsWritten: number }> {
   // The statistics of other sessions reach pg_stat_database within about a second.
   await sleep(1_500);
@@ -169,6 +188,7 @@ try {
   const dbAfter = await databaseCounters();
   const cpuAfter = await cpuByProcess();
   for (const id of ids) add(own, await countWorkflow(envelopeWorkflowId(id), children));
+  if (PRINT_HISTORY && ids.length > 0) await printHistory(envelopeWorkflowId(ids.at(-1) as string));
 
   const each = (value: number) => (value / ENVELOPES).toFixed(1);
   out();

@@ -1,8 +1,8 @@
 // Rate limiting of the public API, per (OAuth client, organization) and per bucket.
 //
-// Algorithm: fixed one-minute windows. Every request increments the counter of its bucket's current
-// window (`<oauthClientId>:<organizationId>:standard|heavy`, window start = the minute it falls in) and is
-// refused with 429 once the counter exceeds the limit; the counter starts again at zero when the next
+// Algorithm: fixed one-minute windows. Every request takes the next position of its bucket's current window
+// (`<oauthClientId>:<organizationId>:standard|heavy`, window start = the minute it falls in) and is refused
+// with 429 when its position exceeds the limit; the counter starts again at zero when the next
 // minute begins. Known weakness of fixed windows: a client may spend its whole allowance at the end of one
 // window and again at the start of the next, so up to twice the limit can pass within a few seconds around a
 // window edge. Over any whole minute-aligned window the limit holds exactly, which is what the plans promise.
@@ -10,8 +10,11 @@
 // Why PostgreSQL: several API processes serve the same clients behind a load balancer, so a per-process
 // counter would multiply the allowance by the number of processes. The counter is one row per (bucket,
 // window) in `rate_limit_window`, incremented atomically by a single
-// `insert … on conflict do update set count = count + 1 returning count` (no read-modify-write race, no lock
-// held across statements); every process sees the same count. The window is taken from this process's
+// `insert … on conflict do update set count = count + n returning count` (no read-modify-write race, no lock
+// held across statements); every process sees the same count. A process takes several positions per
+// statement when the window has plenty left (WindowLeases in rate-limit-policy.ts: a sixteenth of what is left,
+// at most 64), so a busy client costs a statement per lease, not per request, and the limit still holds
+// exactly: each admitted request holds a distinct position at or below it. The window is taken from this process's
 // clock; API hosts are expected to run NTP, and a skew of a few hundred milliseconds only moves a request to
 // the neighbouring window. Rows of finished windows are useless after the window ends: roughly one request
 // in a hundred deletes windows older than five minutes in the background, keeping the table small.
@@ -24,7 +27,8 @@
 // the client's ordinary limit. The resolved limits are cached per process for 30 seconds, so a changed
 // plan or override takes effect within that time.
 //
-// Headers on every answered request: `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (seconds
+// Headers on every answered request: `RateLimit-Limit`, `RateLimit-Remaining` (the limit less the request's
+// position), `RateLimit-Reset` (seconds
 // until the window ends) and the IETF draft's `RateLimit-Policy: <limit>;w=60`; a refused request also
 // carries `Retry-After` (via `RateLimited`).
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -32,12 +36,13 @@ import type { Orm } from '../../db/orm.ts';
 import { RateLimited } from '../errors.ts';
 import {
   clientBucket,
-  countRequest,
+  countRequests,
   type EnterpriseDefaults,
   type RateLimitBucket,
   type RateLimits,
   resolveLimits,
   WINDOW_SECONDS,
+  WindowLeases,
   windowFor,
 } from '../services/usage/rate-limit-policy.ts';
 
@@ -119,7 +124,9 @@ export function createRateLimiter(deps: RateLimiterDeps, options: RateLimiterOpt
     return limits;
   }
 
-  const increment = (bucket: string, windowStart: Date) => countRequest(deps.orm.em, bucket, windowStart);
+  const leases = new WindowLeases((bucket, windowStart, n) =>
+    countRequests(deps.orm.em, bucket, windowStart, n),
+  );
 
   function cleanUp(request: FastifyRequest, now: Date): void {
     const before = new Date(windowFor(now).start.getTime() - RETAIN_WINDOWS_MS);
@@ -137,9 +144,10 @@ export function createRateLimiter(deps: RateLimiterDeps, options: RateLimiterOpt
     const limits = await limitsOf(principal.organizationId, now.getTime());
     const limit = limits[kind];
     const window = windowFor(now);
-    const count = await increment(
+    const count = await leases.take(
       clientBucket(principal.oauthClientId, principal.organizationId, kind),
       window.start,
+      limit,
     );
     if (cleanupProbability > 0 && Math.random() < cleanupProbability) cleanUp(request, now);
 
@@ -167,9 +175,12 @@ export function createAddressThrottle(
   deps: Pick<RateLimiterDeps, 'orm'>,
   options: { name: string; limit: number; what: string },
 ) {
+  const leases = new WindowLeases((bucket, windowStart, n) =>
+    countRequests(deps.orm.em, bucket, windowStart, n),
+  );
   return async function throttleAddress(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const window = windowFor(new Date());
-    const count = await countRequest(deps.orm.em, `${options.name}:${request.ip}`, window.start);
+    const count = await leases.take(`${options.name}:${request.ip}`, window.start, options.limit);
     reply.header('RateLimit-Limit', String(options.limit));
     reply.header('RateLimit-Remaining', String(Math.max(0, options.limit - count)));
     reply.header('RateLimit-Reset', String(window.resetSeconds));

@@ -48,7 +48,9 @@ async function buildTestApp(trustedProxies: string[]): Promise<FastifyInstance> 
   await server.register(
     async (v1) => {
       v1.addHook('onRequest', createBearerAuth({ orm, config: { api } }));
-      v1.addHook('onResponse', createRequestStats({ orm }));
+      const stats = createRequestStats({ orm });
+      v1.addHook('onResponse', stats.record);
+      v1.addHook('onClose', () => stats.flush());
       v1.get('/probe', { config: { scope: 'organization.read' } }, async (request) => ({
         principal: request.principal,
       }));
@@ -1331,5 +1333,73 @@ describe('bearer tokens on /api/v1', () => {
     expect(new Date(minute?.minute as Date).getUTCSeconds()).toBe(0);
     const [listed] = await listOAuthClients(servicesOn(orm), client.organizationId);
     expect(listed).toMatchObject({ requestCount: 5, errorCount: 3, lastUsedAt: expect.any(Date) });
+  });
+
+  it('writes the statistics of many requests in one statement, and what is still counted when the app closes', async () => {
+    const client = await newClient();
+    let statements = 0;
+    const counting = await createOrm({
+      databaseUrl: inject('databaseUrl'),
+      poolMax: 2,
+      onQuery: (query) => {
+        if (/insert into api_request_stat/i.test(query)) statements += 1;
+      },
+    });
+    /** A server whose requests are the client's, with the statistics flushed every `flushIntervalMs`. */
+    const serverCounting = async (flushIntervalMs: number) => {
+      const server = createServer({ logger });
+      server.addHook('onRequest', async (request) => {
+        request.principal = {
+          organizationId: client.organizationId,
+          oauthClientId: client.id,
+          clientId: client.clientId,
+          scopes: [],
+        };
+      });
+      const stats = createRequestStats({ orm: counting }, { flushIntervalMs });
+      server.addHook('onResponse', stats.record);
+      server.addHook('onClose', () => stats.flush());
+      server.get('/ok', async () => ({ ok: true }));
+      server.get('/missing', async () => {
+        throw new NotFound('Nothing here.');
+      });
+      await server.ready();
+      return server;
+    };
+    const counted = async () => {
+      const [row] = await sql<{ requests: string | null; errors: string | null }>(
+        'select sum(requests) as requests, sum(errors) as errors from api_request_stat where oauth_client_id = ?',
+        [client.id],
+      );
+      return { requests: Number(row?.requests ?? 0), errors: Number(row?.errors ?? 0) };
+    };
+    try {
+      // A flush interval longer than the test: nothing is written until the app closes, then one statement.
+      const quiet = await serverCounting(60_000);
+      for (let i = 0; i < 40; i++)
+        await quiet.inject({ method: 'GET', url: i % 4 === 0 ? '/missing' : '/ok' });
+      expect(statements).toBe(0);
+      expect(await counted()).toEqual({ requests: 0, errors: 0 });
+      await quiet.close();
+      expect(statements).toBe(1);
+      expect(await counted()).toEqual({ requests: 40, errors: 10 });
+
+      // A short interval: a burst of 60 concurrent requests lands within it in a statement or two.
+      const busy = await serverCounting(50);
+      await Promise.all(Array.from({ length: 60 }, () => busy.inject({ method: 'GET', url: '/ok' })));
+      await expect.poll(counted).toEqual({ requests: 100, errors: 10 });
+      expect(statements).toBeLessThanOrEqual(3);
+      await busy.close();
+      const [row] = await sql<{ request_count: string; error_count: string }>(
+        'select request_count, error_count from oauth_client where id = ?',
+        [client.id],
+      );
+      expect({ requests: Number(row?.request_count), errors: Number(row?.error_count) }).toEqual({
+        requests: 100,
+        errors: 10,
+      });
+    } finally {
+      await counting.close();
+    }
   });
 });

@@ -343,3 +343,72 @@ describe('rate limiting', () => {
     expect(kept?.kept).toBe(true);
   });
 });
+
+describe('leases: several positions per statement, the limit exact across processes', () => {
+  /** An ORM that counts its rate_limit_window upserts. */
+  async function countingOrm() {
+    const counted = { upserts: 0 };
+    const counting = await createOrm({
+      databaseUrl: inject('databaseUrl'),
+      poolMax: 4,
+      onQuery: (sql) => {
+        if (/insert into rate_limit_window/i.test(sql)) counted.upserts += 1;
+      },
+    });
+    return { orm: counting, counted };
+  }
+
+  it('takes one statement for many requests while plenty of the window is left', async () => {
+    const { orm: counting, counted } = await countingOrm();
+    try {
+      const app = buildTestApp({ orm: counting });
+      const caller = await newCaller('Enterprise', { rate: 100_000 });
+      const remaining = await spend(app, caller, 200);
+      // Every request still gets its own position: the countdown is exact in one process.
+      expect(remaining).toEqual(countdown(100_000, 200));
+      // The first position alone, then leases of 64: 1 + ceil(199 / 64) = 5 statements for 200 requests.
+      expect(counted.upserts).toBe(5);
+      const [row] = await counting.em
+        .getConnection()
+        .execute<{ count: number }[]>('select count from rate_limit_window where bucket like ?', [
+          `${caller.oauthClientId}:%`,
+        ]);
+      // The shared count runs ahead of the requests by the positions leased and not yet handed out.
+      expect(Number(row?.count)).toBe(1 + 4 * 64);
+    } finally {
+      await counting.close();
+    }
+  });
+
+  it('admits exactly the limit across two processes under concurrent load, then refuses each request', async () => {
+    const processes = [await countingOrm(), await countingOrm()];
+    try {
+      const apps = processes.map((process) => buildTestApp({ orm: process.orm }));
+      const caller = await newCaller('Enterprise', { rate: 500 });
+      // 1,200 requests, 8 at a time in each process.
+      const statuses: number[] = [];
+      await Promise.all(
+        apps.flatMap((app) =>
+          Array.from({ length: 8 }, async () => {
+            for (let i = 0; i < 75; i++) statuses.push((await call(app, caller)).statusCode);
+          }),
+        ),
+      );
+      expect(statuses).toHaveLength(1200);
+      expect(statuses.filter((status) => status === 200)).toHaveLength(500);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(700);
+      // Each refusal takes a statement (it is counted); the 500 admitted requests took leases, far fewer.
+      const upserts = processes.reduce((sum, process) => sum + process.counted.upserts, 0);
+      expect(upserts).toBeGreaterThanOrEqual(700);
+      expect(upserts).toBeLessThan(700 + 500 / 4);
+      const [row] = await orm.em
+        .getConnection()
+        .execute<{ count: number }[]>('select count from rate_limit_window where bucket like ?', [
+          `${caller.oauthClientId}:%`,
+        ]);
+      expect(Number(row?.count)).toBeGreaterThanOrEqual(1200);
+    } finally {
+      for (const process of processes) await process.orm.close();
+    }
+  });
+});

@@ -22,7 +22,10 @@ export const v1Routes: FastifyPluginAsync<AppDependencies> = async (app, deps) =
   app.addHook('onRequest', createRateLimiter(deps));
   // Sandbox requests pass every check above first; then a server without sandbox refuses them (403).
   app.addHook('onRequest', createSandboxGate(deps));
-  app.addHook('onResponse', createRequestStats(deps));
+  // Counted in memory after each answer, written in batches (api/auth/request-stats.ts); the rest at close.
+  const stats = createRequestStats(deps);
+  app.addHook('onResponse', stats.record);
+  app.addHook('onClose', () => stats.flush());
   // After authentication and rate limiting, before the handler: replays and in-progress conflicts.
   registerIdempotency(app, deps);
   // Routes that honour Idempotency-Key declare it, so the OpenAPI document (and generated clients) show it.
