@@ -74,6 +74,22 @@ export function createProjectionActivities(deps: { orm: Orm }) {
     },
 
     /**
+     * Several queued transitions of one envelope, in order, in one transaction and one activity task (issue 19):
+     * the same writes as projectEnvelopeTransition for each, so the same guarantees (in order, exactly once per
+     * sequence, idempotent under retry). A refusal rolls the whole batch back and names the transition it met;
+     * the workflow then projects one at a time, and parks on that one.
+     */
+    async projectEnvelopeTransitions(transitions: EnvelopeTransition[]): Promise<ProjectionResult[]> {
+      const at = { current: 0 };
+      try {
+        return await whileHeartbeating(() => projectInOrder(deps.orm, transitions, at));
+      } catch (error) {
+        const transition = transitions[at.current];
+        throw transition ? asProjectionFailure(error, transition) : error;
+      }
+    },
+
+    /**
      * Marks the envelope row of a parked projection with the reason (already free of what PostgreSQL cannot
      * store) and the time; `sigil envelope stuck` and GET /api/health read them. The next transition written
      * clears both.
@@ -96,76 +112,114 @@ export function createProjectionActivities(deps: { orm: Orm }) {
 }
 
 async function project(orm: Orm, transition: EnvelopeTransition): Promise<ProjectionResult> {
+  const [result] = await projectInOrder(orm, [transition], { current: 0 });
+  return result as ProjectionResult;
+}
+
+/**
+ * Projects transitions of one envelope, in order, in one transaction: the envelope row is locked once, and each
+ * transition is written as projectEnvelopeTransition writes it alone. `at.current` is the index of the
+ * transition being written, so a refusal can name it.
+ */
+async function projectInOrder(
+  orm: Orm,
+  transitions: readonly EnvelopeTransition[],
+  at: { current: number },
+): Promise<ProjectionResult[]> {
+  const first = transitions[0];
+  if (!first) return [];
   const em = orm.em.fork();
   return em.transactional(async (tx) => {
     // Row lock: concurrent retries of the same envelope's projections are serialized.
     const [envelope] = await tx.execute<{ projected_sequence: number }[]>(
       'select projected_sequence from envelope where id = ? and organization_id = ? for update',
-      [transition.envelopeId, transition.organizationId],
+      [first.envelopeId, first.organizationId],
     );
     if (!envelope) {
       throw ApplicationFailure.nonRetryable(
-        `Envelope ${transition.envelopeId} of organization ${transition.organizationId} does not exist.`,
+        `Envelope ${first.envelopeId} of organization ${first.organizationId} does not exist.`,
         'EnvelopeNotFound',
       );
     }
-    await appendAuditEvent(tx, {
-      envelopeId: transition.envelopeId,
-      organizationId: transition.organizationId,
-      sequence: transition.sequence,
-      type: transition.event.type,
-      recipientId: transition.event.recipientId,
-      data: transition.event.data,
-      occurredAt: transition.occurredAt,
-    });
-    const deliveryIds = transition.webhooks ? await queueWebhooks(tx, transition) : undefined;
-    if (envelope.projected_sequence >= transition.sequence) return { applied: false, deliveryIds };
-
-    // An envelope archived or deleted meanwhile keeps that status, and the workflow's becomes the one unarchiving
-    // restores: a transition may come after the envelope looked finished (a completion's second event,
-    // `document.final_pdf_ready`; an extension of an Expired envelope within its grace window, which the
-    // service refuses for an archived or deleted one, but which may already have been on its way).
-    await tx.execute(
-      `update envelope
-              set status = case when status in ('Archived', 'Deleted') then status else ? end,
-                  previous_status = case when status in ('Archived', 'Deleted') then ? else previous_status end,
-                  projected_sequence = ?,
-                  sent_at = case when ?::text = 'envelope.sent' then coalesce(sent_at, ?::timestamptz) else sent_at end,
-                  completed_at = case when ?::text = 'Completed' then coalesce(completed_at, ?::timestamptz) else completed_at end,
-                  expires_at = case when ?::boolean then ?::timestamptz else expires_at end,
-                  reminder_count = reminder_count + case when ?::text = 'envelope.reminded' then 1 else 0 end,
-                  last_reminded_at = case when ?::text = 'envelope.reminded' then ?::timestamptz else last_reminded_at end,
-                  projection_error = null,
-                  projection_failed_at = null,
-                  updated_at = now()
-            where id = ?`,
-      [
-        transition.envelopeStatus,
-        transition.envelopeStatus,
-        transition.sequence,
-        transition.event.type,
-        transition.occurredAt,
-        transition.envelopeStatus,
-        transition.occurredAt,
-        transition.expiresAt !== undefined,
-        transition.expiresAt ?? null,
-        transition.event.type,
-        transition.event.type,
-        transition.occurredAt,
-        transition.envelopeId,
-      ],
-    );
-    await tx.execute(
-      `update recipient r
-              set status = v.status,
-                  completed_at = case when v.status = 'Completed' then coalesce(r.completed_at, ?::timestamptz) else r.completed_at end,
-                  updated_at = now()
-             from jsonb_to_recordset(?::jsonb) as v (id uuid, status text)
-            where r.id = v.id and r.envelope_id = ? and r.status is distinct from v.status`,
-      [transition.occurredAt, JSON.stringify(transition.recipients), transition.envelopeId],
-    );
-    return { applied: true, deliveryIds };
+    let projectedSequence = envelope.projected_sequence;
+    const results: ProjectionResult[] = [];
+    for (const [index, transition] of transitions.entries()) {
+      at.current = index;
+      if (transition.envelopeId !== first.envelopeId || transition.organizationId !== first.organizationId) {
+        throw ApplicationFailure.nonRetryable(
+          'A batch of projections must belong to one envelope.',
+          'InvalidProjectionBatch',
+        );
+      }
+      results.push(await projectOne(tx, transition, projectedSequence));
+      projectedSequence = Math.max(projectedSequence, transition.sequence);
+    }
+    return results;
   });
+}
+
+/** One transition, in the transaction that holds the envelope row's lock. */
+async function projectOne(
+  tx: Parameters<typeof queueWebhookEventDeliveries>[0],
+  transition: EnvelopeTransition,
+  projectedSequence: number,
+): Promise<ProjectionResult> {
+  await appendAuditEvent(tx, {
+    envelopeId: transition.envelopeId,
+    organizationId: transition.organizationId,
+    sequence: transition.sequence,
+    type: transition.event.type,
+    recipientId: transition.event.recipientId,
+    data: transition.event.data,
+    occurredAt: transition.occurredAt,
+  });
+  const deliveryIds = transition.webhooks ? await queueWebhooks(tx, transition) : undefined;
+  if (projectedSequence >= transition.sequence) return { applied: false, deliveryIds };
+
+  // An envelope archived or deleted meanwhile keeps that status, and the workflow's becomes the one unarchiving
+  // restores: a transition may come after the envelope looked finished (a completion's second event,
+  // `document.final_pdf_ready`; an extension of an Expired envelope within its grace window, which the
+  // service refuses for an archived or deleted one, but which may already have been on its way).
+  await tx.execute(
+    `update envelope
+            set status = case when status in ('Archived', 'Deleted') then status else ? end,
+                previous_status = case when status in ('Archived', 'Deleted') then ? else previous_status end,
+                projected_sequence = ?,
+                sent_at = case when ?::text = 'envelope.sent' then coalesce(sent_at, ?::timestamptz) else sent_at end,
+                completed_at = case when ?::text = 'Completed' then coalesce(completed_at, ?::timestamptz) else completed_at end,
+                expires_at = case when ?::boolean then ?::timestamptz else expires_at end,
+                reminder_count = reminder_count + case when ?::text = 'envelope.reminded' then 1 else 0 end,
+                last_reminded_at = case when ?::text = 'envelope.reminded' then ?::timestamptz else last_reminded_at end,
+                projection_error = null,
+                projection_failed_at = null,
+                updated_at = now()
+          where id = ?`,
+    [
+      transition.envelopeStatus,
+      transition.envelopeStatus,
+      transition.sequence,
+      transition.event.type,
+      transition.occurredAt,
+      transition.envelopeStatus,
+      transition.occurredAt,
+      transition.expiresAt !== undefined,
+      transition.expiresAt ?? null,
+      transition.event.type,
+      transition.event.type,
+      transition.occurredAt,
+      transition.envelopeId,
+    ],
+  );
+  await tx.execute(
+    `update recipient r
+            set status = v.status,
+                completed_at = case when v.status = 'Completed' then coalesce(r.completed_at, ?::timestamptz) else r.completed_at end,
+                updated_at = now()
+           from jsonb_to_recordset(?::jsonb) as v (id uuid, status text)
+          where r.id = v.id and r.envelope_id = ? and r.status is distinct from v.status`,
+    [transition.occurredAt, JSON.stringify(transition.recipients), transition.envelopeId],
+  );
+  return { applied: true, deliveryIds };
 }
 
 /**

@@ -55,17 +55,25 @@ import { WEBHOOK_DELIVERY_WORKFLOW_TYPE, webhookDeliveryChildOptions } from './w
 const CONTINUE_AS_NEW_AT_HISTORY_LENGTH = 5000;
 /** Runs that meet a projection PostgreSQL refuses for good park on this code instead of failing. */
 const PARKING_PATCH = 'projection-parking';
+/**
+ * Runs on this code project every queued transition in one activity (one transaction, one activity task)
+ * instead of one activity per transition (issue 19); runs recorded before it replay one at a time.
+ */
+const BATCHED_PROJECTION_PATCH = 'batched-projections';
+/** The most transitions one batched projection writes. */
+const MAX_PROJECTION_BATCH = 50;
 
 // A projection is one short transaction: 10 s is far above any measured, and the activity heartbeats every
 // second, so a worker that dies in the middle of one is noticed after 3 s, not after the whole timeout.
 // Changing timeouts changes no command, so recorded histories replay unchanged.
-const { projectEnvelopeTransition, recordProjectionFailure } = proxyActivities<Activities>({
-  startToCloseTimeout: '10 seconds',
-  heartbeatTimeout: '3 seconds',
-  // A projection must land eventually: PostgreSQL outages are waited out, never skipped. What retrying cannot
-  // fix fails at once (ProjectionDataError) and parks the envelope instead.
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+const { projectEnvelopeTransition, projectEnvelopeTransitions, recordProjectionFailure } =
+  proxyActivities<Activities>({
+    startToCloseTimeout: '10 seconds',
+    heartbeatTimeout: '3 seconds',
+    // A projection must land eventually: PostgreSQL outages are waited out, never skipped. What retrying cannot
+    // fix fails at once (ProjectionDataError) and parks the envelope instead.
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  });
 
 /** Rendering gets a few attempts; input that can never render fails at once (FinalPdfFailed). */
 const FINALIZE_ATTEMPTS = 5;
@@ -138,6 +146,11 @@ export class EnvelopeRun {
   private parked: ParkedProjection | null = null;
   /** How often the projection parked (a resume answers when it parks again). */
   private parkings = 0;
+  /**
+   * Set after PostgreSQL refused a transition in a batch: transitions up to this sequence are projected one at a
+   * time, so the refused one parks alone.
+   */
+  private singly: number | null = null;
   /** An operator's resume, until the parked projection takes it. */
   private resumeRequest: ResumeProjectionRequest | null = null;
 
@@ -260,6 +273,10 @@ export class EnvelopeRun {
    */
   async drain(): Promise<void> {
     while (this.pending.length > 0) {
+      if (this.singly === null && patched(BATCHED_PROJECTION_PATCH)) {
+        await this.drainBatch();
+        continue;
+      }
       const transition = this.pending[0] as EnvelopeTransition;
       let projection: Awaited<ReturnType<typeof projectEnvelopeTransition>>;
       try {
@@ -276,7 +293,36 @@ export class EnvelopeRun {
       this.projectedSequence = transition.sequence;
       this.pending.shift();
       this.index(transition.envelopeStatus);
+      // Back to batches once the transition PostgreSQL refused in a batch is written.
+      if (this.singly !== null && transition.sequence >= this.singly) this.singly = null;
     }
+  }
+
+  /**
+   * Projects the queued transitions (up to MAX_PROJECTION_BATCH) in one activity. When PostgreSQL refuses one
+   * for good, the batch is rolled back whole; the transitions are then projected one at a time up to the
+   * refused one, so the projection parks on exactly that transition, as it always did.
+   */
+  private async drainBatch(): Promise<void> {
+    const batch = this.pending.slice(0, MAX_PROJECTION_BATCH);
+    let projections: Awaited<ReturnType<typeof projectEnvelopeTransitions>>;
+    try {
+      projections = await projectEnvelopeTransitions(batch);
+    } catch (error) {
+      if (!isProjectionDataError(error)) throw error;
+      this.singly = batch.at(-1)?.sequence ?? null;
+      return;
+    }
+    for (const projection of projections) {
+      // One child per (event, endpoint), abandoned on close: deliveries outlive the envelope's workflow.
+      for (const deliveryId of projection.deliveryIds ?? []) {
+        await startChild(WEBHOOK_DELIVERY_WORKFLOW_TYPE, webhookDeliveryChildOptions(deliveryId));
+      }
+    }
+    const last = batch.at(-1) as EnvelopeTransition;
+    this.projectedSequence = last.sequence;
+    this.pending.splice(0, batch.length);
+    this.index(last.envelopeStatus);
   }
 
   /** Renders and stores the final PDF and the audit trail; the model decides what the outcome changes. */

@@ -91,3 +91,72 @@ describe('projectEnvelopeTransition', () => {
     expect(await ctx.orm.em.fork().count(AuditEvent, { envelopeId: base.envelopeId })).toBe(0);
   });
 });
+
+describe('projectEnvelopeTransitions (a batch in one transaction)', () => {
+  it('writes several transitions in order, and a retry of the batch changes nothing', async () => {
+    const { projectEnvelopeTransitions } = createProjectionActivities({ orm: ctx.orm });
+    const base = await draft();
+    const batch = [
+      transition(base, 1, 'envelope.sent', 'Sent', ['Pending', 'WaitingForTurn']),
+      transition(base, 2, 'recipient.opened', 'Opened', ['Pending', 'WaitingForTurn']),
+      transition(base, 3, 'recipient.completed', 'WaitingForNextSigner', ['Completed', 'Pending']),
+    ];
+    expect(await projectEnvelopeTransitions(batch)).toEqual([
+      { applied: true },
+      { applied: true },
+      { applied: true },
+    ]);
+    // Retried whole (a lost completion), or overlapping what was written: nothing moves back.
+    expect(await projectEnvelopeTransitions(batch)).toEqual([
+      { applied: false },
+      { applied: false },
+      { applied: false },
+    ]);
+    const row = await findEnvelope(ctx, base.organizationId, base.envelopeId);
+    expect(row.envelope.status).toBe('WaitingForNextSigner');
+    expect(row.envelope.projectedSequence).toBe(3);
+    expect(row.recipients.map((r) => r.status)).toEqual(['Completed', 'Pending']);
+    const events = await ctx.orm.em
+      .fork()
+      .find(AuditEvent, { envelopeId: base.envelopeId }, { orderBy: { sequence: 'asc' } });
+    expect(events.map((event) => [event.sequence, event.type])).toEqual([
+      [1, 'envelope.sent'],
+      [2, 'recipient.opened'],
+      [3, 'recipient.completed'],
+    ]);
+  });
+
+  it('rolls the whole batch back when PostgreSQL refuses one, naming that transition', async () => {
+    const { projectEnvelopeTransitions } = createProjectionActivities({ orm: ctx.orm });
+    const base = await draft();
+    const batch = [
+      transition(base, 1, 'envelope.sent', 'Sent', ['Pending', 'WaitingForTurn']),
+      // A NUL in jsonb: a data exception (SQLSTATE 22P05) no retry can fix.
+      {
+        ...transition(base, 2, 'envelope.reminded', 'Sent', []),
+        event: { type: 'envelope.reminded', recipientId: null, data: { note: 'a\u0000b' } },
+      },
+    ];
+    await expect(projectEnvelopeTransitions(batch)).rejects.toMatchObject({
+      type: 'ProjectionDataError',
+      message: expect.stringMatching(/refused transition 2 \(envelope\.reminded\)/),
+    });
+    const row = await findEnvelope(ctx, base.organizationId, base.envelopeId);
+    expect(row.envelope.status).toBe('Draft');
+    expect(row.envelope.projectedSequence).toBe(0);
+    expect(await ctx.orm.em.fork().count(AuditEvent, { envelopeId: base.envelopeId })).toBe(0);
+  });
+
+  it('refuses a batch that mixes envelopes, writing nothing', async () => {
+    const { projectEnvelopeTransitions } = createProjectionActivities({ orm: ctx.orm });
+    const first = await draft();
+    const second = await draft();
+    await expect(
+      projectEnvelopeTransitions([
+        transition(first, 1, 'envelope.sent', 'Sent', []),
+        transition(second, 1, 'envelope.sent', 'Sent', []),
+      ]),
+    ).rejects.toMatchObject({ type: 'InvalidProjectionBatch' });
+    expect(await ctx.orm.em.fork().count(AuditEvent, { envelopeId: first.envelopeId })).toBe(0);
+  });
+});

@@ -2,7 +2,7 @@
 // the real activities on a task queue of the test's choosing. With HANG set, the first attempt of that
 // activity announces on stdout that it started and then never returns, heartbeating as a live attempt does,
 // so the test can SIGKILL the process in the middle of it:
-//   projection   projectEnvelopeTransition of the event type HANG_EVENT;
+//   projection   the projection (one transition, or a batch) holding the event type HANG_EVENT;
 //   finalize     finalizeEnvelope.
 // Every line this process writes to stdout is one JSON object.
 import { Context } from '@temporalio/activity';
@@ -43,13 +43,26 @@ function hangAlive(): Promise<never> {
   });
 }
 
+/** Whether this attempt of a projection of these transitions is the one to hang. */
+function hangsOn(transitions: EnvelopeTransition[]): boolean {
+  const { attempt } = Context.current().info;
+  return (
+    hang === 'projection' &&
+    attempt === 1 &&
+    transitions.some((transition) => transition.event.type === process.env.HANG_EVENT)
+  );
+}
+
 const realProject = activities.projectEnvelopeTransition;
 activities.projectEnvelopeTransition = async (transition: EnvelopeTransition) => {
-  const { attempt } = Context.current().info;
-  if (hang !== 'projection' || attempt > 1 || transition.event.type !== process.env.HANG_EVENT) {
-    return realProject(transition);
-  }
-  announce({ event: 'hanging', activity: 'projectEnvelopeTransition', attempt, at: Date.now() });
+  if (!hangsOn([transition])) return realProject(transition);
+  announce({ event: 'hanging', activity: 'projectEnvelopeTransition', attempt: 1, at: Date.now() });
+  return hangAlive();
+};
+const realProjectBatch = activities.projectEnvelopeTransitions;
+activities.projectEnvelopeTransitions = async (transitions: EnvelopeTransition[]) => {
+  if (!hangsOn(transitions)) return realProjectBatch(transitions);
+  announce({ event: 'hanging', activity: 'projectEnvelopeTransitions', attempt: 1, at: Date.now() });
   return hangAlive();
 };
 

@@ -263,8 +263,13 @@ try {
   // Messages and webhooks: email signers are invited round by round (development capture), everyone and the
   // Cc get completion notices, and every lifecycle event starts a webhook delivery child.
   // Recorded again under a new name when the messages change: `messages-heartbeat-completed` sends them with
-  // a heartbeat timeout (patch notification-heartbeat).
-  for (const name of ['messages-webhooks-completed', 'messages-heartbeat-completed']) {
+  // a heartbeat timeout (patch notification-heartbeat); `messages-batched-projections-completed` projects the
+  // queued transitions in batches (patch batched-projections).
+  for (const name of [
+    'messages-webhooks-completed',
+    'messages-heartbeat-completed',
+    'messages-batched-projections-completed',
+  ]) {
     if (!force && existsSync(new URL(`${name}.json`, OUTPUT))) continue;
     const receiver = await startWebhookReceiver();
     try {

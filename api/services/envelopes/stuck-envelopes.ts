@@ -45,7 +45,8 @@ const OPEN_STATUSES: readonly EnvelopeStatus[] = [
 ];
 /** Workflows described at once. */
 const CONCURRENCY = 8;
-const PROJECTION_ACTIVITY = 'projectEnvelopeTransition';
+/** The projection activities: a batch of transitions (runs since issue 19), or one (older runs, refusals). */
+const PROJECTION_ACTIVITIES = ['projectEnvelopeTransitions', 'projectEnvelopeTransition'];
 const { PendingActivityState } = proto.temporal.api.enums.v1;
 
 /** How many envelopes have a parked projection: one indexed count, for GET /api/health. */
@@ -134,8 +135,8 @@ async function pendingProjection(
     if (error instanceof WorkflowNotFoundError) return null;
     throw error;
   }
-  const pending = description.raw.pendingActivities?.find(
-    (activity) => activity.activityType?.name === PROJECTION_ACTIVITY,
+  const pending = description.raw.pendingActivities?.find((activity) =>
+    PROJECTION_ACTIVITIES.includes(activity.activityType?.name ?? ''),
   );
   if (!pending) return null;
   const scheduled = timestampOf(pending.scheduledTime) ?? timestampOf(pending.lastStartedTime);
