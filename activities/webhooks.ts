@@ -9,9 +9,9 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
+import { ApplicationFailure } from '@temporalio/common';
 import type { SigilEnv } from '../config/config.ts';
 import { privateTargetsAllowed, publicOnlyLookup, specialAddressReason } from '../config/outbound-targets.ts';
-import { WebhookDelivery, WebhookEndpoint } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
 import { WEBHOOK_MAX_ATTEMPTS } from '../workflows/webhook-contracts.ts';
 
@@ -26,7 +26,20 @@ export interface WebhookDeliverySettings {
    * within seconds.
    */
   retryDelayScale: number;
+  /**
+   * Attempts this worker process makes to one endpoint at once. One more finds the endpoint busy and is
+   * retried by Temporal a moment later (an activity retry, without holding an activity slot meanwhile), so a
+   * slow receiver holds at most this many of the worker's slots and cannot starve the other endpoints.
+   */
+  maxConcurrentPerEndpoint: number;
 }
+
+/** The default of maxConcurrentPerEndpoint (WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT). */
+export const WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT = 8;
+/** How long an attempt that found its endpoint busy waits before Temporal tries it again (plus jitter). */
+const BUSY_RETRY_MS = 250;
+/** The failure type of an attempt that found its endpoint busy. */
+export const ENDPOINT_BUSY = 'EndpointBusy';
 
 export const WEBHOOK_ATTEMPT_TIMEOUT_MS = 10_000;
 /** Characters of a failed response's body kept in the delivery record. */
@@ -38,11 +51,16 @@ const USER_AGENT = 'Sigil-Webhooks/1';
  * The settings of the worker process: private targets only in development and test, and the retry schedule
  * shortened by `retryDelayScale` (config.webhooks) only outside production.
  */
-export function webhookDeliverySettings(env: SigilEnv, retryDelayScale = 1): WebhookDeliverySettings {
+export function webhookDeliverySettings(
+  env: SigilEnv,
+  retryDelayScale = 1,
+  maxConcurrentPerEndpoint = WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT,
+): WebhookDeliverySettings {
   return {
     allowPrivateTargets: privateTargetsAllowed(env),
     attemptTimeoutMs: WEBHOOK_ATTEMPT_TIMEOUT_MS,
     retryDelayScale: env === 'production' ? 1 : retryDelayScale,
+    maxConcurrentPerEndpoint,
   };
 }
 
@@ -82,8 +100,11 @@ export function createWebhookActivities(deps: { orm: Orm; webhooks?: Partial<Web
     allowPrivateTargets: false,
     attemptTimeoutMs: WEBHOOK_ATTEMPT_TIMEOUT_MS,
     retryDelayScale: 1,
+    maxConcurrentPerEndpoint: WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT,
     ...deps.webhooks,
   };
+  /** Attempts in flight per endpoint in this process. */
+  const inFlight = new Map<string, number>();
   /** The wait after a failed attempt, as this worker's settings have it. */
   const waitAfter = (request: AttemptWebhookDeliveryRequest) =>
     request.retryDelayMs === null
@@ -183,56 +204,76 @@ export function createWebhookActivities(deps: { orm: Orm; webhooks?: Partial<Web
     async attemptWebhookDelivery(
       request: AttemptWebhookDeliveryRequest,
     ): Promise<AttemptWebhookDeliveryOutcome> {
-      const em = deps.orm.em.fork();
-      const delivery = await em.findOne(WebhookDelivery, { id: request.deliveryId });
-      if (!delivery) return { status: 'gone', statusCode: null };
-      const recorded = { statusCode: delivery.lastStatusCode ?? null };
-      if (delivery.status !== 'pending') {
-        return { status: delivery.status as 'succeeded' | 'failed', ...recorded };
+      const connection = deps.orm.em.getConnection();
+      // The delivery and its endpoint in one statement.
+      const [row] = await connection.execute<DeliveryRow[]>(
+        `select d.id, d.status, d.attempt_count, d.last_status_code, d.kind, d.replay_of, d.event_type, d.payload,
+                e.id as endpoint_id, e.url, e.enabled, e.secret,
+                case when e.previous_secret_expires_at > now() then e.previous_secret end as previous_secret
+           from webhook_delivery d
+           left join webhook_endpoint e on e.id = d.endpoint_id
+          where d.id = ?`,
+        [request.deliveryId],
+      );
+      if (!row) return { status: 'gone', statusCode: null };
+      const recorded = { statusCode: row.last_status_code ?? null };
+      if (row.status !== 'pending') {
+        return { status: row.status as 'succeeded' | 'failed', ...recorded };
       }
       // This attempt was made and recorded already (the activity is running again after a worker crash
       // or a lost completion): do not send it twice.
-      if (delivery.attemptCount >= request.attempt)
+      if (row.attempt_count >= request.attempt)
         return { status: 'pending', ...recorded, ...waitAfter(request) };
-
-      const endpoint = await em.findOne(WebhookEndpoint, { id: delivery.endpointId });
-      if (!endpoint) return { status: 'gone', statusCode: null };
+      if (row.endpoint_id === null || row.url === null || row.secret === null) {
+        return { status: 'gone', statusCode: null };
+      }
+      const endpointId = row.endpoint_id;
       // A disabled endpoint receives no lifecycle events, and retries of those already queued stop. Test
       // deliveries and replays are explicit requests and are delivered anyway.
-      if (!endpoint.enabled && delivery.kind === 'event' && !delivery.replayOf) {
-        await em.nativeUpdate(
-          WebhookDelivery,
-          { id: delivery.id, status: 'pending' },
-          {
-            status: 'failed',
-            lastError: 'The endpoint is disabled; the delivery was stopped (replay it once it is enabled).',
-            nextAttemptAt: null,
-          },
+      if (!row.enabled && row.kind === 'event' && !row.replay_of) {
+        await connection.execute(
+          `update webhook_delivery set status = 'failed', last_error = ?, next_attempt_at = null, updated_at = now()
+            where id = ? and status = 'pending'`,
+          ['The endpoint is disabled; the delivery was stopped (replay it once it is enabled).', row.id],
         );
         return { status: 'failed', ...recorded };
       }
 
+      // At most maxConcurrentPerEndpoint attempts to one endpoint at once in this process: one more is
+      // retried by Temporal in a moment, without holding an activity slot while it waits.
+      const busy = inFlight.get(endpointId) ?? 0;
+      if (busy >= settings.maxConcurrentPerEndpoint) {
+        throw ApplicationFailure.create({
+          type: ENDPOINT_BUSY,
+          message: `${busy} attempts to this endpoint are already in flight in this worker; trying again shortly.`,
+          nextRetryDelay: BUSY_RETRY_MS + Math.floor(Math.random() * BUSY_RETRY_MS),
+        });
+      }
+      inFlight.set(endpointId, busy + 1);
+      let result: HttpResult;
       const startedAt = new Date();
-      const timestamp = String(Math.floor(startedAt.getTime() / 1000));
-      const previous =
-        endpoint.previousSecret &&
-        endpoint.previousSecretExpiresAt &&
-        endpoint.previousSecretExpiresAt > startedAt
-          ? endpoint.previousSecret
-          : null;
-      const headers: Record<string, string> = {
-        'Content-Type': 'application/json',
-        'User-Agent': USER_AGENT,
-        'X-Service-Delivery': delivery.id,
-        'X-Service-Event': delivery.eventType,
-        'X-Service-Timestamp': timestamp,
-        'X-Service-Signature': webhookSignature(endpoint.secret, timestamp, delivery.payload),
-        ...(previous
-          ? { 'X-Service-Signature-Previous': webhookSignature(previous, timestamp, delivery.payload) }
-          : {}),
-      };
-      const secrets = [endpoint.secret, previous ?? '', headers['X-Service-Signature'] ?? ''];
-      const result = await post(endpoint.url, delivery.payload, headers, secrets);
+      try {
+        const timestamp = String(Math.floor(startedAt.getTime() / 1000));
+        // The previous secret signs too until its grace period ends (null once it has).
+        const previous = row.previous_secret;
+        const headers: Record<string, string> = {
+          'Content-Type': 'application/json',
+          'User-Agent': USER_AGENT,
+          'X-Service-Delivery': row.id,
+          'X-Service-Event': row.event_type,
+          'X-Service-Timestamp': timestamp,
+          'X-Service-Signature': webhookSignature(row.secret, timestamp, row.payload),
+          ...(previous
+            ? { 'X-Service-Signature-Previous': webhookSignature(previous, timestamp, row.payload) }
+            : {}),
+        };
+        const secrets = [row.secret, previous ?? '', headers['X-Service-Signature'] ?? ''];
+        result = await post(row.url, row.payload, headers, secrets);
+      } finally {
+        const left = (inFlight.get(endpointId) ?? 1) - 1;
+        if (left > 0) inFlight.set(endpointId, left);
+        else inFlight.delete(endpointId);
+      }
       const durationMs = Date.now() - startedAt.getTime();
 
       const succeeded = result.error === null && result.statusCode !== null;
@@ -240,38 +281,59 @@ export function createWebhookActivities(deps: { orm: Orm; webhooks?: Partial<Web
       const status = succeeded ? 'succeeded' : last ? 'failed' : 'pending';
       const wait = waitAfter(request).retryDelayMs;
       const finishedAt = new Date();
-      await em.transactional(async (tx) => {
-        await tx.execute(
-          `insert into webhook_delivery_attempt (delivery_id, attempt, started_at, duration_ms, status_code, error)
+      // The attempt's record and the delivery's new state in one statement (so together, or not at all).
+      await connection.execute(
+        `with attempt as (
+           insert into webhook_delivery_attempt (delivery_id, attempt, started_at, duration_ms, status_code, error)
            values (?, ?, ?, ?, ?, ?)
            on conflict (delivery_id, attempt) do update
               set started_at = excluded.started_at, duration_ms = excluded.duration_ms,
-                  status_code = excluded.status_code, error = excluded.error`,
-          [delivery.id, request.attempt, startedAt, durationMs, result.statusCode, result.error],
-        );
-        await tx.execute(
-          `update webhook_delivery
-              set status = ?, attempt_count = greatest(attempt_count, ?), last_status_code = ?, last_error = ?,
-                  last_attempt_at = ?, next_attempt_at = ?, delivered_at = ?, endpoint_url = ?, updated_at = now()
-            where id = ? and status = 'pending'`,
-          [
-            status,
-            request.attempt,
-            result.statusCode,
-            result.error,
-            startedAt,
-            status === 'pending' && wait !== undefined ? new Date(finishedAt.getTime() + wait) : null,
-            succeeded ? finishedAt : null,
-            endpoint.url,
-            delivery.id,
-          ],
-        );
-      });
+                  status_code = excluded.status_code, error = excluded.error
+         )
+         update webhook_delivery
+            set status = ?, attempt_count = greatest(attempt_count, ?), last_status_code = ?, last_error = ?,
+                last_attempt_at = ?, next_attempt_at = ?, delivered_at = ?, endpoint_url = ?, updated_at = now()
+          where id = ? and status = 'pending'`,
+        [
+          row.id,
+          request.attempt,
+          startedAt,
+          durationMs,
+          result.statusCode,
+          result.error,
+          status,
+          request.attempt,
+          result.statusCode,
+          result.error,
+          startedAt,
+          status === 'pending' && wait !== undefined ? new Date(finishedAt.getTime() + wait) : null,
+          succeeded ? finishedAt : null,
+          row.url,
+          row.id,
+        ],
+      );
       return status === 'pending'
         ? { status, statusCode: result.statusCode, ...waitAfter(request) }
         : { status, statusCode: result.statusCode };
     },
   };
+}
+
+interface DeliveryRow {
+  id: string;
+  status: string;
+  attempt_count: number;
+  last_status_code: number | null;
+  kind: string;
+  replay_of: string | null;
+  event_type: string;
+  payload: string;
+  endpoint_id: string | null;
+  url: string | null;
+  enabled: boolean | null;
+  secret: string | null;
+  /** Only while it still signs (its grace period has not ended). */
+  previous_secret: string | null;
 }
 
 /** `HTTP 503: <excerpt>`: printable ASCII only, known secrets removed, at most RESPONSE_EXCERPT_CHARS. */

@@ -9,11 +9,11 @@
 // - CPU time of each process: this one (API, worker, activities), PostgreSQL's and the Temporal dev server's
 //   (from /proc, the descendants of this process only).
 // Prints tables; asserts nothing.
-import { readdir, readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import proto from '@temporalio/proto';
 import { envelopeWorkflowId } from '../workflows/contracts.ts';
 import { envelopeRuns, strokePng } from './envelope-runs.ts';
+import { processTree, serverKind } from './process-cpu.ts';
 import { queryCatcher } from './route-timing.ts';
 import { startBenchApi } from './support.ts';
 
@@ -28,49 +28,12 @@ const { EventType } = proto.temporal.api.enums.v1;
 
 /** CPU seconds (user + system) of this process's descendants and itself, by kind, from /proc. */
 async function cpuByProcess(): Promise<Record<string, number>> {
-  const ticks = 100; // USER_HZ on Linux
-  const processes: { pid: number; ppid: number; name: string; cpu: number }[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      const name = stat.slice(stat.indexOf('(') + 1, close);
-      const fields = stat.slice(close + 2).split(' ');
-      processes.push({
-        pid: Number(entry),
-        ppid: Number(fields[1]),
-        name,
-        cpu: (Number(fields[11]) + Number(fields[12])) / ticks,
-      });
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  const children = new Map<number, number[]>();
-  for (const process of processes)
-    children.set(process.ppid, [...(children.get(process.ppid) ?? []), process.pid]);
-  const mine = new Set<number>([process.pid]);
-  const queue = [process.pid];
-  while (queue.length > 0) {
-    for (const child of children.get(queue.shift() as number) ?? []) {
-      if (!mine.has(child)) {
-        mine.add(child);
-        queue.push(child);
-      }
-    }
-  }
   const byKind: Record<string, number> = {};
-  for (const entry of processes) {
-    if (!mine.has(entry.pid)) continue;
+  for (const entry of await processTree()) {
     const kind =
       entry.pid === process.pid
         ? 'this process (API, worker, activities)'
-        : entry.name.startsWith('postgres') || entry.name === 'postmaster'
-          ? 'PostgreSQL'
-          : entry.name.includes('temporal')
-            ? 'Temporal dev server'
-            : `other (${entry.name})`;
+        : (serverKind(entry.name) ?? `other (${entry.name})`);
     byKind[kind] = (byKind[kind] ?? 0) + entry.cpu;
   }
   return byKind;

@@ -100,6 +100,8 @@ const schema = z.object({
       .max(1, 'must be a number from 0.001 to 1')
       .optional(),
   ),
+  // Webhook attempts one worker process makes to one endpoint at once; more wait (activities/webhooks.ts).
+  WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT: z.coerce.number().int().min(1).max(1000).default(8),
   // Outside production only: `low` work factors for the password and secret hashes (api/security/hash-cost.ts).
   SIGIL_HASH_COST: optionalText.pipe(z.enum(['standard', 'low']).optional()),
   // Unset (or empty): on in development and test, off in production.
@@ -316,6 +318,8 @@ export interface Config {
      * before each wait: 1 in production; WEBHOOK_RETRY_DELAY_SCALE elsewhere (tests and the chaos run).
      */
     retryDelayScale: number;
+    /** WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT: attempts one worker process makes to one endpoint at once. */
+    maxConcurrentPerEndpoint: number;
   };
   /** Notification providers (docs/notifications.md); null: the channel has none. */
   notifications: NotificationsConfig;
@@ -444,7 +448,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       signingRatePerMinute: v.SIGNING_RATE_LIMIT_PER_MINUTE,
       sandboxEnabled: v.SANDBOX_ENABLED ?? v.SIGIL_ENV !== 'production',
     },
-    webhooks: { retryDelayScale: v.WEBHOOK_RETRY_DELAY_SCALE ?? 1 },
+    webhooks: {
+      retryDelayScale: v.WEBHOOK_RETRY_DELAY_SCALE ?? 1,
+      maxConcurrentPerEndpoint: v.WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT,
+    },
     notifications: notificationsConfig(v),
     sealing: {
       pkcs12: v.SEALING_PKCS12_PATH

@@ -80,7 +80,11 @@ try {
   const connection = await connectWorker(config.temporal);
   const activities = createActivities({
     orm,
-    webhooks: webhookDeliverySettings(config.env, config.webhooks.retryDelayScale),
+    webhooks: webhookDeliverySettings(
+      config.env,
+      config.webhooks.retryDelayScale,
+      config.webhooks.maxConcurrentPerEndpoint,
+    ),
     notifications: config,
     sealing: finalizeSealingSettings(config),
   });

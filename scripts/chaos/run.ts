@@ -181,7 +181,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await ensureSearchAttributes(temporal.connection, namespace);
     await temporal.close();
     const setup = await prepareOrganization(stack.databaseUrl, receiver.url);
-    receiver.setSecret(setup.webhookSecret);
+    receiver.setSecret(setup.webhookSecret ?? '');
     say(
       `organization ${setup.organizationId} (Enterprise, rate limits raised), webhook endpoint on ${receiver.url}`,
     );
@@ -360,16 +360,20 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   }
 }
 
-interface Setup {
+export interface Setup {
   organizationId: string;
   templateId: string;
   clientId: string;
   clientSecret: string;
-  webhookSecret: string;
+  /** Null without a webhook endpoint. */
+  webhookSecret: string | null;
 }
 
-/** The schema, then the run's organization, template, OAuth client and webhook endpoint, through the services. */
-async function prepareOrganization(databaseUrl: string, receiverUrl: string): Promise<Setup> {
+/**
+ * The schema, then the run's organization, template, OAuth client and (given a receiver) webhook endpoint,
+ * through the services. Shared with bench/scale.ts, which runs without webhooks.
+ */
+export async function prepareOrganization(databaseUrl: string, receiverUrl: string | null): Promise<Setup> {
   const orm = await createOrm({ databaseUrl });
   try {
     await migrateToLatest(orm, databaseUrl);
@@ -398,17 +402,20 @@ async function prepareOrganization(databaseUrl: string, receiverUrl: string): Pr
       name: 'Chaos integrator',
       scopes: [...SCOPES],
     });
-    const endpoint = await createWebhookEndpoint(
-      { em, config: { env: 'development' } },
-      // Every event type, named one by one (an empty list would mean the same).
-      { organizationId: organization.id, url: receiverUrl, eventTypes: [...WEBHOOK_EVENT_TYPES] },
-    );
+    const endpoint =
+      receiverUrl === null
+        ? null
+        : await createWebhookEndpoint(
+            { em, config: { env: 'development' } },
+            // Every event type, named one by one (an empty list would mean the same).
+            { organizationId: organization.id, url: receiverUrl, eventTypes: [...WEBHOOK_EVENT_TYPES] },
+          );
     return {
       organizationId: organization.id,
       templateId: template.id,
       clientId: client.clientId,
       clientSecret: client.clientSecret,
-      webhookSecret: endpoint.secret,
+      webhookSecret: endpoint?.secret ?? null,
     };
   } finally {
     await orm.close();

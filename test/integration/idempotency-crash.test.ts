@@ -36,8 +36,8 @@ const RECOVERY_BOUND_MS = 10_000;
 /** The create's own transaction: the envelope insert, then its commit. */
 const CREATE_INSERT = /insert into "envelope"/i;
 const COMMIT = /^commit\b/i;
-/** The first statement an envelope operation sends after its workflow Update: the view's field values. */
-const VIEW_AFTER_UPDATE = /from "envelope_field_value"/i;
+/** The first statement an envelope operation sends after its workflow Update: the envelope view's one read. */
+const VIEW_AFTER_UPDATE = /\bas initial_values\b/i;
 
 let harness: ApiHarness;
 let acme: Integrator;

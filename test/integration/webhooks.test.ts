@@ -4,10 +4,11 @@
 // is a real HTTP server on 127.0.0.1 that checks every signature with its own HMAC code.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createWebhookEndpoint } from '../../api/services/webhooks/create-webhook-endpoint.ts';
 import { getWebhookDelivery } from '../../api/services/webhooks/list-webhook-deliveries.ts';
 import { rotateWebhookSecret } from '../../api/services/webhooks/rotate-webhook-secret.ts';
+import { sendTestDelivery } from '../../api/services/webhooks/send-test-delivery.ts';
 import { Organization, WebhookDelivery, WebhookEndpoint } from '../../db/entities/index.ts';
 import { queueWebhookEventDeliveries, webhookPayloadBody } from '../../db/webhook-deliveries.ts';
 import {
@@ -367,5 +368,73 @@ describe('lifecycle event fan-out (the entry point for the envelope workflow)', 
       deliveriesLast24Hours: 2,
       failedLast24Hours: 0,
     });
+  });
+});
+
+describe('attempts to one endpoint at once (WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT, 8 by default)', () => {
+  it('keeps at most 8 attempts in flight to a slow receiver, while another endpoint is served at once', async () => {
+    const slow = await startWebhookReceiver();
+    const quick = await startWebhookReceiver();
+    try {
+      // The slow receiver answers each request after 2 s.
+      slow.answer(() => ({ status: 200, delayMs: 2000 }));
+      const slowEndpoint = await createWebhookEndpoint(harness.ctx, {
+        organizationId: acme.organizationId,
+        url: `${slow.url}/slow`,
+      });
+      const quickEndpoint = await createWebhookEndpoint(harness.ctx, {
+        organizationId: other.organizationId,
+        url: `${quick.url}/quick`,
+      });
+      const queuedAt = Date.now();
+      await Promise.all(
+        Array.from({ length: 20 }, () => sendTestDelivery(harness.ctx, acme.organizationId, slowEndpoint.id)),
+      );
+      // Once the slow endpoint is busy, the other organization's deliveries still go out at once.
+      await slow.waitFor(8);
+      await Promise.all(
+        Array.from({ length: 3 }, () =>
+          sendTestDelivery(harness.ctx, other.organizationId, quickEndpoint.id),
+        ),
+      );
+      const quickReceived = await quick.waitFor(3);
+
+      // Every slow delivery arrives in the end, never more than 8 at once.
+      const received = await slow.waitFor(20, () => true, 60_000);
+      await vi.waitFor(
+        () => expect(received.every((request) => request.answeredAt !== undefined)).toBe(true),
+        {
+          timeout: 10_000,
+        },
+      );
+      let most = 0;
+      for (const request of received) {
+        const overlapping = received.filter(
+          (other) => other.receivedAt <= request.receivedAt && (other.answeredAt ?? 0) > request.receivedAt,
+        ).length;
+        most = Math.max(most, overlapping);
+      }
+      expect(most).toBe(8);
+      // Twenty 2-second answers, 8 at a time: three rounds, the last starting 4 s after the first. The other
+      // endpoint did not wait for them.
+      const lastSlow = Math.max(...received.map((request) => request.receivedAt));
+      expect(lastSlow - queuedAt).toBeGreaterThan(4000);
+      expect(Math.max(...quickReceived.map((request) => request.receivedAt))).toBeLessThan(lastSlow);
+      for (const request of received) expect(verifies(request, slowEndpoint.secret)).toBe(true);
+      await vi.waitFor(
+        async () => {
+          const deliveries = await harness.ctx.orm.em
+            .fork()
+            .find(WebhookDelivery, { endpointId: slowEndpoint.id });
+          expect(deliveries.map((delivery) => [delivery.status, delivery.attemptCount])).toEqual(
+            Array.from({ length: 20 }, () => ['succeeded', 1]),
+          );
+        },
+        { timeout: 10_000 },
+      );
+    } finally {
+      await slow.close();
+      await quick.close();
+    }
   });
 });

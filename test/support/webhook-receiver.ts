@@ -15,10 +15,15 @@ export interface ReceivedRequest {
   /** The body exactly as received. */
   rawBody: string;
   receivedAt: number;
+  /** When the answer went out (unset while it is delayed or hanging). */
+  answeredAt?: number;
 }
 
-/** What to answer: a status (with an optional body), or `hang` to never answer (a timeout). */
-export type ReceiverAnswer = { status: number; body?: string } | 'hang';
+/**
+ * What to answer: a status (with an optional body, after an optional delay), or `hang` to never answer (a
+ * timeout).
+ */
+export type ReceiverAnswer = { status: number; body?: string; delayMs?: number } | 'hang';
 
 export interface WebhookReceiver {
   /** Base URL, e.g. http://127.0.0.1:43210 */
@@ -98,8 +103,13 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         res.on('close', () => hanging.delete(end));
         return;
       }
-      res.writeHead(answer.status, { 'content-type': 'text/plain' });
-      res.end(answer.body ?? '');
+      const respond = () => {
+        request.answeredAt = Date.now();
+        res.writeHead(answer.status, { 'content-type': 'text/plain' });
+        res.end(answer.body ?? '');
+      };
+      if (answer.delayMs) setTimeout(respond, answer.delayMs);
+      else respond();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

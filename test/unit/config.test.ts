@@ -262,4 +262,17 @@ describe('loadConfig refusals', () => {
     expect(loadConfig({ DATABASE_POOL_MAX: '4' }).database.poolMax).toBe(4);
     expect(configError({ DATABASE_POOL_MAX: '0' }).problems[0]).toMatch(/^DATABASE_POOL_MAX: /);
   });
+
+  it('WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT bounds a worker’s attempts to one endpoint (default 8, 1 to 1000)', () => {
+    expect(loadConfig({}).webhooks.maxConcurrentPerEndpoint).toBe(8);
+    expect(loadConfig({ WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT: '2' }).webhooks.maxConcurrentPerEndpoint).toBe(
+      2,
+    );
+    for (const bad of ['0', '1001', '2.5', 'many']) {
+      expect(configError({ WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT: bad }).problems[0]).toMatch(
+        /^WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT: /,
+      );
+    }
+    expect(webhookDeliverySettings('production', 1, 3).maxConcurrentPerEndpoint).toBe(3);
+  });
 });

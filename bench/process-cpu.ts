@@ -1,0 +1,55 @@
+// CPU time of the processes a benchmark started, from /proc (Linux): shared by bench/work.ts and bench/scale.ts.
+
+import { readdir, readFile } from 'node:fs/promises';
+
+export interface ProcessCpu {
+  pid: number;
+  ppid: number;
+  /** The command name (`postgres`, `temporal`, `node`…). */
+  name: string;
+  /** CPU seconds, user + system. */
+  cpu: number;
+}
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** The process `root` and all its descendants, each with its CPU seconds so far. */
+export async function processTree(root: number = process.pid): Promise<ProcessCpu[]> {
+  const processes: ProcessCpu[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const fields = stat.slice(close + 2).split(' ');
+      processes.push({
+        pid: Number(entry),
+        ppid: Number(fields[1]),
+        name: stat.slice(stat.indexOf('(') + 1, close),
+        cpu: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND,
+      });
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  const children = new Map<number, number[]>();
+  for (const entry of processes) children.set(entry.ppid, [...(children.get(entry.ppid) ?? []), entry.pid]);
+  const mine = new Set<number>([root]);
+  const queue = [root];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.shift() as number) ?? []) {
+      if (!mine.has(child)) {
+        mine.add(child);
+        queue.push(child);
+      }
+    }
+  }
+  return processes.filter((entry) => mine.has(entry.pid));
+}
+
+/** PostgreSQL's and the Temporal dev server's processes, told by their names. */
+export function serverKind(name: string): 'PostgreSQL' | 'Temporal dev server' | null {
+  if (name.startsWith('postgres') || name === 'postmaster') return 'PostgreSQL';
+  if (name.includes('temporal')) return 'Temporal dev server';
+  return null;
+}
