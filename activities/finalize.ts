@@ -146,7 +146,7 @@ export function createFinalizeActivities(deps: { orm: Orm; sealing: FinalizeSeal
       const recipients = await em.find(
         Recipient,
         { envelopeId: envelope.id },
-        { orderBy: { signingOrder: 'asc' } },
+        { orderBy: { signingOrder: 'asc', position: 'asc', id: 'asc' } },
       );
       const events = await em.find(AuditEvent, { envelopeId: envelope.id }, { orderBy: { sequence: 'asc' } });
       const [chain] = await em.execute<{ head: string | null; events: number }[]>(

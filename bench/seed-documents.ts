@@ -350,7 +350,7 @@ async function seed(
     // then one of the organization's users, a quarter of those times with the address in capitals. The third
     // recipient, when there is one, is a Cc of the Client role.
     const inserted = await db.query(
-      `insert into recipient (id, envelope_id, role_id, role_name, full_name, email, signing_order,
+      `insert into recipient (id, envelope_id, role_id, role_name, full_name, email, signing_order, position,
          delivery_channel, authentication_method, type, required, status, completed_at, created_at, updated_at)
        select gen_random_uuid(), y.id,
               case when y.j = 2 then ($2::uuid[])[y.template] else ($1::uuid[])[y.template] end,
@@ -361,6 +361,7 @@ async function seed(
                    else lower(replace(($3::text[])[y.f] || '.' || ($4::text[])[y.l], '-', '')) || '@'
                         || ($5::text[])[y.d] end,
               case when y.workflow_type = 'Parallel' or y.j = 3 then 1 else y.j end,
+              y.j - 1,
               case when y.insider then 'Email'
                    when ($10::uuid[])[y.sender] is null and y.r_channel < 0.3 then 'Api'
                    when y.r_channel < 0.08 then 'ManualLink' else 'Email' end,

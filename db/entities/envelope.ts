@@ -69,6 +69,8 @@ export const RecipientSchema = defineEntity({
     email: p.string().nullable(),
     phone: p.string().nullable(),
     signingOrder: p.integer(),
+    /** The recipient's place in its envelope's list as given at creation (0-based); orders ties of signingOrder. */
+    position: p.integer().default(0),
     deliveryChannel: p.string().$type<DeliveryChannel>(),
     authenticationMethod: p.string().$type<AuthenticationMethod>(),
     type: p.string().$type<RecipientType>(),

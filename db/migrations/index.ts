@@ -28,6 +28,7 @@ import { Migration0025NotificationProviders } from './0025-notification-provider
 import { Migration0026NotificationTemplates } from './0026-notification-templates.ts';
 import { Migration0027AuditChain } from './0027-audit-chain.ts';
 import { Migration0028Sealing } from './0028-sealing.ts';
+import { Migration0029RecipientPosition } from './0029-recipient-position.ts';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-initial', class: Migration0001Initial },
@@ -58,4 +59,5 @@ export const migrations: MigrationObject[] = [
   { name: '0026-notification-templates', class: Migration0026NotificationTemplates },
   { name: '0027-audit-chain', class: Migration0027AuditChain },
   { name: '0028-sealing', class: Migration0028Sealing },
+  { name: '0029-recipient-position', class: Migration0029RecipientPosition },
 ];

@@ -39,7 +39,7 @@ export async function getDocument(
   const recipients = await em.find(
     Recipient,
     { envelopeId: envelope.id },
-    { orderBy: { signingOrder: 'asc', createdAt: 'asc', id: 'asc' }, refresh: true },
+    { orderBy: { signingOrder: 'asc', position: 'asc', id: 'asc' }, refresh: true },
   );
   const events = await em.find(AuditEvent, { envelopeId: envelope.id }, { orderBy: { sequence: 'asc' } });
 

@@ -161,7 +161,7 @@ async function recipientsOf(ctx: DataContext, envelopeIds: string[]): Promise<Ma
   const rows = await ctx.em.execute<RecipientRow[]>(
     `select r.envelope_id, r.id, r.full_name, r.email, r.type, r.status from recipient r
      where r.envelope_id in (${envelopeIds.map(() => '?').join(', ')})
-     order by r.envelope_id, r.signing_order, r.created_at, r.id`,
+     order by r.envelope_id, r.signing_order, r.position, r.id`,
     envelopeIds,
   );
   for (const row of rows) {

@@ -404,11 +404,12 @@ async function createDraft(
     externalSystem: request.externalSystem,
     externalMetadataJson: request.externalMetadataJson,
   });
-  for (const recipient of request.recipients) {
+  for (const [position, recipient] of request.recipients.entries()) {
     em.create(Recipient, {
       id: randomUUID(),
       envelopeId: envelope.id,
       ...recipient,
+      position,
       status: 'Pending',
     });
   }

@@ -47,7 +47,7 @@ const ENVELOPE_VIEW_SQL = `
                     'authenticationMethod', r.authentication_method, 'type', r.type, 'language', r.language,
                     'required', r.required, 'status', r.status,
                     'completedAt', ${ms('r.completed_at')})
-                  order by r.signing_order, r.created_at)
+                  order by r.signing_order, r.position, r.id)
              from recipient r
             where r.envelope_id = e.id), '[]') as recipients,
          coalesce((

@@ -15,7 +15,7 @@ export async function findEnvelope(ctx: DataContext, organizationId: string, env
   const recipients = await em.find(
     Recipient,
     { envelopeId: envelope.id },
-    { orderBy: { signingOrder: 'asc', createdAt: 'asc' }, refresh: true },
+    { orderBy: { signingOrder: 'asc', position: 'asc', id: 'asc' }, refresh: true },
   );
   return { envelope, recipients };
 }

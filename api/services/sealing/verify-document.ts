@@ -129,7 +129,7 @@ async function envelopeOf(
   const recipients = await ctx.em.find(
     Recipient,
     { envelopeId: envelope.id, type: 'Signer' },
-    { orderBy: { signingOrder: 'asc' } },
+    { orderBy: { signingOrder: 'asc', position: 'asc', id: 'asc' } },
   );
   return {
     id: envelope.id,
