@@ -289,6 +289,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       options.envelopes,
       receiver.receipts,
       options.settleTimeoutMs,
+      say,
     );
     clearInterval(ticker);
     const settleMs = Date.now() - settleStarted;
@@ -452,8 +453,10 @@ async function settle(
   envelopes: number,
   receipts: readonly { eventId: string; answer: string }[],
   timeoutMs: number,
+  say: (line: string) => void,
 ): Promise<string[]> {
   const deadline = Date.now() + timeoutMs;
+  let toldAt = Date.now();
   const temporal = await connectClient({ address: temporalAddress, namespace });
   let waitingFor = ['a first look'];
   try {
@@ -484,6 +487,22 @@ async function settle(
           ...(running > 0 ? [`${running} running workflows`] : []),
         ];
         if (waitingFor.length === 0) return [];
+        // What settling still waits for, every 5 s, so a slow settle says why.
+        if (Date.now() - toldAt >= 5000) {
+          toldAt = Date.now();
+          const names: string[] = [];
+          if (running > 0) {
+            for await (const workflow of temporal.client.workflow.list({
+              query: "ExecutionStatus = 'Running'",
+            })) {
+              names.push(`${workflow.type} ${workflow.workflowId}`);
+              if (names.length === 3) break;
+            }
+          }
+          say(
+            `settling: still waiting for ${waitingFor.join(', ')}${names.length ? ` (${names.join('; ')})` : ''}`,
+          );
+        }
       } catch (error) {
         waitingFor = [`an answer (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`];
       }
