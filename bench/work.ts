@@ -2,8 +2,8 @@
 // two-signer Sequential envelope goes through /api/v1 and the signer API (bench/envelope-runs.ts) on real
 // PostgreSQL, Temporal and the worker, BENCH_ENVELOPES (default 5) of them one after the other after a warm-up,
 // and per envelope (the mean) the benchmark prints:
-// - Temporal: the history events, workflow tasks, activity tasks (by activity type), timers and child
-//   workflows of the envelope's workflow, and the same summed over its children (webhook deliveries);
+// - Temporal: the history events, workflow tasks, activity tasks (by activity type), local activities, timers
+//   and child workflows of the envelope's workflow, and the same summed over its children (webhook deliveries);
 // - PostgreSQL: the statements the API and the worker sent (caught from MikroORM's query log; both run in this
 //   process on one ORM), and the transactions committed and rows written by the database (pg_stat_database);
 // - CPU time of each process: this one (API, worker, activities), PostgreSQL's and the Temporal dev server's
@@ -43,15 +43,25 @@ interface WorkflowCounts {
   events: number;
   workflowTasks: number;
   activities: Record<string, number>;
+  /** Local activities: run inside a workflow task, recorded as a marker (no activity task of their own). */
+  localActivities: number;
   timers: number;
   children: number;
 }
 
-const EMPTY = (): WorkflowCounts => ({ events: 0, workflowTasks: 0, activities: {}, timers: 0, children: 0 });
+const EMPTY = (): WorkflowCounts => ({
+  events: 0,
+  workflowTasks: 0,
+  activities: {},
+  localActivities: 0,
+  timers: 0,
+  children: 0,
+});
 
 function add(into: WorkflowCounts, from: WorkflowCounts): void {
   into.events += from.events;
   into.workflowTasks += from.workflowTasks;
+  into.localActivities += from.localActivities;
   into.timers += from.timers;
   into.children += from.children;
   for (const [type, count] of Object.entries(from.activities)) {
@@ -79,6 +89,10 @@ async function countWorkflow(workflowId: string, childTotals: WorkflowCounts): P
         counts.activities[type] = (counts.activities[type] ?? 0) + 1;
         break;
       }
+      case EventType.EVENT_TYPE_MARKER_RECORDED:
+        if (event.markerRecordedEventAttributes?.markerName === 'core_local_activity')
+          counts.localActivities += 1;
+        break;
       case EventType.EVENT_TYPE_TIMER_STARTED:
         counts.timers += 1;
         break;
@@ -168,6 +182,7 @@ try {
   ].sort()) {
     row(`  ${type}`, own.activities[type] ?? 0, children.activities[type] ?? 0);
   }
+  row('local activities (in a workflow task)', own.localActivities, children.localActivities);
   row('timers', own.timers, children.timers);
   row('child workflows', own.children, children.children);
   out();

@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { envelopeWorkflowInput } from '../../api/services/envelopes/send-envelope.ts';
 import { insertBulkSend } from '../../db/bulk-sends.ts';
@@ -119,6 +120,17 @@ async function kill(worker: WorkerProcess): Promise<number> {
   return Date.now();
 }
 
+/** Waits until the workflow has no workflow task and no activity pending (20 s at most). */
+async function idle(handle: { describe(): Promise<WorkflowExecutionDescription> }): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const { raw } = await handle.describe();
+    if (!raw.pendingWorkflowTask && (raw.pendingActivities ?? []).length === 0) return;
+    if (Date.now() > deadline) throw new Error('the workflow was not idle within 20 s');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** A sent envelope whose workflow runs on `taskQueue` (served by the first worker, which is running). */
 async function sentOn(taskQueue: string) {
   const draft = await draftTwoSignerEnvelope(ctx, { title: `Recovery ${randomUUID().slice(0, 8)}` });
@@ -143,6 +155,9 @@ describe('recovery after the worker is killed', () => {
     const { handle } = await sentOn(taskQueue);
     // The workflow is now cached by the first worker: its next task goes to that worker's sticky queue.
     await handle.executeUpdate(remindEnvelopeUpdate);
+    // Killed once it is idle: a workflow task the first worker was running at the kill (the reminder's message
+    // settling) would be retried only after its own timeout (10 s), which is not what this test measures.
+    await idle(handle);
 
     const killedAt = await kill(first);
     const second = startWorker(taskQueue, null);
