@@ -359,11 +359,16 @@ describe('without an email provider', () => {
       url: `/api/dev/notifications?kind=invitation&recipientId=${envelope.hebrew.id}`,
     });
     expect(listed.statusCode, listed.body).toBe(200);
-    const [captured] = listed.json().notifications;
+    // The envelope's own workflow invites the same recipient (captured too, at a time of its own): the capture
+    // this call made is the one whose id the call answered.
+    const providerMessageId = result.status === 'sent' ? result.providerMessageId : null;
+    const captures: { id: string; subject: string; body: string; signingLink: string }[] =
+      listed.json().notifications;
+    const captured = captures.find((capture) => capture.id === providerMessageId);
+    expect(captured, JSON.stringify(captures.map((capture) => capture.id))).toBeDefined();
     expect(captured).toMatchObject({ kind: 'invitation', channel: 'Email', to: 'dana@provider.example' });
-    expect(captured.subject).toBe('Acme Signing שלחו לך את "Services agreement" לחתימה');
-    expect(captured.body).toContain(captured.signingLink);
-    expect(captured.id).toBe(result.status === 'sent' ? result.providerMessageId : null);
+    expect(captured?.subject).toBe('Acme Signing שלחו לך את "Services agreement" לחתימה');
+    expect(captured?.body).toContain(captured?.signingLink);
   });
 
   it('fails for good in production, recording why', async () => {
