@@ -277,9 +277,6 @@ export async function whileHeartbeating<T>(work: () => Promise<T>, everyMs = HEA
   } catch {
     return work();
   }
-  // A local activity (the envelope workflow's first try of a batch) runs inside a workflow task, which the
-  // worker keeps alive itself: it has no heartbeat to send.
-  if (context.info.isLocal) return work();
   const timer = setInterval(() => context?.heartbeat(), everyMs);
   try {
     return await work();

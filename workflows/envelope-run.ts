@@ -12,15 +12,11 @@ import {
   ActivityFailure,
   ApplicationFailure,
   allHandlersFinished,
-  CancellationScope,
   condition,
-  isCancellation,
   patched,
   proxyActivities,
-  proxyLocalActivities,
   sleep,
   startChild,
-  TemporalFailure,
   upsertSearchAttributes,
   uuid4,
   workflowInfo,
@@ -66,19 +62,6 @@ const PARKING_PATCH = 'projection-parking';
 const BATCHED_PROJECTION_PATCH = 'batched-projections';
 /** The most transitions one batched projection writes. */
 const MAX_PROJECTION_BATCH = 50;
-/**
- * Runs on this code try each batch first as a local activity, inside the workflow task that decided it: an
- * Update is then accepted, projected and answered in one workflow task instead of two plus an activity task
- * (issue 19). A local try that fails for any reason falls back to the activity, whose retries are durable and
- * visible (`sigil envelope stuck`, the Web UI) as before.
- */
-const LOCAL_PROJECTION_PATCH = 'local-projections';
-/**
- * Runs on this code keep one timer for the next wake (reminder or deadline) while it stays the same, instead
- * of starting and cancelling one around every change (issue 19: two history events and two commands saved per
- * Update).
- */
-const STEADY_WAKE_PATCH = 'steady-wake-timer';
 
 // A projection is one short transaction: 10 s is far above any measured, and the activity heartbeats every
 // second, so a worker that dies in the middle of one is noticed after 3 s, not after the whole timeout.
@@ -91,13 +74,6 @@ const { projectEnvelopeTransition, projectEnvelopeTransitions, recordProjectionF
     // fix fails at once (ProjectionDataError) and parks the envelope instead.
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
   });
-
-// The first try of a batch, inside the workflow task: one attempt, no retries of its own (the activity above
-// retries). A short timeout: a projection takes milliseconds, and a workflow task waits for its local activity.
-const { projectEnvelopeTransitions: projectEnvelopeTransitionsLocally } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '4 seconds',
-  retry: { maximumAttempts: 1 },
-});
 
 /** Rendering gets a few attempts; input that can never render fails at once (FinalPdfFailed). */
 const FINALIZE_ATTEMPTS = 5;
@@ -177,8 +153,6 @@ export class EnvelopeRun {
   private singly: number | null = null;
   /** An operator's resume, until the parked projection takes it. */
   private resumeRequest: ResumeProjectionRequest | null = null;
-  /** The timer of the next wake (steady-wake-timer): when it is due, its scope, and whether it has fired. */
-  private wake: { at: string; scope: CancellationScope; fired: boolean } | null = null;
 
   constructor(input: EnvelopeWorkflowInput, envelope: EnvelopeModel, versions: RunVersions) {
     this.input = input;
@@ -290,36 +264,7 @@ export class EnvelopeRun {
       await condition(() => this.hasPending());
       return true;
     }
-    if (!patched(STEADY_WAKE_PATCH)) {
-      return condition(() => this.hasPending(), Math.max(1, Date.parse(at) - Date.now()));
-    }
-    // One timer per wake time: a change that leaves the time as it was keeps the timer running.
-    if (this.wake?.at !== at) {
-      this.wake?.scope.cancel();
-      this.wake = this.startWake(at);
-    }
-    const wake = this.wake as NonNullable<typeof this.wake>;
-    await condition(() => this.hasPending() || wake.fired);
-    if (this.hasPending()) return true;
-    this.wake = null;
-    return false;
-  }
-
-  /** Starts the timer of a wake in a scope of its own, so a new wake time can cancel it. */
-  private startWake(at: string): NonNullable<typeof this.wake> {
-    const scope = new CancellationScope();
-    const wake = { at, scope, fired: false };
-    scope
-      .run(() => sleep(Math.max(1, Date.parse(at) - Date.now())))
-      .then(
-        () => {
-          wake.fired = true;
-        },
-        (error: unknown) => {
-          if (!isCancellation(error)) throw error;
-        },
-      );
-    return wake;
+    return condition(() => this.hasPending(), Math.max(1, Date.parse(at) - Date.now()));
   }
 
   /**
@@ -362,10 +307,7 @@ export class EnvelopeRun {
     const batch = this.pending.slice(0, MAX_PROJECTION_BATCH);
     let projections: Awaited<ReturnType<typeof projectEnvelopeTransitions>>;
     try {
-      // Runs before local-projections keep the activity call exactly where it was (no extra async step).
-      projections = patched(LOCAL_PROJECTION_PATCH)
-        ? await this.projectLocallyFirst(batch)
-        : await projectEnvelopeTransitions(batch);
+      projections = await projectEnvelopeTransitions(batch);
     } catch (error) {
       if (!isProjectionDataError(error)) throw error;
       this.singly = batch.at(-1)?.sequence ?? null;
@@ -381,23 +323,6 @@ export class EnvelopeRun {
     this.projectedSequence = last.sequence;
     this.pending.splice(0, batch.length);
     this.index(last.envelopeStatus);
-  }
-
-  /**
-   * A batch, tried first as a local activity (local-projections); any failure of that try, a refusal included,
-   * goes to the activity, which retries durably or refuses again (then the batch is projected one at a time).
-   */
-  private async projectLocallyFirst(
-    batch: EnvelopeTransition[],
-  ): Promise<Awaited<ReturnType<typeof projectEnvelopeTransitions>>> {
-    try {
-      return await projectEnvelopeTransitionsLocally(batch);
-    } catch (error) {
-      // A local activity's failure arrives as the activity's own failure (an ApplicationFailure, a timeout),
-      // not wrapped in an ActivityFailure.
-      if (!(error instanceof TemporalFailure) || isCancellation(error)) throw error;
-    }
-    return projectEnvelopeTransitions(batch);
   }
 
   /** Renders and stores the final PDF and the audit trail; the model decides what the outcome changes. */

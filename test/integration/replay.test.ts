@@ -23,9 +23,6 @@ describe('workflow replay', () => {
       expect.arrayContaining([
         'bulk-send-cancelled.json',
         'bulk-send-completed.json',
-        // Patches local-projections and steady-wake-timer (issue 19).
-        'local-projections-reminded-extended-expired.json',
-        'messages-local-projections-completed.json',
         'sequential-cancelled.json',
         'sequential-completed.json',
         'sequential-expired.json',

@@ -130,24 +130,6 @@ try {
   });
   await save('sequential-reminded-extended-expired', remindedExtended.id);
 
-  // Recorded for patches local-projections and steady-wake-timer: every batch is projected by a local activity
-  // first, and the deadline keeps one timer while it stays (the remind and the completion keep it, the extend
-  // replaces it, the new deadline fires it).
-  if (force || !existsSync(new URL('local-projections-reminded-extended-expired.json', OUTPUT))) {
-    const steady = await draft(new Date(Date.now() + 4000).toISOString());
-    // No grace window after the deadline, so the run ends once it passes.
-    await infrastructure.orm.em
-      .getConnection()
-      .execute('update organization set expired_extension_grace_days = 0 where id = ?', [steady.org]);
-    await sendEnvelope(ctx, steady.org, steady.id);
-    await remindEnvelope(ctx, steady.org, steady.id);
-    await completeRecipient(ctx, steady.org, steady.id, steady.recipients[0] as string);
-    await extendEnvelope(ctx, steady.org, steady.id, {
-      expiresAt: new Date(Date.now() + 6000).toISOString(),
-    });
-    await save('local-projections-reminded-extended-expired', steady.id);
-  }
-
   const declined = await draft();
   await sendEnvelope(ctx, declined.org, declined.id);
   await declineRecipient(ctx, declined.org, declined.id, declined.recipients[0] as string, {
@@ -282,13 +264,11 @@ try {
   // Cc get completion notices, and every lifecycle event starts a webhook delivery child.
   // Recorded again under a new name when the messages change: `messages-heartbeat-completed` sends them with
   // a heartbeat timeout (patch notification-heartbeat); `messages-batched-projections-completed` projects the
-  // queued transitions in batches (patch batched-projections); `messages-local-projections-completed` tries each
-  // batch as a local activity first (patch local-projections).
+  // queued transitions in batches (patch batched-projections).
   for (const name of [
     'messages-webhooks-completed',
     'messages-heartbeat-completed',
     'messages-batched-projections-completed',
-    'messages-local-projections-completed',
   ]) {
     if (!force && existsSync(new URL(`${name}.json`, OUTPUT))) continue;
     const receiver = await startWebhookReceiver();
