@@ -5,6 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config/config.ts';
 import type { Orm } from '../../db/orm.ts';
+import { prepared, runPrepared } from '../../db/prepared.ts';
 import { isScope } from '../../domain/scopes.ts';
 import { Forbidden, Unauthorized } from '../errors.ts';
 import { allowlistRefusal } from '../security/ip-allowlist.ts';
@@ -21,6 +22,20 @@ export interface BearerAuthDependencies {
 // RFC 6750 §2.1: b64token.
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 const REALM = 'Bearer realm="sigil"';
+
+/** The token with its client, organization and plan, in one statement run on every /api/v1 request. */
+const TOKEN_CHECK = prepared(
+  'bearer_token_check',
+  `select t.scopes, c.scopes as client_scopes, t.expires_at, t.oauth_client_id, t.organization_id,
+          c.client_id, c.ip_allowlist, o.api_enabled, o.plan_name, p.api_access,
+          o.name as organization_name, o.status as organization_status,
+          o.deleted_at as organization_deleted_at
+     from oauth_access_token t
+     join oauth_client c on c.id = t.oauth_client_id
+     join organization o on o.id = t.organization_id
+     left join plan p on p.name = o.plan_name
+    where t.token_hash = ? and t.revoked_at is null`,
+);
 
 interface TokenRow {
   scopes: string[];
@@ -58,21 +73,7 @@ export function createBearerAuth(deps: BearerAuthDependencies) {
       });
     }
 
-    const [row] = await deps.orm.em
-      .fork()
-      .getConnection()
-      .execute<TokenRow[]>(
-        `select t.scopes, c.scopes as client_scopes, t.expires_at, t.oauth_client_id, t.organization_id,
-              c.client_id, c.ip_allowlist, o.api_enabled, o.plan_name, p.api_access,
-              o.name as organization_name, o.status as organization_status,
-              o.deleted_at as organization_deleted_at
-         from oauth_access_token t
-         join oauth_client c on c.id = t.oauth_client_id
-         join organization o on o.id = t.organization_id
-         left join plan p on p.name = o.plan_name
-        where t.token_hash = ? and t.revoked_at is null`,
-        [sha256Hex(token)],
-      );
+    const [row] = await runPrepared<TokenRow>(deps.orm.em, TOKEN_CHECK, [sha256Hex(token)]);
     // A revoked token (by RFC 7009, or with its secret) is refused exactly like one that never existed.
     if (!row) {
       throw new Unauthorized('The access token is not valid.', 'unauthorized', {

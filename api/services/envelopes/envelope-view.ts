@@ -3,6 +3,7 @@
 // busiest read (issue 19) skips the ORM's entity hydration and identity map: it only reads. A foreign or
 // unknown id is "not found", as in findEnvelope.
 import type { Recipient } from '../../../db/entities/index.ts';
+import { prepared, runPrepared } from '../../../db/prepared.ts';
 import { UUID_PATTERN } from '../../../domain/common.ts';
 import type { EnvelopeView, RecipientView } from '../../../domain/envelope.ts';
 import { NotFound } from '../../errors.ts';
@@ -35,7 +36,9 @@ interface EnvelopeRow {
 /** A timestamp as whole epoch milliseconds: the ORM's own truncation of PostgreSQL's microseconds. */
 const ms = (column: string) => `floor(extract(epoch from ${column}) * 1000)::float8`;
 
-const ENVELOPE_VIEW_SQL = `
+const ENVELOPE_VIEW = prepared(
+  'envelope_view',
+  `
   select e.id, e.status, e.title, e.workflow_type, e.template_id, e.source_file_id,
          ${ms('e.expires_at')} as expires_at, e.external_reference, e.external_system, e.external_metadata_json,
          e.final_pdf_file_id, e.audit_trail_file_id, e.reminder_count, ${ms('e.created_at')} as created_at,
@@ -56,7 +59,8 @@ const ENVELOPE_VIEW_SQL = `
              from envelope_field_value v
             where v.envelope_id = e.id and v.source = 'initial'), '[]') as initial_values
     from envelope e
-   where e.id = ? and e.organization_id = ?`;
+   where e.id = ? and e.organization_id = ?`,
+);
 
 export async function envelopeView(
   ctx: DataContext,
@@ -64,7 +68,7 @@ export async function envelopeView(
   envelopeId: string,
 ): Promise<EnvelopeView> {
   const [row] = UUID_PATTERN.test(envelopeId)
-    ? await ctx.em.execute<EnvelopeRow[]>(ENVELOPE_VIEW_SQL, [envelopeId, organizationId])
+    ? await runPrepared<EnvelopeRow>(ctx.em, ENVELOPE_VIEW, [envelopeId, organizationId])
     : [];
   if (!row) throw new NotFound(`Envelope ${envelopeId} was not found.`);
   return {

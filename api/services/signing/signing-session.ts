@@ -4,6 +4,7 @@
 // "not found", and a link works for signing only while its recipient can act.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Envelope, Organization, Recipient } from '../../../db/entities/index.ts';
+import { prepared, runPrepared } from '../../../db/prepared.ts';
 import type {
   EnvelopeStatus,
   RecipientStatus,
@@ -42,6 +43,20 @@ export interface SigningSession {
   authenticated: boolean;
 }
 
+/** The link with its envelope, recipient and organization, and whether the signer's session is valid. */
+const SESSION = prepared(
+  'signing_session',
+  `select row_to_json(e) as envelope, row_to_json(r) as recipient, row_to_json(o) as organization,
+          (? :: text is not null and exists (
+             select 1 from signer_session s
+              where s.token_hash = ? and s.recipient_id = r.id and s.expires_at > now())) as has_session
+     from signing_link l
+     join envelope e on e.id = l.envelope_id and e.organization_id = l.organization_id
+     join recipient r on r.id = l.recipient_id and r.envelope_id = l.envelope_id
+     join organization o on o.id = l.organization_id
+    where l.token_hash = ? and l.revoked_at is null`,
+);
+
 interface SessionRow {
   envelope: Record<string, unknown>;
   recipient: Record<string, unknown>;
@@ -62,18 +77,7 @@ export async function openSigningSession(
   if (!TOKEN.test(token)) throw notFound;
   const sessionHash =
     signerSessionToken && TOKEN.test(signerSessionToken) ? sha256Hex(signerSessionToken) : null;
-  const [row] = await ctx.em.execute<SessionRow[]>(
-    `select row_to_json(e) as envelope, row_to_json(r) as recipient, row_to_json(o) as organization,
-            (? :: text is not null and exists (
-               select 1 from signer_session s
-                where s.token_hash = ? and s.recipient_id = r.id and s.expires_at > now())) as has_session
-       from signing_link l
-       join envelope e on e.id = l.envelope_id and e.organization_id = l.organization_id
-       join recipient r on r.id = l.recipient_id and r.envelope_id = l.envelope_id
-       join organization o on o.id = l.organization_id
-      where l.token_hash = ? and l.revoked_at is null`,
-    [sessionHash, sessionHash, sha256Hex(token)],
-  );
+  const [row] = await runPrepared<SessionRow>(ctx.em, SESSION, [sessionHash, sessionHash, sha256Hex(token)]);
   if (!row) throw notFound;
   const envelope = mapRow(ctx.em, Envelope, row.envelope);
   const recipient = mapRow(ctx.em, Recipient, row.recipient);
