@@ -130,9 +130,15 @@ async function projectInOrder(
   if (!first) return [];
   const em = orm.em.fork();
   return em.transactional(async (tx) => {
-    // Row lock: concurrent retries of the same envelope's projections are serialized.
-    const [envelope] = await tx.execute<{ projected_sequence: number }[]>(
-      'select projected_sequence from envelope where id = ? and organization_id = ? for update',
+    // Row lock: concurrent retries of the same envelope's projections are serialized. With it, whether any
+    // endpoint could receive a webhook of the organization: when none can, no event is looked up or queued.
+    const [envelope] = await tx.execute<{ projected_sequence: number; webhooks: boolean }[]>(
+      `select e.projected_sequence,
+              exists (select 1 from webhook_endpoint w
+                        join organization o on o.id = w.organization_id
+                        join plan p on p.name = o.plan_name
+                       where w.organization_id = e.organization_id and w.enabled and p.webhook_access) as webhooks
+         from envelope e where e.id = ? and e.organization_id = ? for update of e`,
       [first.envelopeId, first.organizationId],
     );
     if (!envelope) {
@@ -151,7 +157,7 @@ async function projectInOrder(
           'InvalidProjectionBatch',
         );
       }
-      results.push(await projectOne(tx, transition, projectedSequence));
+      results.push(await projectOne(tx, transition, projectedSequence, envelope.webhooks));
       projectedSequence = Math.max(projectedSequence, transition.sequence);
     }
     return results;
@@ -163,6 +169,7 @@ async function projectOne(
   tx: Parameters<typeof queueWebhookEventDeliveries>[0],
   transition: EnvelopeTransition,
   projectedSequence: number,
+  webhooks: boolean,
 ): Promise<ProjectionResult> {
   await appendAuditEvent(tx, {
     envelopeId: transition.envelopeId,
@@ -173,7 +180,9 @@ async function projectOne(
     data: transition.event.data,
     occurredAt: transition.occurredAt,
   });
-  const deliveryIds = transition.webhooks ? await queueWebhooks(tx, transition) : undefined;
+  // `transition.webhooks`: the workflow starts deliveries for this transition, so it gets ids (none when no
+  // endpoint can receive them).
+  const deliveryIds = transition.webhooks ? (webhooks ? await queueWebhooks(tx, transition) : []) : undefined;
   if (projectedSequence >= transition.sequence) return { applied: false, deliveryIds };
 
   // An envelope archived or deleted meanwhile keeps that status, and the workflow's becomes the one unarchiving

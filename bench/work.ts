@@ -20,6 +20,11 @@ import { startBenchApi } from './support.ts';
 const ENVELOPES = Number(process.env.BENCH_ENVELOPES ?? 5);
 /** BENCH_PRINT_HISTORY=1 also prints the last envelope's history, one event a line (what each task was for). */
 const PRINT_HISTORY = process.env.BENCH_PRINT_HISTORY === '1';
+/**
+ * BENCH_PRINT_STATEMENTS=1 also prints the last envelope's statements by shape (values replaced by `$`), the
+ * most frequent first: which reads and writes repeat.
+ */
+const PRINT_STATEMENTS = process.env.BENCH_PRINT_STATEMENTS === '1';
 const say = (line: string) => process.stdout.write(`[bench] ${line}\n`);
 const out = (line = '') => process.stdout.write(`${line}\n`);
 
@@ -111,6 +116,24 @@ async function countWorkflow(workflowId: string, childTotals: WorkflowCounts): P
   return counts;
 }
 
+/** The statements by shape: string, number and uuid literals become `$`; the most frequent first. */
+function printStatementShapes(sent: string[]): void {
+  const shapes = new Map<string, number>();
+  for (const statement of sent) {
+    const shape = statement
+      .replace(/'(?:[^']|'')*'/g, '$')
+      .replace(/\b\d+(\.\d+)?\b/g, '$')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 150);
+    shapes.set(shape, (shapes.get(shape) ?? 0) + 1);
+  }
+  out(`Statements of the last envelope (${sent.length}), by shape:`);
+  for (const [shape, count] of [...shapes].sort((a, b) => b[1] - a[1])) {
+    out(`  ${String(count).padStart(3)} ${shape}`);
+  }
+}
+
 /** One line per event: its id, type and what it names (activity type, timer, Update, marker). */
 async function printHistory(workflowId: string): Promise<void> {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
@@ -151,12 +174,14 @@ try {
   const cpuBefore = await cpuByProcess();
   const dbBefore = await databaseCounters();
   const ids: string[] = [];
+  let lastSent: string[] = [];
   for (let index = 0; index < ENVELOPES; index += 1) {
     say(`envelope ${index + 1}/${ENVELOPES}…`);
     const sent = await catchQueries(async () => {
       ids.push((await lifecycle(`Work envelope ${index + 1}`)).id);
     });
     statements += sent.length;
+    lastSent = sent;
     for (const statement of sent) {
       const verb = (statement.trim().split(/\s+/)[0] ?? '?').toLowerCase();
       statementKinds[verb] = (statementKinds[verb] ?? 0) + 1;
@@ -166,6 +191,7 @@ try {
   const cpuAfter = await cpuByProcess();
   for (const id of ids) add(own, await countWorkflow(envelopeWorkflowId(id), children));
   if (PRINT_HISTORY && ids.length > 0) await printHistory(envelopeWorkflowId(ids.at(-1) as string));
+  if (PRINT_STATEMENTS) printStatementShapes(lastSent);
 
   const each = (value: number) => (value / ENVELOPES).toFixed(1);
   out();

@@ -40,23 +40,40 @@ export async function queueWebhookEventDeliveries(
   event: WebhookEvent,
 ): Promise<string[]> {
   assertWebhookEvent(event);
-  await em.execute(
-    `insert into webhook_delivery
-            (id, endpoint_id, organization_id, kind, event_id, event_type, event_created_at, payload, endpoint_url)
-     select gen_random_uuid(), e.id, e.organization_id, 'event', ?, ?, ?::timestamptz, ?, e.url
-       from webhook_endpoint e
-       join organization o on o.id = e.organization_id
-       join plan p on p.name = o.plan_name
-      where e.organization_id = ? and e.enabled and p.webhook_access
-        and (cardinality(e.event_types) = 0 or ?::text = any (e.event_types))
-     on conflict (endpoint_id, event_id) where kind = 'event' and replay_of is null do nothing`,
-    [event.id, event.type, event.created_at, webhookPayloadBody(event), organizationId, event.type],
-  );
+  // One statement: the deliveries it inserts, with those an earlier attempt inserted (which the insert skips).
+  // The insert's rows are not visible to the same statement's read of the table, so the two never overlap.
+  // The read sees what was committed when the statement began: two attempts of one event must not run at once
+  // (a projection holds its envelope's row lock; an envelope's creation makes a new event id).
   const rows = await em.execute<{ id: string }[]>(
-    `select id from webhook_delivery
-      where organization_id = ? and event_id = ? and kind = 'event' and replay_of is null
-      order by created_at, id`,
-    [organizationId, event.id],
+    `with inserted as (
+       insert into webhook_delivery
+              (id, endpoint_id, organization_id, kind, event_id, event_type, event_created_at, payload, endpoint_url)
+       select gen_random_uuid(), e.id, e.organization_id, 'event', ?, ?, ?::timestamptz, ?, e.url
+         from webhook_endpoint e
+         join organization o on o.id = e.organization_id
+         join plan p on p.name = o.plan_name
+        where e.organization_id = ? and e.enabled and p.webhook_access
+          and (cardinality(e.event_types) = 0 or ?::text = any (e.event_types))
+       on conflict (endpoint_id, event_id) where kind = 'event' and replay_of is null do nothing
+       returning id, created_at
+     )
+     select id from (
+       select id, created_at from inserted
+       union all
+       select id, created_at from webhook_delivery
+        where organization_id = ? and event_id = ? and kind = 'event' and replay_of is null
+     ) queued
+     order by created_at, id`,
+    [
+      event.id,
+      event.type,
+      event.created_at,
+      webhookPayloadBody(event),
+      organizationId,
+      event.type,
+      organizationId,
+      event.id,
+    ],
   );
   return rows.map((row) => row.id);
 }

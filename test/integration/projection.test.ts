@@ -1,9 +1,11 @@
 // The projection activity is idempotent under retry: the same transition written twice leaves one audit
 // row and the same envelope state, and an older transition never overwrites a newer one.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createProjectionActivities } from '../../activities/projection.ts';
 import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
+import { createWebhookEndpoint } from '../../api/services/webhooks/create-webhook-endpoint.ts';
 import { AuditEvent } from '../../db/entities/index.ts';
+import { createOrm } from '../../db/orm.ts';
 import type { EnvelopeTransition } from '../../workflows/contracts.ts';
 import {
   createOrganizationWithTemplate,
@@ -89,6 +91,44 @@ describe('projectEnvelopeTransition', () => {
     const row = await findEnvelope(ctx, base.organizationId, base.envelopeId);
     expect(row.envelope.status).toBe('Draft');
     expect(await ctx.orm.em.fork().count(AuditEvent, { envelopeId: base.envelopeId })).toBe(0);
+  });
+});
+
+describe('webhook events of a projection', () => {
+  it('looks up and queues nothing while no endpoint can receive them, and queues once one can', async () => {
+    const statements: string[] = [];
+    const orm = await createOrm({
+      databaseUrl: inject('databaseUrl'),
+      poolMax: 2,
+      onQuery: (sql) => statements.push(sql),
+    });
+    try {
+      const { projectEnvelopeTransition } = createProjectionActivities({ orm });
+      const base = await draft();
+      const sent = {
+        ...transition(base, 1, 'envelope.sent', 'Sent', ['Pending', 'WaitingForTurn']),
+        webhooks: true as const,
+      };
+      expect(await projectEnvelopeTransition(sent)).toEqual({ applied: true, deliveryIds: [] });
+      expect(statements.filter((sql) => /webhook_delivery|from audit_event a join/.test(sql))).toEqual([]);
+
+      await createWebhookEndpoint(ctx, {
+        organizationId: base.organizationId,
+        url: 'https://hooks.example.com/in',
+      });
+      statements.length = 0;
+      const cancelled = {
+        ...transition(base, 2, 'envelope.cancelled', 'Cancelled', ['Cancelled', 'Cancelled']),
+        webhooks: true as const,
+      };
+      const result = await projectEnvelopeTransition(cancelled);
+      expect(result.deliveryIds).toHaveLength(1);
+      // A retry finds the same delivery.
+      expect((await projectEnvelopeTransition(cancelled)).deliveryIds).toEqual(result.deliveryIds);
+      expect(statements.some((sql) => /insert into webhook_delivery/.test(sql))).toBe(true);
+    } finally {
+      await orm.close();
+    }
   });
 });
 
