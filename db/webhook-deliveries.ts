@@ -27,6 +27,29 @@ export function assertWebhookEvent(event: WebhookEvent): void {
 }
 
 /**
+ * The insert of an event's deliveries, one per enabled endpoint of the organization subscribed to its type on a
+ * plan with webhooks, returning their `id` and `created_at`; its parameters are `eventDeliveriesValues`. Part
+ * of a larger statement too: an envelope's creation queues `envelope.created` in the statement that writes it.
+ */
+export const EVENT_DELIVERIES_INSERT = `
+  insert into webhook_delivery
+         (id, endpoint_id, organization_id, kind, event_id, event_type, event_created_at, payload, endpoint_url)
+  select gen_random_uuid(), e.id, e.organization_id, 'event', ?, ?, ?::timestamptz, ?, e.url
+    from webhook_endpoint e
+    join organization o on o.id = e.organization_id
+    join plan p on p.name = o.plan_name
+   where e.organization_id = ? and e.enabled and p.webhook_access
+     and (cardinality(e.event_types) = 0 or ?::text = any (e.event_types))
+  on conflict (endpoint_id, event_id) where kind = 'event' and replay_of is null do nothing
+  returning id, created_at`;
+
+/** The parameters of EVENT_DELIVERIES_INSERT, in order; checks the event first. */
+export function eventDeliveriesValues(organizationId: string, event: WebhookEvent): unknown[] {
+  assertWebhookEvent(event);
+  return [event.id, event.type, event.created_at, webhookPayloadBody(event), organizationId, event.type];
+}
+
+/**
  * Creates one pending delivery of `event` for every enabled endpoint of the organization that subscribes to
  * its type (an endpoint without event types subscribes to all), provided the organization's plan includes
  * webhooks. Returns the delivery ids — the existing ones when the event was queued before, so a retried
@@ -39,24 +62,12 @@ export async function queueWebhookEventDeliveries(
   organizationId: string,
   event: WebhookEvent,
 ): Promise<string[]> {
-  assertWebhookEvent(event);
   // One statement: the deliveries it inserts, with those an earlier attempt inserted (which the insert skips).
   // The insert's rows are not visible to the same statement's read of the table, so the two never overlap.
   // The read sees what was committed when the statement began: two attempts of one event must not run at once
   // (a projection holds its envelope's row lock; an envelope's creation makes a new event id).
   const rows = await em.execute<{ id: string }[]>(
-    `with inserted as (
-       insert into webhook_delivery
-              (id, endpoint_id, organization_id, kind, event_id, event_type, event_created_at, payload, endpoint_url)
-       select gen_random_uuid(), e.id, e.organization_id, 'event', ?, ?, ?::timestamptz, ?, e.url
-         from webhook_endpoint e
-         join organization o on o.id = e.organization_id
-         join plan p on p.name = o.plan_name
-        where e.organization_id = ? and e.enabled and p.webhook_access
-          and (cardinality(e.event_types) = 0 or ?::text = any (e.event_types))
-       on conflict (endpoint_id, event_id) where kind = 'event' and replay_of is null do nothing
-       returning id, created_at
-     )
+    `with inserted as (${EVENT_DELIVERIES_INSERT})
      select id from (
        select id, created_at from inserted
        union all
@@ -64,16 +75,7 @@ export async function queueWebhookEventDeliveries(
         where organization_id = ? and event_id = ? and kind = 'event' and replay_of is null
      ) queued
      order by created_at, id`,
-    [
-      event.id,
-      event.type,
-      event.created_at,
-      webhookPayloadBody(event),
-      organizationId,
-      event.type,
-      organizationId,
-      event.id,
-    ],
+    [...eventDeliveriesValues(organizationId, event), organizationId, event.id],
   );
   return rows.map((row) => row.id);
 }

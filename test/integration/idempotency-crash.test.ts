@@ -33,8 +33,8 @@ const CRASH_API = fileURLToPath(new URL('../support/crash-api.ts', import.meta.u
 /** The default claim lease is 5 s: a retry must get through well within this. */
 const RECOVERY_BOUND_MS = 10_000;
 
-/** The create's own transaction: the envelope insert, then its commit. */
-const CREATE_INSERT = /insert into "envelope"/i;
+/** The create's own transaction: the statement that inserts the envelope (with its recipients), then its commit. */
+const CREATE_INSERT = /insert into "?envelope"?\s*\(/i;
 const COMMIT = /^commit\b/i;
 /** The first statement an envelope operation sends after its workflow Update: the envelope view's one read. */
 const VIEW_AFTER_UPDATE = /\bas initial_values\b/i;
@@ -127,7 +127,13 @@ async function crashDuring(
     (response) => `answered ${response.status}`,
     () => 'no answer',
   );
-  await fired;
+  // A request answered before its fault fired never sent the statement the fault waits for: a failure to name
+  // at once, not a wait without end.
+  const first = await Promise.race([fired.then(() => 'fired'), answered]);
+  if (first !== 'fired') {
+    await kill(api.child);
+    throw new Error(`The fault on ${String(fault.match)} never fired: the request was ${first} first.`);
+  }
   await kill(api.child);
   proxy.unfreeze();
   expect(await answered).toBe('no answer');

@@ -1,4 +1,4 @@
-// How many SQL statements the API sends for a signer's requests, counted with the ORM's query log. A signer
+// How many SQL statements the API sends for a signer's requests and for a create, counted with the ORM's query log. A signer
 // request loads its session with its fields once and hands the loaded objects down; these bounds keep it so.
 import type { Connection } from '@temporalio/client';
 import type { FastifyInstance, InjectOptions } from 'fastify';
@@ -6,6 +6,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { buildApp } from '../../api/app.ts';
 import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
+import { createWebhookEndpoint } from '../../api/services/webhooks/create-webhook-endpoint.ts';
+import { Recipient, WebhookDelivery } from '../../db/entities/index.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
 import { testConfig } from '../support/context.ts';
@@ -48,7 +50,9 @@ afterAll(async () => {
 async function queriesOf(request: InjectOptions) {
   statements.length = 0;
   const response = await counted.app.inject(request);
-  expect(response.statusCode, response.body).toBe(200);
+  expect(response.statusCode, response.body).toBe(
+    request.method === 'POST' && String(request.url).endsWith('from-template') ? 201 : 200,
+  );
   return { count: statements.length, response };
 }
 
@@ -106,4 +110,58 @@ it('a signer saves fields and completes with a bounded number of SQL statements'
   expect(view.count).toBeLessThanOrEqual(3);
   expect(save.count).toBeLessThanOrEqual(9);
   expect(complete.count).toBeLessThanOrEqual(3);
+});
+
+it('creates an envelope with five statements and no transaction, writing it whole', async () => {
+  const integrator = await newIntegrator(harness);
+  const headers = await integrator.auth();
+  // An endpoint: `envelope.created` is queued by the same statement that writes the envelope.
+  await createWebhookEndpoint(harness.ctx, {
+    organizationId: integrator.organizationId,
+    url: 'https://hooks.example.com/sigil',
+  });
+  const request = (title: string) => ({
+    method: 'POST' as const,
+    url: '/api/v1/envelopes/from-template',
+    headers,
+    payload: {
+      title,
+      workflowType: 'Parallel',
+      templateId: integrator.templateId,
+      recipients: [
+        { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com', signingOrder: 1 },
+        { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', signingOrder: 1 },
+      ],
+    },
+  });
+  // The client's first request reads its rate limit and takes a lease of the window's positions, which serves
+  // the requests after it (api/services/usage/rate-limit-policy.ts).
+  await queriesOf(request('Warm-up create'));
+  const create = await queriesOf(request('Counted create'));
+  // Not the request's own: the request statistics, written in batches at most 200 ms apart by whichever request
+  // runs then, and the rate limit's leases, taken for many requests at a time (1, then 64).
+  const sent = statements.filter((sql) => !/api_request_stat|rate_limit_window/.test(sql));
+  process.stdout.write(`[signing-queries] SQL statements: POST create ${sent.length}\n`);
+  // The bearer check, the organization, the template with its roles and fields, the envelope with its
+  // recipients and deliveries, the envelope's view.
+  expect(sent.length).toBeLessThanOrEqual(5);
+  expect(sent.filter((sql) => /^\s*(begin|commit)\b/i.test(sql))).toEqual([]);
+  const envelope = create.response.json();
+  expect(envelope.recipients.map((r: { fullName: string }) => r.fullName)).toEqual([
+    'Sam Cohen',
+    'Dana Levi',
+  ]);
+  const em = harness.ctx.orm.em.fork();
+  const recipients = await em.find(Recipient, { envelopeId: envelope.id }, { orderBy: { position: 'asc' } });
+  expect(recipients.map((r) => [r.fullName, r.position, r.status])).toEqual([
+    ['Sam Cohen', 0, 'Pending'],
+    ['Dana Levi', 1, 'Pending'],
+  ]);
+  const deliveries = await em.find(WebhookDelivery, {
+    organizationId: integrator.organizationId,
+    eventCreatedAt: { $gte: new Date(envelope.createdAt) },
+  });
+  expect(deliveries.map((d) => [d.eventType, JSON.parse(d.payload).data.envelope_id])).toEqual([
+    ['envelope.created', envelope.id],
+  ]);
 });

@@ -3,8 +3,8 @@
 // validateFileEnvelopeRequest, which the sandbox uses too) against one check of the request against its
 // template (checkAgainstTemplate) — an envelope from a file is made from a hidden one-off template built from
 // the file and the fields (api/services/templates/one-off-template.ts) — and then share one creation
-// (createDraft): the envelope, its recipients and initial values (and the one-off template) in one
-// transaction. Nothing is sent and no workflow exists until send. Under an Idempotency-Key the same
+// (createDraft): the envelope, its recipients and initial values and its `envelope.created` deliveries in one
+// statement (with the one-off template, in one transaction). Nothing is sent and no workflow exists until send. Under an Idempotency-Key the same
 // transaction records the envelope's id in the key's record, so a retry after a crash answers with this
 // envelope (api/services/idempotency.ts).
 
@@ -22,7 +22,7 @@ import {
   TemplateRole,
 } from '../../../db/entities/index.ts';
 import { prepared, runPrepared } from '../../../db/prepared.ts';
-import { queueWebhookEventDeliveries } from '../../../db/webhook-deliveries.ts';
+import { EVENT_DELIVERIES_INSERT, eventDeliveriesValues } from '../../../db/webhook-deliveries.ts';
 import { UUID_PATTERN } from '../../../domain/common.ts';
 import { CreateEnvelopeFromFileRequest, CreateEnvelopeRequest } from '../../../domain/envelope.ts';
 import type { FieldProperties } from '../../../domain/template.ts';
@@ -36,6 +36,7 @@ import type {
 import { temporalTimeoutMs } from '../../../temporal/deadline.ts';
 import { startWebhookDeliveries } from '../../../temporal/webhook-deliveries.ts';
 import { actsInRounds } from '../../../workflows/rounds.ts';
+import type { WebhookEvent } from '../../../workflows/webhook-contracts.ts';
 import { InvalidRequest, NotFound } from '../../errors.ts';
 import type { DataContext, ServiceConfig } from '../context.ts';
 import { checkInitialValue } from '../fields/field-value.ts';
@@ -356,7 +357,7 @@ export interface EnvelopeSender {
 /** What a creation also writes, in the envelope's own transaction (a bulk send's row records its envelope). */
 export interface CreateOptions {
   /** Runs in the transaction that writes the envelope; throwing rolls the envelope back. */
-  inTransaction?: (tx: EntityManager, envelope: Envelope) => Promise<void>;
+  inTransaction?: (tx: EntityManager, envelope: { id: string }) => Promise<void>;
 }
 
 /** Creates a Draft envelope from a published template; `sender` when a user of the business app creates it. */
@@ -385,7 +386,8 @@ export function createEnvelopeFromFile(
 /**
  * The one creation of every envelope: validates (`validate`, unless an earlier attempt of the same
  * Idempotency-Key request committed its envelope), then writes the one-off template if there is one, the
- * envelope, its recipients and initial values, and queues `envelope.created`, in one transaction.
+ * envelope, its recipients and initial values, and queues `envelope.created`, in one statement (DRAFT_INSERT;
+ * in one transaction with what else must be written with it).
  */
 async function createDraft(
   ctx: DataContext & { temporal?: Client; config?: ServiceConfig },
@@ -403,63 +405,45 @@ async function createDraft(
     if (earlier) return earlier;
   }
   // A suspended or deleted organization creates nothing (403, docs/backoffice.md): the public API, the send
-  // page and bulk send all create here.
-  const organization = await em.findOne(Organization, { id: organizationId });
+  // page and bulk send all create here. Read by a prepared statement into the unit of work, where validation's
+  // own lookup of the organization finds it.
+  const [organizationRow] = UUID_PATTERN.test(organizationId)
+    ? await runPrepared<{ organization: Record<string, unknown> }>(em, ORGANIZATION, [organizationId])
+    : [];
+  const organization = organizationRow ? em.map(Organization, organizationRow.organization as never) : null;
   if (organization) requireActiveOrganization(organization, 'create an envelope');
   const request = await validate();
-  if (request.oneOffTemplate) addTemplateRows(em, request.oneOffTemplate);
-  const envelope = em.create(Envelope, {
+  const envelopeId = randomUUID();
+  const now = new Date();
+  const values = draftValues(envelopeId, now, request, sender, {
     id: randomUUID(),
-    organizationId: request.organizationId,
-    templateId: request.templateId,
-    sourceFileId: request.sourceFileId,
-    createdByUserId: sender?.userId ?? null,
-    teamId: sender?.teamId ?? null,
-    title: request.title,
-    workflowType: request.workflowType,
-    status: 'Draft',
-    expiresAt: request.expiresAt,
-    externalReference: request.externalReference,
-    externalSystem: request.externalSystem,
-    externalMetadataJson: request.externalMetadataJson,
+    type: 'envelope.created',
+    created_at: now.toISOString(),
+    data: { envelope_id: envelopeId, status: 'Draft', external_reference: request.externalReference ?? '' },
   });
-  for (const [position, recipient] of request.recipients.entries()) {
-    em.create(Recipient, {
-      id: randomUUID(),
-      envelopeId: envelope.id,
-      ...recipient,
-      position,
-      status: 'Pending',
+  // The envelope, its recipients and initial values, and `envelope.created`'s deliveries are one statement,
+  // so one alone is atomic (issue 19: no transaction, no ORM unit of work on the API's busiest write). A
+  // one-off template, an Idempotency-Key's record or the caller's own writes join it in one transaction.
+  let written: DraftRow;
+  if (!request.oneOffTemplate && !idempotency && !options.inTransaction) {
+    [written] = (await runPrepared<DraftRow>(em, DRAFT_INSERT, values)) as [DraftRow];
+  } else {
+    written = await em.transactional(async (tx) => {
+      if (request.oneOffTemplate) {
+        addTemplateRows(tx, request.oneOffTemplate);
+        await tx.flush();
+      }
+      const [row] = (await runPrepared<DraftRow>(tx, DRAFT_INSERT, values)) as [DraftRow];
+      // Committed with the envelope or not at all; fails when a retry of the request took its key over.
+      if (idempotency) await recordIdempotentResult(tx, idempotency, envelopeId);
+      await options.inTransaction?.(tx, { id: envelopeId });
+      return row;
     });
   }
-  for (const item of request.initialValues) {
-    em.create(EnvelopeFieldValue, {
-      id: randomUUID(),
-      envelopeId: envelope.id,
-      fieldId: item.fieldDefinitionId,
-      value: item.value,
-      source: 'initial',
-      recipientId: null,
-    });
-  }
-  // `envelope.created` is queued with the envelope, in the same transaction; its deliveries start once it
-  // is committed (the worker's sweep starts any whose start was lost).
-  const deliveryIds = await em.transactional(async (tx) => {
-    await tx.flush();
-    // Committed with the envelope or not at all; fails when a retry of the request took its key over.
-    if (idempotency) await recordIdempotentResult(tx, idempotency, envelope.id);
-    await options.inTransaction?.(tx, envelope);
-    return queueWebhookEventDeliveries(tx, envelope.organizationId, {
-      id: randomUUID(),
-      type: 'envelope.created',
-      created_at: new Date().toISOString(),
-      data: {
-        envelope_id: envelope.id,
-        status: 'Draft',
-        external_reference: envelope.externalReference ?? '',
-      },
-    });
-  });
+  const envelope = em.map(Envelope, written.envelope as never);
+  const deliveryIds = written.delivery_ids;
+  // `envelope.created`'s deliveries start once it is committed (the worker's sweep starts any whose start was
+  // lost).
   if (ctx.temporal && deliveryIds.length > 0) {
     const timeoutMs = temporalTimeoutMs(ctx.config);
     await startWebhookDeliveries(ctx.temporal, deliveryIds, { timeoutMs }).catch(() => {
@@ -467,6 +451,109 @@ async function createDraft(
     });
   }
   return envelope;
+}
+
+interface DraftRow {
+  /** The envelope's row as `row_to_json` gives it. */
+  envelope: Record<string, unknown>;
+  delivery_ids: string[];
+}
+
+const ORGANIZATION = prepared(
+  'organization_row',
+  'select row_to_json(o) as organization from organization o where o.id = ?',
+);
+
+/**
+ * A Draft envelope with its recipients (in the order given: `position`) and initial values, and the deliveries
+ * of its `envelope.created` event, written by one statement (its parameters: draftValues). The rows of a
+ * statement's data-modifying parts are checked against foreign keys at its end, so the recipients may name
+ * the envelope inserted beside them.
+ */
+const DRAFT_INSERT = prepared(
+  'draft_insert',
+  `with envelope_row as (
+     insert into envelope (id, organization_id, template_id, source_file_id, created_by_user_id, team_id, title,
+                           workflow_type, status, expires_at, external_reference, external_system,
+                           external_metadata_json, projected_sequence, reminder_count, created_at, updated_at)
+     values (?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?, ?, 'Draft', ?::timestamptz, ?, ?, ?, 0, 0,
+             ?::timestamptz, ?::timestamptz)
+     returning *
+   ), recipient_rows as (
+     insert into recipient (id, envelope_id, role_id, role_name, full_name, email, phone, signing_order, position,
+                            delivery_channel, authentication_method, type, language, required, status,
+                            created_at, updated_at)
+     select r.id, e.id, r.role_id, r.role_name, r.full_name, r.email, r.phone, r.signing_order, r.position,
+            r.delivery_channel, r.authentication_method, r.type, r.language, r.required, 'Pending',
+            ?::timestamptz, ?::timestamptz
+       from envelope_row e,
+            jsonb_to_recordset(?::jsonb) as r (id uuid, role_id uuid, role_name text, full_name text, email text,
+              phone text, signing_order int, position int, delivery_channel text, authentication_method text,
+              type text, language text, required boolean)
+     returning 1
+   ), value_rows as (
+     insert into envelope_field_value (id, envelope_id, field_id, value, source, recipient_id, created_at,
+                                       updated_at)
+     select v.id, e.id, v.field_id, v.value, 'initial', null, ?::timestamptz, ?::timestamptz
+       from envelope_row e, jsonb_to_recordset(?::jsonb) as v (id uuid, field_id uuid, value jsonb)
+     returning 1
+   ), deliveries as (${EVENT_DELIVERIES_INSERT})
+   select (select row_to_json(e) from envelope_row e) as envelope,
+          array(select id::text from deliveries order by created_at, id) as delivery_ids`,
+);
+
+/** The parameters of DRAFT_INSERT, in order. */
+function draftValues(
+  envelopeId: string,
+  now: Date,
+  request: ValidatedEnvelopeRequest,
+  sender: EnvelopeSender | undefined,
+  event: WebhookEvent,
+): unknown[] {
+  const at = now.toISOString();
+  const recipients = request.recipients.map((recipient, position) => ({
+    id: randomUUID(),
+    role_id: recipient.roleId,
+    role_name: recipient.roleName,
+    full_name: recipient.fullName,
+    email: recipient.email,
+    phone: recipient.phone,
+    signing_order: recipient.signingOrder,
+    position,
+    delivery_channel: recipient.deliveryChannel,
+    authentication_method: recipient.authenticationMethod,
+    type: recipient.type,
+    language: recipient.language ?? null,
+    required: recipient.required,
+  }));
+  const initialValues = request.initialValues.map((item) => ({
+    id: randomUUID(),
+    field_id: item.fieldDefinitionId,
+    value: item.value,
+  }));
+  return [
+    envelopeId,
+    request.organizationId,
+    request.templateId,
+    request.sourceFileId,
+    sender?.userId ?? null,
+    sender?.teamId ?? null,
+    request.title,
+    request.workflowType,
+    request.expiresAt.toISOString(),
+    request.externalReference,
+    request.externalSystem,
+    request.externalMetadataJson,
+    at,
+    at,
+    at,
+    at,
+    JSON.stringify(recipients),
+    at,
+    at,
+    JSON.stringify(initialValues),
+    ...eventDeliveriesValues(request.organizationId, event),
+  ];
 }
 
 /**
