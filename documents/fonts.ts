@@ -71,7 +71,6 @@ function loadFace(spec: { pkg: string; file: string; tag: string }): FontFace {
   // Padded so that @pdf-lib/fontkit's subsets come out intact (see truetype.ts).
   const bytes = padGlyphsToEvenLength(new Uint8Array(readFileSync(fontPath(spec.pkg, spec.file))));
   const font = fontkit.create(bytes);
-  parsedFaces.set(bytes, font);
   let reversesRightToLeft = false;
   if (font.hasGlyphForCodePoint(0x05d0) && font.hasGlyphForCodePoint(0x05d1)) {
     const [first] = font.layout('\u05D0\u05D1', LAYOUT_FEATURES).glyphs;
@@ -93,22 +92,6 @@ function loadFace(spec: { pkg: string; file: string; tag: string }): FontFace {
 export const MARK_FEATURES = { ...LAYOUT_FEATURES, mark: true, mkmk: true };
 
 let family: FontFamily | undefined;
-
-/** The faces parsed so far, by their bytes (the very array embedFont is given). */
-const parsedFaces = new WeakMap<Uint8Array, fontkit.Font>();
-
-/**
- * fontkit as pdf-lib is given it: a face whose bytes were parsed once in this process (`loadFace`) is handed
- * back as that parse, so embedding a face costs no second parse per document; anything else is parsed as
- * usual. pdf-lib only reads the font it gets (each embedding makes its own subset), and documents are built
- * one synchronous step at a time, so one parse serves them all.
- */
-const fontkitParsedOnce = {
-  create(bytes: Uint8Array, postscriptName?: string): fontkit.Font {
-    const parsed = postscriptName === undefined ? parsedFaces.get(bytes) : undefined;
-    return parsed ?? fontkit.create(bytes, postscriptName);
-  },
-};
 
 /** The Noto family, read from disk on first use and kept for the life of the process. */
 export function notoFamily(): FontFamily {
@@ -139,7 +122,11 @@ export class DocumentFonts {
   constructor(doc: PDFDocument, fontFamily: FontFamily = notoFamily()) {
     this.doc = doc;
     this.family = fontFamily;
-    doc.registerFontkit(fontkitParsedOnce as unknown as typeof fontkit);
+    // pdf-lib parses each face it embeds again, once per document, and that parse must stay its own: fontkit
+    // caches a glyph with the code points of its first lookup, and pdf-lib writes the text's ToUnicode map from
+    // them. Handing pdf-lib the process's shared parse (tried for issue 19, docs/performance.md) left later
+    // documents without extractable text where a glyph had first been looked up without code points.
+    doc.registerFontkit(fontkit);
   }
 
   pdfFont(face: FontFace): Promise<PDFFont> {

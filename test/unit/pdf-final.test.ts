@@ -2,7 +2,6 @@
 // pdf.js and pdf-lib's object model), Hebrew drawn with an embedded font, forms flattened, bad input refused,
 // and the same input giving the same bytes.
 import { createHash } from 'node:crypto';
-import fontkit from '@pdf-lib/fontkit';
 import {
   degrees,
   PDFArray,
@@ -206,21 +205,6 @@ describe('renderFinalPdf', () => {
     const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
     expect(sha(a)).toBe(sha(b));
     expect(Buffer.compare(Buffer.from(a), Buffer.from(b))).toBe(0);
-  });
-
-  it('embeds the fonts without parsing them again: each face is parsed once per process', async () => {
-    const input = await demoInput();
-    const first = await renderFinalPdf(input);
-    const parse = vi.spyOn(fontkit, 'create');
-    try {
-      const again = await renderFinalPdf(input);
-      expect(parse).not.toHaveBeenCalled();
-      // Both Hebrew and Latin faces were embedded, from the one parse, into the same bytes.
-      expect(fontNames(await PDFDocument.load(again))).toEqual(fontNames(await PDFDocument.load(first)));
-      expect(Buffer.compare(Buffer.from(first), Buffer.from(again))).toBe(0);
-    } finally {
-      parse.mockRestore();
-    }
   });
 
   it('flattens a form: appearances kept as page content, no field or widget left', async () => {
