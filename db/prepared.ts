@@ -20,6 +20,9 @@ export interface PreparedStatement {
 
 const named = new Map<string, string>();
 
+/** SQLSTATE of "cached plan must not change result type" (feature_not_supported). */
+const CACHED_PLAN_CHANGED = '0A000';
+
 /**
  * A statement to run with `runPrepared`. `sql` takes its parameters as `?`, in order, as MikroORM's `execute`
  * does; it must hold no other question mark.
@@ -51,10 +54,27 @@ export async function runPrepared<Row>(
   };
   try {
     return await logging.executeQuery(logged, async () => {
-      const result = await pool.query({ name: statement.name, text: statement.text, values: [...values] });
-      return result.rows as Row[];
+      // Checked out and given back as MikroORM's own statements are: a statement's error does not cost the
+      // connection (pg's `pool.query` would drop it); a broken connection is dropped by the pool all the same.
+      const client = await pool.connect();
+      try {
+        const result = await client.query({
+          name: statement.name,
+          text: statement.text,
+          values: [...values],
+        });
+        return result.rows as Row[];
+      } finally {
+        client.release();
+      }
     });
   } catch (error) {
+    // A migration that changed the type of a column the statement returns (while this process kept running,
+    // as in a rolling deploy) leaves the connection's prepared form unusable: PostgreSQL refuses it with
+    // 0A000. The statement then runs as ordinary text, which PostgreSQL plans afresh.
+    if ((error as { code?: unknown }).code === CACHED_PLAN_CHANGED) {
+      return em.execute<Row[]>(statement.ormText, [...values]);
+    }
     // The same error classes as `em.execute` throws (the driver's exceptions, the pg error as their cause).
     throw error instanceof Error ? em.getDriver().convertException(error) : error;
   }

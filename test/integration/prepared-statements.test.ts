@@ -57,6 +57,19 @@ it('inside a transaction, runs on the transaction and sees its writes', async ()
   expect(await runPrepared(em, COUNT, [0])).toEqual([{ n: 0 }]);
 });
 
+it('still answers after a migration changed the type of a column it returns', async () => {
+  const table = `prepared_type_${process.pid}`;
+  const em = orm.em.fork();
+  await em.execute(`create temporary table if not exists ${table} (id int primary key, amount int)`);
+  await em.execute(`insert into ${table} (id, amount) values (1, 42) on conflict do nothing`);
+  const AMOUNT = prepared(`test_amount_${process.pid}`, `select amount from ${table} where id = ?`);
+  for (let run = 0; run < 6; run += 1) expect(await runPrepared(em, AMOUNT, [1])).toEqual([{ amount: 42 }]);
+  await em.execute(`alter table ${table} alter column amount type text`);
+  // PostgreSQL refuses the prepared form (0A000); the statement runs as text instead, now and later.
+  expect(await runPrepared(em, AMOUNT, [1])).toEqual([{ amount: '42' }]);
+  expect(await runPrepared(em, AMOUNT, [1])).toEqual([{ amount: '42' }]);
+});
+
 it('a failure arrives as the driver exception, with PostgreSQL error as its cause', async () => {
   const BROKEN = prepared('test_broken', 'select * from table_that_does_not_exist where id = ?');
   const failure = await runPrepared(orm.em.fork(), BROKEN, [1]).catch((error: unknown) => error);
