@@ -12,19 +12,15 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
-import {
-  Envelope,
-  EnvelopeFieldValue,
-  Organization,
-  Recipient,
-  Template,
-  TemplateField,
-  TemplateRole,
-} from '../../../db/entities/index.ts';
-import { prepared, runPrepared } from '../../../db/prepared.ts';
+import { Envelope, Organization, Template, TemplateField, TemplateRole } from '../../../db/entities/index.ts';
+import { type PreparedStatement, prepared, runPrepared } from '../../../db/prepared.ts';
 import { EVENT_DELIVERIES_INSERT, eventDeliveriesValues } from '../../../db/webhook-deliveries.ts';
 import { UUID_PATTERN } from '../../../domain/common.ts';
-import { CreateEnvelopeFromFileRequest, CreateEnvelopeRequest } from '../../../domain/envelope.ts';
+import {
+  CreateEnvelopeFromFileRequest,
+  CreateEnvelopeRequest,
+  type EnvelopeView,
+} from '../../../domain/envelope.ts';
 import type { FieldProperties } from '../../../domain/template.ts';
 import type {
   AuthenticationMethod,
@@ -46,6 +42,7 @@ import { requireActiveOrganization } from '../organizations/organization-standin
 import { addTemplateRows, type TemplateRows } from '../templates/create-template.ts';
 import { oneOffTemplate } from '../templates/one-off-template.ts';
 import { parseInput } from '../validation.ts';
+import { type EnvelopeRow, envelopeView, envelopeViewColumns, envelopeViewOfRow } from './envelope-view.ts';
 
 export const DEFAULT_EXPIRATION_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -360,14 +357,20 @@ export interface CreateOptions {
   inTransaction?: (tx: EntityManager, envelope: { id: string }) => Promise<void>;
 }
 
+type CreateContext = DataContext & { temporal?: Client; config?: ServiceConfig };
+
 /** Creates a Draft envelope from a published template; `sender` when a user of the business app creates it. */
-export function createEnvelope(
-  ctx: DataContext & { temporal?: Client; config?: ServiceConfig },
+export async function createEnvelope(
+  ctx: CreateContext,
   input: CreateEnvelopeInput,
   sender?: EnvelopeSender,
   options: CreateOptions = {},
-) {
-  return createDraft(ctx, input.organizationId, () => validateEnvelopeRequest(ctx, input), sender, options);
+): Promise<Envelope> {
+  const validate = () => validateEnvelopeRequest(ctx, input);
+  return entityOf(
+    ctx,
+    await createDraft<DraftRow>(ctx, input.organizationId, validate, sender, options, DRAFT_INSERT),
+  );
 }
 
 /**
@@ -375,34 +378,87 @@ export function createEnvelope(
  * is written with the envelope. The public API's from-file route calls it; so can any other sender of a
  * one-off PDF.
  */
-export function createEnvelopeFromFile(
-  ctx: DataContext & { temporal?: Client; config?: ServiceConfig },
+export async function createEnvelopeFromFile(
+  ctx: CreateContext,
   input: CreateEnvelopeFromFileInput,
   sender?: EnvelopeSender,
-) {
-  return createDraft(ctx, input.organizationId, () => validateFileEnvelopeRequest(ctx, input), sender);
+): Promise<Envelope> {
+  const validate = () => validateFileEnvelopeRequest(ctx, input);
+  return entityOf(
+    ctx,
+    await createDraft<DraftRow>(ctx, input.organizationId, validate, sender, {}, DRAFT_INSERT),
+  );
+}
+
+/** createEnvelope answering the public API's view of the new envelope, read by the statement that writes it. */
+export async function createEnvelopeView(
+  ctx: CreateContext,
+  input: CreateEnvelopeInput,
+): Promise<EnvelopeView> {
+  const validate = () => validateEnvelopeRequest(ctx, input);
+  const draft = await createDraft<DraftViewRow>(
+    ctx,
+    input.organizationId,
+    validate,
+    undefined,
+    {},
+    DRAFT_INSERT_VIEW,
+  );
+  return viewOf(ctx, input.organizationId, draft);
+}
+
+/** createEnvelopeFromFile answering the public API's view of the new envelope. */
+export async function createEnvelopeFromFileView(
+  ctx: CreateContext,
+  input: CreateEnvelopeFromFileInput,
+): Promise<EnvelopeView> {
+  const validate = () => validateFileEnvelopeRequest(ctx, input);
+  const draft = await createDraft<DraftViewRow>(
+    ctx,
+    input.organizationId,
+    validate,
+    undefined,
+    {},
+    DRAFT_INSERT_VIEW,
+  );
+  return viewOf(ctx, input.organizationId, draft);
+}
+
+/** What createDraft answers: the envelope an earlier attempt of the same request created, or the statement's row. */
+type Draft<R> = { earlier: Envelope } | { row: R };
+
+function entityOf(ctx: DataContext, draft: Draft<DraftRow>): Envelope {
+  return 'earlier' in draft ? draft.earlier : ctx.em.map(Envelope, draft.row.envelope as never);
+}
+
+function viewOf(ctx: DataContext, organizationId: string, draft: Draft<DraftViewRow>): Promise<EnvelopeView> {
+  return 'earlier' in draft
+    ? envelopeView(ctx, organizationId, draft.earlier.id)
+    : Promise.resolve(envelopeViewOfRow(draft.row));
 }
 
 /**
  * The one creation of every envelope: validates (`validate`, unless an earlier attempt of the same
  * Idempotency-Key request committed its envelope), then writes the one-off template if there is one, the
- * envelope, its recipients and initial values, and queues `envelope.created`, in one statement (DRAFT_INSERT;
- * in one transaction with what else must be written with it).
+ * envelope, its recipients and initial values, and queues `envelope.created`, in one statement (`statement`:
+ * DRAFT_INSERT or DRAFT_INSERT_VIEW, which differ only in what they answer; in one transaction with what else
+ * must be written with it).
  */
-async function createDraft(
-  ctx: DataContext & { temporal?: Client; config?: ServiceConfig },
+async function createDraft<R extends { delivery_ids: string[] }>(
+  ctx: CreateContext,
   organizationId: string,
   validate: () => Promise<ValidatedEnvelopeRequest>,
   sender: EnvelopeSender | undefined,
-  options: CreateOptions = {},
-): Promise<Envelope> {
+  options: CreateOptions,
+  statement: PreparedStatement,
+): Promise<Draft<R>> {
   const { em } = ctx;
   // A retried Idempotency-Key request whose earlier attempt committed its envelope (and then crashed, or lost
   // the database, before answering) answers with that envelope: nothing is created or queued again.
   const idempotency = idempotencyScopeOf(em);
   if (idempotency?.resultId) {
     const earlier = await em.findOne(Envelope, { id: idempotency.resultId, organizationId });
-    if (earlier) return earlier;
+    if (earlier) return { earlier };
   }
   // A suspended or deleted organization creates nothing (403, docs/backoffice.md): the public API, the send
   // page and bulk send all create here. Read by a prepared statement into the unit of work, where validation's
@@ -424,23 +480,22 @@ async function createDraft(
   // The envelope, its recipients and initial values, and `envelope.created`'s deliveries are one statement,
   // so one alone is atomic (issue 19: no transaction, no ORM unit of work on the API's busiest write). A
   // one-off template, an Idempotency-Key's record or the caller's own writes join it in one transaction.
-  let written: DraftRow;
+  let written: R;
   if (!request.oneOffTemplate && !idempotency && !options.inTransaction) {
-    [written] = (await runPrepared<DraftRow>(em, DRAFT_INSERT, values)) as [DraftRow];
+    [written] = (await runPrepared<R>(em, statement, values)) as [R];
   } else {
     written = await em.transactional(async (tx) => {
       if (request.oneOffTemplate) {
         addTemplateRows(tx, request.oneOffTemplate);
         await tx.flush();
       }
-      const [row] = (await runPrepared<DraftRow>(tx, DRAFT_INSERT, values)) as [DraftRow];
+      const [row] = (await runPrepared<R>(tx, statement, values)) as [R];
       // Committed with the envelope or not at all; fails when a retry of the request took its key over.
       if (idempotency) await recordIdempotentResult(tx, idempotency, envelopeId);
       await options.inTransaction?.(tx, { id: envelopeId });
       return row;
     });
   }
-  const envelope = em.map(Envelope, written.envelope as never);
   const deliveryIds = written.delivery_ids;
   // `envelope.created`'s deliveries start once it is committed (the worker's sweep starts any whose start was
   // lost).
@@ -450,7 +505,7 @@ async function createDraft(
       // Temporal unreachable: the envelope exists and its deliveries are queued; the sweep starts them.
     });
   }
-  return envelope;
+  return { row: written };
 }
 
 interface DraftRow {
@@ -458,6 +513,8 @@ interface DraftRow {
   envelope: Record<string, unknown>;
   delivery_ids: string[];
 }
+
+type DraftViewRow = EnvelopeRow & { delivery_ids: string[] };
 
 const ORGANIZATION = prepared(
   'organization_row',
@@ -470,36 +527,60 @@ const ORGANIZATION = prepared(
  * statement's data-modifying parts are checked against foreign keys at its end, so the recipients may name
  * the envelope inserted beside them.
  */
-const DRAFT_INSERT = prepared(
+/** DRAFT_INSERT's writes; `answer` is its final select, over `envelope_row`, `recipient_rows`, `value_rows` and `deliveries`. */
+function draftInsert(name: string, answer: string) {
+  return prepared(
+    name,
+    `with envelope_row as (
+       insert into envelope (id, organization_id, template_id, source_file_id, created_by_user_id, team_id, title,
+                             workflow_type, status, expires_at, external_reference, external_system,
+                             external_metadata_json, projected_sequence, reminder_count, created_at, updated_at)
+       values (?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?, ?, 'Draft', ?::timestamptz, ?, ?, ?, 0, 0,
+               ?::timestamptz, ?::timestamptz)
+       returning *
+     ), recipient_rows as (
+       insert into recipient (id, envelope_id, role_id, role_name, full_name, email, phone, signing_order, position,
+                              delivery_channel, authentication_method, type, language, required, status,
+                              created_at, updated_at)
+       select r.id, e.id, r.role_id, r.role_name, r.full_name, r.email, r.phone, r.signing_order, r.position,
+              r.delivery_channel, r.authentication_method, r.type, r.language, r.required, 'Pending',
+              ?::timestamptz, ?::timestamptz
+         from envelope_row e,
+              jsonb_to_recordset(?::jsonb) as r (id uuid, role_id uuid, role_name text, full_name text, email text,
+                phone text, signing_order int, position int, delivery_channel text, authentication_method text,
+                type text, language text, required boolean)
+       returning *
+     ), value_rows as (
+       insert into envelope_field_value (id, envelope_id, field_id, value, source, recipient_id, created_at,
+                                         updated_at)
+       select v.id, e.id, v.field_id, v.value, 'initial', null, ?::timestamptz, ?::timestamptz
+         from envelope_row e, jsonb_to_recordset(?::jsonb) as v (id uuid, field_id uuid, value jsonb)
+       returning *
+     ), deliveries as (${EVENT_DELIVERIES_INSERT})
+     ${answer}`,
+  );
+}
+
+const DELIVERY_IDS = 'array(select id::text from deliveries order by created_at, id) as delivery_ids';
+
+/**
+ * A Draft envelope with its recipients (in the order given: `position`) and initial values, and the deliveries
+ * of its `envelope.created` event, written by one statement (its parameters: draftValues). The rows of a
+ * statement's data-modifying parts are checked against foreign keys at its end, so the recipients may name
+ * the envelope inserted beside them. It answers the envelope's row (for the ORM) and the delivery ids.
+ */
+const DRAFT_INSERT = draftInsert(
   'draft_insert',
-  `with envelope_row as (
-     insert into envelope (id, organization_id, template_id, source_file_id, created_by_user_id, team_id, title,
-                           workflow_type, status, expires_at, external_reference, external_system,
-                           external_metadata_json, projected_sequence, reminder_count, created_at, updated_at)
-     values (?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?, ?, 'Draft', ?::timestamptz, ?, ?, ?, 0, 0,
-             ?::timestamptz, ?::timestamptz)
-     returning *
-   ), recipient_rows as (
-     insert into recipient (id, envelope_id, role_id, role_name, full_name, email, phone, signing_order, position,
-                            delivery_channel, authentication_method, type, language, required, status,
-                            created_at, updated_at)
-     select r.id, e.id, r.role_id, r.role_name, r.full_name, r.email, r.phone, r.signing_order, r.position,
-            r.delivery_channel, r.authentication_method, r.type, r.language, r.required, 'Pending',
-            ?::timestamptz, ?::timestamptz
-       from envelope_row e,
-            jsonb_to_recordset(?::jsonb) as r (id uuid, role_id uuid, role_name text, full_name text, email text,
-              phone text, signing_order int, position int, delivery_channel text, authentication_method text,
-              type text, language text, required boolean)
-     returning 1
-   ), value_rows as (
-     insert into envelope_field_value (id, envelope_id, field_id, value, source, recipient_id, created_at,
-                                       updated_at)
-     select v.id, e.id, v.field_id, v.value, 'initial', null, ?::timestamptz, ?::timestamptz
-       from envelope_row e, jsonb_to_recordset(?::jsonb) as v (id uuid, field_id uuid, value jsonb)
-     returning 1
-   ), deliveries as (${EVENT_DELIVERIES_INSERT})
-   select (select row_to_json(e) from envelope_row e) as envelope,
-          array(select id::text from deliveries order by created_at, id) as delivery_ids`,
+  `select (select row_to_json(e) from envelope_row e) as envelope, ${DELIVERY_IDS}`,
+);
+
+/**
+ * DRAFT_INSERT answering the public API's view of the new envelope instead (envelope-view.ts), from the rows
+ * it wrote: the create's answer costs no second statement (issue 19).
+ */
+const DRAFT_INSERT_VIEW = draftInsert(
+  'draft_insert_view',
+  `select ${envelopeViewColumns('recipient_rows r', 'value_rows v')}, ${DELIVERY_IDS} from envelope_row e`,
 );
 
 /** The parameters of DRAFT_INSERT, in order. */

@@ -11,7 +11,7 @@ import type {
 } from '../../../domain/envelope.ts';
 import type { ServiceContext } from '../context.ts';
 import { cancelEnvelope } from './cancel-envelope.ts';
-import { createEnvelope, createEnvelopeFromFile } from './create-envelope.ts';
+import { createEnvelopeFromFileView, createEnvelopeView } from './create-envelope.ts';
 import { type EnvelopeDocument, envelopeDocument } from './envelope-document.ts';
 import { envelopeView, recipientView } from './envelope-view.ts';
 import { extendEnvelope } from './extend-envelope.ts';
@@ -39,14 +39,10 @@ export interface EnvelopeOperations {
 /** Real envelopes: rows in PostgreSQL, every change after the draft decided by the envelope's workflow. */
 export function productionEnvelopes(ctx: ServiceContext): EnvelopeOperations {
   return {
-    async create(organizationId, request) {
-      const envelope = await createEnvelope(ctx, { ...request, organizationId });
-      return envelopeView(ctx, organizationId, envelope.id);
-    },
-    async createFromFile(organizationId, request) {
-      const envelope = await createEnvelopeFromFile(ctx, { ...request, organizationId });
-      return envelopeView(ctx, organizationId, envelope.id);
-    },
+    // The statement that writes the envelope also reads its view (no second statement).
+    create: (organizationId, request) => createEnvelopeView(ctx, { ...request, organizationId }),
+    createFromFile: (organizationId, request) =>
+      createEnvelopeFromFileView(ctx, { ...request, organizationId }),
     get: (organizationId, envelopeId) => envelopeView(ctx, organizationId, envelopeId),
     async getByReference(organizationId, externalReference) {
       const id = await findEnvelopeIdByReference(ctx, organizationId, externalReference);

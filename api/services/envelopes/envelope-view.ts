@@ -9,7 +9,7 @@ import type { EnvelopeView, RecipientView } from '../../../domain/envelope.ts';
 import { NotFound } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
 
-interface EnvelopeRow {
+export interface EnvelopeRow {
   id: string;
   status: EnvelopeView['status'];
   title: string;
@@ -36,10 +36,12 @@ interface EnvelopeRow {
 /** A timestamp as whole epoch milliseconds: the ORM's own truncation of PostgreSQL's microseconds. */
 const ms = (column: string) => `floor(extract(epoch from ${column}) * 1000)::float8`;
 
-const ENVELOPE_VIEW = prepared(
-  'envelope_view',
-  `
-  select e.id, e.status, e.title, e.workflow_type, e.template_id, e.source_file_id,
+/**
+ * The select list of the view's row (EnvelopeRow) for envelope row `e`: `recipients` and `initialValues` name
+ * the rows to aggregate as `r` and `v` (a table with its condition, or a statement's own inserted rows).
+ */
+export function envelopeViewColumns(recipients: string, initialValues: string): string {
+  return `e.id, e.status, e.title, e.workflow_type, e.template_id, e.source_file_id,
          ${ms('e.expires_at')} as expires_at, e.external_reference, e.external_system, e.external_metadata_json,
          e.final_pdf_file_id, e.audit_trail_file_id, e.reminder_count, ${ms('e.created_at')} as created_at,
          ${ms('e.updated_at')} as updated_at, ${ms('e.sent_at')} as sent_at, ${ms('e.completed_at')} as completed_at,
@@ -51,15 +53,21 @@ const ENVELOPE_VIEW = prepared(
                     'required', r.required, 'status', r.status,
                     'completedAt', ${ms('r.completed_at')})
                   order by r.signing_order, r.position, r.id)
-             from recipient r
-            where r.envelope_id = e.id), '[]') as recipients,
+             from ${recipients}), '[]') as recipients,
          coalesce((
            select json_agg(json_build_object('fieldDefinitionId', v.field_id, 'value', v.value)
                   order by v.created_at)
-             from envelope_field_value v
-            where v.envelope_id = e.id and v.source = 'initial'), '[]') as initial_values
-    from envelope e
-   where e.id = ? and e.organization_id = ?`,
+             from ${initialValues}), '[]') as initial_values`;
+}
+
+const ENVELOPE_VIEW = prepared(
+  'envelope_view',
+  `select ${envelopeViewColumns(
+    'recipient r where r.envelope_id = e.id',
+    `envelope_field_value v where v.envelope_id = e.id and v.source = 'initial'`,
+  )}
+     from envelope e
+    where e.id = ? and e.organization_id = ?`,
 );
 
 export async function envelopeView(
@@ -71,6 +79,11 @@ export async function envelopeView(
     ? await runPrepared<EnvelopeRow>(ctx.em, ENVELOPE_VIEW, [envelopeId, organizationId])
     : [];
   if (!row) throw new NotFound(`Envelope ${envelopeId} was not found.`);
+  return envelopeViewOfRow(row);
+}
+
+/** The view of a row selected with envelopeViewColumns. */
+export function envelopeViewOfRow(row: EnvelopeRow): EnvelopeView {
   return {
     id: row.id,
     status: row.status,
