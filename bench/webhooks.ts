@@ -5,9 +5,18 @@
 //    then webhookDeliveryWorkflow started with webhookDeliveryChildOptions), one endpoint.
 // 2. API path: POST /api/v1/webhooks/{id}/test (bearer token, idempotency plugin, rate limiter included).
 // 3. The lifecycle path one delivery at a time: the latency without a backlog.
-// Latency runs from the moment the delivery is queued to the receiver's 2xx. BENCH_DELIVERIES (default
-// 200) deliveries per path, BENCH_CONCURRENCY (default 10) queued at a time.
+// 4. The lifecycle path at fixed offered rates (open loop, BENCH_RATES deliveries/s, default 25,50): a delivery
+//    is queued every 1/rate s whether or not the earlier ones arrived.
+// 5. The baseline, in the same run on the same server: workflows with one no-op activity (bench/floor-workflow.ts)
+//    started as the deliveries are, through their own worker; the ratios say how close deliveries come to the
+//    least one workflow per delivery costs here. Then the same with a local activity: the least any workflow
+//    with one step costs on this server.
+// Latency runs from the moment the delivery is queued to the receiver's 2xx (for the baseline: to the
+// workflow's result). BENCH_DELIVERIES (default 200) deliveries per path, BENCH_CONCURRENCY (default 10)
+// queued at a time.
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Worker } from '@temporalio/worker';
 import { createWebhookEndpoint } from '../api/services/webhooks/create-webhook-endpoint.ts';
 import { queueWebhookEventDeliveries } from '../db/webhook-deliveries.ts';
 import { startWebhookReceiver, verifies } from '../test/support/webhook-receiver.ts';
@@ -18,6 +27,10 @@ import {
 import { startBenchApi } from './support.ts';
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 200);
+const RATES = (process.env.BENCH_RATES ?? '25,50')
+  .split(',')
+  .filter((rate) => rate !== '')
+  .map(Number);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
 const WARM_UP = 10;
 const SEQUENTIAL = 30;
@@ -74,16 +87,29 @@ try {
     name: string,
     count: number,
     queue: () => Promise<string>,
-    sequential = false,
+    mode: 'backlog' | 'sequential' | { rate: number } = 'backlog',
   ): Promise<Measured> {
     const queuedAt = new Map<string, number>();
     const first = Date.now();
-    await pool(count, sequential ? 1 : CONCURRENCY, async () => {
+    const queueOne = async () => {
       const started = Date.now();
       const id = await queue();
       queuedAt.set(id, started);
-      if (sequential) await receiver.waitFor(1, (request) => request.headers['x-service-delivery'] === id);
-    });
+      if (mode === 'sequential')
+        await receiver.waitFor(1, (request) => request.headers['x-service-delivery'] === id);
+    };
+    if (typeof mode === 'object') {
+      // Open loop: the i-th delivery is queued at first + i/rate, however the earlier ones are doing.
+      const queued: Promise<void>[] = [];
+      for (let index = 0; index < count; index += 1) {
+        const due = first + (index * 1000) / mode.rate;
+        if (due > Date.now()) await new Promise((resolve) => setTimeout(resolve, due - Date.now()));
+        queued.push(queueOne());
+      }
+      await Promise.all(queued);
+    } else {
+      await pool(count, mode === 'sequential' ? 1 : CONCURRENCY, queueOne);
+    }
     const received = await receiver.waitFor(
       count,
       (request) => queuedAt.has(String(request.headers['x-service-delivery'])),
@@ -127,6 +153,47 @@ try {
     return response.json().id as string;
   };
 
+  /** The baseline: FLOOR workflows started like deliveries (CONCURRENCY at a time), until every result. */
+  async function measureFloor(workflowType: string, name: string): Promise<Measured> {
+    const taskQueue = `bench-floor-${randomUUID()}`;
+    const worker = await Worker.create({
+      connection: infrastructure.env.nativeConnection,
+      namespace: infrastructure.namespace,
+      taskQueue,
+      workflowsPath: fileURLToPath(new URL('./floor-workflow.ts', import.meta.url)),
+      activities: { floorNoop: async (id: string) => id },
+    });
+    return worker.runUntil(async () => {
+      const run = async (count: number) => {
+        const latencies: number[] = [];
+        const results: Promise<unknown>[] = [];
+        const first = Date.now();
+        await pool(count, CONCURRENCY, async () => {
+          const started = Date.now();
+          const handle = await temporal.client.workflow.start(workflowType, {
+            taskQueue,
+            workflowId: `bench-floor/${randomUUID()}`,
+            args: ['floor'],
+          });
+          results.push(handle.result().then(() => latencies.push(Date.now() - started)));
+        });
+        await Promise.all(results);
+        return { seconds: (Date.now() - first) / 1000, latencies };
+      };
+      await run(WARM_UP);
+      const { seconds, latencies } = await run(DELIVERIES);
+      return {
+        name,
+        deliveries: DELIVERIES,
+        seconds,
+        p50: percentile(latencies, 50),
+        p99: percentile(latencies, 99),
+        max: Math.max(...latencies),
+        verified: 0,
+      };
+    });
+  }
+
   say(`warm-up: ${WARM_UP} deliveries…`);
   await measure('warm-up', WARM_UP, viaEvent);
   say(`lifecycle path: ${DELIVERIES} deliveries, ${CONCURRENCY} queued at a time…`);
@@ -134,17 +201,28 @@ try {
   say(`API path: ${DELIVERIES} test deliveries, ${CONCURRENCY} at a time…`);
   const api = await measure('POST /api/v1/webhooks/{id}/test', DELIVERIES, viaApi);
   say(`at rest: ${SEQUENTIAL} deliveries, one at a time…`);
-  const single = await measure('event, one at a time (no backlog)', SEQUENTIAL, viaEvent, true);
+  const single = await measure('event, one at a time (no backlog)', SEQUENTIAL, viaEvent, 'sequential');
+  const offered: Measured[] = [];
+  for (const rate of RATES) {
+    say(`offered rate: ${DELIVERIES} deliveries at ${rate}/s (open loop)…`);
+    offered.push(await measure(`event, ${rate}/s offered`, DELIVERIES, viaEvent, { rate }));
+  }
 
-  const header = ['path', 'deliveries', 'deliveries/s', 'p50', 'p99', 'max', 'signatures ok'];
-  const rows = [event, api, single].map((m) => [
+  say(`baseline: ${DELIVERIES} workflows with one no-op activity, ${CONCURRENCY} started at a time…`);
+  const floor = await measureFloor('floorWorkflow', 'baseline: workflow + no-op activity');
+  say(`the same with a local activity (one workflow task, no activity task)…`);
+  const floorLocal = await measureFloor('floorLocalWorkflow', 'workflow + no-op local activity');
+
+  const header = ['path', 'deliveries', 'deliveries/s', 'p50', 'p99', 'max', 'signatures ok', 'vs baseline'];
+  const rows = [event, api, single, ...offered, floor, floorLocal].map((m) => [
     m.name,
     String(m.deliveries),
     (m.deliveries / m.seconds).toFixed(1),
     `${m.p50.toFixed(0)} ms`,
     `${m.p99.toFixed(0)} ms`,
     `${m.max.toFixed(0)} ms`,
-    `${m.verified}/${m.deliveries}`,
+    m === floor || m === floorLocal ? '—' : `${m.verified}/${m.deliveries}`,
+    m === floor ? '1.00' : (m.deliveries / m.seconds / (floor.deliveries / floor.seconds)).toFixed(2),
   ]);
   const widths = header.map((cell, column) =>
     Math.max(cell.length, ...rows.map((row) => (row[column] ?? '').length)),
@@ -157,7 +235,11 @@ try {
   out(line(header).join('  '));
   for (const row of rows) out(line(row).join('  '));
   out(
-    `\nLatency: from queuing the delivery to the receiver's 2xx; under load it includes the wait behind the ` +
+    `\nvs baseline: deliveries/s over the baseline's workflows/s (only meaningful for the paths with a backlog; ` +
+      `an offered rate below saturation is its own ceiling).`,
+  );
+  out(
+    `Latency: from queuing the delivery to the receiver's 2xx; under load it includes the wait behind the ` +
       `deliveries queued before. One worker process (envelope and webhook workers), the dev server, ` +
       `PostgreSQL, the receiver and the load on one machine.`,
   );
