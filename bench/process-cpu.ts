@@ -9,6 +9,8 @@ export interface ProcessCpu {
   name: string;
   /** CPU seconds, user + system. */
   cpu: number;
+  /** CPU seconds of its children that ended and were waited for (PostgreSQL's closed backends). */
+  reaped: number;
 }
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
@@ -27,6 +29,7 @@ export async function processTree(root: number = process.pid): Promise<ProcessCp
         ppid: Number(fields[1]),
         name: stat.slice(stat.indexOf('(') + 1, close),
         cpu: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND,
+        reaped: (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND,
       });
     } catch {
       // The process ended meanwhile.

@@ -221,7 +221,7 @@ try {
               : server === 'Temporal dev server'
                 ? 'temporal'
                 : null;
-        if (kind) byKind[kind] = (byKind[kind] ?? 0) + entry.cpu;
+        if (kind) byKind[kind] = (byKind[kind] ?? 0) + entry.cpu + entry.reaped;
       }
       return byKind;
     };

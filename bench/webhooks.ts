@@ -24,6 +24,7 @@ import {
   WEBHOOK_DELIVERY_WORKFLOW_TYPE,
   webhookDeliveryChildOptions,
 } from '../workflows/webhook-contracts.ts';
+import { processTree, serverKind } from './process-cpu.ts';
 import { startBenchApi } from './support.ts';
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 200);
@@ -57,8 +58,32 @@ async function pool(count: number, concurrency: number, task: (index: number) =>
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, lane));
 }
 
+/** CPU seconds so far: the Temporal dev server, PostgreSQL, and this process (API, workers, receiver). */
+async function cpuNow(): Promise<{ temporal: number; postgres: number; ours: number }> {
+  const tree = await processTree();
+  const sum = (kind: string) =>
+    tree
+      .filter((entry) => serverKind(entry.name) === kind)
+      // A backend that ended (a pool closing an idle connection) leaves its CPU with its parent.
+      .reduce((total, entry) => total + entry.cpu + entry.reaped, 0);
+  const own = process.cpuUsage();
+  return {
+    temporal: sum('Temporal dev server'),
+    postgres: sum('PostgreSQL'),
+    ours: (own.user + own.system) / 1e6,
+  };
+}
+
+/** CPU milliseconds per item of each process group between two cpuNow(). */
+function cpuPer(before: Awaited<ReturnType<typeof cpuNow>>, after: typeof before, count: number) {
+  const per = (key: keyof typeof before) => ((after[key] - before[key]) * 1000) / count;
+  return { temporal: per('temporal'), postgres: per('postgres'), ours: per('ours') };
+}
+
 interface Measured {
   name: string;
+  /** CPU ms per delivery (or workflow): the Temporal dev server, PostgreSQL, this process. */
+  cpu: ReturnType<typeof cpuPer>;
   deliveries: number;
   seconds: number;
   p50: number;
@@ -90,6 +115,7 @@ try {
     mode: 'backlog' | 'sequential' | { rate: number } = 'backlog',
   ): Promise<Measured> {
     const queuedAt = new Map<string, number>();
+    const cpuBefore = await cpuNow();
     const first = Date.now();
     const queueOne = async () => {
       const started = Date.now();
@@ -121,6 +147,7 @@ try {
     const last = Math.max(...received.map((request) => request.receivedAt));
     return {
       name,
+      cpu: cpuPer(cpuBefore, await cpuNow(), count),
       deliveries: count,
       seconds: (last - first) / 1000,
       p50: percentile(latencies, 50),
@@ -181,9 +208,11 @@ try {
         return { seconds: (Date.now() - first) / 1000, latencies };
       };
       await run(WARM_UP);
+      const cpuBefore = await cpuNow();
       const { seconds, latencies } = await run(DELIVERIES);
       return {
         name,
+        cpu: cpuPer(cpuBefore, await cpuNow(), DELIVERIES),
         deliveries: DELIVERIES,
         seconds,
         p50: percentile(latencies, 50),
@@ -213,7 +242,19 @@ try {
   say(`the same with a local activity (one workflow task, no activity task)…`);
   const floorLocal = await measureFloor('floorLocalWorkflow', 'workflow + no-op local activity');
 
-  const header = ['path', 'deliveries', 'deliveries/s', 'p50', 'p99', 'max', 'signatures ok', 'vs baseline'];
+  const header = [
+    'path',
+    'deliveries',
+    'deliveries/s',
+    'p50',
+    'p99',
+    'max',
+    'signatures ok',
+    'vs baseline',
+    'CPU ms each: Temporal',
+    'PostgreSQL',
+    'ours',
+  ];
   const rows = [event, api, single, ...offered, floor, floorLocal].map((m) => [
     m.name,
     String(m.deliveries),
@@ -223,6 +264,9 @@ try {
     `${m.max.toFixed(0)} ms`,
     m === floor || m === floorLocal ? '—' : `${m.verified}/${m.deliveries}`,
     m === floor ? '1.00' : (m.deliveries / m.seconds / (floor.deliveries / floor.seconds)).toFixed(2),
+    m.cpu.temporal.toFixed(1),
+    m.cpu.postgres.toFixed(1),
+    m.cpu.ours.toFixed(1),
   ]);
   const widths = header.map((cell, column) =>
     Math.max(cell.length, ...rows.map((row) => (row[column] ?? '').length)),
@@ -235,7 +279,11 @@ try {
   out(line(header).join('  '));
   for (const row of rows) out(line(row).join('  '));
   out(
-    `\nvs baseline: deliveries/s over the baseline's workflows/s (only meaningful for the paths with a backlog; ` +
+    `\nCPU ms each: CPU time per delivery (or workflow) from /proc while the path ran: the Temporal dev server, ` +
+      `PostgreSQL, and this process (API, workers, receiver and load).`,
+  );
+  out(
+    `vs baseline: deliveries/s over the baseline's workflows/s (only meaningful for the paths with a backlog; ` +
       `an offered rate below saturation is its own ceiling).`,
   );
   out(

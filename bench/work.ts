@@ -39,7 +39,7 @@ async function cpuByProcess(): Promise<Record<string, number>> {
       entry.pid === process.pid
         ? 'this process (API, worker, activities)'
         : (serverKind(entry.name) ?? `other (${entry.name})`);
-    byKind[kind] = (byKind[kind] ?? 0) + entry.cpu;
+    byKind[kind] = (byKind[kind] ?? 0) + entry.cpu + entry.reaped;
   }
   return byKind;
 }
