@@ -94,6 +94,33 @@ describe('POST /api/v1/envelopes/from-template', () => {
     expect(Date.parse(envelope.expiresAt)).toBeGreaterThan(Date.now());
   });
 
+  it('lists initial values in the template’s field order, the same in the create’s answer and in every read', async () => {
+    const fields = await templateFieldIds();
+    const clientName = fields?.find((f) => f.label === 'Client name');
+    const providerName = fields?.find((f) => f.label === 'Provider name');
+    if (!clientName || !providerName) throw new Error('the demo template has lost its name fields');
+    // Given in the reverse of the template's order; both rows share one created_at.
+    const response = await create({
+      recipients: RECIPIENTS,
+      initialValues: [
+        { fieldDefinitionId: providerName.fieldDefinitionId, value: 'Sam Cohen' },
+        { fieldDefinitionId: clientName.fieldDefinitionId, value: 'Dana Levi' },
+      ],
+    });
+    expect(response.statusCode, response.body).toBe(201);
+    const envelope = response.json();
+    expect(envelope.initialValues).toEqual([
+      { fieldDefinitionId: clientName.fieldDefinitionId, value: 'Dana Levi' },
+      { fieldDefinitionId: providerName.fieldDefinitionId, value: 'Sam Cohen' },
+    ]);
+    const read = await harness.app.inject({
+      method: 'GET',
+      url: `/api/v1/envelopes/${envelope.id}`,
+      headers,
+    });
+    expect(read.json()).toEqual(envelope);
+  });
+
   it('refuses bad requests with the error body, naming the problem, and writes nothing', async () => {
     const before = await envelopeCount();
     const cases: [Record<string, unknown>, RegExp][] = [

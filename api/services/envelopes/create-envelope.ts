@@ -391,37 +391,16 @@ export async function createEnvelopeFromFile(
 }
 
 /** createEnvelope answering the public API's view of the new envelope, read by the statement that writes it. */
-export async function createEnvelopeView(
-  ctx: CreateContext,
-  input: CreateEnvelopeInput,
-): Promise<EnvelopeView> {
-  const validate = () => validateEnvelopeRequest(ctx, input);
-  const draft = await createDraft<DraftViewRow>(
-    ctx,
-    input.organizationId,
-    validate,
-    undefined,
-    {},
-    DRAFT_INSERT_VIEW,
-  );
-  return viewOf(ctx, input.organizationId, draft);
+export function createEnvelopeView(ctx: CreateContext, input: CreateEnvelopeInput): Promise<EnvelopeView> {
+  return createForView(ctx, input.organizationId, () => validateEnvelopeRequest(ctx, input));
 }
 
 /** createEnvelopeFromFile answering the public API's view of the new envelope. */
-export async function createEnvelopeFromFileView(
+export function createEnvelopeFromFileView(
   ctx: CreateContext,
   input: CreateEnvelopeFromFileInput,
 ): Promise<EnvelopeView> {
-  const validate = () => validateFileEnvelopeRequest(ctx, input);
-  const draft = await createDraft<DraftViewRow>(
-    ctx,
-    input.organizationId,
-    validate,
-    undefined,
-    {},
-    DRAFT_INSERT_VIEW,
-  );
-  return viewOf(ctx, input.organizationId, draft);
+  return createForView(ctx, input.organizationId, () => validateFileEnvelopeRequest(ctx, input));
 }
 
 /** What createDraft answers: the envelope an earlier attempt of the same request created, or the statement's row. */
@@ -431,10 +410,22 @@ function entityOf(ctx: DataContext, draft: Draft<DraftRow>): Envelope {
   return 'earlier' in draft ? draft.earlier : ctx.em.map(Envelope, draft.row.envelope as never);
 }
 
-function viewOf(ctx: DataContext, organizationId: string, draft: Draft<DraftViewRow>): Promise<EnvelopeView> {
+async function createForView(
+  ctx: CreateContext,
+  organizationId: string,
+  validate: () => Promise<ValidatedEnvelopeRequest>,
+): Promise<EnvelopeView> {
+  const draft = await createDraft<DraftViewRow>(
+    ctx,
+    organizationId,
+    validate,
+    undefined,
+    {},
+    DRAFT_INSERT_VIEW,
+  );
   return 'earlier' in draft
     ? envelopeView(ctx, organizationId, draft.earlier.id)
-    : Promise.resolve(envelopeViewOfRow(draft.row));
+    : envelopeViewOfRow(draft.row);
 }
 
 /**
@@ -580,7 +571,10 @@ const DRAFT_INSERT = draftInsert(
  */
 const DRAFT_INSERT_VIEW = draftInsert(
   'draft_insert_view',
-  `select ${envelopeViewColumns('recipient_rows r', 'value_rows v')}, ${DELIVERY_IDS} from envelope_row e`,
+  `select ${envelopeViewColumns(
+    'recipient_rows r',
+    'value_rows v left join template_field f on f.id = v.field_id',
+  )}, ${DELIVERY_IDS} from envelope_row e`,
 );
 
 /** The parameters of DRAFT_INSERT, in order. */

@@ -38,7 +38,8 @@ const ms = (column: string) => `floor(extract(epoch from ${column}) * 1000)::flo
 
 /**
  * The select list of the view's row (EnvelopeRow) for envelope row `e`: `recipients` and `initialValues` name
- * the rows to aggregate as `r` and `v` (a table with its condition, or a statement's own inserted rows).
+ * the rows to aggregate as `r` and `v` (a table with its condition, or a statement's own inserted rows); the
+ * initial values come with their template fields as `f`, whose order they take (they share one `created_at`).
  */
 export function envelopeViewColumns(recipients: string, initialValues: string): string {
   return `e.id, e.status, e.title, e.workflow_type, e.template_id, e.source_file_id,
@@ -56,7 +57,7 @@ export function envelopeViewColumns(recipients: string, initialValues: string): 
              from ${recipients}), '[]') as recipients,
          coalesce((
            select json_agg(json_build_object('fieldDefinitionId', v.field_id, 'value', v.value)
-                  order by v.created_at)
+                  order by f.position, v.id)
              from ${initialValues}), '[]') as initial_values`;
 }
 
@@ -64,7 +65,8 @@ const ENVELOPE_VIEW = prepared(
   'envelope_view',
   `select ${envelopeViewColumns(
     'recipient r where r.envelope_id = e.id',
-    `envelope_field_value v where v.envelope_id = e.id and v.source = 'initial'`,
+    `envelope_field_value v left join template_field f on f.id = v.field_id
+      where v.envelope_id = e.id and v.source = 'initial'`,
   )}
      from envelope e
     where e.id = ? and e.organization_id = ?`,
