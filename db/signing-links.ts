@@ -4,6 +4,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SigningLink } from './entities/index.ts';
+import { prepared, runPrepared } from './prepared.ts';
 
 export interface LinkedRecipient {
   recipientId: string;
@@ -19,6 +20,35 @@ export function addSigningLink(em: EntityManager, recipient: LinkedRecipient, pu
     ...recipient,
     revokedAt: null,
   });
+  return linkUrl(publicBaseUrl, token);
+}
+
+const SIGNING_LINK_INSERT = prepared(
+  'signing_link_insert',
+  `insert into signing_link (token_hash, recipient_id, envelope_id, organization_id, created_at, revoked_at)
+   values (?, ?::uuid, ?::uuid, ?::uuid, now(), null)`,
+);
+
+/**
+ * Stores a new link by one statement of its own (committed when it returns, outside a transaction; in `em`'s
+ * when there is one) and returns its URL: for a link that goes out in a message at once.
+ */
+export async function insertSigningLink(
+  em: EntityManager,
+  recipient: LinkedRecipient,
+  publicBaseUrl: string,
+): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  await runPrepared(em, SIGNING_LINK_INSERT, [
+    signingTokenHash(token),
+    recipient.recipientId,
+    recipient.envelopeId,
+    recipient.organizationId,
+  ]);
+  return linkUrl(publicBaseUrl, token);
+}
+
+function linkUrl(publicBaseUrl: string, token: string): string {
   return `${publicBaseUrl.replace(/\/+$/, '')}/sign/${token}`;
 }
 

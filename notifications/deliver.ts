@@ -5,6 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SigilEnv } from '../config/config.ts';
 import { Notification } from '../db/entities/index.ts';
+import { prepared, runPrepared } from '../db/prepared.ts';
 import type { MessageChannel, NotificationKind } from '../domain/vocabulary.ts';
 import { type CapturedNotification, captureNotification, capturesNotifications } from './dev-capture.ts';
 import { NotificationError } from './errors.ts';
@@ -90,47 +91,54 @@ export interface AttemptRecord {
 }
 
 /**
- * Records one attempt of a message: creates its row or adds the attempt to it (the same id on every retry).
- * Flushes `em`.
+ * One attempt written by one statement: the row is created with the first attempt, or the attempt is added to
+ * it (the same id on every retry): the outcome replaces the channel, address, language, provider and status; a
+ * success sets the provider's message id and the time sent, a failure the last error.
+ */
+const ATTEMPT_UPSERT = prepared(
+  'notification_attempt_upsert',
+  `insert into notification as n (id, organization_id, envelope_id, recipient_id, kind, channel, to_address,
+                                   language, provider, status, provider_message_id, attempts, last_error,
+                                   created_at, last_attempt_at, sent_at)
+   values (?::uuid, ?::uuid, ?::uuid, ?::uuid, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?::timestamptz, ?::timestamptz,
+           ?::timestamptz)
+   on conflict (id) do update
+      set channel = excluded.channel, to_address = excluded.to_address, language = excluded.language,
+          provider = excluded.provider, status = excluded.status, attempts = n.attempts + 1,
+          last_attempt_at = excluded.last_attempt_at,
+          provider_message_id = case when excluded.status = 'sent' then excluded.provider_message_id
+                                     else n.provider_message_id end,
+          sent_at = case when excluded.status = 'sent' then excluded.sent_at else n.sent_at end,
+          last_error = case when excluded.status = 'sent' then n.last_error else excluded.last_error end
+   returning row_to_json(n) as notification`,
+);
+
+/**
+ * Records one attempt of a message: creates its row or adds the attempt to it (the same id on every retry), in
+ * one statement (in `em`'s transaction when there is one), and answers the row as a managed entity of `em`.
  */
 export async function recordAttempt(em: EntityManager, record: AttemptRecord): Promise<Notification> {
-  const now = new Date();
-  const existing = await em.findOne(Notification, { id: record.id });
-  const row =
-    existing ??
-    em.create(Notification, {
-      id: record.id,
-      organizationId: record.organizationId,
-      envelopeId: record.envelopeId,
-      recipientId: record.recipientId,
-      kind: record.kind,
-      channel: record.channel,
-      to: record.to,
-      language: record.language,
-      provider: record.provider,
-      status: record.outcome.status,
-      providerMessageId: null,
-      attempts: 0,
-      lastError: null,
-      createdAt: now,
-      lastAttemptAt: now,
-      sentAt: null,
-    });
-  row.channel = record.channel;
-  row.to = record.to;
-  row.language = record.language;
-  row.provider = record.provider;
-  row.status = record.outcome.status;
-  row.attempts += 1;
-  row.lastAttemptAt = now;
-  if (record.outcome.status === 'sent') {
-    row.providerMessageId = record.outcome.providerMessageId;
-    row.sentAt = now;
-  } else {
-    row.lastError = record.outcome.error;
-  }
-  await em.flush();
-  return row;
+  const now = new Date().toISOString();
+  const sent = record.outcome.status === 'sent';
+  const [row] = await runPrepared<{ notification: Record<string, unknown> }>(em, ATTEMPT_UPSERT, [
+    record.id,
+    record.organizationId,
+    record.envelopeId,
+    record.recipientId,
+    record.kind,
+    record.channel,
+    record.to,
+    record.language,
+    record.provider,
+    record.outcome.status,
+    record.outcome.status === 'sent' ? record.outcome.providerMessageId : null,
+    record.outcome.status === 'failed' ? record.outcome.error : null,
+    now,
+    now,
+    sent ? now : null,
+  ]);
+  if (!row) throw new Error(`The attempt of notification ${record.id} was not recorded.`);
+  return em.map(Notification, row.notification as never);
 }
 
 export function channelName(channel: MessageChannel): string {

@@ -1,13 +1,15 @@
-// How many SQL statements the API sends for a signer's requests and for a create, counted with the ORM's query log. A signer
+// How many SQL statements the API sends for a signer's requests and for a create (and the worker for a message), counted with the ORM's query log. A signer
 // request loads its session with its fields once and hands the loaded objects down; these bounds keep it so.
+import { randomUUID } from 'node:crypto';
 import type { Connection } from '@temporalio/client';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { createNotificationActivities } from '../../activities/notifications.ts';
 import { buildApp } from '../../api/app.ts';
 import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
 import { createWebhookEndpoint } from '../../api/services/webhooks/create-webhook-endpoint.ts';
-import { Recipient, WebhookDelivery } from '../../db/entities/index.ts';
+import { Notification, Recipient, SigningLink, WebhookDelivery } from '../../db/entities/index.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
 import { testConfig } from '../support/context.ts';
@@ -173,4 +175,69 @@ it('creates an envelope with four statements and no transaction, writing it whol
   expect(deliveries.map((d) => [d.eventType, JSON.parse(d.payload).data.envelope_id])).toEqual([
     ['envelope.created', envelope.id],
   ]);
+});
+
+it('sends a notification with one read of its rows and one statement for each write, no transaction', async () => {
+  const headers = await acme.auth();
+  const created = await counted.app.inject({
+    method: 'POST',
+    url: '/api/v1/envelopes/from-template',
+    headers,
+    payload: {
+      title: 'Notified',
+      workflowType: 'Sequential',
+      templateId: acme.templateId,
+      recipients: [
+        { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com' },
+        { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com' },
+      ],
+    },
+  });
+  expect(created.statusCode, created.body).toBe(201);
+  const envelope = created.json();
+  const dana = envelope.recipients.find((r: { fullName: string }) => r.fullName === 'Dana Levi');
+  // Sent through an SMTP route whose server refuses the connection: every read and write of an attempt runs,
+  // and the failure is recorded (the capture of development would add its own insert).
+  const { sendNotification } = createNotificationActivities({
+    orm: counted.orm,
+    config: {
+      env: 'test',
+      publicBaseUrl: 'http://sigil.test',
+      notifications: {
+        email: { transport: { url: 'smtp://127.0.0.1:1' }, from: 'Sigil <no-reply@sigil.test>' },
+        twilio: null,
+      },
+    },
+  });
+  const notificationId = randomUUID();
+  const request = {
+    notificationId,
+    organizationId: acme.organizationId,
+    envelopeId: envelope.id,
+    recipientId: dana.id,
+    kind: 'invitation' as const,
+  };
+  statements.length = 0;
+  await expect(sendNotification(request)).rejects.toMatchObject({ nonRetryable: false });
+  const sent = [...statements];
+  process.stdout.write(`[signing-queries] SQL statements: sendNotification ${sent.length}\n`);
+  // The notification, envelope, organization and recipient; the stored providers; the signing link; the stored
+  // texts; the attempt's record.
+  expect(sent.length).toBeLessThanOrEqual(5);
+  expect(sent.filter((sql) => /^\s*(begin|commit)\b/i.test(sql))).toEqual([]);
+  const em = harness.ctx.orm.em.fork();
+  const [first] = await em.find(Notification, { id: notificationId });
+  expect(first).toMatchObject({
+    status: 'failed',
+    attempts: 1,
+    recipientId: dana.id,
+    to: 'dana@example.com',
+  });
+  expect(await em.count(SigningLink, { recipientId: dana.id })).toBe(1);
+
+  // A second attempt of the same notification adds to its row.
+  await expect(sendNotification(request)).rejects.toMatchObject({ nonRetryable: false });
+  const [second] = await em.fork().find(Notification, { id: notificationId });
+  expect(second).toMatchObject({ status: 'failed', attempts: 2 });
+  expect(second?.lastError).toMatch(/ECONNREFUSED|connect/i);
 });
