@@ -29,7 +29,9 @@ const TOKEN_CHECK = prepared(
   `select t.scopes, c.scopes as client_scopes, t.expires_at, t.oauth_client_id, t.organization_id,
           c.client_id, c.ip_allowlist, o.api_enabled, o.plan_name, p.api_access,
           o.name as organization_name, o.status as organization_status,
-          o.deleted_at as organization_deleted_at
+          o.deleted_at as organization_deleted_at,
+          p.rate_limit_per_minute as plan_rate, p.upload_rate_limit_per_minute as plan_upload_rate,
+          o.rate_limit_per_minute as org_rate, o.upload_rate_limit_per_minute as org_upload_rate
      from oauth_access_token t
      join oauth_client c on c.id = t.oauth_client_id
      join organization o on o.id = t.organization_id
@@ -52,6 +54,10 @@ interface TokenRow {
   organization_status: string;
   organization_deleted_at: Date | string | null;
   api_access: boolean | null;
+  plan_rate: number | null;
+  plan_upload_rate: number | null;
+  org_rate: number | null;
+  org_upload_rate: number | null;
 }
 
 export function createBearerAuth(deps: BearerAuthDependencies) {
@@ -98,6 +104,11 @@ export function createBearerAuth(deps: BearerAuthDependencies) {
       oauthClientId: row.oauth_client_id,
       clientId: row.client_id,
       scopes,
+      // Read with the token, so a changed plan or override applies from the next request (no cache).
+      rateLimitSources: {
+        plan: { ratePerMinute: row.plan_rate, uploadRatePerMinute: row.plan_upload_rate },
+        organization: { ratePerMinute: row.org_rate, uploadRatePerMinute: row.org_upload_rate },
+      },
     };
 
     // A token of a suspended or deleted organization stops working at once (docs/backoffice.md).

@@ -1,5 +1,6 @@
 // Who is calling the public API: set on the request by the bearer-token check, read by every /api/v1 route.
 import type { Scope } from '../../domain/scopes.ts';
+import type { LimitSource } from '../services/usage/rate-limit-policy.ts';
 
 export interface ApiPrincipal {
   organizationId: string;
@@ -8,6 +9,11 @@ export interface ApiPrincipal {
   /** The public client_id. */
   clientId: string;
   scopes: Scope[];
+  /**
+   * The plan's and the organization's per-minute limits as the bearer check read them with the token (the rate
+   * limiter resolves them; absent: it reads them itself).
+   */
+  rateLimitSources?: { plan: LimitSource; organization: LimitSource };
 }
 
 declare module 'fastify' {

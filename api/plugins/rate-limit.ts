@@ -24,8 +24,8 @@
 // no override gets `config.api.enterpriseRatePerMinute`. Routes marked `config: { heavy: true }` (uploads
 // and other heavy operations) count in a separate bucket with the lower `upload_rate_limit_per_minute`
 // (organization override, then plan, then `config.api.enterpriseUploadRatePerMinute`), never higher than
-// the client's ordinary limit. The resolved limits are cached per process for 30 seconds, so a changed
-// plan or override takes effect within that time.
+// the client's ordinary limit. The limits are read with the token by the bearer check's one statement, never
+// cached, so a changed plan or override applies from the next request in every API process.
 //
 // Headers on every answered request: `RateLimit-Limit`, `RateLimit-Remaining` (the limit less the request's
 // position), `RateLimit-Reset` (seconds
@@ -33,6 +33,7 @@
 // carries `Retry-After` (via `RateLimited`).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Orm } from '../../db/orm.ts';
+import type { ApiPrincipal } from '../auth/principal.ts';
 import { RateLimited } from '../errors.ts';
 import {
   clientBucket,
@@ -48,9 +49,7 @@ import {
 
 /** Windows that ended longer ago than this are deleted by the occasional clean-up. */
 const RETAIN_WINDOWS_MS = 5 * 60 * 1000;
-const DEFAULT_CACHE_TTL_MS = 30_000;
 const DEFAULT_CLEANUP_PROBABILITY = 0.01;
-const MAX_CACHED_ORGANIZATIONS = 10_000;
 
 export interface RateLimiterDeps {
   orm: Orm;
@@ -58,17 +57,10 @@ export interface RateLimiterDeps {
 }
 
 export interface RateLimiterOptions {
-  /** How long resolved limits are reused before the database is asked again (default 30 s). */
-  cacheTtlMs?: number;
   /** Chance that a request also deletes old windows (default 0.01). */
   cleanupProbability?: number;
   /** The clock (tests). */
   now?: () => Date;
-}
-
-interface CachedLimits {
-  expiresAt: number;
-  limits: Promise<RateLimits>;
 }
 
 interface LimitRow {
@@ -84,10 +76,8 @@ interface LimitRow {
  * (unauthenticated routes) are not limited here.
  */
 export function createRateLimiter(deps: RateLimiterDeps, options: RateLimiterOptions = {}) {
-  const cacheTtlMs = options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS;
   const cleanupProbability = options.cleanupProbability ?? DEFAULT_CLEANUP_PROBABILITY;
   const clock = options.now ?? (() => new Date());
-  const cache = new Map<string, CachedLimits>();
 
   async function loadLimits(organizationId: string): Promise<RateLimits> {
     const rows = await deps.orm.em.getConnection().execute<LimitRow[]>(
@@ -107,21 +97,15 @@ export function createRateLimiter(deps: RateLimiterDeps, options: RateLimiterOpt
     );
   }
 
-  function limitsOf(organizationId: string, nowMs: number): Promise<RateLimits> {
-    const cached = cache.get(organizationId);
-    if (cached && cached.expiresAt > nowMs) return cached.limits;
-    if (cache.size >= MAX_CACHED_ORGANIZATIONS) {
-      for (const [key, entry] of cache) if (entry.expiresAt <= nowMs) cache.delete(key);
-      if (cache.size >= MAX_CACHED_ORGANIZATIONS) cache.clear();
-    }
-    // The promise is cached, so concurrent first requests of one organization share one lookup.
-    const limits = loadLimits(organizationId);
-    const entry = { expiresAt: nowMs + cacheTtlMs, limits };
-    cache.set(organizationId, entry);
-    limits.catch(() => {
-      if (cache.get(organizationId) === entry) cache.delete(organizationId);
-    });
-    return limits;
+  /**
+   * The limits of this request: from what the bearer check read with the token (the one statement every /api/v1
+   * request runs anyway), else read now. Never cached, so a changed plan or override applies from the next
+   * request in every API process.
+   */
+  function limitsOf(principal: ApiPrincipal): Promise<RateLimits> | RateLimits {
+    const sources = principal.rateLimitSources;
+    if (sources) return resolveLimits(sources.plan, sources.organization, deps.config.api);
+    return loadLimits(principal.organizationId);
   }
 
   const leases = new WindowLeases((bucket, windowStart, n) =>
@@ -141,7 +125,7 @@ export function createRateLimiter(deps: RateLimiterDeps, options: RateLimiterOpt
     if (!principal) return;
     const now = clock();
     const kind: RateLimitBucket = request.routeOptions.config?.heavy ? 'heavy' : 'standard';
-    const limits = await limitsOf(principal.organizationId, now.getTime());
+    const limits = await limitsOf(principal);
     const limit = limits[kind];
     const window = windowFor(now);
     const count = await leases.take(

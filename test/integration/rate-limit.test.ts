@@ -14,6 +14,8 @@ import { createOrganization } from '../../api/services/organizations/create-orga
 import { resolveLimits, windowFor } from '../../api/services/usage/rate-limit-policy.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
 import type { PlanName } from '../../domain/vocabulary.ts';
+import { newIntegrator, openApiHarness } from '../support/api.ts';
+import { signedInAdmin } from '../support/backoffice.ts';
 import { servicesOn, testConfig } from '../support/context.ts';
 
 const logger = pino({ level: 'silent' });
@@ -284,17 +286,14 @@ describe('rate limiting', () => {
     expect(next.headers['ratelimit-reset']).toBe('45');
   });
 
-  it('caches an organization’s limits for a while', async () => {
-    const cached = buildTestApp();
-    const uncached = buildTestApp({}, { ...fixedClock, cacheTtlMs: 0 });
+  it('reads an organization’s limits on every request, so a change applies at once', async () => {
+    const app = buildTestApp();
     const caller = await newCaller('Professional');
-    expect((await call(cached, caller)).headers['ratelimit-limit']).toBe('60');
-    expect((await call(uncached, caller)).headers['ratelimit-limit']).toBe('60');
+    expect((await call(app, caller)).headers['ratelimit-limit']).toBe('60');
     await orm.em
       .getConnection()
       .execute('update organization set rate_limit_per_minute = 7 where id = ?', [caller.organizationId]);
-    expect((await call(cached, caller)).headers['ratelimit-limit']).toBe('60');
-    expect((await call(uncached, caller)).headers['ratelimit-limit']).toBe('7');
+    expect((await call(app, caller)).headers['ratelimit-limit']).toBe('7');
   });
 
   it('works as an onRequest hook too, refusing before the body is read', async () => {
@@ -409,6 +408,45 @@ describe('leases: several positions per statement, the limit exact across proces
       expect(Number(row?.count)).toBeGreaterThanOrEqual(1200);
     } finally {
       for (const process of processes) await process.orm.close();
+    }
+  });
+});
+
+describe('a platform administrator’s change of limits (issue 30)', () => {
+  it('applies to the next request of the public API, lowering and raising', async () => {
+    const harness = await openApiHarness();
+    try {
+      const admin = await signedInAdmin(harness, 'rates');
+      const integrator = await newIntegrator(harness);
+      const auth = await integrator.auth(['templates.read']);
+      const list = () => harness.app.inject({ method: 'GET', url: '/api/v1/templates', headers: auth });
+      const agree = async (ratePerMinute: number) => {
+        const response = await harness.app.inject({
+          method: 'PUT',
+          url: `/api/backoffice/organizations/${integrator.organizationId}`,
+          headers: admin.headers,
+          payload: { plan: 'Enterprise', ratePerMinute },
+        });
+        expect(response.statusCode, response.body).toBe(200);
+      };
+      // The requests below must fall in one window: start with at least 20 s of it left.
+      const left = windowFor(new Date()).resetSeconds;
+      if (left < 20) await new Promise((resolve) => setTimeout(resolve, left * 1000 + 100));
+
+      expect((await list()).headers['ratelimit-limit']).toBe('180'); // the integrator's plan: Business
+      await agree(3);
+      const lowered = [];
+      for (let i = 0; i < 5; i++) lowered.push(await list());
+      expect(lowered.map((response) => response.headers['ratelimit-limit'])).toEqual(['3', '3', '3', '3', '3']);
+      // One request was counted at 60 before the change: two more pass, then every one is refused.
+      expect(lowered.map((response) => response.statusCode)).toEqual([200, 200, 429, 429, 429]);
+
+      await agree(500);
+      const raised = await list();
+      expect(raised.statusCode).toBe(200);
+      expect(raised.headers['ratelimit-limit']).toBe('500');
+    } finally {
+      await harness.close();
     }
   });
 });
