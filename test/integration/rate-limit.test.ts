@@ -437,8 +437,8 @@ describe('a platform administrator’s change of limits (issue 30)', () => {
       await agree(3);
       const lowered = [];
       for (let i = 0; i < 5; i++) lowered.push(await list());
-      expect(lowered.map((response) => response.headers['ratelimit-limit'])).toEqual(['3', '3', '3', '3', '3']);
-      // One request was counted at 60 before the change: two more pass, then every one is refused.
+      expect(new Set(lowered.map((response) => response.headers['ratelimit-limit']))).toEqual(new Set(['3']));
+      // One request was counted before the change: two more pass, then every one is refused.
       expect(lowered.map((response) => response.statusCode)).toEqual([200, 200, 429, 429, 429]);
 
       await agree(500);
