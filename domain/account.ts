@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { IsoDateTime, safeText, uuidOf } from './common.ts';
 import { RETENTION_DELETED_DAYS } from './document-lifecycle.ts';
 import { PERMISSIONS } from './permissions.ts';
-import { AUTHENTICATION_METHODS, PLAN_NAMES, SUPPORTED_LANGUAGES } from './vocabulary.ts';
+import { AUTHENTICATION_METHODS, PLAN_NAMES, type PlanName, SUPPORTED_LANGUAGES } from './vocabulary.ts';
 
 // ---- Building blocks ---------------------------------------------------------------------------------------
 
@@ -57,13 +57,27 @@ const BackupCode = z
 
 // ---- Account and session ------------------------------------------------------------------------------------
 
+/**
+ * The plan a self-service sign-up gets: the free one. Paid plans come from a platform administrator
+ * (the backoffice, docs/backoffice.md), never from the sign-up form, so `plan` names any other plan in vain:
+ * 400 naming `body.plan` rather than an organization on a plan other than the one asked for.
+ */
+export const SELF_SERVICE_PLAN = 'Starter' satisfies PlanName;
+const PAID_PLANS = PLAN_NAMES.filter((plan) => plan !== SELF_SERVICE_PLAN);
+const SELF_SERVICE_PLAN_RULE =
+  `plan must be ${SELF_SERVICE_PLAN} (the default): sign-up is on the free plan; a paid plan ` +
+  `(${PAID_PLANS.join(', ')}) is set by a platform administrator after sign-up`;
+
 export const RegisterRequest = z.strictObject({
   organizationName: safeText().trim().min(1, 'organizationName is required').max(200),
   fullName: FullName,
   email: EmailAddress,
   password: NewPassword,
   language: Language.default('en'),
-  plan: z.enum(PLAN_NAMES, { message: `plan must be one of ${PLAN_NAMES.join(', ')}` }).default('Starter'),
+  plan: z
+    .enum([SELF_SERVICE_PLAN], { message: SELF_SERVICE_PLAN_RULE })
+    .default(SELF_SERVICE_PLAN)
+    .describe(SELF_SERVICE_PLAN_RULE),
 });
 export type RegisterRequest = z.input<typeof RegisterRequest>;
 

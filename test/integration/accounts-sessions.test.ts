@@ -41,7 +41,7 @@ describe('registration, verification and sign-in', () => {
     const browser = newBrowser(app);
     const registered = await browser.post(
       '/api/auth/register',
-      registration(email, { organizationName: 'Levi & Co', plan: 'Professional', language: 'he' }),
+      registration(email, { organizationName: 'Levi & Co', plan: 'Starter', language: 'he' }),
     );
     expect(registered.statusCode, registered.body).toBe(200);
     expect(registered.json()).toEqual({ ok: true });
@@ -60,7 +60,7 @@ describe('registration, verification and sign-in', () => {
       new RegExp(`^\\$argon2id\\$v=19\\$m=${memory},t=${passes},p=${parallelism}\\$`),
     );
     const organization = await em().findOneOrFail(Organization, { id: user.organizationId });
-    expect(organization).toMatchObject({ name: 'Levi & Co', planName: 'Professional', apiEnabled: false });
+    expect(organization).toMatchObject({ name: 'Levi & Co', planName: 'Starter', apiEnabled: false });
     const role = await em().findOneOrFail(Role, { id: user.roleId });
     expect(role.builtIn).toBe('owner');
 
@@ -109,7 +109,7 @@ describe('registration, verification and sign-in', () => {
         language: 'he',
         mfa: { totp: false, backupCodesLeft: 0, passkeys: 0 },
       },
-      organization: { id: organization.id, name: 'Levi & Co', plan: 'Professional', mfaRequired: false },
+      organization: { id: organization.id, name: 'Levi & Co', plan: 'Starter', mfaRequired: false },
       role: { id: role.id, name: 'Owner', builtIn: 'owner' },
       team: null,
       session: { state: 'active', idleTimeoutMinutes: 60 },
@@ -310,6 +310,34 @@ describe('cross-site requests', () => {
     });
     expect(own.statusCode, own.body).toBe(200);
     expect(own.cookies.map((cookie) => cookie.name)).toEqual(['sigil_session']);
+  });
+});
+
+describe('the plan of a sign-up', () => {
+  it('is the free plan: a paid plan is refused with 400 naming body.plan and nothing is made (issue 30)', async () => {
+    const browser = newBrowser(app);
+    for (const plan of ['Professional', 'Business', 'Premium', 'Enterprise']) {
+      const email = newEmail(`paid-${plan}`);
+      const body = registration(email, { plan });
+      const response = await browser.post('/api/auth/register', body);
+      expect(response.statusCode, `${plan}: ${response.body}`).toBe(400);
+      expect(response.json().error).toMatchObject({
+        code: 'invalid_request',
+        details: [expect.objectContaining({ field: 'body.plan' })],
+      });
+      expect(response.json().error.details[0].message).toMatch(/Starter.*platform administrator/);
+      expect(await em().count(AppUser, { email })).toBe(0);
+      expect(await em().count(Organization, { name: String(body.organizationName) })).toBe(0);
+      expect(await capturedTo(app, email)).toEqual([]);
+    }
+    // Without a plan, and naming the free one, the organization is on Starter.
+    for (const extra of [{}, { plan: 'Starter' }]) {
+      const email = newEmail('free');
+      const body = registration(email, extra);
+      expect((await browser.post('/api/auth/register', body)).statusCode).toBe(200);
+      const organization = await em().findOneOrFail(Organization, { name: String(body.organizationName) });
+      expect(organization.planName).toBe('Starter');
+    }
   });
 });
 

@@ -1,4 +1,5 @@
-// POST /api/auth/register (docs/accounts.md, "Routes"): a new organization on the chosen plan and its first
+// POST /api/auth/register (docs/accounts.md, "Routes"): a new organization on the free plan (Starter: paid plans
+// come from a platform administrator; RegisterRequest refuses any other) and its first
 // user (active, the built-in `owner` role, email not yet verified), then the verification email. An address
 // that already has an account gets the very same answer and no second account: its holder is emailed a
 // notice that someone tried to register with it (at most one a minute), so registration cannot tell anyone
