@@ -77,7 +77,7 @@ async function uploadFile(content: Uint8Array) {
 }
 
 describe('POST /api/v1/files/upload', () => {
-  it('refuses a PDF with a JavaScript opening action, one with a launch action, and %PDF- then HTML', async () => {
+  it('refuses a PDF with a JavaScript opening action, one with a launch action, one opening a link, and %PDF- then HTML', async () => {
     const before = await storedFiles();
     const script = await uploadFile(scripted);
     expect(script.statusCode).toBe(400);
@@ -89,6 +89,16 @@ describe('POST /api/v1/files/upload', () => {
     const launch = await uploadFile(launching);
     expect(launch.json().error.details).toEqual([
       { field: 'file', message: 'active content: an action that launches a program (/Launch)' },
+    ]);
+    const opensLink = await uploadFile(
+      handMadePdf([
+        '<< /Type /Catalog /Pages 2 0 R /OpenAction << /S /URI /URI (https://example.com/t) >> >>',
+        ...ONE_PAGE.slice(1),
+      ]),
+    );
+    expect(opensLink.statusCode).toBe(400);
+    expect(opensLink.json().error.details).toEqual([
+      { field: 'file', message: 'active content: a link opened when the document opens (/OpenAction /URI)' },
     ]);
     const html = await uploadFile(HTML_AFTER_HEADER);
     expect(html.statusCode).toBe(400);

@@ -451,6 +451,23 @@ describe('active content', () => {
       withAnnotation(link('<< /S /URI /URI (file:///etc/passwd) >>')),
       'a link to a "file:" address',
     ],
+    [
+      'an opening action that opens an https: address',
+      handMadePdf([
+        '<< /Type /Catalog /Pages 2 0 R /OpenAction << /S /URI /URI (https://example.com/track) >> >>',
+        ...ONE_PAGE.slice(1),
+      ]),
+      'a link opened when the document opens (/OpenAction /URI)',
+    ],
+    [
+      'a go-to opening action chaining a URI action by reference',
+      handMadePdf([
+        '<< /Type /Catalog /Pages 2 0 R /OpenAction << /S /GoTo /D [3 0 R /Fit] /Next [4 0 R] >> >>',
+        ...ONE_PAGE.slice(1),
+        '<< /S /URI /URI (mailto:someone@example.com) >>',
+      ]),
+      'a link opened when the document opens (/OpenAction /URI)',
+    ],
   ])('refuses %s', async (_case, pdf, kind) => {
     const refused = await refusal(pdf);
     expect(refused.detail).toBe(`active content: ${kind}`);

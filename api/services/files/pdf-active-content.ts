@@ -47,6 +47,11 @@ const ACTIVE_SUBTYPES = new Map<string, string>([
 ]);
 const ACTIVE_TYPES = new Map<string, string>([['EmbeddedFile', 'embedded files']]);
 
+/** What an opening action (the catalog's /OpenAction, and the /Next actions it chains) may not be. */
+const OPENING_URI = 'a link opened when the document opens (/OpenAction /URI)';
+/** Actions chained by /Next are few; a longer chain is only a way to exhaust a reader. */
+const MAX_CHAINED_ACTIONS = 64;
+
 /** Link addresses a viewer may open; anything else (javascript:, file:, data:) is refused. */
 const SAFE_URI_SCHEMES = new Set(['http', 'https', 'mailto', 'tel']);
 
@@ -90,6 +95,7 @@ function scanDictionary(context: PDFContext, dict: PDFDict, kinds: Set<string>):
     const value = resolve(context, entries.get(key));
     return value instanceof PDFName ? plainName(value) : undefined;
   };
+  if (entries.has('OpenAction')) openingActionKinds(context, entries.get('OpenAction'), kinds);
   const action = name('S');
   const actionKind = action === undefined ? undefined : ACTIVE_ACTIONS.get(action);
   if (actionKind) kinds.add(actionKind);
@@ -103,6 +109,26 @@ function scanDictionary(context: PDFContext, dict: PDFDict, kinds: Set<string>):
   const type = name('Type');
   const typeKind = type === undefined ? undefined : ACTIVE_TYPES.get(type);
   if (typeKind) kinds.add(typeKind);
+}
+
+/**
+ * An opening action runs without the reader doing anything. A go-to (an array destination or /GoTo) only
+ * shows a page; a /URI action would open an address as soon as the document is opened, which is refused
+ * whatever its scheme (a link the reader clicks stays fine). Other active actions are refused wherever they
+ * are by scanDictionary; this follows /Next chains too, since each chained action runs with the first.
+ */
+function openingActionKinds(context: PDFContext, value: PDFObject | undefined, kinds: Set<string>): void {
+  const pending: (PDFObject | undefined)[] = [value];
+  for (let seen = 0; pending.length > 0 && seen < MAX_CHAINED_ACTIONS; seen += 1) {
+    const action = resolve(context, pending.pop());
+    if (!(action instanceof PDFDict)) continue;
+    const entries = entriesOf(action);
+    const type = resolve(context, entries.get('S'));
+    if (type instanceof PDFName && plainName(type) === 'URI') kinds.add(OPENING_URI);
+    const next = resolve(context, entries.get('Next'));
+    if (next instanceof PDFArray) pending.push(...next.asArray());
+    else pending.push(next);
+  }
 }
 
 /** The lower-case scheme of a link address, or undefined for a relative one. */
