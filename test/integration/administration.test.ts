@@ -434,6 +434,63 @@ describe('users and invitations', () => {
     expect(active).toBe(1);
   });
 
+  it('lets nobody act on a user who holds more than they do: no deactivation, deletion, team move or re-invitation (issue 30)', async () => {
+    const owner = await signedInUser(harness, { role: 'owner' });
+    const roles = await roleIds(owner);
+    const managers = await ok(owner, 'POST', '/api/roles', {
+      name: 'User managers',
+      permissions: ['users:read', 'users:manage'],
+    });
+    const readers = await ok(owner, 'POST', '/api/roles', { name: 'Directory', permissions: ['users:read'] });
+    const manager = await colleague(owner, managers.id, 'Uma Manager');
+    const admin = await colleague(owner, 'administrator', 'Ada Admin');
+    const team = await ok(owner, 'POST', '/api/teams', { name: 'Ops' });
+    const invitedAdmin = await ok(owner, 'POST', '/api/users/invite', {
+      fullName: 'Ian Invited',
+      email: newAddress('invited-admin'),
+      roleId: roles.administrator,
+    });
+    const before = await em().findOneOrFail(AppUser, { id: admin.user.id });
+
+    for (const [method, url, body] of [
+      ['PUT', `/api/users/${admin.user.id}`, { status: 'deactivated' }],
+      ['DELETE', `/api/users/${admin.user.id}`, undefined],
+      ['PUT', `/api/users/${admin.user.id}`, { teamId: team.id }],
+      ['PUT', `/api/users/${admin.user.id}`, { roleId: readers.id }],
+      ['POST', `/api/users/${invitedAdmin.id}/resend-invitation`, undefined],
+      ['DELETE', `/api/users/${invitedAdmin.id}`, undefined],
+    ] as const) {
+      const refusal = await refused(manager, method, url, body, 403, 'forbidden');
+      expect(refusal.message, `${method} ${url}`).toMatch(/holds permissions your own role does not have/);
+      expect(refusal.details.map((detail) => detail.permission)).toContain('documents:read_all');
+    }
+    // Nothing changed: the administrator is active, in no team, with the role and the session they had.
+    expect(await em().findOneOrFail(AppUser, { id: admin.user.id })).toMatchObject({
+      status: 'active',
+      teamId: null,
+      roleId: before.roleId,
+    });
+    expect((await call(admin, 'GET', '/api/roles')).statusCode).toBe(200);
+    expect(await em().findOneOrFail(AppUser, { id: invitedAdmin.id })).toMatchObject({ status: 'invited' });
+    expect(await eventsOf(owner.organization.id, 'user.invitation_resent')).toEqual([]);
+
+    // A user who holds no more than the manager is theirs to manage: team, status, re-invitation, deletion.
+    const peer = await colleague(owner, readers.id, 'Pat Peer');
+    expect((await ok(manager, 'PUT', `/api/users/${peer.user.id}`, { teamId: team.id })).team.name).toBe(
+      'Ops',
+    );
+    expect((await ok(manager, 'PUT', `/api/users/${peer.user.id}`, { status: 'deactivated' })).status).toBe(
+      'deactivated',
+    );
+    const invitedPeer = await ok(owner, 'POST', '/api/users/invite', {
+      fullName: 'Ivo Invited',
+      email: newAddress('invited-peer'),
+      roleId: readers.id,
+    });
+    await ok(manager, 'POST', `/api/users/${invitedPeer.id}/resend-invitation`);
+    await ok(manager, 'DELETE', `/api/users/${peer.user.id}`);
+  });
+
   it('soft-deletes a user: the name stays attributable, the address is free again, sessions and links die', async () => {
     const owner = await signedInUser(harness, { role: 'owner' });
     const roles = await roleIds(owner);

@@ -110,6 +110,32 @@ export function checkHeldPermissions(actor: Actor, permissions: readonly Permiss
   }
 }
 
+/**
+ * Whether the actor may act on this user at all — change their role, team or status, delete them, resend their
+ * invitation, or anything later added on another user (an MFA reset, ending their sessions): only when the
+ * user holds no permission the actor lacks. Otherwise 403 `forbidden` naming the permissions (issue 30: a
+ * role with only `users:manage` could deactivate or delete administrators although it could not demote them).
+ * Owners keep their own rules and words (only an owner acts on an owner), checked before this one.
+ */
+export function checkMayActOn(
+  actor: Actor,
+  user: Pick<AppUser, 'email'>,
+  permissionsOfUser: readonly Permission[],
+): void {
+  const lacking = permissionsOfUser.filter((permission) => !actor.permissions.includes(permission));
+  if (lacking.length > 0) {
+    throw new Forbidden(
+      `${user.email} holds permissions your own role does not have (${lacking.join(', ')}): only someone ` +
+        'who holds all of them may change, deactivate, delete or re-invite this user.',
+      lacking.map((permission) => ({
+        field: 'params.id',
+        permission,
+        message: `the user holds ${permission}, your role does not`,
+      })),
+    );
+  }
+}
+
 /** The organization's plan. */
 export async function planOf(em: EntityManager, organization: Pick<Organization, 'planName'>): Promise<Plan> {
   return em.findOneOrFail(Plan, { name: organization.planName });

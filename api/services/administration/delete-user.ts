@@ -2,13 +2,15 @@
 // whatever names the user stay attributable; its status becomes `deleted`, its address is freed (replaced by
 // `deleted+<id>@invalid`; the original address is kept in the `user.deleted` event), its credentials are
 // cleared (password, authenticator app, backup codes, passkeys), its sessions end and its unused emailed links stop working. Nobody deletes themselves, only an
-// owner deletes an owner, and the last active owner cannot be deleted.
+// owner deletes an owner, nobody deletes a user who holds a permission they lack, and the last active owner
+// cannot be deleted.
 import { AccountToken, MfaBackupCode, Passkey, Role } from '../../../db/entities/index.ts';
 import { Conflict, Forbidden } from '../../errors.ts';
 import { recordSecurityEvent } from '../accounts/security-log.ts';
-import { endUserSessions, nowOf } from '../accounts/sessions.ts';
+import { endUserSessions, nowOf, permissionsOf } from '../accounts/sessions.ts';
 import {
   type Actor,
+  checkMayActOn,
   countActiveOwners,
   findUserOf,
   isOwnerRole,
@@ -33,6 +35,7 @@ export async function deleteUser(ctx: AdministrationContext, actor: Actor, userI
     if (isOwnerRole(role) && !isOwnerRole(actor.role)) {
       throw new Forbidden('Only an owner may delete an owner.');
     }
+    checkMayActOn(actor, user, permissionsOf(role));
     if (
       isOwnerRole(role) &&
       user.status === 'active' &&

@@ -6,8 +6,8 @@ import { Conflict } from '../../errors.ts';
 import { accountLink, sendAccountEmail } from '../accounts/account-emails.ts';
 import { issueAccountToken } from '../accounts/account-tokens.ts';
 import { recordSecurityEvent } from '../accounts/security-log.ts';
-import { nowOf } from '../accounts/sessions.ts';
-import { type Actor, findUserOf, lockOrganization } from './administration.ts';
+import { nowOf, permissionsOf } from '../accounts/sessions.ts';
+import { type Actor, checkMayActOn, findUserOf, lockOrganization } from './administration.ts';
 import { type AdministrationContext, type InvitedUser, invitationLanguage } from './invite-user.ts';
 import { userView } from './views.ts';
 
@@ -27,6 +27,9 @@ export async function resendInvitation(
         'not_invited',
       );
     }
+    const role = await tx.findOneOrFail(Role, { id: user.roleId });
+    // An invitation to a role above the actor's is not theirs to renew (nor was it theirs to make).
+    checkMayActOn(actor, user, permissionsOf(role));
     user.invitedAt = nowOf(ctx);
     const token = await issueAccountToken({ ...ctx, em: tx }, user.id, 'invite');
     recordSecurityEvent(
@@ -41,7 +44,6 @@ export async function resendInvitation(
       },
     );
     await tx.flush();
-    const role = await tx.findOneOrFail(Role, { id: user.roleId });
     const team = user.teamId ? await tx.findOne(Team, { id: user.teamId }) : null;
     return { user, role, team, token };
   });

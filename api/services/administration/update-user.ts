@@ -1,6 +1,7 @@
 // PUT /api/users/{id}: a user's role, team (null removes it) and status (`deactivated` refuses sign-in,
 // `active` lets them in again). The rules (docs/administration.md): only an owner gives or takes the owner
-// role or deactivates an owner; nobody gives a role with permissions they do not hold; the last active owner
+// role or deactivates an owner; nobody changes anything of a user who holds a permission they lack, nor gives
+// a role with permissions they do not hold; the last active owner
 // can be neither demoted nor deactivated; nobody deactivates themselves; reactivating takes a seat of the
 // plan. A role change or a deactivation ends the user's sessions: a privilege change means signing in again.
 import { AppUser, Role, Team } from '../../../db/entities/index.ts';
@@ -12,6 +13,7 @@ import { endUserSessions, permissionsOf } from '../accounts/sessions.ts';
 import { parseInput } from '../validation.ts';
 import {
   type Actor,
+  checkMayActOn,
   checkMayGrant,
   countActiveOwners,
   findUserOf,
@@ -70,6 +72,8 @@ export async function updateUser(
         { field: newRole ? 'body.roleId' : 'body.status', message: 'the user is an owner' },
       ]);
     }
+    // Nobody acts on a user who holds more than they do, whatever the change (a team move included).
+    checkMayActOn(actor, user, permissionsOf(currentRole));
     if (newRole) checkMayGrant(actor, newRole, permissionsOf(newRole));
 
     const losesOwner =

@@ -20,6 +20,11 @@ function invited(ctx: AppContext, result: InvitedUser) {
   return result.user;
 }
 
+/** The rule every action on another user follows (api/services/administration/administration.ts). */
+const ABOVE_CALLER =
+  'the user holds a permission the caller’s role lacks (`details[].permission` names each): nobody acts on ' +
+  'a user who holds more than they do';
+
 export const usersRouter = router({
   list: procedure
     .meta(
@@ -60,7 +65,11 @@ export const usersRouter = router({
         description: 'A new link (7 days); the earlier one stops working.',
         tags: ['users'],
         access: 'users:manage',
-        errors: { 404: 'No such user in this organization', 409: '`not_invited`: the user has accepted' },
+        errors: {
+          403: `The role lacks users:manage, or MFA enrolment comes first; or ${ABOVE_CALLER}`,
+          404: 'No such user in this organization',
+          409: '`not_invited`: the user has accepted',
+        },
       }),
     )
     .input(IdParams)
@@ -79,7 +88,9 @@ export const usersRouter = router({
         tags: ['users'],
         access: 'users:manage',
         errors: {
-          403: 'The owner role given or taken, or an owner deactivated, by a non-owner; or a role with permissions the caller lacks',
+          403:
+            'The owner role given or taken, or an owner deactivated, by a non-owner; a role with permissions the ' +
+            `caller lacks; or ${ABOVE_CALLER} (any change, a team move included)`,
           404: 'No such user in this organization',
           409:
             '`last_owner`: the last active owner; `cannot_change_self`: deactivating yourself; ' +
@@ -104,7 +115,7 @@ export const usersRouter = router({
         tags: ['users'],
         access: 'users:manage',
         errors: {
-          403: 'An owner deleted by a non-owner',
+          403: `An owner deleted by a non-owner, or ${ABOVE_CALLER}`,
           404: 'No such user in this organization',
           409: '`last_owner`: the last active owner; `cannot_change_self`: yourself',
         },
