@@ -1,6 +1,7 @@
 // Reads the signatures of a PDF and checks each one cryptographically, for the public verification. A
-// signature's /ByteRange names the signed bytes and leaves out exactly its /Contents (the CMS, hex-encoded), so
-// the two are found from the byte range itself; the CMS is checked with PKI.js over those bytes, including the
+// signature's /ByteRange names the signed bytes and leaves out exactly its /Contents (the CMS, hex-encoded); a
+// signature is found by its dictionary (a /ByteRange and a /Contents holding a CMS), and a byte range that does
+// not leave out exactly that /Contents is reported as changed rather than hiding the signature; the CMS is checked with PKI.js over those bytes, including the
 // message digest, and the signature timestamp (or a document timestamp's token) is read for its time.
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
@@ -21,38 +22,58 @@ export interface FoundSignature {
   kind: 'signature' | 'document_timestamp';
   subFilter: string | null;
   byteRange: [number, number, number, number];
+  /**
+   * Whether the /ByteRange is what a signer writes: four offsets from the start of the file, within it, leaving
+   * out exactly the dictionary's /Contents. A seal whose byte range was edited is still found (by its
+   * /Contents), so that verification can say it was changed rather than that the file is not sealed.
+   */
+  byteRangeIntact: boolean;
   /** The CMS, without the zero padding of its placeholder. */
   contents: Uint8Array<ArrayBuffer>;
   /** The /M entry of the signature dictionary. */
   statedTime: Date | null;
 }
 
-const BYTE_RANGE = /\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/g;
+const BYTE_RANGE = /\/ByteRange\s*\[([^\]]*)\]/g;
+const CONTENTS = /\/Contents\s*<([0-9a-fA-F\s]*)>/;
 
-/** Every signature dictionary with a well-formed /ByteRange, in file order. */
+/** Every signature dictionary with a /ByteRange and a CMS in its /Contents, in file order. */
 export function findSignatures(bytes: Uint8Array): FoundSignature[] {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
   const found: FoundSignature[] = [];
   for (const match of text.matchAll(BYTE_RANGE)) {
-    const range = match.slice(1, 5).map(Number) as [number, number, number, number];
-    const [start, firstLength, second, secondLength] = range;
-    if (start !== 0 || second <= firstLength || second + secondLength > bytes.byteLength) continue;
-    const gap = text.slice(firstLength, second).trim();
-    if (!gap.startsWith('<') || !gap.endsWith('>')) continue;
-    const hex = gap.slice(1, -1).replace(/\s+/g, '');
-    if (!/^[0-9a-fA-F]*$/.test(hex)) continue;
-    const contents = trimDer(Buffer.from(hex, 'hex'));
-    if (!contents) continue;
     // The dictionary around the /ByteRange: from its object's start to the object's end.
     const objectStart = text.lastIndexOf(' obj', match.index);
     const objectEnd = text.indexOf('endobj', match.index);
-    const dictionary = text.slice(Math.max(0, objectStart), objectEnd === -1 ? undefined : objectEnd);
+    const from = Math.max(0, objectStart);
+    const dictionary = text.slice(from, objectEnd === -1 ? undefined : objectEnd);
+    const literal = CONTENTS.exec(dictionary);
+    if (!literal) continue;
+    const contents = trimDer(Buffer.from((literal[1] as string).replace(/\s+/g, ''), 'hex'));
+    if (!contents) continue;
+    const numbers = (match[1] as string).trim().split(/\s+/);
+    const range = (
+      numbers.length === 4 && numbers.every((n) => /^\d{1,15}$/.test(n)) ? numbers.map(Number) : [0, 0, 0, 0]
+    ) as [number, number, number, number];
+    const [start, firstLength, second, secondLength] = range;
+    const literalAt = from + literal.index + literal[0].indexOf('<');
+    const literalEnd = from + literal.index + literal[0].length;
+    const byteRangeIntact =
+      numbers.length === 4 &&
+      start === 0 &&
+      second > firstLength &&
+      second + secondLength <= bytes.byteLength &&
+      text.slice(firstLength, literalAt).trim() === '' &&
+      text.slice(literalEnd, second).trim() === '' &&
+      firstLength <= literalAt &&
+      second >= literalEnd;
     const type = /\/Type\s*\/(\w+)/.exec(dictionary)?.[1];
     found.push({
       fieldName: fieldNameOf(text, objectStart),
       kind: type === 'DocTimeStamp' ? 'document_timestamp' : 'signature',
       subFilter: /\/SubFilter\s*\/([\w.]+)/.exec(dictionary)?.[1] ?? null,
       byteRange: range,
+      byteRangeIntact,
       contents,
       statedTime: parsePdfDate(/\/M\s*\((D:[^)]*)\)/.exec(dictionary)?.[1]),
     });
@@ -103,7 +124,7 @@ export async function checkSignature(bytes: Uint8Array, found: FoundSignature): 
   ]);
   const base = {
     found,
-    coversWholeFile: second + secondLength === bytes.byteLength,
+    coversWholeFile: found.byteRangeIntact && second + secondLength === bytes.byteLength,
     signerCertificate: null,
     signerName: '',
     timestamp: null,
@@ -120,8 +141,28 @@ export async function checkSignature(bytes: Uint8Array, found: FoundSignature): 
     };
   }
   const signerCertificate = certificateOfSigner(signedData);
-  let cryptographicallyValid = false;
-  let problem: string | null = null;
+  const { cryptographicallyValid, problem } = found.byteRangeIntact
+    ? await verifyOver(signedData, signed)
+    : {
+        cryptographicallyValid: false,
+        problem: 'the byte range no longer names the signed bytes (it was changed)',
+      };
+  return {
+    ...base,
+    cryptographicallyValid,
+    problem,
+    signerCertificate: signerCertificate ? new Uint8Array(signerCertificate.toSchema().toBER()) : null,
+    signerName: signerCertificate ? nameOf(signerCertificate.subject) : '',
+    timestamp:
+      found.kind === 'document_timestamp' ? timestampOf(signedData) : signatureTimestampOf(signedData),
+  };
+}
+
+/** The CMS checked over `signed`: its message digest and its signature. */
+async function verifyOver(
+  signedData: pkijs.SignedData,
+  signed: Buffer,
+): Promise<{ cryptographicallyValid: boolean; problem: string | null }> {
   try {
     const verified = await signedData.verify(
       {
@@ -132,22 +173,18 @@ export async function checkSignature(bytes: Uint8Array, found: FoundSignature): 
       },
       engine,
     );
-    cryptographicallyValid = verified.signatureVerified === true;
-    if (!cryptographicallyValid)
-      problem = verified.message || 'the signature does not match the signed bytes';
+    if (verified.signatureVerified === true) return { cryptographicallyValid: true, problem: null };
+    return {
+      cryptographicallyValid: false,
+      problem: verified.message || 'the signature does not match the signed bytes',
+    };
   } catch (error) {
     const message = (error as { message?: string }).message ?? String(error);
-    problem = `the signature does not match the signed bytes (${message})`;
+    return {
+      cryptographicallyValid: false,
+      problem: `the signature does not match the signed bytes (${message})`,
+    };
   }
-  return {
-    ...base,
-    cryptographicallyValid,
-    problem,
-    signerCertificate: signerCertificate ? new Uint8Array(signerCertificate.toSchema().toBER()) : null,
-    signerName: signerCertificate ? nameOf(signerCertificate.subject) : '',
-    timestamp:
-      found.kind === 'document_timestamp' ? timestampOf(signedData) : signatureTimestampOf(signedData),
-  };
 }
 
 function certificateOfSigner(signedData: pkijs.SignedData): pkijs.Certificate | null {

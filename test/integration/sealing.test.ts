@@ -161,6 +161,35 @@ describe('sealed documents', () => {
     expect(result.reasons[0]).toContain('changed afterwards');
   });
 
+  it('finds a seal whose byte range was changed, and says so (modified, not not_sealed)', async () => {
+    const text = Buffer.from(sealed.finalPdf).toString('latin1');
+    const range = /\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/d.exec(text);
+    if (!range?.indices) throw new Error('the sealed PDF has no /ByteRange');
+    const { indices } = range;
+    /** The sealed file with the last digit of the byte range's `index`th number (1–4) changed, same length. */
+    const shifted = (index: number) => {
+      const copy = new Uint8Array(sealed.finalPdf);
+      const at = (indices[index] as [number, number])[1] - 1;
+      const digit = (copy[at] as number) - 0x30;
+      copy[at] = 0x30 + (digit === 9 ? 8 : digit + 1);
+      return copy;
+    };
+    for (const index of [2, 4]) {
+      const bytes = shifted(index);
+      expect(bytes.byteLength).toBe(sealed.finalPdf.byteLength);
+      const result = await verify(bytes);
+      expect(result, `byte range number ${index}`).toMatchObject({
+        verdict: 'modified',
+        sealedBySigil: true,
+        unmodified: false,
+        document: 'final_pdf',
+      });
+      expect(result.signature).toMatchObject({ cryptographicallyValid: false, coversWholeFile: false });
+      expect(result.envelope?.id).toBe(sealed.envelopeId);
+      expect(result.reasons[0]).toContain('byte range was changed');
+    }
+  });
+
   it('finds an incremental update appended after sealing: pdfsig, pyHanko and the verification', async () => {
     const bytes = await withAppendedUpdate(sealed.finalPdf);
     expect(bytes.byteLength).toBeGreaterThan(sealed.finalPdf.byteLength);

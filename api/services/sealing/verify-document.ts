@@ -1,8 +1,9 @@
 // POST /api/verify (docs/sealing.md, "Verification"): what a PDF someone holds proves, for anyone, with no
 // account. The seal is recognized by its CMS (the SHA-256 of the signature's /Contents is recorded when the
 // document is sealed), checked cryptographically over the bytes its byte range names, and the whole file is
-// compared with the sealed file: an edit inside the signed bytes breaks the signature, anything appended
-// after sealing (an incremental update) makes the file differ. The answer shows only what the audit trail
+// compared with the sealed file: an edit inside the signed bytes breaks the signature, an edited byte range
+// no longer names them (the seal is still recognized by its CMS, so this is `modified`, not `not_sealed`),
+// anything appended after sealing (an incremental update) makes the file differ. The answer shows only what the audit trail
 // already shows — the envelope's title and its signers with their completion times — and whether the stored
 // audit chain is still intact and still holds the head sealed into the document.
 
@@ -101,6 +102,11 @@ function explain(
   if (unmodified) {
     return [
       `Sigil sealed this ${what} (${record.level}) on ${record.signedAt.toISOString()} and it is unchanged since: every byte is the sealed file's.`,
+    ];
+  }
+  if (!checked.found.byteRangeIntact) {
+    return [
+      `This ${what} was sealed by Sigil, but its seal's byte range was changed afterwards: it no longer names the signed bytes, so the seal proves nothing about this file.`,
     ];
   }
   if (!checked.cryptographicallyValid) {
