@@ -683,6 +683,52 @@ describe('POST /api/auth/mfa/disable', () => {
 // ---- The organization's requirement --------------------------------------------------------------------------
 
 describe('an organization that requires MFA', () => {
+  it('holds a session opened before the requirement at enrolment from its next request, as a new one (issue 30)', async () => {
+    const user = await newUser();
+    const before = await signIn(user);
+    expect(before.status).toBe('signed_in');
+    const getAs = (cookie: string, url: string) =>
+      app.inject({ method: 'GET', url, headers: { cookie: `${SESSION_COOKIE}=${cookie}` } });
+    expect((await getAs(before.cookie, '/api/users')).statusCode).toBe(200);
+    expect(await signedInAccess(before.cookie)).toEqual({ status: 400, code: 'invalid_request' });
+
+    // The owner turns the requirement on with this very session; its next request is held, like a new sign-in's.
+    const turnedOn = await app.inject({
+      method: 'PUT',
+      url: '/api/organization/settings',
+      headers: { ...ORIGIN, cookie: `${SESSION_COOKIE}=${before.cookie}` },
+      payload: { mfaRequired: true },
+    });
+    expect(turnedOn.statusCode, turnedOn.body).toBe(200);
+    const fresh = await signIn(user);
+    expect(fresh.status).toBe('mfa_enrolment_required');
+    for (const cookie of [before.cookie, fresh.cookie]) {
+      expect(await signedInAccess(cookie)).toEqual({ status: 403, code: 'mfa_enrolment_required' });
+      const users = await getAs(cookie, '/api/users');
+      expect(users.statusCode).toBe(403);
+      expect(users.json().error.code).toBe('mfa_enrolment_required');
+      const me = await getAs(cookie, '/api/auth/me');
+      expect(me.statusCode, me.body).toBe(200);
+      expect(me.json().session.state).toBe('mfa_enrolment_required');
+    }
+
+    // Setting up the app from the old session ends it and gives a new, complete one.
+    const { cookie: active } = await enrol(before.cookie);
+    expect(active).not.toBe(before.cookie);
+    expect(await signedInAccess(before.cookie)).toEqual({ status: 401, code: 'unauthorized' });
+    expect((await getAs(active, '/api/users')).statusCode).toBe(200);
+  });
+
+  it('leaves the sessions of users who have a second factor as they are when MFA becomes required', async () => {
+    const user = await enrolledUser();
+    const pending = await signIn(user);
+    const verified = await post('/api/auth/login/mfa', pending.cookie, { code: codeOf(user.secret) });
+    expect(verified.statusCode, verified.body).toBe(200);
+    const cookie = sessionCookieOf(verified) as string;
+    await ctx.em.nativeUpdate(Organization, { id: user.organizationId }, { mfaRequired: true });
+    expect(await signedInAccess(cookie)).toEqual({ status: 400, code: 'invalid_request' });
+  });
+
   it('holds a user without MFA at enrolment until it is set up, then gives a new session', async () => {
     const user = await newUser({ mfaRequired: true });
     const enrolling = await signIn(user);

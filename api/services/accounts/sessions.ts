@@ -2,7 +2,7 @@
 // cookie, of which only the SHA-256 is stored; an idle timeout from the organization's setting and an
 // absolute lifetime; a new token at every sign-in step and privilege change (the old session ends).
 import { randomUUID } from 'node:crypto';
-import { AppUser, Organization, Role, Team, UserSession } from '../../../db/entities/index.ts';
+import { AppUser, Organization, Passkey, Role, Team, UserSession } from '../../../db/entities/index.ts';
 import {
   BUILT_IN_ROLE_PERMISSIONS,
   type BuiltInRole,
@@ -89,7 +89,9 @@ export async function startSession(
 
 /**
  * The signed-in principal of a cookie token, or null (unknown, ended, expired, idle too long, its user can no
- * longer sign in, or its organization is suspended or deleted). A session found idle or expired is ended on the way.
+ * longer sign in, or its organization is suspended or deleted). A session found idle or expired is ended on the way;
+ * a complete one whose organization has since come to require MFA, of a user without a second factor, is held
+ * at enrolment on the way (`mfa_enrolment_required`, stored), as a sign-in would hold it now.
  */
 export async function findSession(
   ctx: DataContext & SessionClock,
@@ -124,11 +126,34 @@ export async function findSession(
   }
   const role = await em.findOneOrFail(Role, { id: user.roleId });
   const team = user.teamId ? await em.findOne(Team, { id: user.teamId }) : null;
+  let changed = false;
   if (now.getTime() - session.lastSeenAt.getTime() > TOUCH_INTERVAL_MS) {
     session.lastSeenAt = now;
-    await em.flush();
+    changed = true;
   }
+  if (await mustEnrolNow(ctx, session, user, organization)) {
+    // The organization came to require MFA after this session began (issue 30): from this request on it is
+    // held at enrolment exactly like a new sign-in's, and setting up a factor gives it a new token.
+    session.state = 'mfa_enrolment_required';
+    changed = true;
+  }
+  if (changed) await em.flush();
   return { session, user, organization, role, team, permissions: permissionsOf(role) };
+}
+
+/**
+ * Whether a complete session must go back to MFA enrolment: its organization requires MFA (now: the setting is
+ * read at every request, not only at sign-in) and its user has no second factor. The passkeys are counted only
+ * in that case (a user with an authenticator app needs no query).
+ */
+async function mustEnrolNow(
+  ctx: DataContext,
+  session: UserSession,
+  user: AppUser,
+  organization: Organization,
+): Promise<boolean> {
+  if (session.state !== 'active' || !organization.mfaRequired || user.totpEnabledAt) return false;
+  return (await ctx.em.count(Passkey, { userId: user.id })) === 0;
 }
 
 /** Ends one session (sign-out). */
