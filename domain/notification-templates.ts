@@ -16,6 +16,7 @@ export const TEMPLATE_KINDS = [
   'reset_password',
   'invite',
   'registration_attempt',
+  'invitation_attempt',
   'platform_admin_code',
 ] as const;
 export type TemplateKind = (typeof TEMPLATE_KINDS)[number];
@@ -54,6 +55,7 @@ export const TEMPLATE_RULES: Record<TemplateKind, TemplateKindRules> = {
   reset_password: { email: true, short: false, variables: ACCOUNT, required: ['link'] },
   invite: { email: true, short: false, variables: [...ACCOUNT, 'inviter'], required: ['link'] },
   registration_attempt: { email: true, short: false, variables: ACCOUNT, required: ['link'] },
+  invitation_attempt: { email: true, short: false, variables: [...ACCOUNT, 'inviter'], required: ['link'] },
   platform_admin_code: {
     email: true,
     short: false,

@@ -101,6 +101,13 @@ const en = {
   'account.registrationAttempt.note':
     'If this was you, sign in with your existing account, or reset your password if you forgot it. If it was not you, you need not do anything.',
 
+  'account.invitationAttempt.subject': '{organization} tried to invite you to Sigil',
+  'account.invitationAttempt.intro':
+    '{inviter} of {organization} invited {email} to join {organization} on Sigil. This address already belongs to your Sigil account in another organization, and an address can belong to one organization only, so the invitation cannot be accepted with it. Your account stays as it is.',
+  'account.invitationAttempt.button': 'Sign in to your account',
+  'account.invitationAttempt.note':
+    'To join {organization}, ask them to invite another address of yours; or, if you are leaving your current organization, have its administrator delete your account there and ask {organization} to send the invitation again. If you did not expect this, you need not do anything.',
+
   'backoffice.code.subject': 'Your Sigil backoffice sign-in code',
   'backoffice.code.intro':
     'Your code to sign in to the Sigil backoffice is {code}. It works once, for {minutes} minutes.',
@@ -195,6 +202,13 @@ const he: Record<NotificationMessageKey, string> = {
   'account.registrationAttempt.button': 'לכניסה',
   'account.registrationAttempt.note':
     'אם זה היית את/ה, היכנסו עם החשבון הקיים, או אפסו את הסיסמה אם שכחתם אותה. אם לא, אין צורך לעשות דבר.',
+
+  'account.invitationAttempt.subject': '{organization} ניסו להזמין אותך ל-Sigil',
+  'account.invitationAttempt.intro':
+    '{inviter} מ-{organization} הזמינו את {email} להצטרף ל-{organization} ב-Sigil. הכתובת הזו כבר שייכת לחשבון ה-Sigil שלך בארגון אחר, וכתובת יכולה להשתייך לארגון אחד בלבד, ולכן אי אפשר לקבל את ההזמנה איתה. החשבון שלך נשאר כפי שהוא.',
+  'account.invitationAttempt.button': 'לכניסה לחשבון שלך',
+  'account.invitationAttempt.note':
+    'כדי להצטרף ל-{organization}, בקשו מהם להזמין כתובת אחרת שלכם; או, אם אתם עוזבים את הארגון הנוכחי, בקשו ממנהל הארגון למחוק שם את החשבון שלכם, ואז בקשו מ-{organization} לשלוח את ההזמנה שוב. אם לא ציפיתם להודעה, אין צורך לעשות דבר.',
 
   'backoffice.code.subject': 'קוד הכניסה שלך לממשק הניהול של Sigil',
   'backoffice.code.intro':

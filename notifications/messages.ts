@@ -166,6 +166,7 @@ export const ACCOUNT_EMAIL_KINDS = [
   'reset_password',
   'invite',
   'registration_attempt',
+  'invitation_attempt',
 ] as const;
 export type AccountEmailKind = (typeof ACCOUNT_EMAIL_KINDS)[number];
 
@@ -180,7 +181,7 @@ export interface AccountMessage {
   email: string;
   /** The emailed link: an absolute http(s) URL. */
   link: string;
-  /** `invite`: the name of the user who invited. */
+  /** `invite`, `invitation_attempt`: the name of the user who invited. */
   invitedBy?: string | null;
 }
 
@@ -189,6 +190,7 @@ const ACCOUNT_KEYS = {
   reset_password: 'resetPassword',
   invite: 'invite',
   registration_attempt: 'registrationAttempt',
+  invitation_attempt: 'invitationAttempt',
 } as const;
 
 /** An account email in the addressee's language, in the same layout as every other email. */

@@ -71,6 +71,17 @@ export function defaultTexts(kind: TemplateKind, language: TemplateLanguage): St
         sms: null,
       };
     }
+    case 'invitation_attempt':
+      return {
+        subject: t('account.invitationAttempt.subject'),
+        body: paragraphs(
+          t('email.greeting'),
+          t('account.invitationAttempt.intro'),
+          '{link}',
+          t('account.invitationAttempt.note'),
+        ),
+        sms: null,
+      };
     case 'invite':
       return {
         subject: t('account.invite.subject'),
@@ -163,7 +174,8 @@ export function previewTemplate(
     kind === 'verify_email' ||
     kind === 'reset_password' ||
     kind === 'invite' ||
-    kind === 'registration_attempt'
+    kind === 'registration_attempt' ||
+    kind === 'invitation_attempt'
   ) {
     email = renderAccountEmail(
       {

@@ -46,7 +46,7 @@ export const AppUserSchema = defineEntity({
   properties: {
     id: p.uuid().primary(),
     organizationId: p.uuid(),
-    /** Lower-cased; unique among users that are not deleted. */
+    /** Lower-cased; unique among users that are not deleted (but invitations `emailHeldElsewhere`). */
     email: p.string(),
     fullName: p.string(),
     /** argon2id (api/security/passwords.ts); null until an invited user accepts. */
@@ -66,6 +66,11 @@ export const AppUserSchema = defineEntity({
     totpLastStep: p.bigint('number').nullable(),
     invitedAt: p.datetime().nullable(),
     invitedBy: p.uuid().nullable(),
+    /**
+     * An invitation to an address that had an account in another organization when invited (migration 0031):
+     * no link, never found by sign-in, left out of the address's uniqueness (docs/administration.md).
+     */
+    emailHeldElsewhere: p.boolean().default(false),
     lastLoginAt: p.datetime().nullable(),
     deletedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),

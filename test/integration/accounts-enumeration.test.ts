@@ -1,7 +1,8 @@
 // Nothing tells whether an address has an account (docs/accounts.md, "Abuse"): sign-in, registration,
-// password reset and resending the verification answer a known and an unknown address with the same status
-// and body (but the request id), in comparable time — medians of 15 tries each within a factor of 1.5 (plus
-// 5 ms for the routes without a password hash, whose answers take a few milliseconds either way).
+// password reset, resending the verification and inviting a user answer a known and an unknown address with the
+// same status and body (but the request id, and an invitation's own id, address, name and times), in comparable
+// time — medians of 15 tries each within a factor of 1.5 (plus 5 ms for the routes without a password hash,
+// whose answers take a few milliseconds either way).
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import {
@@ -15,6 +16,7 @@ import {
   useAccountsApp,
 } from '../support/auth-http.ts';
 import type { TestContext } from '../support/context.ts';
+import { signedInUser } from '../support/signed-in-user.ts';
 
 // The standard work factors, set before the modules load (the padding hash is made at import): the comparison
 // needs the password hash to dominate an answer's time, as in production (the rest of the suite may run with
@@ -48,8 +50,10 @@ function median(values: number[]): number {
 async function compare(
   send: (browser: Browser, which: 'known' | 'unknown', attempt: number) => Promise<LightMyRequestResponse>,
   before?: () => Promise<void>,
+  options: { cookie?: string; normalize?: (body: unknown) => unknown } = {},
 ): Promise<{ known: number; unknown: number; answer: unknown }> {
   const browser = newBrowser(app);
+  browser.cookie = options.cookie ?? null;
   const times = { known: [] as number[], unknown: [] as number[] };
   let first: unknown;
   // One warm-up each (connections, caches), not counted.
@@ -61,7 +65,8 @@ async function compare(
       const start = performance.now();
       const response = await send(browser, which, attempt);
       const elapsed = performance.now() - start;
-      const answer = comparable(response);
+      const plain = comparable(response);
+      const answer = options.normalize ? { ...plain, body: options.normalize(plain.body) } : plain;
       first ??= answer;
       expect(answer, `${which} attempt ${attempt}`).toEqual(first);
       if (attempt >= 0) times[which].push(elapsed);
@@ -136,6 +141,48 @@ describe('a known and an unknown address', () => {
       expect(medians.answer).toEqual({ status: 200, body: { ok: true } });
       expectComparable(medians, 5);
     }
+  });
+
+  it('get the same invitation answer in comparable time (issue 30)', async () => {
+    // The inviter's organization, and an organization whose users hold the known addresses.
+    const inviter = await signedInUser({ ctx }, { role: 'owner', plan: 'Enterprise' });
+    const elsewhere = await signedInUser({ ctx }, { role: 'owner' });
+    const known: string[] = [];
+    for (let index = 0; index <= TRIES; index += 1) {
+      known.push(
+        (await signedInUser({ ctx }, { role: 'member', organizationId: elsewhere.organization.id })).email,
+      );
+    }
+    const [memberRole] = await ctx.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ id: string }[]>(`select id from role where organization_id = ? and built_in = 'member'`, [
+        inviter.organization.id,
+      ]);
+    // An invitation's own id, address, name and times differ from one to the next, whoever is invited.
+    const normalize = (body: unknown) => ({
+      ...(body as Record<string, unknown>),
+      id: 'id',
+      email: 'email',
+      fullName: 'name',
+      invitedAt: 'time',
+      createdAt: 'time',
+    });
+    const medians = await compare(
+      (browser, which, attempt) =>
+        browser.post('/api/users/invite', {
+          fullName: `Invited ${which}`,
+          email: which === 'known' ? known[attempt + 1] : newEmail('nobody'),
+          roleId: memberRole?.id,
+        }),
+      undefined,
+      { cookie: inviter.cookie.replace(/^sigil_session=/, ''), normalize },
+    );
+    expect(medians.answer).toMatchObject({
+      status: 200,
+      body: { status: 'invited', role: { name: 'Read-only member' }, team: null, mfaEnabled: false },
+    });
+    expectComparable(medians, 5);
   });
 
   it('is refused only after the right password when unverified', async () => {

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNotificationActivities } from '../../activities/notifications.ts';
+import { accountEmailsSettled } from '../../api/services/accounts/account-emails.ts';
 import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
 import {
   AppUser,
@@ -89,6 +90,7 @@ const newAddress = (name = 'user') => `${name}.${randomUUID().slice(0, 8)}@Examp
 
 /** The newest invitation captured for the address, and its link's token. */
 async function invitationTo(address: string) {
+  await accountEmailsSettled();
   const [row] = await em().find(
     DevNotification,
     { to: address.toLowerCase(), kind: 'invite' },
@@ -250,7 +252,7 @@ describe('users and invitations', () => {
     });
   });
 
-  it('refuses an address any user has, a role or team of another organization, and bad input, changing nothing', async () => {
+  it('refuses an address a user of the organization has, a role or team of another organization, and bad input, changing nothing', async () => {
     const owner = await signedInUser(harness, { role: 'owner' });
     const other = await signedInUser(harness, { role: 'owner' });
     const roles = await roleIds(owner);
@@ -259,16 +261,17 @@ describe('users and invitations', () => {
     const count = async () => em().count(AppUser, { organizationId: owner.organization.id });
     const before = await count();
 
-    // Another organization's user's address, in another case.
+    // The organization's own user's address, in another case (another organization's is invited: see below).
     const taken = await refused(
       owner,
       'POST',
       '/api/users/invite',
-      { fullName: 'Twin', email: other.email.toUpperCase(), roleId: roles.member },
+      { fullName: 'Twin', email: owner.email.toUpperCase(), roleId: roles.member },
       409,
       'email_taken',
     );
     expect(taken.details).toEqual([{ field: 'body.email', message: expect.any(String) }]);
+    expect(taken.message).toMatch(/already a user of this organization/);
     const foreignRole = await refused(
       owner,
       'POST',
@@ -299,6 +302,111 @@ describe('users and invitations', () => {
     await refused(owner, 'PUT', `/api/users/${owner.user.id}`, { status: 'deleted' }, 400, 'invalid_request');
     expect(await count()).toBe(before);
     expect(await em().count(DevNotification, { organizationId: owner.organization.id })).toBe(0);
+  });
+
+  it('invites an address that has an account in another organization like any other, and tells its holder instead (issue 30)', async () => {
+    const owner = await signedInUser(harness, { role: 'owner', fullName: 'Olivia Owner' });
+    const roles = await roleIds(owner);
+    const elsewhere = await signedInUser(harness, { role: 'owner' });
+    const holder = await colleague(elsewhere, 'member', 'Hila Holder');
+    const fresh = newAddress('fresh');
+    const shape = (view: Record<string, unknown>) => ({
+      ...view,
+      id: 'id',
+      email: 'email',
+      fullName: 'name',
+      invitedAt: 'time',
+      createdAt: 'time',
+    });
+
+    // The same answer for an address held elsewhere (in another case) and for a new one.
+    const held = await ok(owner, 'POST', '/api/users/invite', {
+      fullName: 'Hila H.',
+      email: holder.email.toUpperCase(),
+      roleId: roles.member,
+    });
+    const unknown = await ok(owner, 'POST', '/api/users/invite', {
+      fullName: 'Fresh F.',
+      email: fresh,
+      roleId: roles.member,
+    });
+    expect(shape(held)).toEqual(shape(unknown));
+    expect(held).toMatchObject({
+      email: holder.email,
+      status: 'invited',
+      role: { name: 'Read-only member' },
+    });
+    const listed = (await ok(owner, 'GET', '/api/users')).users.map(
+      (user: { email: string; status: string }) => [user.email, user.status],
+    );
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        [holder.email, 'invited'],
+        [fresh.toLowerCase(), 'invited'],
+      ]),
+    );
+    expect((await eventsOf(owner.organization.id, 'user.invited')).map((event) => event.details)).toEqual([
+      { role: 'Read-only member', team: null },
+      { role: 'Read-only member', team: null },
+    ]);
+
+    // The holder gets no link (their address is theirs), but a notice naming the organization and the inviter.
+    await accountEmailsSettled();
+    const toHolder = await em().find(
+      DevNotification,
+      { to: holder.email },
+      { orderBy: { createdAt: 'asc' } },
+    );
+    expect(toHolder.map((row) => row.kind)).toEqual(['invitation_attempt']);
+    expect(toHolder[0]?.subject).toContain(owner.organization.name);
+    expect(toHolder[0]?.body).toContain('Olivia Owner');
+    expect(toHolder[0]?.body).toMatch(/one organization only/);
+    expect(toHolder[0]?.signingLink).toBe('http://localhost:3000/app/sign-in');
+    expect((await invitationTo(fresh)).row.kind).toBe('invite');
+
+    // The holder's own account is untouched: they sign in to their organization as before.
+    const signIn = await call(null, 'POST', '/api/auth/login', {
+      email: holder.email,
+      password: holder.password,
+    });
+    expect(signIn.statusCode, signIn.body).toBe(200);
+    expect(signIn.json().status).toBe('signed_in');
+    const session = await em().findOneOrFail(
+      UserSession,
+      { userId: holder.user.id, endedAt: null },
+      { orderBy: { createdAt: 'desc' } },
+    );
+    expect(session.organizationId).toBe(elsewhere.organization.id);
+    // Inviting it again here is refused like any invited address of the organization.
+    await refused(
+      owner,
+      'POST',
+      '/api/users/invite',
+      { fullName: 'Again', email: holder.email, roleId: roles.member },
+      409,
+      'email_taken',
+    );
+
+    // Resent while the address is held: the same answer; within the minute, no second notice.
+    expect((await ok(owner, 'POST', `/api/users/${held.id}/resend-invitation`)).status).toBe('invited');
+    await accountEmailsSettled();
+    expect(await em().count(DevNotification, { to: holder.email })).toBe(1);
+
+    // Once the other account is deleted, a resent invitation carries a link, which the person accepts.
+    await ok(elsewhere, 'DELETE', `/api/users/${holder.user.id}`);
+    await ok(owner, 'POST', `/api/users/${held.id}/resend-invitation`);
+    const { token } = await invitationTo(holder.email);
+    const accepted = await call(null, 'POST', '/api/auth/accept-invite', {
+      token,
+      fullName: 'Hila Holder',
+      password: 'a long enough password',
+    });
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    expect(await em().findOneOrFail(AppUser, { id: held.id })).toMatchObject({
+      status: 'active',
+      organizationId: owner.organization.id,
+      emailHeldElsewhere: false,
+    });
   });
 
   it('changes roles, teams and status: deactivation and role changes end sessions, the events say what changed', async () => {

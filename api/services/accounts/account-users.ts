@@ -11,9 +11,16 @@ import { requireActiveOrganization } from '../organizations/organization-standin
 import { recordSecurityEvent } from './security-log.ts';
 import { nowOf, type SessionClock, type SessionState, startSession } from './sessions.ts';
 
-/** The user holding an email address (lower-cased), whatever their status but deleted; null: none. */
+/**
+ * The user holding an email address (lower-cased), whatever their status but deleted; null: none. An invitation
+ * made while the address had an account elsewhere (`emailHeldElsewhere`) does not hold it.
+ */
 export function findUserByEmail(ctx: DataContext, email: string): Promise<AppUser | null> {
-  return ctx.em.findOne(AppUser, { email: email.toLowerCase(), status: { $ne: 'deleted' } });
+  return ctx.em.findOne(AppUser, {
+    email: email.toLowerCase(),
+    status: { $ne: 'deleted' },
+    emailHeldElsewhere: false,
+  });
 }
 
 /** A password equal to the account's email address is refused (400 naming `body.password`). */

@@ -157,7 +157,11 @@ export async function clearLoginThrottle(ctx: ThrottleContext, email: string): P
   await ctx.em.execute('delete from login_throttle where key = ?', [accountKey(email)]);
 }
 
-export type ThrottledEmailKind = 'reset_password' | 'verify_email' | 'registration_attempt';
+export type ThrottledEmailKind =
+  | 'reset_password'
+  | 'verify_email'
+  | 'registration_attempt'
+  | 'invitation_attempt';
 
 /**
  * Whether an account email of this kind may go to the address now (none in the last minute); when it may,

@@ -1,6 +1,7 @@
 // Organization users: list, invite, resend invitation, change role, team or status, delete
 // (docs/administration.md).
 import { InviteUserRequest, Ok, UpdateUserRequest, UserList, UserView } from '../../../domain/account.ts';
+import { sendAccountEmailLater } from '../../services/accounts/account-emails.ts';
 import { deleteUser } from '../../services/administration/delete-user.ts';
 import { type InvitedUser, inviteUser } from '../../services/administration/invite-user.ts';
 import { listUsers } from '../../services/administration/list-users.ts';
@@ -9,13 +10,23 @@ import { updateUser } from '../../services/administration/update-user.ts';
 import { type AppContext, procedure, route, router } from '../init.ts';
 import { actorOf, IdParams } from './administration-actor.ts';
 
-/** The invited user; a failed invitation email is logged (without its link): it can be sent again. */
+/**
+ * The invited user. Its email goes out after the answer, so that the answer's time does not tell an invitation
+ * from a notice to the holder of an address taken elsewhere; a failed one is logged (without its link): it can
+ * be sent again (resend-invitation).
+ */
 function invited(ctx: AppContext, result: InvitedUser) {
-  if (result.email.status === 'failed') {
-    ctx.log.warn(
-      { userId: result.user.id, error: result.email.error },
-      'the invitation email could not be sent; the user can be sent it again (resend-invitation)',
-    );
+  if (result.email) {
+    const log = ctx.log;
+    const userId = result.user.id;
+    sendAccountEmailLater(ctx.services, result.email, (sent) => {
+      if (sent.outcome.status === 'failed') {
+        log.warn(
+          { userId, accountEmail: sent.kind, error: sent.outcome.error },
+          'the invitation email could not be sent; the user can be sent it again (resend-invitation)',
+        );
+      }
+    });
   }
   return result.user;
 }
@@ -50,7 +61,10 @@ export const usersRouter = router({
         access: 'users:manage',
         errors: {
           403: 'The owner role given by a non-owner, or a role with permissions the caller lacks',
-          409: '`email_taken`: a user has the address; `plan_limit`: the plan allows no more users',
+          409:
+            '`email_taken`: a user of this organization has the address; `plan_limit`: the plan allows no more ' +
+            'users. An address with an account in another organization is invited like any other (the answer ' +
+            'does not tell): its holder is emailed instead of a link',
         },
       }),
     )
