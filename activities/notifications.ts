@@ -6,6 +6,7 @@ import { Envelope, Notification, Organization, Recipient } from '../db/entities/
 import type { Orm } from '../db/orm.ts';
 import { prepared, runPrepared } from '../db/prepared.ts';
 import { insertSigningLink } from '../db/signing-links.ts';
+import { releaseMessageCredit, takeTextCredit } from '../db/usage-reservations.ts';
 import type { MessageChannel } from '../domain/vocabulary.ts';
 import { notificationLanguage } from '../notifications/catalog.ts';
 import { channelName, deliver, deliveryContext, recordAttempt, routeFor } from '../notifications/deliver.ts';
@@ -128,6 +129,23 @@ export function createNotificationActivities(deps: { orm: Orm; config: Notificat
         secrets = delivery.secrets;
         const route = routeFor(delivery, channel);
         provider = route.type === 'capture' ? 'dev-capture' : route.provider.name;
+        // A text message takes an SMS credit first: the one its envelope holds for it, or one of the month's.
+        if (channel !== 'Email') {
+          const took = await takeTextCredit(em, {
+            organizationId: envelope.organizationId,
+            envelopeId: envelope.id,
+            recipientId: addressee.recipient?.id ?? null,
+            purpose: request.kind === 'invitation' ? 'invitation' : 'message',
+            notificationId: request.notificationId,
+          });
+          if (!took) {
+            throw new NotificationError(
+              'NoCredits',
+              `The organization has no SMS credits left this month: the ${channelName(channel)} ${request.kind} to ${addressee.name} was not sent.`,
+              false,
+            );
+          }
+        }
         const branding: Branding = {
           organizationName: organization.name,
           senderDisplayName: organization.senderDisplayName ?? null,
@@ -163,6 +181,10 @@ export function createNotificationActivities(deps: { orm: Orm; config: Notificat
           status: 'failed',
           error: failure ? failure.message : redactedMessage(error, secrets),
         });
+        // A message that failed for good gives its credit back; one that will be tried again keeps it.
+        if (failure && !failure.retryable && channel !== 'Email') {
+          await releaseMessageCredit(em, request.notificationId);
+        }
         if (!failure) throw error;
         throw ApplicationFailure.create({
           type: failure.type,

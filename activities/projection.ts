@@ -7,9 +7,10 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { appendAuditEvent } from '../db/audit-chain.ts';
 import type { Orm } from '../db/orm.ts';
+import { releaseEnvelopeCredits } from '../db/usage-reservations.ts';
 import { queueWebhookEventDeliveries } from '../db/webhook-deliveries.ts';
 import { sanitizeText } from '../domain/text.ts';
-import { isWebhookEventType } from '../domain/vocabulary.ts';
+import { isTerminalEnvelopeStatus, isWebhookEventType } from '../domain/vocabulary.ts';
 import {
   type EnvelopeTransition,
   PROJECTION_DATA_ERROR,
@@ -195,6 +196,7 @@ async function projectOne(
                 previous_status = case when status in ('Archived', 'Deleted') then ? else previous_status end,
                 projected_sequence = ?,
                 sent_at = case when ?::text = 'envelope.sent' then coalesce(sent_at, ?::timestamptz) else sent_at end,
+                counted_at = case when ?::text = 'envelope.sent' then coalesce(counted_at, ?::timestamptz) else counted_at end,
                 completed_at = case when ?::text = 'Completed' then coalesce(completed_at, ?::timestamptz) else completed_at end,
                 expires_at = case when ?::boolean then ?::timestamptz else expires_at end,
                 reminder_count = reminder_count + case when ?::text = 'envelope.reminded' then 1 else 0 end,
@@ -209,6 +211,8 @@ async function projectOne(
       transition.sequence,
       transition.event.type,
       transition.occurredAt,
+      transition.event.type,
+      transition.occurredAt,
       transition.envelopeStatus,
       transition.occurredAt,
       transition.expiresAt !== undefined,
@@ -219,6 +223,10 @@ async function projectOne(
       transition.envelopeId,
     ],
   );
+  // An envelope that ended sends no more messages: the credits it still holds for them go back
+  // (db/usage-reservations.ts).
+  if (isTerminalEnvelopeStatus(transition.envelopeStatus))
+    await releaseEnvelopeCredits(tx, transition.envelopeId);
   await tx.execute(
     `update recipient r
             set status = v.status,

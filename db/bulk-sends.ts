@@ -48,7 +48,8 @@ export async function insertBulkSend(
     settings: object;
     workflowId: string;
   },
-  rows: { row: number; request: object }[],
+  /** `textMessages`: the SMS/WhatsApp messages the row's envelope needs at least (held until it is sent; 0). */
+  rows: { row: number; request: object; textMessages?: number }[],
 ): Promise<void> {
   await tx.execute(
     `insert into bulk_send (id, organization_id, template_id, created_by_user_id, team_id, filename, settings,
@@ -69,9 +70,9 @@ export async function insertBulkSend(
   for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
     const chunk = rows.slice(start, start + INSERT_CHUNK);
     await tx.execute(
-      `insert into bulk_send_row (bulk_send_id, row_number, request)
-       values ${chunk.map(() => '(?, ?, ?::jsonb)').join(', ')}`,
-      chunk.flatMap((row) => [run.id, row.row, JSON.stringify(row.request)]),
+      `insert into bulk_send_row (bulk_send_id, row_number, request, text_messages)
+       values ${chunk.map(() => '(?, ?, ?::jsonb, ?)').join(', ')}`,
+      chunk.flatMap((row) => [run.id, row.row, JSON.stringify(row.request), row.textMessages ?? 0]),
     );
   }
 }

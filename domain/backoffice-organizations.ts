@@ -181,7 +181,16 @@ export const SmsCreditLedger = z.object({
     .number()
     .int()
     .describe('planAllowance + granted − uses.total (negative when more was sent than included)'),
-  remaining: z.number().int().describe('What the billing summary shows: the balance, at least 0'),
+  held: z
+    .number()
+    .int()
+    .describe(
+      'Credits held for messages not sent yet: envelopes’ invitations and first codes, messages on their way, bulk sends in progress',
+    ),
+  remaining: z
+    .number()
+    .int()
+    .describe('What the billing summary shows: the balance less what is held, at least 0'),
 });
 export type SmsCreditLedger = z.output<typeof SmsCreditLedger>;
 

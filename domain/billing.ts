@@ -37,9 +37,13 @@ export const BillingSummary = z.object({
     .object({ start: IsoDateTime, end: IsoDateTime })
     .meta({ description: 'This calendar month (UTC): from start, until end (exclusive).' }),
   envelopesSentThisPeriod: count('Envelopes sent this period'),
+  envelopesReserved: count('Envelopes reserved by bulk sends in progress and not sent yet'),
   remainingEnvelopeQuota: limit('Envelopes that may still be sent this period'),
   smsCreditsIncluded: count('SMS and WhatsApp messages the plan includes per month'),
   smsCreditsUsedThisPeriod: count('SMS and WhatsApp messages sent this period'),
+  smsCreditsHeld: count(
+    'Credits held for messages not sent yet: envelopes’ invitations and first codes, bulk sends in progress',
+  ),
   remainingSmsCredits: count('SMS and WhatsApp messages left this period'),
   users: count('Active and invited users (what the user limit counts)'),
   teams: count('Teams of the organization (what the team limit counts)'),

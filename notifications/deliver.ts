@@ -93,11 +93,13 @@ export interface AttemptRecord {
 /**
  * One attempt written by one statement: the row is created with the first attempt, or the attempt is added to
  * it (the same id on every retry): the outcome replaces the channel, address, language, provider and status; a
- * success sets the provider's message id and the time sent, a failure the last error.
+ * success sets the provider's message id and the time sent, a failure the last error. A success also spends the
+ * SMS credit the message took (db/usage-reservations.ts) in the same statement, so the message is counted as
+ * sent or as held, never as both or neither.
  */
 const ATTEMPT_UPSERT = prepared(
   'notification_attempt_upsert',
-  `insert into notification as n (id, organization_id, envelope_id, recipient_id, kind, channel, to_address,
+  `with written as (insert into notification as n (id, organization_id, envelope_id, recipient_id, kind, channel, to_address,
                                    language, provider, status, provider_message_id, attempts, last_error,
                                    created_at, last_attempt_at, sent_at)
    values (?::uuid, ?::uuid, ?::uuid, ?::uuid, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?::timestamptz, ?::timestamptz,
@@ -110,7 +112,10 @@ const ATTEMPT_UPSERT = prepared(
                                      else n.provider_message_id end,
           sent_at = case when excluded.status = 'sent' then excluded.sent_at else n.sent_at end,
           last_error = case when excluded.status = 'sent' then n.last_error else excluded.last_error end
-   returning row_to_json(n) as notification`,
+   returning n.*),
+   spent as (update sms_credit_hold h set state = 'spent', settled_at = now()
+              where h.notification_id = ?::uuid and h.state = 'held' and ?::text = 'sent')
+   select row_to_json(written) as notification from written`,
 );
 
 /**
@@ -136,6 +141,8 @@ export async function recordAttempt(em: EntityManager, record: AttemptRecord): P
     now,
     now,
     sent ? now : null,
+    record.id,
+    record.outcome.status,
   ]);
   if (!row) throw new Error(`The attempt of notification ${record.id} was not recorded.`);
   return em.map(Notification, row.notification as never);

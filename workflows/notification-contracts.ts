@@ -60,7 +60,8 @@ export type SendNotificationResult =
  * could not be reached; Temporal retries). Non-retryable, can never succeed as asked: `NoProvider`
  * (production without a provider for the channel), `NoAddress` (no email or phone for the channel),
  * `ProviderRejected` (the provider refused the address or the message for good), `InvalidNotification`
- * (the request names no such envelope or recipient, or a message that does not apply to them).
+ * (the request names no such envelope or recipient, or a message that does not apply to them), `NoCredits` (an
+ * SMS or WhatsApp message and the organization has no SMS credit left; thrown as non-retryable).
  */
 export const NOTIFICATION_FAILURE_TYPES = [
   'ProviderUnavailable',
@@ -68,6 +69,7 @@ export const NOTIFICATION_FAILURE_TYPES = [
   'NoAddress',
   'ProviderRejected',
   'InvalidNotification',
+  'NoCredits',
 ] as const;
 export type NotificationFailureType = (typeof NOTIFICATION_FAILURE_TYPES)[number];
 

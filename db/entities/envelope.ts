@@ -40,6 +40,8 @@ export const EnvelopeSchema = defineEntity({
     reminderCount: p.integer().default(0),
     lastRemindedAt: p.datetime().nullable(),
     sentAt: p.datetime().nullable(),
+    /** When its send took one of the month's documents (migration 0030); the month it counts in. */
+    countedAt: p.datetime().nullable(),
     completedAt: p.datetime().nullable(),
     /** The status before it was archived or deleted (what unarchiving restores); null otherwise. */
     previousStatus: p.string().$type<EnvelopeStatus>().nullable(),

@@ -29,6 +29,7 @@ import { Migration0026NotificationTemplates } from './0026-notification-template
 import { Migration0027AuditChain } from './0027-audit-chain.ts';
 import { Migration0028Sealing } from './0028-sealing.ts';
 import { Migration0029RecipientPosition } from './0029-recipient-position.ts';
+import { Migration0030UsageReservations } from './0030-usage-reservations.ts';
 import { Migration0031InvitationsToTakenAddresses } from './0031-invitations-to-taken-addresses.ts';
 
 export const migrations: MigrationObject[] = [
@@ -61,5 +62,6 @@ export const migrations: MigrationObject[] = [
   { name: '0027-audit-chain', class: Migration0027AuditChain },
   { name: '0028-sealing', class: Migration0028Sealing },
   { name: '0029-recipient-position', class: Migration0029RecipientPosition },
+  { name: '0030-usage-reservations', class: Migration0030UsageReservations },
   { name: '0031-invitations-to-taken-addresses', class: Migration0031InvitationsToTakenAddresses },
 ];

@@ -341,10 +341,12 @@ describe('GET /api/billing/summary', () => {
       supportLevel: plan.support_level,
       period: { start: monthStart.toISOString(), end: nextMonthStart.toISOString() },
       envelopesSentThisPeriod: sent,
+      envelopesReserved: 0,
       remainingEnvelopeQuota:
         plan.monthly_document_limit === null ? null : Math.max(0, plan.monthly_document_limit - sent),
       smsCreditsIncluded: plan.sms_credits_included,
       smsCreditsUsedThisPeriod: 3,
+      smsCreditsHeld: 0,
       remainingSmsCredits: Math.max(0, plan.sms_credits_included - 3),
       users,
       teams: 2,
@@ -402,9 +404,12 @@ describe('GET /api/billing/summary', () => {
         'supportLevel',
         'period',
         'envelopesSentThisPeriod',
+        // Added by issue 30 (the v1 contract is additive): what bulk sends and unsent messages hold.
+        'envelopesReserved',
         'remainingEnvelopeQuota',
         'smsCreditsIncluded',
         'smsCreditsUsedThisPeriod',
+        'smsCreditsHeld',
         'remainingSmsCredits',
       ].sort(),
     );

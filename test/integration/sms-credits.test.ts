@@ -1,5 +1,6 @@
-// SMS credits: the plan's monthly SMS/WhatsApp messages, counted from the notification records. A send that
-// needs more than what is left is refused with nothing started; the usage summary shows what is left.
+// SMS credits: the plan's monthly SMS/WhatsApp messages, counted from the notification records and the credits
+// held for messages not sent yet. A send that needs more than what is left is refused with nothing started; the
+// usage summary shows what is left. (Simultaneous requests: limits-under-concurrency.test.ts.)
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../api/errors.ts';
@@ -112,11 +113,18 @@ describe('SMS credits', () => {
     const envelope = await smsDraft(org);
     const state = await sendEnvelope(ctx, org.organizationId, envelope.id);
     expect(state.status).toBe('Sent');
-    // The invitation by SMS (captured in test) uses a credit once it is sent.
+    // The send holds a credit for the SMS invitation and one for the first code: 98 left at once.
+    expect(await usageSummary(ctx, org.organizationId)).toMatchObject({ remainingSmsCredits: 98 });
+    // The invitation by SMS (captured in test) spends its held credit once it is sent; the code's stays held.
     const deadline = Date.now() + 20_000;
-    while ((await usageSummary(ctx, org.organizationId)).remainingSmsCredits !== 99) {
+    while ((await usageSummary(ctx, org.organizationId)).smsCreditsUsedThisPeriod !== 1) {
       if (Date.now() > deadline) throw new Error('the SMS invitation never used a credit');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    expect(await usageSummary(ctx, org.organizationId)).toMatchObject({
+      smsCreditsUsedThisPeriod: 1,
+      smsCreditsHeld: 1,
+      remainingSmsCredits: 98,
+    });
   });
 });

@@ -22,9 +22,19 @@ const UsageResponse = z
     supportLevel: z.string(),
     period: z.object({ start: IsoDateTime, end: IsoDateTime }),
     envelopesSentThisPeriod: z.number().int(),
+    envelopesReserved: z
+      .number()
+      .int()
+      .describe(
+        'Envelopes reserved by bulk sends in progress and not sent yet (they count against the quota)',
+      ),
     remainingEnvelopeQuota: limit,
     smsCreditsIncluded: z.number().int().describe('SMS and WhatsApp messages the plan includes per month'),
     smsCreditsUsedThisPeriod: z.number().int().describe('SMS and WhatsApp messages sent this month'),
+    smsCreditsHeld: z
+      .number()
+      .int()
+      .describe('Credits held for messages not sent yet (invitations, first codes, bulk sends in progress)'),
     remainingSmsCredits: z.number().int(),
   })
   .meta({ id: 'Usage' });

@@ -1,7 +1,8 @@
 // SMS credits a platform administrator gives an organization, and this month's ledger (docs/backoffice.md,
 // "Credits"). A grant counts in the calendar month (UTC) it is given, like the plan's own monthly credits: the
 // credits of a month are the plan's allowance plus that month's grants (sms-credits.ts reads them so, for the
-// billing summary, GET /api/v1/usage and every send and one-time code), less the text messages sent in it.
+// billing summary, GET /api/v1/usage and every send and one-time code), less the text messages sent in it, less
+// the credits held for messages not sent yet (db/usage-reservations.ts).
 import { randomUUID } from 'node:crypto';
 import { IsolationLevel, LockMode } from '@mikro-orm/core';
 import { Organization, Plan, SmsCreditGrant } from '../../../db/entities/index.ts';
@@ -26,8 +27,8 @@ function grantView(grant: SmsCreditGrant) {
 
 /**
  * The month's ledger of an organization (deleted ones too): the plan's allowance, every grant of the month, the
- * messages sent (SMS and WhatsApp, counted as sms-credits.ts counts them), the balance and what remains — read
- * in one snapshot, so allowance + grants − uses is exactly the balance the billing summary shows.
+ * messages sent (SMS and WhatsApp, counted as sms-credits.ts counts them), the balance, the credits held and what
+ * remains — read in one snapshot, so allowance + grants − uses − held is exactly what the billing summary shows.
  */
 export async function creditLedger(ctx: DataContext, id: string, now = new Date()): Promise<SmsCreditLedger> {
   const organization = await findOrganization(ctx, id);
@@ -61,6 +62,7 @@ export async function creditLedger(ctx: DataContext, id: string, now = new Date(
         granted,
         uses: { sms, whatsApp, total: credits.used },
         balance: credits.included - credits.used,
+        held: credits.held,
         remaining: credits.remaining,
       };
     },

@@ -14,6 +14,7 @@ import {
   listBulkSendRows,
   listBulkSends,
 } from '../../../db/bulk-sends.ts';
+import { lockOrganization } from '../../../db/usage-reservations.ts';
 import type {
   BulkSendCheck,
   BulkSendList,
@@ -119,10 +120,16 @@ export async function startBulkSend(
   const { published, file, textMessages } = await readRequest(ctx, principal, request);
   const count = file.rows.length;
   const action = `send ${count} envelope${count === 1 ? '' : 's'} from the file`;
+  // An early answer before anything is written…
   await requireEnvelopeQuota(ctx.em, organizationId, count, action);
   await requireSmsCredits(ctx.em, organizationId, textMessages, action);
   const id = randomUUID();
   await ctx.em.transactional(async (tx) => {
+    // …and the reservation that holds under concurrency: under the organization's lock, the run's rows are
+    // stored only if what they need is left beside other sends and running bulk sends; until sent they hold it.
+    await lockOrganization(tx, organizationId);
+    await requireEnvelopeQuota(tx, organizationId, count, action);
+    await requireSmsCredits(tx, organizationId, textMessages, action);
     await insertBulkSend(
       tx,
       {
@@ -140,7 +147,7 @@ export async function startBulkSend(
         },
         workflowId: bulkSendWorkflowId(id),
       },
-      file.rows.map((row) => ({ row: row.row, request: row.request })),
+      file.rows.map((row) => ({ row: row.row, request: row.request, textMessages: row.textMessages })),
     );
     if (idempotency) await recordIdempotentResult(tx, idempotency, id);
   });

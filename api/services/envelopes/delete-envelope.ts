@@ -7,9 +7,11 @@
 // A Draft whose send began (its workflow id is recorded before the workflow starts) is asked of Temporal while
 // the row is locked: if the workflow exists the envelope is being sent (409 `envelope_in_progress`); if not,
 // the send was interrupted before it started anything, and the Draft is deleted. A send that resumes later
-// finds the row Deleted under the same lock (send-envelope.ts) and starts nothing.
+// finds the row Deleted under the same lock (send-envelope.ts) and starts nothing. Such a Draft gives back what its
+// send reserved (docs/billing.md, "Limits under concurrency").
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { purgeAfter } from '../../../db/envelope-records.ts';
+import { releaseEnvelopeCredits } from '../../../db/usage-reservations.ts';
 import type { DocumentLifecycleView } from '../../../domain/document-lifecycle-view.ts';
 import { temporalTimeoutMs, withTemporalDeadline } from '../../../temporal/deadline.ts';
 import { Conflict } from '../../errors.ts';
@@ -25,7 +27,7 @@ export function deleteEnvelope(
   return changeEnvelopeRecord(ctx, reader, envelopeId, {
     trigger: 'delete',
     event: 'envelope.deleted',
-    async apply(envelope, now, _tx, deletedDays) {
+    async apply(envelope, now, tx, deletedDays) {
       if (envelope.status === 'Draft' && envelope.workflowId) {
         const workflowId = envelope.workflowId;
         const started = await withTemporalDeadline(
@@ -51,6 +53,11 @@ export function deleteEnvelope(
             'envelope_in_progress',
           );
         }
+      }
+      // A Draft never sent gives back what an interrupted send reserved: its document and its text credits.
+      if (envelope.status === 'Draft' && envelope.workflowId) {
+        envelope.countedAt = envelope.sentAt ? envelope.countedAt : null;
+        await releaseEnvelopeCredits(tx, envelope.id);
       }
       const previous = envelope.status === 'Archived' ? envelope.previousStatus : envelope.status;
       envelope.previousStatus = previous;

@@ -1,6 +1,6 @@
 // Sends a Draft envelope: starts its workflow with update-with-start. A retried or doubled send finds
 // the running workflow (conflict policy USE_EXISTING) and answers with the state it decided.
-import { WithStartWorkflowOperation } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
 import { Envelope, Organization, type Recipient } from '../../../db/entities/index.ts';
 import { isTerminalEnvelopeStatus } from '../../../domain/vocabulary.ts';
 import {
@@ -22,8 +22,7 @@ import { Conflict } from '../../errors.ts';
 import type { ServiceContext } from '../context.ts';
 import { idempotencyScopeOf, idempotentUpdateId } from '../idempotency.ts';
 import { requireActiveOrganization } from '../organizations/organization-standing.ts';
-import { requireEnvelopeQuota } from '../usage/envelope-quota.ts';
-import { requireSmsCredits, textMessagesNeeded } from '../usage/sms-credits.ts';
+import { releaseSend, reserveSend } from '../usage/send-reservation.ts';
 import { outcomeUnknown } from './envelope-update.ts';
 import { findEnvelope } from './find-envelope.ts';
 import { toServiceError } from './workflow-errors.ts';
@@ -50,25 +49,16 @@ export async function sendEnvelope(
     );
   }
   const organization = await ctx.em.findOneOrFail(Organization, { id: envelope.organizationId });
-  if (envelope.status === 'Draft') {
-    // A suspended or deleted organization sends nothing new (403); what it sent before goes on.
-    requireActiveOrganization(organization, `send envelope ${envelope.id}`);
-    // A first send (not a repeated one) counts against the plan's monthly documents…
-    await requireEnvelopeQuota(ctx.em, envelope.organizationId, 1, `send envelope ${envelope.id}`);
-    // …and must be able to reach its SMS and WhatsApp recipients.
-    await requireSmsCredits(
-      ctx.em,
-      envelope.organizationId,
-      textMessagesNeeded(recipients),
-      `send envelope ${envelope.id}`,
-    );
-  }
   const input = { ...envelopeWorkflowInput(envelope, recipients, organization), ...options };
   const workflowId = envelopeWorkflowId(envelope.id);
-  if (envelope.status === 'Draft' || envelope.workflowId !== workflowId) {
-    // Recorded before starting, so an operator can find the workflow even if the start is interrupted; and
-    // under the row's lock, so a Draft deleted meanwhile is not started (delete-envelope.ts looks for a started
-    // workflow once it holds the lock).
+  const firstSend = envelope.status === 'Draft';
+  if (firstSend) {
+    // A suspended or deleted organization sends nothing new (403); what it sent before goes on.
+    requireActiveOrganization(organization, `send envelope ${envelope.id}`);
+    // A first send (not a repeated one) takes one of the plan's monthly documents and holds the credits of the
+    // text messages it needs, atomically with recording the workflow id (send-reservation.ts).
+    await reserveSend(ctx.em, envelope, recipients, workflowId, `send envelope ${envelope.id}`);
+  } else if (envelope.workflowId !== workflowId) {
     const recorded = await ctx.em.nativeUpdate(
       Envelope,
       { id: envelope.id, status: { $nin: ['Archived', 'Deleted'] } },
@@ -109,7 +99,25 @@ export async function sendEnvelope(
     );
   } catch (error) {
     if (error instanceof TemporalUnavailableError) throw outcomeUnknown(error, envelope.id, idempotency);
+    // A refused first send whose workflow never started gives its reservation back; when the outcome is not
+    // known (above), the reservation stays, since the envelope may have been sent.
+    if (firstSend && !(await workflowExists(ctx, workflowId))) await releaseSend(ctx.em, envelope.id);
     throw toServiceError(error, envelope.id, envelope.status);
+  }
+}
+
+/** Whether the workflow exists; true when Temporal cannot tell (a reservation is kept rather than lost). */
+async function workflowExists(ctx: ServiceContext, workflowId: string): Promise<boolean> {
+  try {
+    await withTemporalDeadline(
+      ctx.temporal,
+      temporalTimeoutMs(ctx.config),
+      `looking for workflow ${workflowId}`,
+      () => ctx.temporal.workflow.getHandle(workflowId).describe(),
+    );
+    return true;
+  } catch (error) {
+    return !(error instanceof WorkflowNotFoundError);
   }
 }
 

@@ -4,6 +4,7 @@
 // 503. Every send is recorded in `notification`. The workflow then records the step.
 import { randomUUID } from 'node:crypto';
 import { OtpCode } from '../../../db/entities/index.ts';
+import { releaseMessageCredit, takeTextCredit } from '../../../db/usage-reservations.ts';
 import { notificationLanguage } from '../../../notifications/catalog.ts';
 import {
   type AttemptRecord,
@@ -22,7 +23,7 @@ import { recipientAuthenticationUpdate, type SignerActionOrigin } from '../../..
 import { Conflict, RateLimited, ServiceUnavailable } from '../../errors.ts';
 import type { ServiceContext } from '../context.ts';
 import { updateEnvelope } from '../envelopes/envelope-update.ts';
-import { requireSmsCredits } from '../usage/sms-credits.ts';
+import { smsCredits, smsCreditsExhausted } from '../usage/sms-credits.ts';
 import { codeMessage, generateCode, hashCode, maskPhone, OTP_POLICY } from './otp-policy.ts';
 import { lockSigningRecipient } from './recipient-lock.ts';
 import { openSigningSession, requireOtpRecipient, requireReady } from './signing-session.ts';
@@ -62,7 +63,6 @@ export async function requestOneTimeCode(
       `One-time codes cannot be sent by ${name}: this server has no ${name} provider configured.`,
     );
   }
-  await requireSmsCredits(ctx.em, envelope.organizationId, 1, 'send a one-time code');
 
   const now = new Date();
   const code = generateCode();
@@ -128,6 +128,19 @@ export async function requestOneTimeCode(
       closedReason: null,
     });
     await tx.flush();
+    // The code takes an SMS credit: the one the envelope holds for the recipient's first code, or one of the
+    // month's (refused when none is left, and the code is not kept).
+    const took = await takeTextCredit(tx, {
+      organizationId: envelope.organizationId,
+      envelopeId: envelope.id,
+      recipientId: recipient.id,
+      purpose: 'code',
+      notificationId: id,
+    });
+    if (!took) {
+      const credits = await smsCredits(tx, envelope.organizationId);
+      throw smsCreditsExhausted(credits, 1, 'send a one-time code');
+    }
     if (route.type === 'capture') {
       const captured = await deliver(tx, route, message, {
         kind: 'otp',
@@ -162,6 +175,7 @@ export async function requestOneTimeCode(
       // The code never reached the recipient: forget it, so it is neither the latest code nor counted by the
       // resend limits, and the recipient may ask again at once.
       await ctx.em.nativeDelete(OtpCode, { id });
+      await releaseMessageCredit(ctx.em, id);
       const failure = error instanceof NotificationError ? error : null;
       await recordAttempt(
         ctx.em,

@@ -16,7 +16,7 @@ export async function usageSummary(ctx: DataContext, organizationId: string, now
   const organization = await em.findOne(Organization, { id: organizationId });
   if (!organization) throw new NotFound('Organization not found.');
   const plan = await em.findOneOrFail(Plan, { name: organization.planName });
-  // An envelope counts against the quota in the month it is sent.
+  // An envelope counts against the quota in the month its send reserved it (envelope-quota.ts).
   const credits = await smsCredits(em, organizationId, now);
   const quota = await envelopeQuota(em, organizationId, now);
   const seats = await seatCounts(ctx, organizationId);
@@ -36,9 +36,11 @@ export async function usageSummary(ctx: DataContext, organizationId: string, now
     supportLevel: plan.supportLevel,
     period: { start: quota.period.start.toISOString(), end: quota.period.end.toISOString() },
     envelopesSentThisPeriod: quota.sent,
+    envelopesReserved: quota.reserved,
     remainingEnvelopeQuota: quota.remaining,
     smsCreditsIncluded: credits.included,
     smsCreditsUsedThisPeriod: credits.used,
+    smsCreditsHeld: credits.held,
     remainingSmsCredits: credits.remaining,
     users: seats.users,
     teams: seats.teams,

@@ -6,13 +6,22 @@ import type { Config } from '../../../config/config.ts';
 import type { HostResolver } from '../../../config/outbound-targets.ts';
 import { WebhookEndpoint } from '../../../db/entities/index.ts';
 import { CreateWebhookEndpointRequest, type WebhookEndpointView } from '../../../domain/webhook.ts';
-import { Conflict } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
+import { type CountedLimit, withinCountedLimit } from '../usage/counted-limit.ts';
 import { parseInput } from '../validation.ts';
 import { newWebhookSecret, requireWebhookAccess, webhookEndpointView } from './webhook-records.ts';
 import { validateWebhookUrl } from './webhook-url.ts';
 
 export const MAX_WEBHOOK_ENDPOINTS = 20;
+
+/** An organization's webhook endpoints, at most MAX_WEBHOOK_ENDPOINTS (409 `webhook_endpoint_limit`). */
+const WEBHOOK_ENDPOINT_LIMIT = (organizationId: string): CountedLimit => ({
+  what: 'webhook endpoints',
+  max: MAX_WEBHOOK_ENDPOINTS,
+  code: 'webhook_endpoint_limit',
+  remedy: 'delete one first',
+  count: (tx) => tx.count(WebhookEndpoint, { organizationId }),
+});
 
 /** Creating and changing endpoints needs the environment (URL rules) and, in tests, a host resolver. */
 export interface WebhookConfigContext extends DataContext {
@@ -36,21 +45,24 @@ export async function createWebhookEndpoint(
   const em = ctx.em;
   await requireWebhookAccess(em, data.organizationId);
   const url = await validateWebhookUrl(data.url, ctx.config.env, ctx.resolveHost);
-  const existing = await em.count(WebhookEndpoint, { organizationId: data.organizationId });
-  if (existing >= MAX_WEBHOOK_ENDPOINTS) {
-    throw new Conflict(
-      `The organization already has ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints, the most allowed; delete one first.`,
-    );
-  }
   const secret = newWebhookSecret();
-  const endpoint = em.create(WebhookEndpoint, {
-    id: randomUUID(),
-    organizationId: data.organizationId,
-    url,
-    eventTypes: data.eventTypes,
-    enabled: data.enabled,
-    secret,
-  });
-  await em.flush();
+  // Counted and created under the organization's lock: endpoints created at once cannot pass the limit together.
+  const endpoint = await withinCountedLimit(
+    em,
+    data.organizationId,
+    WEBHOOK_ENDPOINT_LIMIT(data.organizationId),
+    async (tx) => {
+      const created = tx.create(WebhookEndpoint, {
+        id: randomUUID(),
+        organizationId: data.organizationId,
+        url,
+        eventTypes: data.eventTypes,
+        enabled: data.enabled,
+        secret,
+      });
+      await tx.flush();
+      return created;
+    },
+  );
   return { ...webhookEndpointView(endpoint), secret };
 }
