@@ -1,7 +1,7 @@
 // Every counted limit under simultaneous requests (issue 30, docs/billing.md "Limits under concurrency"), on the
 // real PostgreSQL and Temporal: N requests at once, then the final counts — not only the answers. The monthly
 // documents through POST /api/v1/envelopes/{id}/send, the SMS credits through sends, one-time codes and the
-// credit taken by a message, bulk sends beside single sends, webhook endpoints, users and teams. Each
+// credit taken by a message, bulk sends beside single sends, webhook endpoints, users, teams and contacts. Each
 // organization here has a plan of its own (made by the test), so its limits are small and exact.
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
@@ -11,6 +11,7 @@ import { requestOneTimeCode } from '../../api/services/signing/request-one-time-
 import { usageSummary } from '../../api/services/usage/usage-summary.ts';
 import { Organization } from '../../db/entities/index.ts';
 import { creditBalance, takeTextCredit } from '../../db/usage-reservations.ts';
+import { CONTACT_LIMITS } from '../../domain/contact.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
 import { signedInUser } from '../support/signed-in-user.ts';
 
@@ -403,5 +404,42 @@ describe('users and teams', () => {
       integrator.organizationId,
     ]);
     expect(row?.n).toBe(3);
+  });
+});
+
+describe('contacts', () => {
+  it('keeps an organization’s contacts at the limit when adds and an import arrive at once', async () => {
+    const integrator = await integratorOn({});
+    const owner = await signedInUser(harness, { role: 'owner', organizationId: integrator.organizationId });
+    // Two places left of CONTACT_LIMITS.organization.
+    await sql(
+      `insert into contact (id, organization_id, name, email)
+       select gen_random_uuid(), ?, 'Seeded ' || i, 'seeded-' || i || '@example.com'
+         from generate_series(1, ?) as i`,
+      [integrator.organizationId, CONTACT_LIMITS.organization - 2],
+    );
+    const add = (i: number) =>
+      harness.app.inject({
+        method: 'POST',
+        url: '/api/contacts',
+        headers: owner.headers,
+        payload: { name: `Added ${i}`, email: `added-${i}@example.com` },
+      });
+    const importing = harness.app.inject({
+      method: 'POST',
+      url: '/api/contacts/import',
+      headers: owner.headers,
+      payload: { csv: 'name,email\nImported 1,imported-1@example.com\nImported 2,imported-2@example.com\n' },
+    });
+    const answers = await Promise.all([importing, ...Array.from({ length: 6 }, (_, i) => add(i))]);
+    const passed = answers.filter((r) => r.statusCode === 200).length;
+    // Either the import (two contacts) or two single adds passed; everything else was refused.
+    expect([1, 2]).toContain(passed);
+    expect(new Set(codes(answers))).toEqual(new Set(['contact_limit']));
+    const [row] = await sql<{ n: number }>(
+      'select count(*)::int as n from contact where organization_id = ?',
+      [integrator.organizationId],
+    );
+    expect(row?.n).toBe(CONTACT_LIMITS.organization);
   });
 });

@@ -4,9 +4,19 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Contact } from '../../../db/entities/index.ts';
 import { UUID_PATTERN } from '../../../domain/common.ts';
-import type { ContactView } from '../../../domain/contact.ts';
+import { CONTACT_LIMITS, type ContactView } from '../../../domain/contact.ts';
 import { Conflict, NotFound } from '../../errors.ts';
 import { isUniqueViolation } from '../administration/administration.ts';
+import type { CountedLimit } from '../usage/counted-limit.ts';
+
+/** An organization's contacts, at most CONTACT_LIMITS.organization (409 `contact_limit`). */
+export const CONTACT_LIMIT = (organizationId: string): CountedLimit => ({
+  what: 'contacts',
+  max: CONTACT_LIMITS.organization,
+  code: 'contact_limit',
+  remedy: 'delete contacts it no longer needs first',
+  count: (tx) => tx.count(Contact, { organizationId }),
+});
 
 export function contactView(contact: Contact): ContactView {
   return {

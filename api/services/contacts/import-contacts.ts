@@ -12,6 +12,7 @@
 // puts before a cell starting with = + - @ (so that a spreadsheet does not run it as a formula) is removed.
 import { randomUUID } from 'node:crypto';
 import { Contact } from '../../../db/entities/index.ts';
+import { lockOrganization } from '../../../db/usage-reservations.ts';
 import {
   CONTACT_CSV_COLUMNS,
   CONTACT_LIMITS,
@@ -33,7 +34,9 @@ import {
   readCsvRecords,
   wrongSeparator,
 } from '../csv/csv-file.ts';
+import { requireRoom } from '../usage/counted-limit.ts';
 import { parseInput } from '../validation.ts';
+import { CONTACT_LIMIT } from './contacts.ts';
 import { unprotectCell } from './csv-cells.ts';
 
 const REFUSED = 'The file was not imported (nothing was changed)';
@@ -54,6 +57,8 @@ export async function importContacts(
   const { rows, columns } = readFile(csv);
   return ctx.em
     .transactional(async (tx) => {
+      // The organization's lock first, so imports and single adds at once cannot pass the limit together.
+      await lockOrganization(tx, organizationId);
       const emails = rows.flatMap(({ contact }) => (contact.email ? [contact.email] : []));
       const phones = rows.flatMap(({ contact }) =>
         contact.email === null && contact.phone ? [contact.phone] : [],
@@ -63,6 +68,10 @@ export async function importContacts(
         $or: [{ email: { $in: emails } }, { email: null, phone: { $in: phones } }],
       });
       const byKey = new Map(existing.map((contact) => [keyOf(contact), contact]));
+      // The new contacts must fit in the limit (counted under the lock, before any is added); nothing is
+      // imported otherwise.
+      const adding = rows.filter(({ contact }) => !byKey.has(keyOf(contact))).length;
+      if (adding > 0) await requireRoom(tx, organizationId, CONTACT_LIMIT(organizationId), adding);
       const result: ImportContactsResult = { rows: rows.length, created: 0, updated: 0, unchanged: 0 };
       for (const { contact: fields } of rows) {
         const found = byKey.get(keyOf(fields));

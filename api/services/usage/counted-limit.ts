@@ -33,11 +33,24 @@ export function withinCountedLimit<T>(
   adding = 1,
 ): Promise<T> {
   return em.transactional(async (tx) => {
-    await lockOrganization(tx, organizationId);
-    const count = await limit.count(tx);
-    if (count + adding > limit.max) throw countedLimitReached(limit, count);
+    await requireRoom(tx, organizationId, limit, adding);
     return act(tx);
   });
+}
+
+/**
+ * Inside the caller's transaction `tx`: takes the organization's lock and refuses (409) when `limit` leaves no
+ * room for `adding` more. The caller then acts in the same transaction.
+ */
+export async function requireRoom(
+  tx: EntityManager,
+  organizationId: string,
+  limit: CountedLimit,
+  adding = 1,
+): Promise<void> {
+  await lockOrganization(tx, organizationId);
+  const count = await limit.count(tx);
+  if (count + adding > limit.max) throw countedLimitReached(limit, count);
 }
 
 export function countedLimitReached(limit: CountedLimit, count: number): Conflict {
