@@ -1,7 +1,8 @@
 // Every counted limit under simultaneous requests (issue 30, docs/billing.md "Limits under concurrency"), on the
 // real PostgreSQL and Temporal: N requests at once, then the final counts — not only the answers. The monthly
 // documents through POST /api/v1/envelopes/{id}/send, the SMS credits through sends, one-time codes and the
-// credit taken by a message, bulk sends beside single sends, webhook endpoints, users, teams and contacts. Each
+// credit taken by a message, bulk sends beside single sends, webhook endpoints, users, teams, contacts, stamps,
+// their versions and an API key's secrets. Each
 // organization here has a plan of its own (made by the test), so its limits are small and exact.
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
@@ -12,7 +13,9 @@ import { usageSummary } from '../../api/services/usage/usage-summary.ts';
 import { Organization } from '../../db/entities/index.ts';
 import { creditBalance, takeTextCredit } from '../../db/usage-reservations.ts';
 import { CONTACT_LIMITS } from '../../domain/contact.ts';
+import { STAMP_LIMITS } from '../../domain/stamp.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
+import { encodePng } from '../support/png.ts';
 import { signedInUser } from '../support/signed-in-user.ts';
 
 let harness: ApiHarness;
@@ -441,5 +444,71 @@ describe('contacts', () => {
       [integrator.organizationId],
     );
     expect(row?.n).toBe(CONTACT_LIMITS.organization);
+  });
+});
+
+describe('stamps, their versions and an API key’s secrets', () => {
+  const png = encodePng(32, 32, (x, y) => ((x + y) % 2 === 0 ? [180, 20, 20, 255] : [0, 0, 0, 0]));
+  const image = { contentType: 'image/png', imageBase64: png.toString('base64') };
+
+  it('keeps a user’s stamps and a stamp’s versions at their limits when 7 arrive at once', async () => {
+    const integrator = await integratorOn({});
+    const user = await signedInUser(harness, { role: 'owner', organizationId: integrator.organizationId });
+    const post = (url: string, payload: Record<string, unknown>) =>
+      harness.app.inject({ method: 'POST', url, headers: user.headers, payload });
+    const first = await post('/api/me/stamps', { name: 'Stamp 0', ...image });
+    expect(first.statusCode, first.body).toBe(200);
+    const stampId = first.json().id as string;
+    // Half of each limit one after the other, then 7 at once for the other half (7 also stays within the
+    // files one user may have waiting for the image checks: api/services/files/inspection-pool.ts).
+    const half = STAMP_LIMITS.maxStamps / 2;
+    for (let i = 1; i < half; i++) {
+      expect((await post('/api/me/stamps', { name: `Stamp ${i}`, ...image })).statusCode).toBe(200);
+      expect((await post(`/api/me/stamps/${stampId}/versions`, image)).statusCode).toBe(200);
+    }
+    const stamps = await Promise.all(
+      Array.from({ length: 7 }, (_, i) => post('/api/me/stamps', { name: `At once ${i}`, ...image })),
+    );
+    expect(statuses(stamps)).toEqual({
+      200: STAMP_LIMITS.maxStamps - half,
+      409: 7 - (STAMP_LIMITS.maxStamps - half),
+    });
+    const versions = await Promise.all(
+      Array.from({ length: 7 }, () => post(`/api/me/stamps/${stampId}/versions`, image)),
+    );
+    expect(statuses(versions)).toEqual({
+      200: STAMP_LIMITS.maxVersions - half,
+      409: 7 - (STAMP_LIMITS.maxVersions - half),
+    });
+    const [row] = await sql<{ stamps: number; versions: number }>(
+      `select (select count(*) from user_stamp where user_id = ? and deleted_at is null)::int as stamps,
+              (select count(*) from user_stamp_version where stamp_id = ?)::int as versions`,
+      [user.user.id, stampId],
+    );
+    expect(row).toEqual({ stamps: STAMP_LIMITS.maxStamps, versions: STAMP_LIMITS.maxVersions });
+  });
+
+  it('keeps an API key at two active secrets when 6 rotations arrive at once', async () => {
+    const integrator = await integratorOn({});
+    const owner = await signedInUser(harness, { role: 'owner', organizationId: integrator.organizationId });
+    const [client] = await sql<{ id: string }>('select id from oauth_client where client_id = ?', [
+      integrator.clientId,
+    ]);
+    const rotations = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        harness.app.inject({
+          method: 'POST',
+          url: `/api/api-keys/${client?.id}/secrets/rotate`,
+          headers: owner.headers,
+        }),
+      ),
+    );
+    expect(statuses(rotations)).toEqual({ 200: 1, 409: 5 });
+    const [row] = await sql<{ n: number }>(
+      `select count(*)::int as n from oauth_client_secret
+        where oauth_client_id = ? and deleted_at is null and expires_at > now()`,
+      [client?.id],
+    );
+    expect(row?.n).toBe(2);
   });
 });
