@@ -1,7 +1,9 @@
 // Checks a PNG completely before pdf-lib decodes it: pdf-lib's decoder trusts the file, and a truncated or
 // corrupt one can make it loop forever or fail with an obscure message. A PNG passes when its chunks are
 // whole with correct CRCs, its header is valid, and its image data inflates to exactly the size its header
-// announces.
+// announces. The size its header announces can be read first (pngDimensions), and the structure checked
+// without inflating (readPngStructure), so a small file announcing a huge image is refused before it costs
+// anything.
 import { crc32, inflateSync } from 'node:zlib';
 
 export interface PngInfo {
@@ -40,12 +42,35 @@ function scanlineBytes(width: number, bitsPerPixel: number): number {
   return width === 0 ? 0 : 1 + Math.ceil((width * bitsPerPixel) / 8);
 }
 
-/** Returns the image size, or a reason the bytes are not a usable PNG. */
-export function inspectPng(bytes: Uint8Array): PngInfo | { problem: string } {
+interface PngHeader {
+  width: number;
+  height: number;
+  depth: number;
+  color: number;
+  interlace: number;
+}
+
+/** The size a PNG's header announces, read before anything else; undefined when there is no header. */
+export function pngDimensions(bytes: Uint8Array): PngInfo | undefined {
+  if (!isPngSignature(bytes) || bytes.length < 24) return undefined;
+  if (String.fromCharCode(...bytes.subarray(12, 16)) !== 'IHDR') return undefined;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return { width: view.getUint32(16), height: view.getUint32(20) };
+}
+
+/**
+ * The chunks of a PNG walked and their checksums checked, its header validated and its size bounded, without
+ * inflating anything: cheap enough for the API's event loop (a CRC over the file's bytes), while inflating
+ * the image data (inspectPng) is not.
+ */
+export function readPngStructure(
+  bytes: Uint8Array,
+  maxPixels = MAX_PNG_PIXELS,
+): { header: PngHeader; data: Uint8Array[] } | { problem: string } {
   if (!isPngSignature(bytes)) return { problem: 'not a PNG file' };
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let offset = SIGNATURE.length;
-  let header: { width: number; height: number; depth: number; color: number; interlace: number } | undefined;
+  let header: PngHeader | undefined;
   let palette = false;
   let ended = false;
   const data: Uint8Array[] = [];
@@ -83,10 +108,19 @@ export function inspectPng(bytes: Uint8Array): PngInfo | { problem: string } {
   if (width === 0 || height === 0) return { problem: 'empty PNG image' };
   if (!BIT_DEPTHS[color]?.includes(depth) || interlace > 1) return { problem: 'unsupported PNG format' };
   if (color === 3 && !palette) return { problem: 'PNG palette missing' };
-  if (width * height > MAX_PNG_PIXELS) {
-    return { problem: `PNG too large (${width} × ${height} pixels, at most ${MAX_PNG_PIXELS})` };
+  if (width * height > maxPixels) {
+    return { problem: `PNG too large (${width} × ${height} pixels, at most ${maxPixels})` };
   }
   if (data.length === 0) return { problem: 'PNG without image data' };
+  return { header, data };
+}
+
+/** Returns the image size, or a reason the bytes are not a usable PNG (inflates the whole image data). */
+export function inspectPng(bytes: Uint8Array, maxPixels = MAX_PNG_PIXELS): PngInfo | { problem: string } {
+  const structure = readPngStructure(bytes, maxPixels);
+  if ('problem' in structure) return structure;
+  const { header, data } = structure;
+  const { width, height, depth, color, interlace } = header;
   const bitsPerPixel = (CHANNELS[color] as number) * depth;
   let expected = 0;
   if (interlace === 0) {

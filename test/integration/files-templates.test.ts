@@ -447,12 +447,12 @@ describe('POST /api/v1/files/upload', () => {
 describe('inspectPdf', () => {
   it('answers page sizes and the digest, and applies the size limit it is given', async () => {
     const pdf = await buildDemoPdf('Inspect', 2);
-    expect(await inspectPdf(pdf, { maxBytes: pdf.byteLength })).toEqual({
+    expect(await inspectPdf(pdf, { maxBytes: pdf.byteLength, client: 'test' })).toEqual({
       pageCount: 2,
       pages: [DEMO_PAGE, DEMO_PAGE].map(({ width, height }) => ({ width, height })),
       sha256: createHash('sha256').update(pdf).digest('hex'),
     });
-    const error = await inspectPdf(pdf, { maxBytes: pdf.byteLength - 1, field: 'pdf' }).catch(
+    const error = await inspectPdf(pdf, { maxBytes: pdf.byteLength - 1, field: 'pdf', client: 'test' }).catch(
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(AppError);

@@ -175,6 +175,24 @@ describe('a user’s personal stamps', () => {
     await created(user, 'חותמת אקמי');
   });
 
+  it('stores a PNG larger than 1,000 pixels on its long side scaled down to 1,000, a JPEG as it came', async () => {
+    const user = await signedInUser(harness, { role: 'member' });
+    const large = stampPng(1600);
+    const stamp = await created(user, 'Large stamp', large);
+    const image = await call(user, 'GET', `/api/me/stamps/${stamp.id}/image`);
+    expect(image.statusCode).toBe(200);
+    const stored = image.rawPayload;
+    expect({ width: stored.readUInt32BE(16), height: stored.readUInt32BE(20) }).toEqual({
+      width: 1000,
+      height: 1000,
+    });
+    expect(stamp.current).toMatchObject({ width: 1000, height: 1000, sha256: sha256(stored) });
+    expect(sha256(stored)).not.toBe(sha256(large));
+    const photo = encodeGreyJpeg(200, 150); // 1,600 × 1,200 pixels
+    const jpeg = await created(user, 'Large JPEG stamp', photo, 'image/jpeg');
+    expect(jpeg.current).toMatchObject({ width: 1600, height: 1200, sha256: sha256(photo) });
+  });
+
   it('refuses an image that is not what it must be with a 400 naming body.imageBase64, storing nothing', async () => {
     const user = await signedInUser(harness, { role: 'sender' });
     const stamp = await created(user, 'Kept');
@@ -247,7 +265,7 @@ describe('a user’s personal stamps', () => {
       ],
       [{ name: '', ...imageBody(stampPng(), 'image/png') }, 'body.name'],
       [{ name: 'a\u0000b', ...imageBody(stampPng(), 'image/png') }, 'body.name'],
-      [{ name: 'x', ...imageBody(stampPng(), 'image/png'), filename: 'stamp.png' }, 'body'],
+      [{ name: 'x', ...imageBody(stampPng(), 'image/png'), filename: 'stamp.png' }, 'body.filename'],
     ] as const) {
       const response = await call(user, 'POST', '/api/me/stamps', body);
       expect(response.statusCode, response.body).toBe(400);

@@ -8,7 +8,7 @@ import { degrees, PDFContext, PDFDocument, PDFName, PDFRawStream, PDFString } fr
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../api/errors.ts';
 import { inspectPdf, inspectPdfNow, pdfProblem } from '../../api/services/files/inspect-pdf.ts';
-import { PDF_LIMITS, PdfBudget, PdfRefusal } from '../../api/services/files/pdf-limits.ts';
+import { PDF_LIMITS, PdfBudget, type PdfLimits, PdfRefusal } from '../../api/services/files/pdf-limits.ts';
 import { chargeStream } from '../../api/services/files/pdf-stream-decoding.ts';
 import { displaySpace } from '../../documents/page-space.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
@@ -24,8 +24,12 @@ const MAX_BYTES = 50 * MEBIBYTE;
 const UNHURRIED = { maxParseMilliseconds: 120_000 };
 
 /** The refusal inspectPdf answers for `bytes`, as its message and its detail. */
-async function refusal(bytes: Uint8Array, limits?: Parameters<typeof inspectPdf>[1]['limits']) {
-  const error = await inspectPdf(bytes, { maxBytes: MAX_BYTES, limits: { ...UNHURRIED, ...limits } }).then(
+async function refusal(bytes: Uint8Array, limits?: Partial<PdfLimits>) {
+  const error = await inspectPdf(bytes, {
+    maxBytes: MAX_BYTES,
+    limits: { ...UNHURRIED, ...limits },
+    client: 'test',
+  }).then(
     () => undefined,
     (caught: unknown) => caught,
   );
@@ -37,7 +41,7 @@ async function refusal(bytes: Uint8Array, limits?: Parameters<typeof inspectPdf>
 }
 
 async function accepted(bytes: Uint8Array) {
-  return inspectPdf(bytes, { maxBytes: MAX_BYTES, limits: UNHURRIED });
+  return inspectPdf(bytes, { maxBytes: MAX_BYTES, limits: UNHURRIED, client: 'test' });
 }
 
 /** The one-page tree plus `annotation` (object 4) on the page. */
@@ -231,7 +235,7 @@ describe('limits', () => {
 
   it('refuses a file over the size limit with file_too_large', async () => {
     const demo = await buildDemoPdf('Size', 1);
-    const error = await inspectPdf(demo, { maxBytes: demo.length - 1, field: 'pdf' }).catch(
+    const error = await inspectPdf(demo, { maxBytes: demo.length - 1, field: 'pdf', client: 'test' }).catch(
       (e: unknown) => e,
     );
     expect(error).toMatchObject({ status: 400, code: 'file_too_large', details: [{ field: 'pdf' }] });

@@ -19,6 +19,7 @@ import {
 } from '../envelopes/create-envelope.ts';
 import { sendEnvelope } from '../envelopes/send-envelope.ts';
 import { inspectPdf } from '../files/inspect-pdf.ts';
+import { organizationClient } from '../files/inspection-pool.ts';
 import { addStoredPdf } from '../files/upload-file.ts';
 import { idempotencyScopeOf } from '../idempotency.ts';
 import { requireEnvelopeQuota } from '../usage/envelope-quota.ts';
@@ -77,7 +78,11 @@ export async function uploadSendFile(
   request: { filename?: string | undefined; pdfBase64: string },
 ): Promise<SendFileView> {
   const bytes = new Uint8Array(Buffer.from(request.pdfBase64, 'base64'));
-  const pdf = await inspectPdf(bytes, { maxBytes: TEMPLATE_LIMITS.pdfBytes, field: 'body.pdfBase64' });
+  const pdf = await inspectPdf(bytes, {
+    maxBytes: TEMPLATE_LIMITS.pdfBytes,
+    field: 'body.pdfBase64',
+    client: organizationClient(principal.organization.id),
+  });
   const file = addStoredPdf(ctx.em, {
     organizationId: principal.organization.id,
     filename: request.filename,

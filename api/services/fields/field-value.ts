@@ -1,11 +1,10 @@
 // What a value of each field type may be: initial values (prefilled by the sender) and signers' values.
 import { z } from 'zod';
 import { inspectJpeg } from '../../../documents/jpeg.ts';
-import { inspectPng } from '../../../documents/png.ts';
+import { pngDimensions, readPngStructure } from '../../../documents/png.ts';
 import type { FieldProperties } from '../../../domain/template.ts';
 import { type TextKind, textProblem } from '../../../domain/text.ts';
 import { type FieldType, SIGNER_SUPPLIED_FIELD_TYPES } from '../../../domain/vocabulary.ts';
-import { pdfProblem } from '../files/inspect-pdf.ts';
 
 export const TEXT_LIMITS: Partial<Record<FieldType, number>> = {
   'Full name': 200,
@@ -40,6 +39,45 @@ export function checkInitialValue(field: FieldRules, value: unknown): FieldValue
 export const IMAGE_FIELD_TYPES: readonly FieldType[] = ['Signature', 'Initials', 'Company stamp'];
 
 export const MAX_SIGNER_IMAGE_BYTES = 1024 * 1024;
+
+/**
+ * Pixel sizes a signer's images may announce, checked from the header before anything is inflated: a 300 KB
+ * PNG can announce 6,324 × 6,324 16-bit pixels (320 MB inflated). Drawn images (signature, initials, company
+ * stamp) come from a signature pad, whose canvas at three device pixels per CSS pixel is about 2,000 pixels
+ * wide; uploaded images may be phone photos (12 megapixels). What passes is inflated, checked and (drawn
+ * images) scaled down on the inspection pool's threads (inspect-signer-value.ts).
+ */
+export const SIGNER_IMAGE_LIMITS = {
+  drawn: { maxSide: 4096, maxPixels: 8_000_000 },
+  uploaded: { maxSide: 8192, maxPixels: 16_000_000 },
+} as const;
+
+/** Why an image of `width` × `height` pixels is too large for `limit`, or undefined when it is not. */
+export function imageSizeProblem(
+  width: number,
+  height: number,
+  limit: { maxSide: number; maxPixels: number },
+): string | undefined {
+  if (width <= limit.maxSide && height <= limit.maxSide && width * height <= limit.maxPixels)
+    return undefined;
+  const number = (value: number) => value.toLocaleString('en');
+  return `the image may be at most ${number(limit.maxSide)} pixels on each side and ${number(limit.maxPixels)} pixels in all (it is ${number(width)} × ${number(height)})`;
+}
+
+/**
+ * A PNG's header and chunks checked against `limit`, its announced size first, without inflating anything:
+ * `size` is a sentence about its size, `structure` a problem of the file.
+ */
+function pngProblem(
+  bytes: Uint8Array,
+  limit: { maxSide: number; maxPixels: number },
+): { size: string } | { structure: string } | undefined {
+  const announced = pngDimensions(bytes);
+  const size = announced && imageSizeProblem(announced.width, announced.height, limit);
+  if (size) return { size };
+  const read = readPngStructure(bytes, limit.maxPixels);
+  return 'problem' in read ? { structure: read.problem } : undefined;
+}
 const MAX_TYPED_NAME = 200;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
@@ -74,6 +112,8 @@ export type SignerValueCheck =
  * Checks a value a signer supplies. `null` (or an empty string) clears the field. Signature, initials and
  * stamps come as `{ imagePngBase64, typedName? }`: a PNG of at most 1 MB once decoded. Uploads (File upload,
  * Image upload) come as `{ fileBase64, filename, contentType }`, their bytes checked against the content type.
+ * Everything here is cheap (no image data inflated, no PDF read): images and PDFs that pass are inspected
+ * further off the event loop by inspectSignerValue (inspect-signer-value.ts) before they are stored.
  */
 export function checkSignerValue(field: FieldRules, value: unknown): SignerValueCheck {
   if (field.type === 'Read-only text')
@@ -110,8 +150,9 @@ function checkImageValue(value: unknown): SignerValueCheck {
   const png = Buffer.from(imagePngBase64, 'base64');
   if (png.byteLength > MAX_SIGNER_IMAGE_BYTES)
     return { ok: false, message: 'the image must be at most 1 MB' };
-  const inspected = inspectPng(png);
-  if ('problem' in inspected) return { ok: false, message: `the image must be a PNG: ${inspected.problem}` };
+  const problem = pngProblem(png, SIGNER_IMAGE_LIMITS.drawn);
+  if (problem && 'size' in problem) return { ok: false, message: problem.size };
+  if (problem) return { ok: false, message: `the image must be a PNG: ${problem.structure}` };
   return { ok: true, image: { png, typedName: name === '' ? null : name } };
 }
 
@@ -158,20 +199,22 @@ function checkUploadValue(
 /** Why the bytes are not of the content type they are sent as, or undefined when they are. */
 function contentProblem(content: Buffer, contentType: string): string | undefined {
   if (contentType === 'image/png') {
-    const png = inspectPng(content);
-    return 'problem' in png ? `the content is not a valid PNG (${png.problem})` : undefined;
+    const problem = pngProblem(content, SIGNER_IMAGE_LIMITS.uploaded);
+    if (problem && 'size' in problem) return problem.size;
+    return problem ? `the content is not a valid PNG (${problem.structure})` : undefined;
   }
   if (contentType === 'image/jpeg') {
     const jpeg = inspectJpeg(content);
-    return 'problem' in jpeg ? `the content is not a valid JPEG (${jpeg.problem})` : undefined;
+    if ('problem' in jpeg) return `the content is not a valid JPEG (${jpeg.problem})`;
+    return imageSizeProblem(jpeg.width, jpeg.height, SIGNER_IMAGE_LIMITS.uploaded);
   }
   if (contentType === 'application/pdf') {
-    // The inspector of every stored PDF: well-formed, within the page and decoding limits, and without
-    // active content (scripts, actions, embedded files, XFA), which the final PDF would otherwise carry.
+    // The rest of the inspection every stored PDF passes (well-formed, within the page and decoding limits,
+    // without active content) runs on the inspection pool's threads: inspect-signer-value.ts.
     if (content.subarray(0, 5).toString('latin1') !== '%PDF-') {
       return 'the content is not a PDF (it must start with %PDF-)';
     }
-    return pdfProblem(content);
+    return undefined;
   }
   return `unsupported content type ${contentType}`;
 }

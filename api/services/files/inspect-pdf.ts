@@ -3,13 +3,16 @@
 // fields. Judged by content, never by name or declared type. A refusal says why in words the uploader can
 // act on and never carries a parser's own error text; an accepted PDF comes back with its page sizes and
 // SHA-256. The file is read under the limits of pdf-limits.ts (pages, decoded bytes, time) by a strict
-// reader (pdf-reader.ts) and scanned for active content (pdf-active-content.ts), which is refused.
+// reader (pdf-reader.ts) and scanned for active content (pdf-active-content.ts), which is refused. The reading
+// runs on the inspection pool's threads (inspection-pool.ts), so a file built to exhaust the reader never
+// holds up the API's event loop.
 import { createHash } from 'node:crypto';
 import { PDFArray, type PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFRef } from 'pdf-lib';
 import { displayedSize } from '../../../documents/page-space.ts';
 import { InvalidRequest } from '../../errors.ts';
+import { inspectionPool } from './inspection-pool.ts';
 import { findActiveContent } from './pdf-active-content.ts';
-import { formatMegabytes, PDF_LIMITS, PdfBudget, type PdfLimits, PdfRefusal } from './pdf-limits.ts';
+import { formatMegabytes, PDF_LIMITS, PdfBudget, type PdfLimits, PdfRefusal, tooSlow } from './pdf-limits.ts';
 import { damaged, readPdfFile } from './pdf-reader.ts';
 
 export { formatMegabytes, PDF_LIMITS, PdfRefusal };
@@ -40,6 +43,14 @@ export interface InspectPdfOptions {
   limits?: Partial<PdfLimits>;
 }
 
+export interface InspectPdfOffLoopOptions extends InspectPdfOptions {
+  /**
+   * Whose file it is, for the inspection pool's turns (inspection-pool.ts): `organization:<id>` for a member or
+   * an integration, `signer:<recipient id>` for a signer. A client's files wait behind each other, not others'.
+   */
+  client: string;
+}
+
 const MEBIBYTE = 1024 * 1024;
 /** Trailer dictionaries are small; a section longer than this is not looked at further. */
 const TRAILER_SECTION_MAX = 16 * 1024;
@@ -64,24 +75,55 @@ export function fileTooLarge(maxBytes: number, field = 'file'): InvalidRequest {
 /**
  * Checks that `bytes` is a complete, well-formed, unencrypted PDF of 1 to `maxPages` pages, no larger than
  * `maxBytes`, within the decoding and time budgets and without active content; throws InvalidRequest
- * (details `[{ field, message }]`) naming the first problem found.
+ * (details `[{ field, message }]`) naming the first problem found. The reading runs on the inspection pool's
+ * threads (inspection-pool.ts), in the client's turn; a full queue is a 429 or 503 (with Retry-After).
  */
-export async function inspectPdf(bytes: Uint8Array, options: InspectPdfOptions): Promise<PdfInspection> {
-  return inspectPdfNow(bytes, options);
+export async function inspectPdf(
+  bytes: Uint8Array,
+  options: InspectPdfOffLoopOptions,
+): Promise<PdfInspection> {
+  const field = options.field ?? 'file';
+  if (bytes.byteLength > options.maxBytes) throw fileTooLarge(options.maxBytes, field);
+  const limits = { ...PDF_LIMITS, ...options.limits };
+  const outcome = await inspectionPool().run(
+    options.client,
+    { kind: 'pdf', bytes, limits },
+    limits.maxParseMilliseconds,
+  );
+  if (outcome.kind === 'pdf') return outcome.inspection;
+  const refusal =
+    outcome.kind === 'refused'
+      ? new PdfRefusal(outcome.message, outcome.detail, outcome.code)
+      : outcome.kind === 'overrun'
+        ? tooSlow(limits)
+        : undefined;
+  if (!refusal) throw new Error(`unexpected answer of the inspection pool: ${outcome.kind}`);
+  throw new InvalidRequest(refusal.message, [{ field, message: refusal.detail }], refusal.code);
 }
 
-/** inspectPdf, synchronously (the signer's field values are checked by synchronous code). */
+/** inspectPdf on the calling thread (the pool's threads run this; tests use it to read a refusal's shape). */
 export function inspectPdfNow(bytes: Uint8Array, options: InspectPdfOptions): PdfInspection {
   const field = options.field ?? 'file';
   if (bytes.byteLength > options.maxBytes) throw fileTooLarge(options.maxBytes, field);
   try {
-    return readAndCheck(bytes, { ...PDF_LIMITS, ...options.limits });
+    return checkPdf(bytes, { ...PDF_LIMITS, ...options.limits });
   } catch (error) {
     if (error instanceof PdfRefusal) {
       throw new InvalidRequest(error.message, [{ field, message: error.detail }], error.code);
     }
     throw error;
   }
+}
+
+/** The PDF's inspection, or a PdfRefusal thrown: what a thread of the inspection pool runs. */
+export function checkPdf(bytes: Uint8Array, limits: PdfLimits): PdfInspection {
+  return readAndCheck(bytes, limits);
+}
+
+/** A refusal's sentence as a phrase to follow a field's label ("Contract: the PDF …"). */
+export function refusalPhrase(message: string): string {
+  const sentence = message.replace(/\.$/, '');
+  return `${sentence.charAt(0).toLowerCase()}${sentence.slice(1)}`;
 }
 
 /**
@@ -94,8 +136,7 @@ export function pdfProblem(bytes: Uint8Array, limits?: Partial<PdfLimits>): stri
     return undefined;
   } catch (error) {
     if (!(error instanceof PdfRefusal)) throw error;
-    const sentence = error.message.replace(/\.$/, '');
-    return `${sentence.charAt(0).toLowerCase()}${sentence.slice(1)}`;
+    return refusalPhrase(error.message);
   }
 }
 

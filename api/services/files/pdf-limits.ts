@@ -15,7 +15,7 @@ export interface PdfLimits {
    * codec, object streams). Counted while decoding, so a compression bomb is stopped at the limit.
    */
   maxDecodedBytes: number;
-  /** Wall-clock time the whole inspection may take; it runs on the API's event loop. */
+  /** Wall-clock time the whole inspection may take, on a thread of the inspection pool. */
   maxParseMilliseconds: number;
 }
 
@@ -42,6 +42,15 @@ export class PdfRefusal extends Error {
 export function formatMegabytes(bytes: number): string {
   const megabytes = bytes / MEBIBYTE;
   return `${Number.isInteger(megabytes) ? megabytes : Number(megabytes.toPrecision(3))} MB`;
+}
+
+/** The refusal of a file that takes longer than the limit to read. */
+export function tooSlow(limits: Pick<PdfLimits, 'maxParseMilliseconds'>): PdfRefusal {
+  const seconds = limits.maxParseMilliseconds / 1000;
+  return new PdfRefusal(
+    `The PDF is too complex to read within ${seconds} seconds, the limit for one document.`,
+    `takes longer than ${seconds} s to read`,
+  );
 }
 
 /** The running cost of one inspection: decoded bytes so far and the deadline. */
@@ -73,12 +82,6 @@ export class PdfBudget {
 
   /** Refuses the file once reading it has taken longer than the limit. */
   checkTime(): void {
-    if (performance.now() > this.deadline) {
-      const seconds = this.limits.maxParseMilliseconds / 1000;
-      throw new PdfRefusal(
-        `The PDF is too complex to read within ${seconds} seconds, the limit for one document.`,
-        `takes longer than ${seconds} s to read`,
-      );
-    }
+    if (performance.now() > this.deadline) throw tooSlow(this.limits);
   }
 }

@@ -6,6 +6,7 @@ import { StoredFile } from '../../../db/entities/index.ts';
 import type { DataContext } from '../context.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
 import { inspectPdf, type PdfInspection } from './inspect-pdf.ts';
+import { organizationClient } from './inspection-pool.ts';
 
 export const DEFAULT_FILENAME = 'document.pdf';
 const MAX_FILENAME_LENGTH = 255;
@@ -31,7 +32,11 @@ export interface FileRecord {
 
 export async function uploadFile(ctx: DataContext, input: UploadFileInput): Promise<FileRecord> {
   const organization = await findOrganization(ctx, input.organizationId);
-  const pdf = await inspectPdf(input.bytes, { maxBytes: input.maxBytes, field: 'file' });
+  const pdf = await inspectPdf(input.bytes, {
+    maxBytes: input.maxBytes,
+    field: 'file',
+    client: organizationClient(organization.id),
+  });
   const em = ctx.em;
   const file = addStoredPdf(em, {
     organizationId: organization.id,

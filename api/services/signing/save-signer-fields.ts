@@ -1,6 +1,7 @@
-// A signer saves values into their fields: all of them, or (when any is invalid) none. Images and uploads
-// become stored files; the first save records `recipient.started`. Answers with the view as it is after the
-// save, built from what this request loaded and wrote (no second read).
+// A signer saves values into their fields: all of them, or (when any is invalid) none. Images and uploads are
+// checked off the event loop (a drawn image scaled to its box) and become stored files; the first save records
+// `recipient.started`. Answers with the view as it is after the save, built from what this request loaded and
+// wrote (no second read).
 import { randomUUID } from 'node:crypto';
 import {
   EnvelopeFieldValue,
@@ -15,7 +16,9 @@ import { Conflict, type ErrorDetail, InvalidRequest } from '../../errors.ts';
 import type { ServiceContext } from '../context.ts';
 import { recipientStatusIn } from '../envelopes/envelope-update.ts';
 import { checkSignerValue, type SignerValueCheck } from '../fields/field-value.ts';
+import { inspectSignerValue } from '../fields/inspect-signer-value.ts';
 import { storeSignerValue } from '../fields/store-signer-value.ts';
+import { signerClient } from '../files/inspection-pool.ts';
 import { removeUnusedVersions } from '../stamps/stamps.ts';
 import { lockSigningRecipient } from './recipient-lock.ts';
 import { loadSignerFields, type SignerField } from './signer-fields.ts';
@@ -40,7 +43,7 @@ export async function saveSignerFields(
   let session = await openSigningSession(ctx, token, signerSession);
   requireActing(session, 'save fields');
   const fields = await loadSignerFields(ctx, session);
-  const checked = checkValues(fields, values);
+  const checked = await checkValues(fields, values, session.recipient.id);
   const { envelope, recipient } = session;
 
   const stored = await ctx.em.transactional(async (tx) => {
@@ -110,43 +113,71 @@ export async function saveSignerFields(
   return describeSigningLink(session, now);
 }
 
-/** Each value checked against its field; every problem at once, in one 400 naming the values. */
-function checkValues(fields: SignerField[], values: SignerValueInput[]): CheckedValue[] {
-  const details: ErrorDetail[] = [];
-  const checked: CheckedValue[] = [];
+/**
+ * Each value checked against its field, first what is cheap (checkSignerValue), then images and PDFs on the
+ * inspection pool's threads in the signer's turn (inspectSignerValue); every problem at once, in value order,
+ * in one 400 naming the values.
+ */
+async function checkValues(
+  fields: SignerField[],
+  values: SignerValueInput[],
+  recipientId: string,
+): Promise<CheckedValue[]> {
+  const details: { index: number; detail: ErrorDetail }[] = [];
+  const checked: (CheckedValue & { index: number })[] = [];
   const seen = new Set<string>();
+  const refuse = (index: number, field: TemplateField, message: string) =>
+    details.push({
+      index,
+      detail: {
+        field: `values.${index}.value`,
+        message: `${field.label}: ${message}`,
+        fieldDefinitionId: field.id,
+      },
+    });
   values.forEach((item, index) => {
     const path = `values.${index}`;
     const mine = fields.find((f) => f.field.id === item.fieldDefinitionId)?.field;
     if (!mine) {
       details.push({
-        field: `${path}.fieldDefinitionId`,
-        message: `field ${item.fieldDefinitionId} is not one of this recipient's fields`,
+        index,
+        detail: {
+          field: `${path}.fieldDefinitionId`,
+          message: `field ${item.fieldDefinitionId} is not one of this recipient's fields`,
+        },
       });
       return;
     }
     if (seen.has(mine.id)) {
-      details.push({ field: `${path}.fieldDefinitionId`, message: `field "${mine.label}" is given twice` });
+      details.push({
+        index,
+        detail: { field: `${path}.fieldDefinitionId`, message: `field "${mine.label}" is given twice` },
+      });
       return;
     }
     seen.add(mine.id);
     const check = checkSignerValue(mine, item.value ?? null);
     if (!check.ok) {
-      details.push({
-        field: `${path}.value`,
-        message: `${mine.label}: ${check.message}`,
-        fieldDefinitionId: mine.id,
-      });
+      refuse(index, mine, check.message);
       return;
     }
-    checked.push({ field: mine, check });
+    checked.push({ field: mine, check, index });
   });
-  const first = details[0];
+  const client = signerClient(recipientId);
+  const inspected = await Promise.all(
+    checked.map(async (value) => ({
+      ...value,
+      result: await inspectSignerValue(value.field, value.check, client),
+    })),
+  );
+  for (const { index, field, result } of inspected) if (!result.ok) refuse(index, field, result.message);
+  const sorted = details.sort((a, b) => a.index - b.index).map(({ detail }) => detail);
+  const first = sorted[0];
   if (first) {
     throw new InvalidRequest(
-      `Invalid field values: ${first.field}: ${first.message}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}`,
-      details,
+      `Invalid field values: ${first.field}: ${first.message}${sorted.length > 1 ? ` (and ${sorted.length - 1} more)` : ''}`,
+      sorted,
     );
   }
-  return checked;
+  return inspected.flatMap(({ field, result }) => (result.ok ? [{ field, check: result }] : []));
 }

@@ -7,6 +7,7 @@ import {
 } from '../../../domain/stamp.ts';
 import { Conflict } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
+import { organizationClient } from '../files/inspection-pool.ts';
 import { parseInput } from '../validation.ts';
 import { checkStampImage } from './stamp-image.ts';
 import { addStampVersion, findOwnStamp, type StampOwner, stampView, versionsOf } from './stamps.ts';
@@ -18,7 +19,11 @@ export async function addVersionToStamp(
   input: unknown,
 ): Promise<UserStampView> {
   const data = parseInput(CreateUserStampVersionRequest, input, 'stamp version');
-  const image = checkStampImage(data.imageBase64, data.contentType);
+  const image = await checkStampImage(
+    data.imageBase64,
+    data.contentType,
+    organizationClient(owner.organization.id),
+  );
   return ctx.em.transactional(async (tx) => {
     // The stamp's row serializes its versions: two uploads at once get consecutive numbers.
     const stamp = await findOwnStamp(tx, owner, stampId, 'update');

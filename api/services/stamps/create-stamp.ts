@@ -10,6 +10,7 @@ import {
 import { Conflict } from '../../errors.ts';
 import { isUniqueViolation } from '../administration/administration.ts';
 import type { DataContext } from '../context.ts';
+import { organizationClient } from '../files/inspection-pool.ts';
 import { parseInput } from '../validation.ts';
 import { checkStampImage } from './stamp-image.ts';
 import { addStampVersion, type StampOwner, stampNameInUse, stampNameTaken, stampView } from './stamps.ts';
@@ -20,7 +21,11 @@ export async function createStamp(
   input: unknown,
 ): Promise<UserStampView> {
   const data = parseInput(CreateUserStampRequest, input, 'stamp');
-  const image = checkStampImage(data.imageBase64, data.contentType);
+  const image = await checkStampImage(
+    data.imageBase64,
+    data.contentType,
+    organizationClient(owner.organization.id),
+  );
   return ctx.em
     .transactional(async (tx) => {
       // The user's row serializes their new stamps, so two requests at once cannot pass the limit together.

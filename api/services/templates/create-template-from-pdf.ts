@@ -9,6 +9,7 @@ import {
 } from '../../../domain/template-builder.ts';
 import type { DataContext } from '../context.ts';
 import { inspectPdf } from '../files/inspect-pdf.ts';
+import { organizationClient } from '../files/inspection-pool.ts';
 import { addStoredPdf } from '../files/upload-file.ts';
 import { parseInput } from '../validation.ts';
 import { addTemplateRows, templateRows } from './create-template.ts';
@@ -21,7 +22,11 @@ export async function createTemplateFromPdf(
 ): Promise<TemplateDetail> {
   const request = parseInput(CreateTemplateRequest, input, 'request');
   const bytes = new Uint8Array(Buffer.from(request.pdfBase64, 'base64'));
-  const pdf = await inspectPdf(bytes, { maxBytes: TEMPLATE_LIMITS.pdfBytes, field: 'body.pdfBase64' });
+  const pdf = await inspectPdf(bytes, {
+    maxBytes: TEMPLATE_LIMITS.pdfBytes,
+    field: 'body.pdfBase64',
+    client: organizationClient(actor.organizationId),
+  });
   const { em } = ctx;
   const file = addStoredPdf(em, {
     organizationId: actor.organizationId,

@@ -9,6 +9,7 @@ import type { FieldType, RecipientType } from '../../../domain/vocabulary.ts';
 import { InvalidRequest } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
 import { inspectPdf } from '../files/inspect-pdf.ts';
+import { organizationClient } from '../files/inspection-pool.ts';
 import { addStoredPdf } from '../files/upload-file.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
 import { parseInput } from '../validation.ts';
@@ -169,7 +170,11 @@ export function addTemplateRows(em: EntityManager, rows: TemplateRows): Template
 export async function createTemplate(ctx: DataContext, input: CreateTemplateInput) {
   const definition = parseInput(TemplateDefinition, input.definition, 'template definition');
   const organization = await findOrganization(ctx, input.organizationId);
-  const pdf = await inspectPdf(input.pdf, { maxBytes: MAX_PDF_BYTES, field: 'pdf' });
+  const pdf = await inspectPdf(input.pdf, {
+    maxBytes: MAX_PDF_BYTES,
+    field: 'pdf',
+    client: organizationClient(organization.id),
+  });
 
   const problems = placementProblems(definition.fields, pdf.pages);
   if (problems.length > 0) {

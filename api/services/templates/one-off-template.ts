@@ -19,6 +19,7 @@ import type { RecipientType } from '../../../domain/vocabulary.ts';
 import { InvalidRequest, NotFound } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
 import { inspectPdf } from '../files/inspect-pdf.ts';
+import { organizationClient } from '../files/inspection-pool.ts';
 import { type TemplateRows, templateRows } from './create-template.ts';
 import { type PlacementProblem, placementProblems } from './field-placement.ts';
 
@@ -63,7 +64,11 @@ export async function oneOffTemplate(ctx: DataContext, input: OneOffTemplateInpu
   // The page sizes in the space fields are placed in, from the inspection every stored PDF passed on upload
   // (a file stored before a check existed is refused now, naming fileId).
   const bytes = new Uint8Array(file.content);
-  const pdf = await inspectPdf(bytes, { maxBytes: bytes.byteLength, field: 'fileId' });
+  const pdf = await inspectPdf(bytes, {
+    maxBytes: bytes.byteLength,
+    field: 'fileId',
+    client: organizationClient(input.organizationId),
+  });
 
   const roles = rolesOf(input.fields, input.recipients);
   const problems = [...placementProblems(input.fields, pdf.pages), ...roles.problems];

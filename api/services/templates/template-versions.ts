@@ -22,6 +22,7 @@ import type { TemplateDetail } from '../../../domain/template-builder.ts';
 import { Conflict, NotFound } from '../../errors.ts';
 import type { SessionPrincipal } from '../accounts/sessions.ts';
 import { inspectPdf } from '../files/inspect-pdf.ts';
+import { organizationClient } from '../files/inspection-pool.ts';
 import type { PageSize } from './create-template.ts';
 
 /** Who creates and changes templates: the signed-in user, their organization and their team. */
@@ -104,7 +105,11 @@ export async function pagesOf(em: EntityManager, template: Template): Promise<Pa
   if (template.pages && template.pages.length === template.pageCount) return template.pages;
   const file = await em.findOneOrFail(StoredFile, { id: template.fileId }, { populate: ['content'] });
   const bytes = new Uint8Array(file.content);
-  const pdf = await inspectPdf(bytes, { maxBytes: bytes.byteLength, field: 'id' });
+  const pdf = await inspectPdf(bytes, {
+    maxBytes: bytes.byteLength,
+    field: 'id',
+    client: organizationClient(template.organizationId),
+  });
   template.pages = pdf.pages.map((page) => ({ width: page.width, height: page.height }));
   await em.nativeUpdate(Template, { id: template.id }, { pages: template.pages });
   return template.pages;
