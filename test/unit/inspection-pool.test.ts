@@ -48,9 +48,13 @@ describe('inspectPdf', () => {
       if (turning) setImmediate(turn);
     };
     setImmediate(turn);
-    const error = await inspectPdf(bomb, { maxBytes: 25 * 1024 * 1024, field: 'file', client: 'test' }).catch(
-      (caught: unknown) => caught,
-    );
+    // A slow machine must not turn the bomb's refusal into the time limit's: two minutes here.
+    const error = await inspectPdf(bomb, {
+      maxBytes: 25 * 1024 * 1024,
+      field: 'file',
+      client: 'test',
+      limits: { maxParseMilliseconds: 120_000 },
+    }).catch((caught: unknown) => caught);
     turning = false;
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({
@@ -71,7 +75,9 @@ describe('InspectionPool', () => {
     const finished: string[] = [];
     const small = await buildDemoPdf('Small', 1);
     const floods = Array.from({ length: 4 }, (_, index) =>
-      shared.run('organization:flooder', refusedBomb, 3000).then(() => finished.push(`flood ${index + 1}`)),
+      shared
+        .run('organization:flooder', refusedBomb, 120_000)
+        .then(() => finished.push(`flood ${index + 1}`)),
     );
     const bystander = shared
       .run('organization:bystander', { kind: 'pdf', bytes: small, limits: PDF_LIMITS }, 3000)
@@ -87,10 +93,10 @@ describe('InspectionPool', () => {
   it('answers 429 to a client whose line is full and 503 when all lines together are, with Retry-After', async () => {
     const small = pool({ threads: 1, waitingPerClient: 2, waitingInTotal: 3 });
     // One file on the thread and two waiting: the flooder's line is full.
-    const running = [0, 1, 2].map(() => small.run('signer:flooder', refusedBomb, 3000));
+    const running = [0, 1, 2].map(() => small.run('signer:flooder', refusedBomb, 120_000));
     const refusal = (client: string) =>
       Promise.resolve()
-        .then(() => small.run(client, refusedBomb, 3000))
+        .then(() => small.run(client, refusedBomb, 120_000))
         .then(
           () => undefined,
           (error: unknown) => error as AppError,
@@ -99,7 +105,7 @@ describe('InspectionPool', () => {
     expect(limited).toMatchObject({ status: 429, code: 'rate_limited', headers: { 'Retry-After': '3' } });
     expect(limited?.message).toContain('Too many of your files are waiting to be checked (2)');
     // Another client still gets a place in the queue; with three waiting in all, the next client gets 503.
-    const other = small.run('signer:other', refusedBomb, 3000);
+    const other = small.run('signer:other', refusedBomb, 120_000);
     const busy = await refusal('signer:third');
     expect(busy).toMatchObject({ status: 503, code: 'service_unavailable', headers: { 'Retry-After': '3' } });
     await Promise.all([...running, other]);
