@@ -14,8 +14,11 @@ import { SIGNER_IMAGE_LIMITS, type SignerValueCheck } from './field-value.ts';
  * a small part of what a signature pad at a high pixel density or a large file could hold.
  */
 export const DRAWN_IMAGE_PIXELS_PER_POINT = 4;
-/** How long decoding (and scaling) one image may take on a pool thread. */
-const IMAGE_TIME_LIMIT_MS = 3000;
+/**
+ * How long decoding (and scaling) one image may take on a pool thread: the pixel bounds already bound the work
+ * (an 8-megapixel PNG takes about a second); this stops only what never ends, with room for a busy machine.
+ */
+const IMAGE_TIME_LIMIT_MS = 10_000;
 
 type SignerValueSuccess = Extract<SignerValueCheck, { ok: true }>;
 

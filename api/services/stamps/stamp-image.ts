@@ -28,7 +28,7 @@ const FIELD = 'body.imageBase64';
  */
 export const STORED_STAMP_MAX_SIDE = 1000;
 /** How long decoding (and scaling) a stamp image may take on a pool thread. */
-const DECODE_TIME_LIMIT_MS = 3000;
+const DECODE_TIME_LIMIT_MS = 10_000;
 const LABEL: Record<StampContentType, string> = { 'image/png': 'PNG', 'image/jpeg': 'JPEG' };
 
 /** The 400 of the transports' input refusals, naming the field (`Invalid request: body.imageBase64: …`). */
