@@ -1,6 +1,6 @@
 // What every benchmark starts with: real PostgreSQL, Temporal and worker (the test infrastructure), the API
-// app in production configuration, and an organization with a published template, an OAuth client and a
-// bearer token. The organization's rate limits are raised: the limiter stays on the measured path but never
+// app in production configuration, and an organization with a published template, an OAuth client (made by its
+// owner) and a bearer token. The organization's rate limits are raised: the limiter stays on the measured path but never
 // answers 429.
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -10,11 +10,13 @@ import { buildApp } from '../api/app.ts';
 import { createOAuthClient } from '../api/services/oauth-clients/create-oauth-client.ts';
 import { loadConfig } from '../config/config.ts';
 import { Organization } from '../db/entities/index.ts';
+import { BUILT_IN_ROLE_PERMISSIONS } from '../domain/permissions.ts';
 import { SCOPES } from '../domain/scopes.ts';
 import { makeSealPkcs12 } from '../scripts/sealing/make-pkcs12.ts';
 import { connectClient } from '../temporal/connection.ts';
 import { createOrganizationWithTemplate } from '../test/support/context.ts';
 import { startTestInfrastructure } from '../test/support/infrastructure.ts';
+import { signedInUser } from '../test/support/signed-in-user.ts';
 
 export async function startBenchApi(say: (line: string) => void) {
   const infrastructure = await startTestInfrastructure(say);
@@ -53,11 +55,17 @@ export async function startBenchApi(say: (line: string) => void) {
       { id: organization.id },
       { ratePerMinute: 100_000_000, uploadRatePerMinute: 100_000_000 },
     );
-  const client = await createOAuthClient(ctx, {
-    organizationId: organization.id,
-    name: 'bench',
-    scopes: [...SCOPES],
-  });
+  // Made by the organization's owner, as the Integrations page makes keys: the bearer check then reads the key's
+  // last changer and their role on every request, as in production (issue 30).
+  const owner = await signedInUser(
+    { ctx: infrastructure },
+    { role: 'owner', organizationId: organization.id },
+  );
+  const client = await createOAuthClient(
+    ctx,
+    { organizationId: organization.id, name: 'bench', scopes: [...SCOPES] },
+    { userId: owner.user.id, permissions: BUILT_IN_ROLE_PERMISSIONS.owner, ipAddress: null },
+  );
   const tokenResponse = await app.inject({
     method: 'POST',
     url: '/oauth/token',

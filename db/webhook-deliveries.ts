@@ -2,7 +2,9 @@
 // every endpoint of an organization that subscribes to it. Used by the API (test deliveries, replays) and
 // by the activities (lifecycle events); the delivery itself is the workflow webhookDeliveryWorkflow.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { isWebhookEventType } from '../domain/vocabulary.ts';
+import { eventPermissions } from '../domain/credential-permissions.ts';
+import { BUILT_IN_ROLE_PERMISSIONS, BUILT_IN_ROLES } from '../domain/permissions.ts';
+import { isWebhookEventType, type WebhookEventType } from '../domain/vocabulary.ts';
 import type { WebhookEvent } from '../workflows/webhook-contracts.ts';
 
 /** The request body of a delivery: `{ id, type, created_at, data }` in this order, compact JSON. */
@@ -30,6 +32,9 @@ export function assertWebhookEvent(event: WebhookEvent): void {
  * The insert of an event's deliveries, one per enabled endpoint of the organization subscribed to its type on a
  * plan with webhooks, returning their `id` and `created_at`; its parameters are `eventDeliveriesValues`. Part
  * of a larger statement too: an envelope's creation queues `envelope.created` in the statement that writes it.
+ * An endpoint a user last changed receives the event only while that user is active and their role holds the
+ * event's permissions (domain/credential-permissions.ts; issue 30): a built-in role by name (its permissions are
+ * code), a custom one by its stored list. An endpoint the operator made (no changer) is not bounded.
  */
 export const EVENT_DELIVERIES_INSERT = `
   insert into webhook_delivery
@@ -40,13 +45,31 @@ export const EVENT_DELIVERIES_INSERT = `
     join plan p on p.name = o.plan_name
    where e.organization_id = ? and e.enabled and p.webhook_access
      and (cardinality(e.event_types) = 0 or ?::text = any (e.event_types))
+     and (e.changed_by_user_id is null or exists (
+           select 1 from app_user u join role r on r.id = u.role_id
+            where u.id = e.changed_by_user_id and u.status = 'active'
+              and (r.built_in = any (?::text[]) or (r.built_in is null and r.permissions @> ?::text[]))))
   on conflict (endpoint_id, event_id) where kind = 'event' and replay_of is null do nothing
   returning id, created_at`;
 
 /** The parameters of EVENT_DELIVERIES_INSERT, in order; checks the event first. */
 export function eventDeliveriesValues(organizationId: string, event: WebhookEvent): unknown[] {
   assertWebhookEvent(event);
-  return [event.id, event.type, event.created_at, webhookPayloadBody(event), organizationId, event.type];
+  const needed = eventPermissions(event.type as WebhookEventType);
+  const holders = BUILT_IN_ROLES.filter((role) =>
+    needed.every((permission) => BUILT_IN_ROLE_PERMISSIONS[role].includes(permission)),
+  );
+  return [
+    event.id,
+    event.type,
+    event.created_at,
+    webhookPayloadBody(event),
+    organizationId,
+    event.type,
+    // Array literals: role and permission names hold no comma, quote or brace.
+    `{${holders.join(',')}}`,
+    `{${needed.join(',')}}`,
+  ];
 }
 
 /**

@@ -25,12 +25,49 @@ export const RateLimitStateView = z
   .object({ windowSeconds: z.number().int(), standard: BucketState, heavy: BucketState })
   .describe('The client’s requests in the current window: ordinary calls and uploads (heavy)');
 
+/** Who created or last changed a credential (an API key, a webhook endpoint): its reach is bounded by theirs. */
+export const CredentialChangerView = z
+  .object({
+    id: z.uuid(),
+    fullName: z.string(),
+    status: z.string().describe('`active`, `deactivated` or `deleted`'),
+  })
+  .nullable()
+  .describe(
+    'The user who created or last changed it; its scopes or events work only while that user is active and ' +
+      'holds what they need. Null: made or changed by the operator CLI (or an endpoint older than this record)',
+  );
+
+export const SUSPENSION_REASONS = ['user_inactive', 'permission_missing'] as const;
+
+/** Why a scope or an event is suspended, and the permissions its last changer lacks. */
+const Suspension = {
+  reason: z
+    .enum(SUSPENSION_REASONS)
+    .describe(
+      '`user_inactive`: the last changer is deactivated or deleted; `permission_missing`: their role lost a permission',
+    ),
+  permissions: z
+    .array(z.string())
+    .describe('The permissions it needs that the last changer does not hold now'),
+};
+
+export const SuspendedScopeView = z.object({ scope: z.string(), ...Suspension });
+export const SuspendedEventView = z.object({ eventType: z.string(), ...Suspension });
+
 export const ApiKeyView = z.object({
   id: z.uuid(),
   clientId: z.string().describe('The public client_id the integration authenticates with'),
   name: z.string(),
   scopes: z.array(z.string()),
   ipAllowlist: z.array(z.string()).describe('Addresses and CIDR ranges; empty: any source'),
+  changedBy: CredentialChangerView,
+  suspendedScopes: z
+    .array(SuspendedScopeView)
+    .describe(
+      'Scopes that do not work now (403 at use), because the last changer lost what they need; they work again ' +
+        'once someone who holds it saves the key',
+    ),
   createdAt: IsoDateTime,
   lastUsedAt: IsoDateTime.nullable(),
   secrets: z.array(ApiKeySecretView).describe('Active secrets, oldest first (at most two)'),

@@ -1,6 +1,7 @@
 // A webhook endpoint's and a delivery's shape, once: what a caller may set on an endpoint (create, update)
 // and how endpoints and deliveries are shown (the public API's WebhookDelivery, the CLI, the application).
 import { z } from 'zod';
+import { CredentialChangerView, SuspendedEventView } from './api-key.ts';
 import { IsoDateTime, offsetPage, safeText, uuidOf } from './common.ts';
 import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from './vocabulary.ts';
 
@@ -99,6 +100,13 @@ export const WebhookEndpointListItem = WebhookEndpointView.extend({
       pending: z.number().int(),
     })
     .describe(`Deliveries of the last ${WEBHOOK_RECENT_DAYS} days by status`),
+  changedBy: CredentialChangerView,
+  suspendedEvents: z
+    .array(SuspendedEventView)
+    .describe(
+      'Events the endpoint does not receive now, because its last changer lost what they need (nothing is ' +
+        'queued for them); received again once someone who holds it saves the endpoint',
+    ),
 });
 export type WebhookEndpointListItem = z.output<typeof WebhookEndpointListItem>;
 

@@ -1,15 +1,18 @@
 // The bearer-token check of every /api/v1 route, as an onRequest hook. The order of the checks keeps
 // information from callers that have not earned it: first the token (401), then the organization's standing
-// (403 when suspended or deleted) and its API flag and plan (403), then the client's IP allowlist (403), and only then the route's scope (403).
+// (403 when suspended or deleted) and its API flag and plan (403), then the client's IP allowlist (403), and only then the route's scope (403):
+// a scope the key's last changer no longer holds is suspended, with a message that says so (issue 30).
 // The scope is the route's `config.scope`; a route without one needs only a valid token.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config/config.ts';
 import type { Orm } from '../../db/orm.ts';
 import { prepared, runPrepared } from '../../db/prepared.ts';
+import { type CredentialChanger, suspendedScopes } from '../../domain/credential-permissions.ts';
 import { isScope } from '../../domain/scopes.ts';
 import { Forbidden, Unauthorized } from '../errors.ts';
 import { allowlistRefusal } from '../security/ip-allowlist.ts';
 import { sha256Hex } from '../security/secrets.ts';
+import { permissionsOf } from '../services/accounts/sessions.ts';
 import { apiAccessRefusal } from '../services/oauth-clients/issue-access-token.ts';
 import { organizationRefusal } from '../services/organizations/organization-standing.ts';
 
@@ -31,11 +34,15 @@ const TOKEN_CHECK = prepared(
           o.name as organization_name, o.status as organization_status,
           o.deleted_at as organization_deleted_at,
           p.rate_limit_per_minute as plan_rate, p.upload_rate_limit_per_minute as plan_upload_rate,
-          o.rate_limit_per_minute as org_rate, o.upload_rate_limit_per_minute as org_upload_rate
+          o.rate_limit_per_minute as org_rate, o.upload_rate_limit_per_minute as org_upload_rate,
+          c.changed_by_user_id, u.status as changer_status, r.built_in as changer_built_in,
+          r.permissions as changer_permissions
      from oauth_access_token t
      join oauth_client c on c.id = t.oauth_client_id
      join organization o on o.id = t.organization_id
      left join plan p on p.name = o.plan_name
+     left join app_user u on u.id = c.changed_by_user_id
+     left join role r on r.id = u.role_id
     where t.token_hash = ? and t.revoked_at is null`,
 );
 
@@ -58,6 +65,11 @@ interface TokenRow {
   plan_upload_rate: number | null;
   org_rate: number | null;
   org_upload_rate: number | null;
+  /** The user who last changed the key (null: the operator CLI), their status and role now. */
+  changed_by_user_id: string | null;
+  changer_status: string | null;
+  changer_built_in: string | null;
+  changer_permissions: string[] | null;
 }
 
 export function createBearerAuth(deps: BearerAuthDependencies) {
@@ -98,7 +110,12 @@ export function createBearerAuth(deps: BearerAuthDependencies) {
     // refusals below (API off, address, scope) against it. No route handler runs when one is thrown.
     // The scopes granted with the token that the client still allows: a scope taken from the client (PUT
     // /api/api-keys/{id}) stops opening its routes at once, not when the token expires.
-    const scopes = row.scopes.filter(isScope).filter((scope) => row.client_scopes.includes(scope));
+    const granted = row.scopes.filter(isScope).filter((scope) => row.client_scopes.includes(scope));
+    // …and that the user who last changed the key still holds (issue 30): a scope whose permissions their role
+    // lost, or every scope once they are deactivated or deleted, is suspended until someone who holds it saves
+    // the key. A key the operator made (no changer) is not bounded by anyone's role.
+    const suspended = suspendedScopes(granted, changerOf(row));
+    const scopes = granted.filter((scope) => !suspended.some((suspension) => suspension.item === scope));
     request.principal = {
       organizationId: row.organization_id,
       oauthClientId: row.oauth_client_id,
@@ -133,12 +150,42 @@ export function createBearerAuth(deps: BearerAuthDependencies) {
     if (notAllowed) throw new Forbidden(notAllowed);
 
     const required = request.routeOptions.config.scope;
+    const suspension = suspended.find((candidate) => candidate.item === required);
+    if (required && suspension) {
+      throw new Forbidden(
+        `This token's scope ${required}, required by ${request.method} ${routePath(request)}, is suspended: ` +
+          (suspension.reason === 'user_inactive'
+            ? 'the user who last changed its API key is deactivated or deleted.'
+            : `the user who last changed its API key no longer holds ${suspension.lacking.join(', ')}.`) +
+          ' Someone who holds what the scope needs must save the key again (Integrations, Edit).',
+        [
+          {
+            field: 'scope',
+            scope: required,
+            suspended: true,
+            reason: suspension.reason,
+            permissions: suspension.lacking,
+            message: `scope ${required} is suspended`,
+          },
+        ],
+      );
+    }
     if (required && !scopes.includes(required)) {
       throw new Forbidden(
         `This token lacks the scope ${required} required by ${request.method} ${routePath(request)}.`,
         [{ field: 'scope', scope: required, message: `scope ${required} is required` }],
       );
     }
+  };
+}
+
+/** The key's last changer as the row read them; null: the operator made or last changed the key. */
+function changerOf(row: TokenRow): CredentialChanger | null {
+  if (row.changed_by_user_id === null) return null;
+  return {
+    // A user id that finds no user (no foreign key) reads as inactive.
+    active: row.changer_status === 'active',
+    permissions: permissionsOf({ builtIn: row.changer_built_in, permissions: row.changer_permissions ?? [] }),
   };
 }
 

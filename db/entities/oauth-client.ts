@@ -12,6 +12,11 @@ export const OAuthClientSchema = defineEntity({
     clientId: p.string().unique(),
     scopes: p.array(),
     ipAllowlist: p.array(),
+    /**
+     * The user who created or last changed the key; the key's scopes work only while that user holds their
+     * permissions (domain/credential-permissions.ts). Null: made by the operator CLI (migration 0032).
+     */
+    changedByUserId: p.uuid().nullable(),
     lastUsedAt: p.datetime().nullable(),
     requestCount: p.bigint('number').default(0),
     errorCount: p.bigint('number').default(0),

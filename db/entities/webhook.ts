@@ -11,6 +11,11 @@ export const WebhookEndpointSchema = defineEntity({
     /** Empty: every event. */
     eventTypes: p.array().default([]),
     enabled: p.boolean().default(true),
+    /**
+     * The user who created or last changed the endpoint; it receives only the events that user's permissions
+     * cover (domain/credential-permissions.ts). Null: made by the operator CLI, or before migration 0032.
+     */
+    changedByUserId: p.uuid().nullable(),
     /** Signs every delivery; shown once, at creation and at rotation. */
     secret: p.string().hidden(),
     /** The secret before the last rotation, still signing (X-Service-Signature-Previous) until it expires. */

@@ -278,6 +278,64 @@ describe('the business app: API keys', () => {
     ).toBe(0);
   });
 
+  it('names the last changer and a suspended scope, and offers a limited role only the scopes it holds (issue 30)', async () => {
+    const owner = await signedInUser(harness, { role: 'owner', apiEnabled: true });
+    const organizationId = owner.organization.id;
+    const maker = await signedInUser(harness, {
+      role: 'administrator',
+      organizationId,
+      fullName: 'Ada Admin',
+    });
+    await call(maker, 'POST', '/api/api-keys', {
+      name: 'Archive sync',
+      scopes: ['envelopes.read', 'organization.read'],
+    });
+    const { roles } = await call<{ roles: { id: string; builtIn: string | null }[] }>(
+      owner,
+      'GET',
+      '/api/roles',
+    );
+    const sender = roles.find((role) => role.builtIn === 'sender')?.id;
+    await call(owner, 'PUT', `/api/users/${maker.user.id}`, { roleId: sender });
+    const integrators = await call<{ id: string }>(owner, 'POST', '/api/roles', {
+      name: 'Integrators',
+      permissions: ['integrations:read', 'integrations:manage'],
+    });
+    const integrator = await signedInUser(harness, { role: integrators.id, organizationId });
+    for (const [language, viewport, device] of [
+      ['en', DESKTOP, 'desktop'],
+      ['he', DESKTOP, 'desktop'],
+      ['en', PHONE, 'phone'],
+      ['he', PHONE, 'phone'],
+    ] as const) {
+      const page = await signedInPage(browser, baseUrl, integrator, viewport, language);
+      await openIntegrations(page);
+      const card = keyCard(page, 'Archive sync');
+      await eventually(() => card.getByTestId('api-key-suspended').count()).toBe(1);
+      const suspended = (await card.getByTestId('api-key-suspended').textContent()) ?? '';
+      expect(suspended).toContain('envelopes.read');
+      expect(suspended).toContain(language === 'he' ? 'מסמכים' : 'Documents: View all');
+      expect(suspended).toContain('Ada Admin');
+      expect(await card.getByTestId('api-key-changed-by').textContent()).toContain('Ada Admin');
+      expect(await pageWidth(page), `${language} ${device}`).toBeLessThanOrEqual(viewport.width);
+      await expectAccessible(page, `suspended scope (${language}, ${device})`);
+      await browser.screenshot(page, `app-integrations-suspended-${language}-${device}`);
+
+      // The dialog: the scopes the role does not cover cannot be ticked, and say what they need.
+      await page
+        .getByRole('button', { name: language === 'he' ? 'יצירת מפתח API' : 'Create an API key' })
+        .click();
+      await eventually(() => page.getByRole('dialog').count()).toBe(1);
+      const dialog = page.getByRole('dialog');
+      expect(await dialog.locator('#key-scope-4').isDisabled()).toBe(true); // envelopes.read
+      expect(await dialog.locator('#key-scope-6').isDisabled()).toBe(false); // webhooks.manage
+      expect(await dialog.getByTestId('scope-lacks').count()).toBe(5);
+      expect(await pageWidth(page)).toBeLessThanOrEqual(viewport.width);
+      await expectAccessible(page, `create API key as a limited role (${language}, ${device})`);
+      await browser.screenshot(page, `app-integrations-limited-create-${language}-${device}`);
+    }
+  });
+
   it('is right to left in Hebrew and fits a 375-pixel phone in both languages', async () => {
     const owner = await signedInUser(harness, { role: 'owner', apiEnabled: true });
     await call(owner, 'POST', '/api/api-keys', {

@@ -218,6 +218,59 @@ describe('the business app: webhooks', () => {
     await browser.screenshot(page, 'app-webhooks-no-access-en-desktop');
   });
 
+  it('shows the events an endpoint no longer receives, and offers a limited role no envelope event (issue 30)', async () => {
+    const owner = await signedInUser(harness, { role: 'owner' });
+    const organizationId = owner.organization.id;
+    const maker = await signedInUser(harness, {
+      role: 'administrator',
+      organizationId,
+      fullName: 'Ada Admin',
+    });
+    await call(maker, 'POST', '/api/webhooks', {
+      url: `${receiver.url}/hooks/suspended`,
+      eventTypes: ['envelope.completed', 'document.final_pdf_ready'],
+    });
+    await call(owner, 'PUT', `/api/users/${maker.user.id}`, { status: 'deactivated' });
+    const integrators = await call<{ id: string }>(owner, 'POST', '/api/roles', {
+      name: 'Integrators',
+      permissions: ['integrations:read', 'integrations:manage'],
+    });
+    const integrator = await signedInUser(harness, { role: integrators.id, organizationId });
+    for (const [language, viewport, device] of [
+      ['en', DESKTOP, 'desktop'],
+      ['he', DESKTOP, 'desktop'],
+      ['en', PHONE, 'phone'],
+      ['he', PHONE, 'phone'],
+    ] as const) {
+      const page = await signedInPage(browser, baseUrl, integrator, viewport, language);
+      await openWebhooks(page);
+      const row = page.locator('tr[data-endpoint]');
+      await eventually(() => row.getByTestId('webhook-suspended').count()).toBe(1);
+      const suspended = (await row.getByTestId('webhook-suspended').textContent()) ?? '';
+      expect(suspended).toContain('envelope.completed');
+      expect(suspended).toContain('document.final_pdf_ready');
+      expect(suspended).toContain('Ada Admin');
+      expect(await row.getByTestId('webhook-changed-by').textContent()).toContain(
+        language === 'he' ? 'מושבת' : 'Deactivated',
+      );
+      expect(await pageWidth(page), `${language} ${device} list`).toBeLessThanOrEqual(viewport.width);
+      await expectAccessible(page, `suspended events (${language}, ${device})`);
+      await browser.screenshot(page, `app-webhooks-suspended-${language}-${device}`);
+
+      await page
+        .getByRole('button', { name: language === 'he' ? 'הוספת נקודת קצה' : 'Add endpoint' })
+        .click();
+      await eventually(() => page.getByRole('dialog').count()).toBe(1);
+      const dialog = page.getByRole('dialog');
+      expect(await dialog.getByTestId('events-lack').count()).toBe(1);
+      expect(await dialog.locator('input[type="checkbox"]:disabled').count()).toBe(12);
+      expect(await pageWidth(page), `${language} ${device} dialog`).toBeLessThanOrEqual(viewport.width);
+      await expectAccessible(page, `add webhook as a limited role (${language}, ${device})`);
+      await browser.screenshot(page, `app-webhooks-limited-add-${language}-${device}`);
+      await page.close();
+    }
+  });
+
   it('is right to left in Hebrew and fits a 375-pixel phone in both languages', async () => {
     const owner = await signedInUser(harness, { role: 'owner' });
     const url = `${receiver.url}/hooks/e2e-${'long-path-segment-'.repeat(3)}end`;

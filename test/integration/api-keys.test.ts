@@ -95,6 +95,8 @@ interface ApiKey {
     standard: { limit: number; used: number; remaining: number };
     heavy: { limit: number; used: number; remaining: number };
   };
+  changedBy: { id: string; fullName: string; status: string } | null;
+  suspendedScopes: { scope: string; reason: string; permissions: string[] }[];
 }
 interface WithSecret {
   apiKey: ApiKey;
@@ -381,6 +383,157 @@ describe('API keys: made in the application, used at the token endpoint', () => 
     expect(events.find((event) => event.type === 'api_key.updated')?.details).toMatchObject({
       scopes: { from: ['templates.read', 'organization.read'], to: ['templates.read'] },
     });
+  });
+});
+
+describe('API keys: nobody grants more than they hold (issue 30)', () => {
+  /** An unknown envelope: 404 when envelopes.read opens the route, 403 when the scope does not. */
+  const someEnvelope = () => `/api/v1/envelopes/${randomUUID()}`;
+
+  it('refuses a role with only the integrations permissions a scope it lacks, naming the scope and the permission', async () => {
+    const owner = await signedInUser(harness, { role: 'owner', apiEnabled: true });
+    const organizationId = owner.organization.id;
+    const role = await ok(owner, 'POST', '/api/roles', {
+      name: 'Integrators',
+      permissions: ['integrations:read', 'integrations:manage'],
+    });
+    const integrator = await signedInUser(harness, { role: role.id, organizationId });
+    // It cannot read the documents itself…
+    await refused(call(integrator, 'GET', '/api/documents'), 403, 'forbidden');
+    const keys = () => harness.ctx.orm.em.fork().count(OAuthClient, { organizationId });
+    const before = await keys();
+    // …so it cannot make a key that reads or writes them.
+    for (const [scope, needs] of [
+      ['envelopes.read', ['documents:read', 'documents:read_all']],
+      ['envelopes.write', ['documents:read', 'documents:read_all', 'documents:manage']],
+      ['files.write', ['documents:manage']],
+      ['templates.read', ['templates:read']],
+      ['usage.read', ['billing:read']],
+    ] as const) {
+      const refusal = await refused(
+        call(integrator, 'POST', '/api/api-keys', { name: 'Too much', scopes: ['organization.read', scope] }),
+        403,
+        'forbidden',
+      );
+      expect(refusal.message, scope).toContain(`the scope ${scope}`);
+      expect(refusal.details).toEqual(
+        needs.map((permission) => ({
+          field: 'body.scopes',
+          scope,
+          permission,
+          message: `scope ${scope} needs ${permission}, which your role does not have`,
+        })),
+      );
+    }
+    expect(await keys()).toBe(before);
+    // The scopes it holds are its to give.
+    const made = await createKey(integrator, { scopes: ['webhooks.manage', 'organization.read'] });
+    expect(made.apiKey).toMatchObject({
+      scopes: ['webhooks.manage', 'organization.read'],
+      changedBy: { id: integrator.user.id, status: 'active' },
+      suspendedScopes: [],
+    });
+    // Nor may it widen a key, keep a scope it lacks on a key it saves, or take a secret of such a key.
+    await refused(
+      call(integrator, 'PUT', `/api/api-keys/${made.apiKey.id}`, {
+        name: 'Wider',
+        scopes: ['webhooks.manage', 'envelopes.read'],
+        ipAllowlist: [],
+      }),
+      403,
+      'forbidden',
+    );
+    const owners = await createKey(owner, { name: 'Documents', scopes: ['envelopes.read'] });
+    const renamed = await refused(
+      call(integrator, 'PUT', `/api/api-keys/${owners.apiKey.id}`, {
+        name: 'Renamed',
+        scopes: ['envelopes.read'],
+        ipAllowlist: [],
+      }),
+      403,
+      'forbidden',
+    );
+    expect(renamed.details.map((detail) => detail.permission)).toEqual([
+      'documents:read',
+      'documents:read_all',
+    ]);
+    await refused(
+      call(integrator, 'POST', `/api/api-keys/${owners.apiKey.id}/secrets/rotate`),
+      403,
+      'forbidden',
+    );
+    const kept = (await listed(owner)).apiKeys.find((key) => key.id === owners.apiKey.id);
+    expect(kept).toMatchObject({ name: 'Documents', secrets: [expect.any(Object)] });
+    // Taking access away stays possible: deleting the key.
+    expect(await ok(integrator, 'DELETE', `/api/api-keys/${owners.apiKey.id}`)).toEqual({ ok: true });
+  });
+
+  it('suspends the scopes a demoted or deactivated last changer no longer holds, until someone who holds them saves the key', async () => {
+    const owner = await signedInUser(harness, { role: 'owner', apiEnabled: true });
+    const organizationId = owner.organization.id;
+    const roles = Object.fromEntries(
+      (await ok(owner, 'GET', '/api/roles')).roles.map((role: { id: string; builtIn: string | null }) => [
+        role.builtIn,
+        role.id,
+      ]),
+    );
+    const maker = await signedInUser(harness, { role: 'administrator', organizationId });
+    const { apiKey, secret } = await createKey(maker, {
+      name: 'Archive sync',
+      scopes: ['envelopes.read', 'organization.read'],
+    });
+    const token = await accessToken(apiKey.clientId, secret.clientSecret);
+    expect((await v1(token, someEnvelope())).statusCode).toBe(404);
+
+    // Demoted to Sender (no documents:read_all): the key can no longer read the organization's envelopes.
+    await ok(owner, 'PUT', `/api/users/${maker.user.id}`, { roleId: roles.sender });
+    const suspended = await refused(v1(token, someEnvelope()), 403, 'forbidden');
+    expect(suspended.message).toMatch(
+      /scope envelopes\.read, .* is suspended: .* no longer holds documents:read_all/,
+    );
+    expect(suspended.details).toEqual([
+      expect.objectContaining({
+        scope: 'envelopes.read',
+        suspended: true,
+        reason: 'permission_missing',
+        permissions: ['documents:read_all'],
+      }),
+    ]);
+    // What needs nothing it lacks still works, and says which scopes it has now.
+    const context = await v1(token, '/api/v1/organization');
+    expect(context.statusCode).toBe(200);
+    expect(context.json().client.scopes).toEqual(['organization.read']);
+    // The page says what is suspended, why, and whose change it follows.
+    expect((await listed(owner)).apiKeys.find((key) => key.id === apiKey.id)).toMatchObject({
+      changedBy: { id: maker.user.id, fullName: maker.user.fullName, status: 'active' },
+      suspendedScopes: [
+        { scope: 'envelopes.read', reason: 'permission_missing', permissions: ['documents:read_all'] },
+      ],
+    });
+
+    // Saved (unchanged) by someone who holds its scopes, the same token works again.
+    const other = await signedInUser(harness, { role: 'administrator', organizationId });
+    const saved = await ok(other, 'PUT', `/api/api-keys/${apiKey.id}`, {
+      name: 'Archive sync',
+      scopes: ['envelopes.read', 'organization.read'],
+      ipAllowlist: [],
+    });
+    expect(saved).toMatchObject({ changedBy: { id: other.user.id }, suspendedScopes: [] });
+    expect((await v1(token, someEnvelope())).statusCode).toBe(404);
+
+    // Its new last changer deactivated: every scope is suspended.
+    await ok(owner, 'PUT', `/api/users/${other.user.id}`, { status: 'deactivated' });
+    for (const url of [someEnvelope(), '/api/v1/organization']) {
+      const refusal = await refused(v1(token, url), 403, 'forbidden');
+      expect(refusal.details[0]).toMatchObject({ suspended: true, reason: 'user_inactive' });
+    }
+    expect(
+      (await listed(owner)).apiKeys.find((key) => key.id === apiKey.id)?.suspendedScopes.map((s) => s.reason),
+    ).toEqual(['user_inactive', 'user_inactive']);
+    const { events } = await ok(owner, 'GET', '/api/organization/security-log');
+    expect(events.find((event: { type: string }) => event.type === 'api_key.updated')?.details).toMatchObject(
+      { changedBy: { from: maker.user.id, to: other.user.id } },
+    );
   });
 });
 

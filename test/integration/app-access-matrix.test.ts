@@ -32,7 +32,19 @@ import {
   WebhookDelivery,
   WebhookEndpoint,
 } from '../../db/entities/index.ts';
-import { BUILT_IN_ROLES, isPermission, type Permission } from '../../domain/permissions.ts';
+import {
+  eventPermissions,
+  lackedPermissions,
+  SCOPE_PERMISSIONS,
+} from '../../domain/credential-permissions.ts';
+import {
+  BUILT_IN_ROLE_PERMISSIONS,
+  BUILT_IN_ROLES,
+  isPermission,
+  type Permission,
+} from '../../domain/permissions.ts';
+import { SCOPES } from '../../domain/scopes.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../domain/vocabulary.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
 import { completedDocument, documentTemplate } from '../support/documents.ts';
@@ -243,6 +255,112 @@ describe('the access matrix of every application route', () => {
       expect(allowed.length, principal.label).toBeGreaterThan(0);
       expect(permissionRoutes.length - allowed.length, principal.label).toBeGreaterThan(0);
     }
+  });
+});
+
+// ---- Credentials × roles (issue 30) ---------------------------------------------------------------------------
+
+describe('the credentials matrix: no role gives an API key or an endpoint more than it holds', () => {
+  /** Roles of an organization of their own (with API access), each with a user: built-in ones and two custom. */
+  const CUSTOM_ROLES: Record<string, Permission[]> = {
+    'integrations only': ['integrations:read', 'integrations:manage'],
+    'integrations and every document': [
+      'integrations:read',
+      'integrations:manage',
+      'documents:read',
+      'documents:read_all',
+    ],
+  };
+
+  it('refuses each scope and each event exactly to the roles whose permissions do not cover it (403 naming it)', async () => {
+    const boss = await signedInUser(harness, { role: 'owner', apiEnabled: true });
+    const organizationId = boss.organization.id;
+    const users: { label: string; user: SignedInUser; permissions: readonly Permission[] }[] = [];
+    for (const role of BUILT_IN_ROLES) {
+      users.push({
+        label: role,
+        user: await signedInUser(harness, { role, organizationId }),
+        permissions: BUILT_IN_ROLE_PERMISSIONS[role],
+      });
+    }
+    for (const [name, permissions] of Object.entries(CUSTOM_ROLES)) {
+      const made = await harness.app.inject({
+        method: 'POST',
+        url: '/api/roles',
+        headers: boss.headers,
+        payload: { name, permissions },
+      });
+      expect(made.statusCode, made.body).toBe(200);
+      users.push({
+        label: name,
+        user: await signedInUser(harness, { role: made.json().id, organizationId }),
+        permissions,
+      });
+    }
+    const problems: string[] = [];
+    const post = (user: SignedInUser, url: string, payload: object) =>
+      harness.app.inject({ method: 'POST', url, headers: user.headers, payload });
+    for (const { label, user, permissions } of users) {
+      const manages = permissions.includes('integrations:manage');
+      for (const scope of SCOPES) {
+        const response = await post(user, '/api/api-keys', { name: `Matrix ${scope}`, scopes: [scope] });
+        const refusal = response.statusCode === 403 ? response.json().error : null;
+        const lacking = manages ? lackedPermissions(SCOPE_PERMISSIONS[scope], permissions) : [];
+        const named = (refusal?.details ?? []).filter((detail: { scope?: string }) => detail.scope === scope);
+        if (!manages) {
+          if (response.statusCode !== 403)
+            problems.push(`${label} ${scope}: ${response.statusCode} without integrations:manage`);
+        } else if (lacking.length > 0) {
+          if (named.map((detail: { permission: string }) => detail.permission).join() !== lacking.join()) {
+            problems.push(
+              `${label} ${scope}: expected 403 naming ${lacking.join(', ')}, got ${response.body}`,
+            );
+          }
+        } else if (response.statusCode === 200) {
+          // Made: deleted again, so no limit on the organization's keys ever decides an answer.
+          await harness.app.inject({
+            method: 'DELETE',
+            url: `/api/api-keys/${response.json().apiKey.id}`,
+            headers: user.headers,
+          });
+        } else {
+          problems.push(`${label} ${scope}: expected the key, got ${response.body}`);
+        }
+      }
+      for (const eventType of WEBHOOK_EVENT_TYPES) {
+        const response = await post(user, '/api/webhooks', {
+          url: 'https://example.com/matrix',
+          eventTypes: [eventType],
+        });
+        const lacking = manages ? lackedPermissions(eventPermissions(eventType), permissions) : [];
+        const named =
+          response.statusCode === 403
+            ? response
+                .json()
+                .error.details.filter((detail: { eventType?: string }) => detail.eventType === eventType)
+            : [];
+        if (!manages) {
+          if (response.statusCode !== 403)
+            problems.push(`${label} ${eventType}: ${response.statusCode} without integrations:manage`);
+        } else if (lacking.length > 0) {
+          if (named.map((detail: { permission: string }) => detail.permission).join() !== lacking.join()) {
+            problems.push(
+              `${label} ${eventType}: expected 403 naming ${lacking.join(', ')}, got ${response.body}`,
+            );
+          }
+        } else if (response.statusCode === 200) {
+          // Made: deleted again, so the organization's endpoint limit (20) never decides an answer.
+          await harness.app.inject({
+            method: 'DELETE',
+            url: `/api/webhooks/${response.json().id}`,
+            headers: user.headers,
+          });
+        } else {
+          problems.push(`${label} ${eventType}: expected the endpoint, got ${response.body}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
   });
 });
 

@@ -8,7 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webhookDeliveryWorkflowId } from '../../workflows/webhook-contracts.ts';
+import { createWebhookEndpoint } from '../../api/services/webhooks/create-webhook-endpoint.ts';
+import { queueWebhookEventDeliveries } from '../../db/webhook-deliveries.ts';
+import { type WebhookEvent, webhookDeliveryWorkflowId } from '../../workflows/webhook-contracts.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 import {
@@ -235,6 +237,147 @@ describe('endpoints', () => {
 
     expect(await ok(owner, 'DELETE', `/api/webhooks/${endpoint.id}`)).toEqual({ ok: true });
     await refused(call(owner, 'PUT', `/api/webhooks/${endpoint.id}`, { enabled: true }), 404, 'not_found');
+  });
+});
+
+describe('who may subscribe an endpoint to what (issue 30)', () => {
+  it('refuses a role with only the integrations permissions any envelope event, and a change or a secret of such an endpoint', async () => {
+    const role = await ok(owner, 'POST', '/api/roles', {
+      name: `Integrators ${randomUUID().slice(0, 6)}`,
+      permissions: ['integrations:read', 'integrations:manage'],
+    });
+    const integrator = await signedInUser(harness, { role: role.id, organizationId: owner.organization.id });
+    const listedCount = async () => (await ok(owner, 'GET', '/api/webhooks')).endpoints.length;
+    const before = await listedCount();
+    const named = await refused(
+      call(integrator, 'POST', '/api/webhooks', {
+        url: 'https://example.com/hook',
+        eventTypes: ['envelope.completed'],
+      }),
+      403,
+      'forbidden',
+    );
+    expect(named.message).toMatch(/envelope\.completed: it needs documents:read, documents:read_all/);
+    expect(named.details).toEqual([
+      expect.objectContaining({
+        field: 'body.eventTypes',
+        eventType: 'envelope.completed',
+        permission: 'documents:read',
+      }),
+      expect.objectContaining({ eventType: 'envelope.completed', permission: 'documents:read_all' }),
+    ]);
+    // No event types: every event, so every event's permissions.
+    const every = await refused(
+      call(integrator, 'POST', '/api/webhooks', { url: 'https://example.com/hook' }),
+      403,
+      'forbidden',
+    );
+    expect(every.message).toMatch(/every event/);
+    expect(new Set(every.details.map((detail) => (detail as { eventType?: string }).eventType)).size).toBe(
+      12,
+    );
+    expect(await listedCount()).toBe(before);
+
+    // An owner's endpoint: the integrator moves neither its URL nor its events, nor takes its secret.
+    const { endpoint } = await newEndpoint(owner, ['envelope.completed']);
+    for (const [method, url, body] of [
+      ['PUT', `/api/webhooks/${endpoint.id}`, { url: 'https://attacker.example/hook' }],
+      ['PUT', `/api/webhooks/${endpoint.id}`, { eventTypes: ['recipient.opened'] }],
+      ['POST', `/api/webhooks/${endpoint.id}/secret/rotate`, undefined],
+    ] as const) {
+      await refused(call(integrator, method, url, body), 403, 'forbidden');
+    }
+    const kept = (await ok(owner, 'GET', '/api/webhooks')).endpoints.find(
+      (candidate: { id: string }) => candidate.id === endpoint.id,
+    );
+    expect(kept).toMatchObject({
+      url: endpoint.url,
+      eventTypes: ['envelope.completed'],
+      secretHint: endpoint.secretHint,
+    });
+    // Deleting only takes access away: allowed.
+    expect(await ok(integrator, 'DELETE', `/api/webhooks/${endpoint.id}`)).toEqual({ ok: true });
+
+    // A role that reads every envelope may subscribe to them.
+    const readers = await ok(owner, 'POST', '/api/roles', {
+      name: `Document integrators ${randomUUID().slice(0, 6)}`,
+      permissions: ['integrations:read', 'integrations:manage', 'documents:read', 'documents:read_all'],
+    });
+    const allowed = await signedInUser(harness, { role: readers.id, organizationId: owner.organization.id });
+    const made = await newEndpoint(allowed, ['envelope.completed']);
+    expect(made.endpoint.eventTypes).toEqual(['envelope.completed']);
+  });
+
+  it('queues no event for an endpoint whose last changer lost the permission or left, until someone who holds it saves it', async () => {
+    const boss = await signedInUser(harness, { role: 'owner' });
+    const organizationId = boss.organization.id;
+    const roles = Object.fromEntries(
+      (await ok(boss, 'GET', '/api/roles')).roles.map((role: { id: string; builtIn: string | null }) => [
+        role.builtIn,
+        role.id,
+      ]),
+    );
+    const maker = await signedInUser(harness, { role: 'administrator', organizationId });
+    const { endpoint } = await newEndpoint(maker, ['envelope.completed']);
+    // The operator CLI's endpoint: no user bounds it.
+    const operators = await createWebhookEndpoint(harness.ctx, {
+      organizationId,
+      url: `${receiver.url}/hooks/${randomUUID()}`,
+      eventTypes: ['envelope.completed'],
+      enabled: true,
+    });
+    const queuedTo = async () => {
+      const event: WebhookEvent = {
+        id: `evt_${randomUUID()}`,
+        type: 'envelope.completed',
+        created_at: new Date().toISOString(),
+        data: { envelope_id: randomUUID(), status: 'Completed', external_reference: 'x' },
+      };
+      const em = harness.ctx.orm.em.fork();
+      const ids = await queueWebhookEventDeliveries(em, organizationId, event);
+      const rows = await em
+        .getConnection()
+        .execute<{ endpoint_id: string }[]>(
+          'select endpoint_id from webhook_delivery where id = any(?::uuid[])',
+          [`{${ids.join(',')}}`],
+        );
+      return rows.map((row) => row.endpoint_id).sort();
+    };
+    const suspensionOf = async () =>
+      (await ok(boss, 'GET', '/api/webhooks')).endpoints.find(
+        (row: { id: string }) => row.id === endpoint.id,
+      );
+
+    expect(await queuedTo()).toEqual([endpoint.id, operators.id].sort());
+    expect(await suspensionOf()).toMatchObject({ changedBy: { id: maker.user.id }, suspendedEvents: [] });
+
+    // Demoted to Sender (no documents:read_all): nothing is queued for its endpoint; the list says why.
+    await ok(boss, 'PUT', `/api/users/${maker.user.id}`, { roleId: roles.sender });
+    expect(await queuedTo()).toEqual([operators.id]);
+    expect(await suspensionOf()).toMatchObject({
+      changedBy: { id: maker.user.id, status: 'active' },
+      suspendedEvents: [
+        {
+          eventType: 'envelope.completed',
+          reason: 'permission_missing',
+          permissions: ['documents:read_all'],
+        },
+      ],
+    });
+
+    // Saved by an administrator, it receives the events again; that one deactivated, it stops again.
+    const other = await signedInUser(harness, { role: 'administrator', organizationId });
+    await ok(other, 'PUT', `/api/webhooks/${endpoint.id}`, { enabled: true });
+    expect(await queuedTo()).toEqual([endpoint.id, operators.id].sort());
+    await ok(boss, 'PUT', `/api/users/${other.user.id}`, { status: 'deactivated' });
+    expect(await queuedTo()).toEqual([operators.id]);
+    expect((await suspensionOf()).suspendedEvents).toEqual([
+      {
+        eventType: 'envelope.completed',
+        reason: 'user_inactive',
+        permissions: ['documents:read', 'documents:read_all'],
+      },
+    ]);
   });
 });
 

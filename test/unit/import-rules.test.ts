@@ -83,6 +83,7 @@ const RULES: [string, Rule][] = [
         'domain/permissions.ts',
         'domain/document-lifecycle.ts',
         'domain/scopes.ts',
+        'domain/credential-permissions.ts',
       ],
       types: ['domain/', 'api/'],
     },

@@ -4,10 +4,13 @@
 import type { SecurityEventType } from '../../../domain/account.ts';
 import { recordSecurityEvent } from '../accounts/security-log.ts';
 import type { DataContext } from '../context.ts';
+import type { CredentialActor } from '../credentials/credential-grants.ts';
 
-/** Who changes an OAuth client through the application: the user and the address the request came from. */
-export interface ClientActor {
-  userId: string;
+/**
+ * Who changes an OAuth client through the application: the user, their role's permissions (a key gets no scope
+ * they lack: credential-grants.ts) and the address the request came from.
+ */
+export interface ClientActor extends CredentialActor {
   ipAddress: string | null;
 }
 

@@ -1,5 +1,7 @@
 // Creates an OAuth client with its first secret (the operator CLI's `client create`, POST /api/api-keys). The
-// organization must have API access (api-access.ts). The secret is returned once and stored only as a hash.
+// organization must have API access (api-access.ts). The secret is returned once and stored only as a hash. A
+// user gives it only scopes their role could use (403 naming the scope, domain/credential-permissions.ts) and is
+// recorded as its last changer, whose permissions bound it from then on (api/auth/bearer-auth.ts).
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { OAuthClient, OAuthClientSecret } from '../../../db/entities/index.ts';
@@ -7,6 +9,7 @@ import { CreateOAuthClientRequest } from '../../../domain/organization.ts';
 import { IpAllowlist } from '../../security/ip-allowlist.ts';
 import { hashSecret, randomToken } from '../../security/secrets.ts';
 import type { DataContext } from '../context.ts';
+import { requireGrantableScopes } from '../credentials/credential-grants.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
 import { parseInput } from '../validation.ts';
 import { requireApiAccess } from './api-access.ts';
@@ -61,6 +64,8 @@ export async function createOAuthClient(
   actor?: ClientActor,
 ): Promise<CreatedOAuthClient> {
   const data = parseInput(CreateOAuthClientInput, input, 'OAuth client');
+  // Nobody makes a key that reaches more than they do (the operator CLI, without an actor, is not bounded).
+  requireGrantableScopes(actor, data.scopes);
   const organization = await findOrganization(ctx, data.organizationId);
   await requireApiAccess(ctx.em, organization, 'create an OAuth client');
   const clientId = `sigil_${randomToken(12)}`;
@@ -73,6 +78,7 @@ export async function createOAuthClient(
     clientId,
     scopes: data.scopes,
     ipAllowlist: data.ipAllowlist,
+    changedByUserId: actor?.userId ?? null,
   });
   const stored = em.create(OAuthClientSecret, {
     id: randomUUID(),

@@ -1,12 +1,16 @@
 // The Integrations area's API keys (GET /api/api-keys, docs/integrations.md): the organization's OAuth clients
 // as list-oauth-clients.ts reads them, each with its rate-limit state now (diagnostics.ts), and whether the
 // organization may use the public API at all (api-access.ts). The answers of the area's changes show their
-// client the same way (`apiKeyOf`).
+// client the same way (`apiKeyOf`), with who last changed it and which of its scopes are suspended because that
+// user no longer holds what they need (domain/credential-permissions.ts).
 import type { Config } from '../../../config/config.ts';
 import { Plan } from '../../../db/entities/index.ts';
 import type { ApiKeyView } from '../../../domain/api-key.ts';
+import { suspendedScopes } from '../../../domain/credential-permissions.ts';
+import { isScope } from '../../../domain/scopes.ts';
 import { NotFound } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
+import { type LoadedChanger, loadChangers } from '../credentials/credential-grants.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
 import { clientRateLimits, type RateLimitState } from '../usage/diagnostics.ts';
 import { apiAccessOf } from './api-access.ts';
@@ -24,9 +28,19 @@ export async function listApiKeys(ctx: Context, organizationId: string, only?: r
     plan,
     clients.map((client) => client.id),
   );
+  const changers = await loadChangers(
+    ctx.em,
+    clients.map((client) => client.changedByUserId),
+  );
   return {
     apiAccess: apiAccessOf(organization, plan.apiAccess),
-    apiKeys: clients.map((client) => apiKeyView(client, rateLimits.get(client.id) as RateLimitState)),
+    apiKeys: clients.map((client) =>
+      apiKeyView(
+        client,
+        rateLimits.get(client.id) as RateLimitState,
+        client.changedByUserId ? (changers.get(client.changedByUserId) ?? null) : null,
+      ),
+    ),
   };
 }
 
@@ -38,13 +52,25 @@ export async function apiKeyOf(ctx: Context, organizationId: string, id: string)
   return apiKey;
 }
 
-function apiKeyView(client: OAuthClientSummary, rateLimit: RateLimitState): ApiKeyView {
+function apiKeyView(
+  client: OAuthClientSummary,
+  rateLimit: RateLimitState,
+  changer: LoadedChanger | null,
+): ApiKeyView {
   return {
     id: client.id,
     clientId: client.clientId,
     name: client.name,
     scopes: client.scopes,
     ipAllowlist: client.ipAllowlist,
+    changedBy: changer?.view ?? null,
+    suspendedScopes: suspendedScopes(client.scopes.filter(isScope), changer?.changer ?? null).map(
+      (suspension) => ({
+        scope: suspension.item,
+        reason: suspension.reason,
+        permissions: suspension.lacking,
+      }),
+    ),
     createdAt: client.createdAt.toISOString(),
     lastUsedAt: client.lastUsedAt?.toISOString() ?? null,
     secrets: client.secrets.map((secret) => ({

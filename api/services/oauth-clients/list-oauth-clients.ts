@@ -24,6 +24,8 @@ export interface OAuthClientSummary {
   name: string;
   scopes: string[];
   ipAllowlist: string[];
+  /** The user who created or last changed it (null: the operator CLI). */
+  changedByUserId: string | null;
   createdAt: Date;
   lastUsedAt: Date | null;
   requestCount: number;
@@ -69,6 +71,7 @@ export async function listOAuthClients(
       name: client.name,
       scopes: client.scopes,
       ipAllowlist: client.ipAllowlist,
+      changedByUserId: client.changedByUserId ?? null,
       createdAt: client.createdAt,
       lastUsedAt: client.lastUsedAt ?? null,
       requestCount,

@@ -1,14 +1,16 @@
 // Secret rotation (the operator CLI's `client rotate-secret`, POST /api/api-keys/{id}/secrets/rotate): a client
 // may hold at most two active (not deleted, not expired) secrets, so an integrator can roll a new secret out
-// before deleting the old one. The organization must have API access (api-access.ts). The new secret is
-// returned once.
+// before deleting the old one. The organization must have API access (api-access.ts), and a user must hold every
+// scope of the key (403 naming the scope: the secret is the key's whole reach). The new secret is returned once.
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OAuthClient, OAuthClientSecret } from '../../../db/entities/index.ts';
 import { UUID_PATTERN } from '../../../domain/common.ts';
+import { isScope } from '../../../domain/scopes.ts';
 import { Conflict, NotFound } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
+import { requireGrantableScopes } from '../credentials/credential-grants.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
 import { requireApiAccess } from './api-access.ts';
 import { type ClientActor, recordClientEvent } from './client-events.ts';
@@ -44,6 +46,8 @@ export async function rotateClientSecret(
   return ctx.em.transactional(async (em) => {
     // The row lock serializes concurrent rotations of one client, so the limit of two cannot be overrun.
     const client = await findOrganizationClient(em, input.organizationId, input.client, true);
+    // A new secret is the key's whole reach in the caller's hands: only for someone who holds its scopes.
+    requireGrantableScopes(actor, client.scopes.filter(isScope));
     await requireApiAccess(em, organization, `rotate a secret of OAuth client ${client.clientId}`);
     const active = await em.count(OAuthClientSecret, {
       oauthClientId: client.id,

@@ -1,5 +1,7 @@
 // Creates a webhook endpoint: a target URL (see webhook-url.ts), the event types it subscribes to (none:
-// all) and a new secret, returned once. Webhooks must be part of the organization's plan.
+// all) and a new secret, returned once. Webhooks must be part of the organization's plan. A user subscribes it
+// only to events their role could read (403 naming them, domain/credential-permissions.ts) and is recorded as its
+// last changer, whose permissions bound what it receives from then on (db/webhook-deliveries.ts).
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Config } from '../../../config/config.ts';
@@ -7,6 +9,7 @@ import type { HostResolver } from '../../../config/outbound-targets.ts';
 import { WebhookEndpoint } from '../../../db/entities/index.ts';
 import { CreateWebhookEndpointRequest, type WebhookEndpointView } from '../../../domain/webhook.ts';
 import type { DataContext } from '../context.ts';
+import { type CredentialActor, requireGrantableEvents } from '../credentials/credential-grants.ts';
 import { type CountedLimit, withinCountedLimit } from '../usage/counted-limit.ts';
 import { parseInput } from '../validation.ts';
 import { newWebhookSecret, requireWebhookAccess, webhookEndpointView } from './webhook-records.ts';
@@ -40,8 +43,11 @@ export interface CreatedWebhookEndpoint extends WebhookEndpointView {
 export async function createWebhookEndpoint(
   ctx: WebhookConfigContext,
   input: CreateWebhookEndpointInput,
+  actor?: CredentialActor,
 ): Promise<CreatedWebhookEndpoint> {
   const data = parseInput(CreateWebhookEndpointInput, input, 'webhook endpoint');
+  // Nobody subscribes an endpoint to events they could not read (an empty list: every event).
+  requireGrantableEvents(actor, data.eventTypes);
   const em = ctx.em;
   await requireWebhookAccess(em, data.organizationId);
   const url = await validateWebhookUrl(data.url, ctx.config.env, ctx.resolveHost);
@@ -58,6 +64,7 @@ export async function createWebhookEndpoint(
         url,
         eventTypes: data.eventTypes,
         enabled: data.enabled,
+        changedByUserId: actor?.userId ?? null,
         secret,
       });
       await tx.flush();

@@ -1,11 +1,16 @@
-// The organization's webhook endpoints, oldest first, without their secrets.
+// The organization's webhook endpoints, oldest first, without their secrets; the application's list adds their
+// recent deliveries, who last changed each and which of its events are suspended because that user no longer
+// holds what they need (domain/credential-permissions.ts).
 import { WebhookEndpoint } from '../../../db/entities/index.ts';
+import { suspendedEvents } from '../../../domain/credential-permissions.ts';
+import { isWebhookEventType } from '../../../domain/vocabulary.ts';
 import {
   WEBHOOK_RECENT_DAYS,
   type WebhookEndpointList,
   type WebhookEndpointView,
 } from '../../../domain/webhook.ts';
 import type { DataContext } from '../context.ts';
+import { loadChangers } from '../credentials/credential-grants.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
 import { MAX_WEBHOOK_ENDPOINTS } from './create-webhook-endpoint.ts';
 import { type DeliveryCounts, deliveryCountsByEndpoint, NO_DELIVERIES } from './delivery-counts.ts';
@@ -15,14 +20,13 @@ export async function listWebhookEndpoints(
   ctx: DataContext,
   organizationId: string,
 ): Promise<WebhookEndpointView[]> {
-  await findOrganization(ctx, organizationId);
-  const endpoints = await ctx.em.find(
-    WebhookEndpoint,
-    { organizationId },
-    { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
-  );
   const now = new Date();
-  return endpoints.map((endpoint) => webhookEndpointView(endpoint, now));
+  return (await endpointsOf(ctx, organizationId)).map((endpoint) => webhookEndpointView(endpoint, now));
+}
+
+async function endpointsOf(ctx: DataContext, organizationId: string): Promise<WebhookEndpoint[]> {
+  await findOrganization(ctx, organizationId);
+  return ctx.em.find(WebhookEndpoint, { organizationId }, { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
 }
 
 /**
@@ -34,7 +38,11 @@ export async function listWebhookEndpointsWithActivity(
   organizationId: string,
   now = new Date(),
 ): Promise<WebhookEndpointList> {
-  const endpoints = await listWebhookEndpoints(ctx, organizationId);
+  const endpoints = await endpointsOf(ctx, organizationId);
+  const changers = await loadChangers(
+    ctx.em,
+    endpoints.map((endpoint) => endpoint.changedByUserId ?? null),
+  );
   const plan = await webhookAccessOf(ctx.em, organizationId);
   const since = new Date(now.getTime() - WEBHOOK_RECENT_DAYS * 86_400_000);
   const counts =
@@ -42,10 +50,22 @@ export async function listWebhookEndpointsWithActivity(
       ? new Map<string, { recent: DeliveryCounts }>()
       : await deliveryCountsByEndpoint(ctx.em, organizationId, { recent: since });
   return {
-    endpoints: endpoints.map((endpoint) => ({
-      ...endpoint,
-      recentDeliveries: counts.get(endpoint.id)?.recent ?? NO_DELIVERIES,
-    })),
+    endpoints: endpoints.map((endpoint) => {
+      const changer = endpoint.changedByUserId ? (changers.get(endpoint.changedByUserId) ?? null) : null;
+      return {
+        ...webhookEndpointView(endpoint, now),
+        recentDeliveries: counts.get(endpoint.id)?.recent ?? NO_DELIVERIES,
+        changedBy: changer?.view ?? null,
+        suspendedEvents: suspendedEvents(
+          endpoint.eventTypes.filter(isWebhookEventType),
+          changer?.changer ?? null,
+        ).map((suspension) => ({
+          eventType: suspension.item,
+          reason: suspension.reason,
+          permissions: suspension.lacking,
+        })),
+      };
+    }),
     webhookAccess: plan.webhookAccess,
     planName: plan.name,
     secretGraceHours: WEBHOOK_SECRET_GRACE_HOURS,

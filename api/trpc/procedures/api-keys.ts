@@ -19,10 +19,14 @@ import { IdParams } from './administration-actor.ts';
 const organizationOf = (ctx: AppContext) => principalOf(ctx).organization.id;
 const actorOf = (ctx: AppContext): ClientActor => ({
   userId: principalOf(ctx).user.id,
+  permissions: principalOf(ctx).permissions,
   ipAddress: ctx.ipAddress,
 });
 
 const NOT_FOUND = 'No such API key in this organization';
+const BEYOND_ROLE =
+  'The role lacks integrations:manage (or MFA enrolment comes first); or the key would hold a scope whose ' +
+  'permissions the caller’s role lacks (`details[]`: `scope`, `permission`; docs/integrations.md)';
 const NO_API_ACCESS =
   '`api_access_unavailable`: the plan has no API access or the organization’s API flag is off ' +
   '(`details[].reason`; support or a platform administrator turns it on)';
@@ -34,7 +38,8 @@ export const apiKeysRouter = router({
         summary: "The organization's API keys (OAuth clients)",
         description:
           'Oldest first, each with its active secrets (hints and expiry only), usage counters and rate-limit ' +
-          'state; and whether the organization may use the public API at all, with the reason when not.',
+          'state, who last changed it and which of its scopes are suspended (that user no longer holds what ' +
+          'they need); and whether the organization may use the public API at all, with the reason when not.',
         tags: ['integrations'],
         access: 'integrations:read',
       }),
@@ -64,7 +69,7 @@ export const apiKeysRouter = router({
           '`body.ipAllowlist.<n>` with the reason. An empty allowlist accepts any source.',
         tags: ['integrations'],
         access: 'integrations:manage',
-        errors: { 409: NO_API_ACCESS },
+        errors: { 403: BEYOND_ROLE, 409: NO_API_ACCESS },
       }),
     )
     .input(CreateApiKeyRequest)
@@ -89,10 +94,12 @@ export const apiKeysRouter = router({
         summary: "Change an API key's name, scopes and IP allowlist",
         description:
           'All three as sent. Applies at once to the key’s live access tokens too: a scope taken away stops ' +
-          'opening its routes, and the new allowlist is checked at their next request.',
+          'opening its routes, and the new allowlist is checked at their next request. Every scope as saved ' +
+          'must be the caller’s to give; the caller becomes the key’s last changer, so saving a key whose ' +
+          'scopes were suspended (`suspendedScopes`) makes them work again.',
         tags: ['integrations'],
         access: 'integrations:manage',
-        errors: { 404: NOT_FOUND },
+        errors: { 403: BEYOND_ROLE, 404: NOT_FOUND },
       }),
     )
     .input(UpdateApiKeyRequest.extend(IdParams.shape))
@@ -135,6 +142,7 @@ export const apiKeysRouter = router({
         tags: ['integrations'],
         access: 'integrations:manage',
         errors: {
+          403: BEYOND_ROLE,
           404: NOT_FOUND,
           409: `${NO_API_ACCESS}; \`secret_limit\`: two secrets are active already, delete one first`,
         },

@@ -13,6 +13,7 @@ import {
   WebhookEndpointView,
   WebhookEndpointWithSecret,
 } from '../../../domain/webhook.ts';
+import type { CredentialActor } from '../../services/credentials/credential-grants.ts';
 import { createWebhookEndpoint } from '../../services/webhooks/create-webhook-endpoint.ts';
 import { deleteWebhookEndpoint } from '../../services/webhooks/delete-webhook-endpoint.ts';
 import {
@@ -32,12 +33,20 @@ const TAGS = ['webhooks'];
 const READ = 'integrations:read';
 const MANAGE = 'integrations:manage';
 const organizationOf = (ctx: AppContext) => principalOf(ctx).organization.id;
+/** The signed-in user as the creator or changer of an endpoint: its events are bounded by their role. */
+const actorOf = (ctx: AppContext): CredentialActor => ({
+  userId: principalOf(ctx).user.id,
+  permissions: principalOf(ctx).permissions,
+});
 
 const NO_ENDPOINT = 'No such webhook endpoint in this organization';
 const NO_DELIVERY = 'No such webhook delivery in this organization';
 const NO_PLAN =
   'The organization’s plan has no webhook access (`forbidden`, details name `plan`), or the role lacks ' +
   'integrations:manage';
+const BEYOND_ROLE =
+  'The role lacks integrations:manage (or MFA enrolment comes first); or the endpoint receives an event whose ' +
+  'permissions the caller’s role lacks (an empty list: every event; `details[]`: `eventType`, `permission`)';
 const TEMPORAL_DOWN =
   'The delivery could not be queued (Temporal unreachable); nothing was stored, try again';
 
@@ -48,7 +57,8 @@ export const webhooksRouter = router({
         summary: "The organization's webhook endpoints",
         description:
           'Oldest first, without their secrets (the last four characters only), each with its deliveries of ' +
-          'the last 7 days by status; `webhookAccess` says whether the plan includes webhooks at all.',
+          'the last 7 days by status, who last changed it and which of its events are suspended; ' +
+          '`webhookAccess` says whether the plan includes webhooks at all.',
         tags: TAGS,
         access: READ,
       }),
@@ -66,7 +76,7 @@ export const webhooksRouter = router({
         tags: TAGS,
         access: MANAGE,
         errors: {
-          403: NO_PLAN,
+          403: `${NO_PLAN}; or ${BEYOND_ROLE}`,
           409: 'The organization already has the most endpoints allowed (20)',
         },
       }),
@@ -74,7 +84,7 @@ export const webhooksRouter = router({
     .input(CreateWebhookEndpointRequest)
     .output(WebhookEndpointWithSecret)
     .mutation(({ ctx, input }) =>
-      createWebhookEndpoint(ctx.services, { ...input, organizationId: organizationOf(ctx) }),
+      createWebhookEndpoint(ctx.services, { ...input, organizationId: organizationOf(ctx) }, actorOf(ctx)),
     ),
 
   update: procedure
@@ -83,21 +93,23 @@ export const webhooksRouter = router({
         summary: 'Change a webhook endpoint',
         description:
           'Any of the URL (checked as at creation), the event types (empty: every event) and `enabled`; what is ' +
-          'left out stays. A disabled endpoint receives nothing until enabled again.',
+          'left out stays. A disabled endpoint receives nothing until enabled again. The endpoint as saved must ' +
+          'receive only events the caller could read; the caller becomes its last changer, so saving one whose ' +
+          'events were suspended (`suspendedEvents`) makes them arrive again.',
         tags: TAGS,
         access: MANAGE,
-        errors: { 404: NO_ENDPOINT },
+        errors: { 403: BEYOND_ROLE, 404: NO_ENDPOINT },
       }),
     )
     .input(UpdateWebhookEndpointRequest.extend(IdParams.shape))
     .output(WebhookEndpointView)
     .mutation(({ ctx, input }) => {
       const { id, ...fields } = input;
-      return updateWebhookEndpoint(ctx.services, {
-        ...fields,
-        organizationId: organizationOf(ctx),
-        endpointId: id,
-      });
+      return updateWebhookEndpoint(
+        ctx.services,
+        { ...fields, organizationId: organizationOf(ctx), endpointId: id },
+        actorOf(ctx),
+      );
     }),
 
   delete: procedure
@@ -127,12 +139,14 @@ export const webhooksRouter = router({
           'receiver can switch without losing a delivery (`previousSecretExpiresAt` says until when).',
         tags: TAGS,
         access: MANAGE,
-        errors: { 404: NO_ENDPOINT },
+        errors: { 403: BEYOND_ROLE, 404: NO_ENDPOINT },
       }),
     )
     .input(IdParams)
     .output(WebhookEndpointWithSecret)
-    .mutation(({ ctx, input }) => rotateWebhookSecret(ctx.services, organizationOf(ctx), input.id)),
+    .mutation(({ ctx, input }) =>
+      rotateWebhookSecret(ctx.services, organizationOf(ctx), input.id, { actor: actorOf(ctx) }),
+    ),
 
   test: procedure
     .meta(

@@ -1,11 +1,17 @@
 // What the Integrations page's API keys share (docs/integrations.md): the server's shapes (domain/api-key.ts,
-// types only), the specification's scopes (domain/scopes.ts) with their catalog keys, and the keys of the
-// reasons the public API may be off.
+// types only), the specification's scopes (domain/scopes.ts) with their catalog keys and what each needs of the
+// giver's role (domain/credential-permissions.ts), and the keys of the reasons the public API may be off.
 import type { z } from 'zod';
 import type * as apiKey from '../../../../domain/api-key.ts';
+import { SCOPE_PERMISSIONS } from '../../../../domain/credential-permissions.ts';
 import { SCOPES, type Scope } from '../../../../domain/scopes.ts';
 
 export { SCOPES, type Scope };
+
+/** The permissions `scope` needs that `held` lacks (domain/credential-permissions.ts): empty, it may be given. */
+export function scopeLacks(scope: Scope, held: readonly string[]): string[] {
+  return SCOPE_PERMISSIONS[scope].filter((permission) => !held.includes(permission));
+}
 
 export type ApiKeyList = z.output<typeof apiKey.ApiKeyList>;
 export type ApiKeyView = z.output<typeof apiKey.ApiKeyView>;

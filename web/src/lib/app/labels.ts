@@ -50,6 +50,16 @@ export function partsOf(permission: Permission): { area: PermissionArea; level: 
   return { area, level };
 }
 
+/** Permissions as the roles page names them, in a sentence: "Documents: View, Documents: View all". */
+export function permissionNames(permissions: readonly string[], t: (key: string) => string): string {
+  return permissions
+    .map((permission) => {
+      const { area, level } = partsOf(permission as Permission);
+      return `${t(PERMISSION_AREA_KEYS[area])}: ${t(PERMISSION_LEVEL_KEYS[level])}`;
+    })
+    .join(', ');
+}
+
 export const BUILT_IN_ROLE_KEYS: Record<string, string> = {
   owner: 'admin.roles.builtIn.owner',
   administrator: 'admin.roles.builtIn.administrator',

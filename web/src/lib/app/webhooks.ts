@@ -2,6 +2,7 @@
 // server's shapes (domain/webhook.ts, types only), the event names and delivery statuses (domain/vocabulary.ts)
 // and the badge tone of a delivery's status (app.css, .app-badge).
 import type { z } from 'zod';
+import { eventPermissions } from '../../../../domain/credential-permissions.ts';
 import {
   WEBHOOK_DELIVERY_STATUSES,
   WEBHOOK_EVENT_TYPES,
@@ -15,6 +16,11 @@ export { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, type WebhookDeliverySta
 export type WebhookEndpointList = z.output<typeof webhook.WebhookEndpointList>;
 export type WebhookEndpointListItem = z.output<typeof webhook.WebhookEndpointListItem>;
 export type WebhookDeliveryView = z.output<typeof webhook.WebhookDeliveryView>;
+
+/** The permissions `type` needs that `held` lacks (domain/credential-permissions.ts): empty, it may be chosen. */
+export function eventLacks(type: WebhookEventType, held: readonly string[]): string[] {
+  return eventPermissions(type).filter((permission) => !held.includes(permission));
+}
 
 export const DELIVERY_STATUS_TONES: Record<WebhookDeliveryStatus, string> = {
   pending: 'info',
