@@ -15,7 +15,21 @@ import { verifyRoutes } from './routes/verify.ts';
 import { registerAppRoutes } from './trpc/fastify.ts';
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
-  const app = createServer({ logger: deps.logger, trustedProxies: deps.config.api.trustedProxies });
+  const { config } = deps;
+  const app = createServer({
+    logger: deps.logger,
+    trustedProxies: config.api.trustedProxies,
+    strictTransportSecurity: config.env === 'production' && config.publicBaseUrl.startsWith('https:'),
+  });
+  if (config.env === 'production' && config.api.trustedProxies.length === 0) {
+    // docs/deployment.md, "Behind a reverse proxy": said once, when the API starts.
+    deps.logger.warn(
+      'TRUSTED_PROXIES is not set: every client address is the TCP peer. Behind a reverse proxy that is the ' +
+        "proxy's own address for every user, so the per-address sign-in throttle (50 failures in 15 minutes) " +
+        'would refuse all of them at once and IP allowlists would see one address: set TRUSTED_PROXIES to the ' +
+        "proxy's addresses (docs/deployment.md). Ignore this only if clients reach the API directly.",
+    );
+  }
   registerRequestContext(app, deps);
   await registerOpenApi(app, deps.config.publicBaseUrl);
   await app.register(healthRoutes, deps);

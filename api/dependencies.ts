@@ -7,7 +7,12 @@ import type { Orm } from '../db/orm.ts';
 
 /** The configuration the HTTP application reads; `notifications` absent: no providers (capture only). */
 export type AppConfig = Pick<Config, 'env' | 'publicBaseUrl' | 'api'> &
-  Partial<Pick<Config, 'notifications' | 'dataDir' | 'secretsEncryptionKey' | 'temporal' | 'sealing'>>;
+  Partial<
+    Pick<
+      Config,
+      'notifications' | 'dataDir' | 'secretsEncryptionKey' | 'temporal' | 'sealing' | 'publicBaseUrlSet'
+    >
+  >;
 
 export interface AppDependencies {
   config: AppConfig;

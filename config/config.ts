@@ -263,6 +263,11 @@ export interface Config {
   host: string;
   port: number;
   publicBaseUrl: string;
+  /**
+   * Whether PUBLIC_BASE_URL was given. Then it is the one origin the web app's pages are served from: the
+   * application routes' Origin check compares with it alone, never with the request's Host header.
+   */
+  publicBaseUrlSet: boolean;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
   dataDir: string;
   cacheDir: string;
@@ -415,6 +420,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: v.HOST ?? (v.SIGIL_ENV === 'production' ? '0.0.0.0' : '127.0.0.1'),
     port: v.PORT,
     publicBaseUrl: (v.PUBLIC_BASE_URL ?? `http://localhost:${v.PORT}`).replace(/\/+$/, ''),
+    publicBaseUrlSet: v.PUBLIC_BASE_URL !== undefined,
     logLevel: v.LOG_LEVEL,
     dataDir: resolve(v.DATA_DIR),
     cacheDir: resolve(v.SIGIL_CACHE_DIR ?? join(homedir(), '.cache', 'sigil')),

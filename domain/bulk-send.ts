@@ -118,7 +118,7 @@ export const BulkSendList = z.object({
 });
 export type BulkSendList = z.output<typeof BulkSendList>;
 
-export const BulkSendIdParams = z.object({ id: uuidOf('id') });
+export const BulkSendIdParams = z.strictObject({ id: uuidOf('id') });
 export const BulkSendRowsQuery = z.object({
   id: uuidOf('id'),
   status: z.enum(BULK_SEND_ROW_STATUSES).optional().describe('Only rows in this status'),

@@ -80,3 +80,39 @@ export const APPLICATION_DOCUMENT_KEY = 'x-sigil-document';
  * for the process, and the public /api/v1 document leaves out what carries this.
  */
 export const APPLICATION_DOCUMENT_ONLY = { [APPLICATION_DOCUMENT_KEY]: 'app' } as const;
+
+/**
+ * The schema with every object in it strict, at every depth: a field it does not define is refused (zod's
+ * `unrecognized_keys`, a 400 naming the field) instead of dropped. For the application routes' bodies that
+ * reuse /api/v1's create requests, which ignore unknown fields (docs/app-api.md). Objects that chose already
+ * stay as they are: strict ones, and loose ones (`z.looseObject`, such as a WebAuthn response, whose members
+ * are the browser's).
+ */
+export function strictly<T extends z.ZodType>(schema: T): T {
+  const def = schema.def as z.core.$ZodTypeDef & Record<string, unknown>;
+  const strict = (inner: unknown) => strictly(inner as z.ZodType);
+  switch (def.type) {
+    case 'object': {
+      const shape = Object.fromEntries(
+        Object.entries(def.shape as Record<string, z.ZodType>).map(([key, value]) => [key, strict(value)]),
+      );
+      return schema.clone({ ...def, shape, catchall: def.catchall ?? z.never() } as never) as T;
+    }
+    case 'array':
+      return schema.clone({ ...def, element: strict(def.element) } as never) as T;
+    case 'optional':
+    case 'nullable':
+    case 'default':
+    case 'prefault':
+    case 'nonoptional':
+    case 'readonly':
+    case 'catch':
+      return schema.clone({ ...def, innerType: strict(def.innerType) } as never) as T;
+    case 'pipe':
+      return schema.clone({ ...def, in: strict(def.in) } as never) as T;
+    case 'union':
+      return schema.clone({ ...def, options: (def.options as z.ZodType[]).map(strict) } as never) as T;
+    default:
+      return schema;
+  }
+}

@@ -303,7 +303,7 @@ export const DocumentLiveView = z.object({
 export type DocumentLiveView = z.output<typeof DocumentLiveView>;
 
 /** The `{id}` of a path: an envelope. */
-export const DocumentParams = z.object({ id: uuidOf('id') });
+export const DocumentParams = z.strictObject({ id: uuidOf('id') });
 
 export const CancelDocumentRequest = z.strictObject({ id: uuidOf('id'), reason: CancelReason });
 
@@ -314,7 +314,7 @@ export const ExtendDocumentRequest = z.strictObject({
   ),
 });
 
-export const SigningLinkParams = z.object({ id: uuidOf('id'), recipientId: uuidOf('recipientId') });
+export const SigningLinkParams = z.strictObject({ id: uuidOf('id'), recipientId: uuidOf('recipientId') });
 
 export const SigningLinkView = z.object({
   recipientId: z.uuid(),

@@ -4,6 +4,7 @@
 // id used as /api/v1's from-file request uses an uploaded file's. No `.meta({ id })`: the application routes'
 // schemas stay out of /api/v1's document (docs/app-api.md).
 import { z } from 'zod';
+import { strictly } from './common.ts';
 import { CreateEnvelopeFromFileRequest, CreateEnvelopeRequest } from './envelope.ts';
 import { CreateTemplateRequest } from './template-builder.ts';
 import { AUTHENTICATION_METHODS } from './vocabulary.ts';
@@ -13,10 +14,12 @@ const Draft = z
   .default(false)
   .describe('true: keep the envelope as a Draft (nothing is sent); false (default): send it at once');
 
-export const SendFromTemplateRequest = CreateEnvelopeRequest.extend({ draft: Draft });
+// Strict at every depth, as every application body is (a field they do not define is a 400 naming it);
+// /api/v1's own requests keep ignoring unknown fields.
+export const SendFromTemplateRequest = strictly(CreateEnvelopeRequest.extend({ draft: Draft }));
 export type SendFromTemplateRequest = z.input<typeof SendFromTemplateRequest>;
 
-export const SendFromFileRequest = CreateEnvelopeFromFileRequest.extend({ draft: Draft });
+export const SendFromFileRequest = strictly(CreateEnvelopeFromFileRequest.extend({ draft: Draft }));
 export type SendFromFileRequest = z.input<typeof SendFromFileRequest>;
 
 /** A one-off PDF for the send page, in base64 as a template's PDF is (at most 25 MB, checked the same way). */

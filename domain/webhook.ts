@@ -9,7 +9,11 @@ export const WEBHOOK_URL_MAX_LENGTH = 2048;
 
 export const WebhookUrl = safeText().trim().min(1, 'url is required').max(WEBHOOK_URL_MAX_LENGTH);
 
-/** Event names of the specification; empty (or absent at creation) subscribes to every event. */
+/**
+ * Event names of the specification. An empty list (or none given at creation) subscribes to every event,
+ * including event types added later. The request bodies are strict, so a misspelt field (`events`) is a 400
+ * naming it, never an endpoint that silently receives everything.
+ */
 export const WebhookEventTypes = z
   .array(
     z.enum(WEBHOOK_EVENT_TYPES, {
@@ -19,15 +23,19 @@ export const WebhookEventTypes = z
   .max(WEBHOOK_EVENT_TYPES.length * 2)
   .transform((types) => [...new Set(types)]);
 
-export const CreateWebhookEndpointRequest = z.object({
+const EVENT_TYPES_DESCRIPTION =
+  'The event types the endpoint receives. Empty (`[]`): every event, including event types added later.';
+
+/** Strict, as every application request body is: an unknown field is a 400 naming it (docs/app-api.md). */
+export const CreateWebhookEndpointRequest = z.strictObject({
   url: WebhookUrl,
-  eventTypes: WebhookEventTypes.default([]),
+  eventTypes: WebhookEventTypes.default([]).describe(`${EVENT_TYPES_DESCRIPTION} Absent: every event too.`),
   enabled: z.boolean().default(true),
 });
 
-export const UpdateWebhookEndpointRequest = z.object({
+export const UpdateWebhookEndpointRequest = z.strictObject({
   url: WebhookUrl.optional(),
-  eventTypes: WebhookEventTypes.optional(),
+  eventTypes: WebhookEventTypes.optional().describe(`${EVENT_TYPES_DESCRIPTION} Absent: unchanged.`),
   enabled: z.boolean().optional(),
 });
 

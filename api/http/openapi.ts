@@ -1,5 +1,7 @@
 // The public API's machine-readable description (OpenAPI 3.1, version v1) at /api/openapi/v1/openapi.json
-// and the interactive viewer at /swagger. Built from the same zod schemas that validate the requests.
+// and the interactive viewer at /swagger. Built from the same zod schemas that validate the requests. The
+// viewer's page and files carry a Content-Security-Policy of their own (Swagger UI's scripts and styles are
+// files of /swagger/static; nothing inline runs) and may not be framed.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
@@ -8,6 +10,36 @@ import { APPLICATION_DOCUMENT_KEY } from '../../domain/common.ts';
 import type { SCOPES } from '../../domain/scopes.ts';
 
 export const OPENAPI_PATH = '/api/openapi/v1/openapi.json';
+
+/** Swagger UI's page, its files and the document it reads. */
+const SWAGGER_PATHS = /^\/swagger(?:[/?#]|$)/;
+
+/**
+ * The one inline style Swagger UI writes: the `<style>` inside its top bar's SVG logo
+ * (`.logo_small_svg__cls-2{fill:#fff}…`, swagger-ui-bundle.js of @fastify/swagger-ui 6). Allowed by its hash, so
+ * no other inline style applies; a new Swagger UI with another logo fails test/e2e/content-security-policy.test.ts.
+ */
+const SWAGGER_LOGO_STYLE = "'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='";
+
+/**
+ * The viewer's policy: its own files only (and the logo's style by its hash); images and fonts also as data:
+ * URLs (Swagger UI draws icons so); "Try it out" may call this server and PUBLIC_BASE_URL (the document's
+ * server); never framed.
+ */
+export function swaggerPolicy(publicBaseUrl: string): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    `style-src 'self' ${SWAGGER_LOGO_STYLE}`,
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    `connect-src 'self' ${new URL(publicBaseUrl).origin}`,
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
 const SCOPE_DESCRIPTIONS: Record<(typeof SCOPES)[number], string> = {
   'organization.read': 'organization profile and plan context',
@@ -53,6 +85,15 @@ export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: strin
     transformObject: (input) => withoutApplicationSchemas(errorsAsJson(jsonSchemaTransformObject(input))),
   });
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
+  const policy = swaggerPolicy(publicBaseUrl);
+  app.addHook('onRequest', async (request, reply) => {
+    if (!SWAGGER_PATHS.test(request.url)) return;
+    reply
+      .header('content-security-policy', policy)
+      .header('x-frame-options', 'DENY')
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'no-referrer');
+  });
   await app.register(swaggerUi, { routePrefix: '/swagger' });
 }
 

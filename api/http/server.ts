@@ -1,5 +1,6 @@
-// The bare HTTP server every Sigil app is built on: request ids, zod validation and serialization, and the
-// one error mapping (api/http/errors.ts). `buildApp` adds the routes; tests may add their own routes to exercise a plugin.
+// The bare HTTP server every Sigil app is built on: request ids, zod validation and serialization, the one
+// error mapping (api/http/errors.ts) and the headers every answer needs (no caching of API answers, HSTS in
+// production over https). `buildApp` adds the routes; tests may add their own routes to exercise a plugin.
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
@@ -11,11 +12,23 @@ import { routeNotFound, sendError } from './errors.ts';
 
 const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
 
+/** The API's paths: their answers carry sessions' data, tokens and signing links (see `no-store` below). */
+const API_PATHS = /^\/(?:api|oauth)(?:[/?#]|$)/;
+
+/**
+ * HSTS as Sigil sends it (docs/deployment.md, "Behind a reverse proxy"): one year, this host only. Not
+ * `includeSubDomains` (Sigil speaks for its own host, not for names beside or under it) and not `preload`
+ * (an operator's decision for the whole domain); a proxy may send a stronger header instead.
+ */
+export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000';
+
 export interface ServerOptions {
   logger: Logger;
   /** Proxies whose X-Forwarded-For is trusted (IPs/CIDRs); empty: the TCP peer is the client. */
   trustedProxies?: string[];
   bodyLimit?: number;
+  /** Send Strict-Transport-Security on every answer (production with an https PUBLIC_BASE_URL). */
+  strictTransportSecurity?: boolean;
 }
 
 export function createServer(options: ServerOptions): FastifyInstance {
@@ -45,8 +58,19 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
+  const hsts = options.strictTransportSecurity === true;
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    if (hsts) reply.header('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
+  });
+  // No answer of the API is kept by a browser or a shared cache unless its route says otherwise (an ETag
+  // route's `private, no-cache`, a stamp image's `private, max-age`): decided here once, for the application
+  // routes, /api/v1, the signer API, the backoffice and /oauth/token alike, errors included.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!reply.hasHeader('cache-control') && API_PATHS.test(request.url)) {
+      reply.header('Cache-Control', 'no-store');
+    }
+    return payload;
   });
 
   // One error mapping for every route (api/http/errors.ts): the specification's body, with the request id.

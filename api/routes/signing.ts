@@ -32,7 +32,7 @@ import { verifyOneTimeCode } from '../services/signing/verify-one-time-code.ts';
 import { viewSigningLink } from '../services/signing/view-signing-link.ts';
 import { personalStampOffers } from '../services/stamps/personal-stamp-offers.ts';
 import { usePersonalStamp } from '../services/stamps/use-personal-stamp.ts';
-import { crossSiteRefusal, sessionOf } from '../trpc/fastify.ts';
+import { appOriginsOf, crossSiteRefusal, sessionOf } from '../trpc/fastify.ts';
 import { accessRefusal } from '../trpc/init.ts';
 
 const USER_AGENT_MAX = 300;
@@ -193,7 +193,7 @@ export const signingRoutes: FastifyPluginAsync<AppDependencies> = async (base, d
     },
   );
 
-  const appOrigins = new Set([new URL(deps.config.publicBaseUrl).origin]);
+  const appOrigins = appOriginsOf(deps.config);
   app.post(
     '/api/signing/:token/personal-stamps',
     {

@@ -16,7 +16,13 @@ type PathSegment = PropertyKey | { key: PropertyKey };
 interface Issue {
   path?: readonly PathSegment[];
   message: string;
+  /** zod's `unrecognized_keys`: fields the input does not define, under `path`. */
+  code?: string;
+  keys?: readonly string[];
 }
+
+/** What a field the request does not define is told (docs/app-api.md: request bodies are strict). */
+export const UNKNOWN_FIELD = 'is not a field of this request';
 
 /** The error to hand to the server's error handler for what a procedure call threw. */
 export function fromTRPCError(error: unknown, sourceOf: InputSource): unknown {
@@ -25,11 +31,16 @@ export function fromTRPCError(error: unknown, sourceOf: InputSource): unknown {
   const issues = inputIssues(error);
   if (issues) {
     return invalidRequest(
-      issues.map((issue) => {
+      issues.flatMap((issue) => {
         const path = (issue.path ?? []).map((segment) =>
           String(typeof segment === 'object' && segment !== null ? segment.key : segment),
         );
-        return { field: [sourceOf(path[0]), ...path].join('.'), message: issue.message };
+        const field = (at: string[]) => [sourceOf(at[0]), ...at].join('.');
+        // An unknown field is named itself (`body.events`), one detail each, not the object holding it.
+        if (issue.code === 'unrecognized_keys' && issue.keys && issue.keys.length > 0) {
+          return issue.keys.map((key) => ({ field: field([...path, key]), message: UNKNOWN_FIELD }));
+        }
+        return [{ field: field(path), message: issue.message }];
       }),
     );
   }

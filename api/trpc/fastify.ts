@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { fastifyCookie } from '@fastify/cookie';
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppDependencies } from '../dependencies.ts';
+import type { AppConfig, AppDependencies } from '../dependencies.ts';
 import { AppError } from '../errors.ts';
 import { limitBody } from '../http/body-limit.ts';
 import { invalidRequest } from '../http/errors.ts';
@@ -28,7 +28,7 @@ import {
   type PlatformAdminPrincipal,
 } from '../services/backoffice/backoffice-sessions.ts';
 import { backofficeAllowlist, backofficeAllowlistRefusal } from '../services/backoffice/security-policy.ts';
-import { fromTRPCError, type InputSource } from './errors.ts';
+import { fromTRPCError, type InputSource, UNKNOWN_FIELD } from './errors.ts';
 import {
   type AppContext,
   accessRefusal,
@@ -55,7 +55,7 @@ export async function registerAppRoutes(app: FastifyInstance, deps: AppDependenc
   });
   const options: TransportOptions = {
     secureCookies: deps.config.env === 'production' || deps.config.publicBaseUrl.startsWith('https:'),
-    allowedOrigins: new Set([new URL(deps.config.publicBaseUrl).origin]),
+    origins: appOriginsOf(deps.config),
   };
   mountProcedures(app, appRouter, options, (procedure) => !procedure.meta?.idempotent);
   // Routes declaring `idempotent` in a scope of their own with the Idempotency-Key hooks, keyed in the
@@ -73,8 +73,26 @@ export async function registerAppRoutes(app: FastifyInstance, deps: AppDependenc
 export interface TransportOptions {
   /** Set `Secure` on the session cookie (production, or an https:// public address). */
   secureCookies: boolean;
-  /** Origins whose pages may send mutations besides the request's own (PUBLIC_BASE_URL's). */
-  allowedOrigins: ReadonlySet<string>;
+  /** Whose pages may send mutations (crossSiteRefusal). */
+  origins: AppOrigins;
+}
+
+/** The origins whose pages may send mutations to the application routes and the signer's personal stamps. */
+export interface AppOrigins {
+  /** PUBLIC_BASE_URL's origin (its default, http://localhost:PORT, when unset). */
+  allowed: ReadonlySet<string>;
+  /**
+   * Whether the request's own `scheme://Host` counts too: only while PUBLIC_BASE_URL is unset (development on
+   * another host name or port). With it set, the Host header — which the client chooses — decides nothing.
+   */
+  requestHost: boolean;
+}
+
+export function appOriginsOf(config: Pick<AppConfig, 'publicBaseUrl' | 'publicBaseUrlSet'>): AppOrigins {
+  return {
+    allowed: new Set([new URL(config.publicBaseUrl).origin]),
+    requestHost: config.publicBaseUrlSet !== true,
+  };
 }
 
 /** The context of a procedure call: the request's unit of work and id, its session and cookie setters. */
@@ -122,17 +140,16 @@ export function appContext(
 /**
  * Cross-site request protection for every mutation of the application routes (docs/accounts.md, "Sessions"):
  * besides SameSite=Lax on the cookie, a POST, PUT, PATCH or DELETE must come from a page of this server, as its
- * Origin header says (or, when a browser sends none, its Referer). A request with neither is refused too:
+ * Origin header says (or, when a browser sends none, its Referer): PUBLIC_BASE_URL's origin, and only while
+ * PUBLIC_BASE_URL is unset also the request's own `scheme://Host` (a Host header is the client's to choose, so
+ * with a public address set it is never what is compared). A request with neither header is refused too:
  * browsers send Origin with every such request, so only a client that is not a browser leaves it out, and it
  * can send it.
  */
-export function crossSiteRefusal(
-  request: FastifyRequest,
-  allowedOrigins: ReadonlySet<string>,
-): AppError | null {
+export function crossSiteRefusal(request: FastifyRequest, origins: AppOrigins): AppError | null {
   const origin = request.headers.origin ?? originOf(request.headers.referer);
-  const own = `${request.protocol}://${request.host}`;
-  if (origin && (origin === own || allowedOrigins.has(origin))) return null;
+  const own = origins.requestHost ? `${request.protocol}://${request.host}` : undefined;
+  if (origin && (origin === own || origins.allowed.has(origin))) return null;
   return new AppError(
     403,
     'cross_site_request',
@@ -235,7 +252,7 @@ export function mountProcedures(
         ? {
             config: { idempotent: true },
             preValidation: async (request: FastifyRequest) => {
-              const refusal = crossSiteRefusal(request, options.allowedOrigins);
+              const refusal = crossSiteRefusal(request, options.origins);
               if (refusal) throw refusal;
               const session = await sessionOf(request);
               const denied = accessRefusal(procedure.meta?.access ?? 'signed-in', session);
@@ -246,7 +263,7 @@ export function mountProcedures(
         : {}),
       handler: async (request, reply) => {
         if (method !== 'GET' && !idempotent) {
-          const refusal = crossSiteRefusal(request, options.allowedOrigins);
+          const refusal = crossSiteRefusal(request, options.origins);
           if (refusal) throw refusal;
         }
         if (needsBody && !isPlainObject(request.body)) {
@@ -260,6 +277,8 @@ export function mountProcedures(
             },
           ]);
         }
+        // A procedure without input has no schema to refuse a field it does not define: the transport does.
+        if (takesBody && procedure.inputs.length === 0) refuseBodyFields(request.body);
         // A backoffice route reads only the backoffice cookie, any other route only the organization user's.
         const backoffice = isBackofficePath(path);
         const session = backoffice ? null : (checkedSessions.get(request) ?? (await sessionOf(request)));
@@ -357,6 +376,23 @@ function checkedRoute(name: string, procedure: ProcedureDefinition) {
     throw new Error(`Procedure ${name}: queries are GET routes and mutations are not (${route.method}).`);
   }
   return route;
+}
+
+/**
+ * The body of a route that takes none: absent, null or `{}`. Any field is refused as a schema refuses a field it
+ * does not define (docs/app-api.md: request bodies are strict).
+ */
+function refuseBodyFields(body: unknown): void {
+  if (body === undefined || body === null) return;
+  if (!isPlainObject(body)) {
+    throw invalidRequest([
+      { field: 'body', message: 'the body must be a JSON object (this route takes none)' },
+    ]);
+  }
+  const fields = Object.keys(body);
+  if (fields.length > 0) {
+    throw invalidRequest(fields.map((field) => ({ field: `body.${field}`, message: UNKNOWN_FIELD })));
+  }
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

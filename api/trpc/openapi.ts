@@ -146,6 +146,13 @@ export function appOpenApiDocument(router: AnyTRPCRouter, publicBaseUrl: string)
       };
     }
     operation.responses = { ...operation.responses, ...errorResponses(errors, procedure) };
+    // trpc-to-openapi rebuilds a refined input (`.superRefine`) as a plain object when it takes the path
+    // parameters out, losing its strictness: the body refuses what it does not define all the same.
+    const body = operation.requestBody;
+    const bodySchema = body && !('$ref' in body) ? body.content['application/json']?.schema : undefined;
+    if (bodySchema && !('$ref' in bodySchema) && procedure.inputs.every(isStrictObject)) {
+      bodySchema.additionalProperties = false;
+    }
     // Each protected route names the one cookie it reads: the backoffice's or the organization user's.
     if (operation.security) {
       operation.security = [meta.access === 'platform-admin' ? { backoffice: [] } : { session: [] }];
@@ -169,6 +176,14 @@ function errorResponses(errors: DocumentedErrors | undefined, procedure: Procedu
       { description, content: { 'application/json': { schema: ERROR_REF } } },
     ]),
   );
+}
+
+/** A zod object that refuses the fields it does not define (`z.strictObject`, `.strict()`). */
+function isStrictObject(schema: unknown): boolean {
+  const def = (
+    schema as { _zod?: { def?: { type?: string; catchall?: { _zod?: { def?: { type?: string } } } } } }
+  )._zod?.def;
+  return def?.type === 'object' && def.catchall?._zod?.def?.type === 'never';
 }
 
 /** `text/csv` of `text/csv; charset=utf-8`. */

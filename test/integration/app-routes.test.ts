@@ -115,7 +115,7 @@ describe('GET /api/plans', () => {
 
 /** The test configuration's PUBLIC_BASE_URL: mutations must come from a page of this server. */
 const ORIGIN = 'http://localhost:3000';
-const TRANSPORT = { secureCookies: false, allowedOrigins: new Set([ORIGIN]) };
+const TRANSPORT = { secureCookies: false, origins: { allowed: new Set([ORIGIN]), requestHost: true } };
 
 describe('the transport and its one error mapping', () => {
   const logged: { msg?: string; err?: { message?: string; type?: string } }[] = [];

@@ -791,7 +791,7 @@ describe('refused input and other organizations', () => {
         { roles: [{ ...role, defaultRecipientType: 'Boss' }], fields: [] },
         ['body.roles.0.defaultRecipientType'],
       ],
-      [{ roles: [role], fields: [], extra: true }, ['body']],
+      [{ roles: [role], fields: [], extra: true }, ['body.extra']],
     ];
     for (const [definition, fields] of cases) {
       const error = await refused(save(definition), 400, 'invalid_request');

@@ -630,7 +630,7 @@ describe('bad input', () => {
         'POST',
         '/api/backoffice/platform-admins',
         { email: emailAt('x'), fullName: 'X', role: 'root' },
-        'body',
+        'body.role',
       ],
       ['POST', '/api/backoffice/platform-admins/otp', { email: 'nope', password: 'x' }, 'body.email'],
       ['POST', '/api/backoffice/platform-admins/otp', { email: first.email, password: '' }, 'body.password'],

@@ -438,7 +438,7 @@ describe('the detail and its changes', () => {
       [{ apiEnabled: 'yes' }, 'body.apiEnabled'],
       [{ status: 'active', suspendedReason: 'Why' }, 'body.suspendedReason'],
       [{}, 'body'],
-      [{ plan: 'Premium', colour: 'red' }, 'body'],
+      [{ plan: 'Premium', colour: 'red' }, 'body.colour'],
     ];
     for (const [body, field] of cases) {
       const answer = await call('PUT', `${BASE}/${org}`, body);
@@ -846,7 +846,7 @@ describe('SMS credits', () => {
       [{ amount: '10', reason: 'Text' }, 'body.amount'],
       [{ amount: 10 }, 'body.reason'],
       [{ amount: 10, reason: '   ' }, 'body.reason'],
-      [{ amount: 10, reason: 'Extra', free: true }, 'body'],
+      [{ amount: 10, reason: 'Extra', free: true }, 'body.free'],
     ];
     for (const [body, field] of cases) {
       const answer = await call('POST', `${BASE}/${org}/credits`, body);

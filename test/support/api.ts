@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { inject } from 'vitest';
 import { buildApp } from '../../api/app.ts';
 import { createOAuthClient } from '../../api/services/oauth-clients/create-oauth-client.ts';
@@ -26,8 +26,15 @@ export interface ApiHarness {
   close(): Promise<void>;
 }
 
-/** The app on an existing test context (several apps, such as a production one next to a test one, may share it). */
-export function buildTestApp(ctx: TestContext, config: Config = testConfig()): Promise<FastifyInstance> {
+/**
+ * The app on an existing test context (several apps, such as a production one next to a test one, may share it);
+ * `logger` for a test that reads what the app logs.
+ */
+export function buildTestApp(
+  ctx: TestContext,
+  config: Config = testConfig(),
+  logger: Logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+): Promise<FastifyInstance> {
   return buildApp({
     config,
     orm: ctx.orm,
@@ -36,7 +43,7 @@ export function buildTestApp(ctx: TestContext, config: Config = testConfig()): P
       client: ctx.temporal,
       namespace: inject('namespace'),
     },
-    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    logger,
   });
 }
 

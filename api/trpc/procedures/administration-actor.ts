@@ -9,5 +9,8 @@ export function actorOf(ctx: AppContext): Actor {
   return { ...principalOf(ctx), ipAddress: ctx.ipAddress };
 }
 
-/** The `{id}` of a path. */
-export const IdParams = z.object({ id: uuidOf('id') });
+/**
+ * The `{id}` of a path, and nothing else: strict, so a body (or query) field the route does not define is a 400
+ * naming it (docs/app-api.md).
+ */
+export const IdParams = z.strictObject({ id: uuidOf('id') });
