@@ -2,8 +2,9 @@
 // 5th failure of an address each attempt waits a growing delay (429 rate_limited with Retry-After), the 10th
 // locks it for 15 minutes (429 account_locked, even with the right password), after which the right password
 // works; an unknown address gets exactly the same answers; a lock starts one user.locked_out in the security
-// log; a network address with 50 failures is refused whatever the account; reset and verification emails go
-// out at most once a minute per address while every request is answered Ok.
+// log; a network address with 50 failures is refused whatever the account, and only in its own realm (the
+// backoffice's sign-in counts apart); reset and verification emails go out at most once a minute per address
+// while every request is answered Ok.
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { AppUser, SecurityEvent } from '../../db/entities/index.ts';
@@ -18,6 +19,7 @@ import {
   testClock,
   useAccountsApp,
 } from '../support/auth-http.ts';
+import { withBackofficeAllowlist } from '../support/backoffice-allowlist.ts';
 import type { TestContext } from '../support/context.ts';
 
 let ctx: TestContext;
@@ -168,6 +170,53 @@ describe('failed sign-ins from a network address', () => {
     );
     clock.advance(15 * 60_000 + 1000);
     expect((await browser.post('/api/auth/login', { email, password: PASSWORD })).statusCode).toBe(200);
+  });
+});
+
+describe('failed sign-ins of organization users and of platform administrators', () => {
+  it('are counted apart: 50 of one from an address never refuse the other there (issue 30)', async () => {
+    // The backoffice's IP allowlist is shared by the test files: held empty meanwhile.
+    await withBackofficeAllowlist(async () => {
+      const otp = (browser: Browser, email: string) =>
+        browser.request('POST', '/api/backoffice/platform-admins/otp', { email, password: WRONG });
+      const spray = (label: string, failure: number) =>
+        `${label}-${Math.floor(failure / 4)}-${clock.now().getTime()}@example.test`;
+
+      // 50 wrong organization passwords from one address (over 13 addresses, below an address's delay)…
+      const organizationSide = newBrowser(app);
+      for (let failure = 0; failure < 50; failure += 1) {
+        const response = await organizationSide.post('/api/auth/login', {
+          email: spray('org-spray', failure),
+          password: WRONG,
+        });
+        expect(response.statusCode, `failure ${failure + 1}`).toBe(401);
+      }
+      const refused = await organizationSide.post('/api/auth/login', {
+        email: spray('org', 99),
+        password: WRONG,
+      });
+      expect(answer(refused)).toMatchObject({ status: 429, code: 'rate_limited' });
+      // …leave the backoffice's sign-in open from there: a wrong password is still just wrong.
+      expect(answer(await otp(organizationSide, 'nobody@backoffice.example.test'))).toMatchObject({
+        status: 401,
+        code: 'invalid_credentials',
+      });
+
+      // 50 wrong backoffice passwords from another address are the backoffice's own limit…
+      const backofficeSide = newBrowser(app);
+      for (let failure = 0; failure < 50; failure += 1) {
+        const response = await otp(backofficeSide, spray('admin-spray', failure));
+        expect(response.statusCode, `failure ${failure + 1}`).toBe(401);
+      }
+      expect(answer(await otp(backofficeSide, 'someone@backoffice.example.test'))).toMatchObject({
+        status: 429,
+        code: 'rate_limited',
+      });
+      // …and organization users signing in from there are not refused.
+      const email = await registerVerified(app);
+      const signedIn = await backofficeSide.post('/api/auth/login', { email, password: PASSWORD });
+      expect(signedIn.statusCode, signedIn.body).toBe(200);
+    });
   });
 });
 

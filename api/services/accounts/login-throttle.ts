@@ -6,6 +6,9 @@
 //   locks the address for 15 minutes (429 `account_locked`). A successful sign-in and a password reset clear it.
 // - `address:<ip>`: failed sign-ins from a network address; 50 within 15 minutes and that address gets 429
 //   `rate_limited` until the window is over, whichever accounts it tries.
+// Organization users and platform administrators are two realms with keys of their own (`account:<email>`,
+// `address:<ip>`; `account:backoffice:<email>`, `address:backoffice:<ip>`): failures in one never refuse the
+// other, so a flood of wrong organization passwords from an address (or a proxy's) cannot lock the backoffice.
 // - `mail:<kind>:<email>`: when an account email of a kind (password reset, verification, the registration
 //   notice) last went to an address; one a minute, the routes answer the same either way.
 // Every change is one atomic statement, so concurrent attempts cannot both slip under a limit.
@@ -40,8 +43,14 @@ interface ThrottleRow {
   locked_until: Date | null;
 }
 
-export const accountKey = (email: string) => `account:${email.toLowerCase()}`;
-export const addressKey = (ipAddress: string) => `address:${ipAddress}`;
+/** Whose sign-in: the business app's users, or the backoffice's platform administrators. */
+export type ThrottleRealm = 'organization' | 'backoffice';
+
+const realmPrefix = (realm: ThrottleRealm) => (realm === 'backoffice' ? 'backoffice:' : '');
+export const accountKey = (email: string, realm: ThrottleRealm = 'organization') =>
+  `account:${realmPrefix(realm)}${email.toLowerCase()}`;
+export const addressKey = (ipAddress: string, realm: ThrottleRealm = 'organization') =>
+  `address:${realmPrefix(realm)}${ipAddress}`;
 
 /** The delay after `failures` failures within the window (0 below the threshold). */
 export function loginDelaySeconds(failures: number): number {
@@ -68,24 +77,30 @@ export class AccountLocked extends AppError {
 
 /**
  * Refuses a sign-in attempt that must wait (429 `rate_limited` with Retry-After), whose address is locked
- * (429 `account_locked`), or that comes from a network address with too many failures. Reads only.
+ * (429 `account_locked`), or that comes from a network address with too many failures in the realm. Reads only.
  */
-export async function checkLoginThrottle(ctx: ThrottleContext, email: string, ipAddress: string) {
+export async function checkLoginThrottle(
+  ctx: ThrottleContext,
+  email: string,
+  ipAddress: string,
+  realm: ThrottleRealm = 'organization',
+) {
   const now = nowOf(ctx);
+  const keys = { account: accountKey(email, realm), address: addressKey(ipAddress, realm) };
   const rows = await ctx.em.execute<ThrottleRow[]>(
     'select key, failures, first_failure_at, last_failure_at, locked_until from login_throttle where key in (?, ?)',
-    [accountKey(email), addressKey(ipAddress)],
+    [keys.account, keys.address],
   );
   const windowEnd = (row: ThrottleRow) =>
     new Date(new Date(row.first_failure_at).getTime() + LOGIN_THROTTLE.windowMs);
-  const address = rows.find((row) => row.key === addressKey(ipAddress));
+  const address = rows.find((row) => row.key === keys.address);
   if (address && address.failures >= LOGIN_THROTTLE.addressFailures && windowEnd(address) > now) {
     throw new RateLimited(
       'Too many failed sign-ins from your network address: wait a few minutes before trying again.',
       secondsUntil(windowEnd(address), now),
     );
   }
-  const account = rows.find((row) => row.key === accountKey(email));
+  const account = rows.find((row) => row.key === keys.account);
   if (!account) return;
   if (account.locked_until && new Date(account.locked_until) > now) {
     throw new AccountLocked(secondsUntil(new Date(account.locked_until), now));
@@ -102,21 +117,23 @@ export async function checkLoginThrottle(ctx: ThrottleContext, email: string, ip
 }
 
 /**
- * Counts a failed sign-in for the email address and the network address. Answers whether this failure
- * started the address's lock (the caller records `user.locked_out` when an account has it).
+ * Counts a failed sign-in for the email address and the network address, in the realm. Answers whether this
+ * failure started the address's lock (the caller records `user.locked_out` when an account has it).
  */
 export async function recordLoginFailure(
   ctx: ThrottleContext,
   email: string,
   ipAddress: string,
+  realm: ThrottleRealm = 'organization',
 ): Promise<{ failures: number; lockStarted: boolean }> {
   const now = nowOf(ctx);
+  const account = accountKey(email, realm);
   const windowStart = new Date(now.getTime() - LOGIN_THROTTLE.windowMs);
   const lockUntil = new Date(now.getTime() + LOGIN_THROTTLE.lockMs);
   // A window that is over, or a lock that has ended, starts counting again from this failure. The lock starts
   // with the failure that reaches the limit, in the same statement.
   const fresh = 't.first_failure_at < ? or (t.locked_until is not null and t.locked_until <= ?)';
-  const [account] = await ctx.em.execute<{ failures: number; lock_started: boolean }[]>(
+  const [counted] = await ctx.em.execute<{ failures: number; lock_started: boolean }[]>(
     `with previous as (select locked_until from login_throttle where key = ?)
      insert into login_throttle as t (key, failures, first_failure_at, last_failure_at, locked_until)
      values (?, 1, ?, ?, null)
@@ -131,8 +148,8 @@ export async function recordLoginFailure(
      returning failures,
        (t.locked_until is not null and (select locked_until from previous) is null) as lock_started`,
     [
-      accountKey(email),
-      accountKey(email),
+      account,
+      account,
       now,
       now,
       ...[windowStart, now, windowStart, now, windowStart, now],
@@ -147,14 +164,18 @@ export async function recordLoginFailure(
        failures = case when t.first_failure_at < ? then 1 else t.failures + 1 end,
        first_failure_at = case when t.first_failure_at < ? then excluded.first_failure_at else t.first_failure_at end,
        last_failure_at = excluded.last_failure_at`,
-    [addressKey(ipAddress), now, now, windowStart, windowStart],
+    [addressKey(ipAddress, realm), now, now, windowStart, windowStart],
   );
-  return { failures: account?.failures ?? 1, lockStarted: account?.lock_started === true };
+  return { failures: counted?.failures ?? 1, lockStarted: counted?.lock_started === true };
 }
 
-/** Forgets the failures of an email address (a successful sign-in, a password reset). */
-export async function clearLoginThrottle(ctx: ThrottleContext, email: string): Promise<void> {
-  await ctx.em.execute('delete from login_throttle where key = ?', [accountKey(email)]);
+/** Forgets the failures of an email address in the realm (a successful sign-in, a password reset). */
+export async function clearLoginThrottle(
+  ctx: ThrottleContext,
+  email: string,
+  realm: ThrottleRealm = 'organization',
+): Promise<void> {
+  await ctx.em.execute('delete from login_throttle where key = ?', [accountKey(email, realm)]);
 }
 
 export type ThrottledEmailKind =

@@ -1,8 +1,9 @@
 // Signing in to the backoffice (docs/backoffice.md, "Signing in"): the address and password first
 // (POST /api/backoffice/platform-admins/otp), which send a 6-digit code by email, valid 10 minutes; then the
 // code (POST /api/backoffice/session), which starts a backoffice session. The accounts' abuse protections
-// hold (api/services/accounts/login-throttle.ts, under keys of their own, `account:backoffice:<email>`, and the
-// shared per-network-address count): an unknown address and a wrong password are one answer (401
+// hold (api/services/accounts/login-throttle.ts) in a realm of their own: the keys `account:backoffice:<email>`
+// and `address:backoffice:<ip>`, so organization sign-ins failing from an address never refuse the backoffice
+// there, nor the other way round. An unknown address and a wrong password are one answer (401
 // `invalid_credentials`) in about the same time (a padding hash is checked for an unknown address), and count
 // alike; a wrong, expired or used-up code and an unknown address are one answer too (401 `invalid_code`). A
 // code takes at most 5 wrong attempts, then it is used up; a new code replaces the previous one.
@@ -27,8 +28,8 @@ interface Visitor {
   userAgent: string | null;
 }
 
-/** The throttle's key for a backoffice address: apart from an organization user with the same address. */
-const throttleKeyOf = (email: string) => `backoffice:${email.toLowerCase()}`;
+/** The login throttle's realm of platform administrators: apart from organization users, by email and by address. */
+const REALM = 'backoffice';
 
 export const invalidBackofficeCredentials = () =>
   new Unauthorized('Email or password is wrong.', 'invalid_credentials');
@@ -48,15 +49,14 @@ export async function requestPlatformAdminOtp(
   visitor: Visitor,
 ): Promise<{ sent: true; expiresAt: string }> {
   const email = input.email.toLowerCase();
-  const key = throttleKeyOf(email);
-  await checkLoginThrottle(ctx, key, visitor.ipAddress);
+  await checkLoginThrottle(ctx, email, visitor.ipAddress, REALM);
   const admin = await ctx.em.findOne(PlatformAdmin, { email });
   const passwordRight = await verifyPassword(
     input.password,
     admin?.passwordHash ?? (await PADDING_PASSWORD_HASH),
   );
   if (!admin || !passwordRight) {
-    const { failures } = await recordLoginFailure(ctx, key, visitor.ipAddress);
+    const { failures } = await recordLoginFailure(ctx, email, visitor.ipAddress, REALM);
     recordBackofficeEvent(
       ctx,
       { kind: 'visitor', email, ipAddress: visitor.ipAddress },
@@ -153,8 +153,7 @@ export async function signInPlatformAdmin(
   visitor: Visitor,
 ) {
   const email = input.email.toLowerCase();
-  const key = throttleKeyOf(email);
-  await checkLoginThrottle(ctx, key, visitor.ipAddress);
+  await checkLoginThrottle(ctx, email, visitor.ipAddress, REALM);
   const now = nowOf(ctx);
   const admin = await ctx.em.findOne(PlatformAdmin, { email });
   // The newest code is the one that counts: a new one marks the earlier ones used.
@@ -173,7 +172,7 @@ export async function signInPlatformAdmin(
       code.attempts += 1;
       if (code.attempts >= BACKOFFICE_SECURITY.codeMaxAttempts) code.usedAt = now;
     }
-    const { failures } = await recordLoginFailure(ctx, key, visitor.ipAddress);
+    const { failures } = await recordLoginFailure(ctx, email, visitor.ipAddress, REALM);
     recordBackofficeEvent(
       ctx,
       { kind: 'visitor', email, ipAddress: visitor.ipAddress },
@@ -200,7 +199,7 @@ export async function signInPlatformAdmin(
   code.usedAt = now;
   admin.lastSignInAt = now;
   admin.lastSignInIp = visitor.ipAddress;
-  await clearLoginThrottle(ctx, key);
+  await clearLoginThrottle(ctx, email, REALM);
   const started = await startBackofficeSession(ctx, {
     admin,
     ipAddress: visitor.ipAddress,
