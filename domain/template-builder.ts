@@ -23,6 +23,8 @@ export const TEMPLATE_LIMITS = {
   filename: 255,
   /** The largest PDF (the template PDF's limit everywhere, api/services/templates/create-template.ts). */
   pdfBytes: 25 * MEBIBYTE,
+  /** Templates of one organization that are not archived (each with all its versions; one-off ones not counted). */
+  organization: 1_000,
 } as const;
 
 /** base64 of at most `pdfBytes` bytes. */

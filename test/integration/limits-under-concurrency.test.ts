@@ -1,8 +1,8 @@
 // Every counted limit under simultaneous requests (issue 30, docs/billing.md "Limits under concurrency"), on the
 // real PostgreSQL and Temporal: N requests at once, then the final counts — not only the answers. The monthly
 // documents through POST /api/v1/envelopes/{id}/send, the SMS credits through sends, one-time codes and the
-// credit taken by a message, bulk sends beside single sends, webhook endpoints, users, teams, contacts, stamps,
-// their versions and an API key's secrets. Each
+// credit taken by a message, bulk sends beside single sends, webhook endpoints, users, teams, contacts, templates,
+// stamps, their versions and an API key's secrets. Each
 // organization here has a plan of its own (made by the test), so its limits are small and exact.
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
@@ -14,6 +14,8 @@ import { Organization } from '../../db/entities/index.ts';
 import { creditBalance, takeTextCredit } from '../../db/usage-reservations.ts';
 import { CONTACT_LIMITS } from '../../domain/contact.ts';
 import { STAMP_LIMITS } from '../../domain/stamp.ts';
+import { TEMPLATE_LIMITS } from '../../domain/template-builder.ts';
+import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
 import { encodePng } from '../support/png.ts';
 import { signedInUser } from '../support/signed-in-user.ts';
@@ -510,5 +512,38 @@ describe('stamps, their versions and an API key’s secrets', () => {
       [client?.id],
     );
     expect(row?.n).toBe(2);
+  });
+});
+
+describe('templates', () => {
+  it('keeps an organization’s templates at the limit when creations and copies arrive at once', async () => {
+    const integrator = await integratorOn({});
+    const owner = await signedInUser(harness, { role: 'owner', organizationId: integrator.organizationId });
+    // Two places left: the demo template and the seeded ones (each its own family), an archived one not counted.
+    await sql(
+      `insert into template (id, organization_id, name, status, file_id, page_count, family_id, archived_at)
+       select s.id, t.organization_id, 'Seeded ' || s.i, 'Draft', t.file_id, t.page_count, s.id,
+              case when s.i = 0 then now() end
+         from template t, (select gen_random_uuid() as id, i from generate_series(0, ?) as i) s
+        where t.id = ?`,
+      [TEMPLATE_LIMITS.organization - 3, integrator.templateId],
+    );
+    const pdfBase64 = Buffer.from(await buildDemoPdf()).toString('base64');
+    const post = (url: string, payload: Record<string, unknown>) =>
+      harness.app.inject({ method: 'POST', url, headers: owner.headers, payload });
+    const answers = await Promise.all([
+      ...Array.from({ length: 3 }, (_, i) => post('/api/templates', { name: `New ${i}`, pdfBase64 })),
+      ...Array.from({ length: 3 }, (_, i) =>
+        post(`/api/templates/${integrator.templateId}/duplicate`, { name: `Copy ${i}` }),
+      ),
+    ]);
+    expect(statuses(answers)).toEqual({ 200: 2, 409: 4 });
+    expect(new Set(codes(answers))).toEqual(new Set(['template_limit']));
+    const [row] = await sql<{ n: number }>(
+      `select count(distinct family_id)::int as n from template
+        where organization_id = ? and archived_at is null and status <> 'OneOff'`,
+      [integrator.organizationId],
+    );
+    expect(row?.n).toBe(TEMPLATE_LIMITS.organization);
   });
 });

@@ -12,7 +12,7 @@ import { inspectPdf } from '../files/inspect-pdf.ts';
 import { organizationClient } from '../files/inspection-pool.ts';
 import { addStoredPdf } from '../files/upload-file.ts';
 import { parseInput } from '../validation.ts';
-import { addTemplateRows, templateRows } from './create-template.ts';
+import { addTemplateRows, flushNewTemplate, templateRows } from './create-template.ts';
 import { type TemplateActor, templateDetail } from './template-versions.ts';
 
 export async function createTemplateFromPdf(
@@ -49,6 +49,6 @@ export async function createTemplateFromPdf(
       pages: pdf.pages,
     }),
   );
-  await em.flush();
+  await flushNewTemplate(em, actor.organizationId);
   return templateDetail(em, template);
 }

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Template, TemplateField, TemplateRole } from '../../../db/entities/index.ts';
 import { type FieldPlacement, type FieldProperties, TemplateDefinition } from '../../../domain/template.ts';
+import { TEMPLATE_LIMITS } from '../../../domain/template-builder.ts';
 import type { FieldType, RecipientType } from '../../../domain/vocabulary.ts';
 import { InvalidRequest } from '../../errors.ts';
 import type { DataContext } from '../context.ts';
@@ -12,6 +13,7 @@ import { inspectPdf } from '../files/inspect-pdf.ts';
 import { organizationClient } from '../files/inspection-pool.ts';
 import { addStoredPdf } from '../files/upload-file.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
+import { type CountedLimit, requireRoom } from '../usage/counted-limit.ts';
 import { parseInput } from '../validation.ts';
 import { placementOf, placementProblems } from './field-placement.ts';
 
@@ -159,6 +161,41 @@ function propertiesOf(properties: FieldProperties | undefined): FieldProperties 
   return Object.keys(given).length > 0 ? (given as FieldProperties) : null;
 }
 
+/**
+ * An organization's templates that are not archived (a family with all its versions counts once; one-off
+ * templates of sends from a file do not), at most TEMPLATE_LIMITS.organization (409 `template_limit`). Counted
+ * with SQL, so the unit of work's new rows are not flushed by the count.
+ */
+export const TEMPLATE_LIMIT = (organizationId: string): CountedLimit => ({
+  what: 'templates',
+  max: TEMPLATE_LIMITS.organization,
+  code: 'template_limit',
+  remedy: 'archive templates it no longer uses first',
+  count: async (tx) => {
+    const [row] = await tx.execute<{ n: number }[]>(
+      `select count(distinct family_id)::int as n from template
+        where organization_id = ? and archived_at is null and status <> 'OneOff'`,
+      [organizationId],
+    );
+    return Number(row?.n ?? 0);
+  },
+});
+
+/**
+ * Flushes a new template (with whatever else the unit of work holds: its stored PDF) in a transaction that first
+ * counts the organization's templates under its lock, so templates created at once cannot pass the limit.
+ */
+export async function flushNewTemplate(em: EntityManager, organizationId: string): Promise<void> {
+  await em.begin();
+  try {
+    await requireRoom(em, organizationId, TEMPLATE_LIMIT(organizationId));
+    await em.commit();
+  } catch (error) {
+    await em.rollback();
+    throw error;
+  }
+}
+
 /** Adds a template's rows to the unit of work (flushed by the caller, with its other rows). */
 export function addTemplateRows(em: EntityManager, rows: TemplateRows): Template {
   const template = em.create(Template, rows.template);
@@ -204,6 +241,6 @@ export async function createTemplate(ctx: DataContext, input: CreateTemplateInpu
       pages: pdf.pages,
     }),
   );
-  await em.flush();
+  await flushNewTemplate(em, organization.id);
   return template;
 }

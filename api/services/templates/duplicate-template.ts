@@ -9,7 +9,7 @@ import {
 } from '../../../domain/template-builder.ts';
 import type { DataContext } from '../context.ts';
 import { parseInput } from '../validation.ts';
-import { addTemplateRows, templateRows } from './create-template.ts';
+import { addTemplateRows, flushNewTemplate, templateRows } from './create-template.ts';
 import { findTemplateVersion, pagesOf, type TemplateActor, templateDetail } from './template-versions.ts';
 
 const COPY_SUFFIX = ' (copy)';
@@ -61,7 +61,7 @@ export async function duplicateTemplate(
       })),
     }),
   );
-  await em.flush();
+  await flushNewTemplate(em, actor.organizationId);
   return templateDetail(em, copy);
 }
 
