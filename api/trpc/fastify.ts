@@ -21,6 +21,7 @@ import { AppError } from '../errors.ts';
 import { limitBody } from '../http/body-limit.ts';
 import { invalidRequest } from '../http/errors.ts';
 import { registerIdempotency } from '../plugins/idempotency.ts';
+import { endedByWrongFactors } from '../services/accounts/mfa-failures.ts';
 import { findSession, SESSION_COOKIE, type SessionPrincipal } from '../services/accounts/sessions.ts';
 import {
   BACKOFFICE_SESSION_COOKIE,
@@ -179,6 +180,13 @@ export async function sessionOf(request: FastifyRequest): Promise<SessionPrincip
   return token ? findSession(request.services, token) : null;
 }
 
+/** The refusal of a cookie whose pending sign-in wrong second factors ended, or null. */
+async function endedSignInOf(request: FastifyRequest): Promise<AppError | null> {
+  const cookies = request.cookies ?? fastifyCookie.parse(request.headers.cookie ?? '');
+  const token = cookies[SESSION_COOKIE];
+  return token ? endedByWrongFactors(request.services, token) : null;
+}
+
 /** The backoffice's routes: their own session cookie, their own IP allowlist (docs/backoffice.md). */
 export function isBackofficePath(url: string): boolean {
   return (
@@ -282,6 +290,12 @@ export function mountProcedures(
         // A backoffice route reads only the backoffice cookie, any other route only the organization user's.
         const backoffice = isBackofficePath(path);
         const session = backoffice ? null : (checkedSessions.get(request) ?? (await sessionOf(request)));
+        // The second step of a sign-in that wrong codes ended answers as the fifth wrong code did (401
+        // `invalid_code`, `attemptsLeft: 0`), not as a request without a session (docs/accounts.md).
+        if (!session && procedure.meta?.access === 'mfa-pending') {
+          const ended = await endedSignInOf(request);
+          if (ended) throw ended;
+        }
         const platformAdmin = backoffice ? await backofficeSessionOf(request) : null;
         const call = procedureAt(
           router.createCaller(appContext(request, reply, session, options, platformAdmin)),

@@ -486,9 +486,21 @@ describe('POST /api/auth/login/mfa', () => {
     // The answer clears the cookie.
     expect(sessionCookieOf(fifth)).toBe('');
 
-    const late = await post('/api/auth/login/mfa', pending.cookie, { code: codeOf(user.secret) });
-    expect(late.statusCode).toBe(401);
-    expect(late.json().error.code).toBe('unauthorized');
+    // Later attempts with the ended session's cookie (a client that did not drop it) get the fifth's answer
+    // again, attemptsLeft 0 as documented, not a bare "sign in first" (issue 30).
+    for (const [url, body] of [
+      ['/api/auth/login/mfa', { code: codeOf(user.secret) }],
+      ['/api/auth/login/mfa', { backupCode: user.backupCodes[0] }],
+      ['/api/auth/login/mfa/passkey-options', {}],
+    ] as const) {
+      const late = await post(url, pending.cookie, body);
+      expect(late.statusCode, url).toBe(401);
+      expect(late.json().error, url).toMatchObject({
+        code: 'invalid_code',
+        message: 'This sign-in has ended. Too many wrong codes: sign in again.',
+        details: [{ field: 'code', attemptsLeft: 0 }],
+      });
+    }
     const [session] = await ctx.em
       .getConnection()
       .execute<{ ended_reason: string; mfa_failures: number }[]>(
@@ -501,6 +513,26 @@ describe('POST /api/auth/login/mfa', () => {
     const again = await signIn(user);
     const right = await post('/api/auth/login/mfa', again.cookie, { code: codeOf(user.secret) });
     expect(right.statusCode, right.body).toBe(200);
+  });
+
+  it('answers every one of six wrong codes sent at once with attemptsLeft, the fifth and the sixth with 0', async () => {
+    const user = await enrolledUser();
+    const pending = await signIn(user);
+    const answers = await Promise.all(
+      [1, 2, 3, 4, 5, 6].map((step) =>
+        post('/api/auth/login/mfa', pending.cookie, { code: codeOf(user.secret, 10 + step) }),
+      ),
+    );
+    expect(answers.map((answer) => answer.statusCode)).toEqual([401, 401, 401, 401, 401, 401]);
+    expect(answers.map((answer) => answer.json().error.code)).toEqual(Array(6).fill('invalid_code'));
+    expect(
+      answers
+        .map((answer) => answer.json().error.details[0].attemptsLeft)
+        .sort((a: number, b: number) => a - b),
+    ).toEqual([0, 0, 1, 2, 3, 4]);
+    // Five were counted; the sixth found the session ended.
+    const events = await eventsOf(user.id);
+    expect(events.filter((event) => event.type === 'user.mfa_failed')).toHaveLength(5);
   });
 
   it('answers 429 after ten wrong codes for one user within 15 minutes, whatever the sessions', async () => {

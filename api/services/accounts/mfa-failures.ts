@@ -4,8 +4,9 @@
 // sessions, refuse further codes for the rest of those 15 minutes (429) — so someone who knows the password
 // cannot try codes by signing in again and again.
 
-import { type AppUser, SecurityEvent, type UserSession } from '../../../db/entities/index.ts';
+import { type AppUser, SecurityEvent, UserSession } from '../../../db/entities/index.ts';
 import { AppError, RateLimited } from '../../errors.ts';
+import { sha256Hex } from '../../security/secrets.ts';
 import type { DataContext } from '../context.ts';
 import { recordSecurityEvent } from './security-log.ts';
 import { nowOf, type SessionClock } from './sessions.ts';
@@ -35,7 +36,10 @@ export class SecondFactorRefused extends AppError {
     super(401, code, `${message}${ended}`, [
       {
         ...(code === 'invalid_code' ? { field: 'code' } : {}),
-        message: attemptsLeft === 0 ? 'session ended' : `${attemptsLeft} attempts left`,
+        message:
+          attemptsLeft === 0
+            ? 'session ended'
+            : `${attemptsLeft} ${attemptsLeft === 1 ? 'attempt' : 'attempts'} left`,
         attemptsLeft,
       },
     ]);
@@ -47,6 +51,29 @@ export class SecondFactorRefused extends AppError {
     return this.attemptsLeft === 0;
   }
 }
+
+/** Why a session ends at its MFA_SESSION_FAILURE_LIMIT-th wrong second factor. */
+export const ENDED_BY_WRONG_FACTORS = 'mfa_failed';
+
+/**
+ * The answer to a sign-in's second step whose pending session wrong codes have ended — the fifth code's own
+ * answer (401 `invalid_code`, `attemptsLeft: 0`) again, for every later attempt with that cookie and for one
+ * that raced the fifth — or null when the cookie's session did not end so (docs/accounts.md).
+ */
+export async function endedByWrongFactors(
+  ctx: DataContext,
+  token: string,
+): Promise<SecondFactorRefused | null> {
+  const ended = await ctx.em.count(UserSession, {
+    tokenHash: sha256Hex(token),
+    state: 'mfa_pending',
+    endedReason: ENDED_BY_WRONG_FACTORS,
+  });
+  return ended > 0 ? signInEnded() : null;
+}
+
+/** The 401 of a pending sign-in that wrong second factors ended. */
+export const signInEnded = () => new SecondFactorRefused('invalid_code', 'This sign-in has ended.', 0);
 
 /** 429 while the user has given MFA_USER_FAILURE_LIMIT wrong codes within the window. */
 export async function refuseWhileThrottled(ctx: DataContext & SessionClock, user: AppUser): Promise<void> {
@@ -90,7 +117,7 @@ export function countSecondFactorFailure(
   const attemptsLeft = Math.max(0, MFA_SESSION_FAILURE_LIMIT - session.mfaFailures);
   if (attemptsLeft === 0 && !session.endedAt) {
     session.endedAt = nowOf(ctx);
-    session.endedReason = 'mfa_failed';
+    session.endedReason = ENDED_BY_WRONG_FACTORS;
   }
   recordSecurityEvent(ctx, {
     organizationId: user.organizationId,

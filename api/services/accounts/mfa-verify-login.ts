@@ -13,9 +13,11 @@ import type { ServiceContext } from '../context.ts';
 import { useBackupCode } from './mfa-backup-codes.ts';
 import {
   countSecondFactorFailure,
+  ENDED_BY_WRONG_FACTORS,
   refuseWhileThrottled,
   type SecondFactorMethod,
   SecondFactorRefused,
+  signInEnded,
 } from './mfa-failures.ts';
 import { acceptTotpCode } from './mfa-totp.ts';
 import { hasSecondFactor } from './passkey-webauthn.ts';
@@ -81,8 +83,10 @@ export async function completeSecondStep(
       { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
     );
     const session = await tx.findOneOrFail(UserSession, { id: principal.session.id }, { refresh: true });
+    // A request that raced the fifth wrong code, which ended the session meanwhile, is answered as it was.
+    if (session.endedReason === ENDED_BY_WRONG_FACTORS) throw signInEnded();
     if (session.endedAt || session.state !== 'mfa_pending') {
-      // Another request finished (or failed) this sign-in meanwhile.
+      // Another request finished this sign-in meanwhile.
       throw new AppError(409, 'no_pending_sign_in', 'There is no sign-in waiting for a second step.');
     }
     if (!(await step.accept(txCtx, user, session))) {
