@@ -22,6 +22,16 @@ export function parseAllowlistEntry(raw: string): { entry: string } | { error: s
 }
 
 /**
+ * Whether a normalized entry covers every address of its family (`0.0.0.0/0`, `127.0.0.1/0`, `::/0`): on a list
+ * that exists to keep addresses out, such an entry keeps none of that family out.
+ */
+export function coversWholeFamily(entry: string): { family: 'IPv4' | 'IPv6' } | null {
+  const [address = '', prefix] = entry.split('/');
+  if (prefix === undefined || Number(prefix) !== 0) return null;
+  return { family: isIP(address) === 6 ? 'IPv6' : 'IPv4' };
+}
+
+/**
  * An allowlist as a caller sends it (the operator CLI's `--allowlist`, the lines of the Integrations page's
  * field): a blank entry is ignored, any other must be an address or a CIDR range. Each refused entry is an
  * issue at its own index saying why (`ipAllowlist.3`; through an application route `body.ipAllowlist.3`), so

@@ -678,5 +678,37 @@ describe('bad input', () => {
     }
     const noBody = await admin.request('POST', '/api/backoffice/platform-admins/ip-allowlist');
     expect(noBody.statusCode).toBe(400);
+
+    // An entry whose prefix covers a whole address family (issue 30: 127.0.0.1/0 is all of IPv4) is refused,
+    // adding or changing, naming the entry; nothing is stored.
+    for (const [entry, family] of [
+      ['127.0.0.1/0', 'IPv4'],
+      ['0.0.0.0/00', 'IPv4'],
+      ['::/0', 'IPv6'],
+      ['2001:db8::1/0', 'IPv6'],
+    ]) {
+      for (const [method, url] of [
+        ['POST', '/api/backoffice/platform-admins/ip-allowlist'],
+        ['PUT', `/api/backoffice/platform-admins/ip-allowlist/${randomUUID()}`],
+      ] as const) {
+        const answer = await admin.request(method, url, { entry });
+        expect(answer.statusCode, `${method} ${entry}: ${answer.body}`).toBe(400);
+        expect(answer.json().error).toMatchObject({
+          code: 'invalid_request',
+          details: [
+            {
+              field: 'body.entry',
+              message: `"${entry}" covers every ${family} address, so it would let any of them reach the backoffice`,
+            },
+          ],
+        });
+      }
+    }
+    const stored = await em()
+      .getConnection()
+      .execute<{ entry: string }[]>('select entry from platform_admin_ip_allowlist where entry like ?', [
+        '%/0',
+      ]);
+    expect(stored).toEqual([]);
   });
 });

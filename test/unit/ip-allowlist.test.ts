@@ -1,6 +1,11 @@
 // OAuth client IP allowlists: which entries are accepted, how they are stored, and who gets through.
 import { describe, expect, it } from 'vitest';
-import { allowlistMatcher, IpAllowlist, parseAllowlistEntry } from '../../api/security/ip-allowlist.ts';
+import {
+  allowlistMatcher,
+  coversWholeFamily,
+  IpAllowlist,
+  parseAllowlistEntry,
+} from '../../api/security/ip-allowlist.ts';
 
 describe('parseAllowlistEntry', () => {
   it.each([
@@ -52,6 +57,23 @@ describe('parseAllowlistEntry', () => {
     expect(parseAllowlistEntry('10.1.2.3/32')).toEqual({ entry: '10.1.2.3/32' });
     expect(parseAllowlistEntry('2001:db8::1/128')).toEqual({ entry: '2001:db8::1/128' });
   });
+});
+
+describe('coversWholeFamily', () => {
+  it('names the family of a /0 entry, whatever its address', () => {
+    expect(coversWholeFamily('127.0.0.1/0')).toEqual({ family: 'IPv4' });
+    expect(coversWholeFamily('0.0.0.0/0')).toEqual({ family: 'IPv4' });
+    expect(coversWholeFamily('::/0')).toEqual({ family: 'IPv6' });
+    // What such an entry lets through: any address of the family.
+    expect(allowlistMatcher(['127.0.0.1/0'])('203.0.113.7')).toBe(true);
+  });
+
+  it.each(['127.0.0.1', '127.0.0.1/32', '10.0.0.0/8', '0.0.0.0/1', '::/1', '2001:db8::/32'])(
+    'leaves %s alone',
+    (entry) => {
+      expect(coversWholeFamily(entry)).toBeNull();
+    },
+  );
 });
 
 describe('allowlistMatcher', () => {

@@ -14,7 +14,12 @@ import {
 } from '../../../db/entities/index.ts';
 import { BACKOFFICE_SECURITY } from '../../../domain/backoffice.ts';
 import { AppError, Conflict, NotFound } from '../../errors.ts';
-import { allowlistMatcher, normalizeAddress, parseAllowlistEntry } from '../../security/ip-allowlist.ts';
+import {
+  allowlistMatcher,
+  coversWholeFamily,
+  normalizeAddress,
+  parseAllowlistEntry,
+} from '../../security/ip-allowlist.ts';
 import type { SessionClock } from '../accounts/sessions.ts';
 import type { DataContext } from '../context.ts';
 import { type BackofficeActor, recordBackofficeEvent } from './audit-log.ts';
@@ -74,13 +79,27 @@ export async function securityPolicy(ctx: Ctx, ipAddress: string) {
   };
 }
 
-/** The entry normalized, or a 400 naming `body.entry`. */
+/**
+ * The entry normalized, or a 400 naming `body.entry`: also for a prefix that covers a whole address family
+ * (`127.0.0.1/0` is every IPv4 address), which would let anyone reach the backoffice while the list looks
+ * closed. An empty list already admits every address, so nothing needs such an entry.
+ */
 function normalizedEntry(raw: string): string {
   const parsed = parseAllowlistEntry(raw);
   if ('error' in parsed) {
     throw new AppError(400, 'invalid_request', `entry: ${parsed.error}.`, [
       { field: 'body.entry', message: parsed.error },
     ]);
+  }
+  const whole = coversWholeFamily(parsed.entry);
+  if (whole) {
+    const problem = `"${raw.trim()}" covers every ${whole.family} address, so it would let any of them reach the backoffice`;
+    throw new AppError(
+      400,
+      'invalid_request',
+      `entry: ${problem}. Give the addresses or ranges that may reach it (one address: no prefix, or /${whole.family === 'IPv4' ? 32 : 128}); an empty list is what admits every address.`,
+      [{ field: 'body.entry', message: problem }],
+    );
   }
   return parsed.entry;
 }
