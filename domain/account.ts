@@ -234,6 +234,20 @@ export const UpdateUserRequest = z.strictObject({
 
 export const SESSION_TIMEOUT_MINUTES = { min: 5, max: 24 * 60, default: 60 } as const;
 
+/**
+ * The settings that always have a value, as a new organization has them: what `null` sets them back to
+ * (docs/administration.md: "null clears, the default applies").
+ */
+export const SETTING_DEFAULTS = {
+  mfaRequired: false,
+  sessionTimeoutMinutes: SESSION_TIMEOUT_MINUTES.default,
+  defaultAuthenticationMethod: 'SecureLink',
+} as const satisfies {
+  mfaRequired: boolean;
+  sessionTimeoutMinutes: number;
+  defaultAuthenticationMethod: (typeof AUTHENTICATION_METHODS)[number];
+};
+
 export const OrganizationSettings = z.object({
   /** Shown as the sender of every email; null: the organization's name. */
   senderDisplayName: z.string().nullable(),
@@ -283,18 +297,22 @@ export const UpdateOrganizationSettingsRequest = z.strictObject({
   senderDisplayName: optionalNullableText(100),
   replyToEmail: EmailAddress.nullable().optional(),
   emailFooter: optionalNullableText(1000, 'multiline'),
-  mfaRequired: z.boolean().optional(),
+  mfaRequired: z.boolean().nullable().optional().describe('null: the default, off'),
   sessionTimeoutMinutes: z
     .number({ message: 'sessionTimeoutMinutes must be a whole number of minutes' })
     .int('sessionTimeoutMinutes must be a whole number of minutes')
     .min(SESSION_TIMEOUT_MINUTES.min, `sessionTimeoutMinutes must be at least ${SESSION_TIMEOUT_MINUTES.min}`)
     .max(SESSION_TIMEOUT_MINUTES.max, `sessionTimeoutMinutes must be at most ${SESSION_TIMEOUT_MINUTES.max}`)
-    .optional(),
+    .nullable()
+    .optional()
+    .describe(`null: the default, ${SETTING_DEFAULTS.sessionTimeoutMinutes} minutes`),
   defaultAuthenticationMethod: z
     .enum(AUTHENTICATION_METHODS, {
       message: `defaultAuthenticationMethod must be one of ${AUTHENTICATION_METHODS.join(', ')}`,
     })
-    .optional(),
+    .nullable()
+    .optional()
+    .describe(`null: the default, ${SETTING_DEFAULTS.defaultAuthenticationMethod}`),
   defaultExpirationDays: Days('defaultExpirationDays', 365).nullable().optional(),
   consentText: optionalNullableText(5000, 'multiline'),
   privacyNotice: optionalNullableText(10000, 'multiline'),
@@ -304,7 +322,9 @@ export const UpdateOrganizationSettingsRequest = z.strictObject({
       unfinishedDays: Days('retention.unfinishedDays', 3650).nullable().optional(),
       deletedDays: Days('retention.deletedDays', RETENTION_DELETED_DAYS.max).nullable().optional(),
     })
-    .optional(),
+    .nullable()
+    .optional()
+    .describe('null: all three cleared (completed and unfinished documents kept, deleted files 30 days)'),
 });
 export type UpdateOrganizationSettingsRequest = z.input<typeof UpdateOrganizationSettingsRequest>;
 

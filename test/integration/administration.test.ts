@@ -966,6 +966,57 @@ describe('organization settings', () => {
     const admin = await colleague(owner, 'administrator');
     expect((await ok(admin, 'GET', '/api/organization/settings')).sessionTimeoutMinutes).toBe(30);
   });
+
+  it('sets every setting back to its default with null, also those that always have a value (issue 30)', async () => {
+    const owner = await signedInUser(harness, { role: 'owner' });
+    // The owner has a second factor, so requiring MFA does not hold their own session at enrolment.
+    await harness.ctx.orm.em
+      .fork()
+      .nativeUpdate(AppUser, { id: owner.user.id }, { totpEnabledAt: new Date() });
+    const set = await ok(owner, 'PUT', '/api/organization/settings', {
+      mfaRequired: true,
+      sessionTimeoutMinutes: 15,
+      defaultAuthenticationMethod: 'OtpSms',
+      retention: { completedDays: 30, unfinishedDays: 60, deletedDays: 7 },
+    });
+    expect(set).toMatchObject({
+      mfaRequired: true,
+      sessionTimeoutMinutes: 15,
+      defaultAuthenticationMethod: 'OtpSms',
+      retention: { completedDays: 30, unfinishedDays: 60, deletedDays: 7 },
+    });
+    // One at a time, so each null is seen to apply on its own.
+    for (const [field, value] of [
+      ['mfaRequired', false],
+      ['sessionTimeoutMinutes', 60],
+      ['defaultAuthenticationMethod', 'SecureLink'],
+    ] as const) {
+      const answer = await ok(owner, 'PUT', '/api/organization/settings', { [field]: null });
+      expect(answer[field], field).toBe(value);
+    }
+    const cleared = await ok(owner, 'PUT', '/api/organization/settings', { retention: null });
+    expect(cleared).toEqual(DEFAULTS);
+    expect(await ok(owner, 'GET', '/api/organization/settings')).toEqual(DEFAULTS);
+    expect(
+      (await eventsOf(owner.organization.id, 'settings.updated')).map((event) => event.details.changed),
+    ).toEqual([
+      [
+        'mfaRequired',
+        'sessionTimeoutMinutes',
+        'defaultAuthenticationMethod',
+        'retention.completedDays',
+        'retention.unfinishedDays',
+        'retention.deletedDays',
+      ],
+      ['mfaRequired'],
+      ['sessionTimeoutMinutes'],
+      ['defaultAuthenticationMethod'],
+      ['retention.completedDays', 'retention.unfinishedDays', 'retention.deletedDays'],
+    ]);
+    // A null for a setting already at its default changes nothing, and is no event.
+    await ok(owner, 'PUT', '/api/organization/settings', { mfaRequired: null, retention: null });
+    expect(await eventsOf(owner.organization.id, 'settings.updated')).toHaveLength(5);
+  });
 });
 
 describe('settings in use', () => {

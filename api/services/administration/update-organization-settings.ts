@@ -1,9 +1,14 @@
 // PUT /api/organization/settings: a partial update: an absent field stays as it is, null clears it (the
-// default applies again). The whole request is checked before anything changes, so a refused field changes
+// default applies again: a setting that always has a value gets its default, SETTING_DEFAULTS; `retention: null`
+// clears all three). The whole request is checked before anything changes, so a refused field changes
 // nothing. `settings.updated` names the fields whose value changed (never their values: a footer or a
 // consent text is not the log's business).
 import type { Organization } from '../../../db/entities/index.ts';
-import { type OrganizationSettings, UpdateOrganizationSettingsRequest } from '../../../domain/account.ts';
+import {
+  type OrganizationSettings,
+  SETTING_DEFAULTS,
+  UpdateOrganizationSettingsRequest,
+} from '../../../domain/account.ts';
 import { recordSecurityEvent } from '../accounts/security-log.ts';
 import { parseInput } from '../validation.ts';
 import { type Actor, lockOrganization } from './administration.ts';
@@ -32,20 +37,34 @@ export async function updateOrganizationSettings(
   input: unknown,
 ): Promise<OrganizationSettings> {
   const data = parseInput(UpdateOrganizationSettingsRequest, input, 'settings');
+  /** null: the setting's default; undefined: unchanged. */
+  const orDefault = <T>(value: T | null | undefined, fallback: T) => (value === null ? fallback : value);
+  const retention =
+    data.retention === null
+      ? { completedDays: null, unfinishedDays: null, deletedDays: null }
+      : data.retention;
   // The request's field name for each column.
   const requested: [keyof OrganizationSettings | `retention.${string}`, keyof Settable, unknown][] = [
     ['senderDisplayName', 'senderDisplayName', data.senderDisplayName],
     ['replyToEmail', 'replyToEmail', data.replyToEmail],
     ['emailFooter', 'emailFooter', data.emailFooter],
-    ['mfaRequired', 'mfaRequired', data.mfaRequired],
-    ['sessionTimeoutMinutes', 'sessionTimeoutMinutes', data.sessionTimeoutMinutes],
-    ['defaultAuthenticationMethod', 'defaultAuthenticationMethod', data.defaultAuthenticationMethod],
+    ['mfaRequired', 'mfaRequired', orDefault(data.mfaRequired, SETTING_DEFAULTS.mfaRequired)],
+    [
+      'sessionTimeoutMinutes',
+      'sessionTimeoutMinutes',
+      orDefault(data.sessionTimeoutMinutes, SETTING_DEFAULTS.sessionTimeoutMinutes),
+    ],
+    [
+      'defaultAuthenticationMethod',
+      'defaultAuthenticationMethod',
+      orDefault(data.defaultAuthenticationMethod, SETTING_DEFAULTS.defaultAuthenticationMethod),
+    ],
     ['defaultExpirationDays', 'defaultExpirationDays', data.defaultExpirationDays],
     ['consentText', 'consentText', data.consentText],
     ['privacyNotice', 'privacyNotice', data.privacyNotice],
-    ['retention.completedDays', 'retentionCompletedDays', data.retention?.completedDays],
-    ['retention.unfinishedDays', 'retentionUnfinishedDays', data.retention?.unfinishedDays],
-    ['retention.deletedDays', 'retentionDeletedDays', data.retention?.deletedDays],
+    ['retention.completedDays', 'retentionCompletedDays', retention?.completedDays],
+    ['retention.unfinishedDays', 'retentionUnfinishedDays', retention?.unfinishedDays],
+    ['retention.deletedDays', 'retentionDeletedDays', retention?.deletedDays],
   ];
   return ctx.em.transactional(async (tx) => {
     await lockOrganization(tx, actor.organization.id);
