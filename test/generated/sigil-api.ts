@@ -3429,12 +3429,16 @@ export interface components {
                 end: string;
             };
             envelopesSentThisPeriod: number;
+            /** @description Envelopes reserved by bulk sends in progress and not sent yet (they count against the quota) */
+            envelopesReserved: number;
             /** @description null: unlimited */
             remainingEnvelopeQuota: number | null;
             /** @description SMS and WhatsApp messages the plan includes per month */
             smsCreditsIncluded: number;
             /** @description SMS and WhatsApp messages sent this month */
             smsCreditsUsedThisPeriod: number;
+            /** @description Credits held for messages not sent yet (invitations, first codes, bulk sends in progress) */
+            smsCreditsHeld: number;
             remainingSmsCredits: number;
         };
         DiagnosticsInput: {
@@ -3892,12 +3896,16 @@ export interface components {
                 end: string;
             };
             envelopesSentThisPeriod: number;
+            /** @description Envelopes reserved by bulk sends in progress and not sent yet (they count against the quota) */
+            envelopesReserved: number;
             /** @description null: unlimited */
             remainingEnvelopeQuota: number | null;
             /** @description SMS and WhatsApp messages the plan includes per month */
             smsCreditsIncluded: number;
             /** @description SMS and WhatsApp messages sent this month */
             smsCreditsUsedThisPeriod: number;
+            /** @description Credits held for messages not sent yet (invitations, first codes, bulk sends in progress) */
+            smsCreditsHeld: number;
             remainingSmsCredits: number;
         };
         Diagnostics: {

@@ -2,11 +2,12 @@
 // real PostgreSQL and Temporal: N requests at once, then the final counts — not only the answers. The monthly
 // documents through POST /api/v1/envelopes/{id}/send, the SMS credits through sends, one-time codes and the
 // credit taken by a message, bulk sends beside single sends, webhook endpoints, users, teams, contacts, templates,
-// stamps, their versions and an API key's secrets. Each
+// API keys, stamps, their versions and an API key's secrets. Each
 // organization here has a plan of its own (made by the test), so its limits are small and exact.
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_API_KEYS } from '../../api/services/oauth-clients/create-oauth-client.ts';
 import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
 import { requestOneTimeCode } from '../../api/services/signing/request-one-time-code.ts';
 import { usageSummary } from '../../api/services/usage/usage-summary.ts';
@@ -545,5 +546,37 @@ describe('templates', () => {
       [integrator.organizationId],
     );
     expect(row?.n).toBe(TEMPLATE_LIMITS.organization);
+  });
+});
+
+describe('API keys', () => {
+  it('keeps an organization’s API keys at the limit when 6 are created at once', async () => {
+    const integrator = await integratorOn({});
+    const owner = await signedInUser(harness, { role: 'owner', organizationId: integrator.organizationId });
+    // The integrator's own key and these: two places left.
+    await sql(
+      `insert into oauth_client (id, organization_id, name, client_id, scopes, ip_allowlist)
+       select gen_random_uuid(), ?, 'Seeded ' || i, 'sigil_seeded_' || replace(gen_random_uuid()::text, '-', ''),
+              '{templates.read}', '{}'
+         from generate_series(1, ?) as i`,
+      [integrator.organizationId, MAX_API_KEYS - 3],
+    );
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        harness.app.inject({
+          method: 'POST',
+          url: '/api/api-keys',
+          headers: owner.headers,
+          payload: { name: `Key ${i}`, scopes: ['templates.read'] },
+        }),
+      ),
+    );
+    expect(statuses(answers)).toEqual({ 200: 2, 409: 4 });
+    expect(new Set(codes(answers))).toEqual(new Set(['api_key_limit']));
+    const [row] = await sql<{ n: number }>(
+      'select count(*)::int as n from oauth_client where organization_id = ?',
+      [integrator.organizationId],
+    );
+    expect(row?.n).toBe(MAX_API_KEYS);
   });
 });

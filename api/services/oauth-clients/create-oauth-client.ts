@@ -1,5 +1,6 @@
 // Creates an OAuth client with its first secret (the operator CLI's `client create`, POST /api/api-keys). The
-// organization must have API access (api-access.ts). The secret is returned once and stored only as a hash. A
+// organization must have API access (api-access.ts). The secret is returned once and stored only as a hash. An
+// organization keeps at most MAX_API_KEYS keys. A
 // user gives it only scopes their role could use (403 naming the scope, domain/credential-permissions.ts) and is
 // recorded as its last changer, whose permissions bound it from then on (api/auth/bearer-auth.ts).
 import { randomUUID } from 'node:crypto';
@@ -11,11 +12,28 @@ import { hashSecret, randomToken } from '../../security/secrets.ts';
 import type { DataContext } from '../context.ts';
 import { requireGrantableScopes } from '../credentials/credential-grants.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
+import { type CountedLimit, flushWithinLimit } from '../usage/counted-limit.ts';
 import { parseInput } from '../validation.ts';
 import { requireApiAccess } from './api-access.ts';
 import { type ClientActor, recordClientEvent } from './client-events.ts';
 
 export const CLIENT_SECRET_LIFETIME_DAYS = 365;
+/** API keys (OAuth clients) of one organization, whoever made them (409 `api_key_limit`). */
+export const MAX_API_KEYS = 50;
+
+const API_KEY_LIMIT = (organizationId: string): CountedLimit => ({
+  what: 'API keys',
+  max: MAX_API_KEYS,
+  code: 'api_key_limit',
+  remedy: 'delete a key it no longer uses first',
+  count: async (tx) => {
+    const [row] = await tx.execute<{ n: number }[]>(
+      'select count(*)::int as n from oauth_client where organization_id = ?',
+      [organizationId],
+    );
+    return Number(row?.n ?? 0);
+  },
+});
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
@@ -94,7 +112,8 @@ export async function createOAuthClient(
     ipAllowlist: client.ipAllowlist,
     secret: `…${secret.hint}`,
   });
-  await em.flush();
+  // Counted under the organization's lock in the transaction that stores it: keys made at once cannot pass it.
+  await flushWithinLimit(em, organization.id, API_KEY_LIMIT(organization.id));
   return {
     id: client.id,
     organizationId: organization.id,

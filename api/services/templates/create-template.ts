@@ -13,7 +13,7 @@ import { inspectPdf } from '../files/inspect-pdf.ts';
 import { organizationClient } from '../files/inspection-pool.ts';
 import { addStoredPdf } from '../files/upload-file.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
-import { type CountedLimit, requireRoom } from '../usage/counted-limit.ts';
+import { type CountedLimit, flushWithinLimit } from '../usage/counted-limit.ts';
 import { parseInput } from '../validation.ts';
 import { placementOf, placementProblems } from './field-placement.ts';
 
@@ -185,15 +185,8 @@ export const TEMPLATE_LIMIT = (organizationId: string): CountedLimit => ({
  * Flushes a new template (with whatever else the unit of work holds: its stored PDF) in a transaction that first
  * counts the organization's templates under its lock, so templates created at once cannot pass the limit.
  */
-export async function flushNewTemplate(em: EntityManager, organizationId: string): Promise<void> {
-  await em.begin();
-  try {
-    await requireRoom(em, organizationId, TEMPLATE_LIMIT(organizationId));
-    await em.commit();
-  } catch (error) {
-    await em.rollback();
-    throw error;
-  }
+export function flushNewTemplate(em: EntityManager, organizationId: string): Promise<void> {
+  return flushWithinLimit(em, organizationId, TEMPLATE_LIMIT(organizationId));
 }
 
 /** Adds a template's rows to the unit of work (flushed by the caller, with its other rows). */

@@ -53,6 +53,25 @@ export async function requireRoom(
   if (count + adding > limit.max) throw countedLimitReached(limit, count);
 }
 
+/**
+ * Flushes what the unit of work `em` holds (a new row and its companions) in a transaction that first takes the
+ * organization's lock and checks `limit` (whose count must be SQL: an ORM count would flush the new rows first).
+ */
+export async function flushWithinLimit(
+  em: EntityManager,
+  organizationId: string,
+  limit: CountedLimit,
+): Promise<void> {
+  await em.begin();
+  try {
+    await requireRoom(em, organizationId, limit);
+    await em.commit();
+  } catch (error) {
+    await em.rollback();
+    throw error;
+  }
+}
+
 export function countedLimitReached(limit: CountedLimit, count: number): Conflict {
   return new Conflict(
     `The organization has ${count} ${limit.what}, and at most ${limit.max} are allowed; ${limit.remedy}.`,
