@@ -15,6 +15,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNotificationActivities } from '../../activities/notifications.ts';
 import { DevNotification } from '../../db/entities/index.ts';
+import { TEMPLATE_KINDS } from '../../domain/notification-templates.ts';
 import { listenLocally } from '../support/api.ts';
 import { eventually, expectAccessible, waitForLoaded, waitForPath } from '../support/app-pages.ts';
 import {
@@ -65,7 +66,7 @@ describe('the notification templates pages', () => {
     await eventually(() => page.getByTestId('templates-summary').textContent()).toBe(
       'All messages use the built-in texts.',
     );
-    expect(await page.locator('[data-testid="templates"] tbody tr').count()).toBe(11);
+    expect(await page.locator('[data-testid="templates"] tbody tr').count()).toBe(TEMPLATE_KINDS.length);
     expect(
       await page.getByRole('link', { name: 'Notification templates' }).getAttribute('aria-current'),
     ).toBe('page');
