@@ -246,6 +246,11 @@ describe('POST /oauth/token', () => {
       oauthClientId: client.id,
       clientId: client.clientId,
       scopes: ['organization.read', 'envelopes.read', 'envelopes.write'],
+      // The organization's and its plan's rate limits, read with the token (api/plugins/rate-limit.ts).
+      rateLimitSources: {
+        plan: { ratePerMinute: 180, uploadRatePerMinute: 30 },
+        organization: { ratePerMinute: null, uploadRatePerMinute: null },
+      },
     });
   });
 
