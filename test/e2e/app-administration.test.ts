@@ -112,7 +112,7 @@ describe('the business app: administration', () => {
     await invite.getByLabel('Email address').fill(invitedEmail);
     await invite.getByRole('button', { name: 'Send the invitation' }).click();
     await eventually(() => invite.locator('#invite-error').textContent()).toContain(
-      'already has a Sigil account',
+      'is already a user of this organization',
     );
     await invite.getByRole('button', { name: 'Cancel' }).click();
 
