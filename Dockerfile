@@ -64,13 +64,15 @@ WORKDIR /app
 # Everything under /app belongs to root and is read-only for the process; only DATA_DIR is writable.
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json package-lock.json tsconfig.json ./
+COPY domain ./domain
 COPY config ./config
 COPY db ./db
 COPY workflows ./workflows
 COPY activities ./activities
-COPY documents ./documents
+COPY pdf ./pdf
 COPY notifications ./notifications
 COPY temporal ./temporal
+COPY services ./services
 COPY api ./api
 COPY scripts ./scripts
 COPY --from=web /app/web/build ./web/build

@@ -19,7 +19,7 @@ export default defineConfig({
   test: {
     include: canary ? ['test/canary/*.canary.ts'] : ['test/**/*.test.ts'],
     globalSetup: ['test/setup/global-setup.ts'],
-    // The slow hashes with small work factors (api/security/hash-cost.ts): the suite creates and verifies
+    // The slow hashes with small work factors (services/security/hash-cost.ts): the suite creates and verifies
     // thousands of passwords and client secrets. Inherited by every process the tests start.
     env: { SIGIL_HASH_COST: 'low' },
     // Timeouts catch hangs; they do not measure speed (the bench:* scripts do). They are generous because the

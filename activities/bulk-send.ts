@@ -1,13 +1,13 @@
-// A bulk send's activities (workflows/bulk-send.ts; the work is api/services/bulk-sends/send-bulk-rows.ts): one
+// A bulk send's activities (workflows/bulk-send.ts; the work is services/bulk-sends/send-bulk-rows.ts): one
 // page of rows per call, each row with its own unit of work and the worker's Temporal client, a heartbeat after
 // every row; and the run's end. The rows' statuses in PostgreSQL are the progress, so a retry after a dead
 // worker simply takes the rows not yet done.
 import { Context } from '@temporalio/activity';
-import { sendBulkRows } from '../api/services/bulk-sends/send-bulk-rows.ts';
-import type { ServiceConfig } from '../api/services/context.ts';
 import { loadConfig } from '../config/config.ts';
 import { finishBulkSendRun } from '../db/bulk-sends.ts';
 import type { Orm } from '../db/orm.ts';
+import { sendBulkRows } from '../services/bulk-sends/send-bulk-rows.ts';
+import type { ServiceConfig } from '../services/context.ts';
 import type {
   BulkSendPage,
   BulkSendPageRequest,

@@ -20,21 +20,16 @@ import {
 import type { Orm } from '../db/orm.ts';
 import { loadSecureSignaturePolicy, recordSealedDocument } from '../db/sealing.ts';
 import { storedFileLoader } from '../db/stored-files.ts';
-import { PdfRenderError } from '../documents/errors.ts';
-import {
-  chosenPersonalStamps,
-  finalPdfValues,
-  placedFields,
-  uploadedFiles,
-} from '../documents/field-values.ts';
-import { documentLanguage } from '../documents/i18n.ts';
-import { renderAuditTrail } from '../documents/render-audit-trail.ts';
-import { renderFinalPdf } from '../documents/render-final-pdf.ts';
-import type { SealMetadata } from '../documents/sealing/metadata.ts';
-import { type SealResult, sealPdf } from '../documents/sealing/seal.ts';
-import { loadSealSigner, type SealSigner } from '../documents/sealing/signer.ts';
-import { TimestampUnavailableError, timestampAuthorities } from '../documents/sealing/timestamps.ts';
 import type { SecureSignatureSettings } from '../domain/secure-signature.ts';
+import { PdfRenderError } from '../pdf/errors.ts';
+import { chosenPersonalStamps, finalPdfValues, placedFields, uploadedFiles } from '../pdf/field-values.ts';
+import { documentLanguage } from '../pdf/i18n.ts';
+import { renderAuditTrail } from '../pdf/render-audit-trail.ts';
+import { renderFinalPdf } from '../pdf/render-final-pdf.ts';
+import type { SealMetadata } from '../pdf/sealing/metadata.ts';
+import { type SealResult, sealPdf } from '../pdf/sealing/seal.ts';
+import { loadSealSigner, type SealSigner } from '../pdf/sealing/signer.ts';
+import { TimestampUnavailableError, timestampAuthorities } from '../pdf/sealing/timestamps.ts';
 import { TIMESTAMP_UNAVAILABLE, type TimestampRetrySchedule } from '../workflows/contracts.ts';
 
 export interface FinalizeEnvelopeRequest {

@@ -10,9 +10,9 @@
 import { execFile } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { ARGON2_PARAMETERS, hashPassword } from '../api/security/passwords.ts';
-import { addOwner } from '../api/services/accounts/account-users.ts';
-import { createOrganization } from '../api/services/organizations/create-organization.ts';
+import { addOwner } from '../services/accounts/account-users.ts';
+import { createOrganization } from '../services/organizations/create-organization.ts';
+import { ARGON2_PARAMETERS, hashPassword } from '../services/security/passwords.ts';
 import { startBenchApi } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);

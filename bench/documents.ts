@@ -60,7 +60,7 @@ const timing = {
 const measure = (base: string, label: string, who: string, path: string, cookie?: string) =>
   measureRoute(timing, base, label, who, path, cookie);
 
-/** The statements of GET /api/documents/filters (api/services/documents/document-filters.ts), recognized. */
+/** The statements of GET /api/documents/filters (services/documents/document-filters.ts), recognized. */
 const FILTER_STATEMENTS: [string, RegExp][] = [
   ['filters: counts by status', /group by e\.status/],
   ['filters: action_needed count', /^select count\(\*\) as count from envelope e where/],

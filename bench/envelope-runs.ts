@@ -2,11 +2,11 @@
 // signer through the signer API (app.inject: open the link, fill their fields, complete with consent), until
 // the envelope's workflow answers Completed.
 import { performance } from 'node:perf_hooks';
-import { issueSigningLinks } from '../api/services/signing/issue-signing-links.ts';
 import { AuditEvent } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
-import type { FinalPdfField, RenderFinalPdfInput } from '../documents/render-final-pdf.ts';
+import type { FinalPdfField, RenderFinalPdfInput } from '../pdf/render-final-pdf.ts';
 import { buildDemoPdf } from '../scripts/demo/demo-pdf.ts';
+import { issueSigningLinks } from '../services/signing/issue-signing-links.ts';
 import { encodePng } from '../test/support/png.ts';
 import { envelopeWorkflowId } from '../workflows/contracts.ts';
 import type { envelopeWorkflow } from '../workflows/envelope.ts';

@@ -13,7 +13,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { getHeapStatistics } from 'node:v8';
-import { renderFinalPdf } from '../documents/render-final-pdf.ts';
+import { renderFinalPdf } from '../pdf/render-final-pdf.ts';
 import { envelopeRuns, finalPdfLatencies, renderInput, strokePng } from './envelope-runs.ts';
 import { startBenchApi } from './support.ts';
 

@@ -9,11 +9,11 @@
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../config/config.ts';
 import { saveSecureSignaturePolicy } from '../db/sealing.ts';
-import { renderFinalPdf } from '../documents/render-final-pdf.ts';
-import { sealPdf } from '../documents/sealing/seal.ts';
-import { loadSealSigner } from '../documents/sealing/signer.ts';
-import { timestampAuthorities } from '../documents/sealing/timestamps.ts';
 import { DEFAULT_BOUNDS, type PadesLevel } from '../domain/secure-signature.ts';
+import { renderFinalPdf } from '../pdf/render-final-pdf.ts';
+import { sealPdf } from '../pdf/sealing/seal.ts';
+import { loadSealSigner } from '../pdf/sealing/signer.ts';
+import { timestampAuthorities } from '../pdf/sealing/timestamps.ts';
 import { startTestTimestampAuthority } from '../test/support/timestamp-authority.ts';
 import { envelopeRuns, finalPdfLatencies, renderInput, strokePng } from './envelope-runs.ts';
 import { startBenchApi } from './support.ts';

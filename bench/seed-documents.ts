@@ -8,9 +8,9 @@
 // generate_series`, in chunks, with progress lines) into the tables of the migrations, then VACUUM ANALYZE.
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { createTemplate } from '../api/services/templates/create-template.ts';
 import { AppUser, Team } from '../db/entities/index.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../scripts/demo/demo-pdf.ts';
+import { createTemplate } from '../services/templates/create-template.ts';
 import { createOrganizationWithTemplate } from '../test/support/context.ts';
 import { type SignedInUser, signedInUser } from '../test/support/signed-in-user.ts';
 import type { startBenchApi } from './support.ts';

@@ -17,8 +17,8 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Worker } from '@temporalio/worker';
-import { createWebhookEndpoint } from '../api/services/webhooks/create-webhook-endpoint.ts';
 import { queueWebhookEventDeliveries } from '../db/webhook-deliveries.ts';
+import { createWebhookEndpoint } from '../services/webhooks/create-webhook-endpoint.ts';
 import { startWebhookReceiver, verifies } from '../test/support/webhook-receiver.ts';
 import {
   WEBHOOK_DELIVERY_WORKFLOW_TYPE,

@@ -102,7 +102,7 @@ const schema = z.object({
   ),
   // Webhook attempts one worker process makes to one endpoint at once; more wait (activities/webhooks.ts).
   WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT: z.coerce.number().int().min(1).max(1000).default(8),
-  // Outside production only: `low` work factors for the password and secret hashes (api/security/hash-cost.ts).
+  // Outside production only: `low` work factors for the password and secret hashes (services/security/hash-cost.ts).
   SIGIL_HASH_COST: optionalText.pipe(z.enum(['standard', 'low']).optional()),
   // Unset (or empty): on in development and test, off in production.
   SANDBOX_ENABLED: optionalText.pipe(

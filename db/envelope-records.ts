@@ -1,6 +1,6 @@
 // Changes to an envelope's record made outside its workflow — archive, unarchive, delete, the retention run's
 // deletions and purges (domain/document-lifecycle.ts) — and the audit events they leave. Shared by the
-// services (api/services/envelopes/) and the retention activities (activities/retention.ts). Every caller
+// services (services/envelopes/) and the retention activities (activities/retention.ts). Every caller
 // holds the envelope's row lock in its transaction, so two such changes never interleave and their audit
 // events get distinct numbers.
 import type { EntityManager } from '@mikro-orm/postgresql';

@@ -1,5 +1,5 @@
 // Signing links: `{publicBaseUrl}/sign/<token>`, a 256-bit random token of which only the SHA-256 is stored
-// (the signer API looks the link up by that hash, api/services/signing/signing-session.ts). Made by the
+// (the signer API looks the link up by that hash, services/signing/signing-session.ts). Made by the
 // API (links handed to integrators and operators) and by the notifications activity (links in messages).
 import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';

@@ -1,5 +1,5 @@
 // Reads stored files by id for the document renderers: finalization (the worker) and the signer's preview of
-// the document (the API) both hand this loader to documents/field-values.ts.
+// the document (the API) both hand this loader to pdf/field-values.ts.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { StoredFile } from './entities/index.ts';
 

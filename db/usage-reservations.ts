@@ -3,7 +3,7 @@
 // organization's row lock (`lockOrganization`) in the transaction that acts, then counts what is used and
 // reserved, then acts — so of N requests arriving at once exactly as many pass as the limit leaves.
 //
-// The API's use cases (api/services/usage/*) and the worker's notification activity share this module: the
+// The API's use cases (services/usage/*) and the worker's notification activity share this module: the
 // worker sends reminders and notices by SMS or WhatsApp, and each such message takes a credit first.
 import type { EntityManager } from '@mikro-orm/postgresql';
 

@@ -1,7 +1,7 @@
 // The Integrations area's OAuth clients ("API keys", docs/integrations.md) as the application routes show them:
 // a client with its active secrets, usage and rate-limit state, the organization's API access, a secret shown
 // once, and the per-client request figures. The request bodies (CreateApiKeyRequest, UpdateApiKeyRequest) are
-// api/services/oauth-clients/'s: their IP allowlist entries are checked there (api/security/ip-allowlist.ts).
+// services/oauth-clients/'s: their IP allowlist entries are checked there (services/security/ip-allowlist.ts).
 import { z } from 'zod';
 import { IsoDateTime } from './common.ts';
 

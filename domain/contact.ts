@@ -23,7 +23,7 @@ export const CONTACT_LIMITS = {
   importCharacters: 1_000_000,
   /** Data rows of an imported CSV file. */
   importRows: 5_000,
-  /** Contacts of one organization (counted under its lock: api/services/usage/counted-limit.ts). */
+  /** Contacts of one organization (counted under its lock: services/usage/counted-limit.ts). */
   organization: 50_000,
 } as const;
 

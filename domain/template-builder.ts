@@ -21,7 +21,7 @@ export const TEMPLATE_LIMITS = {
   search: 200,
   page: 100,
   filename: 255,
-  /** The largest PDF (the template PDF's limit everywhere, api/services/templates/create-template.ts). */
+  /** The largest PDF (the template PDF's limit everywhere, services/templates/create-template.ts). */
   pdfBytes: 25 * MEBIBYTE,
   /** Templates of one organization that are not archived (each with all its versions; one-off ones not counted). */
   organization: 1_000,

@@ -1,6 +1,6 @@
 // A template's shape, once: its roles and placed fields as they are defined (the create input) and as they
 // are shown (the public API's FieldDefinition and Template). Field placement is in PDF points from the
-// top-left corner of the 1-based page as displayed: its crop box, after its /Rotate (documents/page-space.ts).
+// top-left corner of the 1-based page as displayed: its crop box, after its /Rotate (pdf/page-space.ts).
 import { z } from 'zod';
 import { IsoDateTime, safeText } from './common.ts';
 import {
@@ -109,7 +109,7 @@ const CALLING_CODE = /^[1-9]\d{0,2}$/;
 
 /**
  * A field's type-specific properties; each applies to its types only (checkFieldProperties). Every one is
- * enforced where values are checked: prefilled values and signers' values (api/services/fields/field-value.ts)
+ * enforced where values are checked: prefilled values and signers' values (services/fields/field-value.ts)
  * and the final PDF (a date's format).
  */
 export const FieldProperties = z

@@ -13,7 +13,7 @@ import { type Config, loadConfigOrExit } from '../config/config.ts';
 import { redactUrl } from '../config/logger.ts';
 import { spawnEmbeddedPostgres } from '../db/embedded-postgres-process.ts';
 import { createOrm, migrateToLatest } from '../db/orm.ts';
-import { ensureDevelopmentCa } from '../documents/sealing/development-ca.ts';
+import { ensureDevelopmentCa } from '../pdf/sealing/development-ca.ts';
 import { connectClient } from '../temporal/connection.ts';
 import { explainProvisioningFailure } from '../temporal/provisioning/failures.ts';
 import { describeProvisioned } from '../temporal/provisioning/shared.ts';

@@ -6,7 +6,7 @@
 //
 // What an expired deadline means depends on the call: a workflow start either happened or not, and starting
 // again under the same workflow id is harmless; an Update may have been admitted by the server and can still
-// be applied when a worker picks it up. The callers say so in their answer (api/services/envelopes/).
+// be applied when a worker picks it up. The callers say so in their answer (services/envelopes/).
 import {
   type Client,
   isGrpcServiceError,

@@ -9,12 +9,12 @@ import type { Orm } from '../../db/orm.ts';
 import { prepared, runPrepared } from '../../db/prepared.ts';
 import { type CredentialChanger, suspendedScopes } from '../../domain/credential-permissions.ts';
 import { isScope } from '../../domain/scopes.ts';
-import { Forbidden, Unauthorized } from '../errors.ts';
-import { allowlistRefusal } from '../security/ip-allowlist.ts';
-import { sha256Hex } from '../security/secrets.ts';
-import { permissionsOf } from '../services/accounts/sessions.ts';
-import { apiAccessRefusal } from '../services/oauth-clients/issue-access-token.ts';
-import { organizationRefusal } from '../services/organizations/organization-standing.ts';
+import { permissionsOf } from '../../services/accounts/sessions.ts';
+import { Forbidden, Unauthorized } from '../../services/errors.ts';
+import { apiAccessRefusal } from '../../services/oauth-clients/issue-access-token.ts';
+import { organizationRefusal } from '../../services/organizations/organization-standing.ts';
+import { allowlistRefusal } from '../../services/security/ip-allowlist.ts';
+import { sha256Hex } from '../../services/security/secrets.ts';
 
 export interface BearerAuthDependencies {
   orm: Orm;

@@ -1,6 +1,6 @@
 // Who is calling the public API: set on the request by the bearer-token check, read by every /api/v1 route.
 import type { Scope } from '../../domain/scopes.ts';
-import type { LimitSource } from '../services/usage/rate-limit-policy.ts';
+import type { LimitSource } from '../../services/usage/rate-limit-policy.ts';
 
 export interface ApiPrincipal {
   organizationId: string;

@@ -7,9 +7,9 @@
 import type { Config } from '../../config/config.ts';
 import { NewPassword } from '../../domain/account.ts';
 import { CreatePlatformAdministratorRequest } from '../../domain/backoffice.ts';
-import { InvalidRequest } from '../errors.ts';
-import type { DataContext } from '../services/context.ts';
-import { parseInput } from '../services/validation.ts';
+import type { DataContext } from '../../services/context.ts';
+import { InvalidRequest } from '../../services/errors.ts';
+import { parseInput } from '../../services/validation.ts';
 
 export const PLATFORM_ADMIN_CLI_USAGE = `  platform-admin create --email EMAIL --name FULL_NAME [--password-stdin] [--allow-domain]
                   prints a generated password once (or takes one from stdin); the first administrator's
@@ -67,7 +67,7 @@ export const PLATFORM_ADMIN_COMMANDS: Record<
     const data = await runtime.data();
     const { PlatformAdminAllowedDomain } = await import('../../db/entities/index.ts');
     const bootstrap = (await data.em.count(PlatformAdminAllowedDomain, {})) === 0;
-    const created = await (await import('../services/backoffice/platform-admins.ts')).createPlatformAdmin(
+    const created = await (await import('../../services/backoffice/platform-admins.ts')).createPlatformAdmin(
       data,
       { kind: 'operator_cli' },
       {

@@ -9,9 +9,9 @@ import { type Config, ConfigError, loadConfig } from '../../config/config.ts';
 import { redactUrl } from '../../config/logger.ts';
 import type { Orm } from '../../db/orm.ts';
 import { UUID_PATTERN } from '../../domain/common.ts';
+import type { DataContext, ServiceContext } from '../../services/context.ts';
+import { AppError, InvalidRequest, NotFound } from '../../services/errors.ts';
 import type { TemporalClientHandle } from '../../temporal/connection.ts';
-import { AppError, InvalidRequest, NotFound } from '../errors.ts';
-import type { DataContext, ServiceContext } from '../services/context.ts';
 import {
   PLATFORM_ADMIN_CLI_OPTIONS,
   PLATFORM_ADMIN_CLI_USAGE,
@@ -90,7 +90,7 @@ type Output = { json: unknown; text: string };
 const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Output>> = {
   'org create': async (values, runtime) => {
     const organization = await (
-      await import('../services/organizations/create-organization.ts')
+      await import('../../services/organizations/create-organization.ts')
     ).createOrganization(await runtime.data(), {
       name: required(values, 'name'),
       plan: required(values, 'plan') as never,
@@ -108,15 +108,14 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
   },
 
   'client create': async (values, runtime) => {
-    const client = await (await import('../services/oauth-clients/create-oauth-client.ts')).createOAuthClient(
-      await runtime.data(),
-      {
-        organizationId: required(values, 'org'),
-        name: required(values, 'name'),
-        scopes: required(values, 'scopes').split(/\s+/).filter(Boolean) as never,
-        ipAllowlist: (values.allowlist ?? '').split(/[,\n]/).filter((entry) => entry.trim() !== ''),
-      },
-    );
+    const client = await (
+      await import('../../services/oauth-clients/create-oauth-client.ts')
+    ).createOAuthClient(await runtime.data(), {
+      organizationId: required(values, 'org'),
+      name: required(values, 'name'),
+      scopes: required(values, 'scopes').split(/\s+/).filter(Boolean) as never,
+      ipAllowlist: (values.allowlist ?? '').split(/[,\n]/).filter((entry) => entry.trim() !== ''),
+    });
     return {
       json: {
         id: client.id,
@@ -139,10 +138,9 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
   },
 
   'client list': async (values, runtime) => {
-    const clients = await (await import('../services/oauth-clients/list-oauth-clients.ts')).listOAuthClients(
-      await runtime.data(),
-      required(values, 'org'),
-    );
+    const clients = await (
+      await import('../../services/oauth-clients/list-oauth-clients.ts')
+    ).listOAuthClients(await runtime.data(), required(values, 'org'));
     return {
       json: clients.map((client) => ({
         id: client.id,
@@ -190,13 +188,15 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
     const data = await runtime.data();
     const current = (
       await (
-        await import('../services/oauth-clients/list-oauth-clients.ts')
+        await import('../../services/oauth-clients/list-oauth-clients.ts')
       ).listOAuthClients(data, organizationId)
     ).find((candidate) => candidate.id === client || candidate.clientId === client);
     if (!current)
       throw new NotFound(`OAuth client ${client} was not found in organization ${organizationId}.`);
     // What is not given stays as it is; the service checks the result as PUT /api/api-keys/{id} does.
-    const { id } = await (await import('../services/oauth-clients/update-oauth-client.ts')).updateOAuthClient(
+    const { id } = await (
+      await import('../../services/oauth-clients/update-oauth-client.ts')
+    ).updateOAuthClient(
       data,
       { organizationId, client },
       {
@@ -209,7 +209,7 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
       },
     );
     const [updated] = await (
-      await import('../services/oauth-clients/list-oauth-clients.ts')
+      await import('../../services/oauth-clients/list-oauth-clients.ts')
     ).listOAuthClients(data, organizationId, [id]);
     if (!updated) throw new InvalidRequest(`OAuth client ${client} was deleted meanwhile.`);
     return {
@@ -232,7 +232,7 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
 
   'client delete': async (values, runtime) => {
     const deleted = await (
-      await import('../services/oauth-clients/delete-oauth-client.ts')
+      await import('../../services/oauth-clients/delete-oauth-client.ts')
     ).deleteOAuthClient(await runtime.data(), {
       organizationId: required(values, 'org'),
       client: required(values, 'client'),
@@ -249,7 +249,7 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
   'client rotate-secret': async (values, runtime) => {
     const client = required(values, 'client');
     const rotated = await (
-      await import('../services/oauth-clients/rotate-client-secret.ts')
+      await import('../../services/oauth-clients/rotate-client-secret.ts')
     ).rotateClientSecret(await runtime.data(), {
       organizationId: required(values, 'org'),
       client,
@@ -272,7 +272,7 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
 
   'client delete-secret': async (values, runtime) => {
     const deleted = await (
-      await import('../services/oauth-clients/delete-client-secret.ts')
+      await import('../../services/oauth-clients/delete-client-secret.ts')
     ).deleteClientSecret(await runtime.data(), {
       organizationId: required(values, 'org'),
       client: required(values, 'client'),
@@ -298,7 +298,7 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
 
   'template create': async (values, runtime) => {
     const pdfPath = required(values, 'pdf');
-    const template = await (await import('../services/templates/create-template.ts')).createTemplate(
+    const template = await (await import('../../services/templates/create-template.ts')).createTemplate(
       await runtime.data(),
       {
         organizationId: required(values, 'org'),
@@ -306,7 +306,7 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
         pdf: await readInput(
           pdfPath,
           'PDF',
-          (await import('../services/templates/create-template.ts')).MAX_PDF_BYTES + 1,
+          (await import('../../services/templates/create-template.ts')).MAX_PDF_BYTES + 1,
         ),
         filename: basename(pdfPath),
         definition: await readJson(required(values, 'definition')),
@@ -320,7 +320,7 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
   },
 
   'envelope retry-final-pdf': async (values, runtime) => {
-    const state = await (await import('../services/envelopes/retry-finalization.ts')).retryFinalization(
+    const state = await (await import('../../services/envelopes/retry-finalization.ts')).retryFinalization(
       await runtime.services(),
       required(values, 'org'),
       required(values, 'envelope'),
@@ -341,7 +341,7 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
     if (organizationId !== undefined && !UUID_PATTERN.test(organizationId)) {
       throw new InvalidRequest('--org must be an organization id (a uuid).');
     }
-    const stuck = await (await import('../services/envelopes/stuck-envelopes.ts')).listStuckEnvelopes(
+    const stuck = await (await import('../../services/envelopes/stuck-envelopes.ts')).listStuckEnvelopes(
       await runtime.services(),
       { organizationId, olderThanSeconds },
     );
@@ -363,7 +363,7 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
   },
 
   'envelope resume-projection': async (values, runtime) => {
-    const state = await (await import('../services/envelopes/resume-projection.ts')).resumeProjection(
+    const state = await (await import('../../services/envelopes/resume-projection.ts')).resumeProjection(
       await runtime.services(),
       required(values, 'org'),
       required(values, 'envelope'),
@@ -377,7 +377,7 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
 
   'envelope verify-audit': async (values, runtime) => {
     const chain = await (
-      await import('../services/envelopes/verify-audit-chain.ts')
+      await import('../../services/envelopes/verify-audit-chain.ts')
     ).verifyEnvelopeAuditChain(await runtime.data(), required(values, 'org'), required(values, 'envelope'));
     return {
       json: chain,
@@ -386,7 +386,7 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
   },
 
   'envelope links': async (values, runtime) => {
-    const links = await (await import('../services/signing/issue-signing-links.ts')).issueSigningLinks(
+    const links = await (await import('../../services/signing/issue-signing-links.ts')).issueSigningLinks(
       await runtime.data(),
       required(values, 'org'),
       required(values, 'envelope'),
@@ -406,7 +406,7 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
     if (!Array.isArray(recipients)) {
       throw new InvalidRequest('The recipients file must hold a JSON array of recipients.');
     }
-    const envelope = await (await import('../services/envelopes/create-envelope.ts')).createEnvelope(
+    const envelope = await (await import('../../services/envelopes/create-envelope.ts')).createEnvelope(
       await runtime.services(),
       {
         organizationId,
@@ -418,7 +418,7 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
         recipients,
       },
     );
-    const state = await (await import('../services/envelopes/send-envelope.ts')).sendEnvelope(
+    const state = await (await import('../../services/envelopes/send-envelope.ts')).sendEnvelope(
       await runtime.services(),
       organizationId,
       envelope.id,

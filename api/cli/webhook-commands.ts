@@ -3,8 +3,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Config } from '../../config/config.ts';
 import type { WebhookDeliveryView, WebhookEndpointView } from '../../domain/webhook.ts';
-import { InvalidRequest } from '../errors.ts';
-import type { DataContext, ServiceContext } from '../services/context.ts';
+import type { DataContext, ServiceContext } from '../../services/context.ts';
+import { InvalidRequest } from '../../services/errors.ts';
 
 export const WEBHOOK_CLI_USAGE = `  webhook create  --org ORG_ID --url URL [--events "type type ..."] [--disable]
                   prints the endpoint's signing secret once
@@ -98,7 +98,7 @@ async function waitForAttempt(ctx: DataContext, organizationId: string, delivery
   let current = delivery;
   while (current.status === 'pending' && current.attemptCount === 0 && Date.now() < deadline) {
     await delay(200);
-    current = await (await import('../services/webhooks/list-webhook-deliveries.ts')).getWebhookDelivery(
+    current = await (await import('../../services/webhooks/list-webhook-deliveries.ts')).getWebhookDelivery(
       ctx,
       organizationId,
       delivery.id,
@@ -130,7 +130,7 @@ export const WEBHOOK_COMMANDS: Record<
   'webhook create': async (values, runtime) => {
     const enabled = enabledFlag(values);
     const endpoint = await (
-      await import('../services/webhooks/create-webhook-endpoint.ts')
+      await import('../../services/webhooks/create-webhook-endpoint.ts')
     ).createWebhookEndpoint(await runtime.data(), {
       organizationId: required(values, 'org'),
       url: required(values, 'url'),
@@ -149,7 +149,7 @@ export const WEBHOOK_COMMANDS: Record<
 
   'webhook list': async (values, runtime) => {
     const endpoints = await (
-      await import('../services/webhooks/list-webhook-endpoints.ts')
+      await import('../../services/webhooks/list-webhook-endpoints.ts')
     ).listWebhookEndpoints(await runtime.data(), required(values, 'org'));
     return {
       json: endpoints,
@@ -159,7 +159,7 @@ export const WEBHOOK_COMMANDS: Record<
 
   'webhook update': async (values, runtime) => {
     const endpoint = await (
-      await import('../services/webhooks/update-webhook-endpoint.ts')
+      await import('../../services/webhooks/update-webhook-endpoint.ts')
     ).updateWebhookEndpoint(await runtime.data(), {
       organizationId: required(values, 'org'),
       endpointId: required(values, 'endpoint'),
@@ -172,17 +172,15 @@ export const WEBHOOK_COMMANDS: Record<
 
   'webhook delete': async (values, runtime) => {
     const deleted = await (
-      await import('../services/webhooks/delete-webhook-endpoint.ts')
+      await import('../../services/webhooks/delete-webhook-endpoint.ts')
     ).deleteWebhookEndpoint(await runtime.data(), required(values, 'org'), required(values, 'endpoint'));
     return { json: deleted, text: `webhook endpoint ${deleted.id} deleted, with its delivery records` };
   },
 
   'webhook rotate-secret': async (values, runtime) => {
-    const rotated = await (await import('../services/webhooks/rotate-webhook-secret.ts')).rotateWebhookSecret(
-      await runtime.data(),
-      required(values, 'org'),
-      required(values, 'endpoint'),
-    );
+    const rotated = await (
+      await import('../../services/webhooks/rotate-webhook-secret.ts')
+    ).rotateWebhookSecret(await runtime.data(), required(values, 'org'), required(values, 'endpoint'));
     return {
       json: rotated,
       text: [
@@ -197,7 +195,7 @@ export const WEBHOOK_COMMANDS: Record<
   'webhook test': async (values, runtime) => {
     const ctx = await runtime.services();
     const organizationId = required(values, 'org');
-    const delivery = await (await import('../services/webhooks/send-test-delivery.ts')).sendTestDelivery(
+    const delivery = await (await import('../../services/webhooks/send-test-delivery.ts')).sendTestDelivery(
       ctx,
       organizationId,
       required(values, 'endpoint'),
@@ -211,7 +209,7 @@ export const WEBHOOK_COMMANDS: Record<
       throw new InvalidRequest('--limit must be a whole number from 1 to 500.');
     }
     const deliveries = await (
-      await import('../services/webhooks/list-webhook-deliveries.ts')
+      await import('../../services/webhooks/list-webhook-deliveries.ts')
     ).listWebhookDeliveries(await runtime.data(), required(values, 'org'), {
       endpointId: values.endpoint,
       limit,
@@ -226,7 +224,7 @@ export const WEBHOOK_COMMANDS: Record<
     const ctx = await runtime.services();
     const organizationId = required(values, 'org');
     const delivery = await (
-      await import('../services/webhooks/replay-webhook-delivery.ts')
+      await import('../../services/webhooks/replay-webhook-delivery.ts')
     ).replayWebhookDelivery(ctx, organizationId, required(values, 'delivery'));
     return queued(values, ctx, organizationId, delivery, 'replay');
   },

@@ -7,7 +7,7 @@
 import type { Socket } from 'node:net';
 import { Transform } from 'node:stream';
 import type { FastifyReply, FastifyRequest, preParsingAsyncHookHandler } from 'fastify';
-import { AppError } from '../errors.ts';
+import { AppError } from '../../services/errors.ts';
 
 const MEBIBYTE = 1024 * 1024;
 

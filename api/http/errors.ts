@@ -8,7 +8,6 @@
 // Temporal unreachable or not answering in time — is a 503 `service_unavailable` with Retry-After, not a 500.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { isTemporalUnavailable } from '../../temporal/deadline.ts';
 import {
   AppError,
   DEPENDENCY_RETRY_AFTER_SECONDS,
@@ -16,7 +15,8 @@ import {
   InvalidRequest,
   NotFound,
   ServiceUnavailable,
-} from '../errors.ts';
+} from '../../services/errors.ts';
+import { isTemporalUnavailable } from '../../temporal/deadline.ts';
 
 /** The specification's error body. */
 export interface ErrorBody {

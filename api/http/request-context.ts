@@ -6,8 +6,8 @@ import { RequestContext } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { lazySecretsKey } from '../../config/encryption-key.ts';
+import type { RequestServiceContext } from '../../services/context.ts';
 import type { AppDependencies } from '../dependencies.ts';
-import type { RequestServiceContext } from '../services/context.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -7,7 +7,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequ
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Logger } from 'pino';
-import { AppError } from '../errors.ts';
+import { AppError } from '../../services/errors.ts';
 import { routeNotFound, sendError } from './errors.ts';
 
 const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { SigilEnv } from '../../config/config.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../../services/errors.ts';
 
 export const WEB_BUILD_DIR = fileURLToPath(new URL('../../web/build', import.meta.url));
 

@@ -21,7 +21,7 @@
 // A retry must never repeat what an earlier attempt committed. Each claim has its own `claim_id` (a fencing
 // token: the response is stored only by the attempt still holding the claim), and every attempt of one
 // request shares the record's `record_id`. The claim is bound to the request's unit of work
-// (api/services/idempotency.ts) so services can use both: a create records the envelope it made in the
+// (services/idempotency.ts) so services can use both: a create records the envelope it made in the
 // record, in its own transaction, and a retry answers with that envelope; a workflow Update is sent with an
 // Update id derived from `record_id`, which Temporal applies once and answers again with its first outcome.
 // Expired rows (24 hours) count as absent and are replaced; about one claim in a hundred also deletes a batch
@@ -50,8 +50,8 @@ import { createHash } from 'node:crypto';
 import { RequestContext } from '@mikro-orm/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Orm } from '../../db/orm.ts';
-import { Conflict, IdempotencyRequestInProgress, InvalidRequest } from '../errors.ts';
-import { bindIdempotencyScope, type IdempotencyScope } from '../services/idempotency.ts';
+import { Conflict, IdempotencyRequestInProgress, InvalidRequest } from '../../services/errors.ts';
+import { bindIdempotencyScope, type IdempotencyScope } from '../../services/idempotency.ts';
 import { sandboxModeOf } from './sandbox.ts';
 
 declare module 'fastify' {
@@ -403,7 +403,7 @@ export function registerIdempotency(
         const claim: Claim = { organizationId, key, ...claimed, settled: false, renewal: undefined };
         claims.set(request, claim);
         keepRenewing(request, claim);
-        // The services of this request's unit of work see the claim (api/services/idempotency.ts).
+        // The services of this request's unit of work see the claim (services/idempotency.ts).
         const em = RequestContext.getEntityManager();
         if (em) bindIdempotencyScope(em, claim);
         if (claim.attempt > 1) {

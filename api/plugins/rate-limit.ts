@@ -33,8 +33,7 @@
 // carries `Retry-After` (via `RateLimited`).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Orm } from '../../db/orm.ts';
-import type { ApiPrincipal } from '../auth/principal.ts';
-import { RateLimited } from '../errors.ts';
+import { RateLimited } from '../../services/errors.ts';
 import {
   clientBucket,
   countRequests,
@@ -45,7 +44,8 @@ import {
   WINDOW_SECONDS,
   WindowLeases,
   windowFor,
-} from '../services/usage/rate-limit-policy.ts';
+} from '../../services/usage/rate-limit-policy.ts';
+import type { ApiPrincipal } from '../auth/principal.ts';
 
 /** Windows that ended longer ago than this are deleted by the occasional clean-up. */
 const RETAIN_WINDOWS_MS = 5 * 60 * 1000;

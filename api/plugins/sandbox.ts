@@ -16,7 +16,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Config } from '../../config/config.ts';
-import { Forbidden } from '../errors.ts';
+import { Forbidden } from '../../services/errors.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

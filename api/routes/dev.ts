@@ -8,13 +8,13 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { safeText } from '../../domain/common.ts';
 import { NOTIFICATION_KINDS } from '../../domain/vocabulary.ts';
-import type { AppDependencies } from '../dependencies.ts';
-import { Forbidden } from '../errors.ts';
+import { Forbidden } from '../../services/errors.ts';
 import {
   DEV_NOTIFICATIONS_DEFAULT_LIMIT,
   DEV_NOTIFICATIONS_MAX_LIMIT,
   listDevNotifications,
-} from '../services/notifications/list-dev-notifications.ts';
+} from '../../services/notifications/list-dev-notifications.ts';
+import type { AppDependencies } from '../dependencies.ts';
 
 const NotificationsQuery = z.object({
   to: safeText().trim().min(1).max(320).optional(),

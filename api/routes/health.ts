@@ -3,8 +3,8 @@
 // an operator: `sigil envelope stuck`); that is reported, never a reason for 503, since the service itself
 // still works.
 import type { FastifyPluginAsync } from 'fastify';
+import { countParkedProjections } from '../../services/envelopes/stuck-envelopes.ts';
 import type { AppDependencies } from '../dependencies.ts';
-import { countParkedProjections } from '../services/envelopes/stuck-envelopes.ts';
 
 const CHECK_TIMEOUT_MS = 3000;
 

@@ -7,11 +7,11 @@ import type { FastifyReply, FastifyRequest, preValidationAsyncHookHandler } from
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { IsoDateTime } from '../../domain/common.ts';
+import { AppError, InvalidRequest, Unauthorized } from '../../services/errors.ts';
+import { issueAccessToken } from '../../services/oauth-clients/issue-access-token.ts';
+import { revokeAccessToken } from '../../services/oauth-clients/revoke-access-token.ts';
 import type { AppDependencies } from '../dependencies.ts';
-import { AppError, InvalidRequest, Unauthorized } from '../errors.ts';
 import { createAddressThrottle } from '../plugins/rate-limit.ts';
-import { issueAccessToken } from '../services/oauth-clients/issue-access-token.ts';
-import { revokeAccessToken } from '../services/oauth-clients/revoke-access-token.ts';
 import { ERROR_RESPONSES } from './v1/schemas.ts';
 
 const BASIC_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="sigil"' };

@@ -3,9 +3,9 @@
 // (`application/pdf`, or `application/octet-stream`), at most UPLOAD_MAX_BYTES; the answer is
 // VerificationResult. Not in the OpenAPI documents (like the signer API): it is the /verify page's route.
 import type { FastifyPluginAsync } from 'fastify';
+import { verifyDocument } from '../../services/sealing/verify-document.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import { createAddressThrottle } from '../plugins/rate-limit.ts';
-import { verifyDocument } from '../services/sealing/verify-document.ts';
 
 export const verifyRoutes: FastifyPluginAsync<AppDependencies> = async (app, deps) => {
   app.addHook(

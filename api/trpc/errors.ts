@@ -5,7 +5,7 @@
 // server's error handler answers it like any other route's error.
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
-import { AppError } from '../errors.ts';
+import { AppError } from '../../services/errors.ts';
 import { invalidRequest } from '../http/errors.ts';
 
 /** Where a top-level input key came from, named as /api/v1's validation errors name it. */

@@ -16,19 +16,22 @@ import { createHash } from 'node:crypto';
 import { fastifyCookie } from '@fastify/cookie';
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppConfig, AppDependencies } from '../dependencies.ts';
-import { AppError } from '../errors.ts';
-import { limitBody } from '../http/body-limit.ts';
-import { invalidRequest } from '../http/errors.ts';
-import { registerIdempotency } from '../plugins/idempotency.ts';
-import { endedByWrongFactors } from '../services/accounts/mfa-failures.ts';
-import { findSession, SESSION_COOKIE, type SessionPrincipal } from '../services/accounts/sessions.ts';
+import { endedByWrongFactors } from '../../services/accounts/mfa-failures.ts';
+import { findSession, SESSION_COOKIE, type SessionPrincipal } from '../../services/accounts/sessions.ts';
 import {
   BACKOFFICE_SESSION_COOKIE,
   findBackofficeSession,
   type PlatformAdminPrincipal,
-} from '../services/backoffice/backoffice-sessions.ts';
-import { backofficeAllowlist, backofficeAllowlistRefusal } from '../services/backoffice/security-policy.ts';
+} from '../../services/backoffice/backoffice-sessions.ts';
+import {
+  backofficeAllowlist,
+  backofficeAllowlistRefusal,
+} from '../../services/backoffice/security-policy.ts';
+import { AppError } from '../../services/errors.ts';
+import type { AppConfig, AppDependencies } from '../dependencies.ts';
+import { limitBody } from '../http/body-limit.ts';
+import { invalidRequest } from '../http/errors.ts';
+import { registerIdempotency } from '../plugins/idempotency.ts';
 import { fromTRPCError, type InputSource, UNKNOWN_FIELD } from './errors.ts';
 import {
   type AppContext,

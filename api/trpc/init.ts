@@ -8,10 +8,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { OpenApiMeta, OpenApiMethod } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { isPermission, type Permission } from '../../domain/permissions.ts';
-import { AppError, Forbidden, Unauthorized } from '../errors.ts';
-import type { SessionPrincipal } from '../services/accounts/sessions.ts';
-import type { PlatformAdminPrincipal } from '../services/backoffice/backoffice-sessions.ts';
-import type { RequestServiceContext } from '../services/context.ts';
+import type { SessionPrincipal } from '../../services/accounts/sessions.ts';
+import type { PlatformAdminPrincipal } from '../../services/backoffice/backoffice-sessions.ts';
+import type { RequestServiceContext } from '../../services/context.ts';
+import { AppError, Forbidden, Unauthorized } from '../../services/errors.ts';
 
 /** What every procedure receives; the transport makes one per HTTP request. */
 export interface AppContext {

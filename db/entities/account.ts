@@ -49,7 +49,7 @@ export const AppUserSchema = defineEntity({
     /** Lower-cased; unique among users that are not deleted (but invitations `emailHeldElsewhere`). */
     email: p.string(),
     fullName: p.string(),
-    /** argon2id (api/security/passwords.ts); null until an invited user accepts. */
+    /** argon2id (services/security/passwords.ts); null until an invited user accepts. */
     passwordHash: p.string().hidden().nullable(),
     /** `invited`, `active`, `deactivated` or `deleted`. */
     status: p.string(),

@@ -77,7 +77,7 @@ export const PlatformAdminIpAllowlistEntrySchema = defineEntity({
   tableName: 'platform_admin_ip_allowlist',
   properties: {
     id: p.uuid().primary(),
-    /** An address or a CIDR range, normalized (api/security/ip-allowlist.ts). */
+    /** An address or a CIDR range, normalized (services/security/ip-allowlist.ts). */
     entry: p.string(),
     description: p.string().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),

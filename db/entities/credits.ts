@@ -1,6 +1,6 @@
 // SMS credits a platform administrator gave an organization (migration 0024, docs/backoffice.md "Credits"):
 // each grant counts in the calendar month (UTC) it was given, on top of the plan's monthly credits
-// (api/services/usage/sms-credits.ts).
+// (services/usage/sms-credits.ts).
 import { defineEntity, p } from '@mikro-orm/core';
 
 export const SmsCreditGrantSchema = defineEntity({

@@ -1,4 +1,4 @@
-// A notification development and test captured instead of sending it (api/services/notifications/
+// A notification development and test captured instead of sending it (services/notifications/
 // dev-capture.ts). Never written in production.
 import { defineEntity, p } from '@mikro-orm/core';
 

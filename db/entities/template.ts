@@ -1,5 +1,5 @@
 // Templates: a base PDF, named signer roles and fields placed on the pages. A `OneOff` template is the hidden
-// template of one envelope created from an uploaded file (api/services/templates/one-off-template.ts): no
+// template of one envelope created from an uploaded file (services/templates/one-off-template.ts): no
 // template route lists or serves it, and no other envelope can be created from it.
 import { defineEntity, p } from '@mikro-orm/core';
 import type { FieldProperties } from '../../domain/template.ts';

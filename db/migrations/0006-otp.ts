@@ -6,7 +6,7 @@ export class Migration0006Otp extends Migration {
   override name = '0006-otp';
 
   override up(): void {
-    // A code is kept only as a hash (see api/services/signing/otp-policy.ts). `closed_reason` says why a code
+    // A code is kept only as a hash (see services/signing/otp-policy.ts). `closed_reason` says why a code
     // can no longer be used; an open code past `expires_at` is expired.
     this.addSql(`
       create table otp_code (

@@ -10,7 +10,7 @@
 //     the envelope made from it. `envelope_id` is written in the transaction that creates the envelope, so a
 //     worker that dies between creating and sending finds the envelope again and never makes a second one.
 // And `envelope_sent_idx`: the envelopes an organization sent in a period, which the monthly document limit counts
-// at every send (api/services/usage/envelope-quota.ts) — an index range instead of the organization's envelopes.
+// at every send (services/usage/envelope-quota.ts) — an index range instead of the organization's envelopes.
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration0021BulkSends extends Migration {

@@ -6,14 +6,14 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { hashPassword, verifyPassword } from '../../api/security/passwords.ts';
-import { addOwner, findUserByEmail } from '../../api/services/accounts/account-users.ts';
-import { createOAuthClient } from '../../api/services/oauth-clients/create-oauth-client.ts';
-import { createOrganization } from '../../api/services/organizations/create-organization.ts';
-import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { Organization, Template } from '../../db/entities/index.ts';
 import type { Orm } from '../../db/orm.ts';
 import { SCOPES } from '../../domain/scopes.ts';
+import { addOwner, findUserByEmail } from '../../services/accounts/account-users.ts';
+import { createOAuthClient } from '../../services/oauth-clients/create-oauth-client.ts';
+import { createOrganization } from '../../services/organizations/create-organization.ts';
+import { hashPassword, verifyPassword } from '../../services/security/passwords.ts';
+import { createTemplate } from '../../services/templates/create-template.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from './demo-pdf.ts';
 
 export interface DemoData {

@@ -4,10 +4,10 @@
 // administrator comes from `sigil platform-admin create` (docs/backoffice.md).
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { hashPassword, verifyPassword } from '../../api/security/passwords.ts';
-import { createPlatformAdmin, generatedPassword } from '../../api/services/backoffice/platform-admins.ts';
 import { PlatformAdmin } from '../../db/entities/index.ts';
 import type { Orm } from '../../db/orm.ts';
+import { createPlatformAdmin, generatedPassword } from '../../services/backoffice/platform-admins.ts';
+import { hashPassword, verifyPassword } from '../../services/security/passwords.ts';
 
 export const DEMO_PLATFORM_ADMIN_EMAIL = 'admin@demo.sigil.test';
 

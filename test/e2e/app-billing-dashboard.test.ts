@@ -9,8 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { createEnvelope, type EnvelopeSender } from '../../api/services/envelopes/create-envelope.ts';
 import { AppUser } from '../../db/entities/index.ts';
+import { createEnvelope, type EnvelopeSender } from '../../services/envelopes/create-envelope.ts';
 import type { ApiHarness } from '../support/api.ts';
 import {
   eventually,

@@ -10,8 +10,8 @@
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import type { EnvelopeSender } from '../../api/services/envelopes/create-envelope.ts';
 import { AppUser } from '../../db/entities/index.ts';
+import type { EnvelopeSender } from '../../services/envelopes/create-envelope.ts';
 import type { ApiHarness } from '../support/api.ts';
 import {
   eventually,

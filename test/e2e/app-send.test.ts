@@ -8,9 +8,9 @@
 // rules on every screen; screenshots go to test/artifacts/web/.
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
 import { TemplateField } from '../../db/entities/index.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
+import { findEnvelope } from '../../services/envelopes/find-envelope.ts';
 import type { ApiHarness } from '../support/api.ts';
 import {
   eventually,

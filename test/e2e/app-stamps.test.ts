@@ -8,10 +8,10 @@
 // (app-stamps-*.png, signer-personal-stamps-*.png).
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
-import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { EnvelopeFieldValue } from '../../db/entities/index.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
+import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
+import { createTemplate } from '../../services/templates/create-template.ts';
 import { type ApiHarness, newIntegrator } from '../support/api.ts';
 import { eventually, expectAccessible, signedInPage, signIn, useAppBrowser } from '../support/app-pages.ts';
 import { appCaller } from '../support/app-requests.ts';

@@ -3,7 +3,7 @@
 // a Date for one role and a Dropdown for another from the palette onto the page — at zoom 75% and 150% —,
 // moves one with the keyboard, sets the Dropdown's options, undoes and redoes, is refused publishing with the
 // reasons beside the field, fixes it and publishes. The stored coordinates are where the pointer dropped the
-// fields at either zoom, and the final PDF (documents/render-final-pdf.ts) draws each value inside its box, as
+// fields at either zoom, and the final PDF (pdf/render-final-pdf.ts) draws each value inside its box, as
 // pdf.js reads it back. The list duplicates, filters and archives. Hebrew lays the builder out right to left
 // (the PDF stays left to right); a 375-pixel phone gets the read-only builder with its message; every screen
 // passes axe-core's WCAG 2.1 AA rules; screenshots go to test/artifacts/web/ (app-templates-*.png).
@@ -12,8 +12,8 @@ import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { renderFinalPdf } from '../../documents/render-final-pdf.ts';
 import type { TemplateDetail } from '../../domain/template-builder.ts';
+import { renderFinalPdf } from '../../pdf/render-final-pdf.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
 import type { ApiHarness } from '../support/api.ts';
 import {

@@ -18,7 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPlatformAdmin } from '../../api/services/backoffice/platform-admins.ts';
+import { createPlatformAdmin } from '../../services/backoffice/platform-admins.ts';
 import type { ApiHarness } from '../support/api.ts';
 import {
   eventually,

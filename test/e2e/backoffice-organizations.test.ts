@@ -18,11 +18,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { createOAuthClient } from '../../api/services/oauth-clients/create-oauth-client.ts';
-import { createOrganization } from '../../api/services/organizations/create-organization.ts';
-import { usageSummary } from '../../api/services/usage/usage-summary.ts';
-import { createWebhookEndpoint } from '../../api/services/webhooks/create-webhook-endpoint.ts';
 import { BackofficeAuditEvent } from '../../db/entities/index.ts';
+import { createOAuthClient } from '../../services/oauth-clients/create-oauth-client.ts';
+import { createOrganization } from '../../services/organizations/create-organization.ts';
+import { usageSummary } from '../../services/usage/usage-summary.ts';
+import { createWebhookEndpoint } from '../../services/webhooks/create-webhook-endpoint.ts';
 import type { ApiHarness } from '../support/api.ts';
 import {
   eventually,

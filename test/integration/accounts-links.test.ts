@@ -7,9 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { sendAccountEmail } from '../../api/services/accounts/account-emails.ts';
-import { issueAccountToken } from '../../api/services/accounts/account-tokens.ts';
 import { AppUser, Organization, Role, SecurityEvent, UserSession } from '../../db/entities/index.ts';
+import { sendAccountEmail } from '../../services/accounts/account-emails.ts';
+import { issueAccountToken } from '../../services/accounts/account-tokens.ts';
 import {
   capturedTo,
   linkTokenFor,

@@ -7,9 +7,9 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { argon2Parameters } from '../../api/security/hash-cost.ts';
 import { AppUser, Organization, Role, SecurityEvent, UserSession } from '../../db/entities/index.ts';
 import { BUILT_IN_ROLE_PERMISSIONS } from '../../domain/permissions.ts';
+import { argon2Parameters } from '../../services/security/hash-cost.ts';
 import { productionConfig } from '../support/api.ts';
 import {
   buildAccountsApp,

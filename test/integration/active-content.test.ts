@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PDFDocument, PDFName, PDFString } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
-import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { StoredFile, Template } from '../../db/entities/index.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
+import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
+import { createTemplate } from '../../services/templates/create-template.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
 import { flatPageTree, handMadePdf, ONE_PAGE, stream, zerosDeflated } from '../support/hand-made-pdf.ts';
 

@@ -11,8 +11,6 @@ import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNotificationActivities } from '../../activities/notifications.ts';
-import { accountEmailsSettled } from '../../api/services/accounts/account-emails.ts';
-import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
 import {
   AppUser,
   DevNotification,
@@ -28,6 +26,8 @@ import {
   type BuiltInRole,
   PERMISSIONS,
 } from '../../domain/permissions.ts';
+import { accountEmailsSettled } from '../../services/accounts/account-emails.ts';
+import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
 import { APP_ORIGIN, newSession, type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 import { type SmtpSink, startSmtpSink } from '../support/smtp-sink.ts';

@@ -9,7 +9,6 @@ import { degrees, PDFDocument, StandardFonts } from 'pdf-lib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
 import {
   Envelope,
   SandboxEnvelope,
@@ -18,6 +17,7 @@ import {
   TemplateField,
   TemplateRole,
 } from '../../db/entities/index.ts';
+import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
 import { encodePng } from '../support/png.ts';
 

@@ -1,7 +1,7 @@
 // /api/v1 envelopes, organization and usage through the whole app: real token, real workflow, real rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { completeRecipient } from '../../api/services/envelopes/complete-recipient.ts';
 import { Envelope } from '../../db/entities/index.ts';
+import { completeRecipient } from '../../services/envelopes/complete-recipient.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
 

@@ -9,8 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { windowFor } from '../../api/services/usage/rate-limit-policy.ts';
 import { OAuthAccessToken, OAuthClient, OAuthClientSecret, Organization } from '../../db/entities/index.ts';
+import { windowFor } from '../../services/usage/rate-limit-policy.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 

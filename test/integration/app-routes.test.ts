@@ -12,7 +12,6 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
-import { NotFound, RateLimited } from '../../api/errors.ts';
 import { OPENAPI_PATH } from '../../api/http/openapi.ts';
 import { registerRequestContext } from '../../api/http/request-context.ts';
 import { createServer } from '../../api/http/server.ts';
@@ -22,6 +21,7 @@ import { APP_OPENAPI_PATH, appOpenApiDocument } from '../../api/trpc/openapi.ts'
 import { appRouter } from '../../api/trpc/router.ts';
 import { Plan } from '../../db/entities/index.ts';
 import { PLAN_NAMES } from '../../domain/vocabulary.ts';
+import { NotFound, RateLimited } from '../../services/errors.ts';
 import { APP_ROUTES } from '../../web/src/lib/shared/app-routes.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
 import { testConfig } from '../support/context.ts';

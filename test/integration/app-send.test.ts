@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
 import { AppUser, Envelope, Organization, Template } from '../../db/entities/index.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
+import { findEnvelope } from '../../services/envelopes/find-envelope.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
 import { createOrganizationWithTemplate } from '../support/context.ts';

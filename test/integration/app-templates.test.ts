@@ -8,12 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEnvelopeFromFile } from '../../api/services/envelopes/create-envelope.ts';
-import { uploadFile } from '../../api/services/files/upload-file.ts';
-import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
 import { Template, TemplateField } from '../../db/entities/index.ts';
 import type { TemplateDetail, TemplateList } from '../../domain/template-builder.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
+import { createEnvelopeFromFile } from '../../services/envelopes/create-envelope.ts';
+import { uploadFile } from '../../services/files/upload-file.ts';
+import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 

@@ -13,8 +13,8 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { describe, expect, inject, it } from 'vitest';
-import { removePlatformAdmin } from '../../api/services/backoffice/platform-admins.ts';
 import { BackofficeAuditEvent, PlatformAdmin, PlatformAdminSession } from '../../db/entities/index.ts';
+import { removePlatformAdmin } from '../../services/backoffice/platform-admins.ts';
 import {
   capturedTo,
   comparable,

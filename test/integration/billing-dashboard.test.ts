@@ -9,9 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEnvelope, type EnvelopeSender } from '../../api/services/envelopes/create-envelope.ts';
-import { createOAuthClient } from '../../api/services/oauth-clients/create-oauth-client.ts';
 import { AppUser } from '../../db/entities/index.ts';
+import { createEnvelope, type EnvelopeSender } from '../../services/envelopes/create-envelope.ts';
+import { createOAuthClient } from '../../services/oauth-clients/create-oauth-client.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
 import { createOrganizationWithTemplate } from '../support/context.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';

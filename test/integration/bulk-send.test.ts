@@ -8,10 +8,10 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendBulkRows } from '../../api/services/bulk-sends/send-bulk-rows.ts';
-import { createEnvelope } from '../../api/services/envelopes/create-envelope.ts';
 import { insertBulkSend } from '../../db/bulk-sends.ts';
 import { AppUser, Envelope, EnvelopeFieldValue, Organization } from '../../db/entities/index.ts';
+import { sendBulkRows } from '../../services/bulk-sends/send-bulk-rows.ts';
+import { createEnvelope } from '../../services/envelopes/create-envelope.ts';
 import { resumeBulkSends } from '../../temporal/bulk-sends.ts';
 import { bulkSendProgressQuery, bulkSendWorkflowId } from '../../workflows/bulk-send-contracts.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';

@@ -1,5 +1,5 @@
 // The plan's monthly document limit at every send (docs/bulk-send.md, "Starting: the plan first";
-// api/services/usage/envelope-quota.ts): an organization on a plan of three envelopes a month that has sent two
+// services/usage/envelope-quota.ts): an organization on a plan of three envelopes a month that has sent two
 // sends a third through /api/v1, and is then refused a fourth — through /api/v1 (the Draft stays a Draft), the
 // send page's route (no Draft is made) and a bulk send (nothing is stored) — with 409 `document_limit_reached`
 // naming the limit and the usage. A Draft saved from the send page is not a send and is still allowed. The

@@ -10,15 +10,6 @@ import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProjectionActivities } from '../../activities/projection.ts';
-import { cancelEnvelope } from '../../api/services/envelopes/cancel-envelope.ts';
-import { completeRecipient } from '../../api/services/envelopes/complete-recipient.ts';
-import { createEnvelope, type EnvelopeSender } from '../../api/services/envelopes/create-envelope.ts';
-import { declineRecipient } from '../../api/services/envelopes/decline-recipient.ts';
-import { envelopeDocument } from '../../api/services/envelopes/envelope-document.ts';
-import { extendEnvelope } from '../../api/services/envelopes/extend-envelope.ts';
-import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
-import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
-import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { AuditEvent, Envelope } from '../../db/entities/index.ts';
 import {
   RECORD_EVENT_SEQUENCE_BASE,
@@ -28,6 +19,15 @@ import {
 import type { TemplateDefinition } from '../../domain/template.ts';
 import { ENVELOPE_STATUSES, type EnvelopeStatus } from '../../domain/vocabulary.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
+import { cancelEnvelope } from '../../services/envelopes/cancel-envelope.ts';
+import { completeRecipient } from '../../services/envelopes/complete-recipient.ts';
+import { createEnvelope, type EnvelopeSender } from '../../services/envelopes/create-envelope.ts';
+import { declineRecipient } from '../../services/envelopes/decline-recipient.ts';
+import { envelopeDocument } from '../../services/envelopes/envelope-document.ts';
+import { extendEnvelope } from '../../services/envelopes/extend-envelope.ts';
+import { findEnvelope } from '../../services/envelopes/find-envelope.ts';
+import { sendEnvelope } from '../../services/envelopes/send-envelope.ts';
+import { createTemplate } from '../../services/templates/create-template.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
 import { TWO_SIGNERS } from '../support/context.ts';

@@ -1,12 +1,12 @@
 // Continue-as-new on the real dev server: with a low history threshold an envelope passes through several
 // runs of the same workflow id, and keeps its state, its reminders and an exactly-once projection.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { completeRecipient } from '../../api/services/envelopes/complete-recipient.ts';
-import { extendEnvelope } from '../../api/services/envelopes/extend-envelope.ts';
-import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
-import { remindEnvelope } from '../../api/services/envelopes/remind-envelope.ts';
-import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
 import { AuditEvent } from '../../db/entities/index.ts';
+import { completeRecipient } from '../../services/envelopes/complete-recipient.ts';
+import { extendEnvelope } from '../../services/envelopes/extend-envelope.ts';
+import { findEnvelope } from '../../services/envelopes/find-envelope.ts';
+import { remindEnvelope } from '../../services/envelopes/remind-envelope.ts';
+import { sendEnvelope } from '../../services/envelopes/send-envelope.ts';
 import { envelopeWorkflowId, recipientProgressUpdate, searchAttributes } from '../../workflows/contracts.ts';
 import { draftTwoSignerEnvelope, openTestContext, type TestContext } from '../support/context.ts';
 

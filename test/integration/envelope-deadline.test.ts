@@ -3,10 +3,10 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createActivities } from '../../activities/index.ts';
-import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
-import { envelopeWorkflowInput } from '../../api/services/envelopes/send-envelope.ts';
 import { AuditEvent, Envelope } from '../../db/entities/index.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
+import { findEnvelope } from '../../services/envelopes/find-envelope.ts';
+import { envelopeWorkflowInput } from '../../services/envelopes/send-envelope.ts';
 import {
   ENVELOPE_WORKFLOW_TYPE,
   envelopeStateQuery,

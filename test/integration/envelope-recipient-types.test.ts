@@ -2,14 +2,14 @@
 // Approver and a Viewer in round 2, a Cc who never acts; progress statuses and completion actions projected.
 // Links are handed out by hand (ManualLink), so no invitation changes a status here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Conflict } from '../../api/errors.ts';
-import { completeRecipient } from '../../api/services/envelopes/complete-recipient.ts';
-import { createEnvelope } from '../../api/services/envelopes/create-envelope.ts';
-import { envelopeView } from '../../api/services/envelopes/envelope-view.ts';
-import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
-import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
 import { AuditEvent } from '../../db/entities/index.ts';
 import type { TemplateDefinition } from '../../domain/template.ts';
+import { completeRecipient } from '../../services/envelopes/complete-recipient.ts';
+import { createEnvelope } from '../../services/envelopes/create-envelope.ts';
+import { envelopeView } from '../../services/envelopes/envelope-view.ts';
+import { findEnvelope } from '../../services/envelopes/find-envelope.ts';
+import { sendEnvelope } from '../../services/envelopes/send-envelope.ts';
+import { Conflict } from '../../services/errors.ts';
 import { envelopeWorkflowId, recipientProgressUpdate } from '../../workflows/contracts.ts';
 import { createOrganizationWithTemplate, openTestContext, type TestContext } from '../support/context.ts';
 

@@ -1,16 +1,16 @@
 // The envelope workflow on a real Temporal dev server with the real projection into PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Conflict } from '../../api/errors.ts';
-import { cancelEnvelope } from '../../api/services/envelopes/cancel-envelope.ts';
-import { completeRecipient } from '../../api/services/envelopes/complete-recipient.ts';
-import { createEnvelope } from '../../api/services/envelopes/create-envelope.ts';
-import { declineRecipient } from '../../api/services/envelopes/decline-recipient.ts';
-import { extendEnvelope } from '../../api/services/envelopes/extend-envelope.ts';
-import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
-import { remindEnvelope } from '../../api/services/envelopes/remind-envelope.ts';
-import { retryFinalization } from '../../api/services/envelopes/retry-finalization.ts';
-import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
 import { AuditEvent, StoredFile, Template } from '../../db/entities/index.ts';
+import { cancelEnvelope } from '../../services/envelopes/cancel-envelope.ts';
+import { completeRecipient } from '../../services/envelopes/complete-recipient.ts';
+import { createEnvelope } from '../../services/envelopes/create-envelope.ts';
+import { declineRecipient } from '../../services/envelopes/decline-recipient.ts';
+import { extendEnvelope } from '../../services/envelopes/extend-envelope.ts';
+import { findEnvelope } from '../../services/envelopes/find-envelope.ts';
+import { remindEnvelope } from '../../services/envelopes/remind-envelope.ts';
+import { retryFinalization } from '../../services/envelopes/retry-finalization.ts';
+import { sendEnvelope } from '../../services/envelopes/send-envelope.ts';
+import { Conflict } from '../../services/errors.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import {
   createOrganizationWithTemplate,

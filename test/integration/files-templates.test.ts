@@ -11,20 +11,20 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ApiPrincipal } from '../../api/auth/principal.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
-import { AppError } from '../../api/errors.ts';
 import { registerOpenApi } from '../../api/http/openapi.ts';
 import { registerRequestContext } from '../../api/http/request-context.ts';
 import { createServer } from '../../api/http/server.ts';
 import { REPLAYED_HEADER, registerIdempotency } from '../../api/plugins/idempotency.ts';
 import { filesRoutes, uploadDigest } from '../../api/routes/v1/files.ts';
 import { templatesRoutes } from '../../api/routes/v1/templates.ts';
-import { inspectPdf } from '../../api/services/files/inspect-pdf.ts';
-import { sanitizeFilename } from '../../api/services/files/upload-file.ts';
-import { createOrganization } from '../../api/services/organizations/create-organization.ts';
-import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { StoredFile, TemplateField } from '../../db/entities/index.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
 import { buildDemoPdf, DEMO_PAGE, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
+import { AppError } from '../../services/errors.ts';
+import { inspectPdf } from '../../services/files/inspect-pdf.ts';
+import { sanitizeFilename } from '../../services/files/upload-file.ts';
+import { createOrganization } from '../../services/organizations/create-organization.ts';
+import { createTemplate } from '../../services/templates/create-template.ts';
 import { servicesOn, testConfig } from '../support/context.ts';
 
 /** Small, so an oversize upload is cheap to build; the demo PDFs are a few KB. */

@@ -8,10 +8,10 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import proto from '@temporalio/proto';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { envelopeWorkflowInput } from '../../api/services/envelopes/send-envelope.ts';
 import { AuditEvent, Envelope, StoredFile } from '../../db/entities/index.ts';
 import { sealedDocumentsOf } from '../../db/sealing.ts';
-import { findSignatures } from '../../documents/sealing/inspect.ts';
+import { findSignatures } from '../../pdf/sealing/inspect.ts';
+import { envelopeWorkflowInput } from '../../services/envelopes/send-envelope.ts';
 import {
   completeRecipientUpdate,
   ENVELOPE_WORKFLOW_TYPE,

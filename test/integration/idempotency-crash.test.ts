@@ -15,9 +15,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createWebhookEndpoint } from '../../api/services/webhooks/create-webhook-endpoint.ts';
 import { AuditEvent, Envelope, WebhookDelivery } from '../../db/entities/index.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
+import { createWebhookEndpoint } from '../../services/webhooks/create-webhook-endpoint.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import {
   type ApiHarness,

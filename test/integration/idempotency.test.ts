@@ -11,16 +11,16 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { NotFound } from '../../api/errors.ts';
 import { createServer } from '../../api/http/server.ts';
 import { digestOf, registerIdempotency, setRequestDigest } from '../../api/plugins/idempotency.ts';
+import { createOrm, type Orm } from '../../db/orm.ts';
+import { NotFound } from '../../services/errors.ts';
 import {
   type IdempotencyScope,
   idempotencyScopeOf,
   recordIdempotentResult,
-} from '../../api/services/idempotency.ts';
-import { createOrganization } from '../../api/services/organizations/create-organization.ts';
-import { createOrm, type Orm } from '../../db/orm.ts';
+} from '../../services/idempotency.ts';
+import { createOrganization } from '../../services/organizations/create-organization.ts';
 import { servicesOn } from '../support/context.ts';
 
 const logger = pino({ level: 'silent' });

@@ -7,16 +7,16 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_API_KEYS } from '../../api/services/oauth-clients/create-oauth-client.ts';
-import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
-import { requestOneTimeCode } from '../../api/services/signing/request-one-time-code.ts';
-import { usageSummary } from '../../api/services/usage/usage-summary.ts';
 import { Organization } from '../../db/entities/index.ts';
 import { creditBalance, takeTextCredit } from '../../db/usage-reservations.ts';
 import { CONTACT_LIMITS } from '../../domain/contact.ts';
 import { STAMP_LIMITS } from '../../domain/stamp.ts';
 import { TEMPLATE_LIMITS } from '../../domain/template-builder.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
+import { MAX_API_KEYS } from '../../services/oauth-clients/create-oauth-client.ts';
+import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
+import { requestOneTimeCode } from '../../services/signing/request-one-time-code.ts';
+import { usageSummary } from '../../services/usage/usage-summary.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
 import { encodePng } from '../support/png.ts';
 import { signedInUser } from '../support/signed-in-user.ts';
@@ -463,7 +463,7 @@ describe('stamps, their versions and an API key’s secrets', () => {
     expect(first.statusCode, first.body).toBe(200);
     const stampId = first.json().id as string;
     // Half of each limit one after the other, then 7 at once for the other half (7 also stays within the
-    // files one user may have waiting for the image checks: api/services/files/inspection-pool.ts).
+    // files one user may have waiting for the image checks: services/files/inspection-pool.ts).
     const half = STAMP_LIMITS.maxStamps / 2;
     for (let i = 1; i < half; i++) {
       expect((await post('/api/me/stamps', { name: `Stamp ${i}`, ...image })).statusCode).toBe(200);

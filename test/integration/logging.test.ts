@@ -3,8 +3,8 @@ import { Writable } from 'node:stream';
 import type { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../../api/app.ts';
-import { randomToken } from '../../api/security/secrets.ts';
 import { createLogger } from '../../config/logger.ts';
+import { randomToken } from '../../services/security/secrets.ts';
 import { openTestContext, type TestContext, testConfig } from '../support/context.ts';
 
 let ctx: TestContext;

@@ -13,11 +13,11 @@ import { Secret, TOTP } from 'otpauth';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../../api/app.ts';
-import { hashPassword } from '../../api/security/passwords.ts';
-import { SESSION_COOKIE } from '../../api/services/accounts/sessions.ts';
-import { createOrganization } from '../../api/services/organizations/create-organization.ts';
 import { decryptSecret } from '../../config/secrets-encryption.ts';
 import { AppUser, Organization, Role } from '../../db/entities/index.ts';
+import { SESSION_COOKIE } from '../../services/accounts/sessions.ts';
+import { createOrganization } from '../../services/organizations/create-organization.ts';
+import { hashPassword } from '../../services/security/passwords.ts';
 import { openTestContext, TEST_ENCRYPTION_KEY, type TestContext, testConfig } from '../support/context.ts';
 
 const ORIGIN = { origin: 'http://localhost:3000' };

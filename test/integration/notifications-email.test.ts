@@ -11,9 +11,9 @@ import {
   createNotificationActivities,
   type NotificationActivityConfig,
 } from '../../activities/notifications.ts';
-import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
 import type { NotificationsConfig } from '../../config/config.ts';
 import { DevNotification, Notification, Organization } from '../../db/entities/index.ts';
+import { sendEnvelope } from '../../services/envelopes/send-envelope.ts';
 import type { SendNotificationRequest } from '../../workflows/notification-contracts.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
 import { draftTwoSignerEnvelope } from '../support/context.ts';

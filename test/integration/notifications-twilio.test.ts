@@ -8,10 +8,10 @@ import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@tempo
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createNotificationActivities } from '../../activities/notifications.ts';
-import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
-import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
 import type { TwilioSettings } from '../../config/config.ts';
 import { DevNotification, Notification, OtpCode } from '../../db/entities/index.ts';
+import { sendEnvelope } from '../../services/envelopes/send-envelope.ts';
+import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
 import type {
   SendNotificationRequest,
   SendNotificationResult,

@@ -10,14 +10,14 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { registerRequestContext } from '../../api/http/request-context.ts';
 import { createServer } from '../../api/http/server.ts';
 import { oauthTokenRoutes } from '../../api/routes/oauth-token.ts';
-import { hashSecret, PADDING_SECRET_HASH, verifySecret } from '../../api/security/secrets.ts';
-import { INVALID_CLIENT_MESSAGE } from '../../api/services/oauth-clients/authenticate-client.ts';
-import { createOAuthClient } from '../../api/services/oauth-clients/create-oauth-client.ts';
-import { deleteClientSecret } from '../../api/services/oauth-clients/delete-client-secret.ts';
-import { listOAuthClients } from '../../api/services/oauth-clients/list-oauth-clients.ts';
-import { rotateClientSecret } from '../../api/services/oauth-clients/rotate-client-secret.ts';
-import { createOrganization } from '../../api/services/organizations/create-organization.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
+import { INVALID_CLIENT_MESSAGE } from '../../services/oauth-clients/authenticate-client.ts';
+import { createOAuthClient } from '../../services/oauth-clients/create-oauth-client.ts';
+import { deleteClientSecret } from '../../services/oauth-clients/delete-client-secret.ts';
+import { listOAuthClients } from '../../services/oauth-clients/list-oauth-clients.ts';
+import { rotateClientSecret } from '../../services/oauth-clients/rotate-client-secret.ts';
+import { createOrganization } from '../../services/organizations/create-organization.ts';
+import { hashSecret, PADDING_SECRET_HASH, verifySecret } from '../../services/security/secrets.ts';
 import { servicesOn, testConfig } from '../support/context.ts';
 
 // The standard work factors: the timing comparison needs scrypt to dominate a refusal's time, as in

@@ -18,10 +18,10 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createActivities } from '../../activities/index.ts';
 import { buildApp } from '../../api/app.ts';
-import { createWebhookEndpoint } from '../../api/services/webhooks/create-webhook-endpoint.ts';
 import { loadConfig } from '../../config/config.ts';
 import { AuditEvent } from '../../db/entities/index.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
+import { createWebhookEndpoint } from '../../services/webhooks/create-webhook-endpoint.ts';
 import { ensureSearchAttributes } from '../../temporal/search-attributes.ts';
 import { createEnvelopeWorker } from '../../temporal/worker.ts';
 import {

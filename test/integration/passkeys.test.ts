@@ -10,10 +10,10 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { SESSION_COOKIE } from '../../api/services/accounts/sessions.ts';
 import { loadConfig } from '../../config/config.ts';
 import { Organization, Passkey } from '../../db/entities/index.ts';
 import { freePort } from '../../scripts/ports.ts';
+import { SESSION_COOKIE } from '../../services/accounts/sessions.ts';
 import { buildTestApp } from '../support/api.ts';
 import { launchTestBrowser, type TestBrowser } from '../support/browser.ts';
 import { openTestContext, TEST_ENCRYPTION_KEY, type TestContext } from '../support/context.ts';

@@ -15,13 +15,13 @@ import { ApplicationFailure } from '@temporalio/common';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createActivities } from '../../activities/index.ts';
-import { Conflict } from '../../api/errors.ts';
-import { cancelEnvelope } from '../../api/services/envelopes/cancel-envelope.ts';
-import { remindEnvelope } from '../../api/services/envelopes/remind-envelope.ts';
-import { resumeProjection } from '../../api/services/envelopes/resume-projection.ts';
-import { envelopeWorkflowInput, sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
-import { listStuckEnvelopes } from '../../api/services/envelopes/stuck-envelopes.ts';
 import { AuditEvent, Envelope } from '../../db/entities/index.ts';
+import { cancelEnvelope } from '../../services/envelopes/cancel-envelope.ts';
+import { remindEnvelope } from '../../services/envelopes/remind-envelope.ts';
+import { resumeProjection } from '../../services/envelopes/resume-projection.ts';
+import { envelopeWorkflowInput, sendEnvelope } from '../../services/envelopes/send-envelope.ts';
+import { listStuckEnvelopes } from '../../services/envelopes/stuck-envelopes.ts';
+import { Conflict } from '../../services/errors.ts';
 import { createEnvelopeWorker, WORKFLOWS_PATH } from '../../temporal/worker.ts';
 import {
   cancelEnvelopeUpdate,

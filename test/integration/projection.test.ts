@@ -2,10 +2,10 @@
 // row and the same envelope state, and an older transition never overwrites a newer one.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createProjectionActivities } from '../../activities/projection.ts';
-import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
-import { createWebhookEndpoint } from '../../api/services/webhooks/create-webhook-endpoint.ts';
 import { AuditEvent } from '../../db/entities/index.ts';
 import { createOrm } from '../../db/orm.ts';
+import { findEnvelope } from '../../services/envelopes/find-envelope.ts';
+import { createWebhookEndpoint } from '../../services/webhooks/create-webhook-endpoint.ts';
 import type { EnvelopeTransition } from '../../workflows/contracts.ts';
 import {
   createOrganizationWithTemplate,

@@ -10,10 +10,10 @@ import {
   type RateLimiterDeps,
   type RateLimiterOptions,
 } from '../../api/plugins/rate-limit.ts';
-import { createOrganization } from '../../api/services/organizations/create-organization.ts';
-import { resolveLimits, windowFor } from '../../api/services/usage/rate-limit-policy.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
 import type { PlanName } from '../../domain/vocabulary.ts';
+import { createOrganization } from '../../services/organizations/create-organization.ts';
+import { resolveLimits, windowFor } from '../../services/usage/rate-limit-policy.ts';
 import { newIntegrator, openApiHarness } from '../support/api.ts';
 import { signedInAdmin } from '../support/backoffice.ts';
 import { servicesOn, testConfig } from '../support/context.ts';

@@ -9,11 +9,11 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { AppUser } from '../../db/entities/index.ts';
 import type { ReportSummary } from '../../domain/report.ts';
 import type { TemplateDefinition } from '../../domain/template.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
+import { createTemplate } from '../../services/templates/create-template.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
 import { createOrganizationWithTemplate } from '../support/context.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';

@@ -3,9 +3,9 @@
 // deliveries still work with the sandbox header; the IP allowlist and the rate limit apply to sandbox requests.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOAuthClient } from '../../api/services/oauth-clients/create-oauth-client.ts';
-import { createWebhookEndpoint } from '../../api/services/webhooks/create-webhook-endpoint.ts';
 import { DevNotification, Notification, SandboxEnvelope, WebhookDelivery } from '../../db/entities/index.ts';
+import { createOAuthClient } from '../../services/oauth-clients/create-oauth-client.ts';
+import { createWebhookEndpoint } from '../../services/webhooks/create-webhook-endpoint.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
 import { startWebhookReceiver, verifies, type WebhookReceiver } from '../support/webhook-receiver.ts';
 

@@ -3,11 +3,11 @@
 // checks sandbox requests still go through (scope, validation, idempotency) and a server without sandbox.
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuditEvent, Envelope, Recipient, SandboxEnvelope } from '../../db/entities/index.ts';
 import {
   SANDBOX_AUDIT_TRAIL_FILE_ID,
   SANDBOX_FINAL_PDF_FILE_ID,
-} from '../../api/services/sandbox/sandbox-envelopes.ts';
-import { AuditEvent, Envelope, Recipient, SandboxEnvelope } from '../../db/entities/index.ts';
+} from '../../services/sandbox/sandbox-envelopes.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
 import { testConfig } from '../support/context.ts';

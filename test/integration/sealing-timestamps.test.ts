@@ -10,19 +10,19 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { FinalizeSealingSettings } from '../../activities/finalize.ts';
 import { createActivities } from '../../activities/index.ts';
 import { webhookDeliverySettings } from '../../activities/webhooks.ts';
-import { completeRecipient } from '../../api/services/envelopes/complete-recipient.ts';
-import { retryFinalization } from '../../api/services/envelopes/retry-finalization.ts';
-import { envelopeWorkflowInput } from '../../api/services/envelopes/send-envelope.ts';
 import { loadConfig } from '../../config/config.ts';
 import { Envelope, StoredFile } from '../../db/entities/index.ts';
 import { saveSecureSignaturePolicy, sealedDocumentsOf } from '../../db/sealing.ts';
-import { developmentCaDirectory } from '../../documents/sealing/development-ca.ts';
-import { findSignatures } from '../../documents/sealing/inspect.ts';
 import {
   DEFAULT_BOUNDS,
   type PadesLevel,
   type SecureSignatureSettings,
 } from '../../domain/secure-signature.ts';
+import { developmentCaDirectory } from '../../pdf/sealing/development-ca.ts';
+import { findSignatures } from '../../pdf/sealing/inspect.ts';
+import { completeRecipient } from '../../services/envelopes/complete-recipient.ts';
+import { retryFinalization } from '../../services/envelopes/retry-finalization.ts';
+import { envelopeWorkflowInput } from '../../services/envelopes/send-envelope.ts';
 import { createEnvelopeWorker } from '../../temporal/worker.ts';
 import { ENVELOPE_WORKFLOW_TYPE, envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';

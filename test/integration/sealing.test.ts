@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config/config.ts';
 import { Envelope, StoredFile, Template } from '../../db/entities/index.ts';
 import { sealedDocumentsOf } from '../../db/sealing.ts';
-import { developmentCaDirectory, RSA_SIGNING } from '../../documents/sealing/development-ca.ts';
+import { developmentCaDirectory, RSA_SIGNING } from '../../pdf/sealing/development-ca.ts';
 import { type ApiHarness, buildTestApp, openApiHarness } from '../support/api.ts';
 import { testConfig } from '../support/context.ts';
 import { runPdfsig, runPyhankoValidate } from '../support/pdf-validators.ts';

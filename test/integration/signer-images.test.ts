@@ -4,12 +4,12 @@
 // its field's box at four pixels per point, and a small one is stored as it came.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inspectionPool } from '../../api/services/files/inspection-pool.ts';
-import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
-import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { StoredFile } from '../../db/entities/index.ts';
 import { drawnSignaturePng, fortyMegapixelPng, rgbaPng } from '../../scripts/abuse/payloads.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
+import { inspectionPool } from '../../services/files/inspection-pool.ts';
+import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
+import { createTemplate } from '../../services/templates/create-template.ts';
 import { type ApiHarness, newIntegrator, openApiHarness } from '../support/api.ts';
 
 let harness: ApiHarness;

@@ -3,7 +3,7 @@ import type { Connection } from '@temporalio/client';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../../api/app.ts';
-import { randomToken } from '../../api/security/secrets.ts';
+import { randomToken } from '../../services/security/secrets.ts';
 import { openTestContext, type TestContext, testConfig } from '../support/context.ts';
 
 let ctx: TestContext;

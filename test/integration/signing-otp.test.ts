@@ -7,11 +7,11 @@ import type { Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../../api/app.ts';
-import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
-import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { createLogger } from '../../config/logger.ts';
 import { AuditEvent, DevNotification, OtpCode, SignerSession } from '../../db/entities/index.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
+import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
+import { createTemplate } from '../../services/templates/create-template.ts';
 import {
   type ApiHarness,
   buildTestApp,

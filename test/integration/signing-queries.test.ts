@@ -7,10 +7,10 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { createNotificationActivities } from '../../activities/notifications.ts';
 import { buildApp } from '../../api/app.ts';
-import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
-import { createWebhookEndpoint } from '../../api/services/webhooks/create-webhook-endpoint.ts';
 import { Notification, Recipient, SigningLink, WebhookDelivery } from '../../db/entities/index.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
+import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
+import { createWebhookEndpoint } from '../../services/webhooks/create-webhook-endpoint.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
 import { testConfig } from '../support/context.ts';
 import { encodePng } from '../support/png.ts';
@@ -137,7 +137,7 @@ it('creates an envelope with four statements and no transaction, writing it whol
     },
   });
   // The client's first request reads its rate limit and takes a lease of the window's positions, which serves
-  // the requests after it (api/services/usage/rate-limit-policy.ts).
+  // the requests after it (services/usage/rate-limit-policy.ts).
   await queriesOf(request('Warm-up create'));
   const create = await queriesOf(request('Counted create'));
   // Not the request's own: the request statistics, written in batches at most 200 ms apart by whichever request

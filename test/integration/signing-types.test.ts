@@ -2,10 +2,10 @@
 // declines, a Viewer acknowledges once they loaded the document; the Viewed and InProgress statuses are
 // visible to the integrator through GET /api/v1/envelopes/{id}/recipients.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
-import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { AuditEvent } from '../../db/entities/index.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
+import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
+import { createTemplate } from '../../services/templates/create-template.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
 
 let harness: ApiHarness;

@@ -5,10 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
-import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { AuditEvent, EnvelopeFieldValue, StoredFile } from '../../db/entities/index.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
+import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
+import { createTemplate } from '../../services/templates/create-template.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
 import { encodePng } from '../support/png.ts';
 

@@ -3,15 +3,15 @@
 // usage summary shows what is left. (Simultaneous requests: limits-under-concurrency.test.ts.)
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../../api/errors.ts';
-import { createEnvelope } from '../../api/services/envelopes/create-envelope.ts';
-import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
-import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
-import { createOrganization } from '../../api/services/organizations/create-organization.ts';
-import { createTemplate } from '../../api/services/templates/create-template.ts';
-import { textMessagesNeeded } from '../../api/services/usage/sms-credits.ts';
-import { usageSummary } from '../../api/services/usage/usage-summary.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
+import { createEnvelope } from '../../services/envelopes/create-envelope.ts';
+import { findEnvelope } from '../../services/envelopes/find-envelope.ts';
+import { sendEnvelope } from '../../services/envelopes/send-envelope.ts';
+import { AppError } from '../../services/errors.ts';
+import { createOrganization } from '../../services/organizations/create-organization.ts';
+import { createTemplate } from '../../services/templates/create-template.ts';
+import { textMessagesNeeded } from '../../services/usage/sms-credits.ts';
+import { usageSummary } from '../../services/usage/usage-summary.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { openTestContext, type TestContext } from '../support/context.ts';
 

@@ -7,7 +7,7 @@
 // two OpenAPI documents (/api/v1 and the application routes) are walked for every string their parameters and
 // bodies take; the signer API and the development routes are hidden from those documents, so their zod schemas
 // (domain/signing.ts, …) are walked the same way, and the signer's field values by the shapes of
-// api/services/fields/field-value.ts. A documented route with text input but no way here to build a valid
+// services/fields/field-value.ts. A documented route with text input but no way here to build a valid
 // request fails the test until one is added. The application routes are called as a browser calls them: the
 // session cookie of a signed-in owner of the test's organization (or, for the routes that sign in or end a
 // session, of a user of their own, or none) and this server's Origin on every mutation. A password is stored
@@ -18,14 +18,6 @@ import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { OPENAPI_PATH } from '../../api/http/openapi.ts';
-import { verifyPassword } from '../../api/security/passwords.ts';
-import { startBackofficeSession } from '../../api/services/backoffice/backoffice-sessions.ts';
-import { createPlatformAdmin } from '../../api/services/backoffice/platform-admins.ts';
-import { addAllowedDomain, addAllowlistEntry } from '../../api/services/backoffice/security-policy.ts';
-import { createOAuthClient } from '../../api/services/oauth-clients/create-oauth-client.ts';
-import { createOrganization } from '../../api/services/organizations/create-organization.ts';
-import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
-import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { APP_OPENAPI_PATH } from '../../api/trpc/openapi.ts';
 import { loadConfig } from '../../config/config.ts';
 import {
@@ -47,6 +39,14 @@ import { TemplateDefinition } from '../../domain/template.ts';
 import { textProblem } from '../../domain/text.ts';
 import { CreateWebhookEndpointRequest, UpdateWebhookEndpointRequest } from '../../domain/webhook.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
+import { startBackofficeSession } from '../../services/backoffice/backoffice-sessions.ts';
+import { createPlatformAdmin } from '../../services/backoffice/platform-admins.ts';
+import { addAllowedDomain, addAllowlistEntry } from '../../services/backoffice/security-policy.ts';
+import { createOAuthClient } from '../../services/oauth-clients/create-oauth-client.ts';
+import { createOrganization } from '../../services/organizations/create-organization.ts';
+import { verifyPassword } from '../../services/security/passwords.ts';
+import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
+import { createTemplate } from '../../services/templates/create-template.ts';
 import { buildTestApp, listenLocally } from '../support/api.ts';
 import { linkTokenFor } from '../support/auth-http.ts';
 import { withBackofficeAllowlist } from '../support/backoffice-allowlist.ts';

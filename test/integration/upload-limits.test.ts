@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomToken } from '../../api/security/secrets.ts';
+import { randomToken } from '../../services/security/secrets.ts';
 import {
   type ApiHarness,
   type Integrator,

@@ -2,17 +2,6 @@
 // not see) that names the offending field, and a refused request writes nothing.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError, InvalidRequest, NotFound } from '../../api/errors.ts';
-import { type CreateEnvelopeInput, createEnvelope } from '../../api/services/envelopes/create-envelope.ts';
-import {
-  type CreateOAuthClientInput,
-  createOAuthClient,
-} from '../../api/services/oauth-clients/create-oauth-client.ts';
-import {
-  type CreateOrganizationInput,
-  createOrganization,
-} from '../../api/services/organizations/create-organization.ts';
-import { createTemplate } from '../../api/services/templates/create-template.ts';
 import {
   Envelope,
   OAuthClient,
@@ -22,6 +11,17 @@ import {
   Template,
 } from '../../db/entities/index.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
+import { type CreateEnvelopeInput, createEnvelope } from '../../services/envelopes/create-envelope.ts';
+import { AppError, InvalidRequest, NotFound } from '../../services/errors.ts';
+import {
+  type CreateOAuthClientInput,
+  createOAuthClient,
+} from '../../services/oauth-clients/create-oauth-client.ts';
+import {
+  type CreateOrganizationInput,
+  createOrganization,
+} from '../../services/organizations/create-organization.ts';
+import { createTemplate } from '../../services/templates/create-template.ts';
 import { createOrganizationWithTemplate, openTestContext, type TestContext } from '../support/context.ts';
 
 let ctx: TestContext;

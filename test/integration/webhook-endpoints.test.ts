@@ -4,15 +4,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookActivities } from '../../activities/webhooks.ts';
-import { createOrganization } from '../../api/services/organizations/create-organization.ts';
-import { createWebhookEndpoint } from '../../api/services/webhooks/create-webhook-endpoint.ts';
-import { deleteWebhookEndpoint } from '../../api/services/webhooks/delete-webhook-endpoint.ts';
-import { listWebhookDeliveries } from '../../api/services/webhooks/list-webhook-deliveries.ts';
-import { listWebhookEndpoints } from '../../api/services/webhooks/list-webhook-endpoints.ts';
-import { rotateWebhookSecret } from '../../api/services/webhooks/rotate-webhook-secret.ts';
-import { updateWebhookEndpoint } from '../../api/services/webhooks/update-webhook-endpoint.ts';
 import { WebhookDelivery, WebhookEndpoint } from '../../db/entities/index.ts';
 import { queueWebhookEventDeliveries } from '../../db/webhook-deliveries.ts';
+import { createOrganization } from '../../services/organizations/create-organization.ts';
+import { createWebhookEndpoint } from '../../services/webhooks/create-webhook-endpoint.ts';
+import { deleteWebhookEndpoint } from '../../services/webhooks/delete-webhook-endpoint.ts';
+import { listWebhookDeliveries } from '../../services/webhooks/list-webhook-deliveries.ts';
+import { listWebhookEndpoints } from '../../services/webhooks/list-webhook-endpoints.ts';
+import { rotateWebhookSecret } from '../../services/webhooks/rotate-webhook-secret.ts';
+import { updateWebhookEndpoint } from '../../services/webhooks/update-webhook-endpoint.ts';
 import { openTestContext, servicesOn, type TestContext } from '../support/context.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 

@@ -3,15 +3,15 @@
 // signature with its own HMAC code and sees the envelope from envelope.created to document.final_pdf_ready.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cancelEnvelope } from '../../api/services/envelopes/cancel-envelope.ts';
-import { completeRecipient } from '../../api/services/envelopes/complete-recipient.ts';
-import { createEnvelope } from '../../api/services/envelopes/create-envelope.ts';
-import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
-import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
-import { issueSigningLinks } from '../../api/services/signing/issue-signing-links.ts';
-import { viewSigningLink } from '../../api/services/signing/view-signing-link.ts';
-import { createWebhookEndpoint } from '../../api/services/webhooks/create-webhook-endpoint.ts';
 import { AuditEvent } from '../../db/entities/index.ts';
+import { cancelEnvelope } from '../../services/envelopes/cancel-envelope.ts';
+import { completeRecipient } from '../../services/envelopes/complete-recipient.ts';
+import { createEnvelope } from '../../services/envelopes/create-envelope.ts';
+import { findEnvelope } from '../../services/envelopes/find-envelope.ts';
+import { sendEnvelope } from '../../services/envelopes/send-envelope.ts';
+import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
+import { viewSigningLink } from '../../services/signing/view-signing-link.ts';
+import { createWebhookEndpoint } from '../../services/webhooks/create-webhook-endpoint.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import {
   createOrganizationWithTemplate,

@@ -4,12 +4,12 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createActivities } from '../../activities/index.ts';
-import { createOrganization } from '../../api/services/organizations/create-organization.ts';
-import { createWebhookEndpoint } from '../../api/services/webhooks/create-webhook-endpoint.ts';
-import { getWebhookDelivery } from '../../api/services/webhooks/list-webhook-deliveries.ts';
-import { replayWebhookDelivery } from '../../api/services/webhooks/replay-webhook-delivery.ts';
-import { sendTestDelivery } from '../../api/services/webhooks/send-test-delivery.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
+import { createOrganization } from '../../services/organizations/create-organization.ts';
+import { createWebhookEndpoint } from '../../services/webhooks/create-webhook-endpoint.ts';
+import { getWebhookDelivery } from '../../services/webhooks/list-webhook-deliveries.ts';
+import { replayWebhookDelivery } from '../../services/webhooks/replay-webhook-delivery.ts';
+import { sendTestDelivery } from '../../services/webhooks/send-test-delivery.ts';
 import {
   WEBHOOK_RETRY_DELAYS_MS,
   WEBHOOK_RETRY_JITTER,

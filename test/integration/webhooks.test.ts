@@ -5,12 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createWebhookEndpoint } from '../../api/services/webhooks/create-webhook-endpoint.ts';
-import { getWebhookDelivery } from '../../api/services/webhooks/list-webhook-deliveries.ts';
-import { rotateWebhookSecret } from '../../api/services/webhooks/rotate-webhook-secret.ts';
-import { sendTestDelivery } from '../../api/services/webhooks/send-test-delivery.ts';
 import { Organization, WebhookDelivery, WebhookEndpoint } from '../../db/entities/index.ts';
 import { queueWebhookEventDeliveries, webhookPayloadBody } from '../../db/webhook-deliveries.ts';
+import { createWebhookEndpoint } from '../../services/webhooks/create-webhook-endpoint.ts';
+import { getWebhookDelivery } from '../../services/webhooks/list-webhook-deliveries.ts';
+import { rotateWebhookSecret } from '../../services/webhooks/rotate-webhook-secret.ts';
+import { sendTestDelivery } from '../../services/webhooks/send-test-delivery.ts';
 import {
   WEBHOOK_DELIVERY_WORKFLOW_TYPE,
   type WebhookEvent,

@@ -10,9 +10,9 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { envelopeWorkflowInput } from '../../api/services/envelopes/send-envelope.ts';
 import { insertBulkSend } from '../../db/bulk-sends.ts';
 import { Envelope } from '../../db/entities/index.ts';
+import { envelopeWorkflowInput } from '../../services/envelopes/send-envelope.ts';
 import {
   BULK_SEND_WORKFLOW_TYPE,
   type BulkSendProgress,

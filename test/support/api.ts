@@ -8,10 +8,10 @@ import type { FastifyInstance } from 'fastify';
 import { type Logger, pino } from 'pino';
 import { inject } from 'vitest';
 import { buildApp } from '../../api/app.ts';
-import { createOAuthClient } from '../../api/services/oauth-clients/create-oauth-client.ts';
 import { type Config, loadConfig } from '../../config/config.ts';
 import { SCOPES, type Scope } from '../../domain/scopes.ts';
 import { makeSealPkcs12 } from '../../scripts/sealing/make-pkcs12.ts';
+import { createOAuthClient } from '../../services/oauth-clients/create-oauth-client.ts';
 import {
   createOrganizationWithTemplate,
   openTestContext,

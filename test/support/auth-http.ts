@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { buildApp } from '../../api/app.ts';
 import type { AppConfig } from '../../api/dependencies.ts';
-import { accountEmailsSettled } from '../../api/services/accounts/account-emails.ts';
+import { accountEmailsSettled } from '../../services/accounts/account-emails.ts';
 import { openTestContext, type TestContext, testConfig } from './context.ts';
 
 /** The test configuration's PUBLIC_BASE_URL: mutations must come from a page of this server. */

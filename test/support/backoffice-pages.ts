@@ -5,8 +5,8 @@
 // navigation.
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { startBackofficeSession } from '../../api/services/backoffice/backoffice-sessions.ts';
-import { createPlatformAdmin } from '../../api/services/backoffice/platform-admins.ts';
+import { startBackofficeSession } from '../../services/backoffice/backoffice-sessions.ts';
+import { createPlatformAdmin } from '../../services/backoffice/platform-admins.ts';
 import { eventually, waitForLoaded, waitForPath } from './app-pages.ts';
 import { BACKOFFICE_COOKIE } from './backoffice.ts';
 import type { TestBrowser } from './browser.ts';

@@ -2,9 +2,9 @@
 // route needed): an administrator at a domain of the test run's own (allowed as the operator CLI allows it) and a
 // backoffice session, whose cookie a test sends. The sign-in itself is tested in backoffice-admins.test.ts.
 import { randomUUID } from 'node:crypto';
-import { startBackofficeSession } from '../../api/services/backoffice/backoffice-sessions.ts';
-import { createPlatformAdmin } from '../../api/services/backoffice/platform-admins.ts';
 import type { PlatformAdmin } from '../../db/entities/index.ts';
+import { startBackofficeSession } from '../../services/backoffice/backoffice-sessions.ts';
+import { createPlatformAdmin } from '../../services/backoffice/platform-admins.ts';
 import type { HasOrm } from './signed-in-user.ts';
 
 export const BACKOFFICE_COOKIE = 'sigil_backoffice_session';

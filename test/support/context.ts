@@ -1,15 +1,15 @@
 // Per-test-file access to the shared infrastructure: an ORM and a Temporal client, and helpers that create
 // the data every envelope test needs through the real services.
 import { inject } from 'vitest';
-import type { ServiceContext } from '../../api/services/context.ts';
-import { type CreateEnvelopeInput, createEnvelope } from '../../api/services/envelopes/create-envelope.ts';
-import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
-import { createOrganization } from '../../api/services/organizations/create-organization.ts';
-import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { loadConfig } from '../../config/config.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
 import type { TemplateDefinition } from '../../domain/template.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
+import type { ServiceContext } from '../../services/context.ts';
+import { type CreateEnvelopeInput, createEnvelope } from '../../services/envelopes/create-envelope.ts';
+import { findEnvelope } from '../../services/envelopes/find-envelope.ts';
+import { createOrganization } from '../../services/organizations/create-organization.ts';
+import { createTemplate } from '../../services/templates/create-template.ts';
 import { connectClient } from '../../temporal/connection.ts';
 
 /**

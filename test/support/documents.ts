@@ -2,14 +2,15 @@
 // existing organization, for the tests that walk every route with real ids (the tenant matrix, the fuzzers):
 // a Completed one (its final PDF and audit trail exist) with a ManualLink recipient, and envelopes in the states
 // an action needs (a Draft to send, sent ones to remind, extend and cancel, a FinalPdfFailed one to retry).
-import { completeRecipient } from '../../api/services/envelopes/complete-recipient.ts';
-import { createEnvelope, type EnvelopeSender } from '../../api/services/envelopes/create-envelope.ts';
-import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
-import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
-import { createTemplate } from '../../api/services/templates/create-template.ts';
+
 import { StoredFile, Template } from '../../db/entities/index.ts';
 import type { TemplateDefinition } from '../../domain/template.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
+import { completeRecipient } from '../../services/envelopes/complete-recipient.ts';
+import { createEnvelope, type EnvelopeSender } from '../../services/envelopes/create-envelope.ts';
+import { findEnvelope } from '../../services/envelopes/find-envelope.ts';
+import { sendEnvelope } from '../../services/envelopes/send-envelope.ts';
+import { createTemplate } from '../../services/templates/create-template.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { type TestContext, TWO_SIGNERS } from './context.ts';
 

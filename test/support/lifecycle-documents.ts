@@ -1,12 +1,13 @@
 // Envelopes the archive, unarchive and delete routes (/api/documents/{id}/…) can act on, made with the services
 // in an existing organization: a Cancelled one (finished, so it may be archived) and a Draft (which may only be
 // deleted). For the tests that walk every route with real ids (the tenant matrix, the fuzzers).
-import { cancelEnvelope } from '../../api/services/envelopes/cancel-envelope.ts';
-import { createEnvelope } from '../../api/services/envelopes/create-envelope.ts';
-import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
-import { createTemplate } from '../../api/services/templates/create-template.ts';
+
 import type { TemplateDefinition } from '../../domain/template.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
+import { cancelEnvelope } from '../../services/envelopes/cancel-envelope.ts';
+import { createEnvelope } from '../../services/envelopes/create-envelope.ts';
+import { sendEnvelope } from '../../services/envelopes/send-envelope.ts';
+import { createTemplate } from '../../services/templates/create-template.ts';
 import { type TestContext, TWO_SIGNERS } from './context.ts';
 
 export interface LifecycleDocuments {

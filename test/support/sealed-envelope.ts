@@ -4,15 +4,15 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
-import { completeRecipient } from '../../api/services/envelopes/complete-recipient.ts';
-import { createEnvelope } from '../../api/services/envelopes/create-envelope.ts';
-import { findEnvelope } from '../../api/services/envelopes/find-envelope.ts';
-import { sendEnvelope } from '../../api/services/envelopes/send-envelope.ts';
-import { createTemplate } from '../../api/services/templates/create-template.ts';
 import { Envelope, StoredFile } from '../../db/entities/index.ts';
 import type { VerificationResult } from '../../domain/secure-signature.ts';
 import type { TemplateDefinition } from '../../domain/template.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
+import { completeRecipient } from '../../services/envelopes/complete-recipient.ts';
+import { createEnvelope } from '../../services/envelopes/create-envelope.ts';
+import { findEnvelope } from '../../services/envelopes/find-envelope.ts';
+import { sendEnvelope } from '../../services/envelopes/send-envelope.ts';
+import { createTemplate } from '../../services/templates/create-template.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { type TestContext, TWO_SIGNERS } from './context.ts';
 

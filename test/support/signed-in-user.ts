@@ -3,12 +3,12 @@
 // role, and a browser session whose cookie a test sends (`cookie`), as a browser would after signing in.
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { hashPassword } from '../../api/security/passwords.ts';
-import { startSession } from '../../api/services/accounts/sessions.ts';
-import { createOrganization } from '../../api/services/organizations/create-organization.ts';
 import { AppUser, Organization, Role } from '../../db/entities/index.ts';
 import type { BuiltInRole } from '../../domain/permissions.ts';
 import type { PlanName } from '../../domain/vocabulary.ts';
+import { startSession } from '../../services/accounts/sessions.ts';
+import { createOrganization } from '../../services/organizations/create-organization.ts';
+import { hashPassword } from '../../services/security/passwords.ts';
 import type { TestContext } from './context.ts';
 
 /** What the helpers need of a test's harness (an ApiHarness has it). */

@@ -1,8 +1,8 @@
 // Configuration: defaults a developer relies on, and refusals that name the variable to fix.
 import { describe, expect, it } from 'vitest';
 import { webhookDeliverySettings } from '../../activities/webhooks.ts';
-import { hashCost } from '../../api/security/hash-cost.ts';
 import { ConfigError, loadConfig } from '../../config/config.ts';
+import { hashCost } from '../../services/security/hash-cost.ts';
 
 function configError(env: NodeJS.ProcessEnv): ConfigError {
   try {

@@ -5,9 +5,9 @@ import { readFile } from 'node:fs/promises';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import { describe, expect, it } from 'vitest';
-import { DOCUMENT_MESSAGES, documentLanguage, documentText } from '../../documents/i18n.ts';
-import { type RenderAuditTrailInput, renderAuditTrail } from '../../documents/render-audit-trail.ts';
 import { ENVELOPE_STATUSES, RECIPIENT_STATUSES, RECIPIENT_TYPES } from '../../domain/vocabulary.ts';
+import { DOCUMENT_MESSAGES, documentLanguage, documentText } from '../../pdf/i18n.ts';
+import { type RenderAuditTrailInput, renderAuditTrail } from '../../pdf/render-audit-trail.ts';
 
 const ENVELOPE_ID = '0f8e2c1a-5b7d-4e8f-9a1b-2c3d4e5f6a7b';
 const ORIGINAL_SHA = 'a3f1'.repeat(16);

@@ -22,7 +22,7 @@ const RULES: [string, Rule][] = [
   ['config/', { values: ['domain/'] }],
   // Workflow code is bundled into Temporal's deterministic sandbox: no I/O, only contracts and pure rules.
   ['workflows/', { values: ['domain/'], types: ['activities/'] }],
-  ['documents/', { values: ['domain/'] }],
+  ['pdf/', { values: ['domain/'] }],
   ['db/', { values: ['domain/', 'config/', 'workflows/webhook-contracts.ts'] }],
   [
     'notifications/',
@@ -38,41 +38,43 @@ const RULES: [string, Rule][] = [
         'config/',
         'db/',
         'workflows/',
-        'api/services/bulk-sends/send-bulk-rows.ts',
-        'api/services/context.ts',
+        'services/bulk-sends/send-bulk-rows.ts',
+        'services/context.ts',
       ],
     },
   ],
   [
     'activities/',
     {
-      values: ['domain/', 'config/', 'db/', 'documents/', 'notifications/', 'workflows/'],
+      values: ['domain/', 'config/', 'db/', 'pdf/', 'notifications/', 'workflows/'],
     },
   ],
   ['temporal/', { values: ['domain/', 'config/', 'db/', 'activities/', 'workflows/'] }],
+  ['services/security/', { values: ['domain/', 'services/errors.ts'] }],
+  ['services/errors.ts', { values: [] }],
   // Use cases: never a transport (routes, plugins, authentication, HTTP, tRPC, CLI).
   [
-    'api/services/',
+    'services/',
     {
       values: [
         'domain/',
         'config/',
         'db/',
-        'documents/',
+        'pdf/',
         'notifications/',
         'temporal/',
         'workflows/',
-        'api/services/',
-        'api/errors.ts',
-        'api/security/',
+        'services/',
+        'services/errors.ts',
+        'services/security/',
       ],
     },
   ],
-  ['api/security/', { values: ['domain/', 'api/errors.ts'] }],
-  ['api/errors.ts', { values: [] }],
   [
     'api/',
-    { values: ['domain/', 'config/', 'db/', 'documents/', 'notifications/', 'temporal/', 'workflows/'] },
+    {
+      values: ['domain/', 'config/', 'db/', 'pdf/', 'notifications/', 'temporal/', 'workflows/', 'services/'],
+    },
   ],
   // The browser app talks to the server over HTTP: it may share the contract (types, pure vocabulary).
   [
@@ -92,8 +94,8 @@ const RULES: [string, Rule][] = [
 
 /** What a folder may always import within itself (api/ sub-folders are layered, see above). */
 function ownArea(file: string): string {
-  if (file.startsWith('api/services/')) return 'api/services/';
-  if (file.startsWith('api/security/')) return 'api/security/';
+  if (file.startsWith('services/security/')) return 'services/security/';
+  if (file.startsWith('services/')) return 'services/';
   if (file.startsWith('api/')) return 'api/';
   if (file.startsWith('web/src/')) return 'web/src/';
   return `${file.split('/')[0]}/`;
@@ -103,7 +105,8 @@ const CHECKED = [
   'domain',
   'config',
   'workflows',
-  'documents',
+  'pdf',
+  'services',
   'db',
   'notifications',
   'activities',
@@ -204,7 +207,7 @@ describe('import rules (docs/architecture.md)', () => {
 
   it('catches a forbidden import (the check itself works)', () => {
     const imports = importsOf(
-      'api/services/x.ts',
+      'services/x.ts',
       "import { a } from '../routes/v1/index.ts';\nimport type { B } from '../plugins/p.ts';\nexport { c } from './c.ts';",
     );
     expect(imports).toEqual([
@@ -212,8 +215,8 @@ describe('import rules (docs/architecture.md)', () => {
       { specifier: '../plugins/p.ts', typeOnly: true },
       { specifier: './c.ts', typeOnly: false },
     ]);
-    const rule = ruleOf('api/services/x.ts') as Rule;
+    const rule = ruleOf('services/x.ts') as Rule;
     expect(allowed(rule.values, 'api/routes/v1/index.ts')).toBe(false);
-    expect(allowed(rule.values, 'api/services/envelopes/find-envelope.ts')).toBe(true);
+    expect(allowed(rule.values, 'services/envelopes/find-envelope.ts')).toBe(true);
   });
 });

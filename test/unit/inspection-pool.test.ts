@@ -5,13 +5,13 @@
 // check that overruns its time is stopped with its thread. The latency this saves is measured by
 // `npm run bench:abuse`, not here.
 import { afterAll, describe, expect, it } from 'vitest';
-import { AppError } from '../../api/errors.ts';
-import { inspectPdf } from '../../api/services/files/inspect-pdf.ts';
-import { InspectionPool } from '../../api/services/files/inspection-pool.ts';
-import type { InspectionTask } from '../../api/services/files/inspection-worker.ts';
-import { PDF_LIMITS } from '../../api/services/files/pdf-limits.ts';
 import { bombPdf } from '../../scripts/abuse/payloads.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
+import { AppError } from '../../services/errors.ts';
+import { inspectPdf } from '../../services/files/inspect-pdf.ts';
+import { InspectionPool } from '../../services/files/inspection-pool.ts';
+import type { InspectionTask } from '../../services/files/inspection-worker.ts';
+import { PDF_LIMITS } from '../../services/files/pdf-limits.ts';
 
 const bomb = bombPdf(300);
 /** A bomb read to its end: no decoding limit (a second or so of work), two minutes of time. */

@@ -5,7 +5,7 @@ import {
   coversWholeFamily,
   IpAllowlist,
   parseAllowlistEntry,
-} from '../../api/security/ip-allowlist.ts';
+} from '../../services/security/ip-allowlist.ts';
 
 describe('parseAllowlistEntry', () => {
   it.each([

@@ -8,7 +8,7 @@ import { PDFDocument } from 'pdf-lib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import { describe, expect, it } from 'vitest';
-import type { DocumentLanguage } from '../../documents/i18n.ts';
+import type { DocumentLanguage } from '../../pdf/i18n.ts';
 import {
   type AuditTrailEvent,
   type AuditTrailRecipient,
@@ -17,7 +17,7 @@ import {
   PdfRenderError,
   type RenderAuditTrailInput,
   renderAuditTrail,
-} from '../../documents/render-audit-trail.ts';
+} from '../../pdf/render-audit-trail.ts';
 
 const ENVELOPE_ID = '0f8e2c1a-5b7d-4e8f-9a1b-2c3d4e5f6a7b';
 const ORIGINAL_SHA = 'a3f1'.repeat(16);

@@ -1,14 +1,14 @@
 // The bidi treatment decides the order in which glyphs are drawn: these pin the visual order (left to right)
 // of the names and short mixed texts the renderers meet. The expected orders follow the rules of UAX #9 named
 // at each case (cross-checked with an independent implementation); the reordering itself comes from bidi-js
-// (documents/bidi.ts), and the last tests read the order back from the glyphs of a rendered PDF.
+// (pdf/bidi.ts), and the last tests read the order back from the glyphs of a rendered PDF.
 import { PDFDocument } from 'pdf-lib';
 import { getDocument, OPS } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describe, expect, it } from 'vitest';
-import { analyzeParagraph, toVisual, visualOrder } from '../../documents/bidi.ts';
-import { DocumentFonts } from '../../documents/fonts.ts';
-import { type FinalPdfField, renderFinalPdf } from '../../documents/render-final-pdf.ts';
-import { TextKit } from '../../documents/text.ts';
+import { analyzeParagraph, toVisual, visualOrder } from '../../pdf/bidi.ts';
+import { DocumentFonts } from '../../pdf/fonts.ts';
+import { type FinalPdfField, renderFinalPdf } from '../../pdf/render-final-pdf.ts';
+import { TextKit } from '../../pdf/text.ts';
 
 describe('toVisual', () => {
   it('leaves left-to-right text alone', () => {

@@ -20,7 +20,7 @@ import {
   PdfRenderError,
   type RenderFinalPdfInput,
   renderFinalPdf,
-} from '../../documents/render-final-pdf.ts';
+} from '../../pdf/render-final-pdf.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
 import { encodeGreyJpeg } from '../support/jpeg.ts';
 import { encodePng } from '../support/png.ts';

@@ -6,12 +6,12 @@
 import { createHash } from 'node:crypto';
 import { degrees, PDFContext, PDFDocument, PDFName, PDFRawStream, PDFString } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../api/errors.ts';
-import { inspectPdf, inspectPdfNow, pdfProblem } from '../../api/services/files/inspect-pdf.ts';
-import { PDF_LIMITS, PdfBudget, type PdfLimits, PdfRefusal } from '../../api/services/files/pdf-limits.ts';
-import { chargeStream } from '../../api/services/files/pdf-stream-decoding.ts';
-import { displaySpace } from '../../documents/page-space.ts';
+import { displaySpace } from '../../pdf/page-space.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
+import { AppError } from '../../services/errors.ts';
+import { inspectPdf, inspectPdfNow, pdfProblem } from '../../services/files/inspect-pdf.ts';
+import { PDF_LIMITS, PdfBudget, type PdfLimits, PdfRefusal } from '../../services/files/pdf-limits.ts';
+import { chargeStream } from '../../services/files/pdf-stream-decoding.ts';
 import { flatPageTree, handMadePdf, ONE_PAGE, stream, zerosDeflated } from '../support/hand-made-pdf.ts';
 
 const MEBIBYTE = 1024 * 1024;
@@ -118,7 +118,7 @@ describe('well-formed PDFs', () => {
       { width: 300, height: 200 },
     ];
     expect((await accepted(bytes)).pages).toEqual(expected);
-    // The space the renderers draw fields in (documents/page-space.ts) has the same sizes.
+    // The space the renderers draw fields in (pdf/page-space.ts) has the same sizes.
     const loaded = await PDFDocument.load(bytes);
     expect(
       loaded.getPages().map((page) => {

@@ -6,13 +6,8 @@ import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFString } 
 import { getDocument, OPS } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { PDFDocumentProxy, TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import { describe, expect, it } from 'vitest';
-import {
-  finalPdfValues,
-  type LoadedFile,
-  placedFields,
-  uploadedFiles,
-} from '../../documents/field-values.ts';
-import { type FinalPdfField, PdfRenderError, renderFinalPdf } from '../../documents/render-final-pdf.ts';
+import { finalPdfValues, type LoadedFile, placedFields, uploadedFiles } from '../../pdf/field-values.ts';
+import { type FinalPdfField, PdfRenderError, renderFinalPdf } from '../../pdf/render-final-pdf.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
 import { encodeGreyJpeg } from '../support/jpeg.ts';
 import { encodePng } from '../support/png.ts';

@@ -1,7 +1,7 @@
 // Secrets at rest: client secrets are verified against a salted scrypt hash; tokens are random.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { hashPassword, verifyPassword } from '../../api/security/passwords.ts';
-import { hashSecret, randomToken, sha256Hex, verifySecret } from '../../api/security/secrets.ts';
+import { hashPassword, verifyPassword } from '../../services/security/passwords.ts';
+import { hashSecret, randomToken, sha256Hex, verifySecret } from '../../services/security/secrets.ts';
 
 describe('hashSecret / verifySecret', () => {
   it('a secret verifies against its own hash', async () => {

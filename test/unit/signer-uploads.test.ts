@@ -3,9 +3,9 @@
 // stored JSON describes the file. Signature-like images keep their own shape.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checkSignerValue, type SignerValueCheck } from '../../api/services/fields/field-value.ts';
-import { storeSignerValue } from '../../api/services/fields/store-signer-value.ts';
-import { inspectJpeg } from '../../documents/jpeg.ts';
+import { inspectJpeg } from '../../pdf/jpeg.ts';
+import { checkSignerValue, type SignerValueCheck } from '../../services/fields/field-value.ts';
+import { storeSignerValue } from '../../services/fields/store-signer-value.ts';
 import { encodeGreyJpeg } from '../support/jpeg.ts';
 import { encodePng } from '../support/png.ts';
 

@@ -1,9 +1,9 @@
 // The template builder's pure parts (docs/templates.md): the geometry the page moves, aligns, distributes and
 // snaps fields with (web/src/lib/app/templates/geometry.ts), and what the field properties change where values
-// are checked (api/services/fields/field-value.ts) and drawn (documents/render-final-pdf.ts).
+// are checked (services/fields/field-value.ts) and drawn (pdf/render-final-pdf.ts).
 import { describe, expect, it } from 'vitest';
-import { checkInitialValue, checkSignerValue, isIsraeliId } from '../../api/services/fields/field-value.ts';
-import { formatDate } from '../../documents/render-final-pdf.ts';
+import { formatDate } from '../../pdf/render-final-pdf.ts';
+import { checkInitialValue, checkSignerValue, isIsraeliId } from '../../services/fields/field-value.ts';
 import {
   alignBoxes,
   boxBetween,

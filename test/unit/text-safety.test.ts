@@ -2,10 +2,10 @@
 // field values and the envelope workflow's Update validators. The routes are fuzzed end to end in
 // test/integration/text-safety.test.ts.
 import { describe, expect, it } from 'vitest';
-import { checkInitialValue, checkSignerValue } from '../../api/services/fields/field-value.ts';
 import { safeText } from '../../domain/common.ts';
 import { CancelEnvelopeRequest, CreateEnvelopeRequest, DeclineRequest } from '../../domain/envelope.ts';
 import { jsonTextProblem, sanitizeJson, sanitizeText, textProblem } from '../../domain/text.ts';
+import { checkInitialValue, checkSignerValue } from '../../services/fields/field-value.ts';
 import type { EnvelopeWorkflowInput } from '../../workflows/contracts.ts';
 import { EnvelopeModel } from '../../workflows/envelope-model.ts';
 import { encodePng } from '../support/png.ts';

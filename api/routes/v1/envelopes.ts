@@ -9,14 +9,14 @@ import {
   ExternalReferenceParams,
   RecipientView,
 } from '../../../domain/envelope.ts';
-import { principalOf } from '../../auth/principal.ts';
-import { inSandbox, SandboxHeaders } from '../../plugins/sandbox.ts';
 import {
   type EnvelopeOperations,
   productionEnvelopes,
-} from '../../services/envelopes/envelope-operations.ts';
-import { sandboxEnvelopes } from '../../services/sandbox/sandbox-envelope-operations.ts';
-import { issueRecipientSigningLink } from '../../services/signing/issue-signing-links.ts';
+} from '../../../services/envelopes/envelope-operations.ts';
+import { sandboxEnvelopes } from '../../../services/sandbox/sandbox-envelope-operations.ts';
+import { issueRecipientSigningLink } from '../../../services/signing/issue-signing-links.ts';
+import { principalOf } from '../../auth/principal.ts';
+import { inSandbox, SandboxHeaders } from '../../plugins/sandbox.ts';
 import { ERROR_RESPONSES, UuidParam } from './schemas.ts';
 import type { V1Routes } from './types.ts';
 

@@ -7,12 +7,12 @@ import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastif
 import { validatorCompiler as zodValidatorCompiler } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { IsoDateTime } from '../../../domain/common.ts';
+import { AppError, InvalidRequest } from '../../../services/errors.ts';
+import { fileTooLarge, formatMegabytes, PDF_LIMITS } from '../../../services/files/inspect-pdf.ts';
+import { type FileRecord, sanitizeFilename, uploadFile } from '../../../services/files/upload-file.ts';
 import { principalOf } from '../../auth/principal.ts';
-import { AppError, InvalidRequest } from '../../errors.ts';
 import { closeWithoutReading } from '../../http/body-limit.ts';
 import { setRequestDigest } from '../../plugins/idempotency.ts';
-import { fileTooLarge, formatMegabytes, PDF_LIMITS } from '../../services/files/inspect-pdf.ts';
-import { type FileRecord, sanitizeFilename, uploadFile } from '../../services/files/upload-file.ts';
 import { ERROR_RESPONSES } from './schemas.ts';
 import type { V1Routes } from './types.ts';
 

@@ -1,7 +1,7 @@
 // GET /api/v1/organization: the organization and plan context of the calling client.
 import { z } from 'zod';
+import { organizationContext } from '../../../services/organizations/organization-context.ts';
 import { principalOf } from '../../auth/principal.ts';
-import { organizationContext } from '../../services/organizations/organization-context.ts';
 import { ERROR_RESPONSES } from './schemas.ts';
 import type { V1Routes } from './types.ts';
 

@@ -2,12 +2,12 @@
 // envelopes (created with `X-Service-Sandbox: true`) to a final status. They act on synthetic envelopes only,
 // with or without the header; a production envelope's id is as unknown here as another organization's (404).
 import { EnvelopeView } from '../../../domain/envelope.ts';
-import { principalOf } from '../../auth/principal.ts';
 import {
   SIMULATED_STATUSES,
   type SimulatedStatus,
   simulateSandboxEnvelope,
-} from '../../services/sandbox/sandbox-envelopes.ts';
+} from '../../../services/sandbox/sandbox-envelopes.ts';
+import { principalOf } from '../../auth/principal.ts';
 import { ERROR_RESPONSES, UuidParam } from './schemas.ts';
 import type { V1Routes } from './types.ts';
 

@@ -2,9 +2,9 @@
 // roles (for recipient mapping by roleName) and field definitions (for prefill by fieldDefinitionId).
 import { z } from 'zod';
 import { TemplateView } from '../../../domain/template.ts';
+import { getTemplate } from '../../../services/templates/get-template.ts';
+import { listTemplates } from '../../../services/templates/list-templates.ts';
 import { principalOf } from '../../auth/principal.ts';
-import { getTemplate } from '../../services/templates/get-template.ts';
-import { listTemplates } from '../../services/templates/list-templates.ts';
 import { ERROR_RESPONSES, UuidParam } from './schemas.ts';
 import type { V1Routes } from './types.ts';
 

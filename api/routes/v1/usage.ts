@@ -1,9 +1,9 @@
 // GET /api/v1/usage (billing summary) and GET /api/v1/diagnostics (requests, limits, clients, webhooks).
 import { z } from 'zod';
 import { IsoDateTime } from '../../../domain/common.ts';
+import { diagnostics } from '../../../services/usage/diagnostics.ts';
+import { usageSummary } from '../../../services/usage/usage-summary.ts';
 import { principalOf } from '../../auth/principal.ts';
-import { diagnostics } from '../../services/usage/diagnostics.ts';
-import { usageSummary } from '../../services/usage/usage-summary.ts';
 import { ERROR_RESPONSES } from './schemas.ts';
 import type { V1Routes } from './types.ts';
 

@@ -2,9 +2,9 @@
 // webhooks.manage, Idempotency-Key honoured). Endpoint management (create, update, delete, rotation) is the
 // business app's (`/api/webhooks`, api/trpc/procedures/webhooks.ts) and the operator CLI's (`sigil webhook …`).
 import { WebhookDeliveryView } from '../../../domain/webhook.ts';
+import { replayWebhookDelivery } from '../../../services/webhooks/replay-webhook-delivery.ts';
+import { sendTestDelivery } from '../../../services/webhooks/send-test-delivery.ts';
 import { principalOf } from '../../auth/principal.ts';
-import { replayWebhookDelivery } from '../../services/webhooks/replay-webhook-delivery.ts';
-import { sendTestDelivery } from '../../services/webhooks/send-test-delivery.ts';
 import { ERROR_RESPONSES, UuidParam } from './schemas.ts';
 import type { V1Routes } from './types.ts';
 

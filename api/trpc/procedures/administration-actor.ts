@@ -1,8 +1,8 @@
-// The acting user of an administration route (api/services/administration/): the signed-in principal and
+// The acting user of an administration route (services/administration/): the signed-in principal and
 // the address the request came from, for the security log.
 import { z } from 'zod';
 import { uuidOf } from '../../../domain/common.ts';
-import type { Actor } from '../../services/administration/administration.ts';
+import type { Actor } from '../../../services/administration/administration.ts';
 import { type AppContext, principalOf } from '../init.ts';
 
 export function actorOf(ctx: AppContext): Actor {

@@ -1,18 +1,24 @@
 // The Integrations area's OAuth clients, "API keys" (docs/integrations.md): the same use cases as the operator
-// CLI's `client` commands (api/services/oauth-clients/). Reading needs integrations:read, changing
+// CLI's `client` commands (services/oauth-clients/). Reading needs integrations:read, changing
 // integrations:manage; a new client or secret needs the organization's API access.
 import { z } from 'zod';
 import { Ok } from '../../../domain/account.ts';
 import { ApiKeyDiagnostics, ApiKeyList, ApiKeyView, ApiKeyWithSecret } from '../../../domain/api-key.ts';
 import { uuidOf } from '../../../domain/common.ts';
-import type { ClientActor } from '../../services/oauth-clients/client-events.ts';
-import { CreateApiKeyRequest, createOAuthClient } from '../../services/oauth-clients/create-oauth-client.ts';
-import { deleteClientSecret } from '../../services/oauth-clients/delete-client-secret.ts';
-import { deleteOAuthClient } from '../../services/oauth-clients/delete-oauth-client.ts';
-import { apiKeyOf, listApiKeys } from '../../services/oauth-clients/list-api-keys.ts';
-import { rotateClientSecret } from '../../services/oauth-clients/rotate-client-secret.ts';
-import { UpdateApiKeyRequest, updateOAuthClient } from '../../services/oauth-clients/update-oauth-client.ts';
-import { clientDiagnostics } from '../../services/usage/diagnostics.ts';
+import type { ClientActor } from '../../../services/oauth-clients/client-events.ts';
+import {
+  CreateApiKeyRequest,
+  createOAuthClient,
+} from '../../../services/oauth-clients/create-oauth-client.ts';
+import { deleteClientSecret } from '../../../services/oauth-clients/delete-client-secret.ts';
+import { deleteOAuthClient } from '../../../services/oauth-clients/delete-oauth-client.ts';
+import { apiKeyOf, listApiKeys } from '../../../services/oauth-clients/list-api-keys.ts';
+import { rotateClientSecret } from '../../../services/oauth-clients/rotate-client-secret.ts';
+import {
+  UpdateApiKeyRequest,
+  updateOAuthClient,
+} from '../../../services/oauth-clients/update-oauth-client.ts';
+import { clientDiagnostics } from '../../../services/usage/diagnostics.ts';
 import { type AppContext, principalOf, procedure, route, router } from '../init.ts';
 import { IdParams } from './administration-actor.ts';
 

@@ -17,21 +17,21 @@ import {
   UpdateUserPreferencesRequest,
   VerifyEmailRequest,
 } from '../../../domain/account.ts';
-import { acceptInvite, claimInvite } from '../../services/accounts/accept-invite.ts';
+import { acceptInvite, claimInvite } from '../../../services/accounts/accept-invite.ts';
 import {
   type AccountEmail,
   type AccountEmailSent,
   sendAccountEmailLater,
-} from '../../services/accounts/account-emails.ts';
-import type { SignedIn } from '../../services/accounts/account-users.ts';
-import { forgotPassword } from '../../services/accounts/forgot-password.ts';
-import { login } from '../../services/accounts/login.ts';
-import { logout } from '../../services/accounts/logout.ts';
-import { describeMe, updatePreferences } from '../../services/accounts/me.ts';
-import { register } from '../../services/accounts/register.ts';
-import { resendVerification } from '../../services/accounts/resend-verification.ts';
-import { claimPasswordReset, resetPassword } from '../../services/accounts/reset-password.ts';
-import { verifyEmail } from '../../services/accounts/verify-email.ts';
+} from '../../../services/accounts/account-emails.ts';
+import type { SignedIn } from '../../../services/accounts/account-users.ts';
+import { forgotPassword } from '../../../services/accounts/forgot-password.ts';
+import { login } from '../../../services/accounts/login.ts';
+import { logout } from '../../../services/accounts/logout.ts';
+import { describeMe, updatePreferences } from '../../../services/accounts/me.ts';
+import { register } from '../../../services/accounts/register.ts';
+import { resendVerification } from '../../../services/accounts/resend-verification.ts';
+import { claimPasswordReset, resetPassword } from '../../../services/accounts/reset-password.ts';
+import { verifyEmail } from '../../../services/accounts/verify-email.ts';
 import { type AppContext, principalOf, procedure, route, router } from '../init.ts';
 
 const OK = { ok: true } as const;

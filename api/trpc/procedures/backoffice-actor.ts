@@ -1,8 +1,9 @@
 // The platform administrator behind a backoffice route, and the actor its changes are recorded under in the
 // backoffice audit log (with the address the request came from).
-import { Unauthorized } from '../../errors.ts';
-import type { BackofficeActor } from '../../services/backoffice/audit-log.ts';
-import type { PlatformAdminPrincipal } from '../../services/backoffice/backoffice-sessions.ts';
+
+import type { BackofficeActor } from '../../../services/backoffice/audit-log.ts';
+import type { PlatformAdminPrincipal } from '../../../services/backoffice/backoffice-sessions.ts';
+import { Unauthorized } from '../../../services/errors.ts';
 import type { AppContext } from '../init.ts';
 
 export function adminOf(ctx: AppContext): PlatformAdminPrincipal {

@@ -22,18 +22,18 @@ import {
   UpsertPlatformAdminAllowedDomainRequest,
   UpsertPlatformAdminIpAllowlistEntryRequest,
 } from '../../../domain/backoffice.ts';
-import { listBackofficeAuditLog, recordBackofficeEvent } from '../../services/backoffice/audit-log.ts';
-import { endBackofficeSession } from '../../services/backoffice/backoffice-sessions.ts';
+import { listBackofficeAuditLog, recordBackofficeEvent } from '../../../services/backoffice/audit-log.ts';
+import { endBackofficeSession } from '../../../services/backoffice/backoffice-sessions.ts';
 import {
   requestPlatformAdminOtp,
   signInPlatformAdmin,
-} from '../../services/backoffice/backoffice-sign-in.ts';
+} from '../../../services/backoffice/backoffice-sign-in.ts';
 import {
   administratorView,
   createPlatformAdmin,
   listPlatformAdmins,
   removePlatformAdmin,
-} from '../../services/backoffice/platform-admins.ts';
+} from '../../../services/backoffice/platform-admins.ts';
 import {
   addAllowedDomain,
   addAllowlistEntry,
@@ -42,7 +42,7 @@ import {
   securityPolicy,
   updateAllowedDomain,
   updateAllowlistEntry,
-} from '../../services/backoffice/security-policy.ts';
+} from '../../../services/backoffice/security-policy.ts';
 import { procedure, route, router } from '../init.ts';
 import { adminOf, backofficeActorOf } from './backoffice-actor.ts';
 

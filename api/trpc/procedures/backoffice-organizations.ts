@@ -17,14 +17,14 @@ import {
   ORGANIZATION_PURGE_DAYS,
   SmsCreditLedger,
 } from '../../../domain/backoffice-organizations.ts';
-import { addCredits, creditLedger } from '../../services/backoffice/credits.ts';
+import { addCredits, creditLedger } from '../../../services/backoffice/credits.ts';
 import {
   deleteOrganization,
   listOrganizations,
   organizationDetail,
   organizationIntegrations,
   updateOrganization,
-} from '../../services/backoffice/organizations.ts';
+} from '../../../services/backoffice/organizations.ts';
 import { procedure, route, router } from '../init.ts';
 import { backofficeActorOf } from './backoffice-actor.ts';
 

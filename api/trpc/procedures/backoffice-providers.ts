@@ -19,7 +19,7 @@ import {
   twilioChannelSettings,
   updateSmtpSettings,
   updateTwilioChannelSettings,
-} from '../../services/backoffice/providers.ts';
+} from '../../../services/backoffice/providers.ts';
 import { procedure, route, router } from '../init.ts';
 import { backofficeActorOf } from './backoffice-actor.ts';
 

@@ -11,7 +11,7 @@ import {
   listNotificationTemplates,
   previewNotificationTemplate,
   updateNotificationTemplates,
-} from '../../services/backoffice/notification-templates.ts';
+} from '../../../services/backoffice/notification-templates.ts';
 import { procedure, route, router } from '../init.ts';
 import { backofficeActorOf } from './backoffice-actor.ts';
 

@@ -2,7 +2,7 @@
 // specification's "Usage and plan data", from the same service as the public API's GET /api/v1/usage, with the
 // user and team counts the plan's limits are about. Reading needs billing:read.
 import { BillingSummary } from '../../../domain/billing.ts';
-import { usageSummary } from '../../services/usage/usage-summary.ts';
+import { usageSummary } from '../../../services/usage/usage-summary.ts';
 import { principalOf, procedure, route, router } from '../init.ts';
 
 export const billingRouter = router({

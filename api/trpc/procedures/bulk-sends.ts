@@ -19,7 +19,7 @@ import {
   getBulkSend,
   listBulkSendRuns,
   startBulkSend,
-} from '../../services/bulk-sends/bulk-sends.ts';
+} from '../../../services/bulk-sends/bulk-sends.ts';
 import { type BodyLimit, FileAnswer, principalOf, procedure, route, router } from '../init.ts';
 
 const TAGS = ['bulk sends'];

@@ -12,12 +12,12 @@ import {
   ImportContactsResult,
   UpsertContactRequest,
 } from '../../../domain/contact.ts';
-import { createContact } from '../../services/contacts/create-contact.ts';
-import { deleteContact } from '../../services/contacts/delete-contact.ts';
-import { exportContacts } from '../../services/contacts/export-contacts.ts';
-import { importContacts } from '../../services/contacts/import-contacts.ts';
-import { listContacts } from '../../services/contacts/list-contacts.ts';
-import { updateContact } from '../../services/contacts/update-contact.ts';
+import { createContact } from '../../../services/contacts/create-contact.ts';
+import { deleteContact } from '../../../services/contacts/delete-contact.ts';
+import { exportContacts } from '../../../services/contacts/export-contacts.ts';
+import { importContacts } from '../../../services/contacts/import-contacts.ts';
+import { listContacts } from '../../../services/contacts/list-contacts.ts';
+import { updateContact } from '../../../services/contacts/update-contact.ts';
 import {
   type AppContext,
   type BodyLimit,

@@ -2,7 +2,7 @@
 // (billing:read) and the latest activity of the envelopes they see. Any signed-in user; each part depends on
 // their permissions (a part they may not see is null).
 import { Dashboard } from '../../../domain/billing.ts';
-import { dashboard } from '../../services/dashboard/dashboard.ts';
+import { dashboard } from '../../../services/dashboard/dashboard.ts';
 import { principalOf, procedure, route, router } from '../init.ts';
 
 export const dashboardRouter = router({

@@ -2,10 +2,10 @@
 // archive it out of the active views, bring it back, or delete it (its files purged after the organization's
 // retention period). Each needs documents:manage and an envelope the user sees (docs/documents.md).
 import { DocumentLifecycleView } from '../../../domain/document-lifecycle-view.ts';
-import { documentReaderOf } from '../../services/documents/document-reader.ts';
-import { archiveEnvelope } from '../../services/envelopes/archive-envelope.ts';
-import { deleteEnvelope } from '../../services/envelopes/delete-envelope.ts';
-import { unarchiveEnvelope } from '../../services/envelopes/unarchive-envelope.ts';
+import { documentReaderOf } from '../../../services/documents/document-reader.ts';
+import { archiveEnvelope } from '../../../services/envelopes/archive-envelope.ts';
+import { deleteEnvelope } from '../../../services/envelopes/delete-envelope.ts';
+import { unarchiveEnvelope } from '../../../services/envelopes/unarchive-envelope.ts';
 import { type AppContext, principalOf, procedure, route, router } from '../init.ts';
 import { IdParams } from './administration-actor.ts';
 

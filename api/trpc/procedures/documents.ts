@@ -25,14 +25,14 @@ import {
   remindDocument,
   retryDocumentFinalPdf,
   sendDocument,
-} from '../../services/documents/document-actions.ts';
-import { documentFilters } from '../../services/documents/document-filters.ts';
-import { documentLiveView } from '../../services/documents/document-live-view.ts';
-import { documentReaderOf } from '../../services/documents/document-reader.ts';
-import { downloadDocumentFile } from '../../services/documents/download-document-file.ts';
-import { getDocument } from '../../services/documents/get-document.ts';
-import { listDocuments } from '../../services/documents/list-documents.ts';
-import type { EnvelopeFileKind } from '../../services/envelopes/envelope-document.ts';
+} from '../../../services/documents/document-actions.ts';
+import { documentFilters } from '../../../services/documents/document-filters.ts';
+import { documentLiveView } from '../../../services/documents/document-live-view.ts';
+import { documentReaderOf } from '../../../services/documents/document-reader.ts';
+import { downloadDocumentFile } from '../../../services/documents/download-document-file.ts';
+import { getDocument } from '../../../services/documents/get-document.ts';
+import { listDocuments } from '../../../services/documents/list-documents.ts';
+import type { EnvelopeFileKind } from '../../../services/envelopes/envelope-document.ts';
 import {
   type AppContext,
   BinaryFileAnswer,

@@ -1,7 +1,7 @@
 // The Integrations area's diagnostics (docs/integrations.md, "Diagnostics"): per API key and per webhook
 // endpoint, what happened over the last 24 hours and 7 days. Reading needs integrations:read.
 import { IntegrationsDiagnostics } from '../../../domain/integrations.ts';
-import { integrationsDiagnostics } from '../../services/usage/integrations-diagnostics.ts';
+import { integrationsDiagnostics } from '../../../services/usage/integrations-diagnostics.ts';
 import { principalOf, procedure, route, router } from '../init.ts';
 
 export const integrationsRouter = router({

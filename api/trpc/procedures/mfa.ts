@@ -1,6 +1,6 @@
 // Two-step verification: the sign-in's second step, TOTP enrolment, passkeys, backup codes, turning it off
 // (docs/accounts.md, "Two-step verification"). Each procedure wires its route to one service of
-// api/services/accounts/mfa-*.ts; a new session's cookie is set here, and a session a wrong code ended has
+// services/accounts/mfa-*.ts; a new session's cookie is set here, and a session a wrong code ended has
 // its cookie cleared.
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import {
@@ -19,19 +19,19 @@ import {
   RemovePasskeyInput,
   TotpSetup,
 } from '../../../domain/account.ts';
-import { disableMfa } from '../../services/accounts/mfa-disable.ts';
-import { SecondFactorRefused } from '../../services/accounts/mfa-failures.ts';
-import { regenerateBackupCodes } from '../../services/accounts/mfa-regenerate-backup-codes.ts';
-import { confirmTotp } from '../../services/accounts/mfa-totp-confirm.ts';
-import { setUpTotp } from '../../services/accounts/mfa-totp-setup.ts';
-import { verifyLoginMfa } from '../../services/accounts/mfa-verify-login.ts';
+import { disableMfa } from '../../../services/accounts/mfa-disable.ts';
+import { SecondFactorRefused } from '../../../services/accounts/mfa-failures.ts';
+import { regenerateBackupCodes } from '../../../services/accounts/mfa-regenerate-backup-codes.ts';
+import { confirmTotp } from '../../../services/accounts/mfa-totp-confirm.ts';
+import { setUpTotp } from '../../../services/accounts/mfa-totp-setup.ts';
+import { verifyLoginMfa } from '../../../services/accounts/mfa-verify-login.ts';
 import {
   listPasskeys,
   passkeyRegistrationOptions,
   registerPasskey,
-} from '../../services/accounts/passkey-register.ts';
-import { removePasskey } from '../../services/accounts/passkey-remove.ts';
-import { passkeySignInOptions, signInWithPasskey } from '../../services/accounts/passkey-sign-in.ts';
+} from '../../../services/accounts/passkey-register.ts';
+import { removePasskey } from '../../../services/accounts/passkey-remove.ts';
+import { passkeySignInOptions, signInWithPasskey } from '../../../services/accounts/passkey-sign-in.ts';
 import { type AppContext, principalOf, procedure, route, router } from '../init.ts';
 
 /** Runs `call`; when it fails with a wrong code that ended the session, the answer clears the cookie too. */

@@ -5,9 +5,9 @@ import {
   SecurityLogQuery,
   UpdateOrganizationSettingsRequest,
 } from '../../../domain/account.ts';
-import { listSecurityLog } from '../../services/administration/list-security-log.ts';
-import { organizationSettings } from '../../services/administration/organization-settings.ts';
-import { updateOrganizationSettings } from '../../services/administration/update-organization-settings.ts';
+import { listSecurityLog } from '../../../services/administration/list-security-log.ts';
+import { organizationSettings } from '../../../services/administration/organization-settings.ts';
+import { updateOrganizationSettings } from '../../../services/administration/update-organization-settings.ts';
 import { procedure, route, router } from '../init.ts';
 import { actorOf } from './administration-actor.ts';
 

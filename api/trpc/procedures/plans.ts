@@ -1,7 +1,7 @@
 // GET /api/plans: every plan with its limits. Public: it is the pricing list a visitor reads before signing
 // up, and holds nothing of any organization.
 import { PlanList } from '../../../domain/plan.ts';
-import { listPlans } from '../../services/plans/list-plans.ts';
+import { listPlans } from '../../../services/plans/list-plans.ts';
 import { publicProcedure, route, router } from '../init.ts';
 
 export const plansRouter = router({

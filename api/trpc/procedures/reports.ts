@@ -3,7 +3,7 @@
 // template, SMS credits and failed deliveries, and a per-day series. Reading needs reports:read; whose envelopes
 // count is the documents list's rule (documents:read_all: the organization's; otherwise one's own and one's team's).
 import { ReportQuery, ReportSummary } from '../../../domain/report.ts';
-import { reportSummary } from '../../services/reports/report-summary.ts';
+import { reportSummary } from '../../../services/reports/report-summary.ts';
 import { principalOf, procedure, route, router } from '../init.ts';
 
 export const reportsRouter = router({

@@ -1,10 +1,10 @@
 // Roles: named sets of permissions; the built-in ones come from code and cannot be changed
 // (docs/administration.md).
 import { CreateRoleRequest, Ok, RoleList, RoleView, UpdateRoleRequest } from '../../../domain/account.ts';
-import { createRole } from '../../services/administration/create-role.ts';
-import { deleteRole } from '../../services/administration/delete-role.ts';
-import { listRoles } from '../../services/administration/list-roles.ts';
-import { updateRole } from '../../services/administration/update-role.ts';
+import { createRole } from '../../../services/administration/create-role.ts';
+import { deleteRole } from '../../../services/administration/delete-role.ts';
+import { listRoles } from '../../../services/administration/list-roles.ts';
+import { updateRole } from '../../../services/administration/update-role.ts';
 import { procedure, route, router } from '../init.ts';
 import { actorOf, IdParams } from './administration-actor.ts';
 

@@ -11,17 +11,17 @@ import {
   SecureSignatureReadiness,
   UpdateBackofficeSecureSignaturePolicyConfigurationRequest,
 } from '../../../domain/secure-signature.ts';
-import { NotFound } from '../../errors.ts';
+import { NotFound } from '../../../services/errors.ts';
 import {
   organizationPolicy,
   updateOwnPolicy,
   updatePolicyAsOperator,
-} from '../../services/sealing/policy.ts';
+} from '../../../services/sealing/policy.ts';
 import {
   checkOrganizationReadiness,
   checkPlatformReadiness,
   sealingSettingsOf,
-} from '../../services/sealing/readiness.ts';
+} from '../../../services/sealing/readiness.ts';
 import { procedure, route, router } from '../init.ts';
 import { actorOf } from './administration-actor.ts';
 import { backofficeActorOf } from './backoffice-actor.ts';

@@ -16,7 +16,7 @@ import {
   sendFromFile,
   sendFromTemplate,
   uploadSendFile,
-} from '../../services/documents/send-document.ts';
+} from '../../../services/documents/send-document.ts';
 import { type BodyLimit, principalOf, procedure, route, router } from '../init.ts';
 
 const TAGS = ['documents'];

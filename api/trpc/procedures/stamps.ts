@@ -10,12 +10,12 @@ import {
   UserStamp,
   UserStampList,
 } from '../../../domain/stamp.ts';
-import { addVersionToStamp } from '../../services/stamps/add-stamp-version.ts';
-import { createStamp } from '../../services/stamps/create-stamp.ts';
-import { deleteStamp } from '../../services/stamps/delete-stamp.ts';
-import { listStamps } from '../../services/stamps/list-stamps.ts';
-import { renameStamp } from '../../services/stamps/rename-stamp.ts';
-import { stampImageFile } from '../../services/stamps/stamp-image-file.ts';
+import { addVersionToStamp } from '../../../services/stamps/add-stamp-version.ts';
+import { createStamp } from '../../../services/stamps/create-stamp.ts';
+import { deleteStamp } from '../../../services/stamps/delete-stamp.ts';
+import { listStamps } from '../../../services/stamps/list-stamps.ts';
+import { renameStamp } from '../../../services/stamps/rename-stamp.ts';
+import { stampImageFile } from '../../../services/stamps/stamp-image-file.ts';
 import { type BodyLimit, ImageAnswer, principalOf, procedure, route, router } from '../init.ts';
 import { IdParams } from './administration-actor.ts';
 

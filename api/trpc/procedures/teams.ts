@@ -1,9 +1,9 @@
 // Teams: a user belongs to at most one (docs/administration.md).
 import { CreateTeamRequest, Ok, TeamList, TeamView, UpdateTeamRequest } from '../../../domain/account.ts';
-import { createTeam } from '../../services/administration/create-team.ts';
-import { deleteTeam } from '../../services/administration/delete-team.ts';
-import { listTeams } from '../../services/administration/list-teams.ts';
-import { updateTeam } from '../../services/administration/update-team.ts';
+import { createTeam } from '../../../services/administration/create-team.ts';
+import { deleteTeam } from '../../../services/administration/delete-team.ts';
+import { listTeams } from '../../../services/administration/list-teams.ts';
+import { updateTeam } from '../../../services/administration/update-team.ts';
 import { procedure, route, router } from '../init.ts';
 import { actorOf, IdParams } from './administration-actor.ts';
 

@@ -13,15 +13,15 @@ import {
   TemplateList,
   TemplateListQuery,
 } from '../../../domain/template-builder.ts';
-import { archiveTemplate } from '../../services/templates/archive-template.ts';
-import { createTemplateFromPdf } from '../../services/templates/create-template-from-pdf.ts';
-import { duplicateTemplate } from '../../services/templates/duplicate-template.ts';
-import { getAppTemplate, templatePdf } from '../../services/templates/get-app-template.ts';
-import { listAppTemplates } from '../../services/templates/list-app-templates.ts';
-import { publishTemplate } from '../../services/templates/publish-template.ts';
-import { renameTemplate } from '../../services/templates/rename-template.ts';
-import { saveTemplateDefinition } from '../../services/templates/save-template-definition.ts';
-import { templateActorOf } from '../../services/templates/template-versions.ts';
+import { archiveTemplate } from '../../../services/templates/archive-template.ts';
+import { createTemplateFromPdf } from '../../../services/templates/create-template-from-pdf.ts';
+import { duplicateTemplate } from '../../../services/templates/duplicate-template.ts';
+import { getAppTemplate, templatePdf } from '../../../services/templates/get-app-template.ts';
+import { listAppTemplates } from '../../../services/templates/list-app-templates.ts';
+import { publishTemplate } from '../../../services/templates/publish-template.ts';
+import { renameTemplate } from '../../../services/templates/rename-template.ts';
+import { saveTemplateDefinition } from '../../../services/templates/save-template-definition.ts';
+import { templateActorOf } from '../../../services/templates/template-versions.ts';
 import {
   type AppContext,
   type BodyLimit,

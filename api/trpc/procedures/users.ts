@@ -1,12 +1,12 @@
 // Organization users: list, invite, resend invitation, change role, team or status, delete
 // (docs/administration.md).
 import { InviteUserRequest, Ok, UpdateUserRequest, UserList, UserView } from '../../../domain/account.ts';
-import { sendAccountEmailLater } from '../../services/accounts/account-emails.ts';
-import { deleteUser } from '../../services/administration/delete-user.ts';
-import { type InvitedUser, inviteUser } from '../../services/administration/invite-user.ts';
-import { listUsers } from '../../services/administration/list-users.ts';
-import { resendInvitation } from '../../services/administration/resend-invitation.ts';
-import { updateUser } from '../../services/administration/update-user.ts';
+import { sendAccountEmailLater } from '../../../services/accounts/account-emails.ts';
+import { deleteUser } from '../../../services/administration/delete-user.ts';
+import { type InvitedUser, inviteUser } from '../../../services/administration/invite-user.ts';
+import { listUsers } from '../../../services/administration/list-users.ts';
+import { resendInvitation } from '../../../services/administration/resend-invitation.ts';
+import { updateUser } from '../../../services/administration/update-user.ts';
 import { type AppContext, procedure, route, router } from '../init.ts';
 import { actorOf, IdParams } from './administration-actor.ts';
 
@@ -31,7 +31,7 @@ function invited(ctx: AppContext, result: InvitedUser) {
   return result.user;
 }
 
-/** The rule every action on another user follows (api/services/administration/administration.ts). */
+/** The rule every action on another user follows (services/administration/administration.ts). */
 const ABOVE_CALLER =
   'the user holds a permission the caller’s role lacks (`details[].permission` names each): nobody acts on ' +
   'a user who holds more than they do';

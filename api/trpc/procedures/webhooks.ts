@@ -13,19 +13,19 @@ import {
   WebhookEndpointView,
   WebhookEndpointWithSecret,
 } from '../../../domain/webhook.ts';
-import type { CredentialActor } from '../../services/credentials/credential-grants.ts';
-import { createWebhookEndpoint } from '../../services/webhooks/create-webhook-endpoint.ts';
-import { deleteWebhookEndpoint } from '../../services/webhooks/delete-webhook-endpoint.ts';
+import type { CredentialActor } from '../../../services/credentials/credential-grants.ts';
+import { createWebhookEndpoint } from '../../../services/webhooks/create-webhook-endpoint.ts';
+import { deleteWebhookEndpoint } from '../../../services/webhooks/delete-webhook-endpoint.ts';
 import {
   getWebhookDelivery,
   pageWebhookDeliveries,
-} from '../../services/webhooks/list-webhook-deliveries.ts';
-import { listWebhookEndpointsWithActivity } from '../../services/webhooks/list-webhook-endpoints.ts';
-import { replayWebhookDelivery } from '../../services/webhooks/replay-webhook-delivery.ts';
-import { rotateWebhookSecret } from '../../services/webhooks/rotate-webhook-secret.ts';
-import { sendTestDelivery } from '../../services/webhooks/send-test-delivery.ts';
-import { updateWebhookEndpoint } from '../../services/webhooks/update-webhook-endpoint.ts';
-import { WEBHOOK_SECRET_GRACE_HOURS } from '../../services/webhooks/webhook-records.ts';
+} from '../../../services/webhooks/list-webhook-deliveries.ts';
+import { listWebhookEndpointsWithActivity } from '../../../services/webhooks/list-webhook-endpoints.ts';
+import { replayWebhookDelivery } from '../../../services/webhooks/replay-webhook-delivery.ts';
+import { rotateWebhookSecret } from '../../../services/webhooks/rotate-webhook-secret.ts';
+import { sendTestDelivery } from '../../../services/webhooks/send-test-delivery.ts';
+import { updateWebhookEndpoint } from '../../../services/webhooks/update-webhook-endpoint.ts';
+import { WEBHOOK_SECRET_GRACE_HOURS } from '../../../services/webhooks/webhook-records.ts';
 import { type AppContext, principalOf, procedure, route, router } from '../init.ts';
 import { IdParams } from './administration-actor.ts';
 

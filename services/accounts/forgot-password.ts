@@ -1,0 +1,42 @@
+// POST /api/auth/forgot-password: an active user gets an emailed single-use link to choose a new password
+// (one hour; earlier links stop working), at most one a minute. Every address gets the same answer, known or
+// not: nothing tells whether it has an account. The email is the caller's to send, after answering
+// (sendAccountEmailLater), so its sending does not show in the time of the answer.
+import { Organization } from '../../db/entities/index.ts';
+import type { ServiceContext } from '../context.ts';
+import { type AccountEmail, accountLink } from './account-emails.ts';
+import { issueAccountToken } from './account-tokens.ts';
+import { findUserByEmail } from './account-users.ts';
+import { takeEmailSlot } from './login-throttle.ts';
+import { recordSecurityEvent } from './security-log.ts';
+
+export async function forgotPassword(
+  ctx: ServiceContext,
+  email: string,
+  meta: { ipAddress: string | null },
+): Promise<{ email: AccountEmail | null }> {
+  // The slot is taken for every address, known or not, so both do the same work.
+  const allowed = await takeEmailSlot(ctx, 'reset_password', email);
+  const user = await findUserByEmail(ctx, email);
+  if (!allowed || user?.status !== 'active') return { email: null };
+  const token = await issueAccountToken(ctx, user.id, 'reset_password');
+  recordSecurityEvent(ctx, {
+    organizationId: user.organizationId,
+    type: 'user.password_reset_requested',
+    subjectUserId: user.id,
+    subjectEmail: user.email,
+    ipAddress: meta.ipAddress,
+  });
+  await ctx.em.flush();
+  const organization = await ctx.em.findOneOrFail(Organization, { id: user.organizationId });
+  return {
+    email: {
+      kind: 'reset_password',
+      to: user.email,
+      fullName: user.fullName,
+      language: user.language === 'he' ? 'he' : 'en',
+      organization,
+      link: accountLink(ctx.config, 'reset-password', token),
+    },
+  };
+}

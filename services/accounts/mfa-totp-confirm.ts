@@ -1,0 +1,83 @@
+// POST /api/auth/mfa/totp/confirm (docs/accounts.md, "Two-step verification"): the first code of the app the
+// user set up proves it holds the pending secret (a step either side of now accepted), which becomes the
+// user's TOTP secret; ten backup codes are made and answered once; `user.mfa_enabled` is recorded. The step of
+// that first code is remembered, so the same code cannot sign in afterwards. A session the organization held
+// at `mfa_enrolment_required` is replaced by a new `active` one (a privilege change gets a new token).
+import { LockMode } from '@mikro-orm/core';
+import { AppUser, UserSession } from '../../db/entities/index.ts';
+import type { ServiceContext } from '../context.ts';
+import { AppError, Conflict } from '../errors.ts';
+import { replaceBackupCodes } from './mfa-backup-codes.ts';
+import { matchingStep, openTotpSecret } from './mfa-totp.ts';
+import { recordSecurityEvent } from './security-log.ts';
+import { nowOf, type SessionPrincipal, type StartedSession, startSession } from './sessions.ts';
+
+export interface ConfirmTotpInput {
+  principal: SessionPrincipal;
+  code: string;
+  ipAddress: string | null;
+  userAgent: string | null;
+}
+
+export interface ConfirmedTotp {
+  backupCodes: string[];
+  /** The new session when the old one was waiting for enrolment (its cookie must be set), else null. */
+  newSession: StartedSession | null;
+}
+
+export async function confirmTotp(ctx: ServiceContext, input: ConfirmTotpInput): Promise<ConfirmedTotp> {
+  const { principal } = input;
+  return ctx.em.transactional(async (tx) => {
+    const txCtx = { ...ctx, em: tx };
+    const user = await tx.findOneOrFail(
+      AppUser,
+      { id: principal.user.id },
+      { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+    );
+    if (user.totpEnabledAt) {
+      throw new Conflict('Two-step verification is already on.', [], 'mfa_already_enabled');
+    }
+    if (!user.totpPendingSecretEncrypted) {
+      throw new Conflict(
+        'No authenticator app is being set up: start with POST /api/auth/mfa/totp/setup.',
+        [],
+        'no_totp_setup',
+      );
+    }
+    const now = nowOf(ctx);
+    const step = matchingStep(openTotpSecret(ctx.config, user.totpPendingSecretEncrypted), input.code, now);
+    if (step === null) {
+      throw new AppError(
+        400,
+        'invalid_code',
+        'That code does not match: enter the code your app shows now (check that the phone’s clock is right).',
+        [{ field: 'code', message: 'not the current code of the secret being set up' }],
+      );
+    }
+    user.totpSecretEncrypted = user.totpPendingSecretEncrypted;
+    user.totpPendingSecretEncrypted = null;
+    user.totpEnabledAt = now;
+    if (user.totpLastStep == null || user.totpLastStep < step) user.totpLastStep = step;
+    const backupCodes = await replaceBackupCodes(txCtx, user.id);
+    recordSecurityEvent(txCtx, {
+      organizationId: user.organizationId,
+      type: 'user.mfa_enabled',
+      actorUserId: user.id,
+      ipAddress: input.ipAddress,
+      details: { method: 'totp', backupCodes: backupCodes.length },
+    });
+    const session = await tx.findOneOrFail(UserSession, { id: principal.session.id }, { refresh: true });
+    const newSession =
+      session.state === 'mfa_enrolment_required' && !session.endedAt
+        ? await startSession(txCtx, {
+            user,
+            state: 'active',
+            ipAddress: input.ipAddress,
+            userAgent: input.userAgent,
+            replaces: session,
+          })
+        : null;
+    await tx.flush();
+    return { backupCodes, newSession };
+  });
+}

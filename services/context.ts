@@ -1,0 +1,39 @@
+// What every use case receives: the caller's unit of work (one entity manager), the Temporal client and the
+// configuration. The caller makes it: an HTTP request gets one per request (MikroORM's RequestContext, see
+// api/http/request-context.ts), a CLI command one per command, a test one per call. A service reads `ctx.em`
+// once and passes loaded entities down rather than loading them again.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config/config.ts';
+
+/**
+ * `notifications` absent: no providers (development and test capture what would be sent); `temporal` absent:
+ * Temporal calls wait at most the default time (temporal/deadline.ts).
+ */
+export type ServiceConfig = Pick<Config, 'env' | 'publicBaseUrl'> &
+  Partial<Pick<Config, 'notifications'>> & {
+    /** The Temporal calls' bound; the namespace and the Web UI's address for links to a workflow. */
+    temporal?: Pick<Config['temporal'], 'requestTimeoutMs'> &
+      Partial<Pick<Config['temporal'], 'namespace' | 'uiUrl' | 'uiPort' | 'devServer'>>;
+    /** The key that encrypts secrets at rest (config/encryption-key.ts), read when first needed. */
+    secretsKey?: () => Buffer;
+    /** Sealing (docs/sealing.md); absent: the development CA under `dataDir` and no timestamp authority. */
+    sealing?: Config['sealing'];
+    dataDir?: string;
+  };
+
+export interface ServiceContext {
+  em: EntityManager;
+  temporal: Client;
+  config: ServiceConfig;
+  /** The current time where sessions and tokens need it (default: the system clock). */
+  clock?: () => Date;
+}
+
+/** What an HTTP request's use cases get (api/http/request-context.ts): the configuration has the API's limits too. */
+export interface RequestServiceContext extends ServiceContext {
+  config: ServiceConfig & Pick<Config, 'api'>;
+}
+
+/** Services that need no Temporal (creating organizations, clients, templates, drafts). */
+export type DataContext = Pick<ServiceContext, 'em'>;

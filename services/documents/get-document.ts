@@ -1,0 +1,145 @@
+// GET /api/documents/{id}: one envelope as its page shows it (docs/documents.md) — its recipients with their
+// rounds, the timeline of its audit events, the downloads that exist, the actions its status allows the signed-in
+// user, and, for users with settings:read, its Temporal workflow. Read from PostgreSQL (the workflow's
+// projection): the envelope with its sender, team and template, its recipients, its audit events.
+import { AuditEvent, Organization, Recipient } from '../../db/entities/index.ts';
+import type { DocumentActions, DocumentDetail } from '../../domain/document.ts';
+import type { EnvelopeStatus } from '../../domain/vocabulary.ts';
+import { workflowWebUiUrl } from '../../temporal/web-ui.ts';
+import { actsInRounds, currentRoundIndex, planRounds } from '../../workflows/rounds.ts';
+import { allows, SIGNING_STATUSES } from '../../workflows/transitions.ts';
+import type { DataContext, ServiceConfig } from '../context.ts';
+import { NotFound } from '../errors.ts';
+import { type DocumentReader, findVisibleEnvelope } from './document-reader.ts';
+import {
+  DOCUMENT_COLUMNS,
+  DOCUMENT_JOINS,
+  type DocumentColumnsRow,
+  documentFields,
+  isoOrNull,
+} from './list-documents.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Recipients whose links the sender hands over: they get no message (docs/notifications.md). */
+const HANDED_OVER: readonly string[] = ['ManualLink', 'Api'];
+const SIGNING: readonly EnvelopeStatus[] = SIGNING_STATUSES;
+
+export async function getDocument(
+  ctx: DataContext & { config?: ServiceConfig },
+  reader: DocumentReader,
+  envelopeId: string,
+): Promise<DocumentDetail> {
+  const envelope = await findVisibleEnvelope(ctx, reader, envelopeId);
+  const { em } = ctx;
+  const [row] = await em.execute<DocumentColumnsRow[]>(
+    `select ${DOCUMENT_COLUMNS} ${DOCUMENT_JOINS} where e.id = ?`,
+    [envelope.id],
+  );
+  if (!row) throw new NotFound(`Envelope ${envelopeId} was not found.`);
+  const recipients = await em.find(
+    Recipient,
+    { envelopeId: envelope.id },
+    { orderBy: { signingOrder: 'asc', position: 'asc', id: 'asc' }, refresh: true },
+  );
+  const events = await em.find(AuditEvent, { envelopeId: envelope.id }, { orderBy: { sequence: 'asc' } });
+
+  const rounds = planRounds(envelope.workflowType, recipients);
+  const required = new Set(recipients.filter((r) => r.required && actsInRounds(r)).map((r) => r.id));
+  const completed = new Set(recipients.filter((r) => r.status === 'Completed').map((r) => r.id));
+  const turn = currentRoundIndex(rounds, required, completed);
+  const signing = SIGNING.includes(envelope.status);
+  const names = new Map(recipients.map((recipient) => [recipient.id, recipient.fullName]));
+  const namespace = ctx.config?.temporal?.namespace ?? 'default';
+
+  return {
+    ...documentFields(row),
+    externalSystem: envelope.externalSystem ?? null,
+    updatedAt: envelope.updatedAt.toISOString(),
+    source: envelope.sourceFileId ? 'file' : 'template',
+    reminderCount: envelope.reminderCount,
+    lastRemindedAt: isoOrNull(envelope.lastRemindedAt ?? null),
+    recordBeingRepaired: Boolean(envelope.projectionError),
+    files: {
+      source: Boolean(envelope.sourceFileId ?? envelope.templateId),
+      finalPdf: Boolean(envelope.finalPdfFileId),
+      auditTrail: Boolean(envelope.auditTrailFileId),
+    },
+    rounds: rounds.length,
+    currentRound: signing && turn < rounds.length ? turn + 1 : null,
+    recipients: recipients.map((recipient) => {
+      const round = rounds.findIndex((ids) => ids.includes(recipient.id));
+      return {
+        id: recipient.id,
+        roleName: recipient.roleName,
+        fullName: recipient.fullName,
+        email: recipient.email ?? null,
+        phone: recipient.phone ?? null,
+        type: recipient.type,
+        deliveryChannel: recipient.deliveryChannel,
+        authenticationMethod: recipient.authenticationMethod,
+        signingOrder: recipient.signingOrder,
+        round: round === -1 ? null : round + 1,
+        required: recipient.required,
+        status: recipient.status,
+        completedAt: isoOrNull(recipient.completedAt ?? null),
+        signingLink:
+          reader.manages &&
+          signing &&
+          HANDED_OVER.includes(recipient.deliveryChannel) &&
+          actsInRounds(recipient) &&
+          recipient.status !== 'Completed',
+      };
+    }),
+    timeline: events.map((event) => ({
+      sequence: event.sequence,
+      type: event.type,
+      occurredAt: event.occurredAt.toISOString(),
+      recipient: event.recipientId
+        ? { id: event.recipientId, fullName: names.get(event.recipientId) ?? '' }
+        : null,
+      data: event.data ?? {},
+    })),
+    actions: reader.manages ? await actionsFor(ctx, envelope) : NO_ACTIONS,
+    workflow:
+      reader.seesWorkflow && envelope.workflowId
+        ? {
+            id: envelope.workflowId,
+            namespace,
+            webUiUrl: workflowWebUiUrl(ctx.config?.temporal, namespace, envelope.workflowId),
+          }
+        : null,
+  };
+}
+
+const NO_ACTIONS: DocumentActions = {
+  send: false,
+  remind: false,
+  cancel: false,
+  extend: false,
+  retryFinalPdf: false,
+};
+
+/**
+ * What the envelope's status allows (the workflow's transition table, workflows/transitions.ts): the same
+ * rules the services and the workflow apply, which check again. An Expired envelope may be extended within the
+ * organization's grace window after its deadline.
+ */
+async function actionsFor(
+  ctx: DataContext,
+  envelope: { status: EnvelopeStatus; expiresAt?: Date | null; organizationId: string },
+): Promise<DocumentActions> {
+  const { status } = envelope;
+  let revivable = false;
+  if (status === 'Expired' && envelope.expiresAt) {
+    const organization = await ctx.em.findOne(Organization, { id: envelope.organizationId });
+    const graceDays = organization?.expiredExtensionGraceDays ?? 0;
+    revivable = graceDays > 0 && envelope.expiresAt.getTime() + graceDays * DAY_MS > Date.now();
+  }
+  return {
+    send: status === 'Draft',
+    remind: allows('remind', status),
+    cancel: allows('cancel', status),
+    extend: status === 'Draft' || allows('extend', status) || revivable,
+    retryFinalPdf: allows('retry final PDF', status),
+  };
+}

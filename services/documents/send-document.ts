@@ -1,0 +1,104 @@
+// The send page's creations (docs/documents.md, "Sending"): an envelope from a published template or from a
+// one-off PDF, made by the creation services /api/v1 uses (createEnvelope, createEnvelopeFromFile) with the
+// signed-in user and their team as its sender — which the documents list's visibility reads — then sent at
+// once unless the request keeps it a Draft. The answer is the envelope as its page shows it.
+import type {
+  SendDefaults,
+  SendFileView,
+  SendFromFileRequest,
+  SendFromTemplateRequest,
+} from '../../domain/sending.ts';
+import { TEMPLATE_LIMITS } from '../../domain/template-builder.ts';
+import type { SessionPrincipal } from '../accounts/sessions.ts';
+import type { ServiceContext } from '../context.ts';
+import {
+  createEnvelope,
+  createEnvelopeFromFile,
+  DEFAULT_EXPIRATION_DAYS,
+  type EnvelopeSender,
+} from '../envelopes/create-envelope.ts';
+import { sendEnvelope } from '../envelopes/send-envelope.ts';
+import { inspectPdf } from '../files/inspect-pdf.ts';
+import { organizationClient } from '../files/inspection-pool.ts';
+import { addStoredPdf } from '../files/upload-file.ts';
+import { idempotencyScopeOf } from '../idempotency.ts';
+import { requireEnvelopeQuota } from '../usage/envelope-quota.ts';
+import { documentReaderOf } from './document-reader.ts';
+import { getDocument } from './get-document.ts';
+
+function senderOf(principal: SessionPrincipal): EnvelopeSender {
+  return { userId: principal.user.id, teamId: principal.user.teamId ?? null };
+}
+
+/** Creates the envelope (`create`), sends it unless `draft`, and answers it as GET /api/documents/{id}. */
+async function createAndSend(
+  ctx: ServiceContext,
+  principal: SessionPrincipal,
+  draft: boolean | undefined,
+  create: () => Promise<{ id: string }>,
+) {
+  // A send the plan's monthly documents cannot take makes no Draft either (the same check as sendEnvelope's);
+  // a retry whose first attempt made the envelope answers it (sending a sent envelope counts nothing).
+  if (!draft && !idempotencyScopeOf(ctx.em)?.resultId) {
+    await requireEnvelopeQuota(ctx.em, principal.organization.id, 1, 'send this envelope');
+  }
+  const envelope = await create();
+  // A retry of an Idempotency-Key request whose first attempt created the envelope finds it (createDraft)
+  // and sends it here; sending a sent envelope again answers with its state.
+  if (!draft) await sendEnvelope(ctx, principal.organization.id, envelope.id);
+  return getDocument(ctx, documentReaderOf(principal), envelope.id);
+}
+
+export function sendFromTemplate(
+  ctx: ServiceContext,
+  principal: SessionPrincipal,
+  request: SendFromTemplateRequest,
+) {
+  const { draft, ...envelope } = request;
+  return createAndSend(ctx, principal, draft, () =>
+    createEnvelope(ctx, { ...envelope, organizationId: principal.organization.id }, senderOf(principal)),
+  );
+}
+
+export function sendFromFile(ctx: ServiceContext, principal: SessionPrincipal, request: SendFromFileRequest) {
+  const { draft, ...envelope } = request;
+  return createAndSend(ctx, principal, draft, () =>
+    createEnvelopeFromFile(
+      ctx,
+      { ...envelope, organizationId: principal.organization.id },
+      senderOf(principal),
+    ),
+  );
+}
+
+/** Stores a one-off PDF of the organization, checked as every stored PDF is; its id goes in SendFromFileRequest. */
+export async function uploadSendFile(
+  ctx: ServiceContext,
+  principal: SessionPrincipal,
+  request: { filename?: string | undefined; pdfBase64: string },
+): Promise<SendFileView> {
+  const bytes = new Uint8Array(Buffer.from(request.pdfBase64, 'base64'));
+  const pdf = await inspectPdf(bytes, {
+    maxBytes: TEMPLATE_LIMITS.pdfBytes,
+    field: 'body.pdfBase64',
+    client: organizationClient(principal.organization.id),
+  });
+  const file = addStoredPdf(ctx.em, {
+    organizationId: principal.organization.id,
+    filename: request.filename,
+    bytes,
+    pdf,
+  });
+  await ctx.em.flush();
+  return { fileId: file.id, filename: file.filename, pageCount: pdf.pageCount, pages: pdf.pages };
+}
+
+/** The organization's settings the send page prefills: the deadline, the authentication and the languages. */
+export function sendDefaults(principal: SessionPrincipal): SendDefaults {
+  const { organization } = principal;
+  return {
+    expirationDays: organization.defaultExpirationDays ?? DEFAULT_EXPIRATION_DAYS,
+    authenticationMethod: organization.defaultAuthenticationMethod as SendDefaults['authenticationMethod'],
+    languages: [...organization.supportedLanguages],
+  };
+}

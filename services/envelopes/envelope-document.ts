@@ -1,0 +1,65 @@
+// The documents of an organization's envelope as files: the final PDF and the audit trail ("not found" until
+// they exist), and for the business app the source, the PDF it was made from (its uploaded file, or its
+// template's PDF).
+import { type Envelope, StoredFile, Template } from '../../db/entities/index.ts';
+import type { DataContext } from '../context.ts';
+import { NotFound } from '../errors.ts';
+import { findEnvelope } from './find-envelope.ts';
+
+export type EnvelopeDocument = 'final-pdf' | 'audit-trail';
+/** Every document of an envelope that can be downloaded. */
+export type EnvelopeFileKind = EnvelopeDocument | 'source';
+
+const DOCUMENTS = {
+  'final-pdf': { column: 'finalPdfFileId', what: 'final PDF' },
+  'audit-trail': { column: 'auditTrailFileId', what: 'audit trail' },
+} as const;
+
+export async function envelopeDocument(
+  ctx: DataContext,
+  organizationId: string,
+  envelopeId: string,
+  document: EnvelopeDocument,
+): Promise<Uint8Array> {
+  return (await envelopeFile(ctx, organizationId, envelopeId, document)).content;
+}
+
+/** A document of the envelope with the envelope it belongs to; "not found" when it does not exist (yet). */
+export async function envelopeFile(
+  ctx: DataContext,
+  organizationId: string,
+  envelopeId: string,
+  kind: EnvelopeFileKind,
+): Promise<{ envelope: Envelope; content: Uint8Array }> {
+  const { envelope } = await findEnvelope(ctx, organizationId, envelopeId);
+  const fileId = kind === 'source' ? await sourceFileIdOf(ctx, envelope) : envelope[DOCUMENTS[kind].column];
+  const file = fileId
+    ? await ctx.em.findOne(StoredFile, { id: fileId, organizationId }, { populate: ['content'] })
+    : null;
+  if (!file) {
+    const what = kind === 'source' ? 'source document' : DOCUMENTS[kind].what;
+    throw new NotFound(`The ${what} of envelope ${envelope.id} is not ready (status ${envelope.status}).`);
+  }
+  if (file.purgedAt) {
+    // A deleted envelope's files after the organization's retention (docs/envelope-lifecycle.md).
+    throw new NotFound(
+      `The files of envelope ${envelope.id} were purged on ${file.purgedAt.toISOString()}: it was deleted and ` +
+        "the organization's retention period has passed.",
+    );
+  }
+  return { envelope, content: file.content };
+}
+
+/** The uploaded file an envelope was created from, or its template's PDF. */
+async function sourceFileIdOf(
+  ctx: DataContext,
+  envelope: Pick<Envelope, 'sourceFileId' | 'templateId' | 'organizationId'>,
+): Promise<string | null> {
+  if (envelope.sourceFileId) return envelope.sourceFileId;
+  if (!envelope.templateId) return null;
+  const template = await ctx.em.findOne(Template, {
+    id: envelope.templateId,
+    organizationId: envelope.organizationId,
+  });
+  return template?.fileId ?? null;
+}

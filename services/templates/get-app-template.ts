@@ -1,0 +1,27 @@
+// GET /api/templates/{id}: a version of one of the organization's templates as the builder shows it, and
+// GET /api/templates/{id}/pdf: its PDF (docs/templates.md). Another organization's template, a one-off
+// template, an archived one and an unknown id are "not found".
+import { StoredFile } from '../../db/entities/index.ts';
+import type { TemplateDetail } from '../../domain/template-builder.ts';
+import type { DataContext } from '../context.ts';
+import { findTemplateVersion, templateDetail } from './template-versions.ts';
+
+export async function getAppTemplate(
+  ctx: DataContext,
+  organizationId: string,
+  templateId: string,
+): Promise<TemplateDetail> {
+  const template = await findTemplateVersion(ctx.em, organizationId, templateId);
+  return templateDetail(ctx.em, template);
+}
+
+/** The version's PDF: the bytes of a stored file never change, so the user's browser may keep them a while. */
+export async function templatePdf(ctx: DataContext, organizationId: string, templateId: string) {
+  const template = await findTemplateVersion(ctx.em, organizationId, templateId);
+  const file = await ctx.em.findOneOrFail(StoredFile, { id: template.fileId }, { populate: ['content'] });
+  return {
+    contentType: 'application/pdf',
+    content: new Uint8Array(file.content),
+    cacheControl: 'private, max-age=3600',
+  };
+}

@@ -1,0 +1,41 @@
+// Replays a stored delivery: a new delivery (new X-Service-Delivery id, its own five attempts) of the same
+// payload — the same event `id`, type, `created_at` and data — to the endpoint's current URL, signed with
+// its current secret. Meant for after an endpoint was fixed; any delivery may be replayed, in any status.
+
+import type { WebhookDeliveryView } from '../../domain/webhook.ts';
+import type { ServiceContext } from '../context.ts';
+import {
+  findWebhookDelivery,
+  findWebhookEndpoint,
+  type QueueDeliveryOptions,
+  queueDelivery,
+  requireWebhookAccess,
+  webhookDeliveryView,
+} from './webhook-records.ts';
+
+export async function replayWebhookDelivery(
+  ctx: Pick<ServiceContext, 'em' | 'temporal'>,
+  organizationId: string,
+  deliveryId: string,
+  options: QueueDeliveryOptions = {},
+): Promise<WebhookDeliveryView> {
+  const em = ctx.em;
+  await requireWebhookAccess(em, organizationId);
+  const original = await findWebhookDelivery(em, organizationId, deliveryId);
+  const endpoint = await findWebhookEndpoint(em, organizationId, original.endpointId);
+  const delivery = await queueDelivery(
+    ctx,
+    {
+      endpoint,
+      kind: original.kind as 'event' | 'test',
+      eventId: original.eventId,
+      eventType: original.eventType,
+      eventCreatedAt: original.eventCreatedAt,
+      payload: original.payload,
+      requestId: options.requestId ?? null,
+      replayOf: original.id,
+    },
+    options,
+  );
+  return webhookDeliveryView(delivery);
+}
