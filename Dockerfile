@@ -2,7 +2,7 @@
 #
 # Sigil image: one image for both processes.
 #   API:    npm run api      (node api/main.ts, the default command)
-#   Worker: npm run worker   (node temporal/worker-main.ts)
+#   Worker: npm run worker   (node temporal/worker/main.ts)
 #
 # Sigil runs its TypeScript sources directly with Node 24's type stripping; the one build step is the web app
 # (web/ → web/build, in its own stage with the devDependencies). The image holds the sources, the built web

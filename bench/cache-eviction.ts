@@ -18,7 +18,7 @@ import { completeRecipient } from '../services/envelopes/complete-recipient.ts';
 import { createEnvelope } from '../services/envelopes/create-envelope.ts';
 import { findEnvelope } from '../services/envelopes/find-envelope.ts';
 import { envelopeWorkflowInput } from '../services/envelopes/send-envelope.ts';
-import { createEnvelopeWorker } from '../temporal/worker.ts';
+import { createEnvelopeWorker } from '../temporal/worker/worker.ts';
 import { TWO_SIGNERS } from '../test/support/context.ts';
 import { ENVELOPE_WORKFLOW_TYPE, envelopeWorkflowId } from '../workflows/contracts.ts';
 import { startBenchApi } from './support.ts';

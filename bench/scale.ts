@@ -1,7 +1,7 @@
 // `npm run bench:scale`: does Sigil scale out on Temporal? One PostgreSQL and one Temporal dev server, and in
 // turn one worker process with one API process, then two of each (issue 19, "Scale out on Temporal, not on our
 // own code"). Workers poll the same task queues; the load goes round robin to the APIs. Every process is a
-// separate `node` process, as in production (`temporal/worker-main.ts`, `api/main.ts`, SIGIL_ENV=development),
+// separate `node` process, as in production (`temporal/worker/main.ts`, `api/main.ts`, SIGIL_ENV=development),
 // and the load generator is this process.
 //
 // For each layout, after a warm-up: two-signer Sequential envelopes driven through the public API and the signer
@@ -55,7 +55,7 @@ async function startPart(
   env: NodeJS.ProcessEnv,
   port: number,
 ): Promise<{ child: ChildProcess; url: string }> {
-  const script = join(ROOT, part === 'worker' ? 'temporal/worker-main.ts' : 'api/main.ts');
+  const script = join(ROOT, part === 'worker' ? 'temporal/worker/main.ts' : 'api/main.ts');
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [script], {
     // `info`: the worker says `worker started` once it polls.

@@ -103,7 +103,7 @@ async function main(config: Config): Promise<void> {
     TEMPORAL_ADDRESS: config.temporal.address,
     DATA_DIR: config.dataDir,
   };
-  await startNodeChild('worker', join(ROOT, 'temporal/worker-main.ts'), childEnv, config);
+  await startNodeChild('worker', join(ROOT, 'temporal/worker/main.ts'), childEnv, config);
   await startNodeChild('api', join(ROOT, 'api/main.ts'), childEnv, config);
   await waitFor(
     'the API health check',

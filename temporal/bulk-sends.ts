@@ -10,6 +10,7 @@ import {
   BULK_SEND_TASK_QUEUE,
   BULK_SEND_WORKFLOW_TYPE,
   type BulkSendInput,
+  type BulkSendWorkflow,
   bulkSendWorkflowId,
 } from '../workflows/bulk-send-contracts.ts';
 import { searchAttributes } from '../workflows/contracts.ts';
@@ -26,7 +27,7 @@ export async function startBulkSendWorkflow(
   const { summary, ...input } = run;
   await withTemporalDeadline(client, timeoutMs, `starting bulk send ${run.bulkSendId}`, () =>
     client.workflow
-      .start(BULK_SEND_WORKFLOW_TYPE, {
+      .start<BulkSendWorkflow>(BULK_SEND_WORKFLOW_TYPE, {
         workflowId: bulkSendWorkflowId(run.bulkSendId),
         taskQueue: BULK_SEND_TASK_QUEUE,
         args: [input],

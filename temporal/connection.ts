@@ -1,6 +1,6 @@
-// Connections to Temporal for the API and CLI (client) and for workers (native connection).
+// The client connection to Temporal of the API, the CLI and the worker's own starts (a worker's native connection
+// is made by the worker process, temporal/worker/main.ts, so only the worker loads @temporalio/worker).
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
 
 export interface TemporalTarget {
   address: string;
@@ -17,8 +17,4 @@ export async function connectClient(target: TemporalTarget): Promise<TemporalCli
   const connection = await Connection.connect({ address: target.address, connectTimeout: '10 seconds' });
   const client = new Client({ connection, namespace: target.namespace });
   return { client, connection, close: () => connection.close() };
-}
-
-export function connectWorker(target: TemporalTarget): Promise<NativeConnection> {
-  return NativeConnection.connect({ address: target.address });
 }

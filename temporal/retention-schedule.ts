@@ -1,5 +1,5 @@
 // The Temporal Schedule that starts the retention run every day (workflows/retention.ts), created or brought up
-// to date by every worker at start (temporal/worker-main.ts), as the search attributes are. Operators see it
+// to date by every worker at start (temporal/worker/main.ts), as the search attributes are. Operators see it
 // in the Web UI under Schedules (`sigil-retention`): its next runs, its recent ones, and "Trigger" to run it
 // now; pausing it there is kept across worker restarts.
 //
@@ -19,6 +19,7 @@ import {
   RETENTION_TIME_UTC,
   RETENTION_WORKFLOW_ID,
   RETENTION_WORKFLOW_TYPE,
+  type RetentionWorkflow,
 } from '../workflows/retention-contracts.ts';
 
 const FINGERPRINT_KEY = 'sigilScheduleDefinition';
@@ -40,7 +41,7 @@ export function retentionScheduleOptions(): ScheduleOptions {
       workflowType: RETENTION_WORKFLOW_TYPE,
       workflowId: RETENTION_WORKFLOW_ID,
       taskQueue: RETENTION_TASK_QUEUE,
-      args: [{}],
+      args: [{}] satisfies Parameters<RetentionWorkflow>,
     },
     policies: {
       // A run still going (a database outage) is not joined by another; it finishes what is due.

@@ -8,9 +8,9 @@ import { unstartedWebhookDeliveryIds } from '../db/webhook-deliveries.ts';
 import {
   WEBHOOK_DELIVERY_WORKFLOW_TYPE,
   WEBHOOK_TASK_QUEUE,
+  type WebhookDeliveryWorkflow,
   webhookDeliveryWorkflowId,
 } from '../workflows/webhook-contracts.ts';
-import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery.ts';
 import { DEFAULT_TEMPORAL_REQUEST_TIMEOUT_MS, withTemporalDeadline } from './deadline.ts';
 
 /**
@@ -28,7 +28,7 @@ export async function startWebhookDeliveries(
   await withTemporalDeadline(client, timeoutMs, 'starting webhook deliveries', async () => {
     for (const deliveryId of deliveryIds) {
       try {
-        await client.workflow.start<typeof webhookDeliveryWorkflow>(WEBHOOK_DELIVERY_WORKFLOW_TYPE, {
+        await client.workflow.start<WebhookDeliveryWorkflow>(WEBHOOK_DELIVERY_WORKFLOW_TYPE, {
           workflowId: webhookDeliveryWorkflowId(deliveryId),
           taskQueue: WEBHOOK_TASK_QUEUE,
           args: [{ deliveryId }],

@@ -5,6 +5,8 @@ import { defineQuery, defineSignal } from '@temporalio/workflow';
 import { ENVELOPE_TASK_QUEUE } from './contracts.ts';
 
 export const BULK_SEND_WORKFLOW_TYPE = 'bulkSendWorkflow';
+/** The bulk-send workflow's signature (workflows/bulk-send.ts): what a start by type name is typed with. */
+export type BulkSendWorkflow = (input: BulkSendInput) => Promise<BulkSendProgress>;
 /** On the envelope workers: its activities create and send envelopes. */
 export const BULK_SEND_TASK_QUEUE = ENVELOPE_TASK_QUEUE;
 /** Rows one activity call sends: each call is a few history events, each row its own transactions. */

@@ -12,6 +12,12 @@ import type {
 
 export const ENVELOPE_TASK_QUEUE = 'envelopes';
 export const ENVELOPE_WORKFLOW_TYPE = 'envelopeWorkflow';
+/**
+ * The envelope workflow's signature (workflows/envelope.ts, checked by test/unit/workflow-types.test.ts):
+ * callers start it by ENVELOPE_WORKFLOW_TYPE with this type, so they never import the workflow module, which
+ * imports its activities' types.
+ */
+export type EnvelopeWorkflow = (input: EnvelopeWorkflowInput) => Promise<EnvelopeState>;
 
 export function envelopeWorkflowId(envelopeId: string): string {
   return `envelope/${envelopeId}`;

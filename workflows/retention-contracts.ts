@@ -6,6 +6,8 @@ import { ENVELOPE_TASK_QUEUE } from './contracts.ts';
 /** The Schedule, as the Temporal Web UI lists it (Schedules). */
 export const RETENTION_SCHEDULE_ID = 'sigil-retention';
 export const RETENTION_WORKFLOW_TYPE = 'retentionWorkflow';
+/** The retention workflow's signature (workflows/retention.ts): what the Schedule's start is typed with. */
+export type RetentionWorkflow = (input?: RetentionInput) => Promise<RetentionSummary>;
 /** Runs started by the Schedule are `retention-<scheduled time>` (Temporal appends the time). */
 export const RETENTION_WORKFLOW_ID = 'retention';
 /** On the envelope workers: their activities hold the database work. */

@@ -6,6 +6,8 @@ import type { WebhookDeliveryStatus, WebhookEventType } from '../domain/vocabula
 
 export const WEBHOOK_TASK_QUEUE = 'webhooks';
 export const WEBHOOK_DELIVERY_WORKFLOW_TYPE = 'webhookDeliveryWorkflow';
+/** The delivery workflow's signature (workflows/webhook-delivery.ts): what a start by type name is typed with. */
+export type WebhookDeliveryWorkflow = (input: WebhookDeliveryInput) => Promise<WebhookDeliveryResult>;
 
 export function webhookDeliveryWorkflowId(deliveryId: string): string {
   return `webhook-delivery/${deliveryId}`;

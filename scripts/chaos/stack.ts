@@ -228,7 +228,7 @@ export class ChaosStack {
   }
 
   private spawnNode(part: 'worker' | 'api', slot: Supervised): void {
-    const script = join(ROOT, part === 'worker' ? 'temporal/worker-main.ts' : 'api/main.ts');
+    const script = join(ROOT, part === 'worker' ? 'temporal/worker/main.ts' : 'api/main.ts');
     // Detached: a Ctrl-C reaches only the chaos process, which stops the parts in order. Each part also
     // stops itself when the chaos process dies (SIGIL_SUPERVISOR_PID).
     const child = spawn(process.execPath, [script], {

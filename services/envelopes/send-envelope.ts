@@ -12,12 +12,12 @@ import {
   ENVELOPE_TASK_QUEUE,
   ENVELOPE_WORKFLOW_TYPE,
   type EnvelopeState,
+  type EnvelopeWorkflow,
   type EnvelopeWorkflowInput,
   envelopeWorkflowId,
   searchAttributes,
   sendEnvelopeUpdate,
 } from '../../workflows/contracts.ts';
-import type { envelopeWorkflow } from '../../workflows/envelope.ts';
 import type { ServiceContext } from '../context.ts';
 import { Conflict } from '../errors.ts';
 import { idempotencyScopeOf, idempotentUpdateId } from '../idempotency.ts';
@@ -66,24 +66,21 @@ export async function sendEnvelope(
     );
     if (recorded === 0) throw new Conflict(`Envelope ${envelope.id} was deleted and cannot be sent.`);
   }
-  const startWorkflowOperation = new WithStartWorkflowOperation<typeof envelopeWorkflow>(
-    ENVELOPE_WORKFLOW_TYPE,
-    {
-      workflowId,
-      taskQueue: ENVELOPE_TASK_QUEUE,
-      args: [input],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      // A finished envelope's workflow is never started again under the same id.
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      typedSearchAttributes: [
-        { key: searchAttributes.organizationId, value: envelope.organizationId },
-        { key: searchAttributes.envelopeStatus, value: 'Sent' },
-        ...(envelope.externalReference
-          ? [{ key: searchAttributes.externalReference, value: envelope.externalReference }]
-          : []),
-      ],
-    },
-  );
+  const startWorkflowOperation = new WithStartWorkflowOperation<EnvelopeWorkflow>(ENVELOPE_WORKFLOW_TYPE, {
+    workflowId,
+    taskQueue: ENVELOPE_TASK_QUEUE,
+    args: [input],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    // A finished envelope's workflow is never started again under the same id.
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    typedSearchAttributes: [
+      { key: searchAttributes.organizationId, value: envelope.organizationId },
+      { key: searchAttributes.envelopeStatus, value: 'Sent' },
+      ...(envelope.externalReference
+        ? [{ key: searchAttributes.externalReference, value: envelope.externalReference }]
+        : []),
+    ],
+  });
   // Bounded like every Update (envelope-update.ts); under an Idempotency-Key a retry sends the same Update id.
   const idempotency = idempotencyScopeOf(ctx.em);
   try {

@@ -5,7 +5,8 @@
 // (signature, initials, company stamp) is scaled down to what its field's box needs, and a PDF is read as
 // every stored PDF is (inspect-pdf.ts). Refusals read as before: "<label>: <message>" of the field.
 import { InvalidRequest } from '../errors.ts';
-import { inspectPdf, refusalPhrase } from '../files/inspect-pdf.ts';
+import { refusalPhrase } from '../files/check-pdf.ts';
+import { inspectPdf } from '../files/inspect-pdf.ts';
 import { inspectionPool } from '../files/inspection-pool.ts';
 import { SIGNER_IMAGE_LIMITS, type SignerValueCheck } from './field-value.ts';
 

@@ -1,12 +1,12 @@
 // What a thread of the inspection pool (inspection-pool.ts) runs: the checks of uploaded files that cost real
-// CPU or memory, off the API's event loop. A PDF is read under its limits (inspect-pdf.ts); a PNG is inflated
+// CPU or memory, off the API's event loop. A PDF is read under its limits (check-pdf.ts); a PNG is inflated
 // completely to check it (pdf/png.ts) and, for drawn images, scaled down to the size its field needs
 // (pdf/image-scale.ts). Answers are plain data (they cross threads): a refusal carries its sentence and
 // detail, and the caller turns it into the same 400 as before. Loaded by file name by the pool's threads,
 // which strip TypeScript types as the rest of the application's processes do (Node 24).
 import { type ScaledPng, scalePngToFit } from '../../pdf/image-scale.ts';
 import { inspectPng } from '../../pdf/png.ts';
-import { checkPdf, type PdfInspection } from './inspect-pdf.ts';
+import { checkPdf, type PdfInspection } from './check-pdf.ts';
 import { type PdfLimits, PdfRefusal } from './pdf-limits.ts';
 
 export type InspectionTask =

@@ -5,7 +5,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { StoredFile } from '../../db/entities/index.ts';
 import type { DataContext } from '../context.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
-import { inspectPdf, type PdfInspection } from './inspect-pdf.ts';
+import type { PdfInspection } from './check-pdf.ts';
+import { inspectPdf } from './inspect-pdf.ts';
 import { organizationClient } from './inspection-pool.ts';
 
 export const DEFAULT_FILENAME = 'document.pdf';

@@ -3,7 +3,7 @@
 // (1/72 inch) from the top-left corner of the page as displayed: its crop box, turned by its /Rotate
 // (pdf/page-space.ts draws there; the upload inspection measures pages in the same space).
 import type { FieldPlacement } from '../../domain/template.ts';
-import type { PdfPageSize } from '../files/inspect-pdf.ts';
+import type { PdfPageSize } from '../files/check-pdf.ts';
 
 type Placement = Pick<FieldPlacement, 'type' | 'label' | 'page' | 'x' | 'y' | 'width' | 'height'>;
 

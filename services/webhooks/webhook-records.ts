@@ -16,9 +16,9 @@ import { temporalTimeoutMs, withTemporalDeadline } from '../../temporal/deadline
 import {
   WEBHOOK_DELIVERY_WORKFLOW_TYPE,
   WEBHOOK_TASK_QUEUE,
+  type WebhookDeliveryWorkflow,
   webhookDeliveryWorkflowId,
 } from '../../workflows/webhook-contracts.ts';
-import type { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.ts';
 import type { ServiceContext } from '../context.ts';
 import { DEPENDENCY_RETRY_AFTER_SECONDS, Forbidden, NotFound, ServiceUnavailable } from '../errors.ts';
 import { randomToken } from '../security/secrets.ts';
@@ -197,7 +197,7 @@ export async function queueDelivery(
       temporalTimeoutMs(ctx.config),
       'queueing a webhook delivery',
       () =>
-        ctx.temporal.workflow.start<typeof webhookDeliveryWorkflow>(WEBHOOK_DELIVERY_WORKFLOW_TYPE, {
+        ctx.temporal.workflow.start<WebhookDeliveryWorkflow>(WEBHOOK_DELIVERY_WORKFLOW_TYPE, {
           workflowId: webhookDeliveryWorkflowId(delivery.id),
           taskQueue: options.taskQueue ?? WEBHOOK_TASK_QUEUE,
           args: [{ deliveryId: delivery.id }],

@@ -23,7 +23,7 @@ import { AuditEvent } from '../../db/entities/index.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
 import { createWebhookEndpoint } from '../../services/webhooks/create-webhook-endpoint.ts';
 import { ensureSearchAttributes } from '../../temporal/search-attributes.ts';
-import { createEnvelopeWorker } from '../../temporal/worker.ts';
+import { createEnvelopeWorker } from '../../temporal/worker/worker.ts';
 import {
   type ApiHarness,
   buildTestApp,

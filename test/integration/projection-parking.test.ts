@@ -22,7 +22,7 @@ import { resumeProjection } from '../../services/envelopes/resume-projection.ts'
 import { envelopeWorkflowInput, sendEnvelope } from '../../services/envelopes/send-envelope.ts';
 import { listStuckEnvelopes } from '../../services/envelopes/stuck-envelopes.ts';
 import { Conflict } from '../../services/errors.ts';
-import { createEnvelopeWorker, WORKFLOWS_PATH } from '../../temporal/worker.ts';
+import { createEnvelopeWorker, WORKFLOWS_PATH } from '../../temporal/worker/worker.ts';
 import {
   cancelEnvelopeUpdate,
   ENVELOPE_WORKFLOW_TYPE,

@@ -23,7 +23,7 @@ import { findSignatures } from '../../pdf/sealing/inspect.ts';
 import { completeRecipient } from '../../services/envelopes/complete-recipient.ts';
 import { retryFinalization } from '../../services/envelopes/retry-finalization.ts';
 import { envelopeWorkflowInput } from '../../services/envelopes/send-envelope.ts';
-import { createEnvelopeWorker } from '../../temporal/worker.ts';
+import { createEnvelopeWorker } from '../../temporal/worker/worker.ts';
 import { ENVELOPE_WORKFLOW_TYPE, envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
 import { draftTwoSignerEnvelope } from '../support/context.ts';

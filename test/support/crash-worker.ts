@@ -10,7 +10,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { FinalizeEnvelopeRequest } from '../../activities/finalize.ts';
 import { createActivities } from '../../activities/index.ts';
 import { createOrm } from '../../db/orm.ts';
-import { createEnvelopeWorker } from '../../temporal/worker.ts';
+import { createEnvelopeWorker } from '../../temporal/worker/worker.ts';
 
 function required(name: string): string {
   const value = process.env[name];

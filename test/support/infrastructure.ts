@@ -15,7 +15,7 @@ import { freePort } from '../../scripts/ports.ts';
 import { explainProvisioningFailure } from '../../temporal/provisioning/failures.ts';
 import { provisionDevServer } from '../../temporal/provisioning/temporal-cli.ts';
 import { ensureSearchAttributes } from '../../temporal/search-attributes.ts';
-import { createEnvelopeWorker, createWebhookWorker, WORKFLOWS_PATH } from '../../temporal/worker.ts';
+import { createEnvelopeWorker, createWebhookWorker, WORKFLOWS_PATH } from '../../temporal/worker/worker.ts';
 
 export interface TestInfrastructure {
   databaseUrl: string;

@@ -10,7 +10,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { FinalizeEnvelopeRequest } from '../../activities/finalize.ts';
 import { createActivities } from '../../activities/index.ts';
 import { createOrm } from '../../db/orm.ts';
-import { createEnvelopeWorker } from '../../temporal/worker.ts';
+import { createEnvelopeWorker } from '../../temporal/worker/worker.ts';
 import type { EnvelopeTransition } from '../../workflows/contracts.ts';
 
 function required(name: string): string {

@@ -1,6 +1,7 @@
-// The layering of docs/architecture.md, checked on every file: which folder may import which. Each rule
-// names the folders a folder may import from (its own always), and whether only types may cross. An import
-// that breaks a rule fails here with the file, the import and the rule.
+// The layering of docs/architecture.md, checked on every file: the layers from top to bottom, what each may
+// import, and that every allowance points down (or across to the layer itself), so no lower layer imports a
+// higher one and no circle can form between layers; test/unit/import-cycles.test.ts finds circles within
+// them. An import that breaks a rule fails here with the file, the import and the layer.
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,96 +10,120 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-interface Rule {
-  /** Project folders (or files) this folder may import values from. */
+interface Layer {
+  name: string;
+  /** Folders (ending in `/`) and files that make up the layer; the longest match decides a file's layer. */
+  paths: string[];
+  /** Layers (by name) or single files of a layer below whose values this layer may import. */
   values: string[];
-  /** Project folders (or files) it may import types from, in addition to `values`. */
+  /** Layers or files it may import types from, in addition to `values`. */
   types?: string[];
 }
 
-/** First match wins: the longer (more specific) prefixes come first. */
-const RULES: [string, Rule][] = [
-  ['domain/', { values: [] }],
-  ['config/', { values: ['domain/'] }],
-  // Workflow code is bundled into Temporal's deterministic sandbox: no I/O, only contracts and pure rules.
-  ['workflows/', { values: ['domain/'], types: ['activities/'] }],
-  ['pdf/', { values: ['domain/'] }],
-  ['db/', { values: ['domain/', 'config/', 'workflows/webhook-contracts.ts'] }],
-  [
-    'notifications/',
-    { values: ['domain/', 'config/', 'db/', 'workflows/notification-contracts.ts'], types: ['workflows/'] },
-  ],
-  // A bulk send's rows become envelopes exactly as a user's request makes one — created and sent by the same
-  // use cases — so its activity, and no other, runs them (docs/bulk-send.md).
-  [
-    'activities/bulk-send.ts',
-    {
-      values: [
-        'domain/',
-        'config/',
-        'db/',
-        'workflows/',
-        'services/bulk-sends/send-bulk-rows.ts',
-        'services/context.ts',
-      ],
-    },
-  ],
-  [
-    'activities/',
-    {
-      values: ['domain/', 'config/', 'db/', 'pdf/', 'notifications/', 'workflows/'],
-    },
-  ],
-  ['temporal/', { values: ['domain/', 'config/', 'db/', 'activities/', 'workflows/'] }],
-  ['services/security/', { values: ['domain/', 'services/errors.ts'] }],
-  ['services/errors.ts', { values: [] }],
-  // Use cases: never a transport (routes, plugins, authentication, HTTP, tRPC, CLI).
-  [
-    'services/',
-    {
-      values: [
-        'domain/',
-        'config/',
-        'db/',
-        'pdf/',
-        'notifications/',
-        'temporal/',
-        'workflows/',
-        'services/',
-        'services/errors.ts',
-        'services/security/',
-      ],
-    },
-  ],
-  [
-    'api/',
-    {
-      values: ['domain/', 'config/', 'db/', 'pdf/', 'notifications/', 'temporal/', 'workflows/', 'services/'],
-    },
-  ],
-  // The browser app talks to the server over HTTP: it may share the contract (types, pure vocabulary).
-  [
-    'web/src/',
-    {
-      values: [
-        'domain/vocabulary.ts',
-        'domain/permissions.ts',
-        'domain/document-lifecycle.ts',
-        'domain/scopes.ts',
-        'domain/credential-permissions.ts',
-      ],
-      types: ['domain/', 'api/'],
-    },
-  ],
+/** The pure workflow rules and the contracts shared with the callers: no I/O, no activities. */
+const WORKFLOW_CONTRACTS = [
+  'workflows/contracts.ts',
+  'workflows/bulk-send-contracts.ts',
+  'workflows/notification-contracts.ts',
+  'workflows/retention-contracts.ts',
+  'workflows/webhook-contracts.ts',
+  'workflows/envelope-model.ts',
+  'workflows/rounds.ts',
+  'workflows/transitions.ts',
 ];
 
-/** What a folder may always import within itself (api/ sub-folders are layered, see above). */
-function ownArea(file: string): string {
-  if (file.startsWith('services/security/')) return 'services/security/';
-  if (file.startsWith('services/')) return 'services/';
-  if (file.startsWith('api/')) return 'api/';
-  if (file.startsWith('web/src/')) return 'web/src/';
-  return `${file.split('/')[0]}/`;
+/** The workflow functions: they call their activities through proxyActivities, typed by activities/index.ts. */
+const WORKFLOW_FUNCTIONS = [
+  'workflows/index.ts',
+  'workflows/envelope.ts',
+  'workflows/envelope-run.ts',
+  'workflows/bulk-send.ts',
+  'workflows/retention.ts',
+  'workflows/webhook-delivery.ts',
+];
+
+const SERVER = ['domain', 'config', 'workflow contracts', 'pdf', 'db', 'notifications', 'temporal client'];
+const SERVICES = ['services', 'service security', 'service errors'];
+
+/** Top to bottom. A layer may import only from itself and from layers below it. */
+const LAYERS: Layer[] = [
+  // The browser app talks to the server over HTTP: it may share the contract (types, pure vocabulary).
+  {
+    name: 'web',
+    paths: ['web/src/'],
+    values: [
+      'domain/vocabulary.ts',
+      'domain/permissions.ts',
+      'domain/document-lifecycle.ts',
+      'domain/scopes.ts',
+      'domain/credential-permissions.ts',
+    ],
+    types: ['domain', 'api'],
+  },
+  {
+    name: 'scripts',
+    paths: ['scripts/'],
+    values: ['api', 'worker', 'activities', ...SERVICES, ...SERVER, 'provisioning'],
+  },
+  // The API process: HTTP, tRPC and the CLI, over the use cases. Never the worker's parts.
+  { name: 'api', paths: ['api/'], values: [...SERVICES, ...SERVER] },
+  // The worker process: its workers and the workflow bundle's path.
+  { name: 'worker', paths: ['temporal/worker/'], values: ['activities', ...SERVICES, ...SERVER] },
+  // Bundled into Temporal's deterministic sandbox: no I/O, only contracts, pure rules and activity types.
+  {
+    name: 'workflow functions',
+    paths: WORKFLOW_FUNCTIONS,
+    values: ['domain', 'workflow contracts'],
+    types: ['activities'],
+  },
+  { name: 'activities', paths: ['activities/'], values: [...SERVICES, ...SERVER] },
+  // The use cases: never a transport (routes, plugins, authentication, HTTP, tRPC, CLI) nor the worker.
+  { name: 'services', paths: ['services/'], values: ['service security', 'service errors', ...SERVER] },
+  { name: 'service security', paths: ['services/security/'], values: ['service errors', 'domain'] },
+  { name: 'service errors', paths: ['services/errors.ts'], values: [] },
+  // Connections, deadlines, starting workflows by type name, search attributes, the retention Schedule.
+  {
+    name: 'temporal client',
+    paths: ['temporal/'],
+    values: ['db', 'workflow contracts', 'config', 'domain'],
+  },
+  {
+    name: 'notifications',
+    paths: ['notifications/'],
+    values: ['db', 'workflow contracts', 'config', 'domain'],
+  },
+  { name: 'db', paths: ['db/'], values: ['workflow contracts', 'config', 'domain'] },
+  { name: 'pdf', paths: ['pdf/'], values: ['domain'] },
+  { name: 'provisioning', paths: ['temporal/provisioning/'], values: ['config', 'domain'] },
+  { name: 'workflow contracts', paths: WORKFLOW_CONTRACTS, values: ['domain'] },
+  { name: 'config', paths: ['config/'], values: ['domain'] },
+  { name: 'domain', paths: ['domain/'], values: [] },
+];
+
+/** The layer a project path belongs to: the one with the longest matching path. */
+function layerOf(path: string): Layer | undefined {
+  let found: Layer | undefined;
+  let length = -1;
+  for (const layer of LAYERS) {
+    for (const prefix of layer.paths) {
+      const matches = prefix.endsWith('/') ? path.startsWith(prefix) : path === prefix;
+      if (matches && prefix.length > length) {
+        found = layer;
+        length = prefix.length;
+      }
+    }
+  }
+  return found;
+}
+
+/** Whether `layer` may import `target` (a project path): its own layer, or one its allowances name. */
+function allowed(layer: Layer, target: string, typeOnly: boolean): boolean {
+  const targetLayer = layerOf(target);
+  if (targetLayer === layer) return true;
+  const allowances = typeOnly ? [...layer.values, ...(layer.types ?? [])] : layer.values;
+  return allowances.some((allowance) =>
+    allowance.includes('/') ? target === allowance : targetLayer?.name === allowance,
+  );
 }
 
 const CHECKED = [
@@ -106,12 +131,13 @@ const CHECKED = [
   'config',
   'workflows',
   'pdf',
-  'services',
   'db',
   'notifications',
   'activities',
   'temporal',
+  'services',
   'api',
+  'scripts',
   'web/src',
 ];
 
@@ -171,22 +197,17 @@ function importsOf(file: string, text: string): Import[] {
   return found;
 }
 
-function ruleOf(file: string): Rule | undefined {
-  return RULES.find(([prefix]) => file === prefix || file.startsWith(prefix))?.[1];
-}
-
-function allowed(targets: string[], target: string): boolean {
-  return targets.some((prefix) => target === prefix || target.startsWith(prefix));
-}
-
 describe('import rules (docs/architecture.md)', () => {
-  it('every file imports only what its folder may', async () => {
+  it('every file imports only from its layer and the layers below it', async () => {
     const violations: string[] = [];
     let checked = 0;
     for (const dir of CHECKED) {
       for (const file of await sourceFiles(dir)) {
-        const rule = ruleOf(file);
-        if (!rule) continue;
+        const layer = layerOf(file);
+        if (!layer) {
+          violations.push(`${file} belongs to no layer`);
+          continue;
+        }
         checked += 1;
         const text = await readFile(join(ROOT, file), 'utf8');
         for (const { specifier, typeOnly } of importsOf(file, text)) {
@@ -194,29 +215,53 @@ describe('import rules (docs/architecture.md)', () => {
           const target = relative(ROOT, resolve(dirname(join(ROOT, file)), specifier))
             .split(sep)
             .join('/');
-          if (target.startsWith(ownArea(file))) continue;
-          if (allowed(rule.values, target)) continue;
-          if (typeOnly && allowed(rule.types ?? [], target)) continue;
-          violations.push(`${file} imports ${typeOnly ? 'types from ' : ''}${target}`);
+          if (allowed(layer, target, typeOnly)) continue;
+          violations.push(
+            `${file} (${layer.name}) imports ${typeOnly ? 'types from ' : ''}${target} (${layerOf(target)?.name ?? 'no layer'})`,
+          );
         }
       }
     }
-    expect(checked).toBeGreaterThan(150);
+    expect(checked).toBeGreaterThan(500);
     expect(violations).toEqual([]);
+  });
+
+  it('has no exception: every allowance names a layer below (no upward import, no circle of layers)', () => {
+    const upward: string[] = [];
+    LAYERS.forEach((layer, index) => {
+      for (const allowance of [...layer.values, ...(layer.types ?? [])]) {
+        const target = allowance.includes('/')
+          ? layerOf(allowance)
+          : LAYERS.find((l) => l.name === allowance);
+        const at = target ? LAYERS.indexOf(target) : -1;
+        if (at <= index) upward.push(`${layer.name} → ${allowance}`);
+      }
+    });
+    expect(upward).toEqual([]);
   });
 
   it('catches a forbidden import (the check itself works)', () => {
     const imports = importsOf(
       'services/x.ts',
-      "import { a } from '../routes/v1/index.ts';\nimport type { B } from '../plugins/p.ts';\nexport { c } from './c.ts';",
+      "import { a } from '../api/routes/v1/index.ts';\nimport type { B } from '../activities/index.ts';\nexport { c } from './c.ts';",
     );
     expect(imports).toEqual([
-      { specifier: '../routes/v1/index.ts', typeOnly: false },
-      { specifier: '../plugins/p.ts', typeOnly: true },
+      { specifier: '../api/routes/v1/index.ts', typeOnly: false },
+      { specifier: '../activities/index.ts', typeOnly: true },
       { specifier: './c.ts', typeOnly: false },
     ]);
-    const rule = ruleOf('services/x.ts') as Rule;
-    expect(allowed(rule.values, 'api/routes/v1/index.ts')).toBe(false);
-    expect(allowed(rule.values, 'services/envelopes/find-envelope.ts')).toBe(true);
+    const services = layerOf('services/x.ts') as Layer;
+    expect(services.name).toBe('services');
+    expect(allowed(services, 'api/routes/v1/index.ts', false)).toBe(false);
+    expect(allowed(services, 'activities/index.ts', true)).toBe(false);
+    expect(allowed(services, 'temporal/worker/worker.ts', true)).toBe(false);
+    expect(allowed(services, 'workflows/envelope.ts', true)).toBe(false);
+    expect(allowed(services, 'services/envelopes/find-envelope.ts', false)).toBe(true);
+    expect(allowed(services, 'temporal/deadline.ts', false)).toBe(true);
+    expect(allowed(services, 'workflows/contracts.ts', false)).toBe(true);
+    const workflow = layerOf('workflows/envelope-run.ts') as Layer;
+    expect(allowed(workflow, 'activities/index.ts', true)).toBe(true);
+    expect(allowed(workflow, 'activities/index.ts', false)).toBe(false);
+    expect(allowed(layerOf('workflows/rounds.ts') as Layer, 'workflows/envelope.ts', false)).toBe(false);
   });
 });

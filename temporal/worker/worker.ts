@@ -2,11 +2,11 @@
 // attempts never delays envelope work). Both register every workflow of workflows/ and every activity.
 import { fileURLToPath } from 'node:url';
 import { type NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
-import type { Activities } from '../activities/index.ts';
-import { ENVELOPE_TASK_QUEUE } from '../workflows/contracts.ts';
-import { WEBHOOK_TASK_QUEUE } from '../workflows/webhook-contracts.ts';
+import type { Activities } from '../../activities/index.ts';
+import { ENVELOPE_TASK_QUEUE } from '../../workflows/contracts.ts';
+import { WEBHOOK_TASK_QUEUE } from '../../workflows/webhook-contracts.ts';
 
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+export const WORKFLOWS_PATH = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
 
 export interface EnvelopeWorkerOptions {
   connection: NativeConnection;

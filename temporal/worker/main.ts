@@ -1,18 +1,24 @@
 // Entry point of the worker process (`npm run worker`): runs envelope workflows, webhook deliveries and
 // their activities against an existing PostgreSQL and Temporal. Start as many as the load needs.
-import { bundleWorkflowCode, DefaultLogger, type LogLevel, Runtime } from '@temporalio/worker';
-import { loadFinalizationSeal } from '../activities/finalize.ts';
-import { createActivities, finalizeSealingSettings } from '../activities/index.ts';
-import { webhookDeliverySettings } from '../activities/webhooks.ts';
-import { loadConfigOrExit } from '../config/config.ts';
-import { createLogger } from '../config/logger.ts';
-import { watchSupervisor } from '../config/shutdown.ts';
-import { createOrm } from '../db/orm.ts';
-import { resumeBulkSends } from './bulk-sends.ts';
-import { connectClient, connectWorker } from './connection.ts';
-import { ensureRetentionSchedule } from './retention-schedule.ts';
-import { ensureSearchAttributes } from './search-attributes.ts';
-import { RESUME_AFTER_MS, resumePendingWebhookDeliveries } from './webhook-deliveries.ts';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  type LogLevel,
+  NativeConnection,
+  Runtime,
+} from '@temporalio/worker';
+import { loadFinalizationSeal } from '../../activities/finalize.ts';
+import { createActivities, finalizeSealingSettings } from '../../activities/index.ts';
+import { webhookDeliverySettings } from '../../activities/webhooks.ts';
+import { loadConfigOrExit } from '../../config/config.ts';
+import { createLogger } from '../../config/logger.ts';
+import { watchSupervisor } from '../../config/shutdown.ts';
+import { createOrm } from '../../db/orm.ts';
+import { resumeBulkSends } from '../bulk-sends.ts';
+import { connectClient } from '../connection.ts';
+import { ensureRetentionSchedule } from '../retention-schedule.ts';
+import { ensureSearchAttributes } from '../search-attributes.ts';
+import { RESUME_AFTER_MS, resumePendingWebhookDeliveries } from '../webhook-deliveries.ts';
 import { createEnvelopeWorker, createWebhookWorker, WORKFLOWS_PATH } from './worker.ts';
 
 const config = loadConfigOrExit();
@@ -77,7 +83,7 @@ try {
     );
   }
 
-  const connection = await connectWorker(config.temporal);
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
   const activities = createActivities({
     orm,
     webhooks: webhookDeliverySettings(
