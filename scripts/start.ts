@@ -16,7 +16,7 @@ import { createOrm, migrateToLatest } from '../db/orm.ts';
 import { ensureDevelopmentCa } from '../pdf/sealing/development-ca.ts';
 import { connectClient } from '../temporal/connection.ts';
 import { explainProvisioningFailure } from '../temporal/provisioning/failures.ts';
-import { describeProvisioned } from '../temporal/provisioning/shared.ts';
+import { describeProvisioned } from '../provisioning/shared.ts';
 import { provisionDevServer } from '../temporal/provisioning/temporal-cli.ts';
 import { ensureSearchAttributes } from '../temporal/search-attributes.ts';
 import { seedDemo } from './demo/seed-demo.ts';

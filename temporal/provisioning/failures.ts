@@ -1,6 +1,6 @@
 // One error for a Temporal server that would not start (typically the SDK's own download failing offline):
 // what went wrong, where Sigil looked, and how to provide the server.
-import { NAMES, ProvisioningError, type ServerKind } from './shared.ts';
+import { NAMES, ProvisioningError, type ServerKind } from '../../provisioning/shared.ts';
 import { devServerLookups, howToProvideDevServer } from './temporal-cli.ts';
 import { howToProvideTestServer, testServerLookups } from './test-server.ts';
 

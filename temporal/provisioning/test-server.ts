@@ -14,7 +14,6 @@ import {
   collectLines,
   defaultLog,
   describeExit,
-  existingPath,
   findOnPath,
   formatDuration,
   heartbeat,
@@ -22,17 +21,16 @@ import {
   isExecutableFile,
   type Log,
   onPathSync,
-  type ProvisionedServer,
   ProvisioningError,
   type ProvisionOptions,
   pushTail,
   removeLeftovers,
   requireExecutable,
   runCommand,
-  sdkDownload,
   sleep,
   withLock,
-} from './shared.ts';
+} from '../../provisioning/shared.ts';
+import { existingPath, type ProvisionedServer, sdkDownload } from './server.ts';
 
 /** io.temporal:temporal-test-server release resolved from Maven Central. */
 export const TEMPORAL_TEST_SERVER_VERSION = '1.38.0';

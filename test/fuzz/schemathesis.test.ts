@@ -35,7 +35,7 @@ import { createOAuthClient } from '../../services/oauth-clients/create-oauth-cli
 import { createOrganization } from '../../services/organizations/create-organization.ts';
 import { createTemplate } from '../../services/templates/create-template.ts';
 import { createWebhookEndpoint } from '../../services/webhooks/create-webhook-endpoint.ts';
-import { provisionSchemathesis } from '../../temporal/provisioning/schemathesis.ts';
+import { provisionSchemathesis } from '../../provisioning/schemathesis.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { buildTestApp, listenLocally, productionConfig } from '../support/api.ts';
 import { openTestContext, type TestContext, TWO_SIGNERS } from '../support/context.ts';

@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { provisionChromium } from '../../temporal/provisioning/chromium.ts';
+import { provisionChromium } from '../../provisioning/chromium.ts';
 
 const CHROMIUM_FLAGS = [
   '--no-sandbox',

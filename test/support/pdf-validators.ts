@@ -1,12 +1,12 @@
 // Runs the two independent PDF signature validators (poppler's pdfsig and pyHanko, provisioned by
-// temporal/provisioning/pdf-validators.ts) on a PDF and parses what they print into plain values a test can
+// provisioning/pdf-validators.ts) on a PDF and parses what they print into plain values a test can
 // assert on. The parsers follow the text of pdfsig 22.12 and pyHanko 0.38 (CLI 0.6) `--pretty-print`: output
 // they cannot read is an error showing that output, never a silent "invalid".
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pdfValidatorPaths } from '../../temporal/provisioning/pdf-validators.ts';
+import { pdfValidatorPaths } from '../../provisioning/pdf-validators.ts';
 
 const PDFSIG_TIMEOUT_MS = 60_000;
 const PYHANKO_TIMEOUT_MS = 180_000;

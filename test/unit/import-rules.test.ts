@@ -44,6 +44,7 @@ const WORKFLOW_FUNCTIONS = [
 
 const SERVER = ['domain', 'config', 'workflow contracts', 'pdf', 'db', 'notifications', 'temporal client'];
 const SERVICES = ['services', 'service security', 'service errors'];
+const PROVISIONING = ['provisioning entry', 'temporal provisioning', 'provisioning'];
 
 /** Top to bottom. A layer may import only from itself and from layers below it. */
 const LAYERS: Layer[] = [
@@ -63,7 +64,7 @@ const LAYERS: Layer[] = [
   {
     name: 'scripts',
     paths: ['scripts/'],
-    values: ['api', 'worker', 'activities', ...SERVICES, ...SERVER, 'provisioning'],
+    values: ['api', 'worker', 'activities', ...SERVICES, ...SERVER, ...PROVISIONING],
   },
   // The API process: HTTP, tRPC and the CLI, over the use cases. Never the worker's parts.
   { name: 'api', paths: ['api/'], values: [...SERVICES, ...SERVER] },
@@ -94,7 +95,19 @@ const LAYERS: Layer[] = [
   },
   { name: 'db', paths: ['db/'], values: ['workflow contracts', 'config', 'domain'] },
   { name: 'pdf', paths: ['pdf/'], values: ['domain'] },
-  { name: 'provisioning', paths: ['temporal/provisioning/'], values: ['config', 'domain'] },
+  // Tools Sigil provisions for itself and its tests (`npm run provision`): the entry, the Temporal servers'
+  // provisioning, and the shared parts with Chromium, Schemathesis and the PDF validators.
+  {
+    name: 'provisioning entry',
+    paths: ['provisioning/cli.ts'],
+    values: ['temporal provisioning', 'provisioning', 'config', 'domain'],
+  },
+  {
+    name: 'temporal provisioning',
+    paths: ['temporal/provisioning/'],
+    values: ['provisioning', 'config', 'domain'],
+  },
+  { name: 'provisioning', paths: ['provisioning/'], values: ['config', 'domain'] },
   { name: 'workflow contracts', paths: WORKFLOW_CONTRACTS, values: ['domain'] },
   { name: 'config', paths: ['config/'], values: ['domain'] },
   { name: 'domain', paths: ['domain/'], values: [] },
@@ -137,6 +150,7 @@ const CHECKED = [
   'temporal',
   'services',
   'api',
+  'provisioning',
   'scripts',
   'web/src',
 ];

@@ -5,8 +5,8 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { provisionChromium } from '../../temporal/provisioning/chromium.ts';
-import { ProvisioningError } from '../../temporal/provisioning/shared.ts';
+import { provisionChromium } from '../../provisioning/chromium.ts';
+import { ProvisioningError } from '../../provisioning/shared.ts';
 
 let root: string;
 let bin: string; // stands for /usr/bin: where the fake apt-get installs chromium

@@ -10,8 +10,8 @@ import {
   SCHEMATHESIS_VERSION,
   schemathesisCachePath,
   schemathesisVenvPath,
-} from '../../temporal/provisioning/schemathesis.ts';
-import { ProvisioningError } from '../../temporal/provisioning/shared.ts';
+} from '../../provisioning/schemathesis.ts';
+import { ProvisioningError } from '../../provisioning/shared.ts';
 
 let root: string;
 let bin: string; // on PATH

@@ -1,22 +1,17 @@
 // `npm run provision`: provisions what Sigil runs itself ahead of time; `npm test` runs it first (`pretest`,
 // with --all), which is what fetches the Temporal CLI, the Java test server, Chromium, Schemathesis and the two
 // PDF signature validators (pdfsig, pyHanko) on a fresh machine.
-//   node temporal/provisioning/cli.ts [--all|--dev-server|--test-server|--chromium|--schemathesis|
+//   node provisioning/cli.ts [--all|--dev-server|--test-server|--chromium|--schemathesis|
 //     --pdf-validators|--pdfsig|--pyhanko] [--json]
 // Progress goes to stderr; one result line per part (or the JSON with --json) to stdout. Exit code 1 when a
 // part could not be provided (its error says what to install or which variable to set).
-import { loadConfigOrExit } from '../../config/config.ts';
+import { loadConfigOrExit } from '../config/config.ts';
+import { provisionDevServer } from '../temporal/provisioning/temporal-cli.ts';
+import { provisionTimeSkippingServer } from '../temporal/provisioning/test-server.ts';
 import { provisionChromium } from './chromium.ts';
 import { provisionPdfsig, provisionPyhanko } from './pdf-validators.ts';
 import { provisionSchemathesis } from './schemathesis.ts';
-import {
-  describeProvisioned,
-  type Provisioned,
-  type ProvisionedServer,
-  type ProvisionKind,
-} from './shared.ts';
-import { provisionDevServer } from './temporal-cli.ts';
-import { provisionTimeSkippingServer } from './test-server.ts';
+import { describeProvisioned, type Provisioned, type ProvisionKind } from './shared.ts';
 
 const ALL: readonly ProvisionKind[] = [
   'dev-server',
@@ -27,7 +22,7 @@ const ALL: readonly ProvisionKind[] = [
   'pyhanko',
 ];
 
-const USAGE = `Usage: node temporal/provisioning/cli.ts [--all|--dev-server|--test-server|--chromium|--schemathesis|
+const USAGE = `Usage: node provisioning/cli.ts [--all|--dev-server|--test-server|--chromium|--schemathesis|
          --pdf-validators|--pdfsig|--pyhanko] [--json]
   --all             everything below (the default)
   --dev-server      the Temporal CLI (dev server + Web UI); nothing to do when TEMPORAL_ADDRESS is set
@@ -41,7 +36,7 @@ const USAGE = `Usage: node temporal/provisioning/cli.ts [--all|--dev-server|--te
 `;
 
 type Outcome =
-  | ({ status: 'provisioned' } & (Provisioned | ProvisionedServer))
+  | ({ status: 'provisioned' } & Provisioned)
   | { status: 'skipped'; kind: ProvisionKind; reason: string }
   | { status: 'failed'; kind: ProvisionKind; error: string };
 
@@ -93,7 +88,7 @@ for (const kind of kinds) {
   }
 }
 
-function provision(kind: ProvisionKind): Promise<Provisioned | ProvisionedServer> {
+function provision(kind: ProvisionKind): Promise<Provisioned> {
   switch (kind) {
     case 'dev-server':
       return provisionDevServer({ cliPath: config.temporal.cliPath, cacheDir: config.cacheDir, log });

@@ -7,7 +7,6 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { access, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
-import type { EphemeralServerExecutable } from '@temporalio/testing';
 
 /** The two Temporal servers Sigil runs itself. */
 export type ServerKind = 'dev-server' | 'test-server';
@@ -33,12 +32,6 @@ export interface Provisioned {
   path: string | undefined;
   /** Version when known. */
   version: string | undefined;
-}
-
-export interface ProvisionedServer extends Provisioned {
-  kind: ServerKind;
-  /** What to pass as `server.executable` to `@temporalio/testing`. */
-  executable: EphemeralServerExecutable;
 }
 
 export interface ProvisionOptions {
@@ -91,35 +84,12 @@ export function defaultLog(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
-/** The SDK's own download directory, the last resort for the Temporal servers (needs internet access). */
-export function sdkDownloadDir(cacheDir: string): string {
-  return join(cacheDir, 'sdk-downloads');
-}
-
-export function existingPath(
-  kind: ServerKind,
-  source: ProvisionSource,
-  path: string,
-  version: string | undefined,
-): ProvisionedServer {
-  return { kind, source, executable: { type: 'existing-path', path }, path, version };
-}
-
-export function sdkDownload(kind: ServerKind, cacheDir: string): ProvisionedServer {
-  return {
-    kind,
-    source: 'sdk-download',
-    executable: { type: 'cached-download', downloadDir: sdkDownloadDir(cacheDir) },
-    path: undefined,
-    version: undefined,
-  };
-}
-
 /** One line for logs, e.g. "dev-server: cache /home/x/.cache/sigil/temporal-cli/v1.9.1/temporal (1.9.1)". */
-export function describeProvisioned(item: Provisioned | ProvisionedServer): string {
+export function describeProvisioned(
+  item: Provisioned & { executable?: { type: string; downloadDir?: string | undefined } },
+): string {
   if (item.source === 'sdk-download') {
-    const executable = 'executable' in item ? item.executable : undefined;
-    const dir = executable?.type === 'cached-download' ? executable.downloadDir : undefined;
+    const dir = item.executable?.type === 'cached-download' ? item.executable.downloadDir : undefined;
     return `${item.kind}: sdk-download into ${dir} on first use (needs internet access)`;
   }
   return `${item.kind}: ${item.source} ${item.path}${item.version ? ` (${item.version})` : ''}`;
