@@ -4,7 +4,7 @@
 // the application routes' schemas stay out of /api/v1's document (docs/app-api.md).
 import { z } from 'zod';
 import { IsoDateTime, offsetPage, safeText, uuidOf } from './common.ts';
-import { CreateEnvelopeRequest } from './envelope.ts';
+import { CreateEnvelopeRequest, EnvelopeView, RecipientView } from './envelope.ts';
 import {
   AUTHENTICATION_METHODS,
   BULK_SEND_RECIPIENT_PARTS,
@@ -125,10 +125,31 @@ export const BulkSendRowsQuery = z.object({
   ...offsetPage(BULK_SEND_LIMITS.page, 'rows'),
 });
 
+/**
+ * What a row's page reads of the create request stored with the row (services/bulk-sends/read-bulk-file.ts
+ * checked it as CreateEnvelopeRequest; the send parses it whole): its reference and its recipients' names and
+ * contact data, as the envelope's view types them.
+ */
+export const StoredBulkSendRequest = z.object({
+  externalReference: EnvelopeView.shape.externalReference.optional(),
+  recipients: z
+    .array(
+      RecipientView.pick({ roleName: true, fullName: true, email: true, phone: true }).partial({
+        email: true,
+        phone: true,
+      }),
+    )
+    .optional(),
+});
+
 export const BulkSendRowView = z.object({
   row: z.number().int().describe('The row as a spreadsheet numbers it (the header is row 1)'),
   status: z.enum(BULK_SEND_ROW_STATUSES),
-  recipients: z.array(z.object({ roleName: z.string(), fullName: z.string(), contact: z.string() })),
+  recipients: z.array(
+    RecipientView.pick({ roleName: true, fullName: true }).extend({
+      contact: z.string().describe('The email address, else the phone number, the row gave'),
+    }),
+  ),
   externalReference: z.string().nullable(),
   envelopeId: z.uuid().nullable(),
   error: z.string().nullable(),

@@ -112,7 +112,16 @@ const Person = z.object({ id: z.uuid(), fullName: z.string() });
 const Named = z.object({ id: z.uuid(), name: z.string() });
 
 const Envelope = EnvelopeView.shape;
-const Recipient = RecipientView.shape;
+
+/** A recipient in a row of the list. */
+export const DocumentListRecipient = RecipientView.pick({
+  id: true,
+  fullName: true,
+  email: true,
+  type: true,
+  status: true,
+});
+export type DocumentListRecipient = z.output<typeof DocumentListRecipient>;
 
 /** What the list and the envelope page both show of an envelope. */
 const DocumentFields = {
@@ -135,15 +144,7 @@ const DocumentFields = {
 export const DocumentListItem = z.object({
   ...DocumentFields,
   recipients: z
-    .array(
-      z.object({
-        id: z.uuid(),
-        fullName: z.string(),
-        email: z.string().nullable(),
-        type: Recipient.type,
-        status: Recipient.status,
-      }),
-    )
+    .array(DocumentListRecipient)
     .describe(`The first ${DOCUMENT_LIMITS.recipientsPerRow} recipients in signing order`),
   recipientCount: z.number().int(),
   completedCount: z.number().int().describe('Recipients who completed'),
@@ -180,24 +181,13 @@ export const DocumentFilters = z.object({
 });
 export type DocumentFilters = z.output<typeof DocumentFilters>;
 
-export const DocumentRecipient = z.object({
-  id: z.uuid(),
-  roleName: z.string(),
-  fullName: z.string(),
-  email: z.string().nullable(),
-  phone: z.string().nullable(),
-  type: Recipient.type,
-  deliveryChannel: Recipient.deliveryChannel,
-  authenticationMethod: Recipient.authenticationMethod,
-  signingOrder: z.number().int(),
+/** A recipient on the envelope's page: the API's view of it but its language, with its round and link. */
+export const DocumentRecipient = RecipientView.omit({ language: true }).extend({
   round: z
     .number()
     .int()
     .nullable()
     .describe('The signing round (1-based) the recipient acts in; null for Cc'),
-  required: z.boolean(),
-  status: Recipient.status,
-  completedAt: IsoDateTime.nullable(),
   signingLink: z
     .boolean()
     .describe(

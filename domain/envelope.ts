@@ -37,6 +37,16 @@ export const RecipientView = z
   .meta({ id: 'Recipient' });
 export type RecipientView = z.output<typeof RecipientView>;
 
+/*
+ * Every other shape of a recipient is derived from RecipientView: what a create writes (below), the
+ * business app's rows and pages (domain/document.ts), a bulk send's rows (domain/bulk-send.ts) and the audit
+ * trail's table (pdf/render-audit-trail.ts).
+ */
+
+/** A recipient as a create writes it: the view's fields but those the recipient's progress sets. */
+export const NewRecipient = RecipientView.omit({ id: true, status: true, completedAt: true });
+export type NewRecipient = z.output<typeof NewRecipient>;
+
 export const InitialValue = z.object({
   fieldDefinitionId: z.string().regex(UUID_PATTERN, 'fieldDefinitionId must be a uuid'),
   value: z.unknown(),

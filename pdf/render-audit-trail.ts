@@ -25,7 +25,8 @@
 // automatic reminders, expiry, delivery failures and finalization; an operator for a retried final PDF (the
 // sender when the business app's sender asked for it: `requested_by: "sender"`).
 import { PDFDocument, type PDFPage, type RGB, rgb } from 'pdf-lib';
-import type { EnvelopeStatus, RecipientStatus, RecipientType } from '../domain/vocabulary.ts';
+import type { RecipientView } from '../domain/envelope.ts';
+import type { EnvelopeStatus } from '../domain/vocabulary.ts';
 import type { Direction } from './bidi.ts';
 import { PdfRenderError } from './errors.ts';
 import { DocumentFonts, type FontWeight } from './fonts.ts';
@@ -35,22 +36,16 @@ import { LINE_HEIGHT, TextKit, type TextLine } from './text.ts';
 
 export { PdfRenderError } from './errors.ts';
 
-export interface AuditTrailRecipient {
-  /** The recipient's id: events name their recipient through it. */
-  id: string;
-  fullName: string;
-  email: string | null;
-  phone: string | null;
-  roleName: string;
-  type: RecipientType;
-  signingOrder: number;
-  status: RecipientStatus;
-  completedAt: Date | null;
-  language: string | null;
-  /** Shown when given (the envelope's recipient records carry both). */
-  deliveryChannel?: string | null;
-  authenticationMethod?: string | null;
-}
+/**
+ * A recipient in the audit trail: the API's view of it (domain/envelope.ts) but `required`, its completion as a
+ * Date, and its channel and authentication shown when given (the envelope's recipient records carry both).
+ * Events name their recipient by its `id`.
+ */
+export type AuditTrailRecipient = Omit<
+  RecipientView,
+  'required' | 'completedAt' | 'deliveryChannel' | 'authenticationMethod'
+> &
+  Partial<Pick<RecipientView, 'deliveryChannel' | 'authenticationMethod'>> & { completedAt: Date | null };
 
 export interface AuditTrailEvent {
   sequence: number;

@@ -15,14 +15,15 @@ import {
   listBulkSends,
 } from '../../db/bulk-sends.ts';
 import { lockOrganization } from '../../db/usage-reservations.ts';
-import type {
-  BulkSendCheck,
-  BulkSendList,
-  BulkSendListQuery,
-  BulkSendRequest,
-  BulkSendRows,
-  BulkSendRowsQuery,
-  BulkSendView,
+import {
+  type BulkSendCheck,
+  type BulkSendList,
+  type BulkSendListQuery,
+  type BulkSendRequest,
+  type BulkSendRows,
+  type BulkSendRowsQuery,
+  type BulkSendView,
+  StoredBulkSendRequest,
 } from '../../domain/bulk-send.ts';
 import { startBulkSendWorkflow } from '../../temporal/bulk-sends.ts';
 import {
@@ -213,10 +214,7 @@ export async function bulkSendRows(
   const next = query.offset + rows.length;
   return {
     items: rows.map((row) => {
-      const request = row.request as {
-        externalReference?: string;
-        recipients?: { roleName: string; fullName: string; email?: string; phone?: string }[];
-      };
+      const request = StoredBulkSendRequest.parse(row.request);
       return {
         row: row.row_number,
         status: row.status,

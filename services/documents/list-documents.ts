@@ -7,15 +7,11 @@ import {
   type DocumentList,
   type DocumentListItem,
   DocumentListQuery,
+  type DocumentListRecipient,
   decodeDocumentCursor,
   encodeDocumentCursor,
 } from '../../domain/document.ts';
-import type {
-  EnvelopeStatus,
-  RecipientStatus,
-  RecipientType,
-  WorkflowType,
-} from '../../domain/vocabulary.ts';
+import type { EnvelopeStatus, WorkflowType } from '../../domain/vocabulary.ts';
 import type { DataContext } from '../context.ts';
 import { parseInput } from '../validation.ts';
 import { type Condition, type DocumentReader, visibleTo } from './document-reader.ts';
@@ -43,14 +39,7 @@ interface DocumentRow {
   waits_on_sender: boolean;
 }
 
-interface RecipientRow {
-  envelope_id: string;
-  id: string;
-  full_name: string;
-  email: string | null;
-  type: RecipientType;
-  status: RecipientStatus;
-}
+type RecipientRow = DocumentListRecipient & { envelope_id: string };
 
 /** The sender, team and template of an envelope (alias `e`), and the envelope's own columns. */
 export const DOCUMENT_COLUMNS = `e.id, e.title, e.status, e.workflow_type, e.created_at,
@@ -159,7 +148,7 @@ async function recipientsOf(ctx: DataContext, envelopeIds: string[]): Promise<Ma
   const byEnvelope = new Map<string, RecipientRow[]>();
   if (envelopeIds.length === 0) return byEnvelope;
   const rows = await ctx.em.execute<RecipientRow[]>(
-    `select r.envelope_id, r.id, r.full_name, r.email, r.type, r.status from recipient r
+    `select r.envelope_id, r.id, r.full_name as "fullName", r.email, r.type, r.status from recipient r
      where r.envelope_id in (${envelopeIds.map(() => '?').join(', ')})
      order by r.envelope_id, r.signing_order, r.position, r.id`,
     envelopeIds,
@@ -175,13 +164,9 @@ async function recipientsOf(ctx: DataContext, envelopeIds: string[]): Promise<Ma
 function listItem(row: DocumentRow, recipients: RecipientRow[]): DocumentListItem {
   return {
     ...documentFields(row),
-    recipients: recipients.slice(0, DOCUMENT_LIMITS.recipientsPerRow).map((recipient) => ({
-      id: recipient.id,
-      fullName: recipient.full_name,
-      email: recipient.email,
-      type: recipient.type,
-      status: recipient.status,
-    })),
+    recipients: recipients
+      .slice(0, DOCUMENT_LIMITS.recipientsPerRow)
+      .map(({ envelope_id: _envelope, ...recipient }) => recipient),
     recipientCount: recipients.length,
     completedCount: recipients.filter((recipient) => recipient.status === 'Completed').length,
     actionNeeded: row.waits_on_recipient ? 'recipient' : row.waits_on_sender ? 'sender' : null,

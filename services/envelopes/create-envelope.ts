@@ -20,11 +20,11 @@ import {
   CreateEnvelopeFromFileRequest,
   CreateEnvelopeRequest,
   type EnvelopeView,
+  type NewRecipient,
 } from '../../domain/envelope.ts';
 import type { FieldProperties } from '../../domain/template.ts';
 import type {
   AuthenticationMethod,
-  DeliveryChannel,
   FieldType,
   RecipientType,
   WorkflowType,
@@ -66,19 +66,8 @@ export interface ValidatedEnvelopeRequest {
   externalReference: string | null;
   externalSystem: string | null;
   externalMetadataJson: string | null;
-  recipients: {
-    roleId: string | null;
-    roleName: string;
-    fullName: string;
-    email: string | null;
-    phone: string | null;
-    signingOrder: number;
-    deliveryChannel: DeliveryChannel;
-    authenticationMethod: AuthenticationMethod;
-    type: RecipientType;
-    language: string | null;
-    required: boolean;
-  }[];
+  /** Each with the template role it fills (null: a role the template no longer has). */
+  recipients: (NewRecipient & { roleId: string | null })[];
   initialValues: { fieldDefinitionId: string; value: unknown }[];
 }
 
