@@ -16,6 +16,7 @@ import {
   NotFound,
   ServiceUnavailable,
 } from '../../services/errors.ts';
+import { type IssueRule, issueRule } from '../../services/validation.ts';
 import { isTemporalUnavailable } from '../../temporal/deadline.ts';
 
 /** The specification's error body. */
@@ -32,8 +33,11 @@ export function errorBody(error: AppError, requestId: string): ErrorBody {
   };
 }
 
-/** A request that failed validation: one detail per problem (the field's dotted path), the first one in the message. */
-export function invalidRequest(details: { field: string; message: string }[]): InvalidRequest {
+/**
+ * A request that failed validation: one detail per problem — the field's dotted path, the message, and the rule
+ * it broke (`code`, `params`: services/validation.ts) — the first one in the message.
+ */
+export function invalidRequest(details: ({ field: string; message: string } & IssueRule)[]): InvalidRequest {
   const first = details[0];
   const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';
   return new InvalidRequest(
@@ -119,6 +123,7 @@ export function clientErrorOf(error: unknown): AppError | undefined {
       error.validation.map((issue) => ({
         field: [error.validationContext, ...issue.instancePath.split('/').filter(Boolean)].join('.'),
         message: issue.message ?? 'is invalid',
+        ...issueRule({ ...issue.params, code: issue.keyword }),
       })),
     );
   }

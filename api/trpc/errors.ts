@@ -6,6 +6,7 @@
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { AppError } from '../../services/errors.ts';
+import { issueRule, type ValidationIssue } from '../../services/validation.ts';
 import { invalidRequest } from '../http/errors.ts';
 
 /** Where a top-level input key came from, named as /api/v1's validation errors name it. */
@@ -13,11 +14,10 @@ export type InputSource = (key: string | undefined) => 'params' | 'querystring' 
 
 type PathSegment = PropertyKey | { key: PropertyKey };
 
-interface Issue {
+interface Issue extends ValidationIssue {
   path?: readonly PathSegment[];
   message: string;
   /** zod's `unrecognized_keys`: fields the input does not define, under `path`. */
-  code?: string;
   keys?: readonly string[];
 }
 
@@ -31,16 +31,20 @@ export function fromTRPCError(error: unknown, sourceOf: InputSource): unknown {
   const issues = inputIssues(error);
   if (issues) {
     return invalidRequest(
-      issues.flatMap((issue) => {
+      issues.flatMap((issue): Parameters<typeof invalidRequest>[0] => {
         const path = (issue.path ?? []).map((segment) =>
           String(typeof segment === 'object' && segment !== null ? segment.key : segment),
         );
         const field = (at: string[]) => [sourceOf(at[0]), ...at].join('.');
         // An unknown field is named itself (`body.events`), one detail each, not the object holding it.
         if (issue.code === 'unrecognized_keys' && issue.keys && issue.keys.length > 0) {
-          return issue.keys.map((key) => ({ field: field([...path, key]), message: UNKNOWN_FIELD }));
+          return issue.keys.map((key) => ({
+            field: field([...path, key]),
+            message: UNKNOWN_FIELD,
+            code: 'unrecognized_keys',
+          }));
         }
-        return [{ field: field(path), message: issue.message }];
+        return [{ field: field(path), message: issue.message, ...issueRule(issue) }];
       }),
     );
   }

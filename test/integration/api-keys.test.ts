@@ -214,9 +214,21 @@ describe('API keys: made in the application, used at the token endpoint', () => 
       'invalid_request',
     );
     expect(error.details).toEqual([
-      { field: 'body.ipAllowlist.2', message: '"not-an-ip" is not an IP address or CIDR range' },
-      { field: 'body.ipAllowlist.3', message: '"10.0.0.0/33" has an invalid prefix length (0-32 for IPv4)' },
-      { field: 'body.ipAllowlist.5', message: '"example.com" is not an IP address or CIDR range' },
+      {
+        field: 'body.ipAllowlist.2',
+        message: '"not-an-ip" is not an IP address or CIDR range',
+        code: 'custom',
+      },
+      {
+        field: 'body.ipAllowlist.3',
+        message: '"10.0.0.0/33" has an invalid prefix length (0-32 for IPv4)',
+        code: 'custom',
+      },
+      {
+        field: 'body.ipAllowlist.5',
+        message: '"example.com" is not an IP address or CIDR range',
+        code: 'custom',
+      },
     ]);
     const other = await refused(
       call(admin, 'POST', '/api/api-keys', { name: '   ', scopes: ['admin.everything'] }),
@@ -254,7 +266,11 @@ describe('API keys: made in the application, used at the token endpoint', () => 
       'invalid_request',
     );
     expect(changed.details).toEqual([
-      { field: 'body.ipAllowlist.1', message: '"10.1.2.3/-1" has an invalid prefix length (0-32 for IPv4)' },
+      {
+        field: 'body.ipAllowlist.1',
+        message: '"10.1.2.3/-1" has an invalid prefix length (0-32 for IPv4)',
+        code: 'custom',
+      },
     ]);
     // PUT replaces all three: a left-out allowlist is refused, not taken for "any source".
     const missing = await refused(

@@ -293,8 +293,14 @@ describe('the transport and its one error mapping', () => {
 
     const badQuery = await bare.inject({ method: 'GET', url: '/api/test/things?search=a' });
     expect(badQuery.statusCode).toBe(400);
+    // Each detail also says the rule the field broke (docs/app-api.md, "The rule a refused field broke").
     expect(badQuery.json().error.details).toEqual([
-      { field: 'querystring.search', message: expect.any(String) },
+      {
+        field: 'querystring.search',
+        message: expect.any(String),
+        code: 'too_small',
+        params: { origin: 'string', minimum: 2, inclusive: true },
+      },
     ]);
 
     const missingQuery = await bare.inject({ method: 'GET', url: '/api/test/things' });
@@ -306,7 +312,14 @@ describe('the transport and its one error mapping', () => {
       payload: { name: 'ok', count: 'three' },
       headers: { origin: ORIGIN },
     });
-    expect(wrongType.json().error.details).toEqual([{ field: 'body.count', message: expect.any(String) }]);
+    expect(wrongType.json().error.details).toEqual([
+      {
+        field: 'body.count',
+        message: expect.any(String),
+        code: 'invalid_type',
+        params: { expected: 'number' },
+      },
+    ]);
 
     // Malformed JSON never reaches the procedure: Fastify's own 400, in the same body.
     const malformed = await bare.inject({
