@@ -4,13 +4,15 @@
 // lands on the envelope's page; both recipients sign through the links the development capture holds, the page
 // shows Completed without reloading, and the signed PDF downloads. A one-off PDF gets a Signature dragged on
 // with the builder's own components and a recipient picked with a pointer, and is saved as a draft. GroupedRounds
-// shows its rounds as columns; the page in Hebrew (right to left) on a 375-pixel phone; axe-core's WCAG 2.1 AA
-// rules on every screen; screenshots go to test/artifacts/web/.
+// shows its rounds as columns; the page in Hebrew (right to left) on a 375-pixel phone; a refused recipient said in
+// Hebrew beside its empty fields, with their red border; axe-core's WCAG 2.1 AA rules on every screen;
+// screenshots go to test/artifacts/web/.
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { TemplateField } from '../../db/entities/index.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
 import { findEnvelope } from '../../services/envelopes/find-envelope.ts';
+import he from '../../web/src/lib/i18n/he.json' with { type: 'json' };
 import type { ApiHarness } from '../support/api.ts';
 import {
   eventually,
@@ -179,7 +181,7 @@ describe('the business app: sending', () => {
     await card.getByLabel('Email address').fill('');
     await page.getByRole('button', { name: 'Save as draft' }).click();
     await eventually(() => card.locator('.app-field-error').allTextContents()).toContain(
-      'email is required for the Email channel',
+      'Enter an email address: the link is sent there.',
     );
     await expectAccessible(page, 'send page, one-off PDF refused');
     await browser.screenshot(page, 'app-send-file-en-desktop');
@@ -194,6 +196,51 @@ describe('the business app: sending', () => {
       .fork()
       .find(TemplateField, { templateId: envelope.templateId as string });
     expect(fields.map((field) => field.type)).toEqual(['Signature']);
+  });
+
+  it("says a refused recipient's empty fields in Hebrew beside them, each with the red border", async () => {
+    const { sender, templateId } = await senderWithTemplate();
+    await call(sender, 'PUT', '/api/auth/me/preferences', { language: 'he' });
+    for (const [device, size] of [
+      ['desktop', DESKTOP],
+      ['phone', PHONE],
+    ] as const) {
+      const page = await browser.newPage(size);
+      await signIn(page, baseUrl, sender.email, sender.password);
+      await eventually(() => page.locator('html').getAttribute('lang')).toBe('he');
+      await page.goto(`${baseUrl}/app/send?template=${templateId}`);
+      const card = page.getByTestId('recipient-Client');
+      await eventually(() => card.count()).toBe(1);
+      // Neither a name nor an address, by the Email channel: the server refuses both fields.
+      await page.getByRole('button', { name: 'שמירה כטיוטה' }).click();
+      const name = card.getByRole('combobox', { name: 'שם (Client)' });
+      const email = card.locator('input[type="email"]');
+      await eventually(() => name.getAttribute('aria-invalid')).toBe('true');
+      expect(await email.getAttribute('aria-invalid')).toBe('true');
+      const said = async (input: typeof name) => {
+        const ids = ((await input.getAttribute('aria-describedby')) ?? '').split(' ');
+        const errorId = ids.find((id) => id.endsWith('-error'));
+        return errorId ? page.locator(`[id="${errorId}"]`).textContent() : null;
+      };
+      expect(await said(name)).toBe(he['fieldError.required']);
+      expect(await said(email)).toBe(he['send.emailRequired']);
+      // Nothing in English beside the fields, and the form says why above them.
+      for (const text of await card.locator('.app-field-error').allTextContents()) {
+        expect(text).not.toMatch(/[A-Za-z]/);
+      }
+      expect(await page.locator('#send-error').textContent()).toBe(he['account.fixErrors']);
+      // The red border of a refused input (the kit's --color-danger).
+      for (const input of [name, email]) {
+        const style = (element: unknown) =>
+          (
+            globalThis as unknown as { getComputedStyle(e: unknown): { borderInlineStartColor: string } }
+          ).getComputedStyle(element).borderInlineStartColor;
+        expect(await input.evaluate(style)).toBe('rgb(155, 28, 28)');
+      }
+      await expectAccessible(page, `send page refused in Hebrew (${device})`);
+      await browser.screenshot(page, `app-send-refused-he-${device}`);
+      await page.close();
+    }
   });
 
   it('shows GroupedRounds as columns, in Hebrew right to left on a phone', async () => {

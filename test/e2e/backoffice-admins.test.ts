@@ -456,6 +456,8 @@ describe('the backoffice pages for administrators', () => {
     ]);
     await expectAccessible(page, 'overview');
     await browser.screenshot(page, 'backoffice-overview-en-desktop');
+    // Sign out is in the administrator's menu (the kit's Shell, as the business app's).
+    await page.getByTestId('signed-in-admin').getByRole('button').first().click();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await waitForPath(page, '/backoffice/sign-in');
     await page.goto(`${baseUrl}/backoffice/security`);

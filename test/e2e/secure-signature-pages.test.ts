@@ -342,9 +342,7 @@ describe('the secure-signature pages', () => {
     expect(await form.locator('.moved').count()).toBe(0);
     await form.getByRole('button', { name: 'Save the policy' }).click();
     const boundsError = page.locator('#organization-policy-bounds-allowedLevels-error');
-    await eventually(() => boundsError.textContent()).toBe(
-      'bounds.allowedLevels must name at least one level',
-    );
+    await eventually(() => boundsError.textContent()).toBe('Choose at least one.');
     expect(await page.evaluate('document.activeElement.name')).toBe('organization-policy-allowed');
     await expectAccessible(page, 'backoffice: refused bounds');
     await partShot(section, 'backoffice-organization-refused');

@@ -1,5 +1,7 @@
 // Catalog keys of the server's vocabulary (statuses, permission areas, built-in roles, security events), as
 // full literal keys: every value has its message, and the types fail when the server adds a value.
+
+import { isPermission } from '../../../../domain/permissions.ts';
 import type {
   AuthenticationMethod,
   FieldType,
@@ -150,3 +152,10 @@ export const ID_NUMBER_FORMAT_KEYS: Record<IdNumberFormat, string> = {
   Any: 'templates.properties.idAny',
   IsraeliId: 'templates.properties.idIsraeli',
 };
+
+/** A permission in words (`Users · Manage`), or '' for one the app does not know (the forbidden page's). */
+export function permissionLabel(permission: string, translate: (key: string) => string): string {
+  if (!isPermission(permission)) return '';
+  const { area, level } = partsOf(permission);
+  return `${translate(PERMISSION_AREA_KEYS[area])} · ${translate(PERMISSION_LEVEL_KEYS[level])}`;
+}

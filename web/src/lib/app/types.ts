@@ -21,9 +21,7 @@ export type ContactView = z.output<typeof contact.ContactView>;
 export type UpsertContactRequest = z.input<typeof contact.UpsertContactRequest>;
 export type ImportContactsResult = z.output<typeof contact.ImportContactsResult>;
 
-/** The password policy of NewPassword (domain/account.ts): the types fail if the server's values change. */
-export const PASSWORD_MIN_LENGTH: typeof account.PASSWORD_MIN_LENGTH = 10;
-export const PASSWORD_MAX_LENGTH: typeof account.PASSWORD_MAX_LENGTH = 200;
+export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../shared/password.ts';
 export const SESSION_TIMEOUT_MINUTES: typeof account.SESSION_TIMEOUT_MINUTES = {
   min: 5,
   max: 24 * 60,

@@ -2,7 +2,7 @@
 // it was done to, and its details summarized — never a raw session id; a secure-signature policy's change as
 // each field with its value before and after. An action this page does not know yet (a later part of the
 // backoffice) shows its code and its details as they are.
-import { isolate } from '$lib/app/format';
+import { isolate } from '$lib/ui/format';
 import type { AuditEvent } from './types.ts';
 
 type Translate = (key: string, options?: { values?: Record<string, string | number> }) => string;

@@ -1,25 +1,14 @@
-// What a backoffice page shows while and after loading its data: loading, ready, or failed (the server's
-// message, such as the IP allowlist's 403 naming the address); a session that ended goes to sign in instead.
-import { serverMessage } from '$lib/app/errors';
+// For the backoffice's pages not yet on load functions: loading their data in the page with the kit's views
+// (ui/page-view.ts); a session that ended goes to sign in instead.
+import { loadView, type PageView } from '$lib/ui/page-view';
 import { followBackofficeSession } from './errors.ts';
 
-export type BackofficePageView =
-  | { status: 'loading' }
-  | { status: 'ready' }
-  | { status: 'failed'; message: string | undefined };
+export type BackofficePageView = PageView;
 
-/** Loads a page's data with `fetch`, showing loading first unless `showLoading` is false (a reload). */
-export async function loadBackofficePage(
-  show: (view: BackofficePageView) => void,
+export function loadBackofficePage(
+  show: (view: PageView) => void,
   fetch: () => Promise<void>,
   showLoading = true,
 ): Promise<void> {
-  if (showLoading) show({ status: 'loading' });
-  try {
-    await fetch();
-    show({ status: 'ready' });
-  } catch (error) {
-    if (followBackofficeSession(error)) return;
-    show({ status: 'failed', message: serverMessage(error) });
-  }
+  return loadView(show, fetch, followBackofficeSession, showLoading);
 }

@@ -12,6 +12,7 @@ import {
   SIGNING_STATES,
   type SigningState,
 } from '../../../../domain/vocabulary.ts';
+import { RequestError, requestErrorFrom, unreachable } from '../shared/request-error.ts';
 
 export type {
   RequiredField,
@@ -21,27 +22,12 @@ export type {
 } from '../../../../domain/signing.ts';
 export type { PersonalStampOffer } from '../../../../domain/stamp.ts';
 export type { SignerAction, SigningState } from '../../../../domain/vocabulary.ts';
+/**
+ * A failed call: the web app's one error model (shared/request-error.ts) — the HTTP status (0 when the network
+ * failed), the error body's code, message, details and request id.
+ */
+export { RequestError as SigningError } from '../shared/request-error.ts';
 export { PLAIN_FIELD_TYPES, SIGNING_STATES };
-
-export interface ApiErrorDetail {
-  field?: string;
-  message?: string;
-  attemptsLeft?: number;
-}
-
-/** A failed call: the HTTP status (0 when the network failed), the error code and its details. */
-export class SigningError extends Error {
-  readonly status: number;
-  readonly code: string;
-  readonly details: ApiErrorDetail[];
-
-  constructor(status: number, code: string, message: string, details: ApiErrorDetail[] = []) {
-    super(message);
-    this.status = status;
-    this.code = code;
-    this.details = details;
-  }
-}
 
 export function isSigningState(value: unknown): value is SigningState {
   return typeof value === 'string' && (SIGNING_STATES as readonly string[]).includes(value);
@@ -96,21 +82,13 @@ async function call<T>(token: string, method: string, path: string, body?: unkno
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
   } catch (error) {
-    throw new SigningError(0, 'network', error instanceof Error ? error.message : String(error));
+    throw unreachable(error);
   }
-  const payload = (await response.json().catch(() => undefined)) as
-    | { error?: { code?: string; message?: string; details?: ApiErrorDetail[] } }
-    | undefined;
+  const payload: unknown = await response.json().catch(() => undefined);
   if (!response.ok) {
     // An expired or foreign session: forget it, the page asks for a new code.
     if (response.status === 403 && session) storeSigningSession(token, undefined);
-    const error = payload?.error;
-    throw new SigningError(
-      response.status,
-      error?.code ?? 'error',
-      error?.message ?? `HTTP ${response.status}`,
-      error?.details ?? [],
-    );
+    throw requestErrorFrom(response.status, payload);
   }
   return payload as T;
 }
@@ -167,7 +145,7 @@ export function choosePersonalStamp(
   return call<SigningView>(token, 'POST', '/personal-stamps', { fieldDefinitionId, stampId });
 }
 
-/** A binary resource of the link, with the signer session if any; failures as SigningError. */
+/** A binary resource of the link, with the signer session if any; failures as RequestError. */
 async function fetchBinary(token: string, url: string, accept: string): Promise<Response> {
   const headers: Record<string, string> = { accept };
   const session = readSigningSession(token);
@@ -176,9 +154,9 @@ async function fetchBinary(token: string, url: string, accept: string): Promise<
   try {
     response = await fetch(url, { headers, cache: 'no-store' });
   } catch (error) {
-    throw new SigningError(0, 'network', error instanceof Error ? error.message : String(error));
+    throw unreachable(error);
   }
-  if (!response.ok) throw new SigningError(response.status, 'error', `HTTP ${response.status}`);
+  if (!response.ok) throw new RequestError(response.status, 'error', `HTTP ${response.status}`);
   return response;
 }
 
