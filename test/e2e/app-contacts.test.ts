@@ -3,12 +3,15 @@
 // (the address keeps the search), edits one, imports a CSV file — a file with bad rows lists each row and
 // column and imports nothing, the corrected file adds and updates — exports the list as CSV (formula cells
 // neutralized) and deletes a contact after a confirmation. A read-only member sees the list and the export
-// and no control that changes anything. The page in Hebrew (right to left) and on a 375-pixel phone, and
+// and no control that changes anything. A list that could not be loaded is said inside the shell, in the page's
+// language, and loaded again with Try again. The page in Hebrew (right to left) and on a 375-pixel phone, and
 // axe-core's WCAG 2.1 AA rules on every screen; screenshots go to test/artifacts/web/. The contact picker is
 // tried on the send page, where it is used (test/e2e/app-send.test.ts).
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import en from '../../web/src/lib/i18n/en.json' with { type: 'json' };
+import he from '../../web/src/lib/i18n/he.json' with { type: 'json' };
 import type { ApiHarness } from '../support/api.ts';
 import {
   eventually,
@@ -253,6 +256,36 @@ describe('the business app: contacts', () => {
     expect(await page.getByRole('columnheader', { name: 'Actions' }).count()).toBe(0);
     await expectAccessible(page, 'contacts, read only');
     await browser.screenshot(page, 'app-contacts-read-only-en-desktop');
+  });
+
+  it('says inside the shell that the list could not be loaded, and loads it with Try again', async () => {
+    const { sender } = await organizationWithContacts();
+    for (const [language, words] of [
+      ['en', en],
+      ['he', he],
+    ] as const) {
+      const page = await signedInPage(browser, baseUrl, sender, DESKTOP, language);
+      // The list's request fails as a dropped connection does: no server answer at all.
+      const list = (url: URL) => url.pathname === '/api/contacts';
+      await page.route(list, (route) => route.abort('connectionreset'));
+      await page.goto(`${baseUrl}/app/contacts`);
+      const failed = page.getByRole('alert').filter({ hasText: words['workspace.unreachable'] });
+      await eventually(() => failed.count()).toBe(1);
+      expect(await failed.textContent()).toContain(words['workspace.loadFailed']);
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(words['error.generic.title']);
+      // The shell stays around it: the navigation and the user menu.
+      expect(await page.getByRole('navigation', { name: words['workspace.nav.label'] }).count()).toBe(1);
+      expect(await page.locator('.user-menu').count()).toBe(1);
+      await expectAccessible(page, `contacts not loaded (${language})`);
+      await browser.screenshot(page, `app-contacts-unreachable-${language}-desktop`);
+      await page.unroute(list);
+      await page.getByRole('button', { name: words['workspace.retry'] }).click();
+      await eventually(() => page.locator('tr[data-contact]').count()).toBe(3);
+      expect(await page.getByRole('alert').filter({ hasText: words['workspace.unreachable'] }).count()).toBe(
+        0,
+      );
+      await page.close();
+    }
   });
 
   it('is right to left in Hebrew and fits a 375-pixel phone in both languages', async () => {
