@@ -1,5 +1,6 @@
 // MikroORM on PostgreSQL: one factory for the API, the worker, the CLI and the tests.
 
+import { stripVTControlCharacters } from 'node:util';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
@@ -13,7 +14,7 @@ export interface OrmOptions {
   databaseUrl: string;
   logger?: Logger;
   poolMax?: number;
-  /** Called with every SQL statement this ORM sends (tests count them); off when absent. */
+  /** Called with the SQL of every statement this ORM sends (tests count them); off when absent. */
   onQuery?: (sql: string) => void;
 }
 
@@ -38,10 +39,20 @@ export async function createOrm(options: OrmOptions): Promise<Orm> {
     ensureDatabase: false,
     discovery: { warnWhenNoEntities: true },
     logger: (message) => {
-      if (options.onQuery) options.onQuery(message);
+      if (options.onQuery) options.onQuery(statementOf(message));
       else options.logger?.debug({ orm: true }, message);
     },
   });
+}
+
+/**
+ * The SQL of a line of MikroORM's query log (`[query] <sql> [took 1 ms, 1 result]`, coloured), so a test can
+ * match a statement from its start.
+ */
+function statementOf(message: string): string {
+  return stripVTControlCharacters(message)
+    .replace(/^\[query\] /, '')
+    .replace(/ \[took [^\]]*\]( \(via [^)]*\))?$/, '');
 }
 
 // A fixed key for pg_advisory_lock, so several API replicas starting together migrate one at a time.

@@ -5,6 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config/config.ts';
+import type { IdempotencyScope } from './idempotency.ts';
 
 /**
  * `notifications` absent: no providers (development and test capture what would be sent); `temporal` absent:
@@ -28,6 +29,11 @@ export interface ServiceContext {
   config: ServiceConfig;
   /** The current time where sessions and tokens need it (default: the system clock). */
   clock?: () => Date;
+  /**
+   * The Idempotency-Key request this context serves (services/idempotency.ts), set by the API's idempotency
+   * plugin; absent without the header and outside the API (CLI, tests, activities).
+   */
+  idempotency?: IdempotencyScope | undefined;
 }
 
 /** What an HTTP request's use cases get (api/http/request-context.ts): the configuration has the API's limits too. */
@@ -36,4 +42,4 @@ export interface RequestServiceContext extends ServiceContext {
 }
 
 /** Services that need no Temporal (creating organizations, clients, templates, drafts). */
-export type DataContext = Pick<ServiceContext, 'em'>;
+export type DataContext = Pick<ServiceContext, 'em' | 'idempotency'>;

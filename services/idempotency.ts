@@ -2,8 +2,8 @@
 // repeats what an earlier attempt already did (api/plugins/idempotency.ts claims the key; docs/api.md,
 // "Idempotency").
 //
-// The plugin binds the claim to the request's unit of work (its entity manager) before the handler runs, and
-// services read it with `idempotencyScopeOf(ctx.em)`:
+// The plugin claims the key before the handler runs and the request's service context carries the claim
+// (`ctx.idempotency`, api/http/request-context.ts); services read it there:
 //   - a create records the id of what it made in the key's record, in its own transaction
 //     (`recordIdempotentResult`), and a retry of the same request finds that id (`scope.resultId`) and answers
 //     with it instead of creating again. The write is fenced by the claim: an attempt whose claim was taken
@@ -26,18 +26,6 @@ export interface IdempotencyScope {
   attempt: number;
   /** What an earlier attempt of the same request committed (the created resource's id), if anything. */
   resultId: string | null;
-}
-
-const scopes = new WeakMap<object, IdempotencyScope>();
-
-/** Binds the claim to the request's entity manager (called by the idempotency plugin). */
-export function bindIdempotencyScope(em: object, scope: IdempotencyScope): void {
-  scopes.set(em, scope);
-}
-
-/** The Idempotency-Key request this unit of work serves, if any. */
-export function idempotencyScopeOf(em: object | undefined): IdempotencyScope | undefined {
-  return em ? scopes.get(em) : undefined;
 }
 
 /**

@@ -7,12 +7,18 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { lazySecretsKey } from '../../config/encryption-key.ts';
 import type { RequestServiceContext } from '../../services/context.ts';
+import type { IdempotencyScope } from '../../services/idempotency.ts';
 import type { AppDependencies } from '../dependencies.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The use cases' context for this request: its entity manager, Temporal and the configuration. */
+    /**
+     * The use cases' context for this request: its entity manager, Temporal, the configuration and, under an
+     * Idempotency-Key, the request's claim.
+     */
     readonly services: RequestServiceContext;
+    /** The claim of an Idempotency-Key request (api/plugins/idempotency.ts); `services` hands it on. */
+    idempotency: IdempotencyScope | null;
   }
 }
 
@@ -30,6 +36,7 @@ export function registerRequestContext(app: FastifyInstance, deps: AppDependenci
     }),
   };
   const clock = deps.clock;
+  app.decorateRequest('idempotency', null);
   app.decorateRequest('services', {
     getter(this: FastifyRequest): RequestServiceContext {
       return {
@@ -37,6 +44,7 @@ export function registerRequestContext(app: FastifyInstance, deps: AppDependenci
         temporal: deps.temporal.client,
         config,
         ...(clock ? { clock } : {}),
+        ...(this.idempotency ? { idempotency: this.idempotency } : {}),
       };
     },
   });

@@ -47,11 +47,10 @@
 // other — the second one is 409 `idempotency_key_reused`. Production digests are unchanged.
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { RequestContext } from '@mikro-orm/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Orm } from '../../db/orm.ts';
 import { Conflict, IdempotencyRequestInProgress, InvalidRequest } from '../../services/errors.ts';
-import { bindIdempotencyScope, type IdempotencyScope } from '../../services/idempotency.ts';
+import type { IdempotencyScope } from '../../services/idempotency.ts';
 import { sandboxModeOf } from './sandbox.ts';
 
 declare module 'fastify' {
@@ -403,9 +402,8 @@ export function registerIdempotency(
         const claim: Claim = { organizationId, key, ...claimed, settled: false, renewal: undefined };
         claims.set(request, claim);
         keepRenewing(request, claim);
-        // The services of this request's unit of work see the claim (services/idempotency.ts).
-        const em = RequestContext.getEntityManager();
-        if (em) bindIdempotencyScope(em, claim);
+        // The request's services see the claim (request.services.idempotency, services/idempotency.ts).
+        request.idempotency = claim;
         if (claim.attempt > 1) {
           request.log.info(
             { idempotencyAttempt: claim.attempt, earlierResult: claim.resultId },

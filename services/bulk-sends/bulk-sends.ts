@@ -38,7 +38,7 @@ import { protectCell } from '../contacts/csv-cells.ts';
 import type { ServiceContext } from '../context.ts';
 import { findPublishedTemplate } from '../envelopes/create-envelope.ts';
 import { Conflict, InvalidRequest, NotFound, ServiceUnavailable } from '../errors.ts';
-import { idempotencyScopeOf, recordIdempotentResult } from '../idempotency.ts';
+import { recordIdempotentResult } from '../idempotency.ts';
 import { envelopeQuota, requireEnvelopeQuota } from '../usage/envelope-quota.ts';
 import { requireSmsCredits, smsCredits } from '../usage/sms-credits.ts';
 import { csvHeaderOf, describeColumns, readBulkFile, shorten } from './read-bulk-file.ts';
@@ -110,7 +110,7 @@ export async function startBulkSend(
 ): Promise<BulkSendView> {
   const reader = bulkSendReaderOf(principal);
   const organizationId = principal.organization.id;
-  const idempotency = idempotencyScopeOf(ctx.em);
+  const { idempotency } = ctx;
   const earlier = idempotency?.resultId
     ? await findBulkSend(ctx.em, reader, idempotency.resultId)
     : undefined;

@@ -1,8 +1,10 @@
 // GET /api/documents/{id}: one envelope as its page shows it (docs/documents.md) — its recipients with their
 // rounds, the timeline of its audit events, the downloads that exist, the actions its status allows the signed-in
 // user, and, for users with settings:read, its Temporal workflow. Read from PostgreSQL (the workflow's
-// projection): the envelope with its sender, team and template, its recipients, its audit events.
-import { AuditEvent, Organization, Recipient } from '../../db/entities/index.ts';
+// projection) by one statement: the envelope the reader sees with its sender, team and template, its recipients
+// and its audit events.
+import { AuditEvent, Envelope, Organization, Recipient } from '../../db/entities/index.ts';
+import { UUID_PATTERN } from '../../domain/common.ts';
 import type { DocumentActions, DocumentDetail } from '../../domain/document.ts';
 import type { EnvelopeStatus } from '../../domain/vocabulary.ts';
 import { workflowWebUiUrl } from '../../temporal/web-ui.ts';
@@ -10,7 +12,7 @@ import { actsInRounds, currentRoundIndex, planRounds } from '../../workflows/rou
 import { allows, SIGNING_STATUSES } from '../../workflows/transitions.ts';
 import type { DataContext, ServiceConfig } from '../context.ts';
 import { NotFound } from '../errors.ts';
-import { type DocumentReader, findVisibleEnvelope } from './document-reader.ts';
+import { type DocumentReader, visibleTo } from './document-reader.ts';
 import {
   DOCUMENT_COLUMNS,
   DOCUMENT_JOINS,
@@ -24,24 +26,40 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const HANDED_OVER: readonly string[] = ['ManualLink', 'Api'];
 const SIGNING: readonly EnvelopeStatus[] = SIGNING_STATUSES;
 
+type DetailRow = DocumentColumnsRow & {
+  envelope: Record<string, unknown>;
+  recipients: Record<string, unknown>[];
+  events: Record<string, unknown>[];
+};
+
+/** The audit event's columns the entity maps (not the audit chain's). */
+const EVENT_COLUMNS = `a.id, a.envelope_id, a.organization_id, a.sequence, a.type, a.recipient_id, a.data,
+  a.occurred_at, a.recorded_at`;
+
 export async function getDocument(
   ctx: DataContext & { config?: ServiceConfig },
   reader: DocumentReader,
   envelopeId: string,
 ): Promise<DocumentDetail> {
-  const envelope = await findVisibleEnvelope(ctx, reader, envelopeId);
   const { em } = ctx;
-  const [row] = await em.execute<DocumentColumnsRow[]>(
-    `select ${DOCUMENT_COLUMNS} ${DOCUMENT_JOINS} where e.id = ?`,
-    [envelope.id],
-  );
+  const visible = visibleTo(reader);
+  const [row] = UUID_PATTERN.test(envelopeId)
+    ? await em.execute<DetailRow[]>(
+        `select ${DOCUMENT_COLUMNS}, row_to_json(e) as envelope,
+                coalesce((select json_agg(row_to_json(r) order by r.signing_order, r.position, r.id)
+                            from recipient r where r.envelope_id = e.id), '[]') as recipients,
+                coalesce((select json_agg(row_to_json(a) order by a.sequence)
+                            from (select ${EVENT_COLUMNS} from audit_event a where a.envelope_id = e.id) a),
+                         '[]') as events
+           ${DOCUMENT_JOINS} where e.id = ? and ${visible.sql}`,
+        [envelopeId, ...visible.params],
+      )
+    : [];
   if (!row) throw new NotFound(`Envelope ${envelopeId} was not found.`);
-  const recipients = await em.find(
-    Recipient,
-    { envelopeId: envelope.id },
-    { orderBy: { signingOrder: 'asc', position: 'asc', id: 'asc' }, refresh: true },
-  );
-  const events = await em.find(AuditEvent, { envelopeId: envelope.id }, { orderBy: { sequence: 'asc' } });
+  // Into the unit of work, as reads with `refresh` would (what the projection wrote replaces what it held).
+  const envelope = em.map(Envelope, row.envelope as never);
+  const recipients = row.recipients.map((recipient) => em.map(Recipient, recipient as never));
+  const events = row.events.map((event) => em.map(AuditEvent, event as never));
 
   const rounds = planRounds(envelope.workflowType, recipients);
   const required = new Set(recipients.filter((r) => r.required && actsInRounds(r)).map((r) => r.id));

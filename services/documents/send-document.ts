@@ -9,20 +9,22 @@ import type {
   SendFromTemplateRequest,
 } from '../../domain/sending.ts';
 import { TEMPLATE_LIMITS } from '../../domain/template-builder.ts';
+import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import type { SessionPrincipal } from '../accounts/sessions.ts';
 import type { ServiceContext } from '../context.ts';
 import {
-  createEnvelope,
-  createEnvelopeFromFile,
+  type CreatedEnvelope,
+  type CreateOptions,
+  createEnvelopeFromFileWithRecipients,
+  createEnvelopeWithRecipients,
   DEFAULT_EXPIRATION_DAYS,
   type EnvelopeSender,
 } from '../envelopes/create-envelope.ts';
-import { sendEnvelope } from '../envelopes/send-envelope.ts';
+import { sendEnvelope, sendLoadedEnvelope } from '../envelopes/send-envelope.ts';
 import { inspectPdf } from '../files/inspect-pdf.ts';
 import { organizationClient } from '../files/inspection-pool.ts';
 import { addStoredPdf } from '../files/upload-file.ts';
-import { idempotencyScopeOf } from '../idempotency.ts';
-import { requireEnvelopeQuota } from '../usage/envelope-quota.ts';
+import { reserveSendWithin } from '../usage/send-reservation.ts';
 import { documentReaderOf } from './document-reader.ts';
 import { getDocument } from './get-document.ts';
 
@@ -30,23 +32,41 @@ function senderOf(principal: SessionPrincipal): EnvelopeSender {
   return { userId: principal.user.id, teamId: principal.user.teamId ?? null };
 }
 
-/** Creates the envelope (`create`), sends it unless `draft`, and answers it as GET /api/documents/{id}. */
+/**
+ * Creates the envelope (`create`), sends it unless `draft`, and answers it as GET /api/documents/{id}. The
+ * signed-in user's organization is handed down, and a send is reserved (one of the plan's monthly documents,
+ * the credits of its first text messages: send-reservation.ts) in the transaction that writes the Draft, so a
+ * send the plan cannot take makes no Draft, and the send then starts the workflow of what was written without
+ * reading or checking it again.
+ */
 async function createAndSend(
   ctx: ServiceContext,
   principal: SessionPrincipal,
   draft: boolean | undefined,
-  create: () => Promise<{ id: string }>,
+  create: (options: CreateOptions) => Promise<CreatedEnvelope>,
 ) {
-  // A send the plan's monthly documents cannot take makes no Draft either (the same check as sendEnvelope's);
-  // a retry whose first attempt made the envelope answers it (sending a sent envelope counts nothing).
-  if (!draft && !idempotencyScopeOf(ctx.em)?.resultId) {
-    await requireEnvelopeQuota(ctx.em, principal.organization.id, 1, 'send this envelope');
-  }
-  const envelope = await create();
-  // A retry of an Idempotency-Key request whose first attempt created the envelope finds it (createDraft)
-  // and sends it here; sending a sent envelope again answers with its state.
-  if (!draft) await sendEnvelope(ctx, principal.organization.id, envelope.id);
-  return getDocument(ctx, documentReaderOf(principal), envelope.id);
+  const { organization } = principal;
+  const reader = documentReaderOf(principal);
+  if (draft) return getDocument(ctx, reader, (await create({ organization })).envelope.id);
+  const created = await create({
+    organization,
+    inTransaction: (tx, written) =>
+      reserveSendWithin(
+        tx,
+        written,
+        written.recipients,
+        envelopeWorkflowId(written.id),
+        'send this envelope',
+        {
+          written: true,
+        },
+      ),
+  });
+  // A retry of an Idempotency-Key request whose first attempt created the envelope finds it (createDraft) and
+  // sends it as any other Draft, read again; sending a sent envelope again answers with its state.
+  if (created.earlier) await sendEnvelope(ctx, organization.id, created.envelope.id);
+  else await sendLoadedEnvelope(ctx, { ...created, organization, reserved: true });
+  return getDocument(ctx, reader, created.envelope.id);
 }
 
 export function sendFromTemplate(
@@ -55,18 +75,24 @@ export function sendFromTemplate(
   request: SendFromTemplateRequest,
 ) {
   const { draft, ...envelope } = request;
-  return createAndSend(ctx, principal, draft, () =>
-    createEnvelope(ctx, { ...envelope, organizationId: principal.organization.id }, senderOf(principal)),
+  return createAndSend(ctx, principal, draft, (options) =>
+    createEnvelopeWithRecipients(
+      ctx,
+      { ...envelope, organizationId: principal.organization.id },
+      senderOf(principal),
+      options,
+    ),
   );
 }
 
 export function sendFromFile(ctx: ServiceContext, principal: SessionPrincipal, request: SendFromFileRequest) {
   const { draft, ...envelope } = request;
-  return createAndSend(ctx, principal, draft, () =>
-    createEnvelopeFromFile(
+  return createAndSend(ctx, principal, draft, (options) =>
+    createEnvelopeFromFileWithRecipients(
       ctx,
       { ...envelope, organizationId: principal.organization.id },
       senderOf(principal),
+      options,
     ),
   );
 }

@@ -12,7 +12,14 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
-import { Envelope, Organization, Template, TemplateField, TemplateRole } from '../../db/entities/index.ts';
+import {
+  Envelope,
+  Organization,
+  type Recipient,
+  Template,
+  TemplateField,
+  TemplateRole,
+} from '../../db/entities/index.ts';
 import { type PreparedStatement, prepared, runPrepared } from '../../db/prepared.ts';
 import { EVENT_DELIVERIES_INSERT, eventDeliveriesValues } from '../../db/webhook-deliveries.ts';
 import { UUID_PATTERN } from '../../domain/common.ts';
@@ -36,7 +43,7 @@ import type { WebhookEvent } from '../../workflows/webhook-contracts.ts';
 import type { DataContext, ServiceConfig } from '../context.ts';
 import { InvalidRequest, NotFound } from '../errors.ts';
 import { checkInitialValue } from '../fields/field-value.ts';
-import { idempotencyScopeOf, recordIdempotentResult } from '../idempotency.ts';
+import { recordIdempotentResult } from '../idempotency.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
 import { requireActiveOrganization } from '../organizations/organization-standing.ts';
 import { addTemplateRows, type TemplateRows } from '../templates/create-template.ts';
@@ -340,10 +347,32 @@ export interface EnvelopeSender {
   teamId: string | null;
 }
 
-/** What a creation also writes, in the envelope's own transaction (a bulk send's row records its envelope). */
+/** A recipient as a creation wrote it: what a send that follows needs (send-envelope.ts). */
+export type DraftRecipient = Pick<
+  Recipient,
+  'id' | 'signingOrder' | 'type' | 'required' | 'deliveryChannel' | 'authenticationMethod'
+>;
+
+/** What a creation knows and also writes, in the envelope's own transaction. */
 export interface CreateOptions {
-  /** Runs in the transaction that writes the envelope; throwing rolls the envelope back. */
-  inTransaction?: (tx: EntityManager, envelope: { id: string }) => Promise<void>;
+  /**
+   * Runs in the transaction that writes the envelope (a bulk send's row records its envelope, the send page
+   * reserves the send); throwing rolls the envelope back.
+   */
+  inTransaction?: (
+    tx: EntityManager,
+    envelope: { id: string; organizationId: string; recipients: DraftRecipient[] },
+  ) => Promise<void>;
+  /** The organization, when the caller has loaded it (a signed-in user's): not read again. */
+  organization?: Organization;
+}
+
+/** A creation's envelope with the recipients it wrote, in signing order. */
+export interface CreatedEnvelope {
+  envelope: Envelope;
+  /** Empty for `earlier`: an earlier attempt of the same Idempotency-Key request created the envelope. */
+  recipients: DraftRecipient[];
+  earlier: boolean;
 }
 
 type CreateContext = DataContext & { temporal?: Client; config?: ServiceConfig };
@@ -355,8 +384,18 @@ export async function createEnvelope(
   sender?: EnvelopeSender,
   options: CreateOptions = {},
 ): Promise<Envelope> {
+  return (await createEnvelopeWithRecipients(ctx, input, sender, options)).envelope;
+}
+
+/** createEnvelope answering the recipients it wrote too (the send page sends them without reading them again). */
+export async function createEnvelopeWithRecipients(
+  ctx: CreateContext,
+  input: CreateEnvelopeInput,
+  sender?: EnvelopeSender,
+  options: CreateOptions = {},
+): Promise<CreatedEnvelope> {
   const validate = () => validateEnvelopeRequest(ctx, input);
-  return entityOf(
+  return createdOf(
     ctx,
     await createDraft<DraftRow>(ctx, input.organizationId, validate, sender, options, DRAFT_INSERT),
   );
@@ -372,10 +411,20 @@ export async function createEnvelopeFromFile(
   input: CreateEnvelopeFromFileInput,
   sender?: EnvelopeSender,
 ): Promise<Envelope> {
+  return (await createEnvelopeFromFileWithRecipients(ctx, input, sender)).envelope;
+}
+
+/** createEnvelopeFromFile answering the recipients it wrote too. */
+export async function createEnvelopeFromFileWithRecipients(
+  ctx: CreateContext,
+  input: CreateEnvelopeFromFileInput,
+  sender?: EnvelopeSender,
+  options: CreateOptions = {},
+): Promise<CreatedEnvelope> {
   const validate = () => validateFileEnvelopeRequest(ctx, input);
-  return entityOf(
+  return createdOf(
     ctx,
-    await createDraft<DraftRow>(ctx, input.organizationId, validate, sender, {}, DRAFT_INSERT),
+    await createDraft<DraftRow>(ctx, input.organizationId, validate, sender, options, DRAFT_INSERT),
   );
 }
 
@@ -393,10 +442,16 @@ export function createEnvelopeFromFileView(
 }
 
 /** What createDraft answers: the envelope an earlier attempt of the same request created, or the statement's row. */
-type Draft<R> = { earlier: Envelope } | { row: R };
+type Draft<R> = { earlier: Envelope } | { row: R; recipients: DraftRecipient[] };
 
-function entityOf(ctx: DataContext, draft: Draft<DraftRow>): Envelope {
-  return 'earlier' in draft ? draft.earlier : ctx.em.map(Envelope, draft.row.envelope as never);
+function createdOf(ctx: DataContext, draft: Draft<DraftRow>): CreatedEnvelope {
+  return 'earlier' in draft
+    ? { envelope: draft.earlier, recipients: [], earlier: true }
+    : {
+        envelope: ctx.em.map(Envelope, draft.row.envelope as never),
+        recipients: draft.recipients,
+        earlier: false,
+      };
 }
 
 async function createForView(
@@ -435,7 +490,7 @@ async function createDraft<R extends { delivery_ids: string[] }>(
   const { em } = ctx;
   // A retried Idempotency-Key request whose earlier attempt committed its envelope (and then crashed, or lost
   // the database, before answering) answers with that envelope: nothing is created or queued again.
-  const idempotency = idempotencyScopeOf(em);
+  const { idempotency } = ctx;
   if (idempotency?.resultId) {
     const earlier = await em.findOne(Envelope, { id: idempotency.resultId, organizationId });
     if (earlier) return { earlier };
@@ -443,15 +498,15 @@ async function createDraft<R extends { delivery_ids: string[] }>(
   // A suspended or deleted organization creates nothing (403, docs/backoffice.md): the public API, the send
   // page and bulk send all create here. Read by a prepared statement into the unit of work, where validation's
   // own lookup of the organization finds it.
-  const [organizationRow] = UUID_PATTERN.test(organizationId)
-    ? await runPrepared<{ organization: Record<string, unknown> }>(em, ORGANIZATION, [organizationId])
-    : [];
-  const organization = organizationRow ? em.map(Organization, organizationRow.organization as never) : null;
+  const organization =
+    options.organization?.id === organizationId
+      ? options.organization
+      : await organizationRow(em, organizationId);
   if (organization) requireActiveOrganization(organization, 'create an envelope');
   const request = await validate();
   const envelopeId = randomUUID();
   const now = new Date();
-  const values = draftValues(envelopeId, now, request, sender, {
+  const { values, recipients } = draftValues(envelopeId, now, request, sender, {
     id: randomUUID(),
     type: 'envelope.created',
     created_at: now.toISOString(),
@@ -472,7 +527,11 @@ async function createDraft<R extends { delivery_ids: string[] }>(
       const [row] = (await runPrepared<R>(tx, statement, values)) as [R];
       // Committed with the envelope or not at all; fails when a retry of the request took its key over.
       if (idempotency) await recordIdempotentResult(tx, idempotency, envelopeId);
-      await options.inTransaction?.(tx, { id: envelopeId });
+      await options.inTransaction?.(tx, {
+        id: envelopeId,
+        organizationId: request.organizationId,
+        recipients,
+      });
       return row;
     });
   }
@@ -485,7 +544,15 @@ async function createDraft<R extends { delivery_ids: string[] }>(
       // Temporal unreachable: the envelope exists and its deliveries are queued; the sweep starts them.
     });
   }
-  return { row: written };
+  return { row: written, recipients };
+}
+
+/** The organization's row by a prepared statement, into the unit of work (where validation finds it). */
+async function organizationRow(em: EntityManager, organizationId: string): Promise<Organization | null> {
+  const [row] = UUID_PATTERN.test(organizationId)
+    ? await runPrepared<{ organization: Record<string, unknown> }>(em, ORGANIZATION, [organizationId])
+    : [];
+  return row ? em.map(Organization, row.organization as never) : null;
 }
 
 interface DraftRow {
@@ -566,14 +633,14 @@ const DRAFT_INSERT_VIEW = draftInsert(
   )}, ${DELIVERY_IDS} from envelope_row e`,
 );
 
-/** The parameters of DRAFT_INSERT, in order. */
+/** The parameters of DRAFT_INSERT, in order, and the recipients they write (in signing order). */
 function draftValues(
   envelopeId: string,
   now: Date,
   request: ValidatedEnvelopeRequest,
   sender: EnvelopeSender | undefined,
   event: WebhookEvent,
-): unknown[] {
+): { values: unknown[]; recipients: DraftRecipient[] } {
   const at = now.toISOString();
   const recipients = request.recipients.map((recipient, position) => ({
     id: randomUUID(),
@@ -595,7 +662,7 @@ function draftValues(
     field_id: item.fieldDefinitionId,
     value: item.value,
   }));
-  return [
+  const values = [
     envelopeId,
     request.organizationId,
     request.templateId,
@@ -618,6 +685,18 @@ function draftValues(
     JSON.stringify(initialValues),
     ...eventDeliveriesValues(request.organizationId, event),
   ];
+  // As findEnvelope orders them: by signing order, then as given.
+  const written = recipients
+    .toSorted((a, b) => a.signing_order - b.signing_order || a.position - b.position)
+    .map((recipient) => ({
+      id: recipient.id,
+      signingOrder: recipient.signing_order,
+      type: recipient.type,
+      required: recipient.required,
+      deliveryChannel: recipient.delivery_channel,
+      authenticationMethod: recipient.authentication_method,
+    }));
+  return { values, recipients: written };
 }
 
 /**

@@ -17,18 +17,18 @@ import {
 import { type EnvelopeState, envelopeWorkflowId } from '../../workflows/contracts.ts';
 import type { ServiceContext } from '../context.ts';
 import { DEPENDENCY_RETRY_AFTER_SECONDS, ServiceUnavailable } from '../errors.ts';
-import { type IdempotencyScope, idempotencyScopeOf, idempotentUpdateId } from '../idempotency.ts';
+import { type IdempotencyScope, idempotentUpdateId } from '../idempotency.ts';
 import { toServiceError } from './workflow-errors.ts';
 
 export async function updateEnvelope<Args extends [] | [unknown]>(
-  ctx: Pick<ServiceContext, 'temporal'> & Partial<Pick<ServiceContext, 'em' | 'config'>>,
+  ctx: Pick<ServiceContext, 'temporal'> & Partial<Pick<ServiceContext, 'em' | 'config' | 'idempotency'>>,
   envelope: Pick<Envelope, 'id' | 'status'>,
   update: UpdateDefinition<EnvelopeState, Args>,
   ...args: Args
 ): Promise<EnvelopeState> {
   // The SDK types an Update's arguments by overloads (none, or some); this one call serves both.
   const definition = update as unknown as UpdateDefinition<EnvelopeState, [unknown]>;
-  const idempotency = idempotencyScopeOf(ctx.em);
+  const { idempotency } = ctx;
   const timeoutMs = temporalTimeoutMs(ctx.config);
   try {
     return await withTemporalDeadline(

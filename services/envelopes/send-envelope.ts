@@ -20,7 +20,7 @@ import {
 } from '../../workflows/contracts.ts';
 import type { ServiceContext } from '../context.ts';
 import { Conflict } from '../errors.ts';
-import { idempotencyScopeOf, idempotentUpdateId } from '../idempotency.ts';
+import { idempotentUpdateId } from '../idempotency.ts';
 import { requireActiveOrganization } from '../organizations/organization-standing.ts';
 import { releaseSend, reserveSend } from '../usage/send-reservation.ts';
 import { outcomeUnknown } from './envelope-update.ts';
@@ -33,6 +33,24 @@ export interface SendOptions {
   continueAsNewAtHistoryLength?: number;
 }
 
+/** An envelope its caller has loaded (or just written), with what a send needs of its recipients. */
+export interface EnvelopeToSend {
+  envelope: Envelope;
+  recipients: readonly SendRecipient[];
+  organization: Organization;
+  /**
+   * Its send is reserved already (the send page reserves it in the transaction that writes the Draft:
+   * send-document.ts); a refused start still gives the reservation back.
+   */
+  reserved?: boolean;
+}
+
+type SendRecipient = Pick<
+  Recipient,
+  'id' | 'signingOrder' | 'type' | 'required' | 'deliveryChannel' | 'authenticationMethod'
+>;
+
+/** Sends the organization's envelope `envelopeId`, read from PostgreSQL. */
 export async function sendEnvelope(
   ctx: ServiceContext,
   organizationId: string,
@@ -40,6 +58,17 @@ export async function sendEnvelope(
   options: SendOptions = {},
 ): Promise<EnvelopeState> {
   const { envelope, recipients } = await findEnvelope(ctx, organizationId, envelopeId);
+  const organization = await ctx.em.findOneOrFail(Organization, { id: envelope.organizationId });
+  return sendLoadedEnvelope(ctx, { envelope, recipients, organization }, options);
+}
+
+/** Sends an envelope its caller has loaded: nothing is read again. */
+export async function sendLoadedEnvelope(
+  ctx: ServiceContext,
+  loaded: EnvelopeToSend,
+  options: SendOptions = {},
+): Promise<EnvelopeState> {
+  const { envelope, recipients, organization } = loaded;
   if (isTerminalEnvelopeStatus(envelope.status)) {
     throw new Conflict(`Envelope ${envelope.id} is ${envelope.status} and cannot be sent.`);
   }
@@ -48,7 +77,6 @@ export async function sendEnvelope(
       `Envelope ${envelope.id} expired at ${envelope.expiresAt.toISOString()} before it was sent.`,
     );
   }
-  const organization = await ctx.em.findOneOrFail(Organization, { id: envelope.organizationId });
   const input = { ...envelopeWorkflowInput(envelope, recipients, organization), ...options };
   const workflowId = envelopeWorkflowId(envelope.id);
   const firstSend = envelope.status === 'Draft';
@@ -57,7 +85,9 @@ export async function sendEnvelope(
     requireActiveOrganization(organization, `send envelope ${envelope.id}`);
     // A first send (not a repeated one) takes one of the plan's monthly documents and holds the credits of the
     // text messages it needs, atomically with recording the workflow id (send-reservation.ts).
-    await reserveSend(ctx.em, envelope, recipients, workflowId, `send envelope ${envelope.id}`);
+    if (!loaded.reserved) {
+      await reserveSend(ctx.em, envelope, recipients, workflowId, `send envelope ${envelope.id}`);
+    }
   } else if (envelope.workflowId !== workflowId) {
     const recorded = await ctx.em.nativeUpdate(
       Envelope,
@@ -82,7 +112,7 @@ export async function sendEnvelope(
     ],
   });
   // Bounded like every Update (envelope-update.ts); under an Idempotency-Key a retry sends the same Update id.
-  const idempotency = idempotencyScopeOf(ctx.em);
+  const { idempotency } = ctx;
   try {
     return await withTemporalDeadline(
       ctx.temporal,
@@ -121,7 +151,10 @@ async function workflowExists(ctx: ServiceContext, workflowId: string): Promise<
 /** The workflow's input, taken from the envelope's rows. */
 export function envelopeWorkflowInput(
   envelope: Pick<Envelope, 'id' | 'organizationId' | 'externalReference' | 'workflowType' | 'expiresAt'>,
-  recipients: Pick<Recipient, 'id' | 'signingOrder' | 'type' | 'required' | 'authenticationMethod'>[],
+  recipients: readonly Pick<
+    Recipient,
+    'id' | 'signingOrder' | 'type' | 'required' | 'authenticationMethod'
+  >[],
   settings: Pick<
     Organization,
     'reminderIntervalDays' | 'maxAutomaticReminders' | 'expiredExtensionGraceDays'

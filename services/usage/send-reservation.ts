@@ -11,6 +11,8 @@ import { Conflict } from '../errors.ts';
 import { documentLimitReached, envelopeQuota } from './envelope-quota.ts';
 import { smsCredits, smsCreditsExhausted, textMessagesOf } from './sms-credits.ts';
 
+type SendingRecipient = Pick<Recipient, 'id' | 'type' | 'deliveryChannel' | 'authenticationMethod'>;
+
 /**
  * Reserves the send of a Draft and records its workflow id, in one transaction (a nested one when `em` is in a
  * transaction already). Throws 409 `document_limit_reached` or `sms_credits_exhausted`, reserving nothing; 409
@@ -19,39 +21,55 @@ import { smsCredits, smsCreditsExhausted, textMessagesOf } from './sms-credits.t
 export async function reserveSend(
   em: EntityManager,
   envelope: Pick<Envelope, 'id' | 'organizationId'>,
-  recipients: readonly Pick<Recipient, 'id' | 'type' | 'deliveryChannel' | 'authenticationMethod'>[],
+  recipients: readonly SendingRecipient[],
   workflowId: string,
   action: string,
+): Promise<void> {
+  await em.transactional((tx) => reserveSendWithin(tx, envelope, recipients, workflowId, action));
+}
+
+/**
+ * reserveSend inside the caller's transaction `tx`: the send page reserves in the transaction that writes the
+ * Draft (`written`: an envelope that transaction wrote, so nothing counts it yet), and so makes no Draft the
+ * plan cannot send.
+ */
+export async function reserveSendWithin(
+  tx: EntityManager,
+  envelope: Pick<Envelope, 'id' | 'organizationId'>,
+  recipients: readonly SendingRecipient[],
+  workflowId: string,
+  action: string,
+  options: { written?: boolean } = {},
 ): Promise<void> {
   const holds = recipients.flatMap((recipient) =>
     textMessagesOf(recipient).map((purpose) => ({ recipientId: recipient.id, purpose })),
   );
-  await em.transactional(async (tx) => {
-    await lockOrganization(tx, envelope.organizationId);
-    const [row] = await tx.execute<{ counted: boolean }[]>(
-      'select counted_at is not null or sent_at is not null as counted from envelope where id = ?',
-      [envelope.id],
-    );
-    if (!row?.counted) {
-      const quota = await envelopeQuota(tx, envelope.organizationId, new Date(), envelope.id);
-      if (quota.remaining !== null && quota.remaining < 1) throw documentLimitReached(quota, 1, action);
-      if (holds.length > 0) {
-        const credits = await smsCredits(tx, envelope.organizationId);
-        if (credits.remaining < holds.length) throw smsCreditsExhausted(credits, holds.length, action);
-        await holdCredits(tx, envelope.organizationId, envelope.id, holds);
-      }
+  await lockOrganization(tx, envelope.organizationId);
+  const [row] = options.written
+    ? [{ counted: false }]
+    : await tx.execute<{ counted: boolean }[]>(
+        'select counted_at is not null or sent_at is not null as counted from envelope where id = ?',
+        [envelope.id],
+      );
+  if (!row?.counted) {
+    const quota = await envelopeQuota(tx, envelope.organizationId, new Date(), envelope.id);
+    if (quota.remaining !== null && quota.remaining < 1) throw documentLimitReached(quota, 1, action);
+    if (holds.length > 0) {
+      const credits = await smsCredits(tx, envelope.organizationId);
+      if (credits.remaining < holds.length) throw smsCreditsExhausted(credits, holds.length, action);
+      await holdCredits(tx, envelope.organizationId, envelope.id, holds);
     }
-    // Recorded before the workflow starts, so an operator can find the workflow even if the start is
-    // interrupted; under the row's lock, so a Draft deleted meanwhile is not started (delete-envelope.ts looks
-    // for a started workflow once it holds the lock).
-    const recorded = await tx.execute<{ id: string }[]>(
-      `update envelope set workflow_id = ?, counted_at = coalesce(counted_at, sent_at, now())
-        where id = ? and status not in ('Archived', 'Deleted')
-        returning id`,
-      [workflowId, envelope.id],
-    );
-    if (recorded.length === 0) throw new Conflict(`Envelope ${envelope.id} was deleted and cannot be sent.`);
-  });
+  }
+  // Recorded before the workflow starts, so an operator can find the workflow even if the start is
+  // interrupted; under the row's lock, so a Draft deleted meanwhile is not started (delete-envelope.ts looks
+  // for a started workflow once it holds the lock).
+  const recorded = await tx.execute<{ id: string }[]>(
+    `update envelope set workflow_id = ?, counted_at = coalesce(counted_at, sent_at, now())
+      where id = ? and status not in ('Archived', 'Deleted')
+      returning id`,
+    [workflowId, envelope.id],
+  );
+  if (recorded.length === 0) throw new Conflict(`Envelope ${envelope.id} was deleted and cannot be sent.`);
 }
 
 /**

@@ -15,11 +15,7 @@ import { createServer } from '../../api/http/server.ts';
 import { digestOf, registerIdempotency, setRequestDigest } from '../../api/plugins/idempotency.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
 import { NotFound } from '../../services/errors.ts';
-import {
-  type IdempotencyScope,
-  idempotencyScopeOf,
-  recordIdempotentResult,
-} from '../../services/idempotency.ts';
+import { type IdempotencyScope, recordIdempotentResult } from '../../services/idempotency.ts';
 import { createOrganization } from '../../services/organizations/create-organization.ts';
 import { servicesOn } from '../support/context.ts';
 
@@ -127,7 +123,7 @@ let loseNextAnswer = false;
 /** Set by a test: `/api/leased/fenced` waits for it before writing its result. */
 let proceed: Promise<void> = Promise.resolve();
 
-/** Routes behind a short lease, with a unit of work per request as in the app, so services see the claim. */
+/** Routes behind a short lease, with a unit of work per request as in the app; the claim is the request's. */
 const leased: FastifyPluginAsyncZod = async (scope) => {
   scope.addHook('onRequest', (_request, _reply, done) => RequestContext.create(orm.em, done));
   scope.addHook('preHandler', async (request) => {
@@ -152,8 +148,8 @@ const leased: FastifyPluginAsyncZod = async (scope) => {
   });
   scope.post('/plain', idempotent, async () => ({ call: count('leased-plain') }));
   // Stands in for a create: what it makes is recorded in its own transaction, and a retry answers with it.
-  scope.post('/create', idempotent, async (_request, reply) => {
-    const claim = idempotencyScopeOf(em()) as IdempotencyScope;
+  scope.post('/create', idempotent, async (request, reply) => {
+    const claim = request.idempotency as IdempotencyScope;
     if (claim.resultId) return reply.code(201).send({ id: claim.resultId, attempt: claim.attempt });
     const id = randomUUID();
     await em().transactional((tx) => recordIdempotentResult(tx, claim, id));
@@ -164,8 +160,8 @@ const leased: FastifyPluginAsyncZod = async (scope) => {
     }
     return reply.code(201).send({ id, attempt: claim.attempt });
   });
-  scope.post('/fenced', idempotent, async (_request, reply) => {
-    const claim = idempotencyScopeOf(em()) as IdempotencyScope;
+  scope.post('/fenced', idempotent, async (request, reply) => {
+    const claim = request.idempotency as IdempotencyScope;
     await proceed;
     await em().transactional((tx) => recordIdempotentResult(tx, claim, randomUUID()));
     return reply.code(201).send({ call: count('leased-fenced') });

@@ -157,6 +157,38 @@ describe('the monthly document limit', () => {
     expect(usage).toMatchObject({ envelopesSentThisPeriod: 25, remainingEnvelopeQuota: 0 });
   });
 
+  it('the send page makes no Draft the month cannot send when 6 sends arrive at once', async () => {
+    const integrator = await integratorOn({ documents: 25 });
+    const owner = await signedInUser(harness, { role: 'owner', organizationId: integrator.organizationId });
+    await alreadySent(integrator, 22);
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        harness.app.inject({
+          method: 'POST',
+          url: '/api/documents/send-from-template',
+          headers: owner.headers,
+          payload: {
+            title: `From the app ${i}`,
+            templateId: integrator.templateId,
+            recipients: [
+              { roleName: 'Client', fullName: 'Dana Levi', ...MANUAL },
+              { roleName: 'Provider', fullName: 'Sam Cohen', ...MANUAL },
+            ],
+          },
+        }),
+      ),
+    );
+    expect(statuses(answers)).toEqual({ 200: 3, 409: 3 });
+    expect(new Set(codes(answers))).toEqual(new Set(['document_limit_reached']));
+    expect(await documentsCounted(integrator.organizationId)).toBe(25);
+    // The send is reserved in the transaction that writes the Draft: a refused send left nothing behind.
+    const [row] = await sql<{ made: number }>(
+      `select count(*)::int as made from envelope where organization_id = ? and title like 'From the app %'`,
+      [integrator.organizationId],
+    );
+    expect(row?.made).toBe(3);
+  });
+
   it('counts a running bulk send’s rows not sent yet, so single sends cannot take them', async () => {
     const integrator = await integratorOn({ documents: 5 });
     const owner = await signedInUser(harness, { role: 'owner', organizationId: integrator.organizationId });

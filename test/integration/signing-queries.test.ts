@@ -1,5 +1,6 @@
-// How many SQL statements the API sends for a signer's requests and for a create (and the worker for a message), counted with the ORM's query log. A signer
-// request loads its session with its fields once and hands the loaded objects down; these bounds keep it so.
+// How many SQL statements the API sends for a signer's requests, for a create and for a send from the send page
+// (and the worker for a message), counted with the ORM's query log. A signer request loads its session with its
+// fields once and hands the loaded objects down, and so does a send; these bounds keep it so.
 import { randomUUID } from 'node:crypto';
 import type { Connection } from '@temporalio/client';
 import type { FastifyInstance, InjectOptions } from 'fastify';
@@ -12,8 +13,9 @@ import { createOrm, type Orm } from '../../db/orm.ts';
 import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
 import { createWebhookEndpoint } from '../../services/webhooks/create-webhook-endpoint.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
-import { testConfig } from '../support/context.ts';
+import { createOrganizationWithTemplate, testConfig } from '../support/context.ts';
 import { encodePng } from '../support/png.ts';
+import { signedInUser } from '../support/signed-in-user.ts';
 
 const SIGNATURE = encodePng(60, 20, (_x, y) => (y === 10 ? [20, 30, 120, 255] : [0, 0, 0, 0]));
 
@@ -175,6 +177,63 @@ it('creates an envelope with four statements and no transaction, writing it whol
   expect(deliveries.map((d) => [d.eventType, JSON.parse(d.payload).data.envelope_id])).toEqual([
     ['envelope.created', envelope.id],
   ]);
+});
+
+it('sends from the send page loading and checking once: the plan checked once, nothing read again', async () => {
+  const { organization, template } = await createOrganizationWithTemplate(harness.ctx);
+  const owner = await signedInUser(harness, { role: 'owner', organizationId: organization.id });
+  const send = (title: string, headers: Record<string, string> = {}) =>
+    counted.app.inject({
+      method: 'POST',
+      url: '/api/documents/send-from-template',
+      headers: { ...owner.headers, ...headers },
+      payload: {
+        title,
+        templateId: template.id,
+        recipients: [
+          {
+            roleName: 'Client',
+            fullName: 'Dana Levi',
+            email: 'dana@example.com',
+            deliveryChannel: 'ManualLink',
+          },
+          // A text message: the send holds its credit too.
+          { roleName: 'Provider', fullName: 'Sam Cohen', phone: '+972501234567', deliveryChannel: 'Sms' },
+        ],
+      },
+    });
+  const sendCounted = async (title: string, headers: Record<string, string> = {}) => {
+    statements.length = 0;
+    const response = await send(title, headers);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toMatchObject({ title, status: 'Sent' });
+    return [...statements];
+  };
+  const count = (sent: string[], pattern: RegExp) => sent.filter((sql) => pattern.test(sql)).length;
+  await send('Warm-up send');
+  const plain = await sendCounted('Counted send');
+  const keyed = await sendCounted('Counted send with a key', { 'idempotency-key': randomUUID() });
+  process.stdout.write(
+    `[signing-queries] SQL statements: send page ${plain.length}, with Idempotency-Key ${keyed.length}\n`,
+  );
+  for (const sent of [plain, keyed]) {
+    // The plan's monthly documents are counted once, in the transaction that writes the Draft and reserves
+    // its send (before: an early count, then the reservation's).
+    expect(count(sent, /monthly_document_limit/)).toBe(1);
+    // The organization is the signed-in user's, read with the session (before: again by the create).
+    expect(count(sent, /"o0"\.\* from "organization"|as organization from organization/)).toBe(1);
+    // The send takes the envelope and recipients the create wrote; the page reads them once, with the
+    // timeline (before: the send read both again, the page the envelope twice and each part once more).
+    expect(count(sent, /from "envelope" as/)).toBe(0);
+    expect(count(sent, /from "?recipient"?( as "r0"| r\b)/)).toBe(1);
+    expect(count(sent, /from "?audit_event"?( as "a0"| a\b)/)).toBe(1);
+    expect(count(sent, /^\s*begin\b/i)).toBe(1);
+  }
+  // The session (4), the template, the transaction writing the Draft and reserving its send (8: begin, the
+  // envelope, the lock, the month's documents, the SMS credits, the credit's hold, the workflow id, commit),
+  // the page (1); with a key, its claim, its result and its answer (3). Before: 22 and 27.
+  expect(plain.length).toBeLessThanOrEqual(14);
+  expect(keyed.length).toBeLessThanOrEqual(17);
 });
 
 it('sends a notification with one read of its rows and one statement for each write, no transaction', async () => {
