@@ -26,6 +26,7 @@ import { loadConfig } from '../../config/config.ts';
 import { PlatformAdmin } from '../../db/entities/index.ts';
 import { SCOPES } from '../../domain/scopes.ts';
 import type { TemplateDefinition } from '../../domain/template.ts';
+import { provisionSchemathesis } from '../../provisioning/schemathesis.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
 import { startBackofficeSession } from '../../services/backoffice/backoffice-sessions.ts';
 import { createPlatformAdmin } from '../../services/backoffice/platform-admins.ts';
@@ -35,7 +36,6 @@ import { createOAuthClient } from '../../services/oauth-clients/create-oauth-cli
 import { createOrganization } from '../../services/organizations/create-organization.ts';
 import { createTemplate } from '../../services/templates/create-template.ts';
 import { createWebhookEndpoint } from '../../services/webhooks/create-webhook-endpoint.ts';
-import { provisionSchemathesis } from '../../provisioning/schemathesis.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { buildTestApp, listenLocally, productionConfig } from '../support/api.ts';
 import { openTestContext, type TestContext, TWO_SIGNERS } from '../support/context.ts';

