@@ -396,7 +396,7 @@ describe('the backoffice pages for administrators', () => {
       const rows = log.locator(`tr[data-action="${action}"]`);
       // An administrator added or removed: by the target (the actor's address is in the row too).
       if (action.startsWith('platform_admin.')) {
-        return rows.filter({ has: page.getByTestId('audit-target').filter({ hasText: text }) });
+        return rows.filter({ has: page.getByTestId('event-target').filter({ hasText: text }) });
       }
       // This file's allowlist entries: by their description too (other files' entries may be the same ranges).
       const matching = rows.filter({ hasText: text });
@@ -435,7 +435,7 @@ describe('the backoffice pages for administrators', () => {
       const row = rowOf(action, text);
       expect(await row.count(), `${action} ${text}`).toBeGreaterThan(0);
       expect(await row.first().textContent(), action).toContain(words);
-      positions.push(Number((await row.first().getAttribute('id'))?.replace('audit-', '')));
+      positions.push(Number((await row.first().getAttribute('id'))?.replace('event-', '')));
     }
     // Newest first: each expected row comes before the older ones.
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
