@@ -197,6 +197,28 @@ export const NOTIFICATION_KINDS = [
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
+/** The emails about a user's own account (docs/accounts.md, "Emailed links"). */
+export const ACCOUNT_EMAIL_KINDS = [
+  'verify_email',
+  'reset_password',
+  'invite',
+  'registration_attempt',
+  'invitation_attempt',
+] as const;
+export type AccountEmailKind = (typeof ACCOUNT_EMAIL_KINDS)[number];
+
+/**
+ * Every kind of message the development capture keeps (notifications/dev-capture.ts): an envelope's
+ * notifications, the account emails, the backoffice's sign-in code and a provider's test message.
+ */
+export const CAPTURED_NOTIFICATION_KINDS = [
+  ...NOTIFICATION_KINDS,
+  ...ACCOUNT_EMAIL_KINDS,
+  'platform_admin_code',
+  'provider_test',
+] as const;
+export type CapturedNotificationKind = (typeof CAPTURED_NOTIFICATION_KINDS)[number];
+
 /** The channels that carry a message (`ManualLink` and `Api` recipients get none). */
 export const MESSAGE_CHANNELS = ['Email', 'Sms', 'WhatsApp'] as const;
 export type MessageChannel = (typeof MESSAGE_CHANNELS)[number];

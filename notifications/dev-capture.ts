@@ -6,12 +6,12 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SigilEnv } from '../config/config.ts';
 import { DevNotification } from '../db/entities/index.ts';
-import type { MessageChannel, NotificationKind } from '../domain/vocabulary.ts';
-import type { AccountEmailKind } from './messages.ts';
+import type { CapturedNotificationKind, MessageChannel } from '../domain/vocabulary.ts';
 
 export interface CapturedNotification {
-  /** An envelope's notification, or an account email (verification, password reset, invitation). */
-  kind: NotificationKind | AccountEmailKind | 'platform_admin_code' | 'provider_test';
+  /** An envelope's notification, an account email (verification, password reset, invitation), the
+   * backoffice's sign-in code or a provider's test message: the vocabulary's list, which the panel names. */
+  kind: CapturedNotificationKind;
   channel: MessageChannel;
   /** An email address or an E.164 phone number. */
   to: string;

@@ -3,6 +3,7 @@
 // the organization's sender display name and closed with its footer. Every interpolated value is escaped
 // in HTML, and links must be http(s) URLs. No I/O: the worker and the API both render with these.
 import type { TemplateTexts } from '../domain/notification-templates.ts';
+import { ACCOUNT_EMAIL_KINDS, type AccountEmailKind } from '../domain/vocabulary.ts';
 import {
   NOTIFICATION_MESSAGES,
   type NotificationLanguage,
@@ -160,15 +161,9 @@ function emailDocument(
   ].join('\n');
 }
 
-/** The emails of the business application's accounts (docs/accounts.md, "Emailed links"). */
-export const ACCOUNT_EMAIL_KINDS = [
-  'verify_email',
-  'reset_password',
-  'invite',
-  'registration_attempt',
-  'invitation_attempt',
-] as const;
-export type AccountEmailKind = (typeof ACCOUNT_EMAIL_KINDS)[number];
+// The emails of the business application's accounts (docs/accounts.md, "Emailed links"): their kinds are
+// the vocabulary's, so the development panel names each one.
+export { ACCOUNT_EMAIL_KINDS, type AccountEmailKind };
 
 /** An email about a user's own account: confirm the address, reset the password, join, or a notice. */
 export interface AccountMessage {

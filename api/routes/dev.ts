@@ -7,7 +7,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { safeText } from '../../domain/common.ts';
-import { NOTIFICATION_KINDS } from '../../domain/vocabulary.ts';
+import { CAPTURED_NOTIFICATION_KINDS } from '../../domain/vocabulary.ts';
 import { Forbidden } from '../../services/errors.ts';
 import {
   DEV_NOTIFICATIONS_DEFAULT_LIMIT,
@@ -20,7 +20,7 @@ const NotificationsQuery = z.object({
   to: safeText().trim().min(1).max(320).optional(),
   envelopeId: z.uuid().optional(),
   recipientId: z.uuid().optional(),
-  kind: z.enum(NOTIFICATION_KINDS).optional(),
+  kind: z.enum(CAPTURED_NOTIFICATION_KINDS).optional(),
   limit: z.coerce
     .number()
     .int()

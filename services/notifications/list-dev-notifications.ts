@@ -1,7 +1,7 @@
 // The development capture, newest first, for GET /api/dev/notifications (served outside production only).
 import type { FilterQuery } from '@mikro-orm/core';
 import { DevNotification } from '../../db/entities/index.ts';
-import type { NotificationKind } from '../../domain/vocabulary.ts';
+import type { CapturedNotificationKind } from '../../domain/vocabulary.ts';
 import type { DataContext } from '../context.ts';
 
 export const DEV_NOTIFICATIONS_DEFAULT_LIMIT = 50;
@@ -11,7 +11,7 @@ export interface DevNotificationFilter {
   to?: string;
   envelopeId?: string;
   recipientId?: string;
-  kind?: NotificationKind;
+  kind?: CapturedNotificationKind;
   limit?: number;
 }
 

@@ -1,6 +1,10 @@
 // The development capture (GET /api/dev/notifications) holds every organization's signing links and codes:
-// it answers only clients on this machine (loopback), also behind a trusted proxy, and never in production.
+// it answers only clients on this machine (loopback), also behind a trusted proxy, and never in production;
+// its `kind` filter takes every kind the capture keeps.
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CAPTURED_NOTIFICATION_KINDS } from '../../domain/vocabulary.ts';
+import { captureNotification } from '../../notifications/dev-capture.ts';
 import { type ApiHarness, buildTestApp, openApiHarness } from '../support/api.ts';
 import { testConfig } from '../support/context.ts';
 
@@ -57,5 +61,24 @@ it('behind a trusted proxy, judges the client the proxy names', async () => {
     expect(local.statusCode).toBe(200);
   } finally {
     await proxied.close();
+  }
+});
+
+it('filters by every kind the capture keeps, the account emails and the backoffice code included', async () => {
+  const to = `kinds.${randomUUID()}@example.com`;
+  const em = harness.ctx.orm.em.fork();
+  for (const kind of CAPTURED_NOTIFICATION_KINDS) {
+    captureNotification(em, { kind, channel: 'Email', to, body: `A ${kind} message` });
+  }
+  await em.flush();
+  for (const kind of CAPTURED_NOTIFICATION_KINDS) {
+    const response = await harness.app.inject({
+      method: 'GET',
+      url: `/api/dev/notifications?kind=${kind}&to=${encodeURIComponent(to)}`,
+      remoteAddress: '127.0.0.1',
+    });
+    expect(response.statusCode, kind).toBe(200);
+    const { notifications } = response.json() as { notifications: { kind: string; body: string }[] };
+    expect(notifications.map((notification) => notification.kind)).toEqual([kind]);
   }
 });
