@@ -86,6 +86,16 @@ export const EnvelopeView = z
   .meta({ id: 'Envelope' });
 export type EnvelopeView = z.output<typeof EnvelopeView>;
 
+/**
+ * The names of a recipient's own rules (the `params.key` of their issues): an address or a number the chosen
+ * channel or identity check needs. Clients show their own words for each (the web app: `fieldError.<key>`).
+ */
+export const RECIPIENT_RULE_KEYS = {
+  emailForChannel: 'recipient.emailRequiredForChannel',
+  phoneForChannel: 'recipient.phoneRequiredForChannel',
+  phoneForAuthentication: 'recipient.phoneRequiredForAuthentication',
+} as const;
+
 /** A recipient in a create request: the view's contact and routing fields, checked against each other. */
 export const RecipientInput = z
   .object({
@@ -114,20 +124,38 @@ export const RecipientInput = z
       .optional()
       .transform((language) => (language ? language : null)),
   })
+  // Each rule names its message for clients (`params.key`, docs/app-api.md "The rule a refused field broke"),
+  // with what it depends on, so a page can say it in its own language.
   .superRefine((recipient, ctx) => {
     const channel = recipient.deliveryChannel ?? (recipient.email ? 'Email' : 'ManualLink');
     if (channel === 'Email' && !recipient.email) {
-      ctx.addIssue({ code: 'custom', path: ['email'], message: 'email is required for the Email channel' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['email'],
+        message: 'email is required for the Email channel',
+        params: { key: RECIPIENT_RULE_KEYS.emailForChannel, channel },
+      });
     }
-    const needsPhone =
-      channel === 'Sms' ||
-      channel === 'WhatsApp' ||
-      (recipient.authenticationMethod !== undefined && recipient.authenticationMethod !== 'SecureLink');
-    if (needsPhone && !recipient.phone) {
+    if (recipient.phone) return;
+    if (channel === 'Sms' || channel === 'WhatsApp') {
       ctx.addIssue({
         code: 'custom',
         path: ['phone'],
         message: 'phone is required for SMS or WhatsApp delivery and for one-time-code authentication',
+        params: { key: RECIPIENT_RULE_KEYS.phoneForChannel, channel },
+      });
+    } else if (
+      recipient.authenticationMethod !== undefined &&
+      recipient.authenticationMethod !== 'SecureLink'
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['phone'],
+        message: 'phone is required for SMS or WhatsApp delivery and for one-time-code authentication',
+        params: {
+          key: RECIPIENT_RULE_KEYS.phoneForAuthentication,
+          authenticationMethod: recipient.authenticationMethod,
+        },
       });
     }
   });

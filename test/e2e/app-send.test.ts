@@ -223,7 +223,7 @@ describe('the business app: sending', () => {
         return errorId ? page.locator(`[id="${errorId}"]`).textContent() : null;
       };
       expect(await said(name)).toBe(he['fieldError.required']);
-      expect(await said(email)).toBe(he['send.emailRequired']);
+      expect(await said(email)).toBe(he['fieldError.recipient.emailRequiredForChannel']);
       // Nothing in English beside the fields, and the form says why above them.
       for (const text of await card.locator('.app-field-error').allTextContents()) {
         expect(text).not.toMatch(/[A-Za-z]/);

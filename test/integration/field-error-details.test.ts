@@ -54,11 +54,82 @@ describe('the rule each refused field broke', () => {
           code: 'too_small',
           params: { origin: 'string', minimum: 1, inclusive: true },
         },
-        { field: 'body.recipients.0.email', message: expect.any(String), code: 'custom' },
+        {
+          field: 'body.recipients.0.email',
+          message: expect.any(String),
+          code: 'custom',
+          params: { key: 'recipient.emailRequiredForChannel', channel: 'Email' },
+        },
       ]),
     );
     // The rule, never the value that broke it.
     expect(response.body).not.toContain(SECRET_NAME);
+  });
+
+  it("names the recipient's own rules by key, on the application routes and on /api/v1", async () => {
+    const sender = await signedInUser(harness, { role: 'owner' });
+    const templateId = await documentTemplate(harness.ctx, sender.organization.id);
+    const app = await harness.app.inject({
+      method: 'POST',
+      url: '/api/documents/send-from-template',
+      headers: sender.headers,
+      payload: {
+        title: 'A title',
+        templateId,
+        draft: true,
+        recipients: [
+          {
+            roleName: 'Client',
+            fullName: 'Dana Levi',
+            deliveryChannel: 'WhatsApp',
+            email: 'dana@example.com',
+          },
+          {
+            roleName: 'Provider',
+            fullName: 'Sam Cohen',
+            email: 'sam@example.com',
+            deliveryChannel: 'Email',
+            authenticationMethod: 'OtpSms',
+          },
+        ],
+      },
+    });
+    expect(app.statusCode).toBe(400);
+    expect(app.json().error.details).toEqual([
+      {
+        field: 'body.recipients.0.phone',
+        message: expect.any(String),
+        code: 'custom',
+        params: { key: 'recipient.phoneRequiredForChannel', channel: 'WhatsApp' },
+      },
+      {
+        field: 'body.recipients.1.phone',
+        message: expect.any(String),
+        code: 'custom',
+        params: { key: 'recipient.phoneRequiredForAuthentication', authenticationMethod: 'OtpSms' },
+      },
+    ]);
+
+    const integrator = await newIntegrator(harness);
+    const v1 = await harness.app.inject({
+      method: 'POST',
+      url: '/api/v1/envelopes/from-template',
+      headers: await integrator.auth(),
+      payload: {
+        title: 'A title',
+        templateId: integrator.templateId,
+        recipients: [{ roleName: 'Client', fullName: 'Dana Levi', deliveryChannel: 'Sms' }],
+      },
+    });
+    expect(v1.statusCode).toBe(400);
+    expect(v1.json().error.details).toEqual([
+      {
+        field: 'body.recipients.0.phone',
+        message: expect.any(String),
+        code: 'custom',
+        params: { key: 'recipient.phoneRequiredForChannel', channel: 'Sms' },
+      },
+    ]);
   });
 
   it('on the application routes: an address that is not one, and a field the request does not define', async () => {

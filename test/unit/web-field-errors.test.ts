@@ -29,6 +29,7 @@ const REFUSED_SEND = {
         field: 'body.recipients.0.email',
         message: 'email is required for the Email channel',
         code: 'custom',
+        params: { key: 'recipient.emailRequiredForChannel', channel: 'Email' },
       },
       {
         field: 'body.title',
@@ -60,12 +61,10 @@ beforeAll(async () => {
 describe('the field errors of a refused form', () => {
   it('says each refused field in Hebrew on a Hebrew page, by its code, keyed by the field without its source', async () => {
     await inLanguage('he');
-    const errors = fieldErrors(trpcFailure(400, REFUSED_SEND), {
-      messages: { 'recipients.*.email': { custom: 'send.emailRequired' } },
-    });
+    const errors = fieldErrors(trpcFailure(400, REFUSED_SEND));
     expect(errors).toEqual({
       'recipients.0.fullName': he['fieldError.required'],
-      'recipients.0.email': he['send.emailRequired'],
+      'recipients.0.email': he['fieldError.recipient.emailRequiredForChannel'],
       title: 'הזינו לכל היותר 200 תווים.',
     });
     expect(Object.values(errors).join(' ')).not.toMatch(/[A-Za-z]{3}/);
@@ -75,11 +74,55 @@ describe('the field errors of a refused form', () => {
     await inLanguage('en');
     const errors = fieldErrors(trpcFailure(400, REFUSED_SEND), {
       id: (field) => (field.startsWith('recipients.0.') ? `recipient-7-${field.split('.')[2]}` : undefined),
-      messages: { 'recipients.*.email': { custom: 'send.emailRequired' } },
     });
     expect(errors).toEqual({
       'recipient-7-fullName': 'Fill this in.',
       'recipient-7-email': 'Enter an email address: the link is sent there.',
+    });
+  });
+
+  it("says a rule of the server's own by the key it names, with the rule's params, in the page's language", async () => {
+    const refused = trpcFailure(400, {
+      error: {
+        code: 'invalid_request',
+        message: 'Invalid request',
+        details: [
+          {
+            field: 'body.recipients.0.phone',
+            message: 'phone is required for SMS or WhatsApp delivery and for one-time-code authentication',
+            code: 'custom',
+            params: { key: 'recipient.phoneRequiredForChannel', channel: 'WhatsApp' },
+          },
+          {
+            field: 'body.recipients.1.phone',
+            message: 'phone is required for SMS or WhatsApp delivery and for one-time-code authentication',
+            code: 'custom',
+            params: { key: 'recipient.phoneRequiredForChannel', channel: 'Sms' },
+          },
+          {
+            field: 'body.recipients.2.phone',
+            message: 'phone is required for SMS or WhatsApp delivery and for one-time-code authentication',
+            code: 'custom',
+            params: { key: 'recipient.phoneRequiredForAuthentication', authenticationMethod: 'OtpSms' },
+          },
+          { field: 'body.rule', message: 'a rule no catalog knows', code: 'custom', params: { key: 'nope' } },
+        ],
+        request_id: 'req-4',
+      },
+    });
+    await inLanguage('en');
+    expect(fieldErrors(refused)).toEqual({
+      'recipients.0.phone': 'Enter a phone number: the link is sent to it by WhatsApp.',
+      'recipients.1.phone': 'Enter a phone number: the link is sent to it by SMS.',
+      'recipients.2.phone': 'Enter a phone number: the one-time code is sent to it.',
+      rule: 'a rule no catalog knows',
+    });
+    await inLanguage('he');
+    expect(fieldErrors(refused)).toEqual({
+      'recipients.0.phone': 'הזינו מספר טלפון: הקישור נשלח אליו ב-WhatsApp.',
+      'recipients.1.phone': 'הזינו מספר טלפון: הקישור נשלח אליו ב-SMS.',
+      'recipients.2.phone': he['fieldError.recipient.phoneRequiredForAuthentication'],
+      rule: he['fieldError.invalid'],
     });
   });
 

@@ -23,7 +23,7 @@ export interface FieldErrorOptions {
    * a field the form does not show. Without it, the field's name (`recipients.0.email`) is the key.
    */
   id?: (field: string) => string | undefined;
-  /** The page's messages for its own rules: `{ 'recipients.*.email': { custom: 'send.emailRequired' } }`. */
+  /** The page's messages for its own rules: `{ 'hosts.*': { invalid_format: 'webhooks.hostForm' } }`. */
   messages?: FieldMessages;
   /** The formatter (tests, or a page that has `$_` at hand); the current language's by default. */
   t?: Translate;
@@ -100,9 +100,17 @@ function keyFor(detail: ErrorDetail): CatalogMessage | undefined {
     case 'invalid_type':
       return { key: 'fieldError.invalid' };
     case 'custom': {
-      // A rule of the server's own may name its message: `params.key` under `fieldError.`.
+      // A rule of the server's own may name its message: `params.key` under `fieldError.`, said with the rule's
+      // other params (`{ key: 'recipient.phoneRequiredForChannel', channel: 'Sms' }`).
       const key = typeof params.key === 'string' ? `fieldError.${params.key}` : undefined;
-      return key && key in CATALOG ? { key } : { key: 'fieldError.invalid', general: true };
+      if (!key || !(key in CATALOG)) return { key: 'fieldError.invalid', general: true };
+      const values = Object.fromEntries(
+        Object.entries(params).filter(
+          (entry): entry is [string, string | number] =>
+            entry[0] !== 'key' && (typeof entry[1] === 'string' || typeof entry[1] === 'number'),
+        ),
+      );
+      return Object.keys(values).length > 0 ? { key, values } : { key };
     }
     default:
       return undefined;

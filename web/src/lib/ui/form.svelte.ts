@@ -15,7 +15,7 @@ export interface FormOptions {
   fields: readonly string[];
   /** Sends the visitor away on a session answer (the area's `follow`); true: nothing more to show. */
   follow: (error: unknown) => boolean;
-  /** The page's words for its own rules (`{ email: { custom: 'send.emailRequired' } }`). */
+  /** The page's words for its own rules (`{ host: { invalid_format: 'webhooks.hostForm' } }`). */
   messages?: FieldMessages;
 }
 
