@@ -107,7 +107,7 @@ describe('the business app: API keys', () => {
       'Line 3: "10.0.0.0/33" has an invalid prefix length (0-32 for IPv4)',
       'Line 5: "localhost" is not an IP address or CIDR range',
     ]);
-    expect(await form.locator('#key-form-error').textContent()).toBe('Some fields need your attention.');
+    expect(await form.locator('#key-error').textContent()).toBe('Some fields need your attention.');
     expect(await form.getByLabel('IP allowlist').getAttribute('aria-invalid')).toBe('true');
     await expectAccessible(page, 'create API key, refused lines');
     await browser.screenshot(page, 'app-integrations-create-errors-en-desktop');
@@ -366,13 +366,13 @@ describe('the business app: API keys', () => {
       await eventually(() => page.getByRole('dialog').count()).toBe(1);
       await page.locator('#key-name').fill(language === 'he' ? 'אתר המכירות' : 'Web shop');
       await page.locator('#key-scope-2').check();
-      await page.locator('#key-allowlist').fill('10.0.0.1\nnot an address');
+      await page.locator('#key-ipAllowlist').fill('10.0.0.1\nnot an address');
       await page.locator('#key-name').press('Enter');
       await eventually(() => page.getByTestId('allowlist-errors').count()).toBe(1);
       expect(await pageWidth(page)).toBeLessThanOrEqual(viewport.width);
       await expectAccessible(page, `create API key (${language}, ${device})`);
       await browser.screenshot(page, `app-integrations-create-${language}-${device}`);
-      await page.locator('#key-allowlist').fill('10.0.0.1');
+      await page.locator('#key-ipAllowlist').fill('10.0.0.1');
       await page.locator('#key-name').press('Enter');
       await eventually(() => page.getByTestId('api-key-secret').count()).toBe(1);
       expect(await pageWidth(page)).toBeLessThanOrEqual(viewport.width);

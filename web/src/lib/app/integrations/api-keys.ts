@@ -2,9 +2,9 @@
 // types only), the specification's scopes (domain/scopes.ts) with their catalog keys and what each needs of the
 // giver's role (domain/credential-permissions.ts), and the keys of the reasons the public API may be off.
 import type { z } from 'zod';
-import type * as apiKey from '../../../../domain/api-key.ts';
-import { SCOPE_PERMISSIONS } from '../../../../domain/credential-permissions.ts';
-import { SCOPES, type Scope } from '../../../../domain/scopes.ts';
+import type * as apiKey from '../../../../../domain/api-key.ts';
+import { SCOPE_PERMISSIONS } from '../../../../../domain/credential-permissions.ts';
+import { SCOPES, type Scope } from '../../../../../domain/scopes.ts';
 
 export { SCOPES, type Scope };
 
@@ -17,6 +17,8 @@ export type ApiKeyList = z.output<typeof apiKey.ApiKeyList>;
 export type ApiKeyView = z.output<typeof apiKey.ApiKeyView>;
 export type ApiKeySecretView = z.output<typeof apiKey.ApiKeySecretView>;
 export type ApiKeyDiagnostics = z.output<typeof apiKey.ApiKeyDiagnostics>;
+/** A key with the secret just made for it (created or rotated): shown once. */
+export type CreatedApiKey = z.output<typeof apiKey.ApiKeyWithSecret>;
 export type ApiAccessReason = (typeof apiKey.API_ACCESS_REASONS)[number];
 
 /** What each scope grants, in the page's language. */
