@@ -2,7 +2,8 @@
 // a real Sigil app listening on a port: an envelope sent through the public API gets its SMS invitation
 // captured by the worker, the signer asks for a one-time code through the signer API, and the page shows the
 // link and the code, filters, refreshes by itself, switches to right-to-left Hebrew, fits a 375-pixel phone,
-// and says plainly when the server has no capture (production). Screenshots go to test/artifacts/web/.
+// names every kind the capture keeps and each link by what it opens (an account email's, the backoffice's code)
+// on a 1366-pixel screen, and says plainly when the server has no capture (production). Screenshots go to test/artifacts/web/.
 import { randomInt } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
@@ -175,6 +176,55 @@ describe('the development notifications page', () => {
     }
     expect(focused).toContain('filter-kind');
     expect(focused.indexOf('filter-to')).toBeGreaterThan(focused.indexOf('filter-kind'));
+  });
+
+  it('names every kind and each link by what it opens, and fits a 1366-pixel screen', async () => {
+    // An account email and the backoffice's sign-in code, as the server captures them, to one address.
+    const address = `kinds.${randomInt(1e9)}@example.com`;
+    const em = harness.ctx.orm.em.fork();
+    captureNotification(em, {
+      kind: 'verify_email',
+      channel: 'Email',
+      to: address,
+      subject: 'Confirm your email address',
+      body: 'Confirm your address: http://localhost/app/verify-email?token=abc',
+      signingLink: 'http://localhost/app/verify-email?token=abc',
+    });
+    captureNotification(em, {
+      kind: 'platform_admin_code',
+      channel: 'Email',
+      to: address,
+      subject: 'Your Sigil backoffice code',
+      body: 'Your code is 135790.',
+      otpCode: '135790',
+    });
+    await em.flush();
+    const page = await newPage({ width: 1366, height: 768 });
+    await page.goto(`${baseUrl}/dev/notifications?to=${encodeURIComponent(address)}&lang=en`);
+    const rows = page.locator('tbody tr');
+    await expect.poll(() => rows.count()).toBe(2);
+    const code = page.locator('tbody tr[data-kind="platform_admin_code"]');
+    expect(await code.textContent()).toContain('Backoffice sign-in code');
+    expect(await code.textContent()).not.toContain('devNotifications.');
+    const verification = page.locator('tbody tr[data-kind="verify_email"]');
+    expect(await verification.textContent()).toContain('Email verification');
+    const link = verification.getByRole('link', { name: /Open the email verification link/ });
+    expect(await link.getAttribute('href')).toBe('http://localhost/app/verify-email?token=abc');
+    expect(await verification.getByRole('link', { name: /signing link/ }).count()).toBe(0);
+    // Every column whole at 1366 pixels: the table does not scroll, the code and its button inside the page.
+    const fits =
+      "(() => { const wrap = document.querySelector('.app-table-wrap'); return wrap.scrollWidth <= wrap.clientWidth; })()";
+    expect(await page.evaluate(fits)).toBe(true);
+    const copy = code.getByRole('button', { name: /Copy the code 135790/ });
+    const box = await copy.boundingBox();
+    expect(box && box.x + box.width <= 1366).toBe(true);
+    expect(await pageWidth(page)).toBeLessThanOrEqual(1366);
+    await screenshot(page, 'dev-notifications-en-1366');
+    // The filter offers every kind, in words.
+    await page.getByLabel('Kind').selectOption('platform_admin_code');
+    await expect.poll(() => rows.count()).toBe(1);
+    await page.getByRole('button', { name: 'עברית' }).click();
+    await expect.poll(() => code.textContent()).toContain('קוד כניסה למשרד האחורי');
   });
 
   it('switches to Hebrew, right to left, and remembers it', async () => {

@@ -3,7 +3,8 @@
 // audit trail written to files and chosen with the page's file picker (found by its label, as a keyboard or
 // screen-reader user finds it) — the page sends the PDF itself to POST /api/verify. The final PDF is "Sealed
 // by Sigil and unchanged" (green) with the envelope's title, both signers and their signing times in the
-// page's language, the level, the certificate's fingerprint and an intact audit chain; the audit trail is
+// page's language, the level, the certificate's fingerprint and an intact audit chain (its two figures said in
+// a sentence: the events sealed, and how many were recorded after the seal); the audit trail is
 // recognised as such; a copy with one byte of the signed bytes changed is "Changed after sealing" (red); a
 // text file is refused as not a PDF; an answer of 413, 429 (with Retry-After) and no answer at all are said
 // in words. In English and in Hebrew (right to left, through the header's language switch too), on a desktop
@@ -167,6 +168,19 @@ describe('the verification page', () => {
     expect((await text(page, 'fingerprint')).replace(/:/g, '')).toBe(hex);
     expect(await text(page, 'audit-chain')).toBe('✓ Intact');
     expect(await text(page, 'chain-events')).toBe(String(answer.auditChain?.events));
+    // The two figures in words: what the document sealed, and what was recorded after it.
+    const sealedEvents = answer.auditChain?.sealedEvents ?? 0;
+    const later = (answer.auditChain?.events ?? 0) - sealedEvents;
+    expect(sealedEvents).toBeGreaterThan(1);
+    expect(later).toBeGreaterThan(0);
+    const explained = await text(page, 'chain-explained');
+    expect(explained).toContain(
+      `The document sealed the first ${sealedEvents} events of this envelope's audit trail.`,
+    );
+    expect(explained).toContain(
+      `${later} more ${later === 1 ? 'event was' : 'events were'} recorded after it was sealed`,
+    );
+    expect(explained).toContain('the sealed events are unchanged');
     expect(await text(page, 'reasons')).toContain('it is unchanged since');
     expect(await pageWidth(page)).toBeLessThanOrEqual(DESKTOP.width);
     await expectAccessible(page, 'verify: intact');
@@ -217,6 +231,7 @@ describe('the verification page', () => {
     const line = (await page.locator('[data-signer="Dana Levi"]').textContent()) ?? '';
     expect(line).toContain(`חתימה ב-${await pageTime(page, dana?.completedAt as string, 'he')}`);
     expect(await text(page, 'audit-chain')).toBe('✓ שלמה');
+    expect(await text(page, 'chain-explained')).toContain('האירועים שנחתמו לא השתנו');
     // Right to left: the verdict's mark is at the right of its text.
     const mark = await page.locator('.verdict-mark').boundingBox();
     const heading = await page.locator('#verify-outcome').boundingBox();

@@ -111,7 +111,6 @@ describe('web app catalogs', () => {
       'bulk.runStatus.',
       'bulk.workflowHint.',
       'devNotifications.channel.',
-      'devNotifications.kind.',
       'documents.channel.',
       'documents.workflowType.',
       'languages.',

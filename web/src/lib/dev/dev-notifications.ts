@@ -1,13 +1,16 @@
-// Client of GET /api/dev/notifications (docs/api.md, "Development notifications"). The route exists only
-// outside production; there the server answers 404, which this client reports as `unavailable`.
+// Client of GET /api/dev/notifications (docs/api.md, "Development notifications"), and what the panel says of a
+// notification: its kind and the link it carries, in words. The route exists only outside production; there the
+// server answers 404, which this client reports as `unavailable`.
 
 import {
+  CAPTURED_NOTIFICATION_KINDS,
+  type CapturedNotificationKind,
   type MessageChannel,
-  NOTIFICATION_KINDS,
-  type NotificationKind,
 } from '../../../../domain/vocabulary.ts';
 
-export { NOTIFICATION_KINDS, type NotificationKind };
+/** Every kind the capture keeps, in the filter's order: an envelope's, the account emails, the backoffice's. */
+export const NOTIFICATION_KINDS = CAPTURED_NOTIFICATION_KINDS;
+export type NotificationKind = CapturedNotificationKind;
 export type NotificationChannel = MessageChannel;
 
 export interface DevNotification {
@@ -36,12 +39,66 @@ export type DevNotificationsResult =
   | { status: 'unavailable' }
   | { status: 'error'; detail: string };
 
+/** The most the panel shows (the newest). */
+export const DEV_NOTIFICATIONS_LIMIT = 100;
+
 export function isNotificationKind(value: unknown): value is NotificationKind {
   return typeof value === 'string' && (NOTIFICATION_KINDS as readonly string[]).includes(value);
 }
 
+/** A kind in words: `devNotifications.kind.<kind>` (test/unit/dev-notification-labels.test.ts: every kind). */
+export function kindKey(kind: string): string {
+  return isNotificationKind(kind) ? `devNotifications.kind.${kind}` : 'devNotifications.kind.other';
+}
+
+/**
+ * What the link a notification carries opens, by its kind (`signingLink` holds the signing link of an
+ * invitation, and the emailed link of an account email): the accessible name of the panel's link.
+ */
+const LINK_KEYS: Record<NotificationKind, string> = {
+  invitation: 'devNotifications.link.signing',
+  reminder: 'devNotifications.link.signing',
+  otp: 'devNotifications.link.signing',
+  completed: 'devNotifications.link.documents',
+  declined: 'devNotifications.link.other',
+  cancelled: 'devNotifications.link.other',
+  verify_email: 'devNotifications.link.verifyEmail',
+  reset_password: 'devNotifications.link.resetPassword',
+  invite: 'devNotifications.link.invitation',
+  registration_attempt: 'devNotifications.link.signIn',
+  invitation_attempt: 'devNotifications.link.signIn',
+  platform_admin_code: 'devNotifications.link.other',
+  provider_test: 'devNotifications.link.other',
+};
+
+export function linkKey(kind: string): string {
+  return isNotificationKind(kind) ? LINK_KEYS[kind] : 'devNotifications.link.other';
+}
+
+/** The badge tone of a kind: what a signer is asked, a code, an outcome, an account's email. */
+const KIND_TONES: Record<NotificationKind, string> = {
+  invitation: 'info',
+  reminder: 'info',
+  otp: 'warn',
+  completed: 'good',
+  declined: 'warn',
+  cancelled: 'off',
+  verify_email: 'info',
+  reset_password: 'info',
+  invite: 'info',
+  registration_attempt: 'off',
+  invitation_attempt: 'off',
+  platform_admin_code: 'warn',
+  provider_test: 'off',
+};
+
+export function kindTone(kind: string): string {
+  return isNotificationKind(kind) ? KIND_TONES[kind] : 'off';
+}
+
 export async function fetchDevNotifications(
   filter: DevNotificationFilter,
+  fetcher: typeof fetch = fetch,
   signal?: AbortSignal,
 ): Promise<DevNotificationsResult> {
   const query = new URLSearchParams({ limit: String(filter.limit) });
@@ -50,7 +107,7 @@ export async function fetchDevNotifications(
   if (to) query.set('to', to);
   let response: Response;
   try {
-    response = await fetch(`/api/dev/notifications?${query}`, {
+    response = await fetcher(`/api/dev/notifications?${query}`, {
       headers: { accept: 'application/json' },
       cache: 'no-store',
       ...(signal ? { signal } : {}),
