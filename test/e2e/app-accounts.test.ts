@@ -135,7 +135,9 @@ describe('the business app: registration, sign-in and two-step verification', ()
     await expectAccessible(page, 'email verified');
     // The same link again no longer works: the server's message is shown.
     await page.reload();
-    await eventually(() => page.getByRole('alert').textContent()).toContain('could not be verified');
+    await eventually(() => page.locator('#verify-email-error').textContent()).toContain(
+      'could not be verified',
+    );
     await page.getByRole('link', { name: 'Sign in' }).last().click();
 
     // A wrong password: the server's message, announced.
@@ -263,6 +265,14 @@ describe('the business app: registration, sign-in and two-step verification', ()
         'user.backup_codes_regenerated',
       ]),
     );
+    // Each event's details in words, never the raw keys: the first sign-in was with the password alone.
+    expect(await log.locator('tr[data-event="user.signed_in"]').last().textContent()).toContain(
+      'Signed in with a password',
+    );
+    const failures = await log.locator('tr[data-event="user.mfa_failed"]').allTextContents();
+    expect(failures.join('\n')).toContain('A wrong code from the authenticator app');
+    expect(failures.join('\n')).toContain('While signing in');
+    expect(await log.textContent()).not.toMatch(/method:|backupCodes:|attemptsLeft:|organizationName:/);
     await expectAccessible(page, 'security log');
   });
 
@@ -352,6 +362,6 @@ describe('the business app: registration, sign-in and two-step verification', ()
 
     // A link that was used says so, with the server's message.
     await page.goto(await emailedLink(baseUrl, user.email, 'reset_password'));
-    await eventually(() => page.getByRole('alert').textContent()).toContain('This link no longer works');
+    await eventually(() => page.locator('#reset-error').textContent()).toContain('This link no longer works');
   });
 });

@@ -118,6 +118,13 @@ describe('the business app on every screen, in English and Hebrew, on a desktop 
       await expectAccessible(page, `${screen.name} in Hebrew`);
       await browser.screenshot(page, `app-${screen.name}-he-desktop`);
     }
+    // The security log's details are Hebrew words, never the raw keys (`role: Auditors · permissions: …`).
+    await openScreen(page, SCREENS[6]);
+    const log = page.getByTestId('security-log');
+    expect(await log.locator('tr[data-event="role.created"]').textContent()).toMatch(
+      /התפקיד "\u2068?Auditors\u2069?".*הרשאות: /,
+    );
+    expect(await log.textContent()).not.toMatch(/role: |permissions: |team: |method: /);
     // The dialogs too.
     await openScreen(page, SCREENS[3]);
     await page.getByRole('button', { name: 'תפקיד חדש' }).click();
@@ -168,6 +175,27 @@ describe('the business app on every screen, in English and Hebrew, on a desktop 
         await expectAccessible(phone, `${screen.name} on a phone (${language})`);
         await browser.screenshot(phone, `app-${screen.name}-${language}-phone`);
       }
+      // An address in the security log wraps only between its parts (after the @, before a dot, after a
+      // hyphen), never inside one: each part's text stays on one line, and the longest address does wrap.
+      await openScreen(phone, SCREENS[6]);
+      const wrapping =
+        (await phone.evaluate(`[...document.querySelectorAll('[data-testid="security-log"] .email-address')]
+        .map((address) => ({
+          lines: new Set([...address.childNodes].flatMap((node) => {
+            const range = document.createRange();
+            range.selectNodeContents(node);
+            return [...range.getClientRects()].map((rect) => Math.round(rect.top));
+          })).size,
+          broken: [...address.childNodes].filter((node) => {
+            if (node.nodeType !== Node.TEXT_NODE) return false;
+            const range = document.createRange();
+            range.selectNodeContents(node);
+            return range.getClientRects().length > 1;
+          }).map((node) => node.textContent),
+        }))`)) as { lines: number; broken: string[] }[];
+      expect(wrapping.length).toBeGreaterThan(3);
+      expect(wrapping.flatMap((address) => address.broken)).toEqual([]);
+      expect(Math.max(...wrapping.map((address) => address.lines))).toBeGreaterThan(1);
       // The invitation dialog fits too.
       await openScreen(phone, SCREENS[2]);
       await phone.getByRole('button', { name: language === 'he' ? 'הזמנת משתמש' : 'Invite a user' }).click();

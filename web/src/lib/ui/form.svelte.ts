@@ -32,6 +32,15 @@ export class FormState {
     this.#options = options;
   }
 
+  /**
+   * What a card says above the form (AuthCard's refusal): the refusal, or, when only the page's own checks
+   * refused, that the fields beside it need attention.
+   */
+  get summary(): string {
+    if (this.refusal) return this.refusal;
+    return Object.keys(this.errors).length > 0 ? get(format)('account.fixErrors') : '';
+  }
+
   /** A new start (the dialog opens again). */
   reset(): void {
     this.errors = {};
