@@ -36,6 +36,19 @@ ENV NPM_CONFIG_UPDATE_NOTIFIER=false \
     NPM_CONFIG_AUDIT=false
 COPY package.json package-lock.json ./
 RUN npm ci
+# The pages import domain/; the build reads each application route from the server's procedures
+# (scripts/vite-app-routes.ts loads api/trpc/router.ts, and with it the server's modules).
+COPY tsconfig.json ./
+COPY domain ./domain
+COPY config ./config
+COPY db ./db
+COPY workflows ./workflows
+COPY activities ./activities
+COPY pdf ./pdf
+COPY notifications ./notifications
+COPY temporal ./temporal
+COPY services ./services
+COPY api ./api
 COPY scripts ./scripts
 COPY web ./web
 RUN npm run build:web

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { appRoutesPlugin } from './scripts/vite-app-routes.ts';
 
 // Every Node process the tests start (the operator CLI, the service of the npm-start test, workers) keeps the
 // code it compiled (TypeScript stripped, V8 bytecode) in Node's compile cache: the suite starts the CLI dozens
@@ -16,6 +17,8 @@ process.env.NODE_COMPILE_CACHE ??= join(
 const canary = process.env.SIGIL_TEST_CANARY === '1';
 
 export default defineConfig({
+  // The web client's route table (`virtual:app-routes`), for tests that import it (test/unit/web-app-routes.test.ts).
+  plugins: [appRoutesPlugin()],
   test: {
     include: canary ? ['test/canary/*.canary.ts'] : ['test/**/*.test.ts'],
     globalSetup: ['test/setup/global-setup.ts'],

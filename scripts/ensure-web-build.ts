@@ -2,8 +2,9 @@
 // is current. `npm run build:web` (build-web-cli.ts) always builds; `npm start` and the test setup call
 // `ensureWebBuild`, which builds only when web/build is missing or was built from other sources. "Other
 // sources" is decided by a SHA-256 over web/'s source files, domain/ (the contract and vocabulary the pages
-// import) and package-lock.json, stored next to the build, so a checkout, a deleted file or a dependency
-// change all count, and nothing depends on file times.
+// import), what the application routes' table is generated from (api/trpc/, scripts/vite-app-routes.ts) and
+// package-lock.json, stored next to the build, so a checkout, a deleted file, a route declared in a procedure
+// or a dependency change all count, and nothing depends on file times.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -11,11 +12,15 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import { join, relative, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { APP_ROUTES_SOURCES } from './vite-app-routes.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const WEB_DIR = join(ROOT, 'web');
-/** Shared with the server and bundled into the pages (web/src imports from it). */
-const DOMAIN_DIR = join(ROOT, 'domain');
+/**
+ * What the build reads outside web/ (from the repository's root): domain/, shared with the server and bundled
+ * into the pages, and the sources of the generated route table (`virtual:app-routes`).
+ */
+export const WEB_BUILD_INPUTS = ['domain', ...APP_ROUTES_SOURCES];
 export const WEB_BUILD_DIR = join(WEB_DIR, 'build');
 const NEXT_BUILD_DIR = join(WEB_DIR, 'build.next');
 const OLD_BUILD_DIR = join(WEB_DIR, 'build.old');
@@ -39,23 +44,31 @@ type Log = (line: string) => void;
 /** Lines of a successful build that say nothing (the adapter's banner, its hint about `vite preview`). */
 const VITE_NOISE = /^> Using @sveltejs\/adapter-static|Wrote site to|Run npm run preview|✔ done/;
 
-/** SHA-256 over every source file of web/ and domain/ (paths and contents) and the lockfile. */
-export async function webSourcesHash(): Promise<string> {
+/**
+ * SHA-256 over every source file of web/ and of WEB_BUILD_INPUTS (paths and contents) and the lockfile; `root`
+ * is the repository's (a test hashes a copy).
+ */
+export async function webSourcesHash(root = ROOT): Promise<string> {
+  const web = join(root, 'web');
   const files: string[] = [];
   const walk = async (dir: string) => {
     for (const entry of await readdir(dir, { withFileTypes: true })) {
-      if (dir === WEB_DIR && NOT_SOURCES.has(entry.name)) continue;
+      if (dir === web && NOT_SOURCES.has(entry.name)) continue;
       const path = join(dir, entry.name);
       if (entry.isDirectory()) await walk(path);
       else if (entry.isFile() && !entry.name.endsWith('.md')) files.push(path);
     }
   };
-  await walk(WEB_DIR);
-  await walk(DOMAIN_DIR);
+  await walk(web);
+  for (const input of WEB_BUILD_INPUTS) {
+    const path = join(root, input);
+    if ((await stat(path)).isDirectory()) await walk(path);
+    else files.push(path);
+  }
   files.sort();
   const hash = createHash('sha256');
-  for (const file of [...files, join(ROOT, 'package-lock.json')]) {
-    hash.update(relative(ROOT, file).split(sep).join('/'));
+  for (const file of [...files, join(root, 'package-lock.json')]) {
+    hash.update(relative(root, file).split(sep).join('/'));
     hash.update('\0');
     hash.update(await readFile(file));
     hash.update('\0');

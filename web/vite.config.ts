@@ -1,13 +1,15 @@
 // Vite configuration of the web app (web/). `npm run build:web` builds it; `npm run dev:web` serves it with
 // hot reload on port 5173 and forwards the API paths to a running `npm start` (port 3000 unless
-// SIGIL_API_URL says otherwise).
+// SIGIL_API_URL says otherwise). The application routes' table the web client calls by is generated from the
+// server's procedures (`virtual:app-routes`, scripts/vite-app-routes.ts).
 import { sveltekit } from '@sveltejs/kit/vite';
 import { defineConfig } from 'vite';
+import { appRoutesPlugin } from '../scripts/vite-app-routes.ts';
 
 const api = process.env.SIGIL_API_URL ?? 'http://127.0.0.1:3000';
 
 export default defineConfig({
-  plugins: [sveltekit()],
+  plugins: [appRoutesPlugin(), sveltekit()],
   server: {
     port: 5173,
     strictPort: true,

@@ -9,9 +9,12 @@
 // (api/trpc/errors.ts) and answered by its error handler; a path no procedure declares is the server's
 // ordinary 404.
 //
-// trpc-to-openapi's own Fastify adapter is not used: it answers errors in its own shape
-// (`{ message, code, issues }`) and its catch-all route would take over every unknown /api path. Its
-// metadata and document generator are (api/trpc/init.ts, api/trpc/openapi.ts). See docs/app-api.md.
+// trpc-to-openapi's own Fastify adapter is not used: it adds its `message`, `code` and `issues` beside the
+// error body and makes a service's AppError a 500; its one catch-all route takes every unknown /api path and
+// every other method of a known one, and has no per-route body limit or Idempotency-Key config; it sends every
+// output as JSON (no file, image or 304); and it turns on coercion in the procedures' shared input schemas.
+// Its metadata and document generator are used (api/trpc/init.ts, api/trpc/openapi.ts). docs/app-api.md says
+// what it answered, case by case.
 import { createHash } from 'node:crypto';
 import { fastifyCookie } from '@fastify/cookie';
 import type { AnyTRPCRouter } from '@trpc/server';
@@ -41,6 +44,7 @@ import {
   type ImageAnswer,
   type ProcedureDefinition,
   proceduresOf,
+  restRouteOf,
 } from './init.ts';
 import { APP_OPENAPI_PATH, appOpenApiDocument } from './openapi.ts';
 import { appRouter } from './router.ts';
@@ -238,7 +242,7 @@ export function mountProcedures(
 ): void {
   for (const [name, procedure] of proceduresOf(router)) {
     if (!only(procedure)) continue;
-    const { method, path } = checkedRoute(name, procedure);
+    const { method, path } = restRouteOf(name, procedure);
     const idempotent = procedure.meta?.idempotent === true;
     const pathParameters = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string);
     const takesBody = BODY_METHODS.has(method);
@@ -369,30 +373,6 @@ function sendImage(reply: FastifyReply, image: ImageAnswer) {
     .header('cache-control', image.cacheControl)
     .header('vary', 'Cookie')
     .send(Buffer.from(image.content.buffer, image.content.byteOffset, image.content.byteLength));
-}
-
-/** The procedure's route, refused when it is missing or does not fit (at start, not at the first request). */
-function checkedRoute(name: string, procedure: ProcedureDefinition) {
-  const route = procedure.meta?.openapi;
-  if (!route || route.enabled === false) {
-    throw new Error(
-      `Procedure ${name} has no REST route: declare one with .meta(route(...)) (api/trpc/init.ts).`,
-    );
-  }
-  if (route.errorResponses === undefined) {
-    // A bare `openapi` meta: trpc-to-openapi would document its own error bodies, registering their schemas
-    // where /api/v1's document would list them too.
-    throw new Error(`Procedure ${name}: declare its REST route with route(...) (api/trpc/init.ts).`);
-  }
-  if (procedure.meta?.access === undefined) {
-    throw new Error(`Procedure ${name}: declare who may call it (access) in route(...) (api/trpc/init.ts).`);
-  }
-  const { type } = procedure;
-  if (type === 'subscription') throw new Error(`Procedure ${name}: subscriptions are not served.`);
-  if ((type === 'query') !== (route.method === 'GET')) {
-    throw new Error(`Procedure ${name}: queries are GET routes and mutations are not (${route.method}).`);
-  }
-  return route;
 }
 
 /**

@@ -294,3 +294,49 @@ export function proceduresOf(router: AnyTRPCRouter): [string, ProcedureDefinitio
     ([name, procedure]) => [name, procedure._def],
   );
 }
+
+/** A procedure's REST route, as its `route(...)` declares it: the one declaration of both. */
+export interface RestRoute {
+  method: OpenApiMethod;
+  /** Path parameters as `{id}`, keys of the procedure's input. */
+  path: `/api/${string}`;
+}
+
+/**
+ * The procedure's route, refused when it is missing or does not fit: the transport checks every procedure when
+ * the app starts, and the web build when it takes the routes (restRoutesOf), so a mistake fails there, not in
+ * a user's request.
+ */
+export function restRouteOf(name: string, procedure: ProcedureDefinition): RestRoute {
+  const route = procedure.meta?.openapi;
+  if (!route || route.enabled === false) {
+    throw new Error(
+      `Procedure ${name} has no REST route: declare one with .meta(route(...)) (api/trpc/init.ts).`,
+    );
+  }
+  if (route.errorResponses === undefined) {
+    // A bare `openapi` meta: trpc-to-openapi would document its own error bodies, registering their schemas
+    // where /api/v1's document would list them too.
+    throw new Error(`Procedure ${name}: declare its REST route with route(...) (api/trpc/init.ts).`);
+  }
+  if (procedure.meta?.access === undefined) {
+    throw new Error(`Procedure ${name}: declare who may call it (access) in route(...) (api/trpc/init.ts).`);
+  }
+  const { type } = procedure;
+  if (type === 'subscription') throw new Error(`Procedure ${name}: subscriptions are not served.`);
+  if ((type === 'query') !== (route.method === 'GET')) {
+    throw new Error(`Procedure ${name}: queries are GET routes and mutations are not (${route.method}).`);
+  }
+  return { method: route.method, path: route.path as RestRoute['path'] };
+}
+
+/**
+ * Every procedure's REST route by its name (`{ 'plans.list': { method: 'GET', path: '/api/plans' } }`): the
+ * table the web client sends each call by, generated from here when the web app is built
+ * (scripts/app-routes.ts, web/vite.config.ts).
+ */
+export function restRoutesOf(router: AnyTRPCRouter): Record<string, RestRoute> {
+  return Object.fromEntries(
+    proceduresOf(router).map(([name, procedure]) => [name, restRouteOf(name, procedure)]),
+  );
+}

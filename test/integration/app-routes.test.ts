@@ -3,8 +3,8 @@
 // errors have the /api/v1 body and statuses — an unknown path, an input refused by the procedure's schema
 // (naming the field where it came from), a service's AppError, a TRPCError, an unexpected error and an output
 // that fails its schema (500s without internals, the cause in the log) — with X-Request-Id echoed; the
-// routes have their own valid OpenAPI 3.1 document, and /api/v1's does not list them; the web client's
-// route table is the server's.
+// routes have their own valid OpenAPI 3.1 document, and /api/v1's does not list them. (The web client's
+// routes are generated from the procedures: test/unit/web-app-routes.test.ts.)
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { Connection } from '@temporalio/client';
 import { TRPCError } from '@trpc/server';
@@ -16,13 +16,11 @@ import { OPENAPI_PATH } from '../../api/http/openapi.ts';
 import { registerRequestContext } from '../../api/http/request-context.ts';
 import { createServer } from '../../api/http/server.ts';
 import { mountProcedures } from '../../api/trpc/fastify.ts';
-import { proceduresOf, publicProcedure, route, router } from '../../api/trpc/init.ts';
+import { publicProcedure, route, router } from '../../api/trpc/init.ts';
 import { APP_OPENAPI_PATH, appOpenApiDocument } from '../../api/trpc/openapi.ts';
-import { appRouter } from '../../api/trpc/router.ts';
 import { Plan } from '../../db/entities/index.ts';
 import { PLAN_NAMES } from '../../domain/vocabulary.ts';
 import { NotFound, RateLimited } from '../../services/errors.ts';
-import { APP_ROUTES } from '../../web/src/lib/shared/app-routes.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
 import { testConfig } from '../support/context.ts';
 
@@ -466,15 +464,5 @@ describe('the application routes OpenAPI document', () => {
     expect(Object.keys(v1.paths)).not.toContain('/api/plans');
     expect(Object.keys(v1.paths)).not.toContain(APP_OPENAPI_PATH);
     expect(Object.keys(v1.components.schemas)).not.toContain('Plan');
-  });
-
-  it('has every procedure of the router, at the route the web client calls it by', () => {
-    const declared = Object.fromEntries(
-      proceduresOf(appRouter).map(([name, procedure]) => {
-        const { method, path } = procedure.meta?.openapi ?? {};
-        return [name, { method, path }];
-      }),
-    );
-    expect(APP_ROUTES).toEqual(declared);
   });
 });

@@ -4,8 +4,7 @@
 // while the page is visible, a little less often each time nothing changed, and not at all once it is closed.
 import { TRPCClientError } from '@trpc/client';
 import type { z } from 'zod';
-import { requestFor } from '$lib/shared/app-client';
-import { APP_ROUTES } from '$lib/shared/app-routes';
+import { appRoute, requestFor } from '$lib/shared/app-client';
 import type * as schemas from '../../../../domain/document.ts';
 import { RETENTION_DELETED_DAYS, recordRefusal } from '../../../../domain/document-lifecycle.ts';
 import {
@@ -263,7 +262,7 @@ export async function readDocument(
   etag: string | null,
   signal?: AbortSignal,
 ): Promise<DocumentRead> {
-  const { url } = requestFor(APP_ROUTES['documents.get'], { id });
+  const { url } = requestFor(appRoute('documents.get'), { id });
   const response = await fetch(url, {
     headers: { accept: 'application/json', ...(etag ? { 'if-none-match': etag } : {}) },
     credentials: 'same-origin',

@@ -1,15 +1,42 @@
 // The web app's client of the application routes (docs/app-api.md): @trpc/client, typed by the API's router
 // through an `import type` (the browser bundle holds no server code), with one link that sends each call to
-// the procedure's REST route (app-routes.ts) — the specification's own paths, the same requests any other
-// client makes — and reads the answer. A failed call rejects with a TRPCClientError whose message is the
-// server's `error.message` (show it to the user); `errorBodyOf` gives the whole error body
+// the procedure's REST route — the specification's own paths, the same requests any other client makes — and
+// reads the answer. The routes come from the procedures' own `route(...)`: the web build generates
+// `virtual:app-routes` from the router (scripts/vite-app-routes.ts). tRPC's own HTTP links speak tRPC's
+// protocol, not these routes (docs/app-api.md says why this link is ours). A failed call rejects with a
+// TRPCClientError whose message is the server's `error.message`; `errorBodyOf` gives the whole error body
 // `{ code, message, details, request_id }`, or undefined when no server answered (offline, a proxy's page).
+/// <reference path="../../app-routes.d.ts" />
+import { APP_ROUTES } from 'virtual:app-routes';
 import { createTRPCClient, TRPCClientError, type TRPCLink } from '@trpc/client';
-import type { inferRouterOutputs } from '@trpc/server';
+import type { AnyTRPCProcedure, inferRouterOutputs } from '@trpc/server';
 import { observable } from '@trpc/server/observable';
 import type { ErrorBody } from '../../../../api/http/errors.ts';
 import type { AppRouter } from '../../../../api/trpc/router.ts';
-import { APP_ROUTES, type AppRoute } from './app-routes.ts';
+
+/** `plans.list` for the router's `plans: { list }`. */
+type ProcedurePaths<TRecord, TPrefix extends string = ''> = {
+  [K in keyof TRecord & string]: TRecord[K] extends AnyTRPCProcedure
+    ? `${TPrefix}${K}`
+    : ProcedurePaths<TRecord[K], `${TPrefix}${K}.`>;
+}[keyof TRecord & string];
+
+export type AppProcedurePath = ProcedurePaths<AppRouter['_def']['record']>;
+
+/** A procedure's REST route, as its `route(...)` declares it (api/trpc/init.ts, `RestRoute`). */
+export interface AppRoute {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Path parameters as `{id}`, filled from the input's field of that name. */
+  path: `/api/${string}`;
+}
+
+/** Every procedure's route by its name: the type of the generated `virtual:app-routes`. */
+export type AppRoutes = Readonly<Record<AppProcedurePath, AppRoute>>;
+
+/** The REST route of a procedure (`appRoute('documents.get')`), for a request the client does not make. */
+export function appRoute(procedure: AppProcedurePath): AppRoute {
+  return APP_ROUTES[procedure];
+}
 
 export type AppOutputs = inferRouterOutputs<AppRouter>;
 export type Plan = AppOutputs['plans']['list'][number];
@@ -69,9 +96,8 @@ async function send(
   signal: AbortSignal,
   idempotencyKey?: string,
 ): Promise<unknown> {
-  const route = (APP_ROUTES as Record<string, AppRoute>)[procedure];
-  if (!route)
-    throw new TypeError(`No route for the procedure ${procedure} (web/src/lib/shared/app-routes.ts)`);
+  const route = (APP_ROUTES as Record<string, AppRoute | undefined>)[procedure];
+  if (!route) throw new TypeError(`No route for the procedure ${procedure} (virtual:app-routes)`);
   const { url, body } = requestFor(route, input);
   const response = await fetch(url, {
     method: route.method,
