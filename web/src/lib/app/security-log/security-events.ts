@@ -5,7 +5,7 @@
 // its place in an English sentence and the reverse. A detail this page does not know yet is said generically.
 
 import { BUILT_IN_ROLE_NAMES } from '../../../../../domain/permissions.ts';
-import type { ListedEvent } from '../../ui/EventList.svelte';
+import type { ListedEvent } from '../../ui/events.ts';
 import { isolate } from '../../ui/format.ts';
 import { BUILT_IN_ROLE_KEYS, permissionNames, SECURITY_EVENT_KEYS, USER_STATUS_KEYS } from '../labels.ts';
 import { LEVEL_NAME_KEYS, type PadesLevel } from '../secure-signatures.ts';
