@@ -6,6 +6,12 @@
 // up without a restart. Pages carry a strict Content-Security-Policy: the one SvelteKit writes into the page
 // (web/svelte.config.js, the inline bootstrap script allowed by its hash), sent as a header with
 // `frame-ancestors 'none'`, which only a header can carry.
+// The build holds a Brotli (.br) and a gzip (.gz) copy of every text file (adapter-static's `precompress`,
+// web/svelte.config.js): @fastify/static's `preCompressed` sends the copy the request's Accept-Encoding
+// prefers (Brotli before gzip), with Content-Encoding, the copy's own Content-Length and ETag, and
+// `Vary: Accept-Encoding` on every file it serves, compressed or not, so a shared cache keeps them apart.
+// Files that are compressed already (PNG, WOFF2, PDF) have no copies and go as they are. Content-hashed
+// assets (`/_app/immutable/…`) are cached for a year as immutable; everything else is revalidated (no-cache).
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
@@ -42,7 +48,7 @@ export interface WebAppOptions {
 export async function registerWebApp(app: FastifyInstance, options: WebAppOptions): Promise<void> {
   const root = resolve(options.buildDir ?? WEB_BUILD_DIR);
   // reply.sendFile only; the one route below decides what is served.
-  await app.register(fastifyStatic, { serve: false });
+  await app.register(fastifyStatic, { serve: false, preCompressed: true });
   const policies = new PagePolicies(resolve(root, 'index.html'));
 
   app.get('/*', { schema: { hide: true } }, async (request, reply) => {

@@ -1,12 +1,14 @@
 // The API process serves the built web app (web/build) on its own origin: page paths get the app's fallback
 // page with a strict Content-Security-Policy and the other security headers, built files are served with the
 // right caching, API paths are never shadowed by the app, development pages are not served in production,
-// and a missing build is said plainly.
+// and a missing build is said plainly. Text files go compressed from the build's precompressed copies (Brotli, then
+// gzip, as the request accepts), varying by Accept-Encoding.
 import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -121,6 +123,64 @@ describe('the web app on the API origin', () => {
     expect(robots.statusCode).toBe(200);
     expect(robots.body).toContain('Disallow: /');
     expect(robots.headers['cache-control']).toBe('no-cache');
+  });
+
+  it('sends a built script compressed as the request accepts: Brotli, else gzip, else as it is', async () => {
+    const script = await someImmutableScript();
+    const file = await readFile(join(WEB_BUILD_DIR, script));
+    const get = (acceptEncoding?: string) =>
+      app.inject({
+        method: 'GET',
+        url: script,
+        headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding },
+      });
+    const cases = [
+      // What Chromium sends: Brotli wins over gzip.
+      { accept: 'gzip, deflate, br, zstd', encoding: 'br', decode: brotliDecompressSync },
+      { accept: 'br', encoding: 'br', decode: brotliDecompressSync },
+      { accept: 'gzip', encoding: 'gzip', decode: gunzipSync },
+      { accept: 'br;q=0, gzip', encoding: 'gzip', decode: gunzipSync },
+      { accept: 'identity', encoding: undefined, decode: (body: Buffer) => body },
+      { accept: undefined, encoding: undefined, decode: (body: Buffer) => body },
+    ];
+    const etags = new Map<string | undefined, string>();
+    for (const { accept, encoding, decode } of cases) {
+      const response = await get(accept);
+      const label = `Accept-Encoding: ${accept ?? '(none)'}`;
+      expect(response.statusCode, label).toBe(200);
+      expect(response.headers['content-encoding'], label).toBe(encoding);
+      expect(response.headers.vary, label).toMatch(/accept-encoding/i);
+      expect(response.headers['content-type'], label).toMatch(/javascript/);
+      expect(response.headers['cache-control'], label).toBe('public, max-age=31536000, immutable');
+      expect(Number(response.headers['content-length']), label).toBe(response.rawPayload.byteLength);
+      expect(decode(response.rawPayload).equals(file), label).toBe(true);
+      if (encoding) expect(response.rawPayload.byteLength, label).toBeLessThan(file.byteLength / 2);
+      etags.set(encoding, String(response.headers.etag));
+    }
+    // Each coding has its own validator, so a cache never answers one coding's revalidation with another's.
+    expect(new Set(etags.values()).size).toBe(3);
+    const revalidated = await app.inject({
+      method: 'GET',
+      url: script,
+      headers: { 'accept-encoding': 'br', 'if-none-match': String(etags.get('br')) },
+    });
+    expect(revalidated.statusCode).toBe(304);
+  });
+
+  it('sends the page compressed too, with its policy and no caching', async () => {
+    const page = await readFile(join(WEB_BUILD_DIR, 'index.html'));
+    const response = await app.inject({
+      method: 'GET',
+      url: '/sign/AbCdEf0123456789',
+      headers: { 'accept-encoding': 'gzip, br' },
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-encoding']).toBe('br');
+    expect(response.headers.vary).toMatch(/accept-encoding/i);
+    expect(response.headers['content-type']).toMatch(/^text\/html/);
+    expect(response.headers['cache-control']).toBe('no-cache');
+    expect(response.headers['content-security-policy']).toMatch(/frame-ancestors 'none'/);
+    expect(brotliDecompressSync(response.rawPayload).equals(page)).toBe(true);
   });
 
   it('answers a missing file, a dot-file or a path outside the build with 404, not the app', async () => {
