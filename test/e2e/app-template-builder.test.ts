@@ -102,8 +102,30 @@ async function dragFromPalette(
   await page.mouse.down();
   await page.mouse.move(from.x + from.width / 2 + 20, from.y + from.height / 2 + 5, { steps: 4 });
   await page.mouse.move(to.x, to.y, { steps: 12 });
+  // Mid-drag the page shows the new field under the pointer, its top-left corner there, and on top of
+  // everything else at that point (the preview lets the pointer through; it is asked with its hit-testing on).
+  const preview = page.locator(`.page[data-page="${pageNumber}"] .drop-preview[data-type="${type}"]`);
+  await eventually(() => preview.count()).toBe(1);
+  const shown = await preview.boundingBox();
+  if (!shown) throw new Error('the drop preview has no box');
+  expect(Math.abs(shown.x - to.x)).toBeLessThan(1.5);
+  expect(Math.abs(shown.y - to.y)).toBeLessThan(1.5);
+  expect(await topmostIsPreview(page, to.x + 3, to.y + 3)).toBe(true);
   await page.mouse.up();
+  await eventually(() => page.locator('.drop-preview').count()).toBe(0);
   return to;
+}
+
+/** Whether the drop preview is what a person sees at (x, y) of the screen. */
+function topmostIsPreview(page: Page, x: number, y: number): Promise<boolean> {
+  return page.evaluate(`(() => {
+    const preview = document.querySelector('.drop-preview');
+    if (!preview) return false;
+    preview.style.pointerEvents = 'auto';
+    const hit = document.elementFromPoint(${x}, ${y});
+    preview.style.pointerEvents = '';
+    return Boolean(hit && preview.contains(hit));
+  })()`);
 }
 
 /** The fields as the builder shows them: their label, type and box in points, read from the page. */

@@ -3,10 +3,19 @@
 // and left) is one step of the history; while a drag runs the boxes change without steps, and its end makes
 // one. Fields and roles carry a key of the page's own (the server gives new field ids at every save of a
 // draft), and the saved state is kept to tell whether anything is unsaved.
-import type { z } from 'zod';
-import type { FieldProperties } from '../../../../../domain/template.ts';
-import type * as builder from '../../../../../domain/template-builder.ts';
-import type { FieldType, RecipientType } from '../../../../../domain/vocabulary.ts';
+import type { FieldType } from '../../../../../domain/vocabulary.ts';
+import {
+  type BuilderField,
+  type BuilderRole,
+  copyOf,
+  DEFAULT_SIZES,
+  definitionOf,
+  documentOf,
+  nextKey,
+  REQUIRED_WHEN_PLACED,
+  type SaveTemplateDefinitionRequest,
+  type TemplateDetail,
+} from './document.ts';
 import {
   type AlignEdge,
   alignBoxes,
@@ -17,55 +26,18 @@ import {
   type PageSize,
   resizeBox,
 } from './geometry.ts';
+import { History } from './history.ts';
 
-export type TemplateDetail = z.output<typeof builder.TemplateDetail>;
-export type TemplateList = z.output<typeof builder.TemplateList>;
-export type TemplateSummary = z.output<typeof builder.TemplateSummary>;
-export type SaveTemplateDefinitionRequest = z.input<typeof builder.SaveTemplateDefinitionRequest>;
-export type { FieldProperties };
-
-export interface BuilderRole {
-  key: string;
-  name: string;
-  required: boolean;
-  defaultRecipientType: RecipientType;
-  signingOrder: number;
-}
-
-export interface BuilderField extends Box {
-  key: string;
-  type: FieldType;
-  /** The key of its role. */
-  role: string;
-  label: string;
-  page: number;
-  required: boolean;
-  options: string[];
-  properties: FieldProperties;
-}
-
-/** A new field's size in points, by type: room for what a signer puts there. */
-export const DEFAULT_SIZES: Record<FieldType, { width: number; height: number }> = {
-  Signature: { width: 160, height: 48 },
-  Initials: { width: 64, height: 36 },
-  'Full name': { width: 160, height: 22 },
-  Text: { width: 160, height: 22 },
-  'Long text': { width: 220, height: 80 },
-  Date: { width: 100, height: 22 },
-  Email: { width: 180, height: 22 },
-  Phone: { width: 130, height: 22 },
-  'ID number': { width: 110, height: 22 },
-  Checkbox: { width: 18, height: 18 },
-  Radio: { width: 120, height: 60 },
-  Dropdown: { width: 140, height: 22 },
-  'Read-only text': { width: 220, height: 60 },
-  'File upload': { width: 160, height: 40 },
-  'Image upload': { width: 120, height: 90 },
-  'Company stamp': { width: 100, height: 100 },
-};
-
-/** Types a signer's act of signing fills: required when placed. */
-const REQUIRED_WHEN_PLACED: readonly FieldType[] = ['Signature', 'Initials', 'Company stamp'];
+export type {
+  BuilderField,
+  BuilderRole,
+  FieldProperties,
+  SaveTemplateDefinitionRequest,
+  TemplateDetail,
+  TemplateList,
+  TemplateSummary,
+} from './document.ts';
+export { DEFAULT_SIZES } from './document.ts';
 
 /** The history keeps this many steps. */
 const HISTORY_LIMIT = 200;
@@ -73,16 +45,6 @@ const HISTORY_LIMIT = 200;
 interface Snapshot {
   roles: BuilderRole[];
   fields: BuilderField[];
-}
-
-let counter = 0;
-function nextKey(prefix: string): string {
-  counter += 1;
-  return `${prefix}${counter}`;
-}
-
-function copyOf<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
 }
 
 export class TemplateBuilder {
@@ -96,9 +58,7 @@ export class TemplateBuilder {
   canUndo = $state(false);
   canRedo = $state(false);
 
-  private past: string[] = [];
-  private present = '';
-  private future: string[] = [];
+  private history = new History(HISTORY_LIMIT);
   private saved = $state('');
   /** A change is being made (a value typed, a drag) that is not a step yet. */
   private pending = false;
@@ -108,30 +68,14 @@ export class TemplateBuilder {
 
   /** Loads a version from the server; the history starts again. */
   load(detail: TemplateDetail): void {
-    const roles = detail.roles.map((role) => ({ key: nextKey('r'), ...role }));
-    const keyOf = new Map(roles.map((role) => [role.name, role.key]));
+    const { roles, fields } = documentOf(detail);
     this.roles = roles;
-    this.fields = detail.fields.map((field) => ({
-      key: nextKey('f'),
-      type: field.type,
-      role: keyOf.get(field.role) ?? '',
-      label: field.label,
-      page: field.page,
-      x: field.x,
-      y: field.y,
-      width: field.width,
-      height: field.height,
-      required: field.required,
-      options: [...field.options],
-      properties: copyOf(field.properties),
-    }));
+    this.fields = fields;
     this.pages = detail.pages.map((page) => ({ ...page }));
     this.selected = [];
     this.activeRole = roles[0]?.key ?? '';
-    this.past = [];
-    this.future = [];
-    this.present = this.serialized();
-    this.saved = this.present;
+    this.saved = this.serialized();
+    this.history.reset(this.saved);
     this.pending = false;
     this.updateFlags();
   }
@@ -148,28 +92,7 @@ export class TemplateBuilder {
 
   /** The request that saves the document: roles and fields by role name, in order. */
   definition(): SaveTemplateDefinitionRequest {
-    const names = new Map(this.roles.map((role) => [role.key, role.name.trim()]));
-    return {
-      roles: this.roles.map((role) => ({
-        name: role.name.trim(),
-        required: role.required,
-        defaultRecipientType: role.defaultRecipientType,
-        signingOrder: role.signingOrder,
-      })),
-      fields: this.fields.map((field) => ({
-        type: field.type,
-        role: names.get(field.role) ?? '',
-        label: field.label.trim(),
-        page: field.page,
-        x: field.x,
-        y: field.y,
-        width: field.width,
-        height: field.height,
-        required: field.required,
-        ...(field.options.length > 0 ? { options: field.options } : {}),
-        ...(Object.keys(field.properties).length > 0 ? { properties: propertiesOf(field.properties) } : {}),
-      })),
-    };
+    return definitionOf(this.roles, this.fields);
   }
 
   // ---- History ----------------------------------------------------------------------------------------------
@@ -183,37 +106,26 @@ export class TemplateBuilder {
   /** Makes the changes since the last step one step of the history. */
   commit(): void {
     this.pending = false;
-    const now = this.serialized();
-    if (now !== this.present) {
-      this.past.push(this.present);
-      if (this.past.length > HISTORY_LIMIT) this.past.shift();
-      this.present = now;
-      this.future = [];
-    }
+    this.history.record(this.serialized());
     this.updateFlags();
   }
 
   undo(): void {
     this.commit();
-    const previous = this.past.pop();
-    if (previous === undefined) return;
-    this.future.push(this.present);
-    this.restore(previous);
+    const previous = this.history.undo();
+    if (previous !== undefined) this.restore(previous);
   }
 
   redo(): void {
     this.commit();
-    const next = this.future.pop();
-    if (next === undefined) return;
-    this.past.push(this.present);
-    this.restore(next);
+    const next = this.history.redo();
+    if (next !== undefined) this.restore(next);
   }
 
   private restore(state: string): void {
     const snapshot = JSON.parse(state) as Snapshot;
     this.roles = snapshot.roles;
     this.fields = snapshot.fields;
-    this.present = state;
     const keys = new Set(this.fields.map((field) => field.key));
     this.selected = this.selected.filter((key) => keys.has(key));
     if (!this.roles.some((role) => role.key === this.activeRole)) this.activeRole = this.roles[0]?.key ?? '';
@@ -221,8 +133,8 @@ export class TemplateBuilder {
   }
 
   private updateFlags(): void {
-    this.canUndo = this.past.length > 0 || this.pending;
-    this.canRedo = this.future.length > 0;
+    this.canUndo = this.history.canUndo || this.pending;
+    this.canRedo = this.history.canRedo;
   }
 
   // ---- Roles ------------------------------------------------------------------------------------------------
@@ -274,10 +186,17 @@ export class TemplateBuilder {
     return this.fields.filter((field) => this.selected.includes(field.key));
   }
 
+  /**
+   * Where a new field of the type goes when placed at (x, y) on the page: its top-left corner there, its type's
+   * size, kept on the page — what a drop makes, and the outline the page shows under the pointer before it.
+   */
+  placedBox(type: FieldType, page: number, x: number, y: number): Box {
+    return clampBox({ x, y, ...DEFAULT_SIZES[type] }, this.pageSize(page));
+  }
+
   /** Places a new field of the type for the active role, its top-left corner at (x, y) on the page. */
   addField(type: FieldType, page: number, x: number, y: number, label: string): BuilderField {
-    const size = DEFAULT_SIZES[type];
-    const box = clampBox({ x, y, ...size }, this.pageSize(page));
+    const box = this.placedBox(type, page, x, y);
     const field: BuilderField = {
       key: nextKey('f'),
       type,
@@ -401,13 +320,4 @@ export class TemplateBuilder {
     this.commit();
     return copies;
   }
-}
-
-/** The properties with their empty values left out (an empty list, a blank text). */
-function propertiesOf(properties: FieldProperties): FieldProperties {
-  return Object.fromEntries(
-    Object.entries(properties).filter(
-      ([, value]) => value !== undefined && value !== '' && !(Array.isArray(value) && value.length === 0),
-    ),
-  ) as FieldProperties;
 }
