@@ -7,11 +7,11 @@
 // integrations:read and integrations:manage; another organization's key not found and unchanged; and without
 // API access (the plan's, or the organization's flag) no key or secret is made, with a message saying why.
 import { randomUUID } from 'node:crypto';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OAuthAccessToken, OAuthClient, OAuthClientSecret, Organization } from '../../db/entities/index.ts';
 import { windowFor } from '../../services/usage/rate-limit-policy.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
+import { asUser, callAs, expectError } from '../support/app-requests.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
 let harness: ApiHarness;
@@ -29,7 +29,7 @@ beforeAll(async () => {
   admin = await signedInUser(harness, { role: 'administrator', apiEnabled: true });
   const organizationId = admin.organization.id;
   member = await signedInUser(harness, { role: 'member', organizationId });
-  const role = await ok(admin, 'POST', '/api/roles', {
+  const role = await callAs(harness.app, admin, 'POST', '/api/roles', {
     name: 'Integration viewers',
     permissions: ['integrations:read'],
   });
@@ -37,40 +37,6 @@ beforeAll(async () => {
   stranger = await signedInUser(harness, { role: 'owner', apiEnabled: true });
 });
 afterAll(() => harness?.close());
-
-function call(as: SignedInUser, method: Method, url: string, payload?: unknown) {
-  return harness.app.inject({
-    method,
-    url,
-    headers: as.headers,
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
-}
-
-async function ok(as: SignedInUser, method: Method, url: string, payload?: unknown) {
-  const response = await call(as, method, url, payload);
-  expect(response.statusCode, `${method} ${url}: ${response.body}`).toBe(200);
-  return response.json();
-}
-
-interface ErrorBody {
-  code: string;
-  message: string;
-  details: { field?: string; message: string; permission?: string; reason?: string; plan?: string }[];
-}
-
-async function refused(
-  response: LightMyRequestResponse | Promise<LightMyRequestResponse>,
-  status: number,
-  code: string,
-): Promise<ErrorBody> {
-  const answer = await response;
-  expect(answer.statusCode, answer.body).toBe(status);
-  const { error } = answer.json();
-  expect(error.code, error.message).toBe(code);
-  expect(typeof error.request_id).toBe('string');
-  return error;
-}
 
 interface Secret {
   id: string;
@@ -104,7 +70,7 @@ interface WithSecret {
 }
 
 async function createKey(as: SignedInUser, body: Record<string, unknown> = {}): Promise<WithSecret> {
-  return ok(as, 'POST', '/api/api-keys', {
+  return callAs(harness.app, as, 'POST', '/api/api-keys', {
     name: 'ERP integration',
     scopes: ['templates.read', 'organization.read'],
     ...body,
@@ -112,7 +78,7 @@ async function createKey(as: SignedInUser, body: Record<string, unknown> = {}): 
 }
 
 async function listed(as: SignedInUser): Promise<{ apiAccess: Record<string, unknown>; apiKeys: ApiKey[] }> {
-  return ok(as, 'GET', '/api/api-keys');
+  return callAs(harness.app, as, 'GET', '/api/api-keys');
 }
 
 function tokenRequest(clientId: string, clientSecret: string, remoteAddress?: string) {
@@ -178,7 +144,7 @@ describe('API keys: made in the application, used at the token endpoint', () => 
 
     // Never again: not in the list, not in the diagnostics; only its hash is stored.
     for (const url of ['/api/api-keys', '/api/api-keys/diagnostics']) {
-      const answer = await call(admin, 'GET', url);
+      const answer = await asUser(harness.app, admin, 'GET', url);
       expect(answer.statusCode).toBe(200);
       expect(answer.body).not.toContain(secret.clientSecret);
     }
@@ -189,9 +155,9 @@ describe('API keys: made in the application, used at the token endpoint', () => 
     const token = await accessToken(apiKey.clientId, secret.clientSecret);
     expect((await v1(token, '/api/v1/templates')).statusCode).toBe(200);
     expect((await v1(token, '/api/v1/organization')).statusCode).toBe(200);
-    await refused(v1(token, '/api/v1/usage'), 403, 'forbidden');
+    expectError(await v1(token, '/api/v1/usage'), 403, 'forbidden');
     // The allowlist holds: another address is refused at the token endpoint.
-    await refused(tokenRequest(apiKey.clientId, secret.clientSecret, '192.0.2.7'), 403, 'forbidden');
+    expectError(await tokenRequest(apiKey.clientId, secret.clientSecret, '192.0.2.7'), 403, 'forbidden');
 
     // The counters are written after each answer went out (api/auth/request-stats.ts).
     const shown = async () => (await listed(admin)).apiKeys.find((key) => key.id === apiKey.id);
@@ -204,8 +170,8 @@ describe('API keys: made in the application, used at the token endpoint', () => 
     const before = await harness.ctx.orm.em
       .fork()
       .count(OAuthClient, { organizationId: admin.organization.id });
-    const error = await refused(
-      call(admin, 'POST', '/api/api-keys', {
+    const error = expectError(
+      await asUser(harness.app, admin, 'POST', '/api/api-keys', {
         name: 'Allowlisted',
         scopes: ['templates.read'],
         ipAllowlist: ['203.0.113.7', '', 'not-an-ip', '10.0.0.0/33', '2001:db8::/32', 'example.com'],
@@ -230,19 +196,22 @@ describe('API keys: made in the application, used at the token endpoint', () => 
         code: 'custom',
       },
     ]);
-    const other = await refused(
-      call(admin, 'POST', '/api/api-keys', { name: '   ', scopes: ['admin.everything'] }),
+    const other = expectError(
+      await asUser(harness.app, admin, 'POST', '/api/api-keys', {
+        name: '   ',
+        scopes: ['admin.everything'],
+      }),
       400,
       'invalid_request',
     );
     expect(other.details.map((detail) => detail.field).sort()).toEqual(['body.name', 'body.scopes.0']);
-    await refused(
-      call(admin, 'POST', '/api/api-keys', { name: 'No scopes', scopes: [] }),
+    expectError(
+      await asUser(harness.app, admin, 'POST', '/api/api-keys', { name: 'No scopes', scopes: [] }),
       400,
       'invalid_request',
     );
-    await refused(
-      call(admin, 'POST', '/api/api-keys', {
+    expectError(
+      await asUser(harness.app, admin, 'POST', '/api/api-keys', {
         name: 'Extra',
         scopes: ['templates.read'],
         clientSecret: 'mine',
@@ -256,8 +225,8 @@ describe('API keys: made in the application, used at the token endpoint', () => 
 
     // The same lines in a change: refused the same way, the key unchanged.
     const { apiKey } = await createKey(admin);
-    const changed = await refused(
-      call(admin, 'PUT', `/api/api-keys/${apiKey.id}`, {
+    const changed = expectError(
+      await asUser(harness.app, admin, 'PUT', `/api/api-keys/${apiKey.id}`, {
         name: 'Changed',
         scopes: ['templates.read'],
         ipAllowlist: ['10.1.2.3', '10.1.2.3/-1'],
@@ -273,8 +242,11 @@ describe('API keys: made in the application, used at the token endpoint', () => 
       },
     ]);
     // PUT replaces all three: a left-out allowlist is refused, not taken for "any source".
-    const missing = await refused(
-      call(admin, 'PUT', `/api/api-keys/${apiKey.id}`, { name: 'Changed', scopes: ['templates.read'] }),
+    const missing = expectError(
+      await asUser(harness.app, admin, 'PUT', `/api/api-keys/${apiKey.id}`, {
+        name: 'Changed',
+        scopes: ['templates.read'],
+      }),
       400,
       'invalid_request',
     );
@@ -286,7 +258,12 @@ describe('API keys: made in the application, used at the token endpoint', () => 
   it('keeps at most two active secrets, and a deleted secret no longer authenticates', async () => {
     const { apiKey, secret: first } = await createKey(admin);
     const firstToken = await accessToken(apiKey.clientId, first.clientSecret);
-    const rotated: WithSecret = await ok(admin, 'POST', `/api/api-keys/${apiKey.id}/secrets/rotate`);
+    const rotated: WithSecret = await callAs(
+      harness.app,
+      admin,
+      'POST',
+      `/api/api-keys/${apiKey.id}/secrets/rotate`,
+    );
     const second = rotated.secret;
     expect(second.clientSecret).not.toBe(first.clientSecret);
     expect(rotated.apiKey.secrets.map((secret) => secret.id)).toEqual([first.id, second.id]);
@@ -295,8 +272,8 @@ describe('API keys: made in the application, used at the token endpoint', () => 
     await accessToken(apiKey.clientId, first.clientSecret);
     const secondToken = await accessToken(apiKey.clientId, second.clientSecret);
 
-    const third = await refused(
-      call(admin, 'POST', `/api/api-keys/${apiKey.id}/secrets/rotate`),
+    const third = expectError(
+      await asUser(harness.app, admin, 'POST', `/api/api-keys/${apiKey.id}/secrets/rotate`),
       409,
       'secret_limit',
     );
@@ -304,16 +281,30 @@ describe('API keys: made in the application, used at the token endpoint', () => 
     expect(await harness.ctx.orm.em.fork().count(OAuthClientSecret, { oauthClientId: apiKey.id })).toBe(2);
 
     // Delete the first: it stops authenticating, and the tokens it obtained stop opening the API.
-    const after: ApiKey = await ok(admin, 'DELETE', `/api/api-keys/${apiKey.id}/secrets/${first.id}`);
+    const after: ApiKey = await callAs(
+      harness.app,
+      admin,
+      'DELETE',
+      `/api/api-keys/${apiKey.id}/secrets/${first.id}`,
+    );
     expect(after.secrets.map((secret) => secret.id)).toEqual([second.id]);
-    await refused(tokenRequest(apiKey.clientId, first.clientSecret), 401, 'invalid_client');
-    await refused(v1(firstToken, '/api/v1/templates'), 401, 'unauthorized');
+    expectError(await tokenRequest(apiKey.clientId, first.clientSecret), 401, 'invalid_client');
+    expectError(await v1(firstToken, '/api/v1/templates'), 401, 'unauthorized');
     expect((await v1(secondToken, '/api/v1/templates')).statusCode).toBe(200);
     await accessToken(apiKey.clientId, second.clientSecret);
-    await refused(call(admin, 'DELETE', `/api/api-keys/${apiKey.id}/secrets/${first.id}`), 404, 'not_found');
+    expectError(
+      await asUser(harness.app, admin, 'DELETE', `/api/api-keys/${apiKey.id}/secrets/${first.id}`),
+      404,
+      'not_found',
+    );
 
     // With one left, a rotation is allowed again.
-    const again: WithSecret = await ok(admin, 'POST', `/api/api-keys/${apiKey.id}/secrets/rotate`);
+    const again: WithSecret = await callAs(
+      harness.app,
+      admin,
+      'POST',
+      `/api/api-keys/${apiKey.id}/secrets/rotate`,
+    );
     await accessToken(apiKey.clientId, again.secret.clientSecret);
   });
 
@@ -334,7 +325,7 @@ describe('API keys: made in the application, used at the token endpoint', () => 
     const { apiKey, secret } = await createKey(admin, { scopes: ['templates.read', 'organization.read'] });
     const token = await accessToken(apiKey.clientId, secret.clientSecret);
     expect((await v1(token, '/api/v1/organization')).statusCode).toBe(200);
-    const changed: ApiKey = await ok(admin, 'PUT', `/api/api-keys/${apiKey.id}`, {
+    const changed: ApiKey = await callAs(harness.app, admin, 'PUT', `/api/api-keys/${apiKey.id}`, {
       name: 'Templates only',
       scopes: ['templates.read'],
       ipAllowlist: ['198.51.100.0/24'],
@@ -346,36 +337,41 @@ describe('API keys: made in the application, used at the token endpoint', () => 
       ipAllowlist: ['198.51.100.0/24'],
     });
     // The token was granted organization.read, which the key no longer allows.
-    const scope = await refused(v1(token, '/api/v1/organization', '198.51.100.9'), 403, 'forbidden');
+    const scope = expectError(await v1(token, '/api/v1/organization', '198.51.100.9'), 403, 'forbidden');
     expect(scope.message).toMatch(/lacks the scope organization\.read/);
     expect((await v1(token, '/api/v1/templates', '198.51.100.9')).statusCode).toBe(200);
     // The new allowlist applies to the token too.
-    await refused(v1(token, '/api/v1/templates', '127.0.0.1'), 403, 'forbidden');
+    expectError(await v1(token, '/api/v1/templates', '127.0.0.1'), 403, 'forbidden');
   });
 
   it('deletes a key: its secrets and tokens stop working', async () => {
     const { apiKey, secret } = await createKey(admin);
     const token = await accessToken(apiKey.clientId, secret.clientSecret);
-    expect(await ok(admin, 'DELETE', `/api/api-keys/${apiKey.id}`)).toEqual({ ok: true });
-    await refused(tokenRequest(apiKey.clientId, secret.clientSecret), 401, 'invalid_client');
-    await refused(v1(token, '/api/v1/templates'), 401, 'unauthorized');
+    expect(await callAs(harness.app, admin, 'DELETE', `/api/api-keys/${apiKey.id}`)).toEqual({ ok: true });
+    expectError(await tokenRequest(apiKey.clientId, secret.clientSecret), 401, 'invalid_client');
+    expectError(await v1(token, '/api/v1/templates'), 401, 'unauthorized');
     expect((await listed(admin)).apiKeys.map((key) => key.id)).not.toContain(apiKey.id);
     expect(await harness.ctx.orm.em.fork().count(OAuthAccessToken, { oauthClientId: apiKey.id })).toBe(0);
-    await refused(call(admin, 'DELETE', `/api/api-keys/${apiKey.id}`), 404, 'not_found');
+    expectError(await asUser(harness.app, admin, 'DELETE', `/api/api-keys/${apiKey.id}`), 404, 'not_found');
   });
 
   it('records each change in the security log, with hints and never a secret', async () => {
     const owner = await signedInUser(harness, { role: 'owner', apiEnabled: true });
     const { apiKey, secret } = await createKey(owner, { name: 'Logged' });
-    const rotated: WithSecret = await ok(owner, 'POST', `/api/api-keys/${apiKey.id}/secrets/rotate`);
-    await ok(owner, 'DELETE', `/api/api-keys/${apiKey.id}/secrets/${secret.id}`);
-    await ok(owner, 'PUT', `/api/api-keys/${apiKey.id}`, {
+    const rotated: WithSecret = await callAs(
+      harness.app,
+      owner,
+      'POST',
+      `/api/api-keys/${apiKey.id}/secrets/rotate`,
+    );
+    await callAs(harness.app, owner, 'DELETE', `/api/api-keys/${apiKey.id}/secrets/${secret.id}`);
+    await callAs(harness.app, owner, 'PUT', `/api/api-keys/${apiKey.id}`, {
       name: 'Logged',
       scopes: ['templates.read'],
       ipAllowlist: [],
     });
-    await ok(owner, 'DELETE', `/api/api-keys/${apiKey.id}`);
-    const log = await call(owner, 'GET', '/api/organization/security-log');
+    await callAs(harness.app, owner, 'DELETE', `/api/api-keys/${apiKey.id}`);
+    const log = await asUser(harness.app, owner, 'GET', '/api/organization/security-log');
     expect(log.body).not.toContain(secret.clientSecret);
     expect(log.body).not.toContain(rotated.secret.clientSecret);
     const events = log.json().events as { type: string; actor: { id: string } | null; details: object }[];
@@ -409,13 +405,13 @@ describe('API keys: nobody grants more than they hold (issue 30)', () => {
   it('refuses a role with only the integrations permissions a scope it lacks, naming the scope and the permission', async () => {
     const owner = await signedInUser(harness, { role: 'owner', apiEnabled: true });
     const organizationId = owner.organization.id;
-    const role = await ok(owner, 'POST', '/api/roles', {
+    const role = await callAs(harness.app, owner, 'POST', '/api/roles', {
       name: 'Integrators',
       permissions: ['integrations:read', 'integrations:manage'],
     });
     const integrator = await signedInUser(harness, { role: role.id, organizationId });
     // It cannot read the documents itself…
-    await refused(call(integrator, 'GET', '/api/documents'), 403, 'forbidden');
+    expectError(await asUser(harness.app, integrator, 'GET', '/api/documents'), 403, 'forbidden');
     const keys = () => harness.ctx.orm.em.fork().count(OAuthClient, { organizationId });
     const before = await keys();
     // …so it cannot make a key that reads or writes them.
@@ -426,8 +422,11 @@ describe('API keys: nobody grants more than they hold (issue 30)', () => {
       ['templates.read', ['templates:read']],
       ['usage.read', ['billing:read']],
     ] as const) {
-      const refusal = await refused(
-        call(integrator, 'POST', '/api/api-keys', { name: 'Too much', scopes: ['organization.read', scope] }),
+      const refusal = expectError(
+        await asUser(harness.app, integrator, 'POST', '/api/api-keys', {
+          name: 'Too much',
+          scopes: ['organization.read', scope],
+        }),
         403,
         'forbidden',
       );
@@ -450,8 +449,8 @@ describe('API keys: nobody grants more than they hold (issue 30)', () => {
       suspendedScopes: [],
     });
     // Nor may it widen a key, keep a scope it lacks on a key it saves, or take a secret of such a key.
-    await refused(
-      call(integrator, 'PUT', `/api/api-keys/${made.apiKey.id}`, {
+    expectError(
+      await asUser(harness.app, integrator, 'PUT', `/api/api-keys/${made.apiKey.id}`, {
         name: 'Wider',
         scopes: ['webhooks.manage', 'envelopes.read'],
         ipAllowlist: [],
@@ -460,8 +459,8 @@ describe('API keys: nobody grants more than they hold (issue 30)', () => {
       'forbidden',
     );
     const owners = await createKey(owner, { name: 'Documents', scopes: ['envelopes.read'] });
-    const renamed = await refused(
-      call(integrator, 'PUT', `/api/api-keys/${owners.apiKey.id}`, {
+    const renamed = expectError(
+      await asUser(harness.app, integrator, 'PUT', `/api/api-keys/${owners.apiKey.id}`, {
         name: 'Renamed',
         scopes: ['envelopes.read'],
         ipAllowlist: [],
@@ -473,25 +472,26 @@ describe('API keys: nobody grants more than they hold (issue 30)', () => {
       'documents:read',
       'documents:read_all',
     ]);
-    await refused(
-      call(integrator, 'POST', `/api/api-keys/${owners.apiKey.id}/secrets/rotate`),
+    expectError(
+      await asUser(harness.app, integrator, 'POST', `/api/api-keys/${owners.apiKey.id}/secrets/rotate`),
       403,
       'forbidden',
     );
     const kept = (await listed(owner)).apiKeys.find((key) => key.id === owners.apiKey.id);
     expect(kept).toMatchObject({ name: 'Documents', secrets: [expect.any(Object)] });
     // Taking access away stays possible: deleting the key.
-    expect(await ok(integrator, 'DELETE', `/api/api-keys/${owners.apiKey.id}`)).toEqual({ ok: true });
+    expect(await callAs(harness.app, integrator, 'DELETE', `/api/api-keys/${owners.apiKey.id}`)).toEqual({
+      ok: true,
+    });
   });
 
   it('suspends the scopes a demoted or deactivated last changer no longer holds, until someone who holds them saves the key', async () => {
     const owner = await signedInUser(harness, { role: 'owner', apiEnabled: true });
     const organizationId = owner.organization.id;
     const roles = Object.fromEntries(
-      (await ok(owner, 'GET', '/api/roles')).roles.map((role: { id: string; builtIn: string | null }) => [
-        role.builtIn,
-        role.id,
-      ]),
+      (await callAs(harness.app, owner, 'GET', '/api/roles')).roles.map(
+        (role: { id: string; builtIn: string | null }) => [role.builtIn, role.id],
+      ),
     );
     const maker = await signedInUser(harness, { role: 'administrator', organizationId });
     const { apiKey, secret } = await createKey(maker, {
@@ -502,8 +502,8 @@ describe('API keys: nobody grants more than they hold (issue 30)', () => {
     expect((await v1(token, someEnvelope())).statusCode).toBe(404);
 
     // Demoted to Sender (no documents:read_all): the key can no longer read the organization's envelopes.
-    await ok(owner, 'PUT', `/api/users/${maker.user.id}`, { roleId: roles.sender });
-    const suspended = await refused(v1(token, someEnvelope()), 403, 'forbidden');
+    await callAs(harness.app, owner, 'PUT', `/api/users/${maker.user.id}`, { roleId: roles.sender });
+    const suspended = expectError(await v1(token, someEnvelope()), 403, 'forbidden');
     expect(suspended.message).toMatch(
       /scope envelopes\.read, .* is suspended: .* no longer holds documents:read_all/,
     );
@@ -529,7 +529,7 @@ describe('API keys: nobody grants more than they hold (issue 30)', () => {
 
     // Saved (unchanged) by someone who holds its scopes, the same token works again.
     const other = await signedInUser(harness, { role: 'administrator', organizationId });
-    const saved = await ok(other, 'PUT', `/api/api-keys/${apiKey.id}`, {
+    const saved = await callAs(harness.app, other, 'PUT', `/api/api-keys/${apiKey.id}`, {
       name: 'Archive sync',
       scopes: ['envelopes.read', 'organization.read'],
       ipAllowlist: [],
@@ -538,15 +538,15 @@ describe('API keys: nobody grants more than they hold (issue 30)', () => {
     expect((await v1(token, someEnvelope())).statusCode).toBe(404);
 
     // Its new last changer deactivated: every scope is suspended.
-    await ok(owner, 'PUT', `/api/users/${other.user.id}`, { status: 'deactivated' });
+    await callAs(harness.app, owner, 'PUT', `/api/users/${other.user.id}`, { status: 'deactivated' });
     for (const url of [someEnvelope(), '/api/v1/organization']) {
-      const refusal = await refused(v1(token, url), 403, 'forbidden');
+      const refusal = expectError(await v1(token, url), 403, 'forbidden');
       expect(refusal.details[0]).toMatchObject({ suspended: true, reason: 'user_inactive' });
     }
     expect(
       (await listed(owner)).apiKeys.find((key) => key.id === apiKey.id)?.suspendedScopes.map((s) => s.reason),
     ).toEqual(['user_inactive', 'user_inactive']);
-    const { events } = await ok(owner, 'GET', '/api/organization/security-log');
+    const { events } = await callAs(harness.app, owner, 'GET', '/api/organization/security-log');
     expect(events.find((event: { type: string }) => event.type === 'api_key.updated')?.details).toMatchObject(
       { changedBy: { from: maker.user.id, to: other.user.id } },
     );
@@ -561,7 +561,7 @@ describe('API keys: figures', () => {
     const token = await accessToken(busy.apiKey.clientId, busy.secret.clientSecret);
     expect((await v1(token, '/api/v1/templates')).statusCode).toBe(200);
     expect((await v1(token, '/api/v1/templates')).statusCode).toBe(200);
-    await refused(v1(token, '/api/v1/usage'), 403, 'forbidden');
+    expectError(await v1(token, '/api/v1/usage'), 403, 'forbidden');
     // Three days ago: in the week, not in the last 24 hours.
     await harness.ctx.orm.em.fork().execute(
       `insert into api_request_stat (oauth_client_id, minute, requests, errors, rate_limited)
@@ -570,9 +570,12 @@ describe('API keys: figures', () => {
     );
     // The counters are written after each answer went out (api/auth/request-stats.ts).
     await expect
-      .poll(async () => (await ok(owner, 'GET', '/api/api-keys/diagnostics')).totals.last24Hours.requests)
+      .poll(
+        async () =>
+          (await callAs(harness.app, owner, 'GET', '/api/api-keys/diagnostics')).totals.last24Hours.requests,
+      )
       .toBe(3);
-    const figures = await ok(owner, 'GET', '/api/api-keys/diagnostics');
+    const figures = await callAs(harness.app, owner, 'GET', '/api/api-keys/diagnostics');
     expect(figures).toEqual({
       generatedAt: expect.any(String),
       totals: {
@@ -598,7 +601,9 @@ describe('API keys: figures', () => {
     });
     // Another organization's figures are its own.
     expect(
-      (await ok(admin, 'GET', '/api/api-keys/diagnostics')).apiKeys.map((key: { id: string }) => key.id),
+      (await callAs(harness.app, admin, 'GET', '/api/api-keys/diagnostics')).apiKeys.map(
+        (key: { id: string }) => key.id,
+      ),
     ).not.toContain(busy.apiKey.id);
   });
 
@@ -631,7 +636,7 @@ describe('API keys: who may see and change them', () => {
   it('lets integrations:read list, and refuses every change without integrations:manage', async () => {
     const { apiKey, secret } = await createKey(admin);
     expect((await listed(reader)).apiKeys.map((key) => key.id)).toContain(apiKey.id);
-    expect((await call(reader, 'GET', '/api/api-keys/diagnostics')).statusCode).toBe(200);
+    expect((await asUser(harness.app, reader, 'GET', '/api/api-keys/diagnostics')).statusCode).toBe(200);
     const changes: [Method, string, unknown][] = [
       ['POST', '/api/api-keys', { name: 'Mine', scopes: ['templates.read'] }],
       ['PUT', `/api/api-keys/${apiKey.id}`, { name: 'Mine', scopes: ['templates.read'], ipAllowlist: [] }],
@@ -641,14 +646,14 @@ describe('API keys: who may see and change them', () => {
     ];
     for (const user of [reader, member]) {
       for (const [method, url, body] of changes) {
-        const error = await refused(call(user, method, url, body), 403, 'forbidden');
+        const error = expectError(await asUser(harness.app, user, method, url, body), 403, 'forbidden');
         expect(error.details).toEqual([expect.objectContaining({ permission: 'integrations:manage' })]);
       }
     }
     // A member may not even read them.
-    const error = await refused(call(member, 'GET', '/api/api-keys'), 403, 'forbidden');
+    const error = expectError(await asUser(harness.app, member, 'GET', '/api/api-keys'), 403, 'forbidden');
     expect(error.details).toEqual([expect.objectContaining({ permission: 'integrations:read' })]);
-    await refused(call(member, 'GET', '/api/api-keys/diagnostics'), 403, 'forbidden');
+    expectError(await asUser(harness.app, member, 'GET', '/api/api-keys/diagnostics'), 403, 'forbidden');
     // Nothing changed.
     const [stored] = (await listed(admin)).apiKeys.filter((key) => key.id === apiKey.id);
     expect(stored).toMatchObject({
@@ -675,7 +680,7 @@ describe('API keys: who may see and change them', () => {
       ],
     ];
     for (const [method, url, body] of attempts) {
-      const error = await refused(call(admin, method, url, body), 404, 'not_found');
+      const error = expectError(await asUser(harness.app, admin, method, url, body), 404, 'not_found');
       expect(error.message).toMatch(/was not found/);
     }
     expect((await listed(stranger)).apiKeys).toEqual([
@@ -687,8 +692,8 @@ describe('API keys: who may see and change them', () => {
     ]);
     await accessToken(theirs.apiKey.clientId, theirs.secret.clientSecret);
     // A malformed id is a 400 naming it.
-    const malformed = await refused(
-      call(admin, 'DELETE', '/api/api-keys/not-a-uuid'),
+    const malformed = expectError(
+      await asUser(harness.app, admin, 'DELETE', '/api/api-keys/not-a-uuid'),
       400,
       'invalid_request',
     );
@@ -698,8 +703,8 @@ describe('API keys: who may see and change them', () => {
   it('answers /secrets/rotate as its own path: another method is 405, not a secret called "rotate"', async () => {
     const { apiKey } = await createKey(admin);
     for (const method of ['DELETE', 'GET'] as const) {
-      const answer = await call(admin, method, `/api/api-keys/${apiKey.id}/secrets/rotate`);
-      await refused(answer, 405, 'method_not_allowed');
+      const answer = await asUser(harness.app, admin, method, `/api/api-keys/${apiKey.id}/secrets/rotate`);
+      expectError(await answer, 405, 'method_not_allowed');
       expect(answer.headers.allow).toBe('POST');
     }
     const options = await harness.app.inject({
@@ -707,12 +712,13 @@ describe('API keys: who may see and change them', () => {
       url: `/api/api-keys/${apiKey.id}/secrets/rotate`,
       headers: admin.headers,
     });
-    await refused(options, 405, 'method_not_allowed');
+    expectError(await options, 405, 'method_not_allowed');
     expect(options.headers.allow).toBe('POST');
     // A real secret id still reaches DELETE /secrets/{secretId}.
     const { secrets } = (await listed(admin)).apiKeys.find((key) => key.id === apiKey.id) as ApiKey;
     expect(
-      (await call(admin, 'DELETE', `/api/api-keys/${apiKey.id}/secrets/${secrets[0]?.id}`)).statusCode,
+      (await asUser(harness.app, admin, 'DELETE', `/api/api-keys/${apiKey.id}/secrets/${secrets[0]?.id}`))
+        .statusCode,
     ).toBe(200);
   });
 });
@@ -737,15 +743,15 @@ describe('API keys without API access', () => {
     // The keys it has are still shown.
     expect(apiKeys.map((key) => key.id)).toEqual([apiKey.id]);
 
-    const create = await refused(createKeyRequest(owner), 409, 'api_access_unavailable');
+    const create = expectError(await createKeyRequest(owner), 409, 'api_access_unavailable');
     expect(create.message).toMatch(
       /^Cannot create an OAuth client: API access is disabled for this organization\. Its Business plan includes API access: support or a platform administrator turns it on/,
     );
     expect(create.details).toEqual([
       expect.objectContaining({ reason: 'organization_api_disabled', plan: 'Business' }),
     ]);
-    const rotate = await refused(
-      call(owner, 'POST', `/api/api-keys/${apiKey.id}/secrets/rotate`),
+    const rotate = expectError(
+      await asUser(harness.app, owner, 'POST', `/api/api-keys/${apiKey.id}/secrets/rotate`),
       409,
       'api_access_unavailable',
     );
@@ -754,16 +760,16 @@ describe('API keys without API access', () => {
     expect(await em.count(OAuthClient, { organizationId: owner.organization.id })).toBe(1);
     expect(await em.count(OAuthClientSecret, { oauthClientId: apiKey.id })).toBe(1);
     // The token endpoint refuses the key's secret with the same words.
-    const token = await refused(tokenRequest(apiKey.clientId, secret.clientSecret), 403, 'forbidden');
+    const token = expectError(await tokenRequest(apiKey.clientId, secret.clientSecret), 403, 'forbidden');
     expect(token.message).toBe(apiAccess.message);
     // Taking access away is still possible: a change, a secret deleted, the key deleted.
-    await ok(owner, 'PUT', `/api/api-keys/${apiKey.id}`, {
+    await callAs(harness.app, owner, 'PUT', `/api/api-keys/${apiKey.id}`, {
       name: 'Paused',
       scopes: ['templates.read'],
       ipAllowlist: [],
     });
-    await ok(owner, 'DELETE', `/api/api-keys/${apiKey.id}/secrets/${secret.id}`);
-    await ok(owner, 'DELETE', `/api/api-keys/${apiKey.id}`);
+    await callAs(harness.app, owner, 'DELETE', `/api/api-keys/${apiKey.id}/secrets/${secret.id}`);
+    await callAs(harness.app, owner, 'DELETE', `/api/api-keys/${apiKey.id}`);
   });
 
   it('names the plan when the plan has no API access', async () => {
@@ -775,7 +781,7 @@ describe('API keys without API access', () => {
       reason: 'plan_without_api_access',
       message: expect.stringMatching(/^The Starter plan does not include API access\./),
     });
-    const error = await refused(createKeyRequest(owner), 409, 'api_access_unavailable');
+    const error = expectError(await createKeyRequest(owner), 409, 'api_access_unavailable');
     expect(error.message).toMatch(
       /The Starter plan does not include API access.*support or a platform administrator/,
     );
@@ -795,7 +801,7 @@ describe('API keys without API access', () => {
 });
 
 function createKeyRequest(as: SignedInUser) {
-  return call(as, 'POST', '/api/api-keys', {
+  return asUser(harness.app, as, 'POST', '/api/api-keys', {
     name: `Key ${randomUUID().slice(0, 6)}`,
     scopes: ['templates.read'],
   });

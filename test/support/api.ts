@@ -1,5 +1,6 @@
 // The whole API app (buildApp) on the shared test PostgreSQL and Temporal, and integrator helpers: an
-// organization with a published template and an OAuth client, and tokens from POST /oauth/token.
+// organization with a published template and an OAuth client, tokens from POST /oauth/token, and an envelope
+// sent through /api/v1 with its signing links.
 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,8 @@ import { type Config, loadConfig } from '../../config/config.ts';
 import { SCOPES, type Scope } from '../../domain/scopes.ts';
 import { makeSealPkcs12 } from '../../scripts/sealing/make-pkcs12.ts';
 import { createOAuthClient } from '../../services/oauth-clients/create-oauth-client.ts';
+import { type IssuedSigningLink, issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
+import { callAs, type Target } from './app-requests.ts';
 import {
   createOrganizationWithTemplate,
   openTestContext,
@@ -128,5 +131,52 @@ export async function newIntegrator(harness: ApiHarness): Promise<Integrator> {
     clientSecret: client.clientSecret,
     token,
     auth: async (scopes) => ({ authorization: `Bearer ${await token(scopes)}` }),
+  };
+}
+
+/** An envelope sent through /api/v1: its id, the envelope as created, and its acting recipients' signing links. */
+export interface SentEnvelope {
+  id: string;
+  created: Record<string, unknown>;
+  links: IssuedSigningLink[];
+  /** The signing token of the recipient named `fullName` (absent: of the first acting recipient). */
+  tokenOf(fullName?: string): string;
+  /** The id of the recipient named `fullName` (absent: of the first acting recipient). */
+  recipientIdOf(fullName?: string): string;
+}
+
+/**
+ * An envelope created from a template (`body`: the request of POST /api/v1/envelopes/from-template) and sent by
+ * `sender` (its bearer headers), with a signing link issued to each acting recipient.
+ */
+export async function sentEnvelope(
+  on: { app: Target; ctx: Parameters<typeof issueSigningLinks>[0] },
+  sender: { organizationId: string; headers: Record<string, string> },
+  body: Record<string, unknown>,
+): Promise<SentEnvelope> {
+  const created = await callAs<Record<string, unknown>>(
+    on.app,
+    sender,
+    'POST',
+    '/api/v1/envelopes/from-template',
+    body,
+    {
+      status: 201,
+    },
+  );
+  const id = created.id as string;
+  await callAs(on.app, sender, 'POST', `/api/v1/envelopes/${id}/send`);
+  const links = await issueSigningLinks(on.ctx, sender.organizationId, id);
+  const linkOf = (fullName?: string) => {
+    const link = fullName === undefined ? links[0] : links.find((l) => l.fullName === fullName);
+    if (!link) throw new Error(`no signing link for ${fullName ?? 'the first recipient'}`);
+    return link;
+  };
+  return {
+    id,
+    created,
+    links,
+    tokenOf: (fullName) => linkOf(fullName).url.split('/sign/')[1] as string,
+    recipientIdOf: (fullName) => linkOf(fullName).recipientId,
   };
 }

@@ -1,39 +1,123 @@
-// The business app's routes called as a browser would, for the browser tests (test/e2e/app-*.test.ts): as a
-// signed-in user (the session cookie and the app's Origin), and the signer API as the signer page calls it.
+// Requests to the API for tests and benches, one way for all: `asUser` (the answer, whatever its status) and
+// `callAs` (an answer that must have the expected status: its JSON body), sent either into the app itself
+// (`app.inject`, no socket) or to the base URL of a listening one (`fetch`), by any caller — a signed-in user
+// (the session cookie and the app's Origin), an integrator's token (`bearer`), any headers, or no one (`null`:
+// the app's Origin only, as a signed-out browser); `expectJson` and `expectError` read an answer; the signer API
+// as the signer page calls it (`signThroughApi`).
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import { encodePng } from './png.ts';
-import { APP_ORIGIN, type SignedInUser } from './signed-in-user.ts';
+import { APP_ORIGIN } from './signed-in-user.ts';
 
-/** A route of the app as `user`, from the app's origin: the answer, whatever its status. */
+/** Where a request goes: the app itself (`app.inject`), or the base URL of a listening app (`fetch`). */
+export type Target = FastifyInstance | string;
+
+/**
+ * Who asks: a `SignedInUser` (its `headers`: the session cookie and the app's Origin), `bearer(token)`, any
+ * `{ headers }`, or `null` (no credentials; the app's Origin, as every mutation from a browser carries it).
+ */
+export type Caller = { readonly headers: Readonly<Record<string, string>> } | null;
+
+export interface RequestOptions {
+  /** Headers over the caller's (an Accept, a forwarded address, a content type for a raw body). */
+  headers?: Record<string, string>;
+  /** The request's `Idempotency-Key`. */
+  idempotencyKey?: string;
+}
+
+export interface CallOptions extends RequestOptions {
+  /** The status the answer must have (one of several): 200 unless said. */
+  status?: number | readonly number[];
+}
+
+/** An integrator's access token as a caller. */
+export function bearer(token: string): Caller {
+  return { headers: { authorization: `Bearer ${token}` } };
+}
+
+function headersOf(caller: Caller, options: RequestOptions): Record<string, string> {
+  return {
+    ...(caller ? caller.headers : { origin: APP_ORIGIN }),
+    ...(options.idempotencyKey === undefined ? {} : { 'idempotency-key': options.idempotencyKey }),
+    ...options.headers,
+  };
+}
+
+/** A body that is a string or bytes is sent as it is (its content type in `options.headers`); any other as JSON. */
+const isRaw = (body: unknown): body is string | Buffer => typeof body === 'string' || Buffer.isBuffer(body);
+
+/**
+ * A route as `caller`: the answer, whatever its status — `app.inject`'s answer for an app, `fetch`'s for a base
+ * URL. No body, no content type (Fastify refuses an empty JSON body).
+ */
 export function asUser(
-  baseUrl: string,
-  user: SignedInUser,
+  target: FastifyInstance,
+  caller: Caller,
   method: string,
   path: string,
   body?: unknown,
-): Promise<Response> {
-  return fetch(`${baseUrl}${path}`, {
+  options?: RequestOptions,
+): Promise<LightMyRequestResponse>;
+export function asUser(
+  target: string,
+  caller: Caller,
+  method: string,
+  path: string,
+  body?: unknown,
+  options?: RequestOptions,
+): Promise<Response>;
+export function asUser(
+  target: Target,
+  caller: Caller,
+  method: string,
+  path: string,
+  body?: unknown,
+  options: RequestOptions = {},
+): Promise<LightMyRequestResponse | Response> {
+  const headers = headersOf(caller, options);
+  if (typeof target !== 'string') {
+    return target.inject({
+      method: method as 'GET',
+      url: path,
+      headers,
+      ...(body === undefined ? {} : { payload: body as object }),
+    });
+  }
+  return fetch(`${target}${path}`, {
     method,
     headers: {
-      cookie: user.cookie,
-      origin: APP_ORIGIN,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(body === undefined || isRaw(body) ? {} : { 'content-type': 'application/json' }),
+      ...headers,
     },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    ...(body === undefined ? {} : { body: isRaw(body) ? body : JSON.stringify(body) }),
   });
 }
 
-/** A route of the app as `user` that must answer 200: its JSON body. */
-export async function callAs<T = unknown>(
-  baseUrl: string,
-  user: SignedInUser,
+/**
+ * A route as `caller` that must answer `options.status` (200 unless said): its JSON body (none: undefined), typed
+ * as the test says (untyped, as `app.inject`'s `json()` gives it).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the default type of a JSON body, as light-my-request's json() has it
+export async function callAs<T = any>(
+  target: Target,
+  caller: Caller,
   method: string,
   path: string,
   body?: unknown,
+  options: CallOptions = {},
 ): Promise<T> {
-  const response = await asUser(baseUrl, user, method, path, body);
-  expect(response.status, `${method} ${path}: ${await response.clone().text()}`).toBe(200);
-  return (await response.json()) as T;
+  const expected = [options.status ?? 200].flat();
+  if (typeof target !== 'string') {
+    const response = await asUser(target, caller, method, path, body, options);
+    expect(expected, `${method} ${path} answered ${response.statusCode}: ${response.body}`).toContain(
+      response.statusCode,
+    );
+    return (response.body ? response.json() : undefined) as T;
+  }
+  const response = await asUser(target, caller, method, path, body, options);
+  const text = await response.text();
+  expect(expected, `${method} ${path} answered ${response.status}: ${text}`).toContain(response.status);
+  return (text ? JSON.parse(text) : undefined) as T;
 }
 
 /**
@@ -41,8 +125,40 @@ export async function callAs<T = unknown>(
  * each call.
  */
 export function appCaller(baseUrl: () => string) {
-  return <T = unknown>(user: SignedInUser, method: string, path: string, body?: unknown): Promise<T> =>
-    callAs<T>(baseUrl(), user, method, path, body);
+  return <T = unknown>(caller: Caller, method: string, path: string, body?: unknown): Promise<T> =>
+    callAs<T>(baseUrl(), caller, method, path, body);
+}
+
+/** The specification's error body's `error`. */
+export interface ApiError {
+  code: string;
+  message: string;
+  details: { field?: string; message?: string; [key: string]: unknown }[];
+  request_id: string;
+}
+
+/** An answer that must have `status` (200 unless said): its JSON body. */
+export function expectJson<T = Record<string, unknown>>(response: LightMyRequestResponse, status = 200): T {
+  expect(response.statusCode, response.body).toBe(status);
+  return response.json() as T;
+}
+
+/**
+ * An answer that must be the specification's error body with `status` and `code`, its request_id the
+ * X-Request-Id header: the error.
+ */
+export function expectError(response: LightMyRequestResponse, status: number, code: string) {
+  expect(response.statusCode, response.body).toBe(status);
+  const body = response.json();
+  expect(Object.keys(body)).toEqual(['error']);
+  expect(body.error).toEqual({
+    code,
+    message: expect.any(String),
+    details: expect.any(Array),
+    request_id: response.headers['x-request-id'],
+  });
+  expect(body.error.request_id).toEqual(expect.any(String));
+  return body.error as ApiError;
 }
 
 /**
@@ -51,15 +167,15 @@ export function appCaller(baseUrl: () => string) {
  */
 export async function signThroughApi(baseUrl: string, link: string): Promise<void> {
   const token = link.split('/sign/')[1] as string;
-  const signer = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${baseUrl}/api/signing/${token}${path}`, {
+  const page = { headers: { origin: baseUrl } };
+  const signer = (method: string, path: string, body?: unknown) =>
+    callAs<{ fields: { fieldDefinitionId: string; type: string }[] }>(
+      baseUrl,
+      page,
       method,
-      headers: { origin: baseUrl, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    expect(response.status, `${method} ${path}: ${await response.clone().text()}`).toBe(200);
-    return response.json() as Promise<{ fields: { fieldDefinitionId: string; type: string }[] }>;
-  };
+      `/api/signing/${token}${path}`,
+      body,
+    );
   const view = await signer('GET', '');
   const png = encodePng(60, 20, (_x, y) => (Math.abs(y - 10) < 2 ? [20, 30, 120, 255] : [0, 0, 0, 0]));
   const values = view.fields.map((field) => ({
