@@ -305,7 +305,10 @@ describe('the business app: administration', () => {
     await other.goto(`${baseUrl}/app/admin/roles`);
     const forbidden = other.getByTestId('forbidden');
     await eventually(() => forbidden.count()).toBe(1);
-    expect(await forbidden.textContent()).toContain('You do not have permission to see this page');
+    // The failed load says so in the page's heading, inside the shell.
+    expect(await other.getByRole('heading', { level: 1 }).textContent()).toContain(
+      'You do not have permission to see this page',
+    );
     expect(await forbidden.textContent()).toContain('Roles · View (roles:read)');
     await expectAccessible(other, 'forbidden');
     await browser.screenshot(other, 'app-forbidden-en-desktop');
