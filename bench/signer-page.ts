@@ -7,7 +7,7 @@
 // Temporal and the worker, served from the current web build (built first when stale).
 // Each load goes through a small proxy on 127.0.0.1 in front of the app: as it is ("compressed"), or with the
 // request's Accept-Encoding replaced by `identity` (the baseline: the same page sent uncompressed, as it was
-// before the build's precompressed copies). The two alternate, BENCH_RUNS times each (default 3), so a change
+// before the build's precompressed copies). The two alternate, BENCH_RUNS times each (default 5), so a change
 // in the machine's speed touches both alike; the report gives the medians and the ratio compressed ÷ baseline.
 // Prints tables; asserts nothing. BENCH_DOCUMENTS=2,20 chooses the page counts; BENCH_REPORTS=<dir> keeps each
 // run's Lighthouse report (JSON) there.
@@ -30,7 +30,7 @@ const whole = (name: string, fallback: number) => {
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number ≥ 1`);
   return value;
 };
-const RUNS = whole('BENCH_RUNS', 3);
+const RUNS = whole('BENCH_RUNS', 5);
 const DOCUMENTS = (process.env.BENCH_DOCUMENTS ?? '2,20').split(',').map((pages) => {
   const value = Number(pages);
   if (!Number.isInteger(value) || value < 1) throw new Error(`BENCH_DOCUMENTS: not a page count: ${pages}`);
