@@ -6,7 +6,6 @@
 // enforced on prefilled and signers' values; another organization's templates invisible (404); every refused
 // input a 400 naming its field.
 import { randomUUID } from 'node:crypto';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Template, TemplateField } from '../../db/entities/index.ts';
 import type { TemplateDetail, TemplateList } from '../../domain/template-builder.ts';
@@ -15,6 +14,7 @@ import { createEnvelopeFromFile } from '../../services/envelopes/create-envelope
 import { uploadFile } from '../../services/files/upload-file.ts';
 import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
+import { type ApiError, asUser, callAs, expectError } from '../support/app-requests.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
 let harness: ApiHarness;
@@ -38,46 +38,7 @@ afterAll(() => harness?.close());
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-function call(as: SignedInUser, method: Method, url: string, payload?: unknown) {
-  return harness.app.inject({
-    method,
-    url,
-    headers: as.headers,
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
-}
-
-async function ok<T = Record<string, unknown>>(
-  as: SignedInUser,
-  method: Method,
-  url: string,
-  payload?: unknown,
-) {
-  const response = await call(as, method, url, payload);
-  expect(response.statusCode, `${method} ${url}: ${response.body}`).toBe(200);
-  return response.json() as T;
-}
-
-interface ErrorBody {
-  code: string;
-  message: string;
-  details: { field?: string; message: string; fieldId?: string; label?: string; latestId?: string }[];
-}
-
-async function refused(
-  response: LightMyRequestResponse | Promise<LightMyRequestResponse>,
-  status: number,
-  code: string,
-): Promise<ErrorBody> {
-  const answer = await response;
-  expect(answer.statusCode, answer.body).toBe(status);
-  const { error } = answer.json();
-  expect(error.code, error.message).toBe(code);
-  expect(typeof error.request_id).toBe('string');
-  return error;
-}
-
-const fieldsOf = (error: ErrorBody) => error.details.map((detail) => detail.field ?? '');
+const fieldsOf = (error: ApiError) => error.details.map((detail) => detail.field ?? '');
 
 function v1(method: 'GET' | 'POST', url: string, payload?: unknown) {
   return harness.app.inject({
@@ -89,7 +50,11 @@ function v1(method: 'GET' | 'POST', url: string, payload?: unknown) {
 }
 
 const create = (as: SignedInUser, name: string) =>
-  ok<TemplateDetail>(as, 'POST', '/api/templates', { name, filename: 'lease.pdf', pdfBase64 });
+  callAs<TemplateDetail>(harness.app, as, 'POST', '/api/templates', {
+    name,
+    filename: 'lease.pdf',
+    pdfBase64,
+  });
 
 const SIGNER = { required: true, defaultRecipientType: 'Signer', signingOrder: 1 } as const;
 
@@ -177,15 +142,17 @@ describe('templates: create, read, rename, save, list, duplicate, archive', () =
       expect.objectContaining({ id: created.id, version: 1, status: 'Draft' }),
     ]);
 
-    const pdf = await call(member, 'GET', `/api/templates/${created.id}/pdf`);
+    const pdf = await asUser(harness.app, member, 'GET', `/api/templates/${created.id}/pdf`);
     expect(pdf.statusCode).toBe(200);
     expect(pdf.headers['content-type']).toBe('application/pdf');
     expect(pdf.headers['cache-control']).toMatch(/^private/);
     expect(pdf.rawPayload.equals(Buffer.from(pdfBase64, 'base64'))).toBe(true);
     // A member reads; only templates:manage changes.
-    expect((await ok<TemplateDetail>(member, 'GET', `/api/templates/${created.id}`)).name).toBe('Lease 2026');
-    await refused(
-      call(member, 'PUT', `/api/templates/${created.id}/name`, { name: 'Mine now' }),
+    expect(
+      (await callAs<TemplateDetail>(harness.app, member, 'GET', `/api/templates/${created.id}`)).name,
+    ).toBe('Lease 2026');
+    expectError(
+      await asUser(harness.app, member, 'PUT', `/api/templates/${created.id}/name`, { name: 'Mine now' }),
       403,
       'forbidden',
     );
@@ -193,50 +160,56 @@ describe('templates: create, read, rename, save, list, duplicate, archive', () =
 
   it('saves roles and fields of a draft in place, with their properties, and renames it', async () => {
     const draft = await create(sender, 'Consent form');
-    const saved = await ok<TemplateDetail>(sender, 'PUT', `/api/templates/${draft.id}/definition`, {
-      roles: [
-        { name: 'Patient', required: true, defaultRecipientType: 'Signer', signingOrder: 1 },
-        { name: 'Clinic', required: false, defaultRecipientType: 'Cc', signingOrder: 2 },
-      ],
-      fields: [
-        {
-          type: 'Email',
-          role: 'Patient',
-          label: 'Work email',
-          page: 1,
-          x: 10.25,
-          y: 20.5,
-          width: 150,
-          height: 22,
-          required: true,
-          properties: { allowedDomains: ['Example.COM'] },
-        },
-        {
-          type: 'Read-only text',
-          role: 'Patient',
-          label: 'Notice',
-          page: 1,
-          x: 10,
-          y: 60,
-          width: 300,
-          height: 80,
-          required: false,
-          properties: { text: 'I have read the leaflet.\nאני מסכים.' },
-        },
-        {
-          type: 'Image upload',
-          role: 'Patient',
-          label: 'ID photo',
-          page: 2,
-          x: 10,
-          y: 10,
-          width: 100,
-          height: 100,
-          required: false,
-          properties: { maxSizeMb: 1, contentTypes: ['image/png'] },
-        },
-      ],
-    });
+    const saved = await callAs<TemplateDetail>(
+      harness.app,
+      sender,
+      'PUT',
+      `/api/templates/${draft.id}/definition`,
+      {
+        roles: [
+          { name: 'Patient', required: true, defaultRecipientType: 'Signer', signingOrder: 1 },
+          { name: 'Clinic', required: false, defaultRecipientType: 'Cc', signingOrder: 2 },
+        ],
+        fields: [
+          {
+            type: 'Email',
+            role: 'Patient',
+            label: 'Work email',
+            page: 1,
+            x: 10.25,
+            y: 20.5,
+            width: 150,
+            height: 22,
+            required: true,
+            properties: { allowedDomains: ['Example.COM'] },
+          },
+          {
+            type: 'Read-only text',
+            role: 'Patient',
+            label: 'Notice',
+            page: 1,
+            x: 10,
+            y: 60,
+            width: 300,
+            height: 80,
+            required: false,
+            properties: { text: 'I have read the leaflet.\nאני מסכים.' },
+          },
+          {
+            type: 'Image upload',
+            role: 'Patient',
+            label: 'ID photo',
+            page: 2,
+            x: 10,
+            y: 10,
+            width: 100,
+            height: 100,
+            required: false,
+            properties: { maxSizeMb: 1, contentTypes: ['image/png'] },
+          },
+        ],
+      },
+    );
     expect(saved.id).toBe(draft.id);
     expect(saved.version).toBe(1);
     expect(saved.roles).toEqual([
@@ -251,35 +224,49 @@ describe('templates: create, read, rename, save, list, duplicate, archive', () =
       ],
     );
     // Saving again replaces them (the draft keeps its id; the fields are new).
-    const again = await ok<TemplateDetail>(sender, 'PUT', `/api/templates/${draft.id}/definition`, {
-      roles: [{ name: 'Patient', required: true, defaultRecipientType: 'Signer', signingOrder: 1 }],
-      fields: [],
-    });
+    const again = await callAs<TemplateDetail>(
+      harness.app,
+      sender,
+      'PUT',
+      `/api/templates/${draft.id}/definition`,
+      {
+        roles: [{ name: 'Patient', required: true, defaultRecipientType: 'Signer', signingOrder: 1 }],
+        fields: [],
+      },
+    );
     expect(again.id).toBe(draft.id);
     expect(again.fields).toEqual([]);
     expect(await harness.ctx.orm.em.fork().count(TemplateField, { templateId: draft.id })).toBe(0);
 
-    const renamed = await ok<TemplateDetail>(sender, 'PUT', `/api/templates/${draft.id}/name`, {
-      name: '  Consent form (2026)  ',
-    });
+    const renamed = await callAs<TemplateDetail>(
+      harness.app,
+      sender,
+      'PUT',
+      `/api/templates/${draft.id}/name`,
+      {
+        name: '  Consent form (2026)  ',
+      },
+    );
     expect(renamed.name).toBe('Consent form (2026)');
   });
 
   it('lists templates by name with search, status, owner and team filters and pages', async () => {
     const organization = await signedInUser(harness, { role: 'owner' });
-    const team = await ok<{ id: string }>(organization, 'POST', '/api/teams', { name: 'Sales' });
+    const team = await callAs<{ id: string }>(harness.app, organization, 'POST', '/api/teams', {
+      name: 'Sales',
+    });
     const teamUser = await signedInUser(harness, {
       role: 'sender',
       organizationId: organization.organization.id,
     });
-    await ok(organization, 'PUT', `/api/users/${teamUser.user.id}`, { teamId: team.id });
+    await callAs(harness.app, organization, 'PUT', `/api/users/${teamUser.user.id}`, { teamId: team.id });
     const alpha = await create(organization, 'Alpha NDA');
     const beta = await create(teamUser, 'beta Lease');
     const gamma = await create(teamUser, 'Gamma 100%_lease');
-    await ok(teamUser, 'PUT', `/api/templates/${beta.id}/definition`, leaseDefinition());
-    await ok(teamUser, 'POST', `/api/templates/${beta.id}/publish`);
+    await callAs(harness.app, teamUser, 'PUT', `/api/templates/${beta.id}/definition`, leaseDefinition());
+    await callAs(harness.app, teamUser, 'POST', `/api/templates/${beta.id}/publish`);
 
-    const all = await ok<TemplateList>(organization, 'GET', '/api/templates');
+    const all = await callAs<TemplateList>(harness.app, organization, 'GET', '/api/templates');
     expect(all.templates.map((template) => template.name)).toEqual([
       'Alpha NDA',
       'beta Lease',
@@ -304,7 +291,9 @@ describe('templates: create, read, rename, save, list, duplicate, archive', () =
     expect(all.teams).toEqual([{ id: team.id, name: 'Sales' }]);
 
     const names = async (query: string) =>
-      (await ok<TemplateList>(organization, 'GET', `/api/templates?${query}`)).templates.map((t) => t.name);
+      (await callAs<TemplateList>(harness.app, organization, 'GET', `/api/templates?${query}`)).templates.map(
+        (t) => t.name,
+      );
     expect(await names('search=LEASE')).toEqual(['beta Lease', 'Gamma 100%_lease']);
     expect(await names('search=lease%20gamma')).toEqual(['Gamma 100%_lease']);
     // % and _ are letters, not wildcards.
@@ -314,20 +303,36 @@ describe('templates: create, read, rename, save, list, duplicate, archive', () =
     expect(await names('status=draft')).toEqual(['Alpha NDA', 'Gamma 100%_lease']);
     expect(await names(`ownerId=${teamUser.user.id}`)).toEqual(['beta Lease', 'Gamma 100%_lease']);
     expect(await names(`teamId=${team.id}&status=draft`)).toEqual(['Gamma 100%_lease']);
-    const first = await ok<TemplateList>(organization, 'GET', '/api/templates?limit=2');
+    const first = await callAs<TemplateList>(harness.app, organization, 'GET', '/api/templates?limit=2');
     expect(first.templates.map((template) => template.id)).toEqual([alpha.id, beta.id]);
     expect(first.nextOffset).toBe(2);
-    const second = await ok<TemplateList>(organization, 'GET', '/api/templates?limit=2&offset=2');
+    const second = await callAs<TemplateList>(
+      harness.app,
+      organization,
+      'GET',
+      '/api/templates?limit=2&offset=2',
+    );
     expect(second.templates.map((template) => template.id)).toEqual([gamma.id]);
     expect(second.nextOffset).toBeNull();
   });
 
   it('duplicates a version into a new template of the copier, and archives a template everywhere', async () => {
     const source = await create(sender, 'Rental');
-    await ok(sender, 'PUT', `/api/templates/${source.id}/definition`, leaseDefinition());
-    const published = await ok<TemplateDetail>(sender, 'POST', `/api/templates/${source.id}/publish`);
+    await callAs(harness.app, sender, 'PUT', `/api/templates/${source.id}/definition`, leaseDefinition());
+    const published = await callAs<TemplateDetail>(
+      harness.app,
+      sender,
+      'POST',
+      `/api/templates/${source.id}/publish`,
+    );
     const owner = await signedInUser(harness, { role: 'owner', organizationId: integrator.organizationId });
-    const copy = await ok<TemplateDetail>(owner, 'POST', `/api/templates/${source.id}/duplicate`, {});
+    const copy = await callAs<TemplateDetail>(
+      harness.app,
+      owner,
+      'POST',
+      `/api/templates/${source.id}/duplicate`,
+      {},
+    );
     expect(copy).toMatchObject({
       name: 'Rental (copy)',
       status: 'Draft',
@@ -342,21 +347,33 @@ describe('templates: create, read, rename, save, list, duplicate, archive', () =
       published.fields.map((field) => [field.label, field.role, field.page, field.x, field.properties]),
     );
     expect(copy.fields.map((field) => field.id)).not.toContain(published.fields[0]?.id);
-    const named = await ok<TemplateDetail>(owner, 'POST', `/api/templates/${source.id}/duplicate`, {
-      name: 'Rental, Haifa',
-    });
+    const named = await callAs<TemplateDetail>(
+      harness.app,
+      owner,
+      'POST',
+      `/api/templates/${source.id}/duplicate`,
+      {
+        name: 'Rental, Haifa',
+      },
+    );
     expect(named.name).toBe('Rental, Haifa');
 
     // The published template is in /api/v1 until it is archived; then it is gone from everywhere.
     const listed = async () =>
       ((await v1('GET', '/api/v1/templates')).json() as { id: string }[]).map((template) => template.id);
     expect(await listed()).toContain(source.id);
-    expect(await ok(sender, 'POST', `/api/templates/${source.id}/archive`)).toEqual({ ok: true });
+    expect(await callAs(harness.app, sender, 'POST', `/api/templates/${source.id}/archive`)).toEqual({
+      ok: true,
+    });
     expect(await listed()).not.toContain(source.id);
-    await refused(v1('GET', `/api/v1/templates/${source.id}`), 404, 'not_found');
-    await refused(call(sender, 'GET', `/api/templates/${source.id}`), 404, 'not_found');
-    await refused(call(sender, 'POST', `/api/templates/${source.id}/publish`), 404, 'not_found');
-    const list = await ok<TemplateList>(sender, 'GET', '/api/templates?limit=100');
+    expectError(await v1('GET', `/api/v1/templates/${source.id}`), 404, 'not_found');
+    expectError(await asUser(harness.app, sender, 'GET', `/api/templates/${source.id}`), 404, 'not_found');
+    expectError(
+      await asUser(harness.app, sender, 'POST', `/api/templates/${source.id}/publish`),
+      404,
+      'not_found',
+    );
+    const list = await callAs<TemplateList>(harness.app, sender, 'GET', '/api/templates?limit=100');
     expect(list.templates.map((template) => template.familyId)).not.toContain(source.familyId);
     expect(list.templates.map((template) => template.id)).toContain(copy.id);
     const created = await v1('POST', '/api/v1/envelopes/from-template', {
@@ -367,19 +384,35 @@ describe('templates: create, read, rename, save, list, duplicate, archive', () =
         { roleName: 'Landlord', fullName: 'Sam Cohen', email: 'sam@example.com' },
       ],
     });
-    await refused(created, 404, 'not_found');
+    expectError(await created, 404, 'not_found');
   });
 });
 
 describe('versions', () => {
   it('edits a published template as a new draft version; an envelope keeps the version it was created from', async () => {
     const draft = await create(sender, 'Service contract');
-    await ok(sender, 'PUT', `/api/templates/${draft.id}/definition`, leaseDefinition('Signature v1'));
-    const v1Version = await ok<TemplateDetail>(sender, 'POST', `/api/templates/${draft.id}/publish`);
+    await callAs(
+      harness.app,
+      sender,
+      'PUT',
+      `/api/templates/${draft.id}/definition`,
+      leaseDefinition('Signature v1'),
+    );
+    const v1Version = await callAs<TemplateDetail>(
+      harness.app,
+      sender,
+      'POST',
+      `/api/templates/${draft.id}/publish`,
+    );
     expect(v1Version).toMatchObject({ id: draft.id, status: 'Published', version: 1, latest: true });
     expect(v1Version.publishedAt).not.toBeNull();
     // Publishing again changes nothing.
-    const again = await ok<TemplateDetail>(sender, 'POST', `/api/templates/${draft.id}/publish`);
+    const again = await callAs<TemplateDetail>(
+      harness.app,
+      sender,
+      'POST',
+      `/api/templates/${draft.id}/publish`,
+    );
     expect(again.publishedAt).toBe(v1Version.publishedAt);
 
     // /api/v1 shows version 1 with the builder's properties; an envelope is created from it.
@@ -410,27 +443,34 @@ describe('versions', () => {
     // Editing the published version makes version 2, a draft; version 1 is untouched and still the one sent.
     const edited = leaseDefinition('Signature v2');
     edited.fields.splice(2, 1);
-    const v2Draft = await ok<TemplateDetail>(sender, 'PUT', `/api/templates/${draft.id}/definition`, edited);
+    const v2Draft = await callAs<TemplateDetail>(
+      harness.app,
+      sender,
+      'PUT',
+      `/api/templates/${draft.id}/definition`,
+      edited,
+    );
     expect(v2Draft.id).not.toBe(draft.id);
     expect(v2Draft).toMatchObject({ familyId: draft.id, status: 'Draft', version: 2, latest: true });
     expect(v2Draft.versions.map((version) => [version.version, version.status])).toEqual([
       [2, 'Draft'],
       [1, 'Published'],
     ]);
-    const v1Now = await ok<TemplateDetail>(sender, 'GET', `/api/templates/${draft.id}`);
+    const v1Now = await callAs<TemplateDetail>(harness.app, sender, 'GET', `/api/templates/${draft.id}`);
     expect(v1Now).toMatchObject({ latest: false, superseded: false, status: 'Published' });
     expect(v1Now.fields.map((field) => field.label)).toEqual(v1Version.fields.map((field) => field.label));
     expect((await v1('GET', `/api/v1/templates/${draft.id}`)).statusCode).toBe(200);
-    await refused(v1('GET', `/api/v1/templates/${v2Draft.id}`), 404, 'not_found');
+    expectError(await v1('GET', `/api/v1/templates/${v2Draft.id}`), 404, 'not_found');
     // Changes go to the newest version only; saving the older one again is refused, naming the newest.
-    const outdated = await refused(
-      call(sender, 'PUT', `/api/templates/${draft.id}/definition`, leaseDefinition()),
+    const outdated = expectError(
+      await asUser(harness.app, sender, 'PUT', `/api/templates/${draft.id}/definition`, leaseDefinition()),
       409,
       'template_version_outdated',
     );
     expect(outdated.details[0]?.latestId).toBe(v2Draft.id);
     // A second save of version 2 stays version 2.
-    const v2Saved = await ok<TemplateDetail>(
+    const v2Saved = await callAs<TemplateDetail>(
+      harness.app,
       sender,
       'PUT',
       `/api/templates/${v2Draft.id}/definition`,
@@ -438,8 +478,9 @@ describe('versions', () => {
     );
     expect(v2Saved).toMatchObject({ id: v2Draft.id, version: 2 });
     // The list shows the template once: its newest version, and the published version 1.
-    const line = (await ok<TemplateList>(sender, 'GET', '/api/templates?search=Service%20contract'))
-      .templates;
+    const line = (
+      await callAs<TemplateList>(harness.app, sender, 'GET', '/api/templates?search=Service%20contract')
+    ).templates;
     expect(line).toEqual([
       expect.objectContaining({
         id: v2Draft.id,
@@ -450,21 +491,35 @@ describe('versions', () => {
     ]);
 
     // Publishing version 2 supersedes version 1: /api/v1 lists version 2; version 1 cannot be sent again.
-    const v2 = await ok<TemplateDetail>(sender, 'POST', `/api/templates/${v2Draft.id}/publish`);
+    const v2 = await callAs<TemplateDetail>(
+      harness.app,
+      sender,
+      'POST',
+      `/api/templates/${v2Draft.id}/publish`,
+    );
     expect(v2).toMatchObject({ status: 'Published', version: 2 });
-    const v1Superseded = await ok<TemplateDetail>(sender, 'GET', `/api/templates/${draft.id}`);
+    const v1Superseded = await callAs<TemplateDetail>(
+      harness.app,
+      sender,
+      'GET',
+      `/api/templates/${draft.id}`,
+    );
     expect(v1Superseded).toMatchObject({ superseded: true, latest: false });
     const listed = (await v1('GET', '/api/v1/templates')).json() as { id: string; name: string }[];
     expect(listed.filter((template) => template.name === 'Service contract').map((t) => t.id)).toEqual([
       v2.id,
     ]);
-    await refused(
-      call(sender, 'POST', `/api/templates/${draft.id}/publish`),
+    expectError(
+      await asUser(harness.app, sender, 'POST', `/api/templates/${draft.id}/publish`),
       409,
       'template_version_outdated',
     );
-    const late = await refused(
-      v1('POST', '/api/v1/envelopes/from-template', { title: 'Late', templateId: draft.id, recipients }),
+    const late = expectError(
+      await v1('POST', '/api/v1/envelopes/from-template', {
+        title: 'Late',
+        templateId: draft.id,
+        recipients,
+      }),
       400,
       'invalid_request',
     );
@@ -498,96 +553,108 @@ describe('versions', () => {
 describe('publishing', () => {
   it('refuses a template that cannot be sent, naming every field and role, and publishes it once fixed', async () => {
     const draft = await create(sender, 'Incomplete');
-    const empty = await ok<TemplateDetail>(sender, 'PUT', `/api/templates/${draft.id}/definition`, {
-      roles: [{ name: 'Buyer', ...SIGNER }],
-      fields: [],
-    });
-    const none = await refused(
-      call(sender, 'POST', `/api/templates/${empty.id}/publish`),
+    const empty = await callAs<TemplateDetail>(
+      harness.app,
+      sender,
+      'PUT',
+      `/api/templates/${draft.id}/definition`,
+      {
+        roles: [{ name: 'Buyer', ...SIGNER }],
+        fields: [],
+      },
+    );
+    const none = expectError(
+      await asUser(harness.app, sender, 'POST', `/api/templates/${empty.id}/publish`),
       400,
       'template_not_publishable',
     );
     expect(fieldsOf(none)).toEqual(['fields', 'roles.0.name']);
 
-    const saved = await ok<TemplateDetail>(sender, 'PUT', `/api/templates/${draft.id}/definition`, {
-      roles: [
-        { name: 'Buyer', ...SIGNER },
-        { name: 'Auditor', required: true, defaultRecipientType: 'Viewer', signingOrder: 2 },
-        { name: 'Witness', required: true, defaultRecipientType: 'FormFiller', signingOrder: 3 },
-        { name: 'Agent', required: true, defaultRecipientType: 'Signer', signingOrder: 4 },
-      ],
-      fields: [
-        {
-          type: 'Text',
-          role: 'Buyer',
-          label: 'Address',
-          page: 1,
-          x: 10,
-          y: 10,
-          width: 100,
-          height: 20,
-          required: true,
-        },
-        {
-          type: 'Signature',
-          role: 'Auditor',
-          label: 'Auditor signs',
-          page: 1,
-          x: 10,
-          y: 40,
-          width: 100,
-          height: 40,
-          required: true,
-        },
-        {
-          type: 'Initials',
-          role: 'Witness',
-          label: 'Witness initials',
-          page: 1,
-          x: 10,
-          y: 90,
-          width: 40,
-          height: 20,
-          required: true,
-        },
-        {
-          type: 'Dropdown',
-          role: 'Buyer',
-          label: 'Colour',
-          page: 1,
-          x: 10,
-          y: 120,
-          width: 100,
-          height: 20,
-          required: false,
-          options: [],
-        },
-        {
-          type: 'Read-only text',
-          role: 'Buyer',
-          label: 'Terms',
-          page: 1,
-          x: 10,
-          y: 150,
-          width: 200,
-          height: 40,
-          required: false,
-        },
-        {
-          type: 'Checkbox',
-          role: 'Auditor',
-          label: 'Checked',
-          page: 2,
-          x: 10,
-          y: 10,
-          width: 20,
-          height: 20,
-          required: false,
-        },
-      ],
-    });
-    const refusal = await refused(
-      call(sender, 'POST', `/api/templates/${saved.id}/publish`),
+    const saved = await callAs<TemplateDetail>(
+      harness.app,
+      sender,
+      'PUT',
+      `/api/templates/${draft.id}/definition`,
+      {
+        roles: [
+          { name: 'Buyer', ...SIGNER },
+          { name: 'Auditor', required: true, defaultRecipientType: 'Viewer', signingOrder: 2 },
+          { name: 'Witness', required: true, defaultRecipientType: 'FormFiller', signingOrder: 3 },
+          { name: 'Agent', required: true, defaultRecipientType: 'Signer', signingOrder: 4 },
+        ],
+        fields: [
+          {
+            type: 'Text',
+            role: 'Buyer',
+            label: 'Address',
+            page: 1,
+            x: 10,
+            y: 10,
+            width: 100,
+            height: 20,
+            required: true,
+          },
+          {
+            type: 'Signature',
+            role: 'Auditor',
+            label: 'Auditor signs',
+            page: 1,
+            x: 10,
+            y: 40,
+            width: 100,
+            height: 40,
+            required: true,
+          },
+          {
+            type: 'Initials',
+            role: 'Witness',
+            label: 'Witness initials',
+            page: 1,
+            x: 10,
+            y: 90,
+            width: 40,
+            height: 20,
+            required: true,
+          },
+          {
+            type: 'Dropdown',
+            role: 'Buyer',
+            label: 'Colour',
+            page: 1,
+            x: 10,
+            y: 120,
+            width: 100,
+            height: 20,
+            required: false,
+            options: [],
+          },
+          {
+            type: 'Read-only text',
+            role: 'Buyer',
+            label: 'Terms',
+            page: 1,
+            x: 10,
+            y: 150,
+            width: 200,
+            height: 40,
+            required: false,
+          },
+          {
+            type: 'Checkbox',
+            role: 'Auditor',
+            label: 'Checked',
+            page: 2,
+            x: 10,
+            y: 10,
+            width: 20,
+            height: 20,
+            required: false,
+          },
+        ],
+      },
+    );
+    const refusal = expectError(
+      await asUser(harness.app, sender, 'POST', `/api/templates/${saved.id}/publish`),
       400,
       'template_not_publishable',
     );
@@ -605,40 +672,51 @@ describe('publishing', () => {
     expect(refusal.details[5]?.message).toContain('Agent');
     expect(refusal.message).toMatch(/6 things need fixing/);
     // Nothing was published.
-    await refused(v1('GET', `/api/v1/templates/${saved.id}`), 404, 'not_found');
+    expectError(await v1('GET', `/api/v1/templates/${saved.id}`), 404, 'not_found');
 
-    const fixed = await ok<TemplateDetail>(sender, 'PUT', `/api/templates/${draft.id}/definition`, {
-      roles: [
-        { name: 'Buyer', ...SIGNER },
-        { name: 'Auditor', required: true, defaultRecipientType: 'Viewer', signingOrder: 2 },
-      ],
-      fields: [
-        {
-          type: 'Signature',
-          role: 'Buyer',
-          label: 'Buyer signs',
-          page: 1,
-          x: 10,
-          y: 40,
-          width: 100,
-          height: 40,
-          required: true,
-        },
-        {
-          type: 'Read-only text',
-          role: 'Buyer',
-          label: 'Terms',
-          page: 1,
-          x: 10,
-          y: 150,
-          width: 200,
-          height: 40,
-          required: false,
-          properties: { text: 'Net 30.' },
-        },
-      ],
-    });
-    const published = await ok<TemplateDetail>(sender, 'POST', `/api/templates/${fixed.id}/publish`);
+    const fixed = await callAs<TemplateDetail>(
+      harness.app,
+      sender,
+      'PUT',
+      `/api/templates/${draft.id}/definition`,
+      {
+        roles: [
+          { name: 'Buyer', ...SIGNER },
+          { name: 'Auditor', required: true, defaultRecipientType: 'Viewer', signingOrder: 2 },
+        ],
+        fields: [
+          {
+            type: 'Signature',
+            role: 'Buyer',
+            label: 'Buyer signs',
+            page: 1,
+            x: 10,
+            y: 40,
+            width: 100,
+            height: 40,
+            required: true,
+          },
+          {
+            type: 'Read-only text',
+            role: 'Buyer',
+            label: 'Terms',
+            page: 1,
+            x: 10,
+            y: 150,
+            width: 200,
+            height: 40,
+            required: false,
+            properties: { text: 'Net 30.' },
+          },
+        ],
+      },
+    );
+    const published = await callAs<TemplateDetail>(
+      harness.app,
+      sender,
+      'POST',
+      `/api/templates/${fixed.id}/publish`,
+    );
     expect(published.status).toBe('Published');
     // The Read-only text's text is the envelope's value unless the sender gives another.
     const envelope = await v1('POST', '/api/v1/envelopes/from-template', {
@@ -660,7 +738,7 @@ describe('field properties', () => {
   it('checks prefilled values against the Email, Phone and ID number rules of their fields', async () => {
     const draft = await create(sender, 'Applicant form');
     const base = { page: 1, x: 10, width: 150, height: 20, required: false, role: 'Applicant' };
-    await ok(sender, 'PUT', `/api/templates/${draft.id}/definition`, {
+    await callAs(harness.app, sender, 'PUT', `/api/templates/${draft.id}/definition`, {
       roles: [{ name: 'Applicant', ...SIGNER }],
       fields: [
         { ...base, type: 'Signature', label: 'Signature', y: 10, required: true },
@@ -669,7 +747,12 @@ describe('field properties', () => {
         { ...base, type: 'ID number', label: 'ID', y: 100, properties: { idNumberFormat: 'IsraeliId' } },
       ],
     });
-    const published = await ok<TemplateDetail>(sender, 'POST', `/api/templates/${draft.id}/publish`);
+    const published = await callAs<TemplateDetail>(
+      harness.app,
+      sender,
+      'POST',
+      `/api/templates/${draft.id}/publish`,
+    );
     const [, email, phone, id] = published.fields.map((field) => field.id);
     const send = (values: [string | undefined, string][]) =>
       v1('POST', '/api/v1/envelopes/from-template', {
@@ -678,8 +761,8 @@ describe('field properties', () => {
         recipients: [{ roleName: 'Applicant', fullName: 'Dana Levi', email: 'dana@example.com' }],
         initialValues: values.map(([fieldDefinitionId, value]) => ({ fieldDefinitionId, value })),
       });
-    const wrong = await refused(
-      send([
+    const wrong = expectError(
+      await send([
         [email, 'dana@other.org'],
         [phone, '+15551234567'],
         [id, '123456789'],
@@ -707,8 +790,8 @@ describe('field properties', () => {
 describe('refused input and other organizations', () => {
   it('answers 400 naming the field', async () => {
     const draft = await create(sender, 'Checks');
-    const notPdf = await refused(
-      call(sender, 'POST', '/api/templates', {
+    const notPdf = expectError(
+      await asUser(harness.app, sender, 'POST', '/api/templates', {
         name: 'Bad',
         pdfBase64: Buffer.from('hello').toString('base64'),
       }),
@@ -718,8 +801,8 @@ describe('refused input and other organizations', () => {
     expect(fieldsOf(notPdf)).toEqual(['body.pdfBase64']);
     expect(
       fieldsOf(
-        await refused(
-          call(sender, 'POST', '/api/templates', { name: '', pdfBase64 }),
+        expectError(
+          await asUser(harness.app, sender, 'POST', '/api/templates', { name: '', pdfBase64 }),
           400,
           'invalid_request',
         ),
@@ -727,22 +810,37 @@ describe('refused input and other organizations', () => {
     ).toEqual(['body.name']);
     expect(
       fieldsOf(
-        await refused(
-          call(sender, 'POST', '/api/templates', { name: 'X', pdfBase64: 'not base64!' }),
+        expectError(
+          await asUser(harness.app, sender, 'POST', '/api/templates', {
+            name: 'X',
+            pdfBase64: 'not base64!',
+          }),
           400,
           'invalid_request',
         ),
       ),
     ).toEqual(['body.pdfBase64']);
     expect(
-      fieldsOf(await refused(call(sender, 'GET', '/api/templates?status=archived'), 400, 'invalid_request')),
+      fieldsOf(
+        expectError(
+          await asUser(harness.app, sender, 'GET', '/api/templates?status=archived'),
+          400,
+          'invalid_request',
+        ),
+      ),
     ).toEqual(['querystring.status']);
     expect(
-      fieldsOf(await refused(call(sender, 'GET', '/api/templates/not-a-uuid'), 400, 'invalid_request')),
+      fieldsOf(
+        expectError(
+          await asUser(harness.app, sender, 'GET', '/api/templates/not-a-uuid'),
+          400,
+          'invalid_request',
+        ),
+      ),
     ).toEqual(['params.id']);
 
     const save = (definition: unknown) =>
-      call(sender, 'PUT', `/api/templates/${draft.id}/definition`, definition);
+      asUser(harness.app, sender, 'PUT', `/api/templates/${draft.id}/definition`, definition);
     const role = { name: 'Signer', ...SIGNER };
     const field = {
       type: 'Text',
@@ -794,13 +892,13 @@ describe('refused input and other organizations', () => {
       [{ roles: [role], fields: [], extra: true }, ['body.extra']],
     ];
     for (const [definition, fields] of cases) {
-      const error = await refused(save(definition), 400, 'invalid_request');
+      const error = expectError(await save(definition), 400, 'invalid_request');
       expect(fieldsOf(error), JSON.stringify(definition)).toEqual(fields);
     }
     expect(
       fieldsOf(
-        await refused(
-          call(sender, 'PUT', `/api/templates/${draft.id}/name`, { name: 'a\u0000b' }),
+        expectError(
+          await asUser(harness.app, sender, 'PUT', `/api/templates/${draft.id}/name`, { name: 'a\u0000b' }),
           400,
           'invalid_request',
         ),
@@ -810,7 +908,7 @@ describe('refused input and other organizations', () => {
 
   it('keeps another organization’s templates invisible: 404 for each route, absent from its lists', async () => {
     const theirs = await create(sender, 'Private template');
-    await ok(sender, 'PUT', `/api/templates/${theirs.id}/definition`, leaseDefinition());
+    await callAs(harness.app, sender, 'PUT', `/api/templates/${theirs.id}/definition`, leaseDefinition());
     const routes: [Method, string, unknown?][] = [
       ['GET', `/api/templates/${theirs.id}`],
       ['GET', `/api/templates/${theirs.id}/pdf`],
@@ -822,12 +920,12 @@ describe('refused input and other organizations', () => {
       ['GET', `/api/templates/${randomUUID()}`],
     ];
     for (const [method, url, body] of routes) {
-      const error = await refused(call(stranger, method, url, body), 404, 'not_found');
+      const error = expectError(await asUser(harness.app, stranger, method, url, body), 404, 'not_found');
       expect(error.message).toMatch(/was not found/);
     }
-    const list = await ok<TemplateList>(stranger, 'GET', '/api/templates');
+    const list = await callAs<TemplateList>(harness.app, stranger, 'GET', '/api/templates');
     expect(list.templates).toEqual([]);
-    const still = await ok<TemplateDetail>(sender, 'GET', `/api/templates/${theirs.id}`);
+    const still = await callAs<TemplateDetail>(harness.app, sender, 'GET', `/api/templates/${theirs.id}`);
     expect(still).toMatchObject({ name: 'Private template', status: 'Draft' });
     expect(still.fields).toHaveLength(4);
     // A one-off template (an envelope's from a file) is nobody's to open here either.
@@ -850,8 +948,8 @@ describe('refused input and other organizations', () => {
       .fork()
       .findOneOrFail(Template, { id: envelope.templateId as string });
     expect(oneOff.status).toBe('OneOff');
-    await refused(call(sender, 'GET', `/api/templates/${oneOff.id}`), 404, 'not_found');
-    const listed = await ok<TemplateList>(sender, 'GET', '/api/templates?limit=100');
+    expectError(await asUser(harness.app, sender, 'GET', `/api/templates/${oneOff.id}`), 404, 'not_found');
+    const listed = await callAs<TemplateList>(harness.app, sender, 'GET', '/api/templates?limit=100');
     expect(listed.templates.map((template) => template.id)).not.toContain(oneOff.id);
   });
 });

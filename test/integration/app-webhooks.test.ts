@@ -6,12 +6,12 @@
 // without webhooks.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queueWebhookEventDeliveries } from '../../db/webhook-deliveries.ts';
 import { createWebhookEndpoint } from '../../services/webhooks/create-webhook-endpoint.ts';
 import { type WebhookEvent, webhookDeliveryWorkflowId } from '../../workflows/webhook-contracts.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
+import { asUser, callAs, expectError } from '../support/app-requests.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 import {
   deliveryIdOf,
@@ -33,7 +33,7 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver();
   owner = await signedInUser(harness, { role: 'owner' });
   member = await signedInUser(harness, { role: 'member', organizationId: owner.organization.id });
-  const role = await ok(owner, 'POST', '/api/roles', {
+  const role = await callAs(harness.app, owner, 'POST', '/api/roles', {
     name: 'Integration readers',
     permissions: ['integrations:read'],
   });
@@ -47,44 +47,10 @@ afterAll(async () => {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-function call(as: SignedInUser, method: Method, url: string, payload?: unknown) {
-  return harness.app.inject({
-    method,
-    url,
-    headers: as.headers,
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
-}
-
-async function ok(as: SignedInUser, method: Method, url: string, payload?: unknown) {
-  const response = await call(as, method, url, payload);
-  expect(response.statusCode, `${method} ${url}: ${response.body}`).toBe(200);
-  return response.json();
-}
-
-interface ErrorBody {
-  code: string;
-  message: string;
-  details: { field?: string; message: string }[];
-}
-
-async function refused(
-  response: LightMyRequestResponse | Promise<LightMyRequestResponse>,
-  status: number,
-  code: string,
-): Promise<ErrorBody> {
-  const answer = await response;
-  expect(answer.statusCode, answer.body).toBe(status);
-  const { error } = answer.json();
-  expect(error.code, error.message).toBe(code);
-  expect(typeof error.request_id).toBe('string');
-  return error;
-}
-
 /** An endpoint of `as`'s organization on the receiver, under a path of its own. */
 async function newEndpoint(as: SignedInUser, eventTypes?: string[]) {
   const path = `/hooks/${randomUUID()}`;
-  const created = await ok(as, 'POST', '/api/webhooks', {
+  const created = await callAs(harness.app, as, 'POST', '/api/webhooks', {
     url: `${receiver.url}${path}`,
     ...(eventTypes ? { eventTypes } : {}),
   });
@@ -95,7 +61,7 @@ async function newEndpoint(as: SignedInUser, eventTypes?: string[]) {
 async function attempted(as: SignedInUser, deliveryId: string) {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const record = await ok(as, 'GET', `/api/webhooks/deliveries/${deliveryId}`);
+    const record = await callAs(harness.app, as, 'GET', `/api/webhooks/deliveries/${deliveryId}`);
     if (record.attemptCount >= 1) return record;
     if (Date.now() > deadline) throw new Error(`delivery ${deliveryId} never attempted`);
     await delay(100);
@@ -112,13 +78,13 @@ describe('endpoints', () => {
       secretHint: `…${endpoint.secret.slice(-4)}`,
     });
 
-    const list = await ok(owner, 'GET', '/api/webhooks');
+    const list = await callAs(harness.app, owner, 'GET', '/api/webhooks');
     expect(list).toMatchObject({ webhookAccess: true, planName: 'Business', secretGraceHours: 24 });
     const listed = list.endpoints.find((item: { id: string }) => item.id === endpoint.id);
     expect(listed).toMatchObject({ url: endpoint.url, recentDeliveries: { succeeded: 0, failed: 0 } });
     expect(JSON.stringify(list)).not.toContain(endpoint.secret);
 
-    const queued = await ok(owner, 'POST', `/api/webhooks/${endpoint.id}/test`);
+    const queued = await callAs(harness.app, owner, 'POST', `/api/webhooks/${endpoint.id}/test`);
     expect(queued).toMatchObject({ endpointId: endpoint.id, kind: 'test', status: 'pending' });
     const [request] = await receiver.waitFor(1, ours);
     if (!request) throw new Error('no request');
@@ -138,7 +104,7 @@ describe('endpoints', () => {
     expect(record.attempts).toHaveLength(1);
     expect(record.attempts[0]).toMatchObject({ attempt: 1, statusCode: 200, error: null });
 
-    const after = await ok(owner, 'GET', '/api/webhooks');
+    const after = await callAs(harness.app, owner, 'GET', '/api/webhooks');
     expect(after.endpoints.find((item: { id: string }) => item.id === endpoint.id).recentDeliveries).toEqual({
       succeeded: 1,
       failed: 0,
@@ -151,7 +117,7 @@ describe('endpoints', () => {
     receiver.answer((request) =>
       ours(request) ? { status: 500, body: `down, key ${endpoint.secret}` } : { status: 200 },
     );
-    const failing = await ok(owner, 'POST', `/api/webhooks/${endpoint.id}/test`);
+    const failing = await callAs(harness.app, owner, 'POST', `/api/webhooks/${endpoint.id}/test`);
     const [failed] = await receiver.waitFor(1, ours);
     const record = await attempted(owner, failing.id);
     expect(record).toMatchObject({ status: 'pending', attemptCount: 1, lastStatusCode: 500 });
@@ -160,7 +126,7 @@ describe('endpoints', () => {
     expect(record.attempts[0]).toMatchObject({ statusCode: 500, error: 'HTTP 500: down, key [redacted]' });
 
     receiver.answer(() => ({ status: 200 }));
-    const replay = await ok(owner, 'POST', `/api/webhooks/deliveries/${failing.id}/replay`);
+    const replay = await callAs(harness.app, owner, 'POST', `/api/webhooks/deliveries/${failing.id}/replay`);
     expect(replay.id).not.toBe(failing.id);
     expect(replay).toMatchObject({ replayOf: failing.id, eventId: failing.eventId, status: 'pending' });
     const [, replayed] = await receiver.waitFor(2, ours);
@@ -171,22 +137,29 @@ describe('endpoints', () => {
     expect(await attempted(owner, replay.id)).toMatchObject({ status: 'succeeded', lastStatusCode: 200 });
 
     // The log's filters: the endpoint's deliveries, by status.
-    const all = await ok(owner, 'GET', `/api/webhooks/deliveries?endpointId=${endpoint.id}`);
+    const all = await callAs(harness.app, owner, 'GET', `/api/webhooks/deliveries?endpointId=${endpoint.id}`);
     expect(all.total).toBe(2);
     expect(all.deliveries.map((delivery: { id: string }) => delivery.id)).toEqual([replay.id, failing.id]);
-    const succeeded = await ok(
+    const succeeded = await callAs(
+      harness.app,
       owner,
       'GET',
       `/api/webhooks/deliveries?endpointId=${endpoint.id}&status=succeeded&eventType=envelope.completed`,
     );
     expect(succeeded.deliveries.map((delivery: { id: string }) => delivery.id)).toEqual([replay.id]);
-    const none = await ok(
+    const none = await callAs(
+      harness.app,
       owner,
       'GET',
       `/api/webhooks/deliveries?endpointId=${endpoint.id}&eventType=envelope.sent`,
     );
     expect(none).toEqual({ deliveries: [], total: 0, nextOffset: null });
-    const page = await ok(owner, 'GET', `/api/webhooks/deliveries?endpointId=${endpoint.id}&limit=1`);
+    const page = await callAs(
+      harness.app,
+      owner,
+      'GET',
+      `/api/webhooks/deliveries?endpointId=${endpoint.id}&limit=1`,
+    );
     expect(page).toMatchObject({ total: 2, nextOffset: 1 });
     expect(page.deliveries).toHaveLength(1);
 
@@ -210,12 +183,14 @@ describe('endpoints', () => {
     expect(again.statusCode, again.body).toBe(200);
     expect(again.json().id).toBe(first.json().id);
     await receiver.waitFor(1, ours);
-    expect((await ok(owner, 'GET', `/api/webhooks/deliveries?endpointId=${endpoint.id}`)).total).toBe(1);
+    expect(
+      (await callAs(harness.app, owner, 'GET', `/api/webhooks/deliveries?endpointId=${endpoint.id}`)).total,
+    ).toBe(1);
   });
 
   it('changes, disables, rotates and deletes an endpoint', async () => {
     const { endpoint } = await newEndpoint(owner);
-    const changed = await ok(owner, 'PUT', `/api/webhooks/${endpoint.id}`, {
+    const changed = await callAs(harness.app, owner, 'PUT', `/api/webhooks/${endpoint.id}`, {
       url: `${receiver.url}/hooks/changed`,
       eventTypes: ['recipient.declined'],
       enabled: false,
@@ -227,7 +202,7 @@ describe('endpoints', () => {
     });
     expect(changed).not.toHaveProperty('secret');
 
-    const rotated = await ok(owner, 'POST', `/api/webhooks/${endpoint.id}/secret/rotate`);
+    const rotated = await callAs(harness.app, owner, 'POST', `/api/webhooks/${endpoint.id}/secret/rotate`);
     expect(rotated.secret).toMatch(/^whsec_/);
     expect(rotated.secret).not.toBe(endpoint.secret);
     expect(rotated.previousSecretHint).toBe(`…${endpoint.secret.slice(-4)}`);
@@ -235,22 +210,27 @@ describe('endpoints', () => {
     expect(graceHours).toBeGreaterThan(23.9);
     expect(graceHours).toBeLessThanOrEqual(24);
 
-    expect(await ok(owner, 'DELETE', `/api/webhooks/${endpoint.id}`)).toEqual({ ok: true });
-    await refused(call(owner, 'PUT', `/api/webhooks/${endpoint.id}`, { enabled: true }), 404, 'not_found');
+    expect(await callAs(harness.app, owner, 'DELETE', `/api/webhooks/${endpoint.id}`)).toEqual({ ok: true });
+    expectError(
+      await asUser(harness.app, owner, 'PUT', `/api/webhooks/${endpoint.id}`, { enabled: true }),
+      404,
+      'not_found',
+    );
   });
 });
 
 describe('who may subscribe an endpoint to what (issue 30)', () => {
   it('refuses a role with only the integrations permissions any envelope event, and a change or a secret of such an endpoint', async () => {
-    const role = await ok(owner, 'POST', '/api/roles', {
+    const role = await callAs(harness.app, owner, 'POST', '/api/roles', {
       name: `Integrators ${randomUUID().slice(0, 6)}`,
       permissions: ['integrations:read', 'integrations:manage'],
     });
     const integrator = await signedInUser(harness, { role: role.id, organizationId: owner.organization.id });
-    const listedCount = async () => (await ok(owner, 'GET', '/api/webhooks')).endpoints.length;
+    const listedCount = async () =>
+      (await callAs(harness.app, owner, 'GET', '/api/webhooks')).endpoints.length;
     const before = await listedCount();
-    const named = await refused(
-      call(integrator, 'POST', '/api/webhooks', {
+    const named = expectError(
+      await asUser(harness.app, integrator, 'POST', '/api/webhooks', {
         url: 'https://example.com/hook',
         eventTypes: ['envelope.completed'],
       }),
@@ -267,8 +247,8 @@ describe('who may subscribe an endpoint to what (issue 30)', () => {
       expect.objectContaining({ eventType: 'envelope.completed', permission: 'documents:read_all' }),
     ]);
     // No event types: every event, so every event's permissions.
-    const every = await refused(
-      call(integrator, 'POST', '/api/webhooks', { url: 'https://example.com/hook' }),
+    const every = expectError(
+      await asUser(harness.app, integrator, 'POST', '/api/webhooks', { url: 'https://example.com/hook' }),
       403,
       'forbidden',
     );
@@ -285,9 +265,9 @@ describe('who may subscribe an endpoint to what (issue 30)', () => {
       ['PUT', `/api/webhooks/${endpoint.id}`, { eventTypes: ['recipient.opened'] }],
       ['POST', `/api/webhooks/${endpoint.id}/secret/rotate`, undefined],
     ] as const) {
-      await refused(call(integrator, method, url, body), 403, 'forbidden');
+      expectError(await asUser(harness.app, integrator, method, url, body), 403, 'forbidden');
     }
-    const kept = (await ok(owner, 'GET', '/api/webhooks')).endpoints.find(
+    const kept = (await callAs(harness.app, owner, 'GET', '/api/webhooks')).endpoints.find(
       (candidate: { id: string }) => candidate.id === endpoint.id,
     );
     expect(kept).toMatchObject({
@@ -296,10 +276,12 @@ describe('who may subscribe an endpoint to what (issue 30)', () => {
       secretHint: endpoint.secretHint,
     });
     // Deleting only takes access away: allowed.
-    expect(await ok(integrator, 'DELETE', `/api/webhooks/${endpoint.id}`)).toEqual({ ok: true });
+    expect(await callAs(harness.app, integrator, 'DELETE', `/api/webhooks/${endpoint.id}`)).toEqual({
+      ok: true,
+    });
 
     // A role that reads every envelope may subscribe to them.
-    const readers = await ok(owner, 'POST', '/api/roles', {
+    const readers = await callAs(harness.app, owner, 'POST', '/api/roles', {
       name: `Document integrators ${randomUUID().slice(0, 6)}`,
       permissions: ['integrations:read', 'integrations:manage', 'documents:read', 'documents:read_all'],
     });
@@ -312,10 +294,9 @@ describe('who may subscribe an endpoint to what (issue 30)', () => {
     const boss = await signedInUser(harness, { role: 'owner' });
     const organizationId = boss.organization.id;
     const roles = Object.fromEntries(
-      (await ok(boss, 'GET', '/api/roles')).roles.map((role: { id: string; builtIn: string | null }) => [
-        role.builtIn,
-        role.id,
-      ]),
+      (await callAs(harness.app, boss, 'GET', '/api/roles')).roles.map(
+        (role: { id: string; builtIn: string | null }) => [role.builtIn, role.id],
+      ),
     );
     const maker = await signedInUser(harness, { role: 'administrator', organizationId });
     const { endpoint } = await newEndpoint(maker, ['envelope.completed']);
@@ -344,7 +325,7 @@ describe('who may subscribe an endpoint to what (issue 30)', () => {
       return rows.map((row) => row.endpoint_id).sort();
     };
     const suspensionOf = async () =>
-      (await ok(boss, 'GET', '/api/webhooks')).endpoints.find(
+      (await callAs(harness.app, boss, 'GET', '/api/webhooks')).endpoints.find(
         (row: { id: string }) => row.id === endpoint.id,
       );
 
@@ -352,7 +333,7 @@ describe('who may subscribe an endpoint to what (issue 30)', () => {
     expect(await suspensionOf()).toMatchObject({ changedBy: { id: maker.user.id }, suspendedEvents: [] });
 
     // Demoted to Sender (no documents:read_all): nothing is queued for its endpoint; the list says why.
-    await ok(boss, 'PUT', `/api/users/${maker.user.id}`, { roleId: roles.sender });
+    await callAs(harness.app, boss, 'PUT', `/api/users/${maker.user.id}`, { roleId: roles.sender });
     expect(await queuedTo()).toEqual([operators.id]);
     expect(await suspensionOf()).toMatchObject({
       changedBy: { id: maker.user.id, status: 'active' },
@@ -367,9 +348,9 @@ describe('who may subscribe an endpoint to what (issue 30)', () => {
 
     // Saved by an administrator, it receives the events again; that one deactivated, it stops again.
     const other = await signedInUser(harness, { role: 'administrator', organizationId });
-    await ok(other, 'PUT', `/api/webhooks/${endpoint.id}`, { enabled: true });
+    await callAs(harness.app, other, 'PUT', `/api/webhooks/${endpoint.id}`, { enabled: true });
     expect(await queuedTo()).toEqual([endpoint.id, operators.id].sort());
-    await ok(boss, 'PUT', `/api/users/${other.user.id}`, { status: 'deactivated' });
+    await callAs(harness.app, boss, 'PUT', `/api/users/${other.user.id}`, { status: 'deactivated' });
     expect(await queuedTo()).toEqual([operators.id]);
     expect((await suspensionOf()).suspendedEvents).toEqual([
       {
@@ -383,20 +364,20 @@ describe('who may subscribe an endpoint to what (issue 30)', () => {
 
 describe('refusals', () => {
   it('refuses a bad URL, an unknown event type and an empty change, naming the field', async () => {
-    const bad = await refused(
-      call(owner, 'POST', '/api/webhooks', { url: 'not a url' }),
+    const bad = expectError(
+      await asUser(harness.app, owner, 'POST', '/api/webhooks', { url: 'not a url' }),
       400,
       'invalid_request',
     );
     expect(bad.details.map((detail) => detail.field)).toContain('url');
-    const ftp = await refused(
-      call(owner, 'POST', '/api/webhooks', { url: 'ftp://example.com/hook' }),
+    const ftp = expectError(
+      await asUser(harness.app, owner, 'POST', '/api/webhooks', { url: 'ftp://example.com/hook' }),
       400,
       'invalid_request',
     );
     expect(ftp.details.map((detail) => detail.field)).toContain('url');
-    const event = await refused(
-      call(owner, 'POST', '/api/webhooks', {
+    const event = expectError(
+      await asUser(harness.app, owner, 'POST', '/api/webhooks', {
         url: 'https://example.com/hook',
         eventTypes: ['envelope.eaten'],
       }),
@@ -405,9 +386,13 @@ describe('refusals', () => {
     );
     expect(event.details.map((detail) => detail.field)).toContain('body.eventTypes.0');
     const { endpoint } = await newEndpoint(owner);
-    await refused(call(owner, 'PUT', `/api/webhooks/${endpoint.id}`, {}), 400, 'invalid_request');
-    const status = await refused(
-      call(owner, 'GET', '/api/webhooks/deliveries?status=lost'),
+    expectError(
+      await asUser(harness.app, owner, 'PUT', `/api/webhooks/${endpoint.id}`, {}),
+      400,
+      'invalid_request',
+    );
+    const status = expectError(
+      await asUser(harness.app, owner, 'GET', '/api/webhooks/deliveries?status=lost'),
       400,
       'invalid_request',
     );
@@ -416,10 +401,10 @@ describe('refusals', () => {
 
   it('lets a role with integrations:read read, but not change anything (403)', async () => {
     const { endpoint } = await newEndpoint(owner);
-    const test = await ok(owner, 'POST', `/api/webhooks/${endpoint.id}/test`);
-    expect((await ok(reader, 'GET', '/api/webhooks')).endpoints.length).toBeGreaterThan(0);
-    await ok(reader, 'GET', `/api/webhooks/deliveries?endpointId=${endpoint.id}`);
-    await ok(reader, 'GET', `/api/webhooks/deliveries/${test.id}`);
+    const test = await callAs(harness.app, owner, 'POST', `/api/webhooks/${endpoint.id}/test`);
+    expect((await callAs(harness.app, reader, 'GET', '/api/webhooks')).endpoints.length).toBeGreaterThan(0);
+    await callAs(harness.app, reader, 'GET', `/api/webhooks/deliveries?endpointId=${endpoint.id}`);
+    await callAs(harness.app, reader, 'GET', `/api/webhooks/deliveries/${test.id}`);
     const changes: [Method, string, unknown?][] = [
       ['POST', '/api/webhooks', { url: 'https://example.com/hook' }],
       ['PUT', `/api/webhooks/${endpoint.id}`, { enabled: false }],
@@ -429,36 +414,56 @@ describe('refusals', () => {
       ['POST', `/api/webhooks/deliveries/${test.id}/replay`],
     ];
     for (const [method, url, body] of changes) {
-      const error = await refused(call(reader, method, url, body), 403, 'forbidden');
+      const error = expectError(await asUser(harness.app, reader, method, url, body), 403, 'forbidden');
       expect(error.message).toMatch(/integrations:manage/);
     }
     // A role without integrations:read does not read them either.
-    await refused(call(member, 'GET', '/api/webhooks'), 403, 'forbidden');
-    await refused(call(member, 'GET', '/api/webhooks/deliveries'), 403, 'forbidden');
+    expectError(await asUser(harness.app, member, 'GET', '/api/webhooks'), 403, 'forbidden');
+    expectError(await asUser(harness.app, member, 'GET', '/api/webhooks/deliveries'), 403, 'forbidden');
   });
 
   it("hides another organization's endpoints and deliveries (404, absent from lists)", async () => {
     const { endpoint } = await newEndpoint(owner);
-    const test = await ok(owner, 'POST', `/api/webhooks/${endpoint.id}/test`);
-    expect((await ok(stranger, 'GET', '/api/webhooks')).endpoints).toEqual([]);
-    expect((await ok(stranger, 'GET', '/api/webhooks/deliveries')).deliveries).toEqual([]);
-    await refused(
-      call(stranger, 'GET', `/api/webhooks/deliveries?endpointId=${endpoint.id}`),
+    const test = await callAs(harness.app, owner, 'POST', `/api/webhooks/${endpoint.id}/test`);
+    expect((await callAs(harness.app, stranger, 'GET', '/api/webhooks')).endpoints).toEqual([]);
+    expect((await callAs(harness.app, stranger, 'GET', '/api/webhooks/deliveries')).deliveries).toEqual([]);
+    expectError(
+      await asUser(harness.app, stranger, 'GET', `/api/webhooks/deliveries?endpointId=${endpoint.id}`),
       404,
       'not_found',
     );
-    await refused(call(stranger, 'GET', `/api/webhooks/deliveries/${test.id}`), 404, 'not_found');
-    await refused(call(stranger, 'POST', `/api/webhooks/deliveries/${test.id}/replay`), 404, 'not_found');
-    await refused(
-      call(stranger, 'PUT', `/api/webhooks/${endpoint.id}`, { enabled: false }),
+    expectError(
+      await asUser(harness.app, stranger, 'GET', `/api/webhooks/deliveries/${test.id}`),
       404,
       'not_found',
     );
-    await refused(call(stranger, 'POST', `/api/webhooks/${endpoint.id}/secret/rotate`), 404, 'not_found');
-    await refused(call(stranger, 'POST', `/api/webhooks/${endpoint.id}/test`), 404, 'not_found');
-    await refused(call(stranger, 'DELETE', `/api/webhooks/${endpoint.id}`), 404, 'not_found');
+    expectError(
+      await asUser(harness.app, stranger, 'POST', `/api/webhooks/deliveries/${test.id}/replay`),
+      404,
+      'not_found',
+    );
+    expectError(
+      await asUser(harness.app, stranger, 'PUT', `/api/webhooks/${endpoint.id}`, { enabled: false }),
+      404,
+      'not_found',
+    );
+    expectError(
+      await asUser(harness.app, stranger, 'POST', `/api/webhooks/${endpoint.id}/secret/rotate`),
+      404,
+      'not_found',
+    );
+    expectError(
+      await asUser(harness.app, stranger, 'POST', `/api/webhooks/${endpoint.id}/test`),
+      404,
+      'not_found',
+    );
+    expectError(
+      await asUser(harness.app, stranger, 'DELETE', `/api/webhooks/${endpoint.id}`),
+      404,
+      'not_found',
+    );
     // Nothing changed.
-    const mine = (await ok(owner, 'GET', '/api/webhooks')).endpoints.find(
+    const mine = (await callAs(harness.app, owner, 'GET', '/api/webhooks')).endpoints.find(
       (item: { id: string }) => item.id === endpoint.id,
     );
     expect(mine).toMatchObject({ enabled: true, secretRotatedAt: null });
@@ -466,15 +471,15 @@ describe('refusals', () => {
 
   it('refuses to create endpoints when the plan has no webhook access, and says so in the list', async () => {
     const starter = await signedInUser(harness, { role: 'owner', plan: 'Starter' });
-    const list = await ok(starter, 'GET', '/api/webhooks');
+    const list = await callAs(harness.app, starter, 'GET', '/api/webhooks');
     expect(list).toMatchObject({ endpoints: [], webhookAccess: false, planName: 'Starter' });
-    const error = await refused(
-      call(starter, 'POST', '/api/webhooks', { url: 'https://example.com/hook' }),
+    const error = expectError(
+      await asUser(harness.app, starter, 'POST', '/api/webhooks', { url: 'https://example.com/hook' }),
       403,
       'forbidden',
     );
     expect(error.message).toMatch(/not included in the Starter plan/);
     expect(error.details.map((detail) => detail.field)).toContain('plan');
-    expect((await ok(starter, 'GET', '/api/webhooks')).endpoints).toEqual([]);
+    expect((await callAs(harness.app, starter, 'GET', '/api/webhooks')).endpoints).toEqual([]);
   });
 });
