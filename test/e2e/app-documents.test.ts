@@ -12,6 +12,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { AppUser } from '../../db/entities/index.ts';
 import type { EnvelopeSender } from '../../services/envelopes/create-envelope.ts';
+import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import type { ApiHarness } from '../support/api.ts';
 import {
   eventually,
@@ -154,6 +155,8 @@ describe('the business app: documents', () => {
     expect(await recipientRow(page, 'Sam Cohen').textContent()).toContain('Waiting for their turn');
     expect(await page.getByRole('button', { name: 'Cancel the envelope' }).count()).toBe(1);
     expect(await page.getByRole('link', { name: 'Signed document (PDF)' }).count()).toBe(0);
+    // The workflow behind it is for those who read the organization's settings, not for a sender.
+    expect(await page.getByTestId('live').getByText('For operators').count()).toBe(0);
     await expectAccessible(page, 'envelope page');
     await browser.screenshot(page, 'app-document-en-desktop');
 
@@ -191,6 +194,10 @@ describe('the business app: documents', () => {
     const bytes = await readFile(await download.path());
     expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
     expect(await page.getByRole('button', { name: 'Cancel the envelope' }).count()).toBe(0);
+    // No workflow speaks any more: the page says in words what happened.
+    await eventually(() => page.getByTestId('now-line').textContent()).toMatch(
+      /^Completed on .+: every recipient has done their part\. The signed document and the audit trail are ready to download\.$/,
+    );
     await expectAccessible(page, 'completed envelope page');
     await browser.screenshot(page, 'app-document-completed-en-desktop');
   });
@@ -225,6 +232,9 @@ describe('the business app: documents', () => {
     await cancel.getByRole('button', { name: 'Cancel the envelope' }).click();
     await eventually(() => page.getByTestId('status').textContent()).toContain('Cancelled');
     expect(await page.getByTestId('timeline').textContent()).toContain('Replaced by a new contract');
+    await eventually(() => page.getByTestId('now-line').textContent()).toMatch(
+      /^Cancelled on .+: the recipients can no longer open it\.$/,
+    );
     expect(await page.getByRole('button', { name: 'Send a reminder' }).count()).toBe(0);
 
     const readOnly = await browser.newPage(DESKTOP);
@@ -238,6 +248,18 @@ describe('the business app: documents', () => {
     });
     await readOnly.goto(`${baseUrl}/app/documents/${other.id}`);
     await eventually(() => readOnly.getByTestId('status').textContent()).toContain('Sent');
+    await eventually(() => readOnly.getByTestId('live').textContent()).toContain('Waiting for Dana Levi');
+    expect(await readOnly.getByTestId('live').getByText('For operators').count()).toBe(0);
+    // The owner reads the settings: the workflow's id is theirs to see, folded under "For operators".
+    const operator = await browser.newPage(DESKTOP);
+    await signIn(operator, baseUrl, owner.email, owner.password);
+    await operator.goto(`${baseUrl}/app/documents/${other.id}`);
+    await eventually(() => operator.getByTestId('live').textContent()).toContain('Waiting for Dana Levi');
+    await operator.getByTestId('live').getByText('For operators').click();
+    await eventually(() => operator.getByTestId('live').textContent()).toContain(
+      envelopeWorkflowId(other.id),
+    );
+    await operator.close();
     expect(
       await readOnly
         .getByRole('button')
@@ -345,10 +367,8 @@ describe('the business app: documents', () => {
 
     // Its page, and every route, now answer "not found".
     await page.goto(`${baseUrl}${path}`);
-    await eventually(() => page.locator('.app-alert').textContent()).toContain(
-      `Envelope ${fixture.id} was not found.`,
-    );
-    expect(await page.getByText('This page could not be loaded.').count()).toBe(1);
+    await eventually(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Page not found');
+    expect(await page.getByText('There is nothing at this address.').count()).toBe(1);
     expect((await asUser(baseUrl, sender, 'GET', `/api/documents/${fixture.id}`)).status).toBe(404);
   });
 
