@@ -2,11 +2,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/common';
 import type { NotificationsConfig, SigilEnv } from '../config/config.ts';
 import { lazySecretsKey } from '../config/encryption-key.ts';
-import { Envelope, Notification, Organization, Recipient } from '../db/entities/index.ts';
+import { Envelope, Notification, Organization, Recipient, StoredFile } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
 import { prepared, runPrepared } from '../db/prepared.ts';
 import { insertSigningLink } from '../db/signing-links.ts';
 import { releaseMessageCredit, takeTextCredit } from '../db/usage-reservations.ts';
+import { COMPLETED_EMAIL_ATTACHMENT_MAX_BYTES } from '../domain/account.ts';
 import type { MessageChannel } from '../domain/vocabulary.ts';
 import { notificationLanguage } from '../notifications/catalog.ts';
 import { channelName, deliver, deliveryContext, recordAttempt, routeFor } from '../notifications/deliver.ts';
@@ -20,8 +21,9 @@ import {
   senderName,
   signerAction,
 } from '../notifications/messages.ts';
-import type { OutgoingMessage, SentMessage } from '../notifications/providers.ts';
+import type { EmailAttachment, OutgoingMessage, SentMessage } from '../notifications/providers.ts';
 import { type StoredTexts, storedTemplate } from '../notifications/templates.ts';
+import { documentFilename } from '../services/documents/download-document-file.ts';
 import type { SendNotificationRequest, SendNotificationResult } from '../workflows/notification-contracts.ts';
 import { whileHeartbeating } from './projection.ts';
 
@@ -152,6 +154,12 @@ export function createNotificationActivities(deps: { orm: Orm; config: Notificat
           emailFooter: organization.emailFooter ?? null,
         };
         const { content, link } = await contentOf(em, request, envelope, addressee, base);
+        // The organization may have the `completed` email carry the final PDF (docs/administration.md).
+        const finalPdf =
+          content.kind === 'completed' && channel === 'Email' && organization.attachFinalPdfToCompletedEmail
+            ? await finalPdfAttachment(em, envelope)
+            : null;
+        if (content.kind === 'completed' && finalPdf) content.finalPdf = finalPdf.note;
         const message = {
           language,
           branding,
@@ -168,6 +176,7 @@ export function createNotificationActivities(deps: { orm: Orm; config: Notificat
           branding,
           organization.replyToEmail ?? null,
         );
+        if (outgoing.email && finalPdf?.attachment) outgoing.email.attachments = [finalPdf.attachment];
         sent = await deliver(em, route, outgoing, {
           kind: request.kind,
           signingLink: link,
@@ -337,6 +346,41 @@ async function contentOf(
         link: null,
       };
   }
+}
+
+/**
+ * The final PDF for a `completed` email: the file while it is at most COMPLETED_EMAIL_ATTACHMENT_MAX_BYTES
+ * (10 MB), else only its size for the email to say why it is not attached; null when the envelope has no final
+ * PDF or its bytes were purged. The size is read first, so a large file's bytes are never loaded.
+ */
+async function finalPdfAttachment(
+  em: EntityManager,
+  envelope: Envelope,
+): Promise<{
+  note: { attached: true } | { attached: false; size: string };
+  attachment?: EmailAttachment;
+} | null> {
+  if (!envelope.finalPdfFileId) return null;
+  const where = { id: envelope.finalPdfFileId, organizationId: envelope.organizationId };
+  const file = await em.findOne(StoredFile, where);
+  if (!file || file.purgedAt) return null;
+  if (file.sizeBytes > COMPLETED_EMAIL_ATTACHMENT_MAX_BYTES) {
+    return { note: { attached: false, size: megabytes(file.sizeBytes) } };
+  }
+  await em.populate(file, ['content']);
+  return {
+    note: { attached: true },
+    attachment: {
+      filename: documentFilename(envelope.title, 'final-pdf'),
+      contentType: 'application/pdf',
+      content: file.content,
+    },
+  };
+}
+
+/** A size in MB with one decimal ("12.4 MB"), as both languages write it. */
+function megabytes(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
 function outgoingMessage(

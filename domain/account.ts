@@ -242,11 +242,20 @@ export const SETTING_DEFAULTS = {
   mfaRequired: false,
   sessionTimeoutMinutes: SESSION_TIMEOUT_MINUTES.default,
   defaultAuthenticationMethod: 'SecureLink',
+  attachFinalPdfToCompletedEmail: false,
 } as const satisfies {
   mfaRequired: boolean;
   sessionTimeoutMinutes: number;
   defaultAuthenticationMethod: (typeof AUTHENTICATION_METHODS)[number];
+  attachFinalPdfToCompletedEmail: boolean;
 };
+
+/**
+ * The largest final PDF the `completed` email attaches (setting `attachFinalPdfToCompletedEmail`): 10 MB, about
+ * 13.4 MB once base64-encoded in the message, under the 20–25 MB most mail servers accept. A larger one is not
+ * attached; the email's link to the recipient's downloads is always there.
+ */
+export const COMPLETED_EMAIL_ATTACHMENT_MAX_BYTES = 10 * 1024 * 1024;
 
 export const OrganizationSettings = z.object({
   /** Shown as the sender of every email; null: the organization's name. */
@@ -275,6 +284,11 @@ export const OrganizationSettings = z.object({
     /** Days a deleted document's files are kept before they are purged; null: 30. */
     deletedDays: z.number().int().nullable(),
   }),
+  /**
+   * The `completed` email attaches the final PDF when it is at most 10 MB (COMPLETED_EMAIL_ATTACHMENT_MAX_BYTES);
+   * a larger one, or with this off (the default), only links to the recipient's downloads.
+   */
+  attachFinalPdfToCompletedEmail: z.boolean(),
 });
 export type OrganizationSettings = z.output<typeof OrganizationSettings>;
 
@@ -325,6 +339,11 @@ export const UpdateOrganizationSettingsRequest = z.strictObject({
     .nullable()
     .optional()
     .describe('null: all three cleared (completed and unfinished documents kept, deleted files 30 days)'),
+  attachFinalPdfToCompletedEmail: z
+    .boolean()
+    .nullable()
+    .optional()
+    .describe('null: the default, off (the completed email links to the downloads, without the PDF)'),
 });
 export type UpdateOrganizationSettingsRequest = z.input<typeof UpdateOrganizationSettingsRequest>;
 

@@ -18,6 +18,39 @@ import {
 export const SigningTokenParams = z.object({ token: z.string().min(1).max(200) });
 export const SigningFileParams = SigningTokenParams.extend({ fileId: z.uuid() });
 
+/**
+ * The documents a recipient's link downloads (GET /api/signing/{token}/documents/{document}): once the
+ * envelope is Completed, the final PDF and the audit trail (the same files /api/v1 serves); before, to a
+ * recipient asked to act, the original document they are asked to act on.
+ */
+export const SIGNING_DOCUMENTS = ['final-pdf', 'audit-trail', 'original'] as const;
+export type SigningDocument = (typeof SIGNING_DOCUMENTS)[number];
+export const SigningDocumentParams = SigningTokenParams.extend({
+  document: z.enum(SIGNING_DOCUMENTS, {
+    message: `document must be one of ${SIGNING_DOCUMENTS.join(', ')}`,
+  }),
+});
+
+/**
+ * Which downloads the link offers now: the path of each (relative to the server, the link's token in it), or
+ * null when that document cannot be downloaded with this link now.
+ */
+export const SigningDownloads = z.object({
+  /** The signed document: once the envelope is Completed (archived included), until it is deleted. */
+  finalPdf: z.string().nullable(),
+  /** The audit trail: when `finalPdf` is. */
+  auditTrail: z.string().nullable(),
+  /** The document as sent, without anybody's values: while the recipient may act (state `ready`). */
+  original: z.string().nullable(),
+});
+export type SigningDownloads = z.output<typeof SigningDownloads>;
+
+/**
+ * The audit event of a recipient's download (data: `document`, `sha256`, `size_bytes`, `ip`, `user_agent`),
+ * recorded outside the workflow like the record events of domain/document-lifecycle.ts.
+ */
+export const DOCUMENT_DOWNLOADED_EVENT = 'document.downloaded';
+
 /** One of the recipient's fields with its saved (or prefilled) value. */
 export const SigningField = FieldPlacement.extend({
   fieldDefinitionId: z.uuid(),
@@ -62,6 +95,8 @@ export const SigningView = z.object({
   fields: z.array(SigningField),
   awaitingCount: z.number().int(),
   requiredFields: z.array(RequiredField),
+  /** What the page offers to download ("Download the signed document", "Download the audit trail"). */
+  downloads: SigningDownloads,
 });
 export type SigningView = z.output<typeof SigningView>;
 

@@ -60,9 +60,12 @@ const en = {
 
   'completed.subject': '"{title}" is complete',
   'completed.intro':
-    'Everyone has completed the document "{title}" that {organization} sent you. The signed document and its audit trail are ready.',
-  'completed.button': 'Get the completed documents',
-  'completed.short': '"{title}" from {organization} is complete. The signed documents: {link}',
+    'Everyone has completed the document "{title}" that {organization} sent you. The signed document and its audit trail are ready to download.',
+  'completed.button': 'Download the signed document',
+  'completed.attached': 'The signed document is attached to this email.',
+  'completed.tooLarge':
+    'The signed document ({size}) is too large to attach to this email: download it with the link above.',
+  'completed.short': '"{title}" from {organization} is complete. Download the signed document: {link}',
 
   'declined.subject': '{decliner} declined "{title}"',
   'declined.intro': '{decliner} declined "{title}". The envelope is closed: nobody else can act on it.',
@@ -162,9 +165,11 @@ const he: Record<NotificationMessageKey, string> = {
 
   'completed.subject': '"{title}" הושלם',
   'completed.intro':
-    'כל הנמענים השלימו את המסמך "{title}" ששלחו לך {organization}. המסמך החתום ודוח המעקב שלו מוכנים.',
-  'completed.button': 'לקבלת המסמכים החתומים',
-  'completed.short': '"{title}" של {organization} הושלם. המסמכים החתומים: {link}',
+    'כל הנמענים השלימו את המסמך "{title}" ששלחו לך {organization}. המסמך החתום ודוח המעקב שלו מוכנים להורדה.',
+  'completed.button': 'להורדת המסמך החתום',
+  'completed.attached': 'המסמך החתום מצורף להודעה זו.',
+  'completed.tooLarge': 'המסמך החתום ({size}) גדול מכדי לצרף אותו להודעה: אפשר להוריד אותו בקישור שלמעלה.',
+  'completed.short': '"{title}" של {organization} הושלם. להורדת המסמך החתום: {link}',
 
   'declined.subject': '{decliner} דחה/תה את "{title}"',
   'declined.intro': '{decliner} דחה/תה את "{title}". המעטפה נסגרה ואיש לא יוכל לפעול בה עוד.',

@@ -43,7 +43,15 @@ interface MessageBase {
 export type MessageContent =
   | { kind: 'invitation' | 'reminder'; action: SignerAction; link: string; expiresAt?: Date | null }
   | { kind: 'otp'; code: string; minutes: number }
-  | { kind: 'completed'; link: string }
+  | {
+      kind: 'completed';
+      link: string;
+      /**
+       * The final PDF (organization setting `attachFinalPdfToCompletedEmail`): `attached` to the email, or
+       * `tooLarge` to attach (its size, for example "12.4 MB"); absent: the setting is off.
+       */
+      finalPdf?: { attached: true } | { attached: false; size: string };
+    }
   | { kind: 'declined'; declinedBy: string; reason: string; envelopeId: string }
   | { kind: 'cancelled'; reason?: string | null; envelopeId: string };
 
@@ -286,7 +294,13 @@ function emailParts(message: Message, t: Translate, values: Record<string, strin
         subject: t('completed.subject', values),
         paragraphs: [t('completed.intro', values)],
         action: { label: t('completed.button', values), url: safeUrl(message.link) },
-        notes: [t('email.personalLink', values)],
+        notes: [
+          ...(message.finalPdf?.attached === true ? [t('completed.attached', values)] : []),
+          ...(message.finalPdf?.attached === false
+            ? [t('completed.tooLarge', { ...values, size: message.finalPdf.size })]
+            : []),
+          t('email.personalLink', values),
+        ],
       };
     case 'declined': {
       const withDecliner = { ...values, decliner: oneLine(message.declinedBy) };

@@ -25,7 +25,15 @@ export interface OutgoingMessage {
     replyTo: string | null;
     /** `Content-Language` of the email. */
     language: string;
+    /** Files the email carries (the final PDF of a `completed` email, when the organization asks for it). */
+    attachments?: EmailAttachment[];
   };
+}
+
+export interface EmailAttachment {
+  filename: string;
+  contentType: string;
+  content: Uint8Array;
 }
 
 export type ProviderName = 'smtp' | 'twilio';
@@ -161,6 +169,19 @@ function smtpProvider(settings: SmtpSettings): NotificationProvider & { close():
           text: message.text,
           html: message.email.html,
           headers: { 'Content-Language': message.email.language, 'Auto-Submitted': 'auto-generated' },
+          ...(message.email.attachments?.length
+            ? {
+                attachments: message.email.attachments.map((attachment) => ({
+                  filename: attachment.filename,
+                  contentType: attachment.contentType,
+                  content: Buffer.from(
+                    attachment.content.buffer,
+                    attachment.content.byteOffset,
+                    attachment.content.byteLength,
+                  ),
+                })),
+              }
+            : {}),
         });
         return {
           provider: 'smtp',

@@ -10,6 +10,7 @@ import {
   CompleteSigningRequest,
   DeclineSigningRequest,
   SaveFieldsRequest,
+  SigningDocumentParams,
   SigningFileParams,
   SigningOutcome,
   SigningTokenParams,
@@ -20,6 +21,7 @@ import { PersonalStampOffers, UsePersonalStampRequest } from '../../domain/stamp
 import { SIGNING_SESSION_HEADER } from '../../domain/vocabulary.ts';
 import { completeSigning } from '../../services/signing/complete-signing.ts';
 import { declineSigning } from '../../services/signing/decline-signing.ts';
+import { downloadSigningDocument } from '../../services/signing/download-signing-document.ts';
 import { openSigningDocument } from '../../services/signing/open-signing-document.ts';
 import { requestOneTimeCode } from '../../services/signing/request-one-time-code.ts';
 import { saveSignerFields } from '../../services/signing/save-signer-fields.ts';
@@ -51,6 +53,15 @@ export function signerSessionOf(request: FastifyRequest): string | undefined {
 /** A file name safe in a quoted Content-Disposition parameter: quotes, backslashes and non-ASCII become `_`. */
 function asciiFilename(filename: string): string {
   return filename.replace(/[^\x20-\x7e]|["\\]/g, '_') || 'file';
+}
+
+/** `attachment` naming the file in ASCII and, for every other character (a Hebrew title), RFC 5987's UTF-8 form. */
+function attachmentDisposition(filename: string): string {
+  const encoded = encodeURIComponent(filename).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `attachment; filename="${asciiFilename(filename)}"; filename*=UTF-8''${encoded}`;
 }
 
 /**
@@ -131,6 +142,28 @@ export const signingRoutes: FastifyPluginAsync<AppDependencies> = async (base, d
             : `attachment; filename="${asciiFilename(file.filename)}"`,
         )
         .send(Buffer.from(file.content));
+    },
+  );
+
+  // The recipient's copies (docs/api.md, "Signer API"): the final PDF and the audit trail once the envelope is
+  // Completed, for every recipient's link; the original document while the recipient may act. Each recorded.
+  app.get(
+    '/api/signing/:token/documents/:document',
+    { schema: { hide: true, params: SigningDocumentParams } },
+    async (request, reply) => {
+      const file = await downloadSigningDocument(
+        request.services,
+        request.params.token,
+        request.params.document,
+        originOf(request),
+        signerSessionOf(request),
+      );
+      return reply
+        .type('application/pdf')
+        .header('Cache-Control', 'no-store')
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Content-Disposition', attachmentDisposition(file.filename))
+        .send(Buffer.from(file.content.buffer, file.content.byteOffset, file.content.byteLength));
     },
   );
 

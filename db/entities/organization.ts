@@ -61,6 +61,14 @@ export const OrganizationSchema = defineEntity({
     /** Days a deleted envelope's files are kept before the retention run purges them; null: 30. */
     retentionDeletedDays: p.integer().nullable(),
     /**
+     * The `completed` email carries the final PDF as an attachment while it is at most
+     * COMPLETED_EMAIL_ATTACHMENT_MAX_BYTES (domain/account.ts); above that, only the link.
+     */
+    attachFinalPdfToCompletedEmail: p
+      .boolean()
+      .fieldName('attach_final_pdf_to_completed_email')
+      .default(false),
+    /**
      * `active` or `suspended` by a platform administrator (docs/backoffice.md): a suspended organization's users
      * cannot sign in, its sessions and API tokens stop working and it cannot create envelopes; envelopes already
      * sent go on to their end.

@@ -29,6 +29,7 @@ type Settable = Pick<
   | 'retentionCompletedDays'
   | 'retentionUnfinishedDays'
   | 'retentionDeletedDays'
+  | 'attachFinalPdfToCompletedEmail'
 >;
 
 export async function updateOrganizationSettings(
@@ -65,6 +66,11 @@ export async function updateOrganizationSettings(
     ['retention.completedDays', 'retentionCompletedDays', retention?.completedDays],
     ['retention.unfinishedDays', 'retentionUnfinishedDays', retention?.unfinishedDays],
     ['retention.deletedDays', 'retentionDeletedDays', retention?.deletedDays],
+    [
+      'attachFinalPdfToCompletedEmail',
+      'attachFinalPdfToCompletedEmail',
+      orDefault(data.attachFinalPdfToCompletedEmail, SETTING_DEFAULTS.attachFinalPdfToCompletedEmail),
+    ],
   ];
   return ctx.em.transactional(async (tx) => {
     await lockOrganization(tx, actor.organization.id);

@@ -74,5 +74,6 @@ export function settingsView(organization: Organization): OrganizationSettings {
       unfinishedDays: organization.retentionUnfinishedDays ?? null,
       deletedDays: organization.retentionDeletedDays ?? null,
     },
+    attachFinalPdfToCompletedEmail: organization.attachFinalPdfToCompletedEmail,
   };
 }

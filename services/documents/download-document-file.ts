@@ -19,7 +19,12 @@ export async function downloadDocumentFile(
 ): Promise<{ filename: string; content: Uint8Array }> {
   await findVisibleEnvelope(ctx, reader, id);
   const { envelope, content } = await envelopeFile(ctx, reader.organizationId, id, kind);
-  return { filename: `${fileTitle(envelope.title)}${SUFFIXES[kind]}.pdf`, content };
+  return { filename: documentFilename(envelope.title, kind), content };
+}
+
+/** The file name of an envelope's document: its title, with " (signed)" or " (audit trail)" after it. */
+export function documentFilename(title: string, kind: EnvelopeFileKind): string {
+  return `${fileTitle(title)}${SUFFIXES[kind]}.pdf`;
 }
 
 /** The title as a file name: no path separators or characters file systems refuse, at most 100 characters. */

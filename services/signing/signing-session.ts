@@ -88,7 +88,12 @@ export async function openSigningSession(
     envelope,
     recipient,
     organization,
-    state: signingState(envelope.status, recipient.status),
+    // An archived envelope is, to its recipients, what it was when archived (archiving is the organization's
+    // filing): a completed one stays completed, with its downloads.
+    state: signingState(
+      envelope.status === 'Archived' ? (envelope.previousStatus ?? envelope.status) : envelope.status,
+      recipient.status,
+    ),
     language: recipient.language ?? organization.defaultLanguage,
     authenticationRequired,
     authenticated: !authenticationRequired || row.has_session,

@@ -8,6 +8,7 @@ import type { ServiceContext } from '../context.ts';
 import { recipientStatusIn, updateEnvelope } from '../envelopes/envelope-update.ts';
 import { Conflict } from '../errors.ts';
 import { placementOf } from '../templates/field-placement.ts';
+import { signingDownloads } from './download-signing-document.ts';
 import { maskPhone } from './otp-policy.ts';
 import { isFilled, loadSignerFields, missingRequired, type SignerField } from './signer-fields.ts';
 import {
@@ -80,6 +81,7 @@ export function describeSigningLink(session: SigningSession, fields: SignerField
     authenticated: session.authenticated,
     authenticationMethod: recipient.authenticationMethod,
     maskedPhone: session.authenticationRequired && recipient.phone ? maskPhone(recipient.phone) : null,
+    downloads: signingDownloads(session),
   };
   if (session.state !== 'ready' || !session.authenticated) {
     return { ...base, fields: [], awaitingCount: 0, requiredFields: [] };

@@ -902,6 +902,7 @@ describe('organization settings', () => {
     consentText: null,
     privacyNotice: null,
     retention: { completedDays: null, unfinishedDays: null, deletedDays: null },
+    attachFinalPdfToCompletedEmail: false,
   };
 
   it('reads and changes settings partially: absent stays, null clears; refused input changes nothing', async () => {
@@ -943,6 +944,7 @@ describe('organization settings', () => {
       [{ retention: { deletedDays: 0 } }, 'body.retention.deletedDays'],
       [{ retention: { deletedDays: 3651 } }, 'body.retention.deletedDays'],
       [{ mfaRequired: 'yes' }, 'body.mfaRequired'],
+      [{ attachFinalPdfToCompletedEmail: 'on' }, 'body.attachFinalPdfToCompletedEmail'],
       [{ senderDisplayName: 'Two\nlines' }, 'body.senderDisplayName'],
       [{ consentText: 'x'.repeat(5001) }, 'body.consentText'],
     ] as const) {
@@ -978,18 +980,21 @@ describe('organization settings', () => {
       sessionTimeoutMinutes: 15,
       defaultAuthenticationMethod: 'OtpSms',
       retention: { completedDays: 30, unfinishedDays: 60, deletedDays: 7 },
+      attachFinalPdfToCompletedEmail: true,
     });
     expect(set).toMatchObject({
       mfaRequired: true,
       sessionTimeoutMinutes: 15,
       defaultAuthenticationMethod: 'OtpSms',
       retention: { completedDays: 30, unfinishedDays: 60, deletedDays: 7 },
+      attachFinalPdfToCompletedEmail: true,
     });
     // One at a time, so each null is seen to apply on its own.
     for (const [field, value] of [
       ['mfaRequired', false],
       ['sessionTimeoutMinutes', 60],
       ['defaultAuthenticationMethod', 'SecureLink'],
+      ['attachFinalPdfToCompletedEmail', false],
     ] as const) {
       const answer = await ok(owner, 'PUT', '/api/organization/settings', { [field]: null });
       expect(answer[field], field).toBe(value);
@@ -1007,15 +1012,17 @@ describe('organization settings', () => {
         'retention.completedDays',
         'retention.unfinishedDays',
         'retention.deletedDays',
+        'attachFinalPdfToCompletedEmail',
       ],
       ['mfaRequired'],
       ['sessionTimeoutMinutes'],
       ['defaultAuthenticationMethod'],
+      ['attachFinalPdfToCompletedEmail'],
       ['retention.completedDays', 'retention.unfinishedDays', 'retention.deletedDays'],
     ]);
     // A null for a setting already at its default changes nothing, and is no event.
     await ok(owner, 'PUT', '/api/organization/settings', { mfaRequired: null, retention: null });
-    expect(await eventsOf(owner.organization.id, 'settings.updated')).toHaveLength(5);
+    expect(await eventsOf(owner.organization.id, 'settings.updated')).toHaveLength(6);
   });
 });
 

@@ -207,7 +207,7 @@ describe('email through SMTP', () => {
 
     const english = mailTo('sam@client.example');
     expect(english.subject).toBe('"Services agreement" is complete');
-    expect(english.text).toContain(`Get the completed documents: ${documentsUrl}`);
+    expect(english.text).toContain(`Download the signed document: ${documentsUrl}`);
     expect(english.html).toContain(`href="${documentsUrl}"`);
     expect(english.text).toContain(FOOTER);
 
