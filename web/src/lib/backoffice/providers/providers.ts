@@ -3,7 +3,7 @@
 // settings come from in words with its badge tone, and the senders' formats the forms check before the
 // server does again.
 import type { z } from 'zod';
-import type * as providers from '../../../../domain/backoffice-providers.ts';
+import type * as providers from '../../../../../domain/backoffice-providers.ts';
 
 export type ProviderKind = providers.ProviderKind;
 export type ProviderSource = (typeof providers.PROVIDER_SOURCES)[number];
@@ -39,3 +39,36 @@ export const ACCOUNT_SID = /^AC[0-9a-fA-F]{32}$/;
 export const MESSAGING_SERVICE_SID = /^MG[0-9a-fA-F]{32}$/;
 /** The longest secret (SMTP password, Twilio auth token) the server stores. */
 export const SECRET_MAX = 500;
+
+/** An email address as the forms check it (the server checks it again). */
+export const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+export const TITLE_KEYS: Record<ProviderKind, string> = {
+  smtp: 'backoffice.providers.smtp.title',
+  sms: 'backoffice.providers.sms.title',
+  whatsapp: 'backoffice.providers.whatsapp.title',
+};
+
+/** A provider's secret as typed: a new one, or the stored one removed. */
+export interface SecretChoice {
+  value: string;
+  remove: boolean;
+}
+
+/** The secret as the PUT takes it: absent keeps the stored one, null removes it, a string replaces it. */
+export function secretOf(secret: SecretChoice): { value?: string | null } {
+  if (secret.remove) return { value: null };
+  return secret.value === '' ? {} : { value: secret.value };
+}
+
+/** A text field of a provider's settings: `<kind>-<name>`, named as the server names it. */
+export interface ProviderInput {
+  name: string;
+  label: string;
+  hint: string;
+  maxlength: number;
+  type?: 'text' | 'email' | 'url';
+  inputmode?: 'numeric';
+  /** The input's width: a port's few digits, or the whole row. */
+  size?: 'short' | 'wide';
+}
