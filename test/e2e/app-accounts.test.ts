@@ -292,15 +292,23 @@ describe('the business app: registration, sign-in and two-step verification', ()
     await eventually(() => timeout.inputValue()).toBe('60');
     await expectAccessible(page, 'settings');
     await timeout.fill('2');
+    // A retention's refusal (the server names it `retention.completedDays`) shows beside its own field too.
+    const completed = page.getByLabel('Completed documents (days)');
+    await completed.fill('5000');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await eventually(() => page.locator('#settings-sessionTimeoutMinutes-error').textContent()).toContain(
       'at least 5',
     );
     expect(await timeout.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('[id="settings-retention.completedDays-error"]').textContent()).toBe(
+      'Enter at most 3650.',
+    );
+    expect(await completed.getAttribute('aria-invalid')).toBe('true');
     expect(await page.evaluate('document.activeElement?.id')).toBe('settings-sessionTimeoutMinutes');
     await expectAccessible(page, 'settings with an error');
     await browser.screenshot(page, 'app-settings-error-en-desktop');
     await timeout.fill('30');
+    await completed.fill('');
     await page.getByLabel('Require two-step verification for every user').check();
     await page.getByRole('button', { name: 'Save settings' }).click();
     // Saved; the owner, who has no second factor either, sets one up before anything else from this step on,

@@ -52,9 +52,9 @@ export class FormState {
     this.errors = Object.fromEntries(Object.entries(this.errors).filter(([name]) => !fields.includes(name)));
   }
 
+  /** The form's field a refused one shows beside: itself (`retention.deletedDays`), or the one it is part of. */
   #shown(field: string): string | undefined {
-    const name = field.split('.')[0] ?? field;
-    return this.#options.fields.includes(name) ? name : undefined;
+    return this.#options.fields.find((name) => field === name || field.startsWith(`${name}.`));
   }
 
   /**
