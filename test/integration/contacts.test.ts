@@ -5,10 +5,10 @@
 // input a 400 naming its field; CSV import all or nothing, upserting by email, with each bad row and column
 // named; CSV export with formula cells neutralized, which imports back unchanged.
 import { randomUUID } from 'node:crypto';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Contact } from '../../db/entities/index.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
+import { type ApiError, asUser, callAs, expectError } from '../support/app-requests.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
 let harness: ApiHarness;
@@ -26,21 +26,6 @@ afterAll(() => harness?.close());
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-function call(as: SignedInUser, method: Method, url: string, payload?: unknown) {
-  return harness.app.inject({
-    method,
-    url,
-    headers: as.headers,
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
-}
-
-async function ok(as: SignedInUser, method: Method, url: string, payload?: unknown) {
-  const response = await call(as, method, url, payload);
-  expect(response.statusCode, `${method} ${url}: ${response.body}`).toBe(200);
-  return response.json();
-}
-
 interface ErrorBody {
   code: string;
   message: string;
@@ -54,21 +39,8 @@ interface ErrorBody {
   }[];
 }
 
-async function refused(
-  response: LightMyRequestResponse | Promise<LightMyRequestResponse>,
-  status: number,
-  code: string,
-): Promise<ErrorBody> {
-  const answer = await response;
-  expect(answer.statusCode, answer.body).toBe(status);
-  const { error } = answer.json();
-  expect(error.code, error.message).toBe(code);
-  expect(typeof error.request_id).toBe('string');
-  return error;
-}
-
 /** The fields of a 400's details. */
-function fieldsOf(error: ErrorBody): string[] {
+function fieldsOf(error: ApiError): string[] {
   return error.details.map((detail) => detail.field ?? '');
 }
 
@@ -78,11 +50,16 @@ async function freshOrganization(): Promise<SignedInUser> {
 }
 
 async function add(as: SignedInUser, contact: Record<string, unknown>) {
-  return ok(as, 'POST', '/api/contacts', contact);
+  return callAs(harness.app, as, 'POST', '/api/contacts', contact);
 }
 
 async function search(as: SignedInUser, words: string): Promise<string[]> {
-  const { contacts } = await ok(as, 'GET', `/api/contacts?search=${encodeURIComponent(words)}`);
+  const { contacts } = await callAs(
+    harness.app,
+    as,
+    'GET',
+    `/api/contacts?search=${encodeURIComponent(words)}`,
+  );
   return contacts.map((contact: { name: string }) => contact.name);
 }
 
@@ -106,11 +83,11 @@ describe('contacts: adding, changing, deleting and listing', () => {
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
-    const list = await ok(user, 'GET', '/api/contacts');
+    const list = await callAs(harness.app, user, 'GET', '/api/contacts');
     expect(list).toEqual({ contacts: [created], total: 1, nextOffset: null });
 
     // PUT replaces the whole contact: what is left out becomes empty.
-    const changed = await ok(user, 'PUT', `/api/contacts/${created.id}`, {
+    const changed = await callAs(harness.app, user, 'PUT', `/api/contacts/${created.id}`, {
       name: 'Dana Cohen',
       phone: '+972501234567',
     });
@@ -125,14 +102,17 @@ describe('contacts: adding, changing, deleting and listing', () => {
     const stored = await harness.ctx.orm.em.fork().findOneOrFail(Contact, { id: created.id });
     expect(stored).toMatchObject({ name: 'Dana Cohen', email: null, company: null, tags: [] });
 
-    expect(await ok(user, 'DELETE', `/api/contacts/${created.id}`)).toEqual({ ok: true });
-    await refused(call(user, 'DELETE', `/api/contacts/${created.id}`), 404, 'not_found');
-    await refused(
-      call(user, 'PUT', `/api/contacts/${created.id}`, { name: 'Back', phone: '+15551234567' }),
+    expect(await callAs(harness.app, user, 'DELETE', `/api/contacts/${created.id}`)).toEqual({ ok: true });
+    expectError(await asUser(harness.app, user, 'DELETE', `/api/contacts/${created.id}`), 404, 'not_found');
+    expectError(
+      await asUser(harness.app, user, 'PUT', `/api/contacts/${created.id}`, {
+        name: 'Back',
+        phone: '+15551234567',
+      }),
       404,
       'not_found',
     );
-    expect((await ok(user, 'GET', '/api/contacts')).total).toBe(0);
+    expect((await callAs(harness.app, user, 'GET', '/api/contacts')).total).toBe(0);
   });
 
   it('lists by name without regard to case, a page at a time', async () => {
@@ -141,16 +121,16 @@ describe('contacts: adding, changing, deleting and listing', () => {
     for (const [index, name] of names.entries()) {
       await add(user, { name, email: `${name.toLowerCase()}-${index}@example.com` });
     }
-    const first = await ok(user, 'GET', '/api/contacts?limit=2');
+    const first = await callAs(harness.app, user, 'GET', '/api/contacts?limit=2');
     expect(first.contacts.map((contact: { name: string }) => contact.name)).toEqual(['Alice', 'bob']);
     expect(first).toMatchObject({ total: 5, nextOffset: 2 });
-    const second = await ok(user, 'GET', '/api/contacts?limit=2&offset=2');
+    const second = await callAs(harness.app, user, 'GET', '/api/contacts?limit=2&offset=2');
     expect(second.contacts.map((contact: { name: string }) => contact.name)).toEqual(['charlie', 'Dave']);
     expect(second.nextOffset).toBe(4);
-    const last = await ok(user, 'GET', '/api/contacts?limit=2&offset=4');
+    const last = await callAs(harness.app, user, 'GET', '/api/contacts?limit=2&offset=4');
     expect(last.contacts.map((contact: { name: string }) => contact.name)).toEqual(['eve']);
     expect(last.nextOffset).toBeNull();
-    const beyond = await ok(user, 'GET', '/api/contacts?limit=2&offset=10');
+    const beyond = await callAs(harness.app, user, 'GET', '/api/contacts?limit=2&offset=10');
     expect(beyond).toEqual({ contacts: [], total: 5, nextOffset: null });
   });
 
@@ -159,15 +139,17 @@ describe('contacts: adding, changing, deleting and listing', () => {
       name: 'Read Only Target',
       email: `target-${randomUUID()}@example.com`,
     });
-    expect((await ok(member, 'GET', '/api/contacts?search=Read%20Only%20Target')).total).toBe(1);
-    expect((await call(member, 'GET', '/api/contacts/export')).statusCode).toBe(200);
+    expect(
+      (await callAs(harness.app, member, 'GET', '/api/contacts?search=Read%20Only%20Target')).total,
+    ).toBe(1);
+    expect((await asUser(harness.app, member, 'GET', '/api/contacts/export')).statusCode).toBe(200);
     for (const [method, url, body] of [
       ['POST', '/api/contacts', { name: 'Nope', email: 'nope@example.com' }],
       ['PUT', `/api/contacts/${contact.id}`, { name: 'Nope', email: 'nope@example.com' }],
       ['DELETE', `/api/contacts/${contact.id}`, undefined],
       ['POST', '/api/contacts/import', { csv: 'name,email\nNope,nope@example.com\n' }],
     ] as const) {
-      const error = await refused(call(member, method, url, body), 403, 'forbidden');
+      const error = expectError(await asUser(harness.app, member, method, url, body), 403, 'forbidden');
       expect(error.details).toEqual([expect.objectContaining({ permission: 'contacts:manage' })]);
     }
   });
@@ -231,7 +213,7 @@ describe('contacts: search', () => {
   });
 
   it('counts the matches, not the page', async () => {
-    const page = await ok(user, 'GET', '/api/contacts?search=acme&limit=1');
+    const page = await callAs(harness.app, user, 'GET', '/api/contacts?search=acme&limit=1');
     expect(page.contacts).toHaveLength(1);
     expect(page).toMatchObject({ total: 2, nextOffset: 1 });
   });
@@ -250,8 +232,11 @@ describe('contacts: one per email, or per phone without an email', () => {
   it('refuses a second contact with the same email, whatever its case, with 409 naming the holder', async () => {
     const user = await freshOrganization();
     const first = await add(user, { name: 'First', email: 'Shared@Example.com' });
-    const error = await refused(
-      call(user, 'POST', '/api/contacts', { name: 'Second', email: 'shared@EXAMPLE.com' }),
+    const error = expectError(
+      await asUser(harness.app, user, 'POST', '/api/contacts', {
+        name: 'Second',
+        email: 'shared@EXAMPLE.com',
+      }),
       409,
       'contact_email_taken',
     );
@@ -261,12 +246,15 @@ describe('contacts: one per email, or per phone without an email', () => {
     ]);
     // Changing another contact to the address is refused the same way; keeping one's own is not.
     const second = await add(user, { name: 'Second', email: 'second@example.com' });
-    await refused(
-      call(user, 'PUT', `/api/contacts/${second.id}`, { name: 'Second', email: 'SHARED@example.com' }),
+    expectError(
+      await asUser(harness.app, user, 'PUT', `/api/contacts/${second.id}`, {
+        name: 'Second',
+        email: 'SHARED@example.com',
+      }),
       409,
       'contact_email_taken',
     );
-    await ok(user, 'PUT', `/api/contacts/${first.id}`, {
+    await callAs(harness.app, user, 'PUT', `/api/contacts/${first.id}`, {
       name: 'First renamed',
       email: 'shared@example.com',
     });
@@ -285,8 +273,11 @@ describe('contacts: one per email, or per phone without an email', () => {
   it('refuses a second contact without an email with the same phone, and allows it with an email', async () => {
     const user = await freshOrganization();
     const first = await add(user, { name: 'Phone Only', phone: '+15551234567' });
-    const error = await refused(
-      call(user, 'POST', '/api/contacts', { name: 'Phone Again', phone: '+1 555 123 4567' }),
+    const error = expectError(
+      await asUser(harness.app, user, 'POST', '/api/contacts', {
+        name: 'Phone Again',
+        phone: '+1 555 123 4567',
+      }),
       409,
       'contact_phone_taken',
     );
@@ -306,18 +297,24 @@ describe('contacts: another organization', () => {
       ['PUT', { name: 'Taken over', email: 'taken@example.com' }],
       ['DELETE', undefined],
     ] as const) {
-      const error = await refused(call(owner, method, `/api/contacts/${theirs.id}`, body), 404, 'not_found');
+      const error = expectError(
+        await asUser(harness.app, owner, method, `/api/contacts/${theirs.id}`, body),
+        404,
+        'not_found',
+      );
       expect(error.message).toBe(`Contact ${theirs.id} was not found.`);
     }
     const stored = await harness.ctx.orm.em.fork().findOneOrFail(Contact, { id: theirs.id });
     expect(stored.name).toBe('Their Secret Contact');
     expect(await search(owner, 'secret')).toEqual([]);
-    const all = await ok(owner, 'GET', '/api/contacts?limit=200');
+    const all = await callAs(harness.app, owner, 'GET', '/api/contacts?limit=200');
     expect(all.contacts.map((contact: { id: string }) => contact.id)).not.toContain(theirs.id);
-    const exported = await call(owner, 'GET', '/api/contacts/export');
+    const exported = await asUser(harness.app, owner, 'GET', '/api/contacts/export');
     expect(exported.body).not.toContain('Their Secret Contact');
     // Importing the other organization's address creates a contact here and leaves theirs alone.
-    await ok(owner, 'POST', '/api/contacts/import', { csv: `name,email\nMine Now,${theirs.email}\n` });
+    await callAs(harness.app, owner, 'POST', '/api/contacts/import', {
+      csv: `name,email\nMine Now,${theirs.email}\n`,
+    });
     expect((await harness.ctx.orm.em.fork().findOneOrFail(Contact, { id: theirs.id })).name).toBe(
       'Their Secret Contact',
     );
@@ -358,7 +355,11 @@ describe('contacts: input refused with 400 naming the field', () => {
         ['POST', '/api/contacts'],
         ['PUT', `/api/contacts/${randomUUID()}`],
       ] as const) {
-        const error = await refused(call(owner, method, url, body), 400, 'invalid_request');
+        const error = expectError(
+          await asUser(harness.app, owner, method, url, body),
+          400,
+          'invalid_request',
+        );
         expect(fieldsOf(error), `${method}: ${error.message}`).toContain(field);
       }
     });
@@ -367,15 +368,24 @@ describe('contacts: input refused with 400 naming the field', () => {
   it('refuses a malformed id, a bad page and a search that is too long', async () => {
     expect(
       fieldsOf(
-        await refused(
-          call(owner, 'PUT', '/api/contacts/not-a-uuid', { name: 'A', email: 'a@example.com' }),
+        expectError(
+          await asUser(harness.app, owner, 'PUT', '/api/contacts/not-a-uuid', {
+            name: 'A',
+            email: 'a@example.com',
+          }),
           400,
           'invalid_request',
         ),
       ),
     ).toContain('params.id');
     expect(
-      fieldsOf(await refused(call(owner, 'DELETE', '/api/contacts/not-a-uuid'), 400, 'invalid_request')),
+      fieldsOf(
+        expectError(
+          await asUser(harness.app, owner, 'DELETE', '/api/contacts/not-a-uuid'),
+          400,
+          'invalid_request',
+        ),
+      ),
     ).toContain('params.id');
     for (const [query, field] of [
       ['limit=0', 'querystring.limit'],
@@ -386,14 +396,20 @@ describe('contacts: input refused with 400 naming the field', () => {
       ['search=a%00b', 'querystring.search'],
     ] as const) {
       expect(
-        fieldsOf(await refused(call(owner, 'GET', `/api/contacts?${query}`), 400, 'invalid_request')),
+        fieldsOf(
+          expectError(
+            await asUser(harness.app, owner, 'GET', `/api/contacts?${query}`),
+            400,
+            'invalid_request',
+          ),
+        ),
         query,
       ).toContain(field);
     }
     expect(
       fieldsOf(
-        await refused(
-          call(owner, 'GET', `/api/contacts/export?search=${'x'.repeat(201)}`),
+        expectError(
+          await asUser(harness.app, owner, 'GET', `/api/contacts/export?search=${'x'.repeat(201)}`),
           400,
           'invalid_request',
         ),
@@ -404,7 +420,7 @@ describe('contacts: input refused with 400 naming the field', () => {
 
 describe('contacts: CSV import', () => {
   async function contactsOf(user: SignedInUser) {
-    return (await ok(user, 'GET', '/api/contacts?limit=200')).contacts as {
+    return (await callAs(harness.app, user, 'GET', '/api/contacts?limit=200')).contacts as {
       id: string;
       name: string;
       company: string | null;
@@ -423,7 +439,7 @@ describe('contacts: CSV import', () => {
       ',,,,\r\n' +
       ',נועה כהן,"The ""Best"" Co",+972521112222,"לקוחות, לקוחות"\r\n' +
       'SAM@Example.com,Sam,,,\r\n';
-    const result = await ok(user, 'POST', '/api/contacts/import', { csv });
+    const result = await callAs(harness.app, user, 'POST', '/api/contacts/import', { csv });
     expect(result).toEqual({ rows: 3, created: 3, updated: 0, unchanged: 0 });
     const contacts = await contactsOf(user);
     expect(
@@ -444,13 +460,13 @@ describe('contacts: CSV import', () => {
     // the file's columns; the same file twice changes nothing the second time.
     const again =
       'name,email,phone\nDana Cohen,DANA@example.com,\nNoa Cohen,,+972521112222\nNew Person,new@example.com,\n';
-    expect(await ok(user, 'POST', '/api/contacts/import', { csv: again })).toEqual({
+    expect(await callAs(harness.app, user, 'POST', '/api/contacts/import', { csv: again })).toEqual({
       rows: 3,
       created: 1,
       updated: 2,
       unchanged: 0,
     });
-    expect(await ok(user, 'POST', '/api/contacts/import', { csv: again })).toEqual({
+    expect(await callAs(harness.app, user, 'POST', '/api/contacts/import', { csv: again })).toEqual({
       rows: 3,
       created: 0,
       updated: 0,
@@ -470,8 +486,12 @@ describe('contacts: CSV import', () => {
     expect(updated).toHaveLength(4);
     // A file of phones only (no email column at all) works the same way.
     const phones = 'name,phone\nOnly Phone,+1 555 000 1111\n';
-    expect(await ok(user, 'POST', '/api/contacts/import', { csv: phones })).toMatchObject({ created: 1 });
-    expect(await ok(user, 'POST', '/api/contacts/import', { csv: phones })).toMatchObject({ unchanged: 1 });
+    expect(await callAs(harness.app, user, 'POST', '/api/contacts/import', { csv: phones })).toMatchObject({
+      created: 1,
+    });
+    expect(await callAs(harness.app, user, 'POST', '/api/contacts/import', { csv: phones })).toMatchObject({
+      unchanged: 1,
+    });
   });
 
   it('imports nothing when any row is wrong, naming each row and column', async () => {
@@ -489,7 +509,11 @@ describe('contacts: CSV import', () => {
       'Existing Changed,After,existing@example.com,,',
       'Extra,Co,extra@example.com,,,surplus',
     ].join('\n');
-    const error = await refused(call(user, 'POST', '/api/contacts/import', { csv }), 400, 'invalid_csv');
+    const error = expectError(
+      await asUser(harness.app, user, 'POST', '/api/contacts/import', { csv }),
+      400,
+      'invalid_csv',
+    );
     expect(error.message).toMatch(
       /^The file was not imported \(nothing was changed\): row 3, name: name is required \(and 6 more\)\.$/,
     );
@@ -533,13 +557,23 @@ describe('contacts: CSV import', () => {
       ],
     ];
     for (const [csv, detail] of cases) {
-      const error = await refused(call(user, 'POST', '/api/contacts/import', { csv }), 400, 'invalid_csv');
+      const error = expectError(
+        await asUser(harness.app, user, 'POST', '/api/contacts/import', { csv }),
+        400,
+        'invalid_csv',
+      );
       expect(error.details[0], JSON.stringify(csv)).toEqual({ field: 'body.csv', ...detail });
     }
     // A CSV field that is not text PostgreSQL can store, or no csv at all: the schema's 400 naming body.csv.
     for (const body of [{ csv: 'name,email\nA\u0000,a@example.com' }, {}, { csv: 42 }]) {
       expect(
-        fieldsOf(await refused(call(user, 'POST', '/api/contacts/import', body), 400, 'invalid_request')),
+        fieldsOf(
+          expectError(
+            await asUser(harness.app, user, 'POST', '/api/contacts/import', body),
+            400,
+            'invalid_request',
+          ),
+        ),
       ).toContain('body.csv');
     }
     expect((await contactsOf(user)).length).toBe(0);
@@ -548,8 +582,10 @@ describe('contacts: CSV import', () => {
   it('refuses more than 5,000 contacts in one file, more than 1,000,000 characters, and a body over 6 MB', async () => {
     const user = await freshOrganization();
     const rows = Array.from({ length: 5001 }, (_, index) => `P${index},p${index}@x.io`);
-    const error = await refused(
-      call(user, 'POST', '/api/contacts/import', { csv: `name,email\n${rows.join('\n')}\n` }),
+    const error = expectError(
+      await asUser(harness.app, user, 'POST', '/api/contacts/import', {
+        csv: `name,email\n${rows.join('\n')}\n`,
+      }),
       400,
       'invalid_csv',
     );
@@ -563,7 +599,9 @@ describe('contacts: CSV import', () => {
     });
     expect(escaped.statusCode, escaped.body.slice(0, 300)).toBe(400);
     expect(fieldsOf(escaped.json().error)).toContain('body.csv');
-    const large = await call(user, 'POST', '/api/contacts/import', { csv: 'x'.repeat(7_000_000) });
+    const large = await asUser(harness.app, user, 'POST', '/api/contacts/import', {
+      csv: 'x'.repeat(7_000_000),
+    });
     expect(large.statusCode).toBe(413);
     expect(large.json().error.code).toBe('payload_too_large');
     expect(large.json().error.message).toContain('a CSV file of at most 1,000,000 characters');
@@ -588,7 +626,7 @@ describe('contacts: CSV export', () => {
     await add(user, { name: '@home', phone: '+15551234567', tags: ['a "quoted" tag'] });
     await add(user, { name: 'נועה כהן', email: 'noa@example.com' });
 
-    const response = await call(user, 'GET', '/api/contacts/export');
+    const response = await asUser(harness.app, user, 'GET', '/api/contacts/export');
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(response.headers['content-disposition']).toMatch(
@@ -613,7 +651,7 @@ describe('contacts: CSV export', () => {
     }
 
     // The file imports back as it was: nothing changes.
-    expect(await ok(user, 'POST', '/api/contacts/import', { csv: text })).toEqual({
+    expect(await callAs(harness.app, user, 'POST', '/api/contacts/import', { csv: text })).toEqual({
       rows: 4,
       created: 0,
       updated: 0,
@@ -621,11 +659,11 @@ describe('contacts: CSV export', () => {
     });
     // And into an empty organization as the same contacts.
     const other = await freshOrganization();
-    expect((await ok(other, 'POST', '/api/contacts/import', { csv: text })).created).toBe(4);
+    expect((await callAs(harness.app, other, 'POST', '/api/contacts/import', { csv: text })).created).toBe(4);
     const strip = (contacts: Record<string, unknown>[]) =>
       contacts.map(({ name, company, email, phone, tags }) => ({ name, company, email, phone, tags }));
-    expect(strip((await ok(other, 'GET', '/api/contacts')).contacts)).toEqual(
-      strip((await ok(user, 'GET', '/api/contacts')).contacts),
+    expect(strip((await callAs(harness.app, other, 'GET', '/api/contacts')).contacts)).toEqual(
+      strip((await callAs(harness.app, user, 'GET', '/api/contacts')).contacts),
     );
   });
 
@@ -633,7 +671,7 @@ describe('contacts: CSV export', () => {
     const user = await freshOrganization();
     await add(user, { name: 'Dana Levi', email: 'dana@example.com' });
     await add(user, { name: 'Omer', email: 'omer@example.com' });
-    const response = await call(user, 'GET', '/api/contacts/export?search=dana');
+    const response = await asUser(harness.app, user, 'GET', '/api/contacts/export?search=dana');
     expect(response.body.slice(1).split('\r\n')).toEqual([
       'name,company,email,phone,tags',
       'Dana Levi,,dana@example.com,,',

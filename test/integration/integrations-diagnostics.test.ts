@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
+import { asUser, callAs } from '../support/app-requests.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
 let harness: ApiHarness;
@@ -23,7 +24,7 @@ beforeAll(async () => {
   owner = await signedInUser(harness, { role: 'owner', apiEnabled: true });
   const organizationId = owner.organization.id;
   member = await signedInUser(harness, { role: 'member', organizationId });
-  const role = await ok(owner, 'POST', '/api/roles', {
+  const role = await callAs(harness.app, owner, 'POST', '/api/roles', {
     name: 'Diagnostics',
     permissions: ['integrations:read'],
   });
@@ -32,23 +33,8 @@ beforeAll(async () => {
 });
 afterAll(() => harness?.close());
 
-function call(as: SignedInUser, method: 'GET' | 'POST', url: string, payload?: unknown) {
-  return harness.app.inject({
-    method,
-    url,
-    headers: as.headers,
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
-}
-
-async function ok(as: SignedInUser, method: 'GET' | 'POST', url: string, payload?: unknown) {
-  const response = await call(as, method, url, payload);
-  expect(response.statusCode, `${method} ${url}: ${response.body}`).toBe(200);
-  return response.json();
-}
-
 async function createKey(as: SignedInUser, name: string) {
-  return (await ok(as, 'POST', '/api/api-keys', { name, scopes: ['templates.read'] })) as {
+  return (await callAs(harness.app, as, 'POST', '/api/api-keys', { name, scopes: ['templates.read'] })) as {
     apiKey: { id: string; clientId: string };
     secret: { clientSecret: string };
   };
@@ -69,7 +55,10 @@ async function accessToken(clientId: string, clientSecret: string): Promise<stri
 }
 
 async function createEndpoint(as: SignedInUser, path: string): Promise<{ id: string; url: string }> {
-  return ok(as, 'POST', '/api/webhooks', { url: `http://127.0.0.1:9/${path}`, enabled: path !== 'off' });
+  return callAs(harness.app, as, 'POST', '/api/webhooks', {
+    url: `http://127.0.0.1:9/${path}`,
+    enabled: path !== 'off',
+  });
 }
 
 interface SeededDelivery {
@@ -176,8 +165,10 @@ describe('GET /api/integrations/diagnostics', () => {
     await seedDeliveries(stranger.organization.id, theirHook, theirDeliveries);
 
     // The counters of the real requests are written after each answer went out (api/auth/request-stats.ts).
-    await expect.poll(async () => (await ok(owner, 'GET', URL)).clients[0].last24Hours.requests).toBe(3 + 20);
-    const answer = await ok(reader, 'GET', URL);
+    await expect
+      .poll(async () => (await callAs(harness.app, owner, 'GET', URL)).clients[0].last24Hours.requests)
+      .toBe(3 + 20);
+    const answer = await callAs(harness.app, reader, 'GET', URL);
 
     const counts = (client: string, within: number, extra = { requests: 0, errors: 0, rateLimited: 0 }) => {
       const rows = stats.filter((stat) => stat.client === client && stat.age < within);
@@ -280,7 +271,7 @@ describe('GET /api/integrations/diagnostics', () => {
     expect(answer.recentFailures).toHaveLength(2);
 
     // The other organization sees only its own.
-    const other = await ok(stranger, 'GET', URL);
+    const other = await callAs(harness.app, stranger, 'GET', URL);
     expect(other.clients.map((client: { id: string }) => client.id)).toEqual([theirs.apiKey.id]);
     expect(other.totals.last24Hours).toEqual({ requests: 9, errors: 9, rateLimited: 9, errorRate: 1 });
     expect(other.webhookEndpoints.map((endpoint: { id: string }) => endpoint.id)).toEqual([theirHook.id]);
@@ -293,14 +284,14 @@ describe('GET /api/integrations/diagnostics', () => {
     expect(ours).not.toContain(theirHook.id);
 
     // The webhooks list's 7-day figures are the same counting.
-    const list = await ok(owner, 'GET', '/api/webhooks');
+    const list = await callAs(harness.app, owner, 'GET', '/api/webhooks');
     const listed = list.endpoints.find((endpoint: { id: string }) => endpoint.id === hook.id);
     const { successRate: _, ...week } = answer.webhookEndpoints[0].last7Days;
     expect(listed.recentDeliveries).toEqual(week);
   });
 
   it('refuses a role without integrations:read with 403 naming it', async () => {
-    const response = await call(member, 'GET', URL);
+    const response = await asUser(harness.app, member, 'GET', URL);
     expect(response.statusCode, response.body).toBe(403);
     const body = response.json();
     expect(Object.keys(body)).toEqual(['error']);
@@ -316,7 +307,7 @@ describe('GET /api/integrations/diagnostics', () => {
 
   it('answers an organization without keys or endpoints with empty lists and null rates', async () => {
     const starter = await signedInUser(harness, { role: 'owner', plan: 'Starter' });
-    expect(await ok(starter, 'GET', URL)).toEqual({
+    expect(await callAs(harness.app, starter, 'GET', URL)).toEqual({
       generatedAt: expect.any(String),
       apiAccess: false,
       webhookAccess: false,
