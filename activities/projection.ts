@@ -236,7 +236,51 @@ async function projectOne(
           where r.id = v.id and r.envelope_id = ? and r.status is distinct from v.status`,
     [transition.occurredAt, JSON.stringify(transition.recipients), transition.envelopeId],
   );
+  if (transition.event.type === 'recipient.delegated') await delegateRecipient(tx, transition);
   return { applied: true, deliveryIds };
+}
+
+/**
+ * A recipient handed their part to another person (docs/signing.md): the delegate becomes who the recipient
+ * is (name, address, number, channel; their language when they gave one), and everything of the person before
+ * ends with it — their links (an old link answers 404 like any ended one), signer sessions and one-time codes,
+ * and the values they saved (the delegate fills and signs on their own; a value they overwrote that the sender
+ * had prefilled is gone with it). In the projection's transaction, so the invitation the workflow sends once
+ * this is written reaches the delegate.
+ */
+async function delegateRecipient(
+  tx: Parameters<typeof queueWebhookEventDeliveries>[0],
+  transition: EnvelopeTransition,
+): Promise<void> {
+  const { recipientId, data } = transition.event;
+  const text = (key: string): string | null => (typeof data[key] === 'string' ? (data[key] as string) : null);
+  const name = text('delegated_to_name');
+  const channel = text('delegated_to_channel');
+  if (!recipientId || !name || !channel) return;
+  await tx.execute(
+    `update recipient set full_name = ?, email = ?, phone = ?, delivery_channel = ?,
+            language = coalesce(?, language), updated_at = now()
+      where id = ? and envelope_id = ?`,
+    [
+      name,
+      text('delegated_to_email'),
+      text('delegated_to_phone'),
+      channel,
+      text('delegated_to_language'),
+      recipientId,
+      transition.envelopeId,
+    ],
+  );
+  await tx.execute(
+    'update signing_link set revoked_at = now() where recipient_id = ? and revoked_at is null',
+    [recipientId],
+  );
+  await tx.execute('delete from signer_session where recipient_id = ?', [recipientId]);
+  await tx.execute('delete from otp_code where recipient_id = ?', [recipientId]);
+  await tx.execute(
+    `delete from envelope_field_value where envelope_id = ? and recipient_id = ? and source = 'recipient'`,
+    [transition.envelopeId, recipientId],
+  );
 }
 
 /**

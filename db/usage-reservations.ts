@@ -107,23 +107,38 @@ export async function creditBalance(
   return { included, used, held, remaining: Math.max(0, included - used - held) };
 }
 
-/** Holds credits for an envelope's messages (its send's reservation; the caller checked the balance). */
+/**
+ * Holds credits for an envelope's messages (its send's reservation, a delegate's invitation; the caller checked
+ * the balance); the holds' ids.
+ */
 export async function holdCredits(
   tx: Sql,
   organizationId: string,
   envelopeId: string,
   holds: readonly { recipientId: string; purpose: CreditPurpose }[],
-): Promise<void> {
-  if (holds.length === 0) return;
-  await tx.execute(
+): Promise<string[]> {
+  if (holds.length === 0) return [];
+  const rows = await tx.execute<{ id: string }[]>(
     `insert into sms_credit_hold (id, organization_id, envelope_id, recipient_id, purpose)
      select gen_random_uuid(), ?::uuid, ?::uuid, h.recipient_id, h.purpose
-       from jsonb_to_recordset(?::jsonb) as h (recipient_id uuid, purpose text)`,
+       from jsonb_to_recordset(?::jsonb) as h (recipient_id uuid, purpose text)
+     returning id`,
     [
       organizationId,
       envelopeId,
       JSON.stringify(holds.map((h) => ({ recipient_id: h.recipientId, purpose: h.purpose }))),
     ],
+  );
+  return rows.map((row) => row.id);
+}
+
+/** Gives back holds no message took (what they were held for will not happen: a refused delegation). */
+export async function releaseHolds(sql: Sql, holdIds: readonly string[]): Promise<void> {
+  if (holdIds.length === 0) return;
+  await sql.execute(
+    `update sms_credit_hold set state = 'released', settled_at = now()
+      where id = any(?::uuid[]) and state = 'held' and notification_id is null`,
+    [`{${holdIds.join(',')}}`],
   );
 }
 

@@ -76,6 +76,11 @@ export const EnvelopeView = z
     finalPdfFileId: z.uuid().nullable().describe('Empty until the final PDF exists'),
     auditTrailFileId: z.uuid().nullable().describe('Empty until the audit trail exists'),
     reminderCount: z.number().int(),
+    allowDelegation: z
+      .boolean()
+      .describe(
+        'Whether recipients may hand their part to another person (POST /api/signing/{token}/delegate)',
+      ),
     recipients: z.array(RecipientView),
     initialValues: z.array(z.object({ fieldDefinitionId: z.uuid(), value: z.unknown() })),
     createdAt: IsoDateTime,
@@ -96,69 +101,114 @@ export const RECIPIENT_RULE_KEYS = {
   phoneForAuthentication: 'recipient.phoneRequiredForAuthentication',
 } as const;
 
+/** A recipient's fields in a create request, before their rules (below) check them against each other. */
+const RecipientInputFields = z.object({
+  roleName: safeText().trim().min(1, 'roleName is required').max(100),
+  fullName: safeText().trim().min(1, 'fullName is required').max(200),
+  email: z.email('email must be a valid address').optional(),
+  phone: z.string().trim().regex(E164, 'phone must be in E.164 form, for example +972501234567').optional(),
+  signingOrder: z.number().int().min(1).optional(),
+  deliveryChannel: RecipientView.shape.deliveryChannel.optional(),
+  // No schema default: absent, the organization's defaultAuthenticationMethod applies (create-envelope.ts).
+  authenticationMethod: RecipientView.shape.authenticationMethod.optional().meta({
+    description:
+      "Absent: the organization's default authentication (SecureLink unless its settings say OtpSms or " +
+      'OtpWhatsApp, which apply only to a recipient with a phone).',
+  }),
+  type: RecipientView.shape.type.default('Signer'),
+  language: z
+    .union([
+      z
+        .string()
+        .trim()
+        .regex(/^[a-z]{2}(-[A-Z]{2})?$/, 'language must be a language code such as en or he'),
+      z.literal(''),
+    ])
+    .nullable()
+    .optional()
+    .transform((language) => (language ? language : null)),
+});
+
+/**
+ * A recipient's own rules: an address or a number the chosen channel or identity check needs. Each rule names its
+ * message for clients (`params.key`, docs/app-api.md "The rule a refused field broke"), with what it depends
+ * on, so a page can say it in its own language.
+ */
+function checkRecipientContact(
+  recipient: Partial<
+    Pick<
+      z.output<typeof RecipientInputFields>,
+      'email' | 'phone' | 'deliveryChannel' | 'authenticationMethod'
+    >
+  >,
+  ctx: z.RefinementCtx,
+): void {
+  const channel = recipient.deliveryChannel ?? (recipient.email ? 'Email' : 'ManualLink');
+  if (channel === 'Email' && !recipient.email) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['email'],
+      message: 'email is required for the Email channel',
+      params: { key: RECIPIENT_RULE_KEYS.emailForChannel, channel },
+    });
+  }
+  if (recipient.phone) return;
+  if (channel === 'Sms' || channel === 'WhatsApp') {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['phone'],
+      message: 'phone is required for SMS or WhatsApp delivery and for one-time-code authentication',
+      params: { key: RECIPIENT_RULE_KEYS.phoneForChannel, channel },
+    });
+  } else if (
+    recipient.authenticationMethod !== undefined &&
+    recipient.authenticationMethod !== 'SecureLink'
+  ) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['phone'],
+      message: 'phone is required for SMS or WhatsApp delivery and for one-time-code authentication',
+      params: {
+        key: RECIPIENT_RULE_KEYS.phoneForAuthentication,
+        authenticationMethod: recipient.authenticationMethod,
+      },
+    });
+  }
+}
+
 /** A recipient in a create request: the view's contact and routing fields, checked against each other. */
-export const RecipientInput = z
-  .object({
-    roleName: safeText().trim().min(1, 'roleName is required').max(100),
-    fullName: safeText().trim().min(1, 'fullName is required').max(200),
-    email: z.email('email must be a valid address').optional(),
-    phone: z.string().trim().regex(E164, 'phone must be in E.164 form, for example +972501234567').optional(),
-    signingOrder: z.number().int().min(1).optional(),
-    deliveryChannel: RecipientView.shape.deliveryChannel.optional(),
-    // No schema default: absent, the organization's defaultAuthenticationMethod applies (create-envelope.ts).
-    authenticationMethod: RecipientView.shape.authenticationMethod.optional().meta({
-      description:
-        "Absent: the organization's default authentication (SecureLink unless its settings say OtpSms or " +
-        'OtpWhatsApp, which apply only to a recipient with a phone).',
-    }),
-    type: RecipientView.shape.type.default('Signer'),
-    language: z
-      .union([
-        z
-          .string()
-          .trim()
-          .regex(/^[a-z]{2}(-[A-Z]{2})?$/, 'language must be a language code such as en or he'),
-        z.literal(''),
-      ])
-      .nullable()
-      .optional()
-      .transform((language) => (language ? language : null)),
+export const RecipientInput = RecipientInputFields.superRefine(checkRecipientContact);
+
+/** The channels a delegate can be invited by: a message must reach them (docs/signing.md). */
+export const DELEGATE_CHANNELS = ['Email', 'Sms', 'WhatsApp'] as const;
+
+/**
+ * The person a recipient hands their part to (POST /api/signing/{token}/delegate): a create request's recipient
+ * contact, checked by the same rules, reached by a message (Email without a channel when an address is given).
+ */
+export const DelegateRecipientRequest = RecipientInputFields.pick({
+  fullName: true,
+  email: true,
+  phone: true,
+  language: true,
+})
+  .extend({
+    deliveryChannel: RecipientView.shape.deliveryChannel
+      .extract(DELEGATE_CHANNELS, { message: 'deliveryChannel must be Email, Sms or WhatsApp' })
+      .optional(),
   })
-  // Each rule names its message for clients (`params.key`, docs/app-api.md "The rule a refused field broke"),
-  // with what it depends on, so a page can say it in its own language.
-  .superRefine((recipient, ctx) => {
-    const channel = recipient.deliveryChannel ?? (recipient.email ? 'Email' : 'ManualLink');
-    if (channel === 'Email' && !recipient.email) {
+  .superRefine((delegate, ctx) => {
+    if (!delegate.deliveryChannel && !delegate.email) {
       ctx.addIssue({
         code: 'custom',
-        path: ['email'],
-        message: 'email is required for the Email channel',
-        params: { key: RECIPIENT_RULE_KEYS.emailForChannel, channel },
+        path: ['deliveryChannel'],
+        message: 'deliveryChannel is required without an email address (Email, Sms or WhatsApp)',
       });
+      return;
     }
-    if (recipient.phone) return;
-    if (channel === 'Sms' || channel === 'WhatsApp') {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['phone'],
-        message: 'phone is required for SMS or WhatsApp delivery and for one-time-code authentication',
-        params: { key: RECIPIENT_RULE_KEYS.phoneForChannel, channel },
-      });
-    } else if (
-      recipient.authenticationMethod !== undefined &&
-      recipient.authenticationMethod !== 'SecureLink'
-    ) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['phone'],
-        message: 'phone is required for SMS or WhatsApp delivery and for one-time-code authentication',
-        params: {
-          key: RECIPIENT_RULE_KEYS.phoneForAuthentication,
-          authenticationMethod: recipient.authenticationMethod,
-        },
-      });
-    }
+    checkRecipientContact(delegate, ctx);
   });
+export type DelegateRecipientRequest = z.input<typeof DelegateRecipientRequest>;
 
 /** The body of envelope creation (the specification's create-from-template request). */
 export const CreateEnvelopeRequest = z
@@ -182,6 +232,12 @@ export const CreateEnvelopeRequest = z
     recipients: z.array(RecipientInput).min(1, 'at least one recipient is required').max(100),
     documents: z.array(z.unknown()).max(1, 'an envelope holds at most one document').optional(),
     initialValues: z.array(InitialValue).max(500).default([]),
+    allowDelegation: z
+      .boolean()
+      .optional()
+      .describe(
+        "Whether recipients may hand their part to another person; absent: the template's setting (off for an envelope created from a file)",
+      ),
   })
   .meta({ id: 'CreateEnvelopeRequest' });
 export type CreateEnvelopeRequest = z.input<typeof CreateEnvelopeRequest>;

@@ -3,7 +3,7 @@
 // (web/src/lib/signer/signing.ts), so the two cannot drift apart.
 import { z } from 'zod';
 import { safeText } from './common.ts';
-import { DeclineRequest } from './envelope.ts';
+import { DELEGATE_CHANNELS, DeclineRequest, DelegateRecipientRequest } from './envelope.ts';
 import { FieldPlacement, FieldProperties } from './template.ts';
 import {
   AUTHENTICATION_METHODS,
@@ -95,6 +95,11 @@ export const SigningView = z.object({
   fields: z.array(SigningField),
   awaitingCount: z.number().int(),
   requiredFields: z.array(RequiredField),
+  /**
+   * The sender lets recipients hand their part to another person (POST /api/signing/{token}/delegate), which
+   * works while the state is `ready` (and authenticated when a code is required).
+   */
+  allowDelegation: z.boolean(),
   /** What the page offers to download ("Download the signed document", "Download the audit trail"). */
   downloads: SigningDownloads,
 });
@@ -118,6 +123,17 @@ export type SaveFieldsRequest = z.input<typeof SaveFieldsRequest>;
 export const CompleteSigningRequest = z.object({ consent: z.boolean().optional() }).nullish();
 
 export const DeclineSigningRequest = DeclineRequest;
+
+/** The person a recipient hands their part to: a recipient's contact, by the create request's rules. */
+export const DelegateSigningRequest = DelegateRecipientRequest;
+
+/** The answer of a delegation: this link has ended; the delegate is invited by their channel. */
+export const DelegationOutcome = z.object({
+  state: z.literal('delegated'),
+  envelopeStatus: z.enum(ENVELOPE_STATUSES),
+  delegate: z.object({ fullName: z.string(), deliveryChannel: z.enum(DELEGATE_CHANNELS) }),
+});
+export type DelegationOutcome = z.output<typeof DelegationOutcome>;
 
 export const VerifyCodeRequest = z.object({
   code: z.string().regex(new RegExp(`^\\d{${OTP_DIGITS}}$`), `the code is exactly ${OTP_DIGITS} digits`),

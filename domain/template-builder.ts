@@ -141,6 +141,12 @@ export const TemplateDefinitionFields = z.strictObject({
   fields: z
     .array(TemplateFieldInput)
     .max(TEMPLATE_LIMITS.fields, `a template has at most ${TEMPLATE_LIMITS.fields} fields`),
+  allowDelegation: z
+    .boolean()
+    .optional()
+    .describe(
+      'Whether recipients of envelopes sent from it may hand their part to another person; absent: unchanged',
+    ),
 });
 
 /**
@@ -262,6 +268,8 @@ export const TemplateDetail = z.object({
     .meta({ description: 'Each page’s size as displayed, in points: the space fields are placed in' }),
   roles: z.array(TemplateRoleDetail),
   fields: z.array(TemplateFieldDetail),
+  /** Whether recipients of envelopes sent from this version may hand their part to another person. */
+  allowDelegation: z.boolean(),
   owner: Named.nullable(),
   team: Named.nullable(),
   createdAt: IsoDateTime,

@@ -23,7 +23,9 @@
 // events name their actor as far as the record knows it: the sender (the organization, through its app or its
 // API; which user or client is not recorded) for send, cancel, extend and manual reminders; Sigil itself for
 // automatic reminders, expiry, delivery failures and finalization; an operator for a retried final PDF (the
-// sender when the business app's sender asked for it: `requested_by: "sender"`).
+// sender when the business app's sender asked for it: `requested_by: "sender"`). A recipient who handed their
+// part to someone else (`recipient.delegated`, docs/signing.md) is named by the event's `delegated_by_*` data
+// in that event and every earlier one; the recipients table and later events name the person they handed it to.
 import { PDFDocument, type PDFPage, type RGB, rgb } from 'pdf-lib';
 import type { RecipientView } from '../domain/envelope.ts';
 import type { EnvelopeStatus } from '../domain/vocabulary.ts';
@@ -607,12 +609,11 @@ function recipientAddress(recipient: AuditTrailRecipient): string | null {
 /** The Actor cell: the event's recipient (name, address, role and type), else the actor of its type. */
 function actorCell(
   event: AuditTrailEvent,
-  recipients: ReadonlyMap<string, AuditTrailRecipient>,
+  recipient: AuditTrailRecipient | undefined,
   organizationName: string,
   words: DocumentText,
 ): CellPart[] {
   if (event.recipientId) {
-    const recipient = recipients.get(event.recipientId);
     if (!recipient) {
       return [{ text: words.t('audit.actor.unknownRecipient') }, { text: event.recipientId, dir: 'ltr' }];
     }
@@ -678,11 +679,45 @@ function personalStampRows(stamps: AuditTrailPersonalStamp[], words: DocumentTex
   );
 }
 
+/**
+ * Who each recipient event's recipient was when it happened: the recipient as they are now, back to the last
+ * delegation; that delegation and the events before it name the person who handed the part over (its
+ * `delegated_by_*` data), and so on back.
+ */
+function actorsOf(
+  ordered: readonly AuditTrailEvent[],
+  recipients: readonly AuditTrailRecipient[],
+): Map<AuditTrailEvent, AuditTrailRecipient> {
+  const current = new Map(recipients.map((recipient) => [recipient.id, recipient]));
+  const actors = new Map<AuditTrailEvent, AuditTrailRecipient>();
+  for (const event of ordered.toReversed()) {
+    const who = event.recipientId ? current.get(event.recipientId) : undefined;
+    if (!event.recipientId || !who) continue;
+    const before = event.type === 'recipient.delegated' ? delegator(who, event.data ?? {}) : who;
+    current.set(event.recipientId, before);
+    actors.set(event, before);
+  }
+  return actors;
+}
+
+/** The recipient as the person who handed their part over, from a delegation's data. */
+function delegator(recipient: AuditTrailRecipient, data: Record<string, unknown>): AuditTrailRecipient {
+  const text = (key: string): string | null => (typeof data[key] === 'string' ? (data[key] as string) : null);
+  const channel = text('delegated_by_channel');
+  return {
+    ...recipient,
+    fullName: text('delegated_by_name') ?? recipient.fullName,
+    email: text('delegated_by_email'),
+    phone: text('delegated_by_phone'),
+    ...(channel ? { deliveryChannel: channel as AuditTrailRecipient['deliveryChannel'] } : {}),
+  };
+}
+
 function eventRows(input: RenderAuditTrailInput, words: DocumentText): Row[] {
-  const recipients = new Map(input.recipients.map((recipient) => [recipient.id, recipient]));
   const ordered = [...input.events].sort(
     (a, b) => a.sequence - b.sequence || a.occurredAt.getTime() - b.occurredAt.getTime(),
   );
+  const actors = actorsOf(ordered, input.recipients);
   return ordered.map((event) => {
     const label = words.lookup(`event.${event.type}`, '');
     const eventCell: CellPart[] = label
@@ -711,7 +746,7 @@ function eventRows(input: RenderAuditTrailInput, words: DocumentText): Row[] {
         [{ text: String(event.sequence), dir: 'ltr' }],
         [{ text: formatUtc(event.occurredAt), dir: 'ltr' }],
         eventCell,
-        actorCell(event, recipients, input.envelope.organizationName, words),
+        actorCell(event, actors.get(event), input.envelope.organizationName, words),
         [{ text: event.ip || DASH, dir: 'ltr' }],
       ],
       ...(details.length > 0 ? { below: { from: 2, parts: details } } : {}),

@@ -4,6 +4,7 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type {
   AuthenticationMethod,
+  DeliveryChannel,
   EnvelopeStatus,
   RecipientStatus,
   RecipientType,
@@ -55,6 +56,11 @@ export interface EnvelopeWorkflowInput {
   automaticReminders?: { everyDays: number; max: number } | null;
   /** Days after expiry during which an extend revives the envelope (absent: it ends at expiry). */
   expiredExtensionGraceDays?: number;
+  /**
+   * Whether a recipient in turn may hand their part to another person (`delegateRecipient`); absent (every
+   * envelope sent before delegation existed, and those that do not allow it): no.
+   */
+  allowDelegation?: boolean;
   /**
    * The run continues as new once its history holds this many events (default 5,000; Temporal also suggests
    * it earlier when the history grows large). Lowered only by tests.
@@ -142,6 +148,27 @@ export interface DeclineRecipientRequest extends SignerActionOrigin {
   reason: string;
 }
 
+/** A person as a delegation names them: who handed their part over, and to whom. */
+export interface DelegationParty {
+  fullName: string;
+  email: string | null;
+  phone: string | null;
+  deliveryChannel: DeliveryChannel;
+  language?: string | null;
+}
+
+/**
+ * A recipient in turn hands their part to another person (POST /api/signing/{token}/delegate): the recipient
+ * keeps their id, role, fields and place in the signing order, and `to` becomes who they are; the projection
+ * writes `to` to the recipient's row and ends the links and signer sessions of `from`, and the invitation
+ * goes to `to` once that is written.
+ */
+export interface DelegateRecipientRequest extends SignerActionOrigin {
+  recipientId: string;
+  from: DelegationParty;
+  to: DelegationParty;
+}
+
 export interface ExtendEnvelopeRequest {
   /** The new deadline, ISO 8601; must be in the future and later than the current one. */
   expiresAt: string;
@@ -180,6 +207,9 @@ export const retryFinalizationUpdate = defineUpdate<EnvelopeState, [RetryFinaliz
   'retryFinalization',
 );
 export const remindEnvelopeUpdate = defineUpdate<EnvelopeState>('remindEnvelope');
+export const delegateRecipientUpdate = defineUpdate<EnvelopeState, [DelegateRecipientRequest]>(
+  'delegateRecipient',
+);
 export const extendEnvelopeUpdate = defineUpdate<EnvelopeState, [ExtendEnvelopeRequest]>('extendEnvelope');
 export const envelopeStateQuery = defineQuery<EnvelopeState>('envelopeState');
 

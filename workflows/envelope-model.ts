@@ -13,6 +13,8 @@ import type {
   CarriedEnvelopeState,
   CompleteRecipientRequest,
   DeclineRecipientRequest,
+  DelegateRecipientRequest,
+  DelegationParty,
   EnvelopeLiveView,
   EnvelopeState,
   EnvelopeTransition,
@@ -85,7 +87,15 @@ export interface EnvelopeHost {
    * at that moment, so the workflow can answer with `patched()` exactly there (older runs complete at once).
    */
   rendersFinalPdf(): boolean;
+  /**
+   * Whether this run takes delegations (the workflow answers with `patched()`: runs started before delegation
+   * existed refuse it). Absent: yes.
+   */
+  acceptsDelegation?(): boolean;
 }
+
+/** The channels a delegate is invited by: a message must reach them. */
+const DELEGATE_CHANNELS: readonly string[] = ['Email', 'Sms', 'WhatsApp'];
 
 /** A message the workflow sends with the `sendNotification` activity; the workflow adds the ids. */
 export type MessageRequest = Omit<
@@ -361,6 +371,25 @@ export class EnvelopeModel {
   }
 
   /**
+   * A recipient hands their part to another person: only when the envelope allows it (and this run knows
+   * delegation), while they are in turn and have not acted (the same turn rules as completing: not completed,
+   * not waiting for their turn, the envelope in progress), verified when they use one-time codes, and with a
+   * delegate whose name and contact the projection can write and a message can reach.
+   */
+  whyCannotDelegate(request: DelegateRecipientRequest): string | undefined {
+    if (this.input.allowDelegation !== true || this.host.acceptsDelegation?.() === false) {
+      return 'This envelope does not allow recipients to hand their part to someone else.';
+    }
+    const { recipientId } = request;
+    const why = this.whyCannotAct(recipientId, 'delegate');
+    if (why) return why;
+    if (this.usesOtp(recipientId) && !this.verified.has(recipientId)) {
+      return `Recipient ${recipientId} must verify a one-time code first.`;
+    }
+    return partyProblem(request.from, 'The recipient') ?? partyProblem(request.to, 'The delegate');
+  }
+
+  /**
    * The same turn rules as completing, and a reason is required: text the projection can write (no NUL, no
    * unpaired surrogate, no control characters; domain/text.ts), as the API's schema already demands.
    */
@@ -502,6 +531,28 @@ export class EnvelopeModel {
     if (this.status === 'Completed')
       transitions.push(this.transition('envelope.completed', null, this.completedData()));
     return { messages, transitions };
+  }
+
+  /**
+   * A recipient handed their part to another person: the recipient (same id, role, fields and place in the
+   * order) is the delegate from now on, back to Pending and unverified, and the delegate is invited. The event
+   * names both: the projection writes the delegate to the recipient's row and ends the old links, and the
+   * audit trail names who delegated to whom.
+   */
+  delegate(request: DelegateRecipientRequest): Decision {
+    const { recipientId, from, to } = request;
+    this.recipientStatus.set(recipientId, 'Pending');
+    this.verified.delete(recipientId);
+    return {
+      messages: messagesTo([recipientId], 'invitation'),
+      transitions: [
+        this.transition('recipient.delegated', recipientId, {
+          ...partyData('delegated_by', from),
+          ...partyData('delegated_to', to),
+          ...originData(request),
+        }),
+      ],
+    };
   }
 
   /** A recipient declined: the envelope stops; everyone else who had not completed is Cancelled; the sender learns why. */
@@ -808,6 +859,41 @@ function recorded(transition: DecidedTransition): Decision {
 
 function messagesTo(recipientIds: readonly string[], kind: 'invitation' | 'reminder'): MessageRequest[] {
   return recipientIds.map((recipientId) => ({ kind, recipientId }));
+}
+
+/** What is wrong with a delegation's party, or undefined: a name, a channel a message reaches, storable text. */
+function partyProblem(party: DelegationParty | undefined, who: string): string | undefined {
+  if (!party || typeof party.fullName !== 'string' || party.fullName.trim() === '')
+    return `${who} needs a name.`;
+  for (const text of [party.fullName, party.email, party.phone, party.language]) {
+    if (text != null && (typeof text !== 'string' || textProblem(text))) {
+      return `${who}'s name or contact cannot be recorded.`;
+    }
+  }
+  if (who === 'The delegate') {
+    if (!DELEGATE_CHANNELS.includes(party.deliveryChannel)) {
+      return `The delegate must be invited by Email, Sms or WhatsApp, not ${String(party.deliveryChannel)}.`;
+    }
+    const address = party.deliveryChannel === 'Email' ? party.email : party.phone;
+    if (!address) return `The delegate has no address for ${party.deliveryChannel}.`;
+  }
+  return undefined;
+}
+
+/** A delegation's party as audit-event data under `prefix` (`delegated_by_name`, …), leaving out what is empty. */
+function partyData(prefix: string, party: DelegationParty): Record<string, string> {
+  const fields: Record<string, string | null | undefined> = {
+    name: party.fullName.trim(),
+    email: party.email,
+    phone: party.phone,
+    channel: party.deliveryChannel,
+    language: party.language,
+  };
+  return Object.fromEntries(
+    Object.entries(fields)
+      .filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== '')
+      .map(([key, value]) => [`${prefix}_${key}`, value]),
+  );
 }
 
 function deadlineMs(expiresAt: string | null): number {

@@ -181,6 +181,22 @@ export class EnvelopeRun {
   }
 
   /**
+   * An Update's answer whose messages read what its transitions write (a delegate's address and name): the
+   * transitions are queued, and the messages are sent once they are in PostgreSQL, then the state answers. Should
+   * the projection park first, the messages wait for the repair and the caller is told at once.
+   */
+  answerBeforeMessages({ messages, transitions }: Decision): Promise<EnvelopeState> {
+    const sequence = this.carryOut({ messages: [], transitions });
+    const sending = (async () => {
+      await condition(() => this.projectedSequence >= sequence);
+      for (const message of messages) this.send(message);
+    })();
+    this.inflight.add(sending);
+    void sending.finally(() => this.inflight.delete(sending));
+    return this.projected(sequence);
+  }
+
+  /**
    * Waits until the given transition is in PostgreSQL, so callers read what they caused. When the projection
    * parks first, the caller is told at once instead of waiting for an operator: the change stays decided and is
    * written when the envelope is repaired.

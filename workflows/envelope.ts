@@ -7,6 +7,7 @@ import {
   cancelEnvelopeUpdate,
   completeRecipientUpdate,
   declineRecipientUpdate,
+  delegateRecipientUpdate,
   type EnvelopeState,
   type EnvelopeWorkflowInput,
   envelopeLiveViewQuery,
@@ -30,15 +31,22 @@ const FINAL_PDF_PATCH = 'final-pdf-before-completed';
 const WEBHOOK_PATCH = 'webhook-events';
 /** Runs started on this code send invitations, reminders and notices (sendNotification). */
 const NOTIFICATIONS_PATCH = 'notifications';
+/**
+ * Runs started on this code take delegations (`delegateRecipient`); older runs, whose envelopes could not
+ * allow it, refuse them.
+ */
+const DELEGATION_PATCH = 'delegation';
 
 export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<EnvelopeState> {
   const versions = {
     emitsWebhooks: patched(WEBHOOK_PATCH),
     sendsNotifications: patched(NOTIFICATIONS_PATCH),
   };
+  const acceptsDelegation = patched(DELEGATION_PATCH);
   const envelope = new EnvelopeModel(input, {
     now: () => Date.now(),
     rendersFinalPdf: () => patched(FINAL_PDF_PATCH),
+    acceptsDelegation: () => acceptsDelegation,
   });
   const run = new EnvelopeRun(input, envelope, versions);
 
@@ -64,6 +72,10 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
   });
   setHandler(declineRecipientUpdate, (request) => run.answer(envelope.decline(request)), {
     validator: (request) => run.refuse(envelope.whyCannotDecline(request), 'RecipientCannotDecline'),
+  });
+  // The delegate's invitation goes out once the change is in PostgreSQL: the message reads who they are there.
+  setHandler(delegateRecipientUpdate, (request) => run.answerBeforeMessages(envelope.delegate(request)), {
+    validator: (request) => run.refuse(envelope.whyCannotDelegate(request), 'RecipientCannotDelegate'),
   });
   setHandler(recipientOpenedUpdate, (request) => run.answer(envelope.open(request)), {
     validator: (request) => run.refuse(envelope.whyCannotOpen(request), 'RecipientCannotOpen'),

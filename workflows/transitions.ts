@@ -24,6 +24,7 @@ export type EnvelopeTrigger =
   | 'message failed'
   | 'complete'
   | 'decline'
+  | 'delegate'
   | 'remind'
   | 'automatic reminder'
   | 'extend'
@@ -141,6 +142,17 @@ export const ENVELOPE_TRANSITIONS: readonly EnvelopeTransitionRule[] = [
     when: 'a recipient in turn (verified, when OTP) declines with a reason',
     recipients: 'that recipient `Declined`, everyone else not `Completed` → `Cancelled`',
     event: '`recipient.declined` (`reason`, `ip`, `user_agent`)',
+  },
+  {
+    trigger: 'delegate',
+    via: '`delegateRecipient` (patch `delegation`)',
+    from: signing,
+    to: ['unchanged'],
+    when: 'the envelope allows delegation and a recipient in turn who has not acted (verified, when OTP) hands their part to another person, reached by Email, Sms or WhatsApp',
+    recipients:
+      'that recipient (same id, role, fields and place in the order) becomes the delegate, `Pending`; the delegate is invited once the change is recorded',
+    event:
+      '`recipient.delegated` (`delegated_by_name`, `_email`, `_phone`, `_channel`; the same of `delegated_to`; `ip`, `user_agent`)',
   },
   {
     trigger: 'remind',

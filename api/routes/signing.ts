@@ -9,6 +9,8 @@ import {
   CodeVerified,
   CompleteSigningRequest,
   DeclineSigningRequest,
+  DelegateSigningRequest,
+  DelegationOutcome,
   SaveFieldsRequest,
   SigningDocumentParams,
   SigningFileParams,
@@ -21,6 +23,7 @@ import { PersonalStampOffers, UsePersonalStampRequest } from '../../domain/stamp
 import { SIGNING_SESSION_HEADER } from '../../domain/vocabulary.ts';
 import { completeSigning } from '../../services/signing/complete-signing.ts';
 import { declineSigning } from '../../services/signing/decline-signing.ts';
+import { delegateSigning } from '../../services/signing/delegate-signing.ts';
 import { downloadSigningDocument } from '../../services/signing/download-signing-document.ts';
 import { openSigningDocument } from '../../services/signing/open-signing-document.ts';
 import { requestOneTimeCode } from '../../services/signing/request-one-time-code.ts';
@@ -289,6 +292,27 @@ export const signingRoutes: FastifyPluginAsync<AppDependencies> = async (base, d
         request.services,
         request.params.token,
         request.body.reason,
+        originOf(request),
+        signerSessionOf(request),
+      ),
+  );
+
+  // Hand this part to someone else, when the sender allows it: this link ends, the delegate is invited.
+  app.post(
+    '/api/signing/:token/delegate',
+    {
+      schema: {
+        hide: true,
+        params: SigningTokenParams,
+        body: DelegateSigningRequest,
+        response: { 200: DelegationOutcome },
+      },
+    },
+    async (request) =>
+      delegateSigning(
+        request.services,
+        request.params.token,
+        request.body,
         originOf(request),
         signerSessionOf(request),
       ),

@@ -49,6 +49,8 @@ export const EnvelopeSchema = defineEntity({
     deletedAt: p.datetime().nullable(),
     /** When the retention run purged its files (docs/envelope-lifecycle.md); null: not yet. */
     filesPurgedAt: p.datetime().nullable(),
+    /** Whether its recipients may hand their part to another person (migration 0034, docs/signing.md). */
+    allowDelegation: p.boolean().default(false),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

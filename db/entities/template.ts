@@ -33,6 +33,8 @@ export const TemplateSchema = defineEntity({
       .onUpdate(() => new Date()),
     /** Each page's size as displayed, in points; null until measured (templates made before 0020). */
     pages: p.json<{ width: number; height: number }[]>().nullable(),
+    /** Whether the recipients of envelopes sent from it may hand their part to another person (migration 0034). */
+    allowDelegation: p.boolean().default(false),
   },
 });
 export class Template extends TemplateSchema.class {}

@@ -33,6 +33,7 @@ import { Migration0030UsageReservations } from './0030-usage-reservations.ts';
 import { Migration0031InvitationsToTakenAddresses } from './0031-invitations-to-taken-addresses.ts';
 import { Migration0032CredentialChangers } from './0032-credential-changers.ts';
 import { Migration0033CompletedEmailAttachment } from './0033-completed-email-attachment.ts';
+import { Migration0034Delegation } from './0034-delegation.ts';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-initial', class: Migration0001Initial },
@@ -68,4 +69,5 @@ export const migrations: MigrationObject[] = [
   { name: '0031-invitations-to-taken-addresses', class: Migration0031InvitationsToTakenAddresses },
   { name: '0032-credential-changers', class: Migration0032CredentialChangers },
   { name: '0033-completed-email-attachment', class: Migration0033CompletedEmailAttachment },
+  { name: '0034-delegation', class: Migration0034Delegation },
 ];

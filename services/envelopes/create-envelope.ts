@@ -73,6 +73,8 @@ export interface ValidatedEnvelopeRequest {
   externalReference: string | null;
   externalSystem: string | null;
   externalMetadataJson: string | null;
+  /** Whether recipients may hand their part to another person: the request's, else the template's. */
+  allowDelegation: boolean;
   /** Each with the template role it fills (null: a role the template no longer has). */
   recipients: (NewRecipient & { roleId: string | null })[];
   initialValues: { fieldDefinitionId: string; value: unknown }[];
@@ -179,6 +181,7 @@ export function checkEnvelopeRequest(
   const initialValues = data.initialValues.map((item, index) => ({ ...item, at: `initialValues.${index}` }));
   return {
     ...checkAgainstTemplate(organization, data, { roles, fields }, initialValues),
+    allowDelegation: data.allowDelegation ?? template.allowDelegation,
     templateId: template.id,
     sourceFileId: null,
     oneOffTemplate: null,
@@ -206,6 +209,7 @@ export async function validateFileEnvelopeRequest(
   });
   return {
     ...checkAgainstTemplate(organization, data, template.rows, template.initialValues),
+    allowDelegation: data.allowDelegation ?? false,
     templateId: template.rows.template.id,
     sourceFileId: template.rows.template.fileId,
     oneOffTemplate: template.rows,
@@ -222,6 +226,7 @@ type EnvelopeBasics = Pick<
   | 'externalSystem'
   | 'externalMetadataJson'
   | 'recipients'
+  | 'allowDelegation'
 >;
 
 /** The roles and fields a request is checked against: a published template's rows, or a one-off's. */
@@ -255,7 +260,7 @@ function checkAgainstTemplate(
   data: EnvelopeBasics,
   template: TemplateShape,
   initialValues: GivenValue[],
-): Omit<ValidatedEnvelopeRequest, 'templateId' | 'sourceFileId' | 'oneOffTemplate'> {
+): Omit<ValidatedEnvelopeRequest, 'templateId' | 'sourceFileId' | 'oneOffTemplate' | 'allowDelegation'> {
   const { roles, fields } = template;
   const recipients = data.recipients.map((recipient, index) => ({
     ...recipient,
@@ -581,9 +586,10 @@ function draftInsert(name: string, answer: string) {
     `with envelope_row as (
        insert into envelope (id, organization_id, template_id, source_file_id, created_by_user_id, team_id, title,
                              workflow_type, status, expires_at, external_reference, external_system,
-                             external_metadata_json, projected_sequence, reminder_count, created_at, updated_at)
-       values (?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?, ?, 'Draft', ?::timestamptz, ?, ?, ?, 0, 0,
-               ?::timestamptz, ?::timestamptz)
+                             external_metadata_json, allow_delegation, projected_sequence, reminder_count,
+                             created_at, updated_at)
+       values (?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?, ?, 'Draft', ?::timestamptz, ?, ?, ?,
+               ?::boolean, 0, 0, ?::timestamptz, ?::timestamptz)
        returning *
      ), recipient_rows as (
        insert into recipient (id, envelope_id, role_id, role_name, full_name, email, phone, signing_order, position,
@@ -675,6 +681,7 @@ function draftValues(
     request.externalReference,
     request.externalSystem,
     request.externalMetadataJson,
+    request.allowDelegation,
     at,
     at,
     at,

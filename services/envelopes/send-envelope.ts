@@ -150,7 +150,8 @@ async function workflowExists(ctx: ServiceContext, workflowId: string): Promise<
 
 /** The workflow's input, taken from the envelope's rows. */
 export function envelopeWorkflowInput(
-  envelope: Pick<Envelope, 'id' | 'organizationId' | 'externalReference' | 'workflowType' | 'expiresAt'>,
+  envelope: Pick<Envelope, 'id' | 'organizationId' | 'externalReference' | 'workflowType' | 'expiresAt'> &
+    Partial<Pick<Envelope, 'allowDelegation'>>,
   recipients: readonly Pick<
     Recipient,
     'id' | 'signingOrder' | 'type' | 'required' | 'authenticationMethod'
@@ -182,5 +183,6 @@ export function envelopeWorkflowInput(
       required: r.required,
       authenticationMethod: r.authenticationMethod,
     })),
+    ...(envelope.allowDelegation ? { allowDelegation: true } : {}),
   };
 }

@@ -65,10 +65,14 @@ export async function createSandboxEnvelopeFromFile(
 
 /**
  * A stored synthetic envelope in today's shape. Envelopes stored before `sourceFileId` existed lack it: they
- * were all created from a template.
+ * were all created from a template; those stored before `allowDelegation` existed did not allow it.
  */
 function stored(document: SandboxEnvelopeDocument): SandboxEnvelopeDocument {
-  return document.sourceFileId === undefined ? { ...document, sourceFileId: null } : document;
+  return {
+    ...document,
+    sourceFileId: document.sourceFileId === undefined ? null : document.sourceFileId,
+    allowDelegation: document.allowDelegation ?? false,
+  };
 }
 
 async function storeSyntheticDraft(
@@ -91,6 +95,7 @@ async function storeSyntheticDraft(
     finalPdfFileId: null,
     auditTrailFileId: null,
     reminderCount: 0,
+    allowDelegation: request.allowDelegation,
     // Ordered as production lists recipients: by signing order, then as given.
     recipients: request.recipients
       .map(

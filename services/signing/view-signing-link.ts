@@ -81,6 +81,7 @@ export function describeSigningLink(session: SigningSession, fields: SignerField
     authenticated: session.authenticated,
     authenticationMethod: recipient.authenticationMethod,
     maskedPhone: session.authenticationRequired && recipient.phone ? maskPhone(recipient.phone) : null,
+    allowDelegation: session.envelope.allowDelegation,
     downloads: signingDownloads(session),
   };
   if (session.state !== 'ready' || !session.authenticated) {

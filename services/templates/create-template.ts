@@ -67,6 +67,7 @@ export interface TemplateRows {
     ownerUserId: string | null;
     teamId: string | null;
     pages: PageSize[] | null;
+    allowDelegation: boolean;
   };
   roles: {
     id: string;
@@ -111,6 +112,8 @@ export function templateRows(input: {
   ownerUserId?: string | null;
   teamId?: string | null;
   pages?: readonly PageSize[] | null;
+  /** Whether its envelopes' recipients may hand their part to another person (off unless given). */
+  allowDelegation?: boolean;
 }): TemplateRows {
   const roles = input.roles.map((role, position) => ({
     id: randomUUID(),
@@ -136,6 +139,7 @@ export function templateRows(input: {
       ownerUserId: input.ownerUserId ?? null,
       teamId: input.teamId ?? null,
       pages: input.pages ? input.pages.map((page) => ({ width: page.width, height: page.height })) : null,
+      allowDelegation: input.allowDelegation ?? false,
     },
     roles,
     fields: input.fields.map((field, position) => {

@@ -40,6 +40,7 @@ export async function duplicateTemplate(
       pages,
       ownerUserId: actor.userId,
       teamId: actor.teamId,
+      allowDelegation: source.allowDelegation,
       roles: roles.map((role) => ({
         name: role.name,
         required: role.required,

@@ -59,6 +59,7 @@ export async function saveTemplateDefinition(
       family: { familyId: template.familyId, version: template.version + 1 },
       ownerUserId: template.ownerUserId ?? null,
       teamId: template.teamId ?? null,
+      allowDelegation: definition.allowDelegation ?? template.allowDelegation,
     });
     if (template.status === 'Draft') {
       // In place: the draft's roles and fields are replaced by the saved ones.
@@ -66,6 +67,7 @@ export async function saveTemplateDefinition(
       await tx.nativeDelete(TemplateRole, { templateId: template.id });
       for (const role of rows.roles) tx.create(TemplateRole, { ...role, templateId: template.id });
       for (const field of rows.fields) tx.create(TemplateField, { ...field, templateId: template.id });
+      template.allowDelegation = rows.template.allowDelegation;
       template.updatedAt = new Date();
       await tx.flush();
       return template;

@@ -152,6 +152,7 @@ export async function templateDetail(em: EntityManager, template: Template): Pro
       options: field.options ?? [],
       properties: field.properties ?? {},
     })),
+    allowDelegation: template.allowDelegation,
     owner: owner ? { id: owner.id, name: owner.fullName } : null,
     team: team ? { id: team.id, name: team.name } : null,
     createdAt: template.createdAt.toISOString(),

@@ -3194,6 +3194,8 @@ export interface components {
             /** @description Empty until the audit trail exists */
             auditTrailFileId: string | null;
             reminderCount: number;
+            /** @description Whether recipients may hand their part to another person (POST /api/signing/{token}/delegate) */
+            allowDelegation: boolean;
             recipients: components["schemas"]["RecipientInput"][];
             initialValues: {
                 /** Format: uuid */
@@ -3247,6 +3249,8 @@ export interface components {
                 fieldDefinitionId: string;
                 value: unknown;
             }[];
+            /** @description Whether recipients may hand their part to another person; absent: the template's setting (off for an envelope created from a file) */
+            allowDelegation?: boolean;
         };
         /** @description A field placed on the file. page is 1-based; x, y, width and height are PDF points (1/72 inch) measured from the top-left corner of the page as it is displayed (its crop box, after the page rotation), x to the right and y downwards — the same coordinates as a template field. The box must lie within its page. */
         FileFieldInput: {
@@ -3305,6 +3309,8 @@ export interface components {
                 type?: "Signer" | "FormFiller" | "Approver" | "Viewer" | "Cc";
                 language?: (string | "") | null;
             }[];
+            /** @description Whether recipients may hand their part to another person; absent: the template's setting (off for an envelope created from a file) */
+            allowDelegation?: boolean;
             /** @description The id of a PDF uploaded with POST /api/v1/files/upload. */
             fileId: string;
             /** @description The fields placed on the file, in order; recipients are mapped to the fields by roleName = role. May be empty when every recipient is an Approver, Viewer or Cc. */
@@ -3661,6 +3667,8 @@ export interface components {
             /** @description Empty until the audit trail exists */
             auditTrailFileId: string | null;
             reminderCount: number;
+            /** @description Whether recipients may hand their part to another person (POST /api/signing/{token}/delegate) */
+            allowDelegation: boolean;
             recipients: components["schemas"]["Recipient"][];
             initialValues: {
                 /** Format: uuid */
@@ -3714,6 +3722,8 @@ export interface components {
                 fieldDefinitionId: string;
                 value: unknown;
             }[];
+            /** @description Whether recipients may hand their part to another person; absent: the template's setting (off for an envelope created from a file) */
+            allowDelegation?: boolean;
         };
         /** @description A field placed on the file. page is 1-based; x, y, width and height are PDF points (1/72 inch) measured from the top-left corner of the page as it is displayed (its crop box, after the page rotation), x to the right and y downwards — the same coordinates as a template field. The box must lie within its page. */
         FileField: {
@@ -3772,6 +3782,8 @@ export interface components {
                 type: "Signer" | "FormFiller" | "Approver" | "Viewer" | "Cc";
                 language: unknown;
             }[];
+            /** @description Whether recipients may hand their part to another person; absent: the template's setting (off for an envelope created from a file) */
+            allowDelegation?: boolean;
             /** @description The id of a PDF uploaded with POST /api/v1/files/upload. */
             fileId: string;
             /** @description The fields placed on the file, in order; recipients are mapped to the fields by roleName = role. May be empty when every recipient is an Approver, Viewer or Cc. */

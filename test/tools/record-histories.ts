@@ -19,6 +19,7 @@ import { resumeProjection } from '../../services/envelopes/resume-projection.ts'
 import { retryFinalization } from '../../services/envelopes/retry-finalization.ts';
 import { sendEnvelope } from '../../services/envelopes/send-envelope.ts';
 import { createOrganization } from '../../services/organizations/create-organization.ts';
+import { delegateSigning } from '../../services/signing/delegate-signing.ts';
 import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
 import { viewSigningLink } from '../../services/signing/view-signing-link.ts';
 import { createWebhookEndpoint } from '../../services/webhooks/create-webhook-endpoint.ts';
@@ -206,6 +207,29 @@ try {
     origin,
   );
   await save('signer-api-declined', declinedBySigner.id);
+
+  // A signer hands their part to someone else (patch `delegation`): recorded, the delegate invited once the change
+  // is projected, who opens their own link and completes; then the second signer.
+  const delegated = await draftTwoSignerEnvelope(ctx, {
+    title: 'Recorded envelope',
+    externalReference: 'recorded',
+    allowDelegation: true,
+  });
+  await sendEnvelope(ctx, delegated.organizationId, delegated.envelopeId);
+  const tokenOf = (link: { url: string } | undefined) => link?.url.split('/sign/')[1] as string;
+  const [delegatorLink] = await issueSigningLinks(ctx, delegated.organizationId, delegated.envelopeId);
+  await viewSigningLink(ctx, tokenOf(delegatorLink), origin);
+  await delegateSigning(
+    ctx,
+    tokenOf(delegatorLink),
+    { fullName: 'Noa Bar', email: 'noa@example.com', deliveryChannel: 'Email' },
+    origin,
+  );
+  const [delegateLink] = await issueSigningLinks(ctx, delegated.organizationId, delegated.envelopeId);
+  await viewSigningLink(ctx, tokenOf(delegateLink), origin);
+  await completeRecipient(ctx, delegated.organizationId, delegated.envelopeId, delegated.first.id, origin);
+  await completeRecipient(ctx, delegated.organizationId, delegated.envelopeId, delegated.second.id, origin);
+  await save('signer-delegated-completed', delegated.envelopeId);
 
   // Continue-as-new: a low threshold hands the envelope over to new runs; the first and the last are kept.
   const continued = await draft();

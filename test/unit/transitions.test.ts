@@ -36,6 +36,10 @@ const SENT: MessageOutcome = {
     alreadySent: false,
   },
 };
+const DELEGATION = {
+  from: { fullName: 'Dana Levi', email: 'dana@example.com', phone: null, deliveryChannel: 'Email' as const },
+  to: { fullName: 'Noa Bar', email: 'noa@example.com', phone: null, deliveryChannel: 'Email' as const },
+};
 const FAILED: MessageOutcome = { ok: false, failureType: 'NoAddress', message: 'no e-mail address' };
 
 /** The workflow as the model sees it: a fixed clock, and a last completion that renders the final PDF. */
@@ -72,6 +76,7 @@ function input(
     expiresAt: LATER,
     recipients: [recipient('r1', 1), recipient('r2', 2)],
     expiredExtensionGraceDays: graceDays,
+    allowDelegation: true,
   };
 }
 
@@ -167,6 +172,8 @@ function validate(model: EnvelopeModel, trigger: EnvelopeTrigger): string | unde
       return model.whyCannotComplete({ recipientId: id });
     case 'decline':
       return model.whyCannotDecline({ recipientId: id, reason: 'not my contract' });
+    case 'delegate':
+      return model.whyCannotDelegate({ recipientId: id, ...DELEGATION });
     case 'remind':
       return model.whyCannotRemind();
     case 'extend':
@@ -197,6 +204,8 @@ function apply(model: EnvelopeModel, trigger: EnvelopeTrigger): Decision | undef
       return model.complete({ recipientId: id });
     case 'decline':
       return model.decline({ recipientId: id, reason: 'not my contract' });
+    case 'delegate':
+      return model.delegate({ recipientId: id, ...DELEGATION });
     case 'remind':
       expect(model.awaitedRecipients().length).toBeGreaterThan(0);
       return model.remind();
@@ -233,6 +242,7 @@ const VALIDATED: EnvelopeTrigger[] = [
   'start',
   'complete',
   'decline',
+  'delegate',
   'remind',
   'extend',
   'cancel',

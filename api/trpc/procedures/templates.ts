@@ -135,7 +135,7 @@ export const templatesRouter = router({
         summary: 'Save the roles and fields of a template',
         description:
           'Replaces every role and field of the newest version. A draft changes in place; a published version ' +
-          'is kept as it is and the answer is a new Draft version (another id) holding the changes. Fields ' +
+          'is kept as it is and the answer is a new Draft version (another id) holding the changes. `allowDelegation`, when given, sets whether recipients may hand their part to someone else (absent: unchanged). Fields ' +
           'are in PDF points from the top-left corner of the page as displayed and must lie on their page.',
         tags: TAGS,
         access: 'templates:manage',
