@@ -21,6 +21,7 @@ import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts
 import { usageSummary } from '../../services/usage/usage-summary.ts';
 import { createWebhookEndpoint } from '../../services/webhooks/create-webhook-endpoint.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
+import { asUser, callAs, expectError, expectJson } from '../support/app-requests.ts';
 import { type SignedInAdmin, signedInAdmin } from '../support/backoffice.ts';
 import { createOrganizationWithTemplate, TWO_SIGNERS } from '../support/context.ts';
 import { documentFixture } from '../support/documents.ts';
@@ -50,30 +51,6 @@ function sql<T = unknown>(statement: string, params: unknown[] = []): Promise<T[
   return harness.ctx.orm.em.fork().execute(statement, params) as Promise<T[]>;
 }
 
-function call(
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
-  url: string,
-  body?: unknown,
-  headers: Record<string, string> = admin.headers,
-): Promise<LightMyRequestResponse> {
-  return harness.app.inject({
-    method,
-    url,
-    headers,
-    ...(body === undefined ? {} : { payload: body as object }),
-  });
-}
-
-function json<T = Record<string, unknown>>(response: LightMyRequestResponse, status = 200): T {
-  expect(response.statusCode, response.body).toBe(status);
-  return response.json() as T;
-}
-
-function expectError(response: LightMyRequestResponse, status: number, code: string): void {
-  expect(response.statusCode, response.body).toBe(status);
-  expect(response.json().error.code, response.body).toBe(code);
-}
-
 function fieldsOf(response: LightMyRequestResponse): string[] {
   return (response.json().error.details as { field?: string }[]).map((detail) => detail.field ?? '');
 }
@@ -101,7 +78,7 @@ async function notification(org: string, channel: string, status: string, sentAt
 }
 
 /** An envelope of the organization counted as sent at `sentAt` (as its workflow would have left it). */
-async function sentEnvelope(org: string, templateId: string, sentAt: Date): Promise<void> {
+async function envelopeSentAt(org: string, templateId: string, sentAt: Date): Promise<void> {
   const made = await createEnvelope(harness.ctx, {
     organizationId: org,
     templateId,
@@ -167,7 +144,7 @@ interface Page {
   nextCursor: string | null;
 }
 
-const list = async (query: string) => json<Page>(await call('GET', `${BASE}?${query}`));
+const list = async (query: string) => await callAs<Page>(harness.app, admin, 'GET', `${BASE}?${query}`);
 
 describe('who may call the organizations routes', () => {
   it('answers 401 to an organization user (any role) and to no session at all', async () => {
@@ -185,11 +162,11 @@ describe('who may call the organizations routes', () => {
     ];
     for (const [method, url, body] of routes) {
       for (const headers of [owner.headers, member.headers, { origin: APP_ORIGIN }]) {
-        expectError(await call(method, url, body, headers), 401, 'unauthorized');
+        expectError(await asUser(harness.app, { headers }, method, url, body), 401, 'unauthorized');
       }
     }
     // Nothing changed: the organization is active, with no grant.
-    const detail = json<{ status: string }>(await call('GET', `${BASE}/${org}`));
+    const detail = await callAs<{ status: string }>(harness.app, admin, 'GET', `${BASE}/${org}`);
     expect(detail.status).toBe('active');
     expect(await harness.ctx.orm.em.fork().count(SmsCreditGrant, { organizationId: org })).toBe(0);
   });
@@ -211,9 +188,9 @@ describe('the list', () => {
     const gone = await signedInUser(harness, { role: 'member', organizationId: alpha });
     await sql(`update app_user set status = 'invited' where id = ?`, [invited.user.id]);
     await sql(`update app_user set status = 'deactivated' where id = ?`, [gone.user.id]);
-    await sentEnvelope(alpha, made.template.id, thisMonth);
-    await sentEnvelope(alpha, made.template.id, thisMonth);
-    await sentEnvelope(alpha, made.template.id, lastMonth);
+    await envelopeSentAt(alpha, made.template.id, thisMonth);
+    await envelopeSentAt(alpha, made.template.id, thisMonth);
+    await envelopeSentAt(alpha, made.template.id, lastMonth);
     await notification(alpha, 'Sms', 'sent', thisMonth);
     await notification(alpha, 'WhatsApp', 'sent', thisMonth);
     await notification(alpha, 'Sms', 'failed', null);
@@ -291,7 +268,12 @@ describe('the list', () => {
     const second = await list(`search=${LIST}&limit=2&cursor=${first.nextCursor}`);
     expect(second.organizations.map((r) => r.id)).toEqual([alpha]);
     expect(second.nextCursor).toBeNull();
-    const bad = await call('GET', `${BASE}?cursor=${Buffer.from('nope').toString('base64url')}`);
+    const bad = await asUser(
+      harness.app,
+      admin,
+      'GET',
+      `${BASE}?cursor=${Buffer.from('nope').toString('base64url')}`,
+    );
     expect(bad.statusCode).toBe(400);
     expect(fieldsOf(bad)).toContain('querystring.cursor');
   });
@@ -304,7 +286,7 @@ describe('the list', () => {
       ['limit=0', 'querystring.limit'],
       ['limit=201', 'querystring.limit'],
     ] as const) {
-      const answer = await call('GET', `${BASE}?${query}`);
+      const answer = await asUser(harness.app, admin, 'GET', `${BASE}?${query}`);
       expect(answer.statusCode, query).toBe(400);
       expect(fieldsOf(answer), query).toContain(field);
     }
@@ -332,7 +314,7 @@ describe('the detail and its changes', () => {
   });
 
   it('shows the plan’s limits, the agreed rates, the counts, the billing summary and the standing', async () => {
-    const detail = json<Detail>(await call('GET', `${BASE}/${org}`));
+    const detail = await callAs<Detail>(harness.app, admin, 'GET', `${BASE}/${org}`);
     expect(detail).toMatchObject({
       id: org,
       plan: 'Business',
@@ -362,10 +344,12 @@ describe('the detail and its changes', () => {
   });
 
   it('changes the plan, with one audit event holding before and after', async () => {
-    const answer = json<Detail>(await call('PUT', `${BASE}/${org}`, { plan: 'Premium' }));
+    const answer = await callAs<Detail>(harness.app, admin, 'PUT', `${BASE}/${org}`, { plan: 'Premium' });
     expect(answer.plan).toBe('Premium');
     expect(answer.planLimits).toMatchObject({ monthlyDocumentLimit: 5000, smsCreditsIncluded: 2000 });
-    expect(json<Detail>(await call('GET', `${BASE}/${org}`)).billing).toMatchObject({ planName: 'Premium' });
+    expect((await callAs<Detail>(harness.app, admin, 'GET', `${BASE}/${org}`)).billing).toMatchObject({
+      planName: 'Premium',
+    });
     const [event, ...more] = await auditEvents(org, 'organization.updated');
     expect(more).toEqual([]);
     expect(event).toMatchObject({ actorKind: 'platform_admin', actorAdminId: admin.admin.id });
@@ -377,8 +361,12 @@ describe('the detail and its changes', () => {
   });
 
   it('turns the API flag off and on', async () => {
-    expect(json<Detail>(await call('PUT', `${BASE}/${org}`, { apiEnabled: false })).apiEnabled).toBe(false);
-    expect(json<Detail>(await call('PUT', `${BASE}/${org}`, { apiEnabled: true })).apiEnabled).toBe(true);
+    expect(
+      (await callAs<Detail>(harness.app, admin, 'PUT', `${BASE}/${org}`, { apiEnabled: false })).apiEnabled,
+    ).toBe(false);
+    expect(
+      (await callAs<Detail>(harness.app, admin, 'PUT', `${BASE}/${org}`, { apiEnabled: true })).apiEnabled,
+    ).toBe(true);
     const events = await auditEvents(org, 'organization.updated');
     expect(events.slice(-2).map((event) => event.details.changed)).toEqual([['apiEnabled'], ['apiEnabled']]);
     expect(events.at(-2)?.details).toMatchObject({
@@ -388,21 +376,21 @@ describe('the detail and its changes', () => {
   });
 
   it('agrees rates only on Enterprise, and moving off Enterprise clears them', async () => {
-    const refused = await call('PUT', `${BASE}/${org}`, { ratePerMinute: 500 });
+    const refused = await asUser(harness.app, admin, 'PUT', `${BASE}/${org}`, { ratePerMinute: 500 });
     expect(refused.statusCode).toBe(400);
     expect(fieldsOf(refused)).toEqual(['body.ratePerMinute']);
-    const agreed = json<Detail>(
-      await call('PUT', `${BASE}/${org}`, {
-        plan: 'Enterprise',
-        ratePerMinute: 500,
-        uploadRatePerMinute: 50,
-      }),
-    );
+    const agreed = await callAs<Detail>(harness.app, admin, 'PUT', `${BASE}/${org}`, {
+      plan: 'Enterprise',
+      ratePerMinute: 500,
+      uploadRatePerMinute: 50,
+    });
     expect(agreed.rateLimits).toEqual({ ratePerMinute: 500, uploadRatePerMinute: 50 });
     expect(agreed.planLimits).toMatchObject({ ratePerMinute: null, monthlyDocumentLimit: null });
-    const oneNull = json<Detail>(await call('PUT', `${BASE}/${org}`, { uploadRatePerMinute: null }));
+    const oneNull = await callAs<Detail>(harness.app, admin, 'PUT', `${BASE}/${org}`, {
+      uploadRatePerMinute: null,
+    });
     expect(oneNull.rateLimits).toEqual({ ratePerMinute: 500, uploadRatePerMinute: null });
-    const back = json<Detail>(await call('PUT', `${BASE}/${org}`, { plan: 'Business' }));
+    const back = await callAs<Detail>(harness.app, admin, 'PUT', `${BASE}/${org}`, { plan: 'Business' });
     expect(back.rateLimits).toEqual({ ratePerMinute: null, uploadRatePerMinute: null });
     expect((await auditEvents(org, 'organization.updated')).at(-1)?.details).toMatchObject({
       before: { plan: 'Enterprise', ratePerMinute: 500 },
@@ -411,14 +399,17 @@ describe('the detail and its changes', () => {
   });
 
   it('suspends with a reason and reactivates, each recorded', async () => {
-    const suspended = json<Detail>(
-      await call('PUT', `${BASE}/${org}`, { status: 'suspended', suspendedReason: 'Unpaid invoice 42' }),
-    );
+    const suspended = await callAs<Detail>(harness.app, admin, 'PUT', `${BASE}/${org}`, {
+      status: 'suspended',
+      suspendedReason: 'Unpaid invoice 42',
+    });
     expect(suspended).toMatchObject({ status: 'suspended', suspendedReason: 'Unpaid invoice 42' });
     expect(Date.parse(suspended.suspendedAt as string)).toBeGreaterThan(Date.now() - 60_000);
     expect(suspended.billing).toMatchObject({ subscriptionStatus: 'suspended' });
     expect((await list(`search=${org}&status=suspended`)).organizations.map((r) => r.id)).toEqual([org]);
-    const reactivated = json<Detail>(await call('PUT', `${BASE}/${org}`, { status: 'active' }));
+    const reactivated = await callAs<Detail>(harness.app, admin, 'PUT', `${BASE}/${org}`, {
+      status: 'active',
+    });
     expect(reactivated).toMatchObject({ status: 'active', suspendedAt: null, suspendedReason: null });
     const events = (await auditEvents(org, 'organization.updated')).slice(-2);
     expect(events.map((event) => event.details.after)).toMatchObject([
@@ -428,7 +419,7 @@ describe('the detail and its changes', () => {
   });
 
   it('answers 400 naming the field for bad changes, and changes nothing', async () => {
-    const before = json<Detail>(await call('GET', `${BASE}/${org}`));
+    const before = await callAs<Detail>(harness.app, admin, 'GET', `${BASE}/${org}`);
     const count = (await auditEvents(org, 'organization.updated')).length;
     const cases: [unknown, string][] = [
       [{ plan: 'Gold' }, 'body.plan'],
@@ -441,16 +432,16 @@ describe('the detail and its changes', () => {
       [{ plan: 'Premium', colour: 'red' }, 'body.colour'],
     ];
     for (const [body, field] of cases) {
-      const answer = await call('PUT', `${BASE}/${org}`, body);
+      const answer = await asUser(harness.app, admin, 'PUT', `${BASE}/${org}`, body);
       expect(answer.statusCode, JSON.stringify(body)).toBe(400);
       expect(answer.json().error.code).toBe('invalid_request');
       expect(fieldsOf(answer), JSON.stringify(body)).toContain(field);
     }
     const starter = await organization('Starter API', 'Starter');
-    const noApi = await call('PUT', `${BASE}/${starter}`, { apiEnabled: true });
+    const noApi = await asUser(harness.app, admin, 'PUT', `${BASE}/${starter}`, { apiEnabled: true });
     expect(noApi.statusCode).toBe(400);
     expect(fieldsOf(noApi)).toEqual(['body.apiEnabled']);
-    expect(json<Detail>(await call('GET', `${BASE}/${org}`))).toEqual(before);
+    expect(await callAs<Detail>(harness.app, admin, 'GET', `${BASE}/${org}`)).toEqual(before);
     expect(await auditEvents(org, 'organization.updated')).toHaveLength(count);
   });
 
@@ -464,9 +455,9 @@ describe('the detail and its changes', () => {
       ['GET', `${BASE}/${unknown}/credits`, undefined],
       ['POST', `${BASE}/${unknown}/credits`, { amount: 5, reason: 'Nobody' }],
     ] as const) {
-      expectError(await call(method, url, body), 404, 'not_found');
+      expectError(await asUser(harness.app, admin, method, url, body), 404, 'not_found');
     }
-    const malformed = await call('GET', `${BASE}/not-an-id`);
+    const malformed = await asUser(harness.app, admin, 'GET', `${BASE}/not-an-id`);
     expect(malformed.statusCode).toBe(400);
     expect(fieldsOf(malformed)).toContain('params.id');
   });
@@ -484,7 +475,7 @@ async function sign(token: string, name: string): Promise<LightMyRequestResponse
       remoteAddress: '203.0.113.9',
       ...(payload === undefined ? {} : { payload: payload as object }),
     });
-  const view = json<{ fields: { fieldDefinitionId: string; type: string; required: boolean }[] }>(
+  const view = expectJson<{ fields: { fieldDefinitionId: string; type: string; required: boolean }[] }>(
     await signer('GET', `/api/signing/${token}`),
   );
   const values = view.fields
@@ -498,7 +489,7 @@ async function sign(token: string, name: string): Promise<LightMyRequestResponse
             ? '2026-05-01'
             : name,
     }));
-  json(await signer('PUT', `/api/signing/${token}/fields`, { values }));
+  expectJson(await signer('PUT', `/api/signing/${token}/fields`, { values }));
   return signer('POST', `/api/signing/${token}/complete`, { consent: true });
 }
 
@@ -534,8 +525,11 @@ describe('a suspended organization', () => {
         TWO_SIGNERS.findIndex((s) => s.fullName === b.fullName),
     );
     const { request } = await oauthClient(org);
-    earlierToken = json<{ access_token: string }>(await request()).access_token;
-    json(await call('PUT', `${BASE}/${org}`, { status: 'suspended', suspendedReason: 'Abuse report' }));
+    earlierToken = expectJson<{ access_token: string }>(await request()).access_token;
+    await callAs(harness.app, admin, 'PUT', `${BASE}/${org}`, {
+      status: 'suspended',
+      suspendedReason: 'Abuse report',
+    });
   });
 
   it('ends its sessions and refuses its sign-in, naming the organization', async () => {
@@ -589,12 +583,12 @@ describe('a suspended organization', () => {
   });
 
   it('works again once reactivated: sign-in, tokens, envelopes, an active subscription', async () => {
-    json(await call('PUT', `${BASE}/${org}`, { status: 'active' }));
+    await callAs(harness.app, admin, 'PUT', `${BASE}/${org}`, { status: 'active' });
     const signedIn = await login(owner);
     expect(signedIn.statusCode, signedIn.body).toBe(200);
     const { request } = await oauthClient(org);
-    const token = json<{ access_token: string }>(await request()).access_token;
-    const usage = json<{ subscriptionStatus: string }>(
+    const token = expectJson<{ access_token: string }>(await request()).access_token;
+    const usage = expectJson<{ subscriptionStatus: string }>(
       await harness.app.inject({
         method: 'GET',
         url: '/api/v1/usage',
@@ -639,13 +633,13 @@ describe('a deleted organization', () => {
 
   it('is hidden from the list but under status=deleted, refused everywhere, and cannot be changed', async () => {
     const { request } = await oauthClient(org);
-    json(await call('DELETE', `${BASE}/${org}`));
+    await callAs(harness.app, admin, 'DELETE', `${BASE}/${org}`);
     expect((await list(`search=${org}`)).organizations).toEqual([]);
     expect((await list(`search=${RUN}`)).organizations.map((r) => r.id)).not.toContain(org);
     expect((await list(`search=${org}&status=deleted`)).organizations).toMatchObject([
       { id: org, status: 'deleted' },
     ]);
-    const detail = json<Detail>(await call('GET', `${BASE}/${org}`));
+    const detail = await callAs<Detail>(harness.app, admin, 'GET', `${BASE}/${org}`);
     expect(detail.status).toBe('deleted');
     const deletedAt = Date.parse(detail.deletedAt as string);
     expect(Date.parse(detail.purgeAfter as string) - deletedAt).toBe(30 * 24 * 60 * 60 * 1000);
@@ -658,10 +652,14 @@ describe('a deleted organization', () => {
     expectError(await login(owner), 403, 'organization_deleted');
     expectError(await request(), 403, 'organization_deleted');
 
-    expectError(await call('PUT', `${BASE}/${org}`, { status: 'active' }), 404, 'not_found');
-    expectError(await call('DELETE', `${BASE}/${org}`), 404, 'not_found');
     expectError(
-      await call('POST', `${BASE}/${org}/credits`, { amount: 1, reason: 'Late' }),
+      await asUser(harness.app, admin, 'PUT', `${BASE}/${org}`, { status: 'active' }),
+      404,
+      'not_found',
+    );
+    expectError(await asUser(harness.app, admin, 'DELETE', `${BASE}/${org}`), 404, 'not_found');
+    expectError(
+      await asUser(harness.app, admin, 'POST', `${BASE}/${org}/credits`, { amount: 1, reason: 'Late' }),
       404,
       'not_found',
     );
@@ -713,7 +711,7 @@ describe('a deleted organization', () => {
     // A second run finds nothing; the backoffice audit log keeps the deletion.
     expect(await purgeOrganization(em, org, later)).toBeNull();
     expect(await auditEvents(org, 'organization.deleted')).toHaveLength(1);
-    expectError(await call('GET', `${BASE}/${org}`), 404, 'not_found');
+    expectError(await asUser(harness.app, admin, 'GET', `${BASE}/${org}`), 404, 'not_found');
   });
 });
 
@@ -729,8 +727,8 @@ describe('the integrations view', () => {
       organizationId: org,
       url: 'http://127.0.0.1:9/hooks',
     });
-    const answer = await call('GET', `${BASE}/${org}/integrations`);
-    const body = json<{
+    const answer = await asUser(harness.app, admin, 'GET', `${BASE}/${org}/integrations`);
+    const body = expectJson<{
       organizationId: string;
       apiKeys: { apiAccess: { available: boolean }; apiKeys: { clientId: string; name: string }[] };
       webhooks: { endpoints: { id: string; url: string }[] };
@@ -761,10 +759,10 @@ describe('SMS credits', () => {
   let bearer: { authorization: string };
 
   const remaining = async () => {
-    const billing = json<{ remainingSmsCredits: number; smsCreditsIncluded: number }>(
+    const billing = expectJson<{ remainingSmsCredits: number; smsCreditsIncluded: number }>(
       await harness.app.inject({ method: 'GET', url: '/api/billing/summary', headers: owner.headers }),
     );
-    const usage = json<{ remainingSmsCredits: number; smsCreditsIncluded: number }>(
+    const usage = expectJson<{ remainingSmsCredits: number; smsCreditsIncluded: number }>(
       await harness.app.inject({ method: 'GET', url: '/api/v1/usage', headers: bearer }),
     );
     expect(usage.remainingSmsCredits).toBe(billing.remainingSmsCredits);
@@ -776,7 +774,9 @@ describe('SMS credits', () => {
     org = await organization('Credits', 'Professional', true);
     owner = await signedInUser(harness, { role: 'owner', organizationId: org });
     const { request } = await oauthClient(org);
-    bearer = { authorization: `Bearer ${json<{ access_token: string }>(await request()).access_token}` };
+    bearer = {
+      authorization: `Bearer ${expectJson<{ access_token: string }>(await request()).access_token}`,
+    };
     await notification(org, 'Sms', 'sent', thisMonth);
     await notification(org, 'Sms', 'sent', thisMonth);
     await notification(org, 'Sms', 'sent', thisMonth);
@@ -788,20 +788,24 @@ describe('SMS credits', () => {
   it('raises the remaining credits of the billing summary and of /api/v1/usage by exactly the grant', async () => {
     const before = await remaining();
     expect(before).toBe(100 - 4);
-    const granted = json<{ grant: { amount: number; reason: string }; ledger: Ledger }>(
-      await call('POST', `${BASE}/${org}/credits`, { amount: 250, reason: 'Campaign launch' }),
+    const granted = await callAs<{ grant: { amount: number; reason: string }; ledger: Ledger }>(
+      harness.app,
+      admin,
+      'POST',
+      `${BASE}/${org}/credits`,
+      { amount: 250, reason: 'Campaign launch' },
     );
     expect(granted.grant).toMatchObject({ amount: 250, reason: 'Campaign launch' });
     expect(granted.ledger.remaining).toBe(before + 250);
     expect(await remaining()).toBe(before + 250);
-    json(await call('POST', `${BASE}/${org}/credits`, { amount: 7, reason: 'Goodwill' }));
+    await callAs(harness.app, admin, 'POST', `${BASE}/${org}/credits`, { amount: 7, reason: 'Goodwill' });
     expect(await remaining()).toBe(before + 257);
     const [event] = await auditEvents(org, 'organization.credits_granted');
     expect(event?.details).toMatchObject({ amount: 250, reason: 'Campaign launch' });
   });
 
   it('keeps a ledger of the month that sums to the remaining credits', async () => {
-    const ledger = json<Ledger>(await call('GET', `${BASE}/${org}/credits`));
+    const ledger = await callAs<Ledger>(harness.app, admin, 'GET', `${BASE}/${org}/credits`);
     expect(ledger).toMatchObject({
       planAllowance: 100,
       granted: 257,
@@ -831,7 +835,7 @@ describe('SMS credits', () => {
       org,
     ]);
     expect(await remaining()).toBe(100 - 4 + 250);
-    const ledger = json<Ledger>(await call('GET', `${BASE}/${org}/credits`));
+    const ledger = await callAs<Ledger>(harness.app, admin, 'GET', `${BASE}/${org}/credits`);
     expect(ledger.grants.map((grant) => grant.amount)).toEqual([250]);
     expect(ledger.remaining).toBe(346);
   });
@@ -849,7 +853,7 @@ describe('SMS credits', () => {
       [{ amount: 10, reason: 'Extra', free: true }, 'body.free'],
     ];
     for (const [body, field] of cases) {
-      const answer = await call('POST', `${BASE}/${org}/credits`, body);
+      const answer = await asUser(harness.app, admin, 'POST', `${BASE}/${org}/credits`, body);
       expect(answer.statusCode, JSON.stringify(body)).toBe(400);
       expect(fieldsOf(answer), JSON.stringify(body)).toContain(field);
     }

@@ -4,11 +4,11 @@
 // the provider's answer, refusals of bad input that change nothing, and the audit log. On a database of its own:
 // saved providers apply to every message of the platform, and the other files run next to this one.
 import { randomUUID } from 'node:crypto';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNotificationActivities } from '../../activities/notifications.ts';
 import { decryptSecret } from '../../config/secrets-encryption.ts';
 import { BackofficeAuditEvent, NotificationProviderSetting } from '../../db/entities/index.ts';
+import { asUser, callAs } from '../support/app-requests.ts';
 import { type SignedInAdmin, signedInAdmin } from '../support/backoffice.ts';
 import { draftTwoSignerEnvelope, TEST_ENCRYPTION_KEY, testConfig } from '../support/context.ts';
 import { openIsolatedHarness } from '../support/isolated-database.ts';
@@ -43,20 +43,6 @@ afterAll(async () => {
   await Promise.all([first?.close(), second?.close(), twilio?.close()]);
 });
 
-function call(method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown): Promise<LightMyRequestResponse> {
-  return harness.app.inject({
-    method,
-    url,
-    headers: admin.headers,
-    ...(body === undefined ? {} : { payload: body as object }),
-  });
-}
-
-function json<T = Record<string, unknown>>(response: LightMyRequestResponse, status = 200): T {
-  expect(response.statusCode, response.body).toBe(status);
-  return response.json() as T;
-}
-
 const rows = () =>
   harness.ctx.orm.em.fork().find(NotificationProviderSetting, {}, { orderBy: { kind: 'asc' } });
 
@@ -71,7 +57,7 @@ const smtpBody = (port: number, credentials: { user: string; password?: string |
 
 describe('SMTP in the backoffice', () => {
   it('shows the environment’s server until one is saved, never a password', async () => {
-    const shown = json(await call('GET', '/api/backoffice/smtp'));
+    const shown = await callAs(harness.app, admin, 'GET', '/api/backoffice/smtp');
     expect(shown).toMatchObject({
       source: 'environment',
       host: '127.0.0.1',
@@ -100,7 +86,7 @@ describe('SMTP in the backoffice', () => {
       [{ ...smtpBody(25, FIRST), extra: 1 }, ''],
     ];
     for (const [body, field] of cases) {
-      const response = await call('PUT', '/api/backoffice/smtp', body);
+      const response = await asUser(harness.app, admin, 'PUT', '/api/backoffice/smtp', body);
       expect(response.statusCode, response.body).toBe(400);
       const error = response.json().error;
       expect(error.code).toBe('invalid_request');
@@ -110,7 +96,13 @@ describe('SMTP in the backoffice', () => {
   });
 
   it('stores the server with its password encrypted, sends the test through it, and the next message too', async () => {
-    const saved = json(await call('PUT', '/api/backoffice/smtp', smtpBody(first.port, FIRST)));
+    const saved = await callAs(
+      harness.app,
+      admin,
+      'PUT',
+      '/api/backoffice/smtp',
+      smtpBody(first.port, FIRST),
+    );
     expect(saved).toMatchObject({
       source: 'database',
       port: first.port,
@@ -127,7 +119,9 @@ describe('SMTP in the backoffice', () => {
     );
 
     const before = first.received.length;
-    const tested = json(await call('POST', '/api/backoffice/smtp/test', { to: 'ops@customer.example' }));
+    const tested = await callAs(harness.app, admin, 'POST', '/api/backoffice/smtp/test', {
+      to: 'ops@customer.example',
+    });
     expect(tested).toMatchObject({ sent: true, provider: 'smtp', source: 'database' });
     expect(tested.answer).toMatch(/^250/);
     const [mail] = (await first.waitFor(before + 1)).slice(before);
@@ -138,17 +132,19 @@ describe('SMTP in the backoffice', () => {
 
     // Another server, the password left out (kept): the next test send and the next invitation the worker's
     // activity sends go there, with nothing restarted.
-    const moved = json(
-      await call('PUT', '/api/backoffice/smtp', { ...smtpBody(second.port, { user: SECOND.user }) }),
-    );
+    const moved = await callAs(harness.app, admin, 'PUT', '/api/backoffice/smtp', {
+      ...smtpBody(second.port, { user: SECOND.user }),
+    });
     expect(moved).toMatchObject({ port: second.port, passwordSet: true });
     // The kept password is the first server's: the second refuses it, and the test says why.
-    const refused = json(await call('POST', '/api/backoffice/smtp/test', { to: 'ops@customer.example' }));
+    const refused = await callAs(harness.app, admin, 'POST', '/api/backoffice/smtp/test', {
+      to: 'ops@customer.example',
+    });
     expect(refused).toMatchObject({ sent: false, provider: 'smtp', source: 'database' });
     expect(refused.answer).toMatch(/535|Invalid username or password/);
     expect(refused.answer).not.toContain(FIRST.password);
 
-    json(await call('PUT', '/api/backoffice/smtp', smtpBody(second.port, SECOND)));
+    await callAs(harness.app, admin, 'PUT', '/api/backoffice/smtp', smtpBody(second.port, SECOND));
     const draft = await draftTwoSignerEnvelope(harness.ctx, {
       title: 'Provider switch',
       recipients: [
@@ -181,8 +177,12 @@ describe('SMTP in the backoffice', () => {
   });
 
   it('removes the password with null', async () => {
-    const cleared = json(
-      await call('PUT', '/api/backoffice/smtp', smtpBody(second.port, { user: SECOND.user, password: null })),
+    const cleared = await callAs(
+      harness.app,
+      admin,
+      'PUT',
+      '/api/backoffice/smtp',
+      smtpBody(second.port, { user: SECOND.user, password: null }),
     );
     expect(cleared.passwordSet).toBe(false);
     expect((await rows()).find((row) => row.kind === 'smtp')?.secretEncrypted).toBeNull();
@@ -191,36 +191,36 @@ describe('SMTP in the backoffice', () => {
 
 describe('SMS and WhatsApp in the backoffice', () => {
   it('shows no provider until one is saved, then sends test messages through each with Twilio’s answer', async () => {
-    expect(json(await call('GET', '/api/backoffice/sms'))).toMatchObject({
+    expect(await callAs(harness.app, admin, 'GET', '/api/backoffice/sms')).toMatchObject({
       source: 'none',
       authTokenSet: false,
     });
     const token = 'twilio-auth-token-0123456789';
-    const sms = json(
-      await call('PUT', '/api/backoffice/sms', {
-        accountSid: ACCOUNT_SID,
-        authToken: token,
-        from: '+15005550006',
-        apiBaseUrl: twilio.baseUrl,
-      }),
-    );
+    const sms = await callAs(harness.app, admin, 'PUT', '/api/backoffice/sms', {
+      accountSid: ACCOUNT_SID,
+      authToken: token,
+      from: '+15005550006',
+      apiBaseUrl: twilio.baseUrl,
+    });
     expect(sms).toMatchObject({ source: 'database', accountSid: ACCOUNT_SID, authTokenSet: true });
     expect(JSON.stringify(sms)).not.toContain(token);
-    const whatsapp = json(
-      await call('PUT', '/api/backoffice/whatsapp', {
-        accountSid: ACCOUNT_SID,
-        authToken: token,
-        from: '+14155238886',
-        apiBaseUrl: twilio.baseUrl,
-      }),
-    );
+    const whatsapp = await callAs(harness.app, admin, 'PUT', '/api/backoffice/whatsapp', {
+      accountSid: ACCOUNT_SID,
+      authToken: token,
+      from: '+14155238886',
+      apiBaseUrl: twilio.baseUrl,
+    });
     expect(whatsapp).toMatchObject({ source: 'database', from: '+14155238886' });
 
     const before = twilio.requests.length;
-    const smsTest = json(await call('POST', '/api/backoffice/sms/test', { to: '+972501234567' }));
+    const smsTest = await callAs(harness.app, admin, 'POST', '/api/backoffice/sms/test', {
+      to: '+972501234567',
+    });
     expect(smsTest).toMatchObject({ sent: true, provider: 'twilio', source: 'database' });
     expect(smsTest.providerMessageId).toMatch(/^SM/);
-    const whatsappTest = json(await call('POST', '/api/backoffice/whatsapp/test', { to: '+972501234567' }));
+    const whatsappTest = await callAs(harness.app, admin, 'POST', '/api/backoffice/whatsapp/test', {
+      to: '+972501234567',
+    });
     expect(whatsappTest).toMatchObject({ sent: true, provider: 'twilio' });
     const [smsRequest, whatsappRequest] = twilio.requests.slice(before);
     expect(smsRequest?.form).toMatchObject({ To: '+972501234567', From: '+15005550006' });
@@ -254,7 +254,7 @@ describe('SMS and WhatsApp in the backoffice', () => {
         'authToken',
       ],
     ] as const) {
-      const response = await call(url.endsWith('/test') ? 'POST' : 'PUT', url, body);
+      const response = await asUser(harness.app, admin, url.endsWith('/test') ? 'POST' : 'PUT', url, body);
       expect(response.statusCode, response.body).toBe(400);
       expect(response.json().error.details.map((d: { field: string }) => d.field)).toContain(`body.${field}`);
     }

@@ -5,12 +5,12 @@
 // the audit log. On a database of its own: stored templates apply to every message of the platform, and the
 // other files run next to this one.
 import { randomUUID } from 'node:crypto';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNotificationActivities } from '../../activities/notifications.ts';
 import { BackofficeAuditEvent, NotificationTemplate } from '../../db/entities/index.ts';
 import { TEMPLATE_KINDS } from '../../domain/notification-templates.ts';
 import { createPlatformAdmin } from '../../services/backoffice/platform-admins.ts';
+import { asUser, callAs } from '../support/app-requests.ts';
 import { type SignedInAdmin, signedInAdmin } from '../support/backoffice.ts';
 import { draftTwoSignerEnvelope, TEST_ENCRYPTION_KEY, testConfig } from '../support/context.ts';
 import { openIsolatedHarness } from '../support/isolated-database.ts';
@@ -32,7 +32,7 @@ beforeAll(async () => {
   harness = await openIsolatedHarness(testConfig());
   admin = await signedInAdmin(harness, 'templates');
   // Stored providers: the worker's activity and the API's own emails both use them (backoffice-providers).
-  const email = await call('PUT', '/api/backoffice/smtp', {
+  const email = await asUser(harness.app, admin, 'PUT', '/api/backoffice/smtp', {
     host: '127.0.0.1',
     port: smtp.port,
     secure: false,
@@ -41,7 +41,7 @@ beforeAll(async () => {
     from: 'sigil@sigil.example',
   });
   expect(email.statusCode, email.body).toBe(200);
-  const sms = await call('PUT', '/api/backoffice/sms', {
+  const sms = await asUser(harness.app, admin, 'PUT', '/api/backoffice/sms', {
     accountSid: ACCOUNT_SID,
     authToken: 'twilio-auth-token-templates',
     from: '+15005550006',
@@ -53,20 +53,6 @@ afterAll(async () => {
   await harness?.close();
   await Promise.all([smtp?.close(), twilio?.close()]);
 });
-
-function call(method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown): Promise<LightMyRequestResponse> {
-  return harness.app.inject({
-    method,
-    url,
-    headers: admin.headers,
-    ...(body === undefined ? {} : { payload: body as object }),
-  });
-}
-
-function json<T = Record<string, unknown>>(response: LightMyRequestResponse, status = 200): T {
-  expect(response.statusCode, response.body).toBe(status);
-  return response.json() as T;
-}
 
 interface TemplateView {
   kind: string;
@@ -83,7 +69,8 @@ interface TemplateView {
   updatedBy: string | null;
 }
 
-const list = async () => json<{ templates: TemplateView[] }>(await call('GET', URL)).templates;
+const list = async () =>
+  (await callAs<{ templates: TemplateView[] }>(harness.app, admin, 'GET', URL)).templates;
 const storedRows = () => harness.ctx.orm.em.fork().find(NotificationTemplate, {});
 const auditActions = async () =>
   (
@@ -195,7 +182,7 @@ describe('notification templates in the backoffice', () => {
     ];
     for (const { entry, field, message } of cases) {
       // A valid entry first: the refusal of the second stores neither.
-      const refused = await call('PUT', URL, {
+      const refused = await asUser(harness.app, admin, 'PUT', URL, {
         templates: [
           { kind: 'cancelled', language: 'en', subject: 'Cancelled', body: 'Gone.', sms: 'Gone.' },
           entry,
@@ -209,7 +196,7 @@ describe('notification templates in the backoffice', () => {
       const detail = error.details.find((item) => item.field === field.replace('.0.', '.1.'));
       expect(detail?.message, JSON.stringify(error.details)).toMatch(message);
     }
-    const twice = await call('PUT', URL, {
+    const twice = await asUser(harness.app, admin, 'PUT', URL, {
       templates: [
         { kind: 'otp', language: 'en', sms: '{code}' },
         { kind: 'otp', language: 'en', sms: 'Code {code}' },
@@ -222,14 +209,18 @@ describe('notification templates in the backoffice', () => {
   });
 
   it('previews texts with sample values as a message would be, escaping HTML, without storing them', async () => {
-    const preview = json<{ subject: string; text: string; html: string; sms: string }>(
-      await call('POST', `${URL}/preview`, {
+    const preview = await callAs<{ subject: string; text: string; html: string; sms: string }>(
+      harness.app,
+      admin,
+      'POST',
+      `${URL}/preview`,
+      {
         kind: 'invitation',
         language: 'he',
         subject: INVITATION.he.subject,
         body: `${INVITATION.he.body}\n\n<b>not bold</b> {deadline}`,
         sms: INVITATION.he.sms,
-      }),
+      },
     );
     expect(preview.subject).toBe('בקשה לחתום על הסכם שירותים 2027 עבור דוגמה בע"מ');
     expect(preview.text).toContain('דנה לוי היקר/ה,');
@@ -247,16 +238,14 @@ describe('notification templates in the backoffice', () => {
       'הודעה מותאמת: לחתימה על הסכם שירותים 2027 בכתובת https://sigil.example/sign/sample-link-for-the-preview',
     );
 
-    const otp = json<Record<string, unknown>>(
-      await call('POST', `${URL}/preview`, {
-        kind: 'otp',
-        language: 'en',
-        sms: 'Code {code}, {minutes} min',
-      }),
-    );
+    const otp = await callAs<Record<string, unknown>>(harness.app, admin, 'POST', `${URL}/preview`, {
+      kind: 'otp',
+      language: 'en',
+      sms: 'Code {code}, {minutes} min',
+    });
     expect(otp).toEqual({ subject: null, text: null, html: null, sms: 'Code 482913, 10 min' });
 
-    const refused = await call('POST', `${URL}/preview`, {
+    const refused = await asUser(harness.app, admin, 'POST', `${URL}/preview`, {
       kind: 'otp',
       language: 'en',
       sms: 'No code {title}',
@@ -267,14 +256,12 @@ describe('notification templates in the backoffice', () => {
   });
 
   it('uses stored texts for the next invitation in each language, by email and SMS, until they are reset', async () => {
-    const saved = json<{ templates: TemplateView[] }>(
-      await call('PUT', URL, {
-        templates: [
-          { kind: 'invitation', language: 'en', ...INVITATION.en },
-          { kind: 'invitation', language: 'he', ...INVITATION.he },
-        ],
-      }),
-    );
+    const saved = await callAs<{ templates: TemplateView[] }>(harness.app, admin, 'PUT', URL, {
+      templates: [
+        { kind: 'invitation', language: 'en', ...INVITATION.en },
+        { kind: 'invitation', language: 'he', ...INVITATION.he },
+      ],
+    });
     const english = saved.templates.find((entry) => entry.kind === 'invitation' && entry.language === 'en');
     expect(english).toMatchObject({ customized: true, ...INVITATION.en, updatedBy: admin.admin.email });
 
@@ -331,9 +318,9 @@ describe('notification templates in the backoffice', () => {
     );
 
     // Reset the English one: the next English invitation is the built-in one; the Hebrew one stays.
-    const reset = json<{ templates: TemplateView[] }>(
-      await call('PUT', URL, { templates: [{ kind: 'invitation', language: 'en', reset: true }] }),
-    );
+    const reset = await callAs<{ templates: TemplateView[] }>(harness.app, admin, 'PUT', URL, {
+      templates: [{ kind: 'invitation', language: 'en', reset: true }],
+    });
     expect(
       reset.templates.find((entry) => entry.kind === 'invitation' && entry.language === 'en'),
     ).toMatchObject({ customized: false, subject: '{organization} sent you "{title}" to sign' });
@@ -344,28 +331,28 @@ describe('notification templates in the backoffice', () => {
     await invite(draft.first.id);
     const [builtIn] = (await smtp.waitFor(afterReset + 1)).slice(afterReset);
     expect(builtIn?.parsed.subject).toMatch(/ sent you "Lease 7" to sign$/);
-    await call('PUT', URL, { templates: [{ kind: 'invitation', language: 'he', reset: true }] });
+    await asUser(harness.app, admin, 'PUT', URL, {
+      templates: [{ kind: 'invitation', language: 'he', reset: true }],
+    });
   });
 
   it('uses stored texts for account emails and for the backoffice’s own sign-in code', async () => {
-    json(
-      await call('PUT', URL, {
-        templates: [
-          {
-            kind: 'reset_password',
-            language: 'en',
-            subject: 'New password for {email}',
-            body: 'Hi {name},\n\nChoose a new password here: {link}\n\n{organization}',
-          },
-          {
-            kind: 'platform_admin_code',
-            language: 'he',
-            subject: 'קוד: {code}',
-            body: 'שלום {name},\n\nהקוד שלך הוא {code} ל-{minutes} דקות.',
-          },
-        ],
-      }),
-    );
+    await callAs(harness.app, admin, 'PUT', URL, {
+      templates: [
+        {
+          kind: 'reset_password',
+          language: 'en',
+          subject: 'New password for {email}',
+          body: 'Hi {name},\n\nChoose a new password here: {link}\n\n{organization}',
+        },
+        {
+          kind: 'platform_admin_code',
+          language: 'he',
+          subject: 'קוד: {code}',
+          body: 'שלום {name},\n\nהקוד שלך הוא {code} ל-{minutes} דקות.',
+        },
+      ],
+    });
     const user = await signedInUser(harness, { role: 'owner' });
     const before = smtp.received.length;
     const forgot = await harness.app.inject({
@@ -421,20 +408,20 @@ describe('notification templates in the backoffice', () => {
 
   it('records every change and reset in the audit log with what changed', async () => {
     const before = await auditActions();
-    json(
-      await call('PUT', URL, {
-        templates: [
-          {
-            kind: 'declined',
-            language: 'en',
-            subject: '{decliner} said no',
-            body: 'Reason: {reason}',
-            sms: 'No: {reason}',
-          },
-        ],
-      }),
-    );
-    json(await call('PUT', URL, { templates: [{ kind: 'declined', language: 'en', reset: true }] }));
+    await callAs(harness.app, admin, 'PUT', URL, {
+      templates: [
+        {
+          kind: 'declined',
+          language: 'en',
+          subject: '{decliner} said no',
+          body: 'Reason: {reason}',
+          sms: 'No: {reason}',
+        },
+      ],
+    });
+    await callAs(harness.app, admin, 'PUT', URL, {
+      templates: [{ kind: 'declined', language: 'en', reset: true }],
+    });
     const events = await harness.ctx.orm.em
       .fork()
       .find(
