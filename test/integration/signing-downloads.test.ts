@@ -317,6 +317,34 @@ describe('the signed copy for every recipient', () => {
     expect(await downloadEvents(envelope.id)).toHaveLength(1);
   });
 
+  it('asks an OTP recipient without a signer session for their code before the original', async () => {
+    const envelope = await sentEnvelope(harness, sender, {
+      title: TITLE,
+      workflowType: 'Parallel',
+      templateId: acme.templateId,
+      recipients: [
+        {
+          roleName: 'Client',
+          fullName: 'Dana Levi',
+          phone: '+972501234567',
+          deliveryChannel: 'ManualLink',
+          authenticationMethod: 'OtpSms',
+        },
+        { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@provider.example' },
+      ],
+    });
+    const token = envelope.tokenOf('Dana Levi');
+    expect(await downloads(token)).toMatchObject({
+      state: 'ready',
+      authenticated: false,
+      downloads: { finalPdf: null, auditTrail: null, original: null },
+    });
+    const refused = await signer('GET', `/api/signing/${token}/documents/original`);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error.message).toMatch(/verify the one-time code first/);
+    expect(await downloadEvents(envelope.id)).toHaveLength(0);
+  });
+
   it('stops serving once the retention deleted the envelope, and after its files are purged', async () => {
     const envelope = await completed();
     const first = await signer('GET', `/api/signing/${envelope.cc}/documents/final-pdf`);
