@@ -72,3 +72,14 @@ export interface ProviderInput {
   /** The input's width: a port's few digits, or the whole row. */
   size?: 'short' | 'wide';
 }
+
+/** A provider's test send (ProviderTest): its words, the page's own check of what was typed (a message when it
+ * cannot be sent), and the call. */
+export interface ProviderTestSend {
+  label: string;
+  hint: string;
+  type: 'email' | 'tel';
+  submitLabel: string;
+  check: (to: string) => string | undefined;
+  send: (to: string) => Promise<ProviderTestResult>;
+}
