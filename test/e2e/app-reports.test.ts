@@ -218,15 +218,19 @@ describe('the business app: reports', () => {
     await page.getByLabel('From').fill(day(now));
     await page.getByLabel('To (included)').fill(day(lastMonthStart));
     await page.getByRole('button', { name: 'Show' }).click();
-    await eventually(() => page.getByRole('alert').textContent()).toBe(
+    // Said beside the last date, which gets the focus.
+    await eventually(() => page.locator('#report-to-error').textContent()).toBe(
       'The last date must not be before the first.',
     );
+    expect(await page.getByLabel('To (included)').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.evaluate('document.activeElement?.id')).toBe('report-to');
+    await browser.screenshot(page, 'app-reports-range-refused-en-desktop');
     await page.getByLabel('From').fill(day(lastMonthStart));
     await page.getByLabel('To (included)').fill(day(now));
     await page.getByRole('button', { name: 'Show' }).click();
     await eventually(() => card(page, 'sent').textContent()).toBe('7');
     expect(await card(page, 'completed').textContent()).toBe('4');
-    expect(await page.getByRole('alert').count()).toBe(0);
+    expect(await page.locator('#report-to-error').count()).toBe(0);
     await expectAccessible(page, 'reports, custom range');
 
     // The CSV file of what the page shows.

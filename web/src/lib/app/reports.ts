@@ -198,3 +198,21 @@ export function reportCsv(report: ReportSummary, labels: ReportCsvLabels, from: 
   for (const r of report.declineReasons) lines.push([r.reason, r.count, r.lastDeclinedAt]);
   return `\uFEFF${lines.map((line) => line.map(csvCell).join(',')).join('\r\n')}\r\n`;
 }
+
+/**
+ * The range the page's address asks for: `?period=lastMonth` (or `last30Days`), `?period=custom&from=…&to=…`
+ * (both days included), else this month — also for an address whose days make no range.
+ */
+export function rangeFromAddress(
+  params: URLSearchParams,
+  now = new Date(),
+): { preset: ReportPreset; range: ReportRange } {
+  const period = params.get('period');
+  if (period === 'custom') {
+    const chosen = customRange(params.get('from') ?? '', params.get('to') ?? '', REPORT_MAX_DAYS);
+    if ('range' in chosen) return { preset: 'custom', range: chosen.range };
+  } else if (period === 'lastMonth' || period === 'last30Days') {
+    return { preset: period, range: presetRange(period, now) };
+  }
+  return { preset: 'thisMonth', range: presetRange('thisMonth', now) };
+}
