@@ -4,13 +4,13 @@
 // their team); the /api/v1 create rules (400 naming the field), another organization's template and file
 // (404), documents:manage, and Idempotency-Key (a double click creates one envelope).
 import { randomUUID } from 'node:crypto';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppUser, Envelope, Organization, Template } from '../../db/entities/index.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
 import { findEnvelope } from '../../services/envelopes/find-envelope.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
+import { asUser, callAs, expectJson } from '../support/app-requests.ts';
 import { createOrganizationWithTemplate } from '../support/context.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
@@ -31,25 +31,6 @@ const RECIPIENTS = [
   { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com', deliveryChannel: 'ManualLink' },
 ];
 
-function post(
-  user: SignedInUser,
-  url: string,
-  payload: unknown,
-  headers: Record<string, string> = {},
-): Promise<LightMyRequestResponse> {
-  return harness.app.inject({
-    method: 'POST',
-    url,
-    headers: { ...user.headers, ...headers },
-    payload: payload as Record<string, unknown>,
-  });
-}
-
-function json<T = Record<string, unknown>>(response: LightMyRequestResponse, status = 200): T {
-  expect(response.statusCode, response.body).toBe(status);
-  return response.json() as T;
-}
-
 const fromTemplate = (changes: Record<string, unknown> = {}) => ({
   title: 'Services agreement',
   templateId,
@@ -63,7 +44,7 @@ async function listedIds(user: SignedInUser): Promise<string[]> {
     url: '/api/documents?limit=100',
     headers: user.headers,
   });
-  return json<{ documents: { id: string }[] }>(response).documents.map((row) => row.id);
+  return expectJson<{ documents: { id: string }[] }>(response).documents.map((row) => row.id);
 }
 
 async function workflowExists(envelopeId: string): Promise<boolean> {
@@ -85,8 +66,10 @@ beforeAll(async () => {
   organizationId = made.organization.id;
   templateId = made.template.id;
   const owner = await signedInUser(harness, { role: 'owner', organizationId });
-  salesTeam = json<{ id: string }>(await post(owner, '/api/teams', { name: 'Sales' })).id;
-  const supportTeam = json<{ id: string }>(await post(owner, '/api/teams', { name: 'Support' })).id;
+  salesTeam = (await callAs<{ id: string }>(harness.app, owner, 'POST', '/api/teams', { name: 'Sales' })).id;
+  const supportTeam = (
+    await callAs<{ id: string }>(harness.app, owner, 'POST', '/api/teams', { name: 'Support' })
+  ).id;
   const user = async (role: string, teamId: string) => {
     const made = await signedInUser(harness, { role, organizationId });
     await harness.ctx.orm.em.fork().nativeUpdate(AppUser, { id: made.user.id }, { teamId });
@@ -108,8 +91,12 @@ afterAll(async () => {
 
 describe('sending from a template', () => {
   it('sends at once: the workflow runs, the sender and team are recorded, the envelope page answers', async () => {
-    const document = json<{ id: string; status: string; source: string; title: string }>(
-      await post(sender, '/api/documents/send-from-template', fromTemplate({ workflowType: 'Parallel' })),
+    const document = await callAs<{ id: string; status: string; source: string; title: string }>(
+      harness.app,
+      sender,
+      'POST',
+      '/api/documents/send-from-template',
+      fromTemplate({ workflowType: 'Parallel' }),
     );
     expect(document).toMatchObject({ status: 'Sent', source: 'template', title: 'Services agreement' });
     const { envelope, recipients } = await findEnvelope(harness.ctx, organizationId, document.id);
@@ -131,7 +118,7 @@ describe('sending from a template', () => {
   });
 
   it('saves a Draft: nothing is sent, the recipients, deadline and prefilled values are kept', async () => {
-    const detail = json<{ fields: { id: string; label: string }[] }>(
+    const detail = expectJson<{ fields: { id: string; label: string }[] }>(
       await harness.app.inject({
         method: 'GET',
         url: `/api/templates/${templateId}`,
@@ -141,20 +128,20 @@ describe('sending from a template', () => {
     const clientName = detail.fields.find((field) => field.label === 'Client name');
     expect(clientName).toBeDefined();
     const expiresAt = new Date(Date.now() + 5 * 24 * 60 * 60 * 1000).toISOString();
-    const document = json<{ id: string; status: string }>(
-      await post(
-        sender,
-        '/api/documents/send-from-template',
-        fromTemplate({
-          draft: true,
-          expiresAt,
-          recipients: [
-            { ...RECIPIENTS[0], language: 'he', type: 'Signer' },
-            { ...RECIPIENTS[1], type: 'Signer' },
-          ],
-          initialValues: [{ fieldDefinitionId: clientName?.id, value: 'Dana Levi Ltd' }],
-        }),
-      ),
+    const document = await callAs<{ id: string; status: string }>(
+      harness.app,
+      sender,
+      'POST',
+      '/api/documents/send-from-template',
+      fromTemplate({
+        draft: true,
+        expiresAt,
+        recipients: [
+          { ...RECIPIENTS[0], language: 'he', type: 'Signer' },
+          { ...RECIPIENTS[1], type: 'Signer' },
+        ],
+        initialValues: [{ fieldDefinitionId: clientName?.id, value: 'Dana Levi Ltd' }],
+      }),
     );
     expect(document.status).toBe('Draft');
     expect(await workflowExists(document.id)).toBe(false);
@@ -194,8 +181,14 @@ describe('sending from a template', () => {
     ];
     const before = await envelopeCount();
     for (const [changes, field] of cases) {
-      const response = await post(sender, '/api/documents/send-from-template', fromTemplate(changes));
-      const body = json<{ error: { code: string; details: { field: string }[] } }>(response, 400);
+      const response = await asUser(
+        harness.app,
+        sender,
+        'POST',
+        '/api/documents/send-from-template',
+        fromTemplate(changes),
+      );
+      const body = expectJson<{ error: { code: string; details: { field: string }[] } }>(response, 400);
       expect(body.error.code, JSON.stringify(changes)).toBe('invalid_request');
       expect(
         body.error.details.map((detail) => detail.field),
@@ -206,16 +199,30 @@ describe('sending from a template', () => {
   });
 
   it('keeps tenants apart and needs documents:manage', async () => {
-    const foreign = await post(
+    const foreign = await asUser(
+      harness.app,
       sender,
+      'POST',
       '/api/documents/send-from-template',
       fromTemplate({ templateId: strangerTemplateId }),
     );
     expect(foreign.statusCode, foreign.body).toBe(404);
-    const theirs = await post(stranger, '/api/documents/send-from-template', fromTemplate());
+    const theirs = await asUser(
+      harness.app,
+      stranger,
+      'POST',
+      '/api/documents/send-from-template',
+      fromTemplate(),
+    );
     expect(theirs.statusCode, theirs.body).toBe(404);
     const before = await envelopeCount();
-    const denied = await post(member, '/api/documents/send-from-template', fromTemplate());
+    const denied = await asUser(
+      harness.app,
+      member,
+      'POST',
+      '/api/documents/send-from-template',
+      fromTemplate(),
+    );
     expect(denied.statusCode, denied.body).toBe(403);
     const anonymous = await harness.app.inject({
       method: 'POST',
@@ -224,9 +231,18 @@ describe('sending from a template', () => {
       payload: fromTemplate(),
     });
     expect(anonymous.statusCode).toBe(401);
-    const crossSite = await post(sender, '/api/documents/send-from-template', fromTemplate(), {
-      origin: 'https://evil.example',
-    });
+    const crossSite = await asUser(
+      harness.app,
+      sender,
+      'POST',
+      '/api/documents/send-from-template',
+      fromTemplate(),
+      {
+        headers: {
+          origin: 'https://evil.example',
+        },
+      },
+    );
     expect(crossSite.statusCode).toBe(403);
     expect(crossSite.json().error.code).toBe('cross_site_request');
     expect(await envelopeCount()).toBe(before);
@@ -235,35 +251,57 @@ describe('sending from a template', () => {
   it('answers a repeated Idempotency-Key with the first envelope, creating one', async () => {
     const key = randomUUID();
     const before = await envelopeCount();
-    const first = await post(sender, '/api/documents/send-from-template', fromTemplate({ title: 'Once' }), {
-      'idempotency-key': key,
-    });
-    const firstBody = json<{ id: string; status: string }>(first);
+    const first = await asUser(
+      harness.app,
+      sender,
+      'POST',
+      '/api/documents/send-from-template',
+      fromTemplate({ title: 'Once' }),
+      { idempotencyKey: key },
+    );
+    const firstBody = expectJson<{ id: string; status: string }>(first);
     expect(firstBody.status).toBe('Sent');
-    const again = await post(sender, '/api/documents/send-from-template', fromTemplate({ title: 'Once' }), {
-      'idempotency-key': key,
-    });
+    const again = await asUser(
+      harness.app,
+      sender,
+      'POST',
+      '/api/documents/send-from-template',
+      fromTemplate({ title: 'Once' }),
+      { idempotencyKey: key },
+    );
     expect(again.statusCode).toBe(200);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.json().id).toBe(firstBody.id);
     expect(await envelopeCount()).toBe(before + 1);
     // The same key with another body is refused; another organization's identical key is unrelated.
-    const reused = await post(sender, '/api/documents/send-from-template', fromTemplate({ title: 'Twice' }), {
-      'idempotency-key': key,
-    });
+    const reused = await asUser(
+      harness.app,
+      sender,
+      'POST',
+      '/api/documents/send-from-template',
+      fromTemplate({ title: 'Twice' }),
+      { idempotencyKey: key },
+    );
     expect(reused.statusCode).toBe(409);
     expect(reused.json().error.code).toBe('idempotency_key_reused');
-    const elsewhere = await post(
+    const elsewhere = await asUser(
+      harness.app,
       stranger,
+      'POST',
       '/api/documents/send-from-template',
       fromTemplate({ title: 'Once', templateId: strangerTemplateId }),
-      { 'idempotency-key': key },
+      { idempotencyKey: key },
     );
     expect(elsewhere.statusCode, elsewhere.body).toBe(200);
     expect(elsewhere.json().id).not.toBe(firstBody.id);
-    const malformed = await post(sender, '/api/documents/send-from-template', fromTemplate(), {
-      'idempotency-key': 'é'.repeat(3),
-    });
+    const malformed = await asUser(
+      harness.app,
+      sender,
+      'POST',
+      '/api/documents/send-from-template',
+      fromTemplate(),
+      { idempotencyKey: 'é'.repeat(3) },
+    );
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json().error.details[0].field).toBe('headers.idempotency-key');
   });
@@ -288,7 +326,7 @@ describe('the send page’s defaults', () => {
       url: '/api/documents/send-defaults',
       headers: sender.headers,
     });
-    expect(json(defaults)).toEqual({
+    expect(expectJson(defaults)).toEqual({
       expirationDays: 12,
       authenticationMethod: 'OtpSms',
       languages: ['en', 'he'],
@@ -299,18 +337,18 @@ describe('the send page’s defaults', () => {
       headers: member.headers,
     });
     expect(denied.statusCode).toBe(403);
-    const document = json<{ id: string }>(
-      await post(
-        sender,
-        '/api/documents/send-from-template',
-        fromTemplate({
-          draft: true,
-          recipients: [
-            { ...RECIPIENTS[0], phone: '+972501234567' },
-            { ...RECIPIENTS[1], authenticationMethod: 'SecureLink' },
-          ],
-        }),
-      ),
+    const document = await callAs<{ id: string }>(
+      harness.app,
+      sender,
+      'POST',
+      '/api/documents/send-from-template',
+      fromTemplate({
+        draft: true,
+        recipients: [
+          { ...RECIPIENTS[0], phone: '+972501234567' },
+          { ...RECIPIENTS[1], authenticationMethod: 'SecureLink' },
+        ],
+      }),
     );
     const { envelope, recipients } = await findEnvelope(harness.ctx, organizationId, document.id);
     expect(recipients.map((r) => r.authenticationMethod)).toEqual(['OtpSms', 'SecureLink']);
@@ -351,9 +389,11 @@ describe('sending from a one-off PDF', () => {
   ];
 
   it('stores the PDF, then sends an envelope of it with its fields, recorded with its sender', async () => {
-    const file = json<{ fileId: string; pageCount: number; pages: { width: number; height: number }[] }>(
-      await post(sender, '/api/documents/files', { pdfBase64, filename: 'lease.pdf' }),
-    );
+    const file = await callAs<{
+      fileId: string;
+      pageCount: number;
+      pages: { width: number; height: number }[];
+    }>(harness.app, sender, 'POST', '/api/documents/files', { pdfBase64, filename: 'lease.pdf' });
     expect(file.pageCount).toBeGreaterThan(0);
     expect(file.pages[0]?.width).toBeGreaterThan(500);
     const key = randomUUID();
@@ -367,8 +407,10 @@ describe('sending from a one-off PDF', () => {
         { ...RECIPIENTS[1], signingOrder: 1 },
       ],
     };
-    const document = json<{ id: string; status: string; source: string }>(
-      await post(sender, '/api/documents/send-from-file', request, { 'idempotency-key': key }),
+    const document = expectJson<{ id: string; status: string; source: string }>(
+      await asUser(harness.app, sender, 'POST', '/api/documents/send-from-file', request, {
+        idempotencyKey: key,
+      }),
     );
     expect(document).toMatchObject({ status: 'Sent', source: 'file' });
     const { envelope, recipients } = await findEnvelope(harness.ctx, organizationId, document.id);
@@ -384,51 +426,61 @@ describe('sending from a one-off PDF', () => {
     expect(await workflowExists(document.id)).toBe(true);
     // A double click: one envelope.
     const before = await envelopeCount();
-    const again = await post(sender, '/api/documents/send-from-file', request, { 'idempotency-key': key });
+    const again = await asUser(harness.app, sender, 'POST', '/api/documents/send-from-file', request, {
+      idempotencyKey: key,
+    });
     expect(again.json().id).toBe(document.id);
     expect(await envelopeCount()).toBe(before);
   });
 
   it('saves a Draft from a file', async () => {
-    const file = json<{ fileId: string }>(await post(sender, '/api/documents/files', { pdfBase64 }));
-    const document = json<{ id: string; status: string }>(
-      await post(sender, '/api/documents/send-from-file', {
+    const file = await callAs<{ fileId: string }>(harness.app, sender, 'POST', '/api/documents/files', {
+      pdfBase64,
+    });
+    const document = await callAs<{ id: string; status: string }>(
+      harness.app,
+      sender,
+      'POST',
+      '/api/documents/send-from-file',
+      {
         title: 'Draft lease',
         fileId: file.fileId,
         fields: FIELDS,
         recipients: RECIPIENTS,
         draft: true,
-      }),
+      },
     );
     expect(document.status).toBe('Draft');
     expect(await workflowExists(document.id)).toBe(false);
   });
 
   it('refuses a field off its page, a file that is not a PDF and another organization’s file', async () => {
-    const file = json<{ fileId: string }>(await post(sender, '/api/documents/files', { pdfBase64 }));
-    const offPage = await post(sender, '/api/documents/send-from-file', {
+    const file = await callAs<{ fileId: string }>(harness.app, sender, 'POST', '/api/documents/files', {
+      pdfBase64,
+    });
+    const offPage = await asUser(harness.app, sender, 'POST', '/api/documents/send-from-file', {
       title: 'Off page',
       fileId: file.fileId,
       fields: [{ ...FIELDS[0], x: 5000 }, FIELDS[1], FIELDS[2]],
       recipients: RECIPIENTS,
     });
-    expect(json<{ error: { details: { field: string }[] } }>(offPage, 400).error.details[0]?.field).toBe(
-      'fields.0.x',
-    );
-    const notPdf = await post(sender, '/api/documents/files', {
+    expect(
+      expectJson<{ error: { details: { field: string }[] } }>(offPage, 400).error.details[0]?.field,
+    ).toBe('fields.0.x');
+    const notPdf = await asUser(harness.app, sender, 'POST', '/api/documents/files', {
       pdfBase64: Buffer.from('hello, not a PDF').toString('base64'),
     });
-    expect(json<{ error: { details: { field: string }[] } }>(notPdf, 400).error.details[0]?.field).toBe(
+    expect(expectJson<{ error: { details: { field: string }[] } }>(notPdf, 400).error.details[0]?.field).toBe(
       'body.pdfBase64',
     );
-    const theirs = await post(stranger, '/api/documents/send-from-file', {
+    const theirs = await asUser(harness.app, stranger, 'POST', '/api/documents/send-from-file', {
       title: 'Not mine',
       fileId: file.fileId,
       fields: FIELDS,
       recipients: RECIPIENTS,
     });
     expect(theirs.statusCode, theirs.body).toBe(404);
-    const denied = await post(member, '/api/documents/files', { pdfBase64 });
+    const denied = await asUser(harness.app, member, 'POST', '/api/documents/files', { pdfBase64 });
     expect(denied.statusCode).toBe(403);
   });
 });

@@ -6,7 +6,6 @@
 // documents:manage. The exactly-once rules of the rows (a retry after a crash between creating and sending, a
 // row refused when its turn comes, a run whose start was lost) are driven through the activity's own function.
 import { randomUUID } from 'node:crypto';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertBulkSend } from '../../db/bulk-sends.ts';
 import { AppUser, Envelope, EnvelopeFieldValue, Organization } from '../../db/entities/index.ts';
@@ -15,6 +14,7 @@ import { createEnvelope } from '../../services/envelopes/create-envelope.ts';
 import { resumeBulkSends } from '../../temporal/bulk-sends.ts';
 import { bulkSendProgressQuery, bulkSendWorkflowId } from '../../workflows/bulk-send-contracts.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
+import { asUser, callAs, expectJson } from '../support/app-requests.ts';
 import { createOrganizationWithTemplate, testConfig } from '../support/context.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
@@ -52,26 +52,6 @@ const request = (csv: string, changes: Record<string, unknown> = {}) => ({
   ...changes,
 });
 
-function call(
-  user: SignedInUser,
-  method: 'GET' | 'POST',
-  url: string,
-  payload?: unknown,
-  headers: Record<string, string> = {},
-): Promise<LightMyRequestResponse> {
-  return harness.app.inject({
-    method,
-    url,
-    headers: { ...user.headers, ...headers },
-    ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
-  });
-}
-
-function json<T = Record<string, unknown>>(response: LightMyRequestResponse, status = 200): T {
-  expect(response.statusCode, response.body).toBe(status);
-  return response.json() as T;
-}
-
 interface RunView {
   id: string;
   status: string;
@@ -97,7 +77,7 @@ async function runCount(): Promise<number> {
 async function untilFinished(user: SignedInUser, id: string, timeoutMs = 90_000): Promise<RunView> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const run = json<RunView>(await call(user, 'GET', `/api/bulk-sends/${id}`));
+    const run = await callAs<RunView>(harness.app, user, 'GET', `/api/bulk-sends/${id}`);
     if (run.status !== 'Running') return run;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -111,7 +91,7 @@ beforeAll(async () => {
   templateId = made.template.id;
   const owner = await signedInUser(harness, { role: 'owner', organizationId });
   const team = async (name: string) =>
-    json<{ id: string }>(await call(owner, 'POST', '/api/teams', { name })).id;
+    (await callAs<{ id: string }>(harness.app, owner, 'POST', '/api/teams', { name })).id;
   const sales = await team('Sales');
   const support = await team('Support');
   const user = async (role: string, teamId: string) => {
@@ -134,15 +114,24 @@ afterAll(async () => {
 
 describe('the file', () => {
   it('offers the header a template needs, which a check then reads column by column', async () => {
-    const response = await call(sender, 'GET', `/api/bulk-sends/csv-template?templateId=${templateId}`);
+    const response = await asUser(
+      harness.app,
+      sender,
+      'GET',
+      `/api/bulk-sends/csv-template?templateId=${templateId}`,
+    );
     expect(response.statusCode, response.body).toBe(200);
     expect(response.headers['content-type']).toContain('text/csv');
     const header = response.body.replace(/^\ufeff/, '').trim();
     expect(header).toBe(
       'externalReference,Client.name,Client.email,Client.phone,Provider.name,Provider.email,Provider.phone,Client name,Date,Provider name',
     );
-    const check = json<{ rows: number; columns: { column: string; kind: string; fields: number }[] }>(
-      await call(sender, 'POST', '/api/bulk-sends/check', request(csvOf(3))),
+    const check = await callAs<{ rows: number; columns: { column: string; kind: string; fields: number }[] }>(
+      harness.app,
+      sender,
+      'POST',
+      '/api/bulk-sends/check',
+      request(csvOf(3)),
     );
     expect(check.rows).toBe(3);
     expect(check.columns.map((column) => `${column.column}:${column.kind}`)).toEqual([
@@ -161,9 +150,9 @@ describe('the file', () => {
       `${HEADER},Client signature,Fax`,
       'r-1,Dana,dana@example.com,Sam,sam@example.com,2026-12-01,,',
     ].join('\n');
-    const header = json<{
+    const header = await callAs<{
       error: { code: string; details: { row?: number; column?: string; message: string }[] };
-    }>(await call(sender, 'POST', '/api/bulk-sends', request(csv)), 400);
+    }>(harness.app, sender, 'POST', '/api/bulk-sends', request(csv), { status: 400 });
     expect(header.error.code).toBe('invalid_csv');
     expect(header.error.details).toEqual(
       expect.arrayContaining([
@@ -188,9 +177,9 @@ describe('the file', () => {
       'r-1,Eli,eli@example.com,Sam,sam@example.com,2026-12-01',
       'r-5,Tal,tal@example.com,Sam,sam@example.com,tomorrow',
     ].join('\n');
-    const body = json<{
+    const body = await callAs<{
       error: { code: string; message: string; details: { row?: number; column?: string; message: string }[] };
-    }>(await call(sender, 'POST', '/api/bulk-sends', request(rows)), 400);
+    }>(harness.app, sender, 'POST', '/api/bulk-sends', request(rows), { status: 400 });
     expect(body.error.code).toBe('invalid_csv');
     expect(body.error.message).toMatch(
       /^The bulk send was not started \(nothing was sent\): row 3, Client\.email: /,
@@ -200,36 +189,42 @@ describe('the file', () => {
     expect(body.error.details.find((detail) => detail.row === 4)?.message).toContain('Client');
     expect(where.some((place) => place.startsWith('2:'))).toBe(false);
 
-    const missing = json<{ error: { details: { message: string }[] } }>(
-      await call(
-        sender,
-        'POST',
-        '/api/bulk-sends/check',
-        request('externalReference,Client.name,Client.email\nx,Dana,dana@example.com'),
-      ),
-      400,
+    const missing = await callAs<{ error: { details: { message: string }[] } }>(
+      harness.app,
+      sender,
+      'POST',
+      '/api/bulk-sends/check',
+      request('externalReference,Client.name,Client.email\nx,Dana,dana@example.com'),
+      { status: 400 },
     );
     expect(missing.error.details[0]?.message).toContain(
       'the required role "Provider" needs a column Provider.name',
     );
-    const empty = json<{ error: { details: { message: string }[] } }>(
-      await call(sender, 'POST', '/api/bulk-sends', request(HEADER)),
-      400,
+    const empty = await callAs<{ error: { details: { message: string }[] } }>(
+      harness.app,
+      sender,
+      'POST',
+      '/api/bulk-sends',
+      request(HEADER),
+      { status: 400 },
     );
     expect(empty.error.details[0]?.message).toContain('no rows after the header');
-    const notCsv = json<{ error: { code: string } }>(
-      await call(sender, 'POST', '/api/bulk-sends', request(`${HEADER}\n"r-1,Dana`)),
-      400,
+    const notCsv = await callAs<{ error: { code: string } }>(
+      harness.app,
+      sender,
+      'POST',
+      '/api/bulk-sends',
+      request(`${HEADER}\n"r-1,Dana`),
+      { status: 400 },
     );
     expect(notCsv.error.code).toBe('invalid_csv');
-    const badSettings = json<{ error: { details: { field: string }[] } }>(
-      await call(
-        sender,
-        'POST',
-        '/api/bulk-sends',
-        request(csvOf(1), { roles: [{ roleName: 'Client', deliveryChannel: 'Pigeon' }] }),
-      ),
-      400,
+    const badSettings = await callAs<{ error: { details: { field: string }[] } }>(
+      harness.app,
+      sender,
+      'POST',
+      '/api/bulk-sends',
+      request(csvOf(1), { roles: [{ roleName: 'Client', deliveryChannel: 'Pigeon' }] }),
+      { status: 400 },
     );
     expect(badSettings.error.details[0]?.field).toBe('body.roles.0.deliveryChannel');
     expect(await runCount()).toBe(0);
@@ -242,9 +237,13 @@ describe('the file', () => {
       .nativeUpdate(Organization, { id: small.organization.id }, { planName: 'Starter' });
     const owner = await signedInUser(harness, { role: 'owner', organizationId: small.organization.id });
     const file = (count: number) => ({ ...request(csvOf(count)), templateId: small.template.id });
-    const quota = json<{ error: { code: string; message: string } }>(
-      await call(owner, 'POST', '/api/bulk-sends', file(26)),
-      409,
+    const quota = await callAs<{ error: { code: string; message: string } }>(
+      harness.app,
+      owner,
+      'POST',
+      '/api/bulk-sends',
+      file(26),
+      { status: 409 },
     );
     expect(quota.error.code).toBe('document_limit_reached');
     expect(quota.error.message).toContain('needs 26 envelopes and the plan allows 25 more this month');
@@ -252,13 +251,17 @@ describe('the file', () => {
       'externalReference,Client.name,Client.phone,Provider.name,Provider.email',
       'a,Dana,+972501234567,Sam,sam@example.com',
     ];
-    const credits = json<{ error: { code: string } }>(
-      await call(owner, 'POST', '/api/bulk-sends', {
+    const credits = await callAs<{ error: { code: string } }>(
+      harness.app,
+      owner,
+      'POST',
+      '/api/bulk-sends',
+      {
         ...file(1),
         csv: phones.join('\n'),
         roles: [{ roleName: 'Client', deliveryChannel: 'Sms' }, MANUAL[1]],
-      }),
-      409,
+      },
+      { status: 409 },
     );
     expect(credits.error.code).toBe('sms_credits_exhausted');
     const [row] = await harness.ctx.orm.em
@@ -274,7 +277,13 @@ describe('the file', () => {
 describe('a run', () => {
   it('sends one envelope per row through its workflow, with progress in the API, the Query and the Web UI', async () => {
     const prefix = `run-${randomUUID().slice(0, 6)}`;
-    const started = json<RunView>(await call(sender, 'POST', '/api/bulk-sends', request(csvOf(12, prefix))));
+    const started = await callAs<RunView>(
+      harness.app,
+      sender,
+      'POST',
+      '/api/bulk-sends',
+      request(csvOf(12, prefix)),
+    );
     expect(started).toMatchObject({
       status: 'Running',
       total: 12,
@@ -294,10 +303,10 @@ describe('a run', () => {
     expect(metadata.currentDetails).toBe('**Completed**: 12 of 12 rows done — 12 sent, 0 failed.');
     expect(await handle.result()).toMatchObject({ sent: 12, cancelled: false });
 
-    const rows = json<{
+    const rows = await callAs<{
       items: { row: number; status: string; envelopeId: string; externalReference: string }[];
       total: number;
-    }>(await call(sender, 'GET', `/api/bulk-sends/${started.id}/rows?limit=200`));
+    }>(harness.app, sender, 'GET', `/api/bulk-sends/${started.id}/rows?limit=200`);
     expect(rows.total).toBe(12);
     expect(rows.items.map((row) => row.row)).toEqual(Array.from({ length: 12 }, (_, i) => i + 2));
     const em = harness.ctx.orm.em.fork();
@@ -316,20 +325,27 @@ describe('a run', () => {
     const values = await em.find(EnvelopeFieldValue, { envelopeId: first.envelopeId, source: 'initial' });
     expect(values.map((value) => value.value)).toContain('2026-12-01');
     // The documents list shows the envelopes to the sender's team.
-    const listed = json<{ documents: { id: string }[] }>(
-      await call(teammate, 'GET', `/api/documents?limit=100&search=${prefix}`),
+    const listed = await callAs<{ documents: { id: string }[] }>(
+      harness.app,
+      teammate,
+      'GET',
+      `/api/documents?limit=100&search=${prefix}`,
     );
     expect(listed.documents.map((d) => d.id).sort()).toEqual(rows.items.map((r) => r.envelopeId).sort());
 
-    const list = json<{ items: RunView[] }>(await call(teammate, 'GET', '/api/bulk-sends'));
+    const list = await callAs<{ items: RunView[] }>(harness.app, teammate, 'GET', '/api/bulk-sends');
     expect(list.items.map((run) => run.id)).toContain(started.id);
   });
 
   it('is started once for one Idempotency-Key, and stops when cancelled: the rest Skipped', async () => {
     const headers = { 'idempotency-key': randomUUID() };
     const body = request(csvOf(120));
-    const first = json<RunView>(await call(sender, 'POST', '/api/bulk-sends', body, headers));
-    const again = json<RunView>(await call(sender, 'POST', '/api/bulk-sends', body, headers));
+    const first = expectJson<RunView>(
+      await asUser(harness.app, sender, 'POST', '/api/bulk-sends', body, { headers: headers }),
+    );
+    const again = expectJson<RunView>(
+      await asUser(harness.app, sender, 'POST', '/api/bulk-sends', body, { headers: headers }),
+    );
     expect(again.id).toBe(first.id);
     const [stored] = await harness.ctx.orm.em
       .fork()
@@ -338,39 +354,66 @@ describe('a run', () => {
         [first.id],
       );
     expect(stored?.count).toBe(120);
-    const cancelled = json<RunView>(await call(sender, 'POST', `/api/bulk-sends/${first.id}/cancel`));
+    const cancelled = await callAs<RunView>(
+      harness.app,
+      sender,
+      'POST',
+      `/api/bulk-sends/${first.id}/cancel`,
+    );
     expect(cancelled.id).toBe(first.id);
     const done = await untilFinished(sender, first.id);
     expect(done.status).toBe('Cancelled');
     expect(done.skipped).toBeGreaterThan(0);
     expect(done.sent + done.failed + done.skipped).toBe(120);
-    const skipped = json<{ total: number }>(
-      await call(sender, 'GET', `/api/bulk-sends/${first.id}/rows?status=Skipped`),
+    const skipped = await callAs<{ total: number }>(
+      harness.app,
+      sender,
+      'GET',
+      `/api/bulk-sends/${first.id}/rows?status=Skipped`,
     );
     expect(skipped.total).toBe(done.skipped);
-    const late = json<{ error: { code: string } }>(
-      await call(sender, 'POST', `/api/bulk-sends/${first.id}/cancel`),
-      409,
+    const late = await callAs<{ error: { code: string } }>(
+      harness.app,
+      sender,
+      'POST',
+      `/api/bulk-sends/${first.id}/cancel`,
+      undefined,
+      { status: 409 },
     );
     expect(late.error.code).toBe('conflict');
   });
 
   it('is seen by its sender’s team only, in its organization only, and needs documents:manage', async () => {
-    const run = json<RunView>(await call(sender, 'POST', '/api/bulk-sends', request(csvOf(1))));
-    json(await call(teammate, 'GET', `/api/bulk-sends/${run.id}`));
+    const run = await callAs<RunView>(harness.app, sender, 'POST', '/api/bulk-sends', request(csvOf(1)));
+    await callAs(harness.app, teammate, 'GET', `/api/bulk-sends/${run.id}`);
     for (const outsider of [otherTeam, stranger]) {
-      expect((await call(outsider, 'GET', `/api/bulk-sends/${run.id}`)).statusCode).toBe(404);
-      expect((await call(outsider, 'GET', `/api/bulk-sends/${run.id}/rows`)).statusCode).toBe(404);
-      expect((await call(outsider, 'POST', `/api/bulk-sends/${run.id}/cancel`)).statusCode).toBe(404);
-      const listed = json<{ items: RunView[] }>(await call(outsider, 'GET', '/api/bulk-sends'));
+      expect((await asUser(harness.app, outsider, 'GET', `/api/bulk-sends/${run.id}`)).statusCode).toBe(404);
+      expect((await asUser(harness.app, outsider, 'GET', `/api/bulk-sends/${run.id}/rows`)).statusCode).toBe(
+        404,
+      );
+      expect(
+        (await asUser(harness.app, outsider, 'POST', `/api/bulk-sends/${run.id}/cancel`)).statusCode,
+      ).toBe(404);
+      const listed = await callAs<{ items: RunView[] }>(harness.app, outsider, 'GET', '/api/bulk-sends');
       expect(listed.items.map((r) => r.id)).not.toContain(run.id);
     }
     expect(
-      (await call(stranger, 'POST', '/api/bulk-sends/check', { ...request(csvOf(1)), templateId }))
-        .statusCode,
+      (
+        await asUser(harness.app, stranger, 'POST', '/api/bulk-sends/check', {
+          ...request(csvOf(1)),
+          templateId,
+        })
+      ).statusCode,
     ).toBe(404);
     expect(
-      (await call(sender, 'GET', `/api/bulk-sends/csv-template?templateId=${strangerTemplateId}`)).statusCode,
+      (
+        await asUser(
+          harness.app,
+          sender,
+          'GET',
+          `/api/bulk-sends/csv-template?templateId=${strangerTemplateId}`,
+        )
+      ).statusCode,
     ).toBe(404);
     for (const [method, url] of [
       ['GET', '/api/bulk-sends'],
@@ -381,7 +424,13 @@ describe('a run', () => {
       ['POST', '/api/bulk-sends'],
       ['POST', `/api/bulk-sends/${run.id}/cancel`],
     ] as const) {
-      const response = await call(member, method, url, method === 'POST' ? request(csvOf(1)) : undefined);
+      const response = await asUser(
+        harness.app,
+        member,
+        method,
+        url,
+        method === 'POST' ? request(csvOf(1)) : undefined,
+      );
       expect(response.statusCode, `${method} ${url}`).toBe(403);
     }
     await untilFinished(sender, run.id);
