@@ -205,6 +205,10 @@ describe('the business app: dashboard and billing', () => {
     expect(await activity.first().textContent()).toContain('Purchase order 7781');
     expect(await activity.nth(1).textContent()).toContain('Supplier contract — Globex');
 
+    // Sending starts here too.
+    const send = page.getByRole('link', { name: 'Send a document' });
+    expect(await send.getAttribute('href')).toBe('/app/send');
+
     await expectAccessible(page, 'dashboard (en, desktop)');
     await browser.screenshot(page, 'app-dashboard-en-desktop');
 
@@ -249,6 +253,32 @@ describe('the business app: dashboard and billing', () => {
 
     await expectAccessible(page, 'billing (en, desktop)');
     await browser.screenshot(page, 'app-billing-en-desktop');
+  });
+
+  it('offers "Send a document" only to those who may send', async () => {
+    const member = await signedInUser(harness, {
+      role: 'member',
+      organizationId: seeded.owner.organization.id,
+      fullName: 'Mor Member',
+    });
+    for (const [user, links] of [
+      [seeded.sender, 1],
+      [member, 0],
+    ] as const) {
+      const page = await browser.newPage(DESKTOP);
+      await signIn(page, baseUrl, user.email, user.password);
+      await waitForLoaded(page);
+      await eventually(() => page.getByTestId('overview-organization').count()).toBe(1);
+      expect(await page.getByRole('link', { name: 'Send a document' }).count()).toBe(links);
+      await page.close();
+    }
+    // The sender's action opens the send page.
+    const page = await browser.newPage(DESKTOP);
+    await signIn(page, baseUrl, seeded.sender.email, seeded.sender.password);
+    await waitForLoaded(page);
+    await page.getByRole('link', { name: 'Send a document' }).click();
+    await waitForPath(page, '/app/send');
+    await eventually(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Send a document');
   });
 
   it('shows a sender their own part: no usage, no Billing, and the billing page refused', async () => {
