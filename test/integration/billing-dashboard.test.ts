@@ -13,6 +13,7 @@ import { AppUser } from '../../db/entities/index.ts';
 import { createEnvelope, type EnvelopeSender } from '../../services/envelopes/create-envelope.ts';
 import { createOAuthClient } from '../../services/oauth-clients/create-oauth-client.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
+import { callAs, expectJson } from '../support/app-requests.ts';
 import { createOrganizationWithTemplate } from '../support/context.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
@@ -63,15 +64,6 @@ const E = {} as Record<
 
 function sql(statement: string, params: unknown[] = []) {
   return harness.ctx.orm.em.fork().execute(statement, params);
-}
-
-function get(user: SignedInUser, url: string) {
-  return harness.app.inject({ method: 'GET', url, headers: user.headers });
-}
-
-function json<T = Record<string, unknown>>(response: LightMyRequestResponse, status = 200): T {
-  expect(response.statusCode, response.body).toBe(status);
-  return response.json() as T;
 }
 
 async function envelope(
@@ -147,7 +139,7 @@ beforeAll(async () => {
 
   owner = await signedInUser(harness, { role: 'owner', organizationId, fullName: 'Olivia Owner' });
   const team = async (name: string) =>
-    json<{ id: string }>(
+    expectJson<{ id: string }>(
       await harness.app.inject({
         method: 'POST',
         url: '/api/teams',
@@ -323,7 +315,7 @@ describe('GET /api/billing/summary', () => {
       webhook_access: boolean;
     }[];
     if (!plan) throw new Error('no plan');
-    const summary = json<Summary>(await get(owner, '/api/billing/summary'));
+    const summary = await callAs<Summary>(harness.app, owner, 'GET', '/api/billing/summary');
     // Sent this month: sentA1, sentA2, sentC, waitingOnB, waitingOnBOtherTeam, waitingOnBCompleted,
     // deliveryFailedA, deliveryFailedC, finalPdfFailedB, expiringA, expiringC, expiringLater.
     const sent = 12;
@@ -365,7 +357,7 @@ describe('GET /api/billing/summary', () => {
         monthly_document_limit: number;
         user_limit: number | null;
       }[];
-      const summary = json<Summary>(await get(owner, '/api/billing/summary'));
+      const summary = await callAs<Summary>(harness.app, owner, 'GET', '/api/billing/summary');
       expect(summary).toMatchObject({
         planName: 'Starter',
         monthlyDocumentLimit: starter?.monthly_document_limit,
@@ -387,8 +379,8 @@ describe('GET /api/billing/summary', () => {
   });
 
   it('gives the same figures as GET /api/v1/usage, whose answer keeps its shape', async () => {
-    const summary = json<Summary>(await get(owner, '/api/billing/summary'));
-    const usage = json<Record<string, unknown>>(await v1Usage(organizationId));
+    const summary = await callAs<Summary>(harness.app, owner, 'GET', '/api/billing/summary');
+    const usage = expectJson<Record<string, unknown>>(await v1Usage(organizationId));
     const { users, teams, ...planAndQuota } = summary;
     expect(usage).toEqual(planAndQuota);
     expect(Object.keys(usage).sort()).toEqual(
@@ -418,7 +410,7 @@ describe('GET /api/billing/summary', () => {
   });
 
   it('counts another organization’s own rows only', async () => {
-    const summary = json<Summary>(await get(stranger, '/api/billing/summary'));
+    const summary = await callAs<Summary>(harness.app, stranger, 'GET', '/api/billing/summary');
     expect(summary).toMatchObject({
       envelopesSentThisPeriod: 2,
       smsCreditsUsedThisPeriod: 1,
@@ -428,11 +420,15 @@ describe('GET /api/billing/summary', () => {
   });
 
   it('needs billing:read: an administrator may, a sender and a member get 403, nobody signed in 401', async () => {
-    json(await get(admin, '/api/billing/summary'));
+    await callAs(harness.app, admin, 'GET', '/api/billing/summary');
     for (const user of [senderA, member]) {
-      const refused = json<{ error: { code: string; details: { permission: string }[] } }>(
-        await get(user, '/api/billing/summary'),
-        403,
+      const refused = await callAs<{ error: { code: string; details: { permission: string }[] } }>(
+        harness.app,
+        user,
+        'GET',
+        '/api/billing/summary',
+        undefined,
+        { status: 403 },
       );
       expect(refused.error.details[0]?.permission).toBe('billing:read');
     }
@@ -460,7 +456,7 @@ const sorted = (...values: string[]) => [...values].sort();
 
 describe('GET /api/dashboard', () => {
   it('shows a sender what waits on her among the envelopes she sees, and no usage', async () => {
-    const board = json<DashboardAnswer>(await get(senderB, '/api/dashboard'));
+    const board = await callAs<DashboardAnswer>(harness.app, senderB, 'GET', '/api/dashboard');
     expect(board.awaitingSignature?.count).toBe(1);
     expect(board.awaitingSignature?.items).toEqual([
       {
@@ -487,19 +483,19 @@ describe('GET /api/dashboard', () => {
   });
 
   it('shows another sender his own drafts and failures', async () => {
-    const board = json<DashboardAnswer>(await get(senderA, '/api/dashboard'));
+    const board = await callAs<DashboardAnswer>(harness.app, senderA, 'GET', '/api/dashboard');
     expect(board.awaitingSignature).toEqual({ count: 0, items: [] });
     expect(idsOf(board.drafts)).toEqual([E.draftA]);
     expect(idsOf(board.deliveryFailed)).toEqual([E.deliveryFailedA]);
     expect(board.finalPdfFailed).toEqual({ count: 0, items: [] });
-    const support = json<DashboardAnswer>(await get(senderC, '/api/dashboard'));
+    const support = await callAs<DashboardAnswer>(harness.app, senderC, 'GET', '/api/dashboard');
     expect(idsOf(support.deliveryFailed)).toEqual([E.deliveryFailedC]);
     expect(idsOf(support.expiringSoon)).toEqual([E.expiringC]);
     expect(idsOf(support.awaitingSignature)).toEqual([]);
   });
 
   it('shows the owner every envelope’s deadlines and activity, their own drafts, and the usage', async () => {
-    const board = json<DashboardAnswer>(await get(owner, '/api/dashboard'));
+    const board = await callAs<DashboardAnswer>(harness.app, owner, 'GET', '/api/dashboard');
     expect(board.expiringSoon?.count).toBe(2);
     // Soonest first.
     expect(board.expiringSoon?.items.map((item) => item.id)).toEqual([E.expiringA, E.expiringC]);
@@ -514,12 +510,12 @@ describe('GET /api/dashboard', () => {
       E.sentA1,
       E.waitingOnB,
     ]);
-    const summary = json<Summary>(await get(owner, '/api/billing/summary'));
+    const summary = await callAs<Summary>(harness.app, owner, 'GET', '/api/billing/summary');
     expect(board.usage).toEqual(summary);
   });
 
   it('shows a read-only member the envelopes of her team that wait, but no drafts, failures or usage', async () => {
-    const board = json<DashboardAnswer>(await get(member, '/api/dashboard'));
+    const board = await callAs<DashboardAnswer>(harness.app, member, 'GET', '/api/dashboard');
     expect(board.drafts).toBeNull();
     expect(board.deliveryFailed).toBeNull();
     expect(board.finalPdfFailed).toBeNull();
@@ -529,12 +525,12 @@ describe('GET /api/dashboard', () => {
   });
 
   it('never counts another organization’s envelopes, and counts the other organization’s for its owner', async () => {
-    const board = json<DashboardAnswer>(await get(stranger, '/api/dashboard'));
+    const board = await callAs<DashboardAnswer>(harness.app, stranger, 'GET', '/api/dashboard');
     expect(idsOf(board.expiringSoon)).toEqual([E.otherWaitingOnB]);
     expect(board.recentActivity?.map((event) => event.envelopeId)).toEqual([E.otherSent]);
     expect(board.usage?.envelopesSentThisPeriod).toBe(2);
     // Bella's address is waited on in the other organization too: only her own organization's counts for her.
-    const bella = json<DashboardAnswer>(await get(senderB, '/api/dashboard'));
+    const bella = await callAs<DashboardAnswer>(harness.app, senderB, 'GET', '/api/dashboard');
     expect(idsOf(bella.awaitingSignature)).toEqual(sorted(E.waitingOnB));
   });
 
@@ -551,7 +547,7 @@ describe('GET /api/dashboard', () => {
       );
     }
     try {
-      const board = json<DashboardAnswer>(await get(senderB, '/api/dashboard'));
+      const board = await callAs<DashboardAnswer>(harness.app, senderB, 'GET', '/api/dashboard');
       expect(board.drafts?.count).toBe(7);
       expect(board.drafts?.items).toHaveLength(5);
       // Newest first.

@@ -8,7 +8,6 @@
 // (and their 409s when the status does not allow them), a signing link for a ManualLink recipient, the
 // downloads, the live view (a Temporal Query) and the ETag that makes polling cheap.
 import { randomUUID } from 'node:crypto';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppUser, AuditEvent, Envelope, StoredFile, Template } from '../../db/entities/index.ts';
 import type { TemplateDefinition } from '../../domain/template.ts';
@@ -23,6 +22,7 @@ import { createOAuthClient } from '../../services/oauth-clients/create-oauth-cli
 import { createTemplate } from '../../services/templates/create-template.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
+import { asUser, callAs, expectJson } from '../support/app-requests.ts';
 import { createOrganizationWithTemplate } from '../support/context.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
@@ -112,19 +112,6 @@ async function recipientsOf(id: string) {
   return (await findEnvelope(harness.ctx, organizationId, id)).recipients;
 }
 
-function get(user: SignedInUser, url: string, headers: Record<string, string> = {}) {
-  return harness.app.inject({ method: 'GET', url, headers: { ...user.headers, ...headers } });
-}
-
-function post(user: SignedInUser, url: string, payload: Record<string, unknown> = {}) {
-  return harness.app.inject({ method: 'POST', url, headers: user.headers, payload });
-}
-
-function json<T = Record<string, unknown>>(response: LightMyRequestResponse, status = 200): T {
-  expect(response.statusCode, response.body).toBe(status);
-  return response.json() as T;
-}
-
 interface Row {
   id: string;
   title: string;
@@ -141,11 +128,11 @@ async function listed(user: SignedInUser, query = ''): Promise<Row[]> {
   let cursor: string | null = null;
   do {
     const separator = query ? '&' : '';
-    const page: { documents: Row[]; nextCursor: string | null } = json(
-      await get(
-        user,
-        `/api/documents?${query}${separator}limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-      ),
+    const page: { documents: Row[]; nextCursor: string | null } = await callAs(
+      harness.app,
+      user,
+      'GET',
+      `/api/documents?${query}${separator}limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
     );
     rows.push(...page.documents);
     cursor = page.nextCursor;
@@ -165,7 +152,8 @@ beforeAll(async () => {
   organizationId = made.organization.id;
   templateId = made.template.id;
   owner = await signedInUser(harness, { role: 'owner', organizationId, fullName: 'Olivia Owner' });
-  const team = async (name: string) => json<{ id: string }>(await post(owner, '/api/teams', { name })).id;
+  const team = async (name: string) =>
+    (await callAs<{ id: string }>(harness.app, owner, 'POST', '/api/teams', { name })).id;
   sales = await team('Sales');
   support = await team('Support');
   const user = async (role: string, fullName: string, teamId: string | null) => {
@@ -178,12 +166,10 @@ beforeAll(async () => {
   senderC = await user('sender', 'Carmel Sender', support);
   loner = await user('sender', 'Lior Loner', null);
   member = await user('member', 'Mor Member', sales);
-  const auditorRole = json<{ id: string }>(
-    await post(owner, '/api/roles', {
-      name: 'Auditor',
-      permissions: ['documents:read', 'documents:read_all'],
-    }),
-  );
+  const auditorRole = await callAs<{ id: string }>(harness.app, owner, 'POST', '/api/roles', {
+    name: 'Auditor',
+    permissions: ['documents:read', 'documents:read_all'],
+  });
   auditor = await user(auditorRole.id, 'Ayelet Auditor', support);
   stranger = await signedInUser(harness, { role: 'owner', fullName: 'Someone Else' });
 
@@ -213,7 +199,9 @@ beforeAll(async () => {
     reason: 'Wrong price',
   });
   E.cancelledC = await sent(C, { title: 'Epsilon order' });
-  json(await post(senderC, `/api/documents/${E.cancelledC}/cancel`, { reason: 'Replaced by a new quote' }));
+  await callAs(harness.app, senderC, 'POST', `/api/documents/${E.cancelledC}/cancel`, {
+    reason: 'Replaced by a new quote',
+  });
   E.expiredLoner = await sent(senderOf(loner, null), {
     title: 'Zeta short deadline',
     expiresAt: new Date(Date.now() + 3000).toISOString(),
@@ -259,11 +247,11 @@ beforeAll(async () => {
     headers: { authorization: `Bearer ${token.json().access_token}` },
     payload: { title: 'Iota from the ERP', templateId, recipients: SIGNERS, externalReference: 'ERP-42' },
   });
-  E.api = json<{ id: string }>(created, 201).id;
+  E.api = expectJson<{ id: string }>(created, 201).id;
 
   await reaches(E.completedB, 'Completed');
   await reaches(E.archivedB, 'Completed');
-  json(await post(senderB, `/api/documents/${E.archivedB}/archive`));
+  await callAs(harness.app, senderB, 'POST', `/api/documents/${E.archivedB}/archive`, {});
   await reaches(E.failedA, 'FinalPdfFailed');
   await reaches(E.expiredLoner, 'Expired');
   expect(await statusOf(E.declinedC)).toBe('Declined');
@@ -319,7 +307,7 @@ describe('who sees which envelope', () => {
       [owner, randomUUID()],
     ] as const) {
       for (const path of ['', '/live', '/files/source']) {
-        const response = await get(user, `/api/documents/${id}${path}`);
+        const response = await asUser(harness.app, user, 'GET', `/api/documents/${id}${path}`);
         expect(response.statusCode, `${path} ${response.body}`).toBe(404);
         expect(response.json().error).toMatchObject({
           code: 'not_found',
@@ -327,12 +315,12 @@ describe('who sees which envelope', () => {
         });
       }
       const before = await statusOf(E.draftA);
-      const send = await post(user, `/api/documents/${id}/send`);
+      const send = await asUser(harness.app, user, 'POST', `/api/documents/${id}/send`, {});
       expect(send.statusCode).toBe(404);
       expect(await statusOf(E.draftA)).toBe(before);
     }
     expect(await ids(stranger)).toEqual([]);
-    const malformed = await get(owner, '/api/documents/not-a-uuid');
+    const malformed = await asUser(harness.app, owner, 'GET', '/api/documents/not-a-uuid');
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json().error.details[0].field).toBe('params.id');
   });
@@ -365,13 +353,13 @@ describe('tabs', () => {
   });
 
   it('counts each tab for the user and offers the senders, teams and templates they see', async () => {
-    const filters = json<{
+    const filters = await callAs<{
       counts: Record<string, number>;
       senders: { fullName: string }[];
       teams: { name: string }[];
       templates: { id: string }[];
       integrations: boolean;
-    }>(await get(owner, '/api/documents/filters'));
+    }>(harness.app, owner, 'GET', '/api/documents/filters');
     expect(filters.counts).toEqual({
       all: 8,
       action_needed: 0,
@@ -393,7 +381,7 @@ describe('tabs', () => {
     expect(filters.templates.map((template) => template.id)).toContain(templateId);
     expect(filters.integrations).toBe(true);
 
-    const ofB = json<typeof filters>(await get(senderB, '/api/documents/filters'));
+    const ofB = await callAs<typeof filters>(harness.app, senderB, 'GET', '/api/documents/filters');
     expect(ofB.counts).toMatchObject({ all: 4, action_needed: 1, drafts: 1, archived: 1, in_progress: 2 });
     expect(ofB.senders.map((sender) => sender.fullName)).toEqual(['Avi Sender', 'Bella Sender']);
     expect(ofB.teams.map((team) => team.name)).toEqual(['Sales']);
@@ -452,7 +440,7 @@ describe('search and filters', () => {
       ['search=a%00b', 'querystring.search'],
     ];
     for (const [query, field] of cases) {
-      const response = await get(owner, `/api/documents?${query}`);
+      const response = await asUser(harness.app, owner, 'GET', `/api/documents?${query}`);
       expect(response.statusCode, query).toBe(400);
       expect(response.json().error.code).toBe('invalid_request');
       expect(
@@ -470,8 +458,11 @@ describe('cursor pagination', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const page: { documents: Row[]; nextCursor: string | null } = json(
-        await get(owner, `/api/documents?limit=3${cursor ? `&cursor=${cursor}` : ''}`),
+      const page: { documents: Row[]; nextCursor: string | null } = await callAs(
+        harness.app,
+        owner,
+        'GET',
+        `/api/documents?limit=3${cursor ? `&cursor=${cursor}` : ''}`,
       );
       expect(page.documents.length).toBeLessThanOrEqual(3);
       seen.push(...page.documents.map((row) => row.id));
@@ -483,11 +474,17 @@ describe('cursor pagination', () => {
     const times = everything.map((row) => Date.parse(row.createdAt));
     expect(times).toEqual([...times].sort((a, b) => b - a));
     // Within a filter too.
-    const first = json<{ documents: Row[]; nextCursor: string }>(
-      await get(owner, `/api/documents?sender=${senderA.user.id}&limit=2`),
+    const first = await callAs<{ documents: Row[]; nextCursor: string }>(
+      harness.app,
+      owner,
+      'GET',
+      `/api/documents?sender=${senderA.user.id}&limit=2`,
     );
-    const second = json<{ documents: Row[]; nextCursor: string | null }>(
-      await get(owner, `/api/documents?sender=${senderA.user.id}&limit=2&cursor=${first.nextCursor}`),
+    const second = await callAs<{ documents: Row[]; nextCursor: string | null }>(
+      harness.app,
+      owner,
+      'GET',
+      `/api/documents?sender=${senderA.user.id}&limit=2&cursor=${first.nextCursor}`,
     );
     expect(second.nextCursor).toBeNull();
     expect([...first.documents, ...second.documents].map((row) => row.id).sort()).toEqual(
@@ -513,7 +510,7 @@ interface Detail {
 
 describe('the envelope page', () => {
   it('shows the recipients with their rounds, the timeline, the downloads and what the status allows', async () => {
-    const detail = json<Detail>(await get(senderA, `/api/documents/${E.waitingOnB}`));
+    const detail = await callAs<Detail>(harness.app, senderA, 'GET', `/api/documents/${E.waitingOnB}`);
     expect(detail).toMatchObject({
       status: 'Sent',
       rounds: 2,
@@ -535,18 +532,18 @@ describe('the envelope page', () => {
     });
     // The workflow link is for settings:read (the owner), not for a sender.
     expect(detail.workflow).toBeNull();
-    const asOwner = json<Detail>(await get(owner, `/api/documents/${E.waitingOnB}`));
+    const asOwner = await callAs<Detail>(harness.app, owner, 'GET', `/api/documents/${E.waitingOnB}`);
     expect(asOwner.workflow).toEqual({
       id: envelopeWorkflowId(E.waitingOnB),
       namespace: 'default',
       webUiUrl: `http://localhost:8233/namespaces/default/workflows/${encodeURIComponent(envelopeWorkflowId(E.waitingOnB))}`,
     });
     // A read-only member sees the page without actions.
-    const asMember = json<Detail>(await get(member, `/api/documents/${E.waitingOnB}`));
+    const asMember = await callAs<Detail>(harness.app, member, 'GET', `/api/documents/${E.waitingOnB}`);
     expect(Object.values(asMember.actions).every((allowed) => !allowed)).toBe(true);
     expect(asMember.recipients.every((recipient) => !recipient.signingLink)).toBe(true);
 
-    const declined = json<Detail>(await get(senderC, `/api/documents/${E.declinedC}`));
+    const declined = await callAs<Detail>(harness.app, senderC, 'GET', `/api/documents/${E.declinedC}`);
     const event = declined.timeline.find((candidate) => candidate.type === 'recipient.declined');
     expect(event).toMatchObject({ recipient: { fullName: 'Dana Levi' }, data: { reason: 'Wrong price' } });
     expect(declined.actions).toEqual({
@@ -557,9 +554,9 @@ describe('the envelope page', () => {
       retryFinalPdf: false,
     });
     expect(declined.currentRound).toBeNull();
-    const completed = json<Detail>(await get(senderB, `/api/documents/${E.completedB}`));
+    const completed = await callAs<Detail>(harness.app, senderB, 'GET', `/api/documents/${E.completedB}`);
     expect(completed.files).toEqual({ source: true, finalPdf: true, auditTrail: true });
-    const draftDetail = json<Detail>(await get(senderA, `/api/documents/${E.draftA}`));
+    const draftDetail = await callAs<Detail>(harness.app, senderA, 'GET', `/api/documents/${E.draftA}`);
     expect(draftDetail.actions).toEqual({
       send: true,
       remind: false,
@@ -571,25 +568,34 @@ describe('the envelope page', () => {
   });
 
   it('carries an ETag: the same answer is 304 until the envelope changes', async () => {
-    const first = await get(senderA, `/api/documents/${E.waitingOnB}`);
+    const first = await asUser(harness.app, senderA, 'GET', `/api/documents/${E.waitingOnB}`);
     const tag = first.headers.etag as string;
     expect(tag).toMatch(/^"[\w-]+"$/);
     expect(first.headers['cache-control']).toBe('private, no-cache');
-    const again = await get(senderA, `/api/documents/${E.waitingOnB}`, { 'if-none-match': tag });
+    const again = await asUser(harness.app, senderA, 'GET', `/api/documents/${E.waitingOnB}`, undefined, {
+      headers: { 'if-none-match': tag },
+    });
     expect(again.statusCode).toBe(304);
     expect(again.body).toBe('');
-    const other = await get(senderA, `/api/documents/${E.waitingOnB}`, { 'if-none-match': '"stale"' });
+    const other = await asUser(harness.app, senderA, 'GET', `/api/documents/${E.waitingOnB}`, undefined, {
+      headers: { 'if-none-match': '"stale"' },
+    });
     expect(other.statusCode).toBe(200);
-    json(await post(senderA, `/api/documents/${E.waitingOnB}/remind`));
-    const changed = await get(senderA, `/api/documents/${E.waitingOnB}`, { 'if-none-match': tag });
+    await callAs(harness.app, senderA, 'POST', `/api/documents/${E.waitingOnB}/remind`, {});
+    const changed = await asUser(harness.app, senderA, 'GET', `/api/documents/${E.waitingOnB}`, undefined, {
+      headers: { 'if-none-match': tag },
+    });
     expect(changed.statusCode).toBe(200);
     expect(changed.headers.etag).not.toBe(tag);
     expect(changed.json().reminderCount).toBe(1);
   });
 
   it('asks the workflow for its live view while it runs', async () => {
-    const { live } = json<{ live: Record<string, unknown> | null }>(
-      await get(senderA, `/api/documents/${E.waitingOnB}/live`),
+    const { live } = await callAs<{ live: Record<string, unknown> | null }>(
+      harness.app,
+      senderA,
+      'GET',
+      `/api/documents/${E.waitingOnB}/live`,
     );
     const [bella] = await recipientsOf(E.waitingOnB);
     expect(live).toMatchObject({
@@ -601,16 +607,23 @@ describe('the envelope page', () => {
       projection: { parked: null },
     });
     expect(Date.parse(live?.deadline as string)).toBeGreaterThan(Date.now());
-    const failed = json<{ live: Record<string, unknown> }>(
-      await get(senderA, `/api/documents/${E.failedA}/live`),
+    const failed = await callAs<{ live: Record<string, unknown> }>(
+      harness.app,
+      senderA,
+      'GET',
+      `/api/documents/${E.failedA}/live`,
     );
     expect(failed.live).toMatchObject({
       status: 'FinalPdfFailed',
       waitingFor: 'final_pdf_retry',
       openRound: null,
     });
-    expect(json(await get(senderA, `/api/documents/${E.draftA}/live`))).toEqual({ live: null });
-    expect(json(await get(senderB, `/api/documents/${E.completedB}/live`))).toEqual({ live: null });
+    expect(await callAs(harness.app, senderA, 'GET', `/api/documents/${E.draftA}/live`)).toEqual({
+      live: null,
+    });
+    expect(await callAs(harness.app, senderB, 'GET', `/api/documents/${E.completedB}/live`)).toEqual({
+      live: null,
+    });
   });
 });
 
@@ -618,33 +631,40 @@ describe('actions through the envelope services', () => {
   it('sends a draft, and refuses with 409 what the status does not allow', async () => {
     const id = await draft(senderOf(senderA, sales), { title: 'Kappa to send' });
     const conflict = async (path: string, body: Record<string, unknown> = {}) => {
-      const response = await post(senderA, `/api/documents/${id}/${path}`, body);
+      const response = await asUser(harness.app, senderA, 'POST', `/api/documents/${id}/${path}`, body);
       expect(response.statusCode, `${path}: ${response.body}`).toBe(409);
       expect(response.json().error.code).toBe('conflict');
     };
     await conflict('remind');
     await conflict('cancel');
     await conflict('retry-final-pdf');
-    const detail = json<Detail>(await post(senderA, `/api/documents/${id}/send`));
+    const detail = await callAs<Detail>(harness.app, senderA, 'POST', `/api/documents/${id}/send`, {});
     expect(detail.status).toBe('Sent');
     expect(detail.timeline[0]?.type).toBe('envelope.sent');
-    const member403 = await post(member, `/api/documents/${id}/remind`);
+    const member403 = await asUser(harness.app, member, 'POST', `/api/documents/${id}/remind`, {});
     expect(member403.statusCode).toBe(403);
     expect(member403.json().error.details[0].permission).toBe('documents:manage');
 
     const later = new Date(Date.now() + 60 * 86_400_000).toISOString();
-    const extended = json<Detail>(await post(senderA, `/api/documents/${id}/extend`, { expiresAt: later }));
+    const extended = await callAs<Detail>(harness.app, senderA, 'POST', `/api/documents/${id}/extend`, {
+      expiresAt: later,
+    });
     expect(extended.expiresAt).toBe(later);
     expect(extended.timeline.at(-1)?.type).toBe('envelope.extended');
-    const past = await post(senderA, `/api/documents/${id}/extend`, { expiresAt: '2001-01-01T00:00:00Z' });
+    const past = await asUser(harness.app, senderA, 'POST', `/api/documents/${id}/extend`, {
+      expiresAt: '2001-01-01T00:00:00Z',
+    });
     expect(past.statusCode).toBe(400);
     expect(past.json().error.details[0].field).toBe('body.expiresAt');
-    const unknown = await post(senderA, `/api/documents/${id}/extend`, { expiresAt: later, extra: 1 });
+    const unknown = await asUser(harness.app, senderA, 'POST', `/api/documents/${id}/extend`, {
+      expiresAt: later,
+      extra: 1,
+    });
     expect(unknown.statusCode).toBe(400);
 
-    const cancelled = json<Detail>(
-      await post(senderA, `/api/documents/${id}/cancel`, { reason: 'Sent to the wrong client' }),
-    );
+    const cancelled = await callAs<Detail>(harness.app, senderA, 'POST', `/api/documents/${id}/cancel`, {
+      reason: 'Sent to the wrong client',
+    });
     expect(cancelled.status).toBe('Cancelled');
     expect(cancelled.timeline.at(-1)).toMatchObject({
       type: 'envelope.cancelled',
@@ -653,14 +673,18 @@ describe('actions through the envelope services', () => {
     await conflict('cancel');
     await conflict('remind');
     await conflict('extend', { expiresAt: later });
-    const sendAgain = await post(senderA, `/api/documents/${id}/send`);
+    const sendAgain = await asUser(harness.app, senderA, 'POST', `/api/documents/${id}/send`, {});
     expect(sendAgain.statusCode).toBe(409);
   });
 
   it('gives a fresh signing link for a ManualLink recipient only', async () => {
     const [bella, sam] = await recipientsOf(E.waitingOnB);
-    const link = json<{ recipientId: string; url: string }>(
-      await post(senderA, `/api/documents/${E.waitingOnB}/recipients/${bella?.id}/signing-link`),
+    const link = await callAs<{ recipientId: string; url: string }>(
+      harness.app,
+      senderA,
+      'POST',
+      `/api/documents/${E.waitingOnB}/recipients/${bella?.id}/signing-link`,
+      {},
     );
     expect(link).toMatchObject({ recipientId: bella?.id, fullName: 'Bella Sender' });
     expect(link.url).toMatch(/^http:\/\/localhost:3000\/sign\/[\w-]{43}$/);
@@ -669,18 +693,36 @@ describe('actions through the envelope services', () => {
     expect(signer.statusCode).toBe(200);
     expect(signer.json().state).toBe('ready');
     // A second link replaces the first.
-    json(await post(senderA, `/api/documents/${E.waitingOnB}/recipients/${bella?.id}/signing-link`));
-    expect((await harness.app.inject({ method: 'GET', url: `/api/signing/${token}` })).statusCode).toBe(404);
-    const byEmail = await post(senderA, `/api/documents/${E.waitingOnB}/recipients/${sam?.id}/signing-link`);
-    expect(byEmail.statusCode).toBe(409);
-    const noSuch = await post(
+    await callAs(
+      harness.app,
       senderA,
+      'POST',
+      `/api/documents/${E.waitingOnB}/recipients/${bella?.id}/signing-link`,
+      {},
+    );
+    expect((await harness.app.inject({ method: 'GET', url: `/api/signing/${token}` })).statusCode).toBe(404);
+    const byEmail = await asUser(
+      harness.app,
+      senderA,
+      'POST',
+      `/api/documents/${E.waitingOnB}/recipients/${sam?.id}/signing-link`,
+      {},
+    );
+    expect(byEmail.statusCode).toBe(409);
+    const noSuch = await asUser(
+      harness.app,
+      senderA,
+      'POST',
       `/api/documents/${E.waitingOnB}/recipients/${randomUUID()}/signing-link`,
+      {},
     );
     expect(noSuch.statusCode).toBe(404);
-    const invisible = await post(
+    const invisible = await asUser(
+      harness.app,
       senderC,
+      'POST',
       `/api/documents/${E.waitingOnB}/recipients/${bella?.id}/signing-link`,
+      {},
     );
     expect(invisible.statusCode).toBe(404);
   });
@@ -693,7 +735,13 @@ describe('actions through the envelope services', () => {
     await harness.ctx.orm.em
       .fork()
       .nativeUpdate(StoredFile, { id: template.fileId }, { content: Buffer.from(await buildDemoPdf()) });
-    const retried = json<Detail>(await post(senderA, `/api/documents/${E.failedA}/retry-final-pdf`));
+    const retried = await callAs<Detail>(
+      harness.app,
+      senderA,
+      'POST',
+      `/api/documents/${E.failedA}/retry-final-pdf`,
+      {},
+    );
     expect(['ProcessingFinalPdf', 'Completed']).toContain(retried.status);
     await harness.ctx.temporal.workflow.getHandle(envelopeWorkflowId(E.failedA)).result();
     const event = await harness.ctx.orm.em
@@ -702,33 +750,39 @@ describe('actions through the envelope services', () => {
     expect(event.data).toEqual({ requested_by: 'sender' });
     expect(eventActor(event.type, event.data)).toBe('sender');
     expect(eventActor(event.type, {})).toBe('operator');
-    const done = json<Detail>(await get(senderA, `/api/documents/${E.failedA}`));
+    const done = await callAs<Detail>(harness.app, senderA, 'GET', `/api/documents/${E.failedA}`);
     expect(done.status).toBe('Completed');
     expect(done.files.finalPdf).toBe(true);
     expect(await ids(senderA, 'tab=action_needed')).toEqual([]);
-    const again = await post(senderA, `/api/documents/${E.failedA}/retry-final-pdf`);
+    const again = await asUser(
+      harness.app,
+      senderA,
+      'POST',
+      `/api/documents/${E.failedA}/retry-final-pdf`,
+      {},
+    );
     expect(again.statusCode).toBe(409);
   });
 });
 
 describe('downloads', () => {
   it('answers the source, the final PDF and the audit trail as PDFs named after the title, 404 before they exist', async () => {
-    const source = await get(senderA, `/api/documents/${E.draftA}/files/source`);
+    const source = await asUser(harness.app, senderA, 'GET', `/api/documents/${E.draftA}/files/source`);
     expect(source.statusCode).toBe(200);
     expect(source.headers['content-type']).toBe('application/pdf');
     expect(source.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
     expect(source.headers['content-disposition']).toContain('filename="Alpha lease 50%_off.pdf"');
     expect(source.headers['x-content-type-options']).toBe('nosniff');
     for (const kind of ['final-pdf', 'audit-trail']) {
-      const missing = await get(senderA, `/api/documents/${E.draftA}/files/${kind}`);
+      const missing = await asUser(harness.app, senderA, 'GET', `/api/documents/${E.draftA}/files/${kind}`);
       expect(missing.statusCode).toBe(404);
       expect(missing.json().error.code).toBe('not_found');
-      const file = await get(member, `/api/documents/${E.completedB}/files/${kind}`);
+      const file = await asUser(harness.app, member, 'GET', `/api/documents/${E.completedB}/files/${kind}`);
       expect(file.statusCode).toBe(200);
       expect(file.headers['content-type']).toBe('application/pdf');
       expect(file.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
     }
-    const signed = await get(member, `/api/documents/${E.completedB}/files/final-pdf`);
+    const signed = await asUser(harness.app, member, 'GET', `/api/documents/${E.completedB}/files/final-pdf`);
     expect(signed.headers['content-disposition']).toContain('filename="Gamma NDA (signed).pdf"');
     const stored = await harness.ctx.orm.em.fork().findOneOrFail(
       StoredFile,
