@@ -1,6 +1,8 @@
 // The business app's session rules (shared/session.ts): its sign-in, coming back afterwards, and its two-step
 // set-up page — and, for the pages not yet on load functions, the words of a failed call in the shapes they use.
 // The error model itself is shared/request-error.ts; field errors are shared/field-errors.ts.
+import { get } from 'svelte/store';
+import { format } from 'svelte-i18n';
 import { formRefusal as refusalOf, fieldErrors as translatedFieldErrors } from '$lib/shared/field-errors';
 import { requestErrorOf } from '$lib/shared/request-error';
 import { areaSession } from '$lib/shared/session';
@@ -69,4 +71,13 @@ export function signInPathFor(location: URL): string {
  */
 export function followSessionAnswer(error: unknown): boolean {
   return appSession.follow(error);
+}
+
+/**
+ * What a page says when one of its actions failed: nothing when the session answer took the visitor elsewhere
+ * (followSessionAnswer), else the server's message, or that it could not be reached.
+ */
+export function actionFailure(error: unknown): string {
+  if (followSessionAnswer(error)) return '';
+  return serverMessage(error) ?? get(format)('workspace.unreachable');
 }
