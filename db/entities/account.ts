@@ -1,23 +1,19 @@
 // Organization users and what belongs to them: roles, teams, browser sessions, emailed-link tokens, MFA
 // backup codes, passkeys, sign-in throttling and the security log (migrations 0012-0014, docs/accounts.md).
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAtColumn, sessionLifetimeColumns, tenantKeys, timestampColumns, uuidKey } from './columns.ts';
 
 export const RoleSchema = defineEntity({
   name: 'Role',
   tableName: 'role',
   properties: {
-    id: p.uuid().primary(),
-    organizationId: p.uuid(),
+    ...tenantKeys(),
     name: p.string(),
     /** `owner`, `administrator`, `sender` or `member`: permissions from domain/permissions.ts, not stored. */
     builtIn: p.string().nullable(),
     /** A custom role's permissions (empty for built-in roles). */
     permissions: p.array().default([]),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestampColumns(),
   },
 });
 export class Role extends RoleSchema.class {}
@@ -27,14 +23,9 @@ export const TeamSchema = defineEntity({
   name: 'Team',
   tableName: 'team',
   properties: {
-    id: p.uuid().primary(),
-    organizationId: p.uuid(),
+    ...tenantKeys(),
     name: p.string(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestampColumns(),
   },
 });
 export class Team extends TeamSchema.class {}
@@ -44,8 +35,7 @@ export const AppUserSchema = defineEntity({
   name: 'AppUser',
   tableName: 'app_user',
   properties: {
-    id: p.uuid().primary(),
-    organizationId: p.uuid(),
+    ...tenantKeys(),
     /** Lower-cased; unique among users that are not deleted (but invitations `emailHeldElsewhere`). */
     email: p.string(),
     fullName: p.string(),
@@ -73,11 +63,7 @@ export const AppUserSchema = defineEntity({
     emailHeldElsewhere: p.boolean().default(false),
     lastLoginAt: p.datetime().nullable(),
     deletedAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestampColumns(),
   },
 });
 export class AppUser extends AppUserSchema.class {}
@@ -87,12 +73,12 @@ export const MfaBackupCodeSchema = defineEntity({
   name: 'MfaBackupCode',
   tableName: 'mfa_backup_code',
   properties: {
-    id: p.uuid().primary(),
+    ...uuidKey(),
     userId: p.uuid(),
     /** SHA-256 of the code (ten random characters: no dictionary to try). */
     codeHash: p.string().hidden(),
     usedAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtColumn(),
   },
 });
 export class MfaBackupCode extends MfaBackupCodeSchema.class {}
@@ -102,7 +88,7 @@ export const PasskeySchema = defineEntity({
   name: 'Passkey',
   tableName: 'passkey',
   properties: {
-    id: p.uuid().primary(),
+    ...uuidKey(),
     userId: p.uuid(),
     /** The credential's id as the authenticator made it (base64url); unique. */
     credentialId: p.string(),
@@ -112,7 +98,7 @@ export const PasskeySchema = defineEntity({
     counter: p.bigint('number').default(0),
     transports: p.array().default([]),
     name: p.string(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtColumn(),
     lastUsedAt: p.datetime().nullable(),
   },
 });
@@ -123,21 +109,14 @@ export const UserSessionSchema = defineEntity({
   name: 'UserSession',
   tableName: 'user_session',
   properties: {
-    id: p.uuid().primary(),
+    ...uuidKey(),
     /** SHA-256 of the cookie's token; the token itself is never stored. */
     tokenHash: p.string().hidden(),
     userId: p.uuid(),
     organizationId: p.uuid(),
     /** `mfa_pending`, `mfa_enrolment_required` or `active`. */
     state: p.string(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    lastSeenAt: p.datetime(),
-    /** The absolute end, whatever the activity. */
-    expiresAt: p.datetime(),
-    endedAt: p.datetime().nullable(),
-    endedReason: p.string().nullable(),
-    ipAddress: p.string().nullable(),
-    userAgent: p.string().nullable(),
+    ...sessionLifetimeColumns(),
     /** Wrong second-factor codes given with this session; the fifth ends it (migration 0013). */
     mfaFailures: p.integer().default(0),
     /** The challenge of the last WebAuthn options (`register:…` or `sign_in:…`), until answered (migration 0014). */
@@ -152,14 +131,14 @@ export const AccountTokenSchema = defineEntity({
   name: 'AccountToken',
   tableName: 'account_token',
   properties: {
-    id: p.uuid().primary(),
+    ...uuidKey(),
     tokenHash: p.string().hidden(),
     /** `verify_email`, `reset_password` or `invite`. */
     kind: p.string(),
     userId: p.uuid(),
     expiresAt: p.datetime(),
     usedAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtColumn(),
   },
 });
 export class AccountToken extends AccountTokenSchema.class {}
@@ -184,8 +163,7 @@ export const SecurityEventSchema = defineEntity({
   name: 'SecurityEvent',
   tableName: 'security_event',
   properties: {
-    id: p.uuid().primary(),
-    organizationId: p.uuid(),
+    ...tenantKeys(),
     type: p.string(),
     actorUserId: p.uuid().nullable(),
     subjectUserId: p.uuid().nullable(),

@@ -1,17 +1,18 @@
 // The platform backoffice's administrators, their sessions and sign-in codes, the allowed email domains, the
 // backoffice IP allowlist and the backoffice audit log (migration 0023, docs/backoffice.md).
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAtColumn, sessionLifetimeColumns, uuidKey } from './columns.ts';
 
 export const PlatformAdminSchema = defineEntity({
   name: 'PlatformAdmin',
   tableName: 'platform_admin',
   properties: {
-    id: p.uuid().primary(),
+    ...uuidKey(),
     /** Lower case. */
     email: p.string(),
     fullName: p.string(),
     passwordHash: p.string().hidden(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtColumn(),
     lastSignInAt: p.datetime().nullable(),
     lastSignInIp: p.string().nullable(),
   },
@@ -23,18 +24,11 @@ export const PlatformAdminSessionSchema = defineEntity({
   name: 'PlatformAdminSession',
   tableName: 'platform_admin_session',
   properties: {
-    id: p.uuid().primary(),
+    ...uuidKey(),
     /** SHA-256 of the cookie's token; the token itself is never stored. */
     tokenHash: p.string().hidden(),
     adminId: p.uuid(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    lastSeenAt: p.datetime(),
-    /** The absolute end, whatever the activity. */
-    expiresAt: p.datetime(),
-    endedAt: p.datetime().nullable(),
-    endedReason: p.string().nullable(),
-    ipAddress: p.string().nullable(),
-    userAgent: p.string().nullable(),
+    ...sessionLifetimeColumns(),
   },
 });
 export class PlatformAdminSession extends PlatformAdminSessionSchema.class {}
@@ -44,11 +38,11 @@ export const PlatformAdminCodeSchema = defineEntity({
   name: 'PlatformAdminCode',
   tableName: 'platform_admin_code',
   properties: {
-    id: p.uuid().primary(),
+    ...uuidKey(),
     adminId: p.uuid(),
     /** SHA-256 of `<id>:<code>`; the code itself is only in the email. */
     codeHash: p.string().hidden(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtColumn(),
     expiresAt: p.datetime(),
     /** Wrong codes given against this one; at the limit it is used up. */
     attempts: p.integer().default(0),
@@ -63,10 +57,10 @@ export const PlatformAdminAllowedDomainSchema = defineEntity({
   name: 'PlatformAdminAllowedDomain',
   tableName: 'platform_admin_allowed_domain',
   properties: {
-    id: p.uuid().primary(),
+    ...uuidKey(),
     /** Lower case, e.g. `example.com`; an address's domain matches it exactly. */
     domain: p.string(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtColumn(),
   },
 });
 export class PlatformAdminAllowedDomain extends PlatformAdminAllowedDomainSchema.class {}
@@ -76,11 +70,11 @@ export const PlatformAdminIpAllowlistEntrySchema = defineEntity({
   name: 'PlatformAdminIpAllowlistEntry',
   tableName: 'platform_admin_ip_allowlist',
   properties: {
-    id: p.uuid().primary(),
+    ...uuidKey(),
     /** An address or a CIDR range, normalized (services/security/ip-allowlist.ts). */
     entry: p.string(),
     description: p.string().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtColumn(),
   },
 });
 export class PlatformAdminIpAllowlistEntry extends PlatformAdminIpAllowlistEntrySchema.class {}
@@ -90,7 +84,7 @@ export const BackofficeAuditEventSchema = defineEntity({
   name: 'BackofficeAuditEvent',
   tableName: 'backoffice_audit_event',
   properties: {
-    id: p.uuid().primary(),
+    ...uuidKey(),
     occurredAt: p.datetime(),
     actorAdminId: p.uuid().nullable(),
     actorEmail: p.string().nullable(),

@@ -1,13 +1,13 @@
 // The organization's address book (migration 0015, docs/contacts.md). `search_text` is computed by PostgreSQL
 // from the other columns and read only by the search's SQL, so it is not mapped here.
 import { defineEntity, p } from '@mikro-orm/core';
+import { tenantKeys, timestampColumns } from './columns.ts';
 
 export const ContactSchema = defineEntity({
   name: 'Contact',
   tableName: 'contact',
   properties: {
-    id: p.uuid().primary(),
-    organizationId: p.uuid(),
+    ...tenantKeys(),
     name: p.string(),
     company: p.string().nullable(),
     /** Lower-cased; unique in the organization when present. */
@@ -15,11 +15,7 @@ export const ContactSchema = defineEntity({
     /** E.164; unique among the organization's contacts without an email. */
     phone: p.string().nullable(),
     tags: p.array().default([]),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestampColumns(),
   },
 });
 export class Contact extends ContactSchema.class {}

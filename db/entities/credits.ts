@@ -2,20 +2,20 @@
 // each grant counts in the calendar month (UTC) it was given, on top of the plan's monthly credits
 // (services/usage/sms-credits.ts).
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAtColumn, tenantKeys } from './columns.ts';
 
 export const SmsCreditGrantSchema = defineEntity({
   name: 'SmsCreditGrant',
   tableName: 'sms_credit_grant',
   properties: {
-    id: p.uuid().primary(),
-    organizationId: p.uuid(),
+    ...tenantKeys(),
     /** Credits given: a positive whole number. */
     amount: p.integer(),
     reason: p.text(),
     /** The administrator who gave it (their address is kept too, so the grant outlives their removal). */
     grantedByAdminId: p.uuid().nullable(),
     grantedByEmail: p.string().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtColumn(),
   },
 });
 export class SmsCreditGrant extends SmsCreditGrantSchema.class {}

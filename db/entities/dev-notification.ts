@@ -1,12 +1,13 @@
 // A notification development and test captured instead of sending it (services/notifications/
 // dev-capture.ts). Never written in production.
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAtColumn, uuidKey } from './columns.ts';
 
 export const DevNotificationSchema = defineEntity({
   name: 'DevNotification',
   tableName: 'dev_notification',
   properties: {
-    id: p.uuid().primary(),
+    ...uuidKey(),
     kind: p.string(),
     channel: p.string(),
     to: p.string().fieldName('to_address'),
@@ -17,7 +18,7 @@ export const DevNotificationSchema = defineEntity({
     envelopeId: p.uuid().nullable(),
     recipientId: p.uuid().nullable(),
     organizationId: p.uuid().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtColumn(),
   },
 });
 export class DevNotification extends DevNotificationSchema.class {}

@@ -1,6 +1,7 @@
 // A message sent (or attempted) through a notification provider: SMTP, Twilio, or the development capture.
 // Written by the sendNotification activity and the one-time code service; never holds a message body.
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAtColumn, tenantKeys } from './columns.ts';
 
 export const NOTIFICATION_RECORD_STATUSES = ['sent', 'failed'] as const;
 export type NotificationRecordStatus = (typeof NOTIFICATION_RECORD_STATUSES)[number];
@@ -9,8 +10,7 @@ export const NotificationSchema = defineEntity({
   name: 'Notification',
   tableName: 'notification',
   properties: {
-    id: p.uuid().primary(),
-    organizationId: p.uuid(),
+    ...tenantKeys(),
     envelopeId: p.uuid().nullable(),
     recipientId: p.uuid().nullable(),
     kind: p.string(),
@@ -24,7 +24,7 @@ export const NotificationSchema = defineEntity({
     providerMessageId: p.string().nullable(),
     attempts: p.integer(),
     lastError: p.text().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtColumn(),
     lastAttemptAt: p.datetime(),
     sentAt: p.datetime().nullable(),
   },

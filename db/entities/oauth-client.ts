@@ -1,13 +1,13 @@
 // OAuth 2.0 clients of the public API, their (at most two active) expiring secrets and the access tokens
 // issued to them.
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAtColumn, tenantKeys, uuidKey } from './columns.ts';
 
 export const OAuthClientSchema = defineEntity({
   name: 'OAuthClient',
   tableName: 'oauth_client',
   properties: {
-    id: p.uuid().primary(),
-    organizationId: p.uuid(),
+    ...tenantKeys(),
     name: p.string(),
     clientId: p.string().unique(),
     scopes: p.array(),
@@ -20,7 +20,7 @@ export const OAuthClientSchema = defineEntity({
     lastUsedAt: p.datetime().nullable(),
     requestCount: p.bigint('number').default(0),
     errorCount: p.bigint('number').default(0),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtColumn(),
   },
 });
 export class OAuthClient extends OAuthClientSchema.class {}
@@ -30,12 +30,12 @@ export const OAuthClientSecretSchema = defineEntity({
   name: 'OAuthClientSecret',
   tableName: 'oauth_client_secret',
   properties: {
-    id: p.uuid().primary(),
+    ...uuidKey(),
     oauthClientId: p.uuid(),
     secretHash: p.string().hidden(),
     hint: p.string(),
     expiresAt: p.datetime(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtColumn(),
     deletedAt: p.datetime().nullable(),
   },
 });
@@ -53,7 +53,7 @@ export const OAuthAccessTokenSchema = defineEntity({
     organizationId: p.uuid(),
     scopes: p.array(),
     expiresAt: p.datetime(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtColumn(),
     /** Set when the token was revoked (RFC 7009, or its secret deleted); a revoked token opens nothing. */
     revokedAt: p.datetime().nullable(),
   },

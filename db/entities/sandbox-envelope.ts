@@ -2,6 +2,7 @@
 // itself (the document the API answers with) is one jsonb value, and the columns beside it serve lookups.
 import { defineEntity, p } from '@mikro-orm/core';
 import type { EnvelopeView, RecipientView } from '../../domain/envelope.ts';
+import { tenantKeys, timestampColumns } from './columns.ts';
 
 /** A synthetic recipient: the public API's recipient shape. */
 export type SandboxRecipientDocument = RecipientView;
@@ -13,15 +14,10 @@ export const SandboxEnvelopeSchema = defineEntity({
   name: 'SandboxEnvelope',
   tableName: 'sandbox_envelope',
   properties: {
-    id: p.uuid().primary(),
-    organizationId: p.uuid(),
+    ...tenantKeys(),
     externalReference: p.string().nullable(),
     document: p.json<SandboxEnvelopeDocument>(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestampColumns(),
   },
 });
 export class SandboxEnvelope extends SandboxEnvelopeSchema.class {}

@@ -1,5 +1,6 @@
 // A recipient's signing link. The token is shown once (in the issued URL); only its SHA-256 is stored.
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAtColumn } from './columns.ts';
 
 export const SigningLinkSchema = defineEntity({
   name: 'SigningLink',
@@ -9,7 +10,7 @@ export const SigningLinkSchema = defineEntity({
     recipientId: p.uuid(),
     envelopeId: p.uuid(),
     organizationId: p.uuid(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtColumn(),
     revokedAt: p.datetime().nullable(),
   },
 });

@@ -1,20 +1,16 @@
 // Personal stamps of organization users and their versions (migration 0016, docs/stamps.md).
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAtColumn, tenantKeys, timestampColumns, uuidKey } from './columns.ts';
 
 export const UserStampSchema = defineEntity({
   name: 'UserStamp',
   tableName: 'user_stamp',
   properties: {
-    id: p.uuid().primary(),
-    organizationId: p.uuid(),
+    ...tenantKeys(),
     userId: p.uuid(),
     /** Unique among the user's stamps that are not deleted, whatever its case. */
     name: p.string(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestampColumns(),
     /** Set when the user deleted it: the versions envelopes use stay, the others are removed. */
     deletedAt: p.datetime().nullable(),
   },
@@ -26,7 +22,7 @@ export const UserStampVersionSchema = defineEntity({
   name: 'UserStampVersion',
   tableName: 'user_stamp_version',
   properties: {
-    id: p.uuid().primary(),
+    ...uuidKey(),
     stampId: p.uuid(),
     /** 1, 2, 3…: the highest is the stamp's current image. */
     version: p.integer(),
@@ -37,7 +33,7 @@ export const UserStampVersionSchema = defineEntity({
     height: p.integer(),
     sizeBytes: p.integer(),
     sha256: p.string(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAtColumn(),
   },
 });
 export class UserStampVersion extends UserStampVersionSchema.class {}

@@ -1,12 +1,12 @@
 // Webhook endpoints of an organization, the deliveries queued to them and each delivery's attempts.
 import { defineEntity, p } from '@mikro-orm/core';
+import { tenantKeys, timestampColumns, uuidKey } from './columns.ts';
 
 export const WebhookEndpointSchema = defineEntity({
   name: 'WebhookEndpoint',
   tableName: 'webhook_endpoint',
   properties: {
-    id: p.uuid().primary(),
-    organizationId: p.uuid(),
+    ...tenantKeys(),
     url: p.text(),
     /** Empty: every event. */
     eventTypes: p.array().default([]),
@@ -22,11 +22,7 @@ export const WebhookEndpointSchema = defineEntity({
     previousSecret: p.string().hidden().nullable(),
     previousSecretExpiresAt: p.datetime().nullable(),
     secretRotatedAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestampColumns(),
   },
 });
 export class WebhookEndpoint extends WebhookEndpointSchema.class {}
@@ -37,7 +33,7 @@ export const WebhookDeliverySchema = defineEntity({
   tableName: 'webhook_delivery',
   properties: {
     /** Sent as X-Service-Delivery; the same on every attempt. */
-    id: p.uuid().primary(),
+    ...uuidKey(),
     endpointId: p.uuid(),
     organizationId: p.uuid(),
     /** `event`: a lifecycle event; `test`: a sample event sent on request. */
@@ -57,11 +53,7 @@ export const WebhookDeliverySchema = defineEntity({
     endpointUrl: p.text(),
     requestId: p.string().nullable(),
     replayOf: p.uuid().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestampColumns(),
   },
 });
 export class WebhookDelivery extends WebhookDeliverySchema.class {}
