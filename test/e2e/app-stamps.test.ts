@@ -254,6 +254,14 @@ async function openSigner(page: Page, url: string): Promise<void> {
   await eventually(() => page.locator('[data-field-type="Company stamp"]').count()).toBe(1);
 }
 
+/** Opens the stamp field's sheet from its place on the document (the personal stamps are offered there). */
+async function openStampSheet(page: Page) {
+  await page.locator('[data-field-type="Company stamp"] button').click();
+  const sheet = page.getByTestId('upload-sheet');
+  await eventually(() => sheet.isVisible()).toBe(true);
+  return sheet;
+}
+
 describe('personal stamps on the signer page', () => {
   it('offers the stamps to the recipient signed in with their own address, and fills the field with one', async () => {
     const user = await signedInUser(harness, { role: 'member', fullName: 'Dana Levi' });
@@ -269,22 +277,24 @@ describe('personal stamps on the signer page', () => {
     });
     const envelope = await stampedEnvelope(user.email);
 
-    // Without a session of the business app: the field is an upload only.
+    // Without a session of the business app: the field's sheet is an upload only.
     const stranger = await browser.newPage(DESKTOP);
     await openSigner(stranger, envelope.url);
+    await openStampSheet(stranger);
     expect(await stranger.getByText('Your stamps').count()).toBe(0);
     expect(await stranger.locator('button[data-stamp-id]').count()).toBe(0);
 
-    // Signed in to the business app in the same browser: the stamps are offered.
+    // Signed in to the business app in the same browser: the stamps are offered in the field's sheet.
     const page = await browser.newPage(DESKTOP);
     await signIn(page, baseUrl, user.email, user.password);
     await openSigner(page, envelope.url);
     const field = page.locator('[data-field-type="Company stamp"]');
-    await eventually(() => field.getByRole('group', { name: 'Your stamps' }).count()).toBe(1);
-    const choice = field.getByRole('button', { name: 'Levi Trading Ltd' });
+    const sheet = await openStampSheet(page);
+    await eventually(() => sheet.getByRole('group', { name: 'Your stamps' }).count()).toBe(1);
+    const choice = sheet.getByRole('button', { name: 'Levi Trading Ltd' });
     expect(await choice.getAttribute('aria-pressed')).toBe('false');
     await eventually(() =>
-      field
+      sheet
         .locator('button[data-stamp-id] img')
         .evaluateAll((images) =>
           images.every((image) => (image as unknown as { naturalWidth: number }).naturalWidth > 0),
@@ -293,13 +303,11 @@ describe('personal stamps on the signer page', () => {
     await expectAccessible(page, 'signer page with personal stamps');
     await browser.screenshot(page, 'signer-personal-stamps-en-desktop');
 
+    // Choosing one closes the sheet; the field shows the stamp where it stands.
     await choice.click();
-    await eventually(() => choice.getAttribute('aria-pressed')).toBe('true');
-    await eventually(() => field.getByTestId('chosen-stamp').textContent()).toContain('Levi Trading Ltd');
+    await eventually(() => sheet.isVisible()).toBe(false);
     await eventually(() =>
-      field
-        .getByRole('img', { name: 'The saved stamp' })
-        .evaluate((image: { naturalWidth: number }) => image.naturalWidth),
+      field.locator('img').evaluate((image: { naturalWidth: number }) => image.naturalWidth),
     ).toBe(160);
     await eventually(() => page.getByTestId('recipient-status').textContent()).toBe('In progress');
     const stored = await harness.ctx.orm.em
@@ -309,23 +317,26 @@ describe('personal stamps on the signer page', () => {
       typedName: null,
       personalStamp: { name: 'Levi Trading Ltd', version: 1 },
     });
+    await openStampSheet(page);
+    await eventually(() => sheet.getByTestId('chosen-stamp').textContent()).toContain('Levi Trading Ltd');
+    expect(await choice.getAttribute('aria-pressed')).toBe('true');
     await expectAccessible(page, 'signer page with a personal stamp chosen');
     await browser.screenshot(page, 'signer-personal-stamps-chosen-en-desktop');
 
-    // After a reload the field still shows the chosen stamp.
+    // After a reload the field's sheet still names the chosen stamp.
     await openSigner(page, envelope.url);
-    await eventually(() => field.getByTestId('chosen-stamp').textContent()).toContain('Levi Trading Ltd');
+    await openStampSheet(page);
+    await eventually(() => sheet.getByTestId('chosen-stamp').textContent()).toContain('Levi Trading Ltd');
 
     // Hebrew, on a phone: the choice fits and reads right to left.
     const phone = await browser.newPage(PHONE, 'en-US');
     await signIn(phone, baseUrl, user.email, user.password);
     await phone.goto(`${envelope.url}?lang=he`);
-    await eventually(() =>
-      phone.locator('[data-field-type="Company stamp"] button[data-stamp-id]').count(),
-    ).toBe(2);
+    await eventually(() => phone.locator('[data-field-type="Company stamp"]').count()).toBe(1);
+    const phoneSheet = await openStampSheet(phone);
+    await eventually(() => phoneSheet.locator('button[data-stamp-id]').count()).toBe(2);
     expect(await phone.locator('html').getAttribute('dir')).toBe('rtl');
     expect(await pageWidth(phone)).toBeLessThanOrEqual(PHONE.width);
-    await phone.locator('[data-field-type="Company stamp"]').scrollIntoViewIfNeeded();
     await expectAccessible(phone, 'signer page with personal stamps (he, phone)');
     await browser.screenshot(phone, 'signer-personal-stamps-he-phone');
   });

@@ -24,6 +24,8 @@ export const PHONE = { width: 375, height: 812 };
 export interface PageOptions {
   /** Record Content-Security-Policy violations without failing (for tests of the check itself). */
   allowCspViolations?: boolean;
+  /** A touch screen (a phone's): taps and touch events instead of a mouse. */
+  touch?: boolean;
 }
 
 export interface TestBrowser {
@@ -72,7 +74,11 @@ export async function launchTestBrowser(): Promise<TestBrowser> {
   return {
     browser,
     async newPage(viewport = DESKTOP, locale = 'en-US', options = {}) {
-      const context = await browser.newContext({ viewport, locale });
+      const context = await browser.newContext({
+        viewport,
+        locale,
+        ...(options.touch ? { hasTouch: true, isMobile: true } : {}),
+      });
       // Waits catch hangs, not slowness: on a slow machine under the whole suite a page can take well over
       // Playwright's default 30 s to load or settle (vitest's test timeout still bounds every test).
       context.setDefaultTimeout(120_000);

@@ -4,7 +4,14 @@
 // recipient's signer session (from a verified code) is kept in sessionStorage for this tab and sent as
 // X-Signing-Session with every request.
 
-import type { CodeSent, CodeVerified, SigningOutcome, SigningView } from '../../../../domain/signing.ts';
+import type { DelegateRecipientRequest } from '../../../../domain/envelope.ts';
+import type {
+  CodeSent,
+  CodeVerified,
+  DelegationOutcome,
+  SigningOutcome,
+  SigningView,
+} from '../../../../domain/signing.ts';
 import type { PersonalStampOffer, PersonalStampOffers } from '../../../../domain/stamp.ts';
 import {
   PLAIN_FIELD_TYPES,
@@ -15,6 +22,7 @@ import {
 import { RequestError, requestErrorFrom, unreachable } from '../shared/request-error.ts';
 
 export type {
+  DelegationOutcome,
   RequiredField,
   SigningField,
   SigningOutcome,
@@ -174,4 +182,27 @@ export async function fetchSignerFile(token: string, fileId: string): Promise<Bl
   const url = `/api/signing/${encodeURIComponent(token)}/files/${encodeURIComponent(fileId)}`;
   const response = await fetchBinary(token, url, '*/*');
   return response.blob();
+}
+
+/** Hands this recipient's part to another person (the view's `allowDelegation`); this link ends. */
+export function delegateSigning(
+  token: string,
+  delegate: DelegateRecipientRequest,
+): Promise<DelegationOutcome> {
+  return call(token, 'POST', '/delegate', delegate);
+}
+
+/**
+ * A document the link downloads (a path of the view's `downloads`), with the signer session if any, and the
+ * file name the server gives it.
+ */
+export async function downloadSigningDocument(
+  token: string,
+  path: string,
+): Promise<{ blob: Blob; filename: string }> {
+  const response = await fetchBinary(token, path, 'application/pdf');
+  const disposition = response.headers.get('content-disposition') ?? '';
+  const named =
+    /filename\*=UTF-8''([^;]+)/i.exec(disposition)?.[1] ?? /filename="?([^";]+)"?/i.exec(disposition)?.[1];
+  return { blob: await response.blob(), filename: named ? decodeURIComponent(named) : 'document.pdf' };
 }
