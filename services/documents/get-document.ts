@@ -66,7 +66,10 @@ export async function getDocument(
   const completed = new Set(recipients.filter((r) => r.status === 'Completed').map((r) => r.id));
   const turn = currentRoundIndex(rounds, required, completed);
   const signing = SIGNING.includes(envelope.status);
-  const names = new Map(recipients.map((recipient) => [recipient.id, recipient.fullName]));
+  const names = namesAtEvents(
+    events,
+    new Map(recipients.map((recipient) => [recipient.id, recipient.fullName])),
+  );
   const namespace = ctx.config?.temporal?.namespace ?? 'default';
 
   return {
@@ -112,9 +115,7 @@ export async function getDocument(
       sequence: event.sequence,
       type: event.type,
       occurredAt: event.occurredAt.toISOString(),
-      recipient: event.recipientId
-        ? { id: event.recipientId, fullName: names.get(event.recipientId) ?? '' }
-        : null,
+      recipient: event.recipientId ? { id: event.recipientId, fullName: names.get(event) ?? '' } : null,
       data: event.data ?? {},
     })),
     actions: reader.manages ? await actionsFor(ctx, envelope) : NO_ACTIONS,
@@ -160,4 +161,20 @@ async function actionsFor(
     extend: status === 'Draft' || allows('extend', status) || revivable,
     retryFinalPdf: allows('retry final PDF', status),
   };
+}
+
+/**
+ * Who each recipient event's recipient was when it happened: their name now, back to their last delegation
+ * (docs/signing.md), which and whose earlier events name the person who handed the part over
+ * (`delegated_by_name`), and so on back. `events` in order.
+ */
+function namesAtEvents(events: readonly AuditEvent[], current: Map<string, string>): Map<AuditEvent, string> {
+  const names = new Map<AuditEvent, string>();
+  for (const event of events.toReversed()) {
+    if (!event.recipientId) continue;
+    const before = event.type === 'recipient.delegated' ? event.data?.delegated_by_name : undefined;
+    if (typeof before === 'string') current.set(event.recipientId, before);
+    names.set(event, current.get(event.recipientId) ?? '');
+  }
+  return names;
 }

@@ -14,6 +14,7 @@ import {
   EnvelopeFieldValue,
   Recipient,
 } from '../../db/entities/index.ts';
+import type { DocumentDetail } from '../../domain/document.ts';
 import type { TemplateDetail } from '../../domain/template-builder.ts';
 import { updateEnvelope } from '../../services/envelopes/envelope-update.ts';
 import { Conflict } from '../../services/errors.ts';
@@ -236,6 +237,16 @@ describe('delegation on the signer API', () => {
     // The events before the delegation name Dana (who opened the link), the later ones Noa.
     expect(text).toContain('dana@client.example');
     expect(text).toContain('noa.bar@delegate.example');
+    // The business app's timeline names each event's recipient as they were then.
+    const owner = await signedInUser(harness, { role: 'owner', organizationId: acme.organizationId });
+    const page = await callAs<DocumentDetail>(harness.app, owner, 'GET', `/api/documents/${envelope.id}`);
+    const actor = (type: string) =>
+      page.timeline
+        .filter((event) => event.type === type && event.recipient?.id === recipientId)
+        .map((event) => event.recipient?.fullName);
+    expect(actor('recipient.opened')).toEqual(['Dana Levi', 'Noa Bar']);
+    expect(actor('recipient.delegated')).toEqual(['Dana Levi']);
+    expect(actor('recipient.completed')).toEqual(['Noa Bar']);
   });
 
   it('by text message: the delegate is invited by SMS with their number', async () => {
