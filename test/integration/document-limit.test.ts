@@ -5,10 +5,10 @@
 // naming the limit and the usage. A Draft saved from the send page is not a send and is still allowed. The
 // envelopes of another organization and of an earlier month do not count.
 import { randomUUID } from 'node:crypto';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Envelope, Organization } from '../../db/entities/index.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
+import { expectJson } from '../support/app-requests.ts';
 import { TWO_SIGNERS } from '../support/context.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
@@ -16,11 +16,6 @@ const PLAN = `Tiny ${randomUUID().slice(0, 8)}`;
 let harness: ApiHarness;
 let integrator: Integrator;
 let sender: SignedInUser;
-
-function json<T = Record<string, unknown>>(response: LightMyRequestResponse, status = 200): T {
-  expect(response.statusCode, response.body).toBe(status);
-  return response.json() as T;
-}
 
 async function apiCall(method: 'GET' | 'POST', url: string, payload?: unknown) {
   return harness.app.inject({
@@ -32,7 +27,7 @@ async function apiCall(method: 'GET' | 'POST', url: string, payload?: unknown) {
 }
 
 async function draft(title: string): Promise<string> {
-  const created = json<{ id: string }>(
+  const created = expectJson<{ id: string }>(
     await apiCall('POST', '/api/v1/envelopes/from-template', {
       title,
       templateId: integrator.templateId,
@@ -83,16 +78,16 @@ describe('the monthly document limit', () => {
   it('counts each send of the month and refuses the one past the limit everywhere, naming it', async () => {
     for (const title of ['First', 'Second', 'Third']) {
       const id = await draft(title);
-      json(await apiCall('POST', `/api/v1/envelopes/${id}/send`));
+      expectJson(await apiCall('POST', `/api/v1/envelopes/${id}/send`));
     }
-    const usage = json<{ remainingEnvelopeQuota: number; envelopesSentThisPeriod: number }>(
+    const usage = expectJson<{ remainingEnvelopeQuota: number; envelopesSentThisPeriod: number }>(
       await apiCall('GET', '/api/v1/usage'),
     );
     expect(usage).toMatchObject({ remainingEnvelopeQuota: 0, envelopesSentThisPeriod: 3 });
 
     // /api/v1: the Draft is made, its send refused, and it stays a Draft.
     const fourth = await draft('Fourth');
-    const refused = json<{ error: { code: string; message: string; details: { field: string }[] } }>(
+    const refused = expectJson<{ error: { code: string; message: string; details: { field: string }[] } }>(
       await apiCall('POST', `/api/v1/envelopes/${fourth}/send`),
       409,
     );
@@ -108,7 +103,7 @@ describe('the monthly document limit', () => {
     // The send page: nothing is made; saving a Draft is not a send and is allowed.
     const before = (await envelopes()).length;
     const body = { title: 'From the app', templateId: integrator.templateId, recipients: TWO_SIGNERS };
-    const page = json<{ error: { code: string } }>(
+    const page = expectJson<{ error: { code: string } }>(
       await harness.app.inject({
         method: 'POST',
         url: '/api/documents/send-from-template',
@@ -119,7 +114,7 @@ describe('the monthly document limit', () => {
     );
     expect(page.error.code).toBe('document_limit_reached');
     expect((await envelopes()).length).toBe(before);
-    const saved = json<{ status: string }>(
+    const saved = expectJson<{ status: string }>(
       await harness.app.inject({
         method: 'POST',
         url: '/api/documents/send-from-template',
@@ -130,7 +125,7 @@ describe('the monthly document limit', () => {
     expect(saved.status).toBe('Draft');
 
     // A bulk send of one row: refused before anything is stored.
-    const bulk = json<{ error: { code: string } }>(
+    const bulk = expectJson<{ error: { code: string } }>(
       await harness.app.inject({
         method: 'POST',
         url: '/api/bulk-sends',

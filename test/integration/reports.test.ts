@@ -7,7 +7,6 @@
 // Asia/Jerusalem) and compares with the route's answer for each viewer; then the scope rule, another
 // organization's rows, bad input (400 naming the field) and reports:read (403, 401).
 import { randomUUID } from 'node:crypto';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppUser } from '../../db/entities/index.ts';
 import type { ReportSummary } from '../../domain/report.ts';
@@ -15,6 +14,7 @@ import type { TemplateDefinition } from '../../domain/template.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
 import { createTemplate } from '../../services/templates/create-template.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
+import { callAs, expectJson } from '../support/app-requests.ts';
 import { createOrganizationWithTemplate } from '../support/context.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
@@ -268,15 +268,6 @@ function sql(statement: string, params: unknown[] = []) {
   return harness.ctx.orm.em.fork().execute(statement, params);
 }
 
-function get(user: SignedInUser | null, url: string) {
-  return harness.app.inject({ method: 'GET', url, headers: user ? user.headers : {} });
-}
-
-function json<T = Record<string, unknown>>(response: LightMyRequestResponse, status = 200): T {
-  expect(response.statusCode, response.body).toBe(status);
-  return response.json() as T;
-}
-
 // ---- The figures, computed here from the seed by the definitions of docs/reports.md ----
 
 type Viewer = 'owner' | 'A' | 'C' | 'D' | 'member';
@@ -445,7 +436,7 @@ const userIdOf = (who: Who) => (who === 'api' ? null : users[who].user.id);
 const teamIdOf = (team: 'sales' | 'support' | null) => (team ? teams[team] : null);
 
 async function report(viewer: Viewer | 'stranger'): Promise<ReportSummary> {
-  return json<ReportSummary>(await get(users[viewer], `/api/reports/summary?${RANGE}`));
+  return await callAs<ReportSummary>(harness.app, users[viewer], 'GET', `/api/reports/summary?${RANGE}`);
 }
 
 beforeAll(async () => {
@@ -467,7 +458,7 @@ beforeAll(async () => {
 
   users.owner = await signedInUser(harness, { role: 'owner', organizationId, fullName: 'Olivia Owner' });
   const team = async (name: string) =>
-    json<{ id: string }>(
+    expectJson<{ id: string }>(
       await harness.app.inject({
         method: 'POST',
         url: '/api/teams',
@@ -487,7 +478,7 @@ beforeAll(async () => {
   users.C = await user('sender', 'Carmel Sender', teams.support);
   users.D = await user('sender', 'Dor Loner', null);
   users.member = await user('member', 'Mor Member', teams.sales);
-  const role = json<{ id: string }>(
+  const role = expectJson<{ id: string }>(
     await harness.app.inject({
       method: 'POST',
       url: '/api/roles',
@@ -652,7 +643,7 @@ describe('GET /api/reports/summary', () => {
     // Avi sees e17 (his own, made without a team) but Bella does not.
     expect(a.bySender.map((r) => r.userId)).not.toContain(users.C.user.id);
     expect(a.bySender.map((r) => r.userId)).not.toContain(null);
-    const b = json<ReportSummary>(await get(users.B, `/api/reports/summary?${RANGE}`));
+    const b = await callAs<ReportSummary>(harness.app, users.B, 'GET', `/api/reports/summary?${RANGE}`);
     expect(b.totals.completed).toBe(a.totals.completed - 1);
     const d = await report('D');
     expect(d.totals).toMatchObject({ sent: 1, completed: 1, declined: 0, smsCreditsUsed: 0 });
@@ -677,8 +668,11 @@ describe('GET /api/reports/summary', () => {
   });
 
   it('defaults to UTC days and answers an empty range with zeros', async () => {
-    const answer = json<ReportSummary>(
-      await get(users.owner, '/api/reports/summary?from=2020-01-01T00:00:00Z&to=2020-01-03T00:00:00Z'),
+    const answer = await callAs<ReportSummary>(
+      harness.app,
+      users.owner,
+      'GET',
+      '/api/reports/summary?from=2020-01-01T00:00:00Z&to=2020-01-03T00:00:00Z',
     );
     expect(answer.timeZone).toBe('UTC');
     expect(answer.daily).toEqual([
@@ -708,9 +702,9 @@ describe('GET /api/reports/summary', () => {
     ['from=1969-12-31T00:00:00Z&to=1970-01-02T00:00:00Z', 'querystring.from'],
     ['from=9998-12-31T00:00:00Z&to=9999-12-31T23:59:59Z', 'querystring.to'],
   ])('refuses %s with 400 naming %s', async (query, field) => {
-    const body = json<{
+    const body = await callAs<{
       error: { code: string; message: string; details: { field: string }[]; request_id: string };
-    }>(await get(users.owner, `/api/reports/summary?${query}`), 400);
+    }>(harness.app, users.owner, 'GET', `/api/reports/summary?${query}`, undefined, { status: 400 });
     expect(body.error.code).toBe('invalid_request');
     expect(body.error.details.map((d) => d.field)).toContain(field);
     expect(body.error.message).toContain(field);
@@ -718,16 +712,25 @@ describe('GET /api/reports/summary', () => {
   });
 
   it('accepts a range of exactly 366 days', async () => {
-    json(await get(users.owner, '/api/reports/summary?from=2024-01-01T00:00:00Z&to=2025-01-01T00:00:00Z'));
+    await callAs(
+      harness.app,
+      users.owner,
+      'GET',
+      '/api/reports/summary?from=2024-01-01T00:00:00Z&to=2025-01-01T00:00:00Z',
+    );
   });
 
   it('needs reports:read (403 in the error body) and a session (401)', async () => {
-    const refused = json<{ error: { code: string; details: { permission?: string }[] } }>(
-      await get(users.noReports, `/api/reports/summary?${RANGE}`),
-      403,
+    const refused = await callAs<{ error: { code: string; details: { permission?: string }[] } }>(
+      harness.app,
+      users.noReports,
+      'GET',
+      `/api/reports/summary?${RANGE}`,
+      undefined,
+      { status: 403 },
     );
     expect(refused.error.code).toBe('forbidden');
     expect(refused.error.details).toEqual([expect.objectContaining({ permission: 'reports:read' })]);
-    json(await get(null, `/api/reports/summary?${RANGE}`), 401);
+    await callAs(harness.app, null, 'GET', `/api/reports/summary?${RANGE}`, undefined, { status: 401 });
   });
 });
