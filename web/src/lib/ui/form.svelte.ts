@@ -32,6 +32,11 @@ export class FormState {
     this.#options = options;
   }
 
+  /** The form's id: its inputs are `<id>-<field>`, its refusal `<id>-error`. */
+  get id(): string {
+    return this.#options.id;
+  }
+
   /**
    * What a card says above the form (AuthCard's refusal): the refusal, or, when only the page's own checks
    * refused, that the fields beside it need attention.
