@@ -4,9 +4,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditEvent } from '../../db/entities/index.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
-import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
 import { createTemplate } from '../../services/templates/create-template.ts';
-import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
+import {
+  type ApiHarness,
+  type Integrator,
+  newIntegrator,
+  openApiHarness,
+  sentEnvelope,
+} from '../support/api.ts';
 
 let harness: ApiHarness;
 let acme: Integrator;
@@ -52,33 +57,18 @@ const PEOPLE = {
 } as const;
 type Role = keyof typeof PEOPLE;
 
-async function sentEnvelope(workflowType: 'Parallel' | 'Sequential', roles: Role[]) {
-  const created = await harness.app.inject({
-    method: 'POST',
-    url: '/api/v1/envelopes/from-template',
-    headers,
-    payload: {
-      title: `${workflowType} recipient types`,
-      workflowType,
-      templateId,
-      recipients: roles.map((roleName, index) => ({
-        roleName,
-        ...PEOPLE[roleName],
-        signingOrder: index + 1,
-      })),
-    },
-  });
-  expect(created.statusCode, created.body).toBe(201);
-  const id = created.json().id as string;
-  const sent = await harness.app.inject({ method: 'POST', url: `/api/v1/envelopes/${id}/send`, headers });
-  expect(sent.statusCode, sent.body).toBe(200);
-  const links = await issueSigningLinks(harness.ctx, acme.organizationId, id);
-  const token = (role: Role) => {
-    const link = links.find((l) => l.fullName === PEOPLE[role].fullName);
-    if (!link) throw new Error(`no link for ${role}`);
-    return { token: link.url.split('/sign/')[1] as string, recipientId: link.recipientId };
+/** The request of an envelope of the demo template with one recipient of each role, in this order. */
+function recipientTypes(workflowType: 'Parallel' | 'Sequential', roles: Role[]) {
+  return {
+    title: `${workflowType} recipient types`,
+    workflowType,
+    templateId,
+    recipients: roles.map((roleName, index) => ({
+      roleName,
+      ...PEOPLE[roleName],
+      signingOrder: index + 1,
+    })),
   };
-  return { id, token };
 }
 
 function signer(method: 'GET' | 'PUT' | 'POST', url: string, payload?: unknown) {
@@ -118,11 +108,15 @@ async function eventCount(envelopeId: string, type: string, recipientId: string)
 
 describe('recipient types in the signer API', () => {
   it('runs a Parallel envelope with a Signer, a FormFiller, an Approver and a Viewer to completion', async () => {
-    const envelope = await sentEnvelope('Parallel', ['Signing', 'Filling', 'Approval', 'Viewing']);
-    const signing = envelope.token('Signing');
-    const filling = envelope.token('Filling');
-    const approval = envelope.token('Approval');
-    const viewing = envelope.token('Viewing');
+    const envelope = await sentEnvelope(
+      harness,
+      { organizationId: acme.organizationId, headers },
+      recipientTypes('Parallel', ['Signing', 'Filling', 'Approval', 'Viewing']),
+    );
+    const signing = envelope.linkOf(PEOPLE.Signing.fullName);
+    const filling = envelope.linkOf(PEOPLE.Filling.fullName);
+    const approval = envelope.linkOf(PEOPLE.Approval.fullName);
+    const viewing = envelope.linkOf(PEOPLE.Viewing.fullName);
 
     const expected = {
       Signing: { action: 'sign', consentRequired: true, type: 'Signer', fields: 1 },
@@ -131,7 +125,7 @@ describe('recipient types in the signer API', () => {
       Viewing: { action: 'view', consentRequired: false, type: 'Viewer', fields: 0 },
     } as const;
     for (const role of Object.keys(expected) as Role[]) {
-      const body = (await view(envelope.token(role).token)).json();
+      const body = (await view(envelope.linkOf(PEOPLE[role].fullName).token)).json();
       const want = expected[role];
       expect(body, role).toMatchObject({
         state: 'ready',
@@ -208,10 +202,14 @@ describe('recipient types in the signer API', () => {
   });
 
   it('ends a Sequential envelope Declined when the Approver declines with a reason', async () => {
-    const envelope = await sentEnvelope('Sequential', ['Filling', 'Approval', 'Signing', 'Viewing']);
-    const filling = envelope.token('Filling');
-    const approval = envelope.token('Approval');
-    const signing = envelope.token('Signing');
+    const envelope = await sentEnvelope(
+      harness,
+      { organizationId: acme.organizationId, headers },
+      recipientTypes('Sequential', ['Filling', 'Approval', 'Signing', 'Viewing']),
+    );
+    const filling = envelope.linkOf(PEOPLE.Filling.fullName);
+    const approval = envelope.linkOf(PEOPLE.Approval.fullName);
+    const signing = envelope.linkOf(PEOPLE.Signing.fullName);
 
     expect((await view(approval.token)).json()).toMatchObject({ state: 'not_in_turn', action: 'approve' });
     const field = (await view(filling.token))

@@ -139,6 +139,8 @@ export interface SentEnvelope {
   id: string;
   created: Record<string, unknown>;
   links: IssuedSigningLink[];
+  /** The signing link, with its token, of the recipient named `fullName` (absent: of the first acting recipient). */
+  linkOf(fullName?: string): IssuedSigningLink & { token: string };
   /** The signing token of the recipient named `fullName` (absent: of the first acting recipient). */
   tokenOf(fullName?: string): string;
   /** The id of the recipient named `fullName` (absent: of the first acting recipient). */
@@ -170,13 +172,14 @@ export async function sentEnvelope(
   const linkOf = (fullName?: string) => {
     const link = fullName === undefined ? links[0] : links.find((l) => l.fullName === fullName);
     if (!link) throw new Error(`no signing link for ${fullName ?? 'the first recipient'}`);
-    return link;
+    return { ...link, token: link.url.split('/sign/')[1] as string };
   };
   return {
     id,
     created,
     links,
-    tokenOf: (fullName) => linkOf(fullName).url.split('/sign/')[1] as string,
+    linkOf,
+    tokenOf: (fullName) => linkOf(fullName).token,
     recipientIdOf: (fullName) => linkOf(fullName).recipientId,
   };
 }
