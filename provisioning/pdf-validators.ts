@@ -1,34 +1,23 @@
-// The two independent PDF signature validators the sealing tests check Sigil's seals with: poppler's `pdfsig`
-// (C++ on NSS) and pyHanko (Python), so a seal is judged by two implementations that share no code with
-// @libpdf/core or with each other.
-//   pdfsig:  PDFSIG_PATH, `pdfsig` on PATH, and when Sigil runs as root on a machine with apt-get, Debian's
-//            poppler-utils package installed there and then.
-//   pyHanko: PYHANKO_PATH, Sigil's cache (a virtualenv under <cache>/pyhanko/<version>/venv), and otherwise
-//            pyhanko and pyhanko-cli (pinned) installed from PyPI into that virtualenv with `python3 -m venv`
-//            and pip. A `pyhanko` on PATH is not used: what it reports depends on the pyhanko-certvalidator and
-//            cryptography releases next to it, and the tests are written against the pinned set.
-// `npm run provision -- --pdf-validators` (and `npm test`'s pretest) installs both; the tests only look, with
-// pdfValidatorPaths(). Anything missing is one error saying what to install or which variable to set.
-import { access, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
+  cachedVenvTool,
   cacheState,
-  createVenvWithRequirements,
   defaultLog,
-  describeExit,
   findOnPath,
   findPythonInterpreter,
   formatDuration,
   installDebianPackage,
-  isExecutableFile,
+  installVenvTool,
   type Log,
   type Provisioned,
   ProvisioningError,
   PYTHON_INTERPRETERS,
   type PythonInterpreter,
+  readVersion,
   requireExecutable,
-  runCommand,
+  type VenvTool,
+  type VersionAnswer,
   withLock,
 } from './shared.ts';
 
@@ -48,9 +37,6 @@ export const PYHANKO_CLI_VERSION = '0.6.0';
 export const PYHANKO_REQUIREMENTS = [`pyhanko==${PYHANKO_VERSION}`, `pyhanko-cli==${PYHANKO_CLI_VERSION}`];
 /** pyHanko 0.38 requires Python 3.10 or later. */
 export const PYHANKO_MINIMUM_PYTHON = [3, 10] as const;
-
-/** Written into the virtualenv once pip installed pyHanko and `pyhanko --version` answered. */
-const COMPLETE_MARKER = '.sigil-complete';
 
 export interface PdfsigProvisionOptions {
   /** Progress lines; defaults to stderr. */
@@ -196,18 +182,14 @@ export async function provisionPdfsig(options: PdfsigProvisionOptions = {}): Pro
   return options.cacheDir ? withLock(kind, options.cacheDir, 'pdfsig', log, installOnce) : installOnce();
 }
 
-type VersionAnswer = { ok: true; version: string } | { ok: false; problem: string };
-
 /** `pdfsig -v` prints "pdfsig version 22.12.0" and poppler's copyright (on stderr). */
-async function pdfsigVersion(path: string, env: NodeJS.ProcessEnv): Promise<VersionAnswer> {
-  const result = await runCommand(path, ['-v'], { env, timeoutMs: 30_000 });
-  if (result.code !== 0) return { ok: false, problem: `failed (${describeExit(result)})` };
-  for (const line of result.tail) {
-    const match = /^pdfsig version (\S+)/.exec(line.trim());
-    if (match?.[1]) return { ok: true, version: match[1] };
-  }
-  return { ok: false, problem: 'does not print "pdfsig version …"' };
-}
+const pdfsigVersion = (path: string, env: NodeJS.ProcessEnv): Promise<VersionAnswer> =>
+  readVersion(path, env, {
+    args: ['-v'],
+    timeoutMs: 30_000,
+    read: (line) => /^pdfsig version (\S+)/.exec(line)?.[1],
+    expected: 'pdfsig version …',
+  });
 
 async function findPdfsigOnPath(
   env: NodeJS.ProcessEnv,
@@ -302,81 +284,46 @@ export async function provisionPyhanko(options: PyhankoProvisionOptions): Promis
 }
 
 /** `pyhanko --version` prints "pyHanko, version 0.38.0 (CLI 0.6.0)"; the version is "0.38.0, CLI 0.6.0". */
-async function pyhankoVersion(path: string, env: NodeJS.ProcessEnv): Promise<VersionAnswer> {
-  const result = await runCommand(path, ['--version'], { env, timeoutMs: 60_000 });
-  if (result.code !== 0) return { ok: false, problem: `failed (${describeExit(result)})` };
-  for (const line of result.tail) {
-    const match = /^pyHanko, version (\S+)(?: \(CLI ([^)\s]+)\))?/.exec(line.trim());
-    if (match?.[1]) return { ok: true, version: match[2] ? `${match[1]}, CLI ${match[2]}` : match[1] };
-  }
-  return { ok: false, problem: 'does not print "pyHanko, version …"' };
-}
+const pyhankoVersion = (path: string, env: NodeJS.ProcessEnv): Promise<VersionAnswer> =>
+  readVersion(path, env, {
+    args: ['--version'],
+    timeoutMs: 60_000,
+    read: (line) => {
+      const match = /^pyHanko, version (\S+)(?: \(CLI ([^)\s]+)\))?/.exec(line);
+      return match?.[1] && (match[2] ? `${match[1]}, CLI ${match[2]}` : match[1]);
+    },
+    expected: 'pyHanko, version …',
+  });
+
+/** The pinned releases in their virtualenv of the cache. */
+const pyhankoTool = (cacheDir: string): VenvTool => ({
+  kind: 'pyhanko',
+  label: 'pyHanko',
+  venv: pyhankoVenvPath(cacheDir),
+  executable: pyhankoCachePath(cacheDir),
+  requirements: PYHANKO_REQUIREMENTS,
+  marker: { requirements: PYHANKO_REQUIREMENTS },
+  pinned: `${PYHANKO_VERSION}, CLI ${PYHANKO_CLI_VERSION}`,
+  version: pyhankoVersion,
+  howTo: howToProvidePyhanko,
+});
 
 /** The cached virtualenv's `pyhanko`, when a finished install left it there and it still runs. */
-async function cachedPyhanko(cacheDir: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  const path = pyhankoCachePath(cacheDir);
-  if (!(await isExecutableFile(path))) return undefined;
-  try {
-    await access(join(pyhankoVenvPath(cacheDir), COMPLETE_MARKER));
-  } catch {
-    return undefined;
-  }
-  const version = await pyhankoVersion(path, env);
-  return version.ok && version.version === `${PYHANKO_VERSION}, CLI ${PYHANKO_CLI_VERSION}`
-    ? path
-    : undefined;
-}
+const cachedPyhanko = (cacheDir: string, env: NodeJS.ProcessEnv) =>
+  cachedVenvTool(pyhankoTool(cacheDir), env);
 
-/**
- * Creates the virtualenv in the cache, installs the pinned releases with its pip and checks
- * `pyhanko --version`; the marker file written last tells a finished virtualenv from an interrupted one.
- */
-async function installPyhanko(
+/** Installs the pinned releases into their virtualenv of the cache (the caller holds the lock). */
+function installPyhanko(
   python: PythonInterpreter,
   cacheDir: string,
   log: Log,
   env: NodeJS.ProcessEnv,
 ): Promise<string> {
-  const venv = pyhankoVenvPath(cacheDir);
-  const pyhanko = pyhankoCachePath(cacheDir);
-  const started = Date.now();
   log(
     `pyHanko ${PYHANKO_VERSION} (for the sealing tests) is not installed: PYHANKO_PATH is unset and nothing is ` +
-      `cached at ${venv}.`,
+      `cached at ${pyhankoVenvPath(cacheDir)}.`,
   );
-  log(
-    `Installing it once from PyPI into a virtualenv with Python ${python.version} (${python.path}); usually ` +
-      'under a minute.',
-  );
-  await createVenvWithRequirements({
-    kind: 'pyhanko',
-    python,
-    venv,
-    requirements: PYHANKO_REQUIREMENTS,
-    env,
-    log,
-    howTo: howToProvidePyhanko(),
-  });
-
-  const pinned = `${PYHANKO_VERSION}, CLI ${PYHANKO_CLI_VERSION}`;
-  const version = (await isExecutableFile(pyhanko))
-    ? await pyhankoVersion(pyhanko, env)
-    : ({ ok: false, problem: 'is missing' } as const);
-  if (!version.ok || version.version !== pinned) {
-    await rm(venv, { recursive: true, force: true });
-    throw new ProvisioningError(
-      'pyhanko',
-      `pip installed ${PYHANKO_REQUIREMENTS.join(' and ')}, but ${pyhanko} ${
-        version.ok ? `reports version ${version.version}` : version.problem
-      }; the virtualenv was removed.\n${howToProvidePyhanko()}`,
-    );
-  }
-  await writeFile(
-    join(venv, COMPLETE_MARKER),
-    `${JSON.stringify({ requirements: PYHANKO_REQUIREMENTS, python: python.version, installedAt: new Date().toISOString() })}\n`,
-  );
-  log(`Installed pyHanko ${pinned} in ${formatDuration(Date.now() - started)}: ${pyhanko}`);
-  return pyhanko;
+  return installVenvTool(pyhankoTool(cacheDir), python, log, env);
 }
 
 /** The ways to provide pyHanko, for error messages. */

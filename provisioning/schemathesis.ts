@@ -3,25 +3,23 @@
 // release, Sigil's cache (a virtualenv under <cache>/schemathesis/<version>/venv), and otherwise installed from
 // PyPI into that virtualenv with `python3 -m venv` and pip. Without a Python 3.11+ that can do it, one error
 // says what to install or which variable to set.
-import { access, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  cachedVenvTool,
   cacheState,
   defaultLog,
-  describeExit,
   findOnPath,
   findPythonInterpreter,
-  formatDuration,
-  heartbeat,
-  indent,
-  isExecutableFile,
+  installVenvTool,
   type Log,
   type Provisioned,
   ProvisioningError,
   PYTHON_INTERPRETERS,
   type PythonInterpreter,
+  readVersion,
   requireExecutable,
-  runCommand,
+  type VenvTool,
+  type VersionAnswer,
   withLock,
 } from './shared.ts';
 
@@ -35,10 +33,6 @@ export const SCHEMATHESIS_COMMANDS = ['st', 'schemathesis'] as const;
 export const MINIMUM_PYTHON = [3, 11] as const;
 /** Interpreters tried, in order, to create the virtualenv. */
 export const PYTHON_COMMANDS = PYTHON_INTERPRETERS;
-
-/** Written into the virtualenv once pip installed Schemathesis and `st --version` answered. */
-const COMPLETE_MARKER = '.sigil-complete';
-const PIP_TIMEOUT_MS = 15 * 60_000;
 
 export interface SchemathesisProvisionOptions {
   /** Sigil's cache directory (`SIGIL_CACHE_DIR`, default ~/.cache/sigil). */
@@ -131,31 +125,31 @@ export async function provisionSchemathesis(
   });
 }
 
-type VersionAnswer = { ok: true; version: string } | { ok: false; problem: string };
-
 /** `st --version` prints "st, version 4.32.5" (`schemathesis --version`: "schemathesis, version …"). */
-async function schemathesisVersion(path: string, env: NodeJS.ProcessEnv): Promise<VersionAnswer> {
-  const result = await runCommand(path, ['--version'], { env, timeoutMs: 60_000 });
-  if (result.code !== 0) return { ok: false, problem: `failed (${describeExit(result)})` };
-  for (const line of result.tail) {
-    const match = /^(?:st|schemathesis), version (\S+)/.exec(line.trim());
-    if (match?.[1]) return { ok: true, version: match[1] };
-  }
-  return { ok: false, problem: 'does not print "st, version …"' };
-}
+const schemathesisVersion = (path: string, env: NodeJS.ProcessEnv): Promise<VersionAnswer> =>
+  readVersion(path, env, {
+    args: ['--version'],
+    timeoutMs: 60_000,
+    read: (line) => /^(?:st|schemathesis), version (\S+)/.exec(line)?.[1],
+    expected: 'st, version …',
+  });
+
+/** The pinned release in its virtualenv of the cache. */
+const schemathesisTool = (cacheDir: string): VenvTool => ({
+  kind: 'schemathesis',
+  label: 'Schemathesis',
+  venv: schemathesisVenvPath(cacheDir),
+  executable: schemathesisCachePath(cacheDir),
+  requirements: [`${SCHEMATHESIS_PYPI_PROJECT}==${SCHEMATHESIS_VERSION}`],
+  marker: { requirement: `${SCHEMATHESIS_PYPI_PROJECT}==${SCHEMATHESIS_VERSION}` },
+  pinned: SCHEMATHESIS_VERSION,
+  version: schemathesisVersion,
+  howTo: howToProvideSchemathesis,
+});
 
 /** The cached virtualenv's `st`, when a finished install left it there and it still runs. */
-async function cachedSchemathesis(cacheDir: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  const path = schemathesisCachePath(cacheDir);
-  if (!(await isExecutableFile(path))) return undefined;
-  try {
-    await access(join(schemathesisVenvPath(cacheDir), COMPLETE_MARKER));
-  } catch {
-    return undefined;
-  }
-  const version = await schemathesisVersion(path, env);
-  return version.ok && version.version === SCHEMATHESIS_VERSION ? path : undefined;
-}
+const cachedSchemathesis = (cacheDir: string, env: NodeJS.ProcessEnv) =>
+  cachedVenvTool(schemathesisTool(cacheDir), env);
 
 // ---------------------------------------------------------------------------------------------------------
 // Python and the virtualenv
@@ -166,116 +160,18 @@ type Python = PythonInterpreter;
 /** The first Python 3.11+ among the interpreters tried, and what was wrong with the others (for the message). */
 const findPython = (env: NodeJS.ProcessEnv) => findPythonInterpreter(env, MINIMUM_PYTHON);
 
-/**
- * Creates the virtualenv in the cache, installs the pinned release with its pip and checks `st --version`.
- * A virtualenv cannot be moved once created (its scripts name its own interpreter), so it is built in place;
- * the marker file written last tells a finished one from one an interrupted install left behind.
- */
-async function installIntoVenv(
+/** Installs the pinned release into its virtualenv of the cache (the caller holds the lock). */
+function installIntoVenv(
   python: Python,
   cacheDir: string,
   log: Log,
   env: NodeJS.ProcessEnv,
 ): Promise<string> {
-  const venv = schemathesisVenvPath(cacheDir);
-  const st = schemathesisCachePath(cacheDir);
-  const requirement = `${SCHEMATHESIS_PYPI_PROJECT}==${SCHEMATHESIS_VERSION}`;
-  const started = Date.now();
   log(
     `Schemathesis ${SCHEMATHESIS_VERSION} (for the API fuzz test) is not installed: SCHEMATHESIS_PATH is unset, ` +
-      `there is no \`st\` ${SCHEMATHESIS_VERSION} on PATH and nothing is cached at ${venv}.`,
+      `there is no \`st\` ${SCHEMATHESIS_VERSION} on PATH and nothing is cached at ${schemathesisVenvPath(cacheDir)}.`,
   );
-  log(
-    `Installing it once from PyPI into a virtualenv with Python ${python.version} (${python.path}); usually ` +
-      'under a minute.',
-  );
-  // Held under the lock, so a directory here without the marker is what an interrupted install left.
-  await rm(venv, { recursive: true, force: true });
-
-  log(`  python -m venv ${venv}`);
-  const created = await runCommand(python.path, ['-m', 'venv', venv], { env, timeoutMs: 5 * 60_000 });
-  if (created.code !== 0) {
-    await rm(venv, { recursive: true, force: true });
-    const noEnsurepip = created.tail.some((line) => /ensurepip|python3-venv/.test(line));
-    throw new ProvisioningError(
-      'schemathesis',
-      `Creating the virtualenv failed: \`${python.path} -m venv\` ended with ${describeExit(created)}.\n` +
-        `Last lines of its output:\n${indent(created.tail)}\n` +
-        (noEnsurepip
-          ? 'This Python has no venv support: on Debian or Ubuntu install the `python3-venv` package (as root: `apt-get install -y python3-venv`).\n'
-          : '') +
-        howToProvideSchemathesis(),
-    );
-  }
-
-  const pip = join(venv, 'bin', 'pip');
-  const counts = { collected: 0, downloaded: 0 };
-  let phase = 'resolving';
-  const stopHeartbeat = heartbeat(
-    log,
-    (elapsed) =>
-      `  pip install ${requirement}: ${elapsed} elapsed, ${phase}, ${counts.collected} packages collected, ` +
-      `${counts.downloaded} downloaded`,
-  );
-  const installed = await runCommand(
-    pip,
-    [
-      'install',
-      '--disable-pip-version-check',
-      '--no-input',
-      '--progress-bar',
-      'off',
-      '--no-warn-script-location',
-      requirement,
-    ],
-    {
-      env: { ...env, PIP_NO_INPUT: '1', VIRTUAL_ENV: venv },
-      timeoutMs: PIP_TIMEOUT_MS,
-      onLine: (line) => {
-        const text = line.trim();
-        if (/^Collecting /.test(text)) {
-          counts.collected++;
-          if (counts.collected === 1) log(`  pip: ${text}`);
-        } else if (/^(Downloading|Using cached|Processing) /.test(text)) counts.downloaded++;
-        else if (/^Installing collected packages: /.test(text)) {
-          phase = 'installing';
-          const packages = text.replace(/^Installing collected packages: /, '').split(', ').length;
-          log(`  pip: installing ${packages} packages (${counts.downloaded} fetched)…`);
-        } else if (/^Successfully installed /.test(text)) {
-          phase = 'installed';
-          log(`  pip: ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`);
-        }
-      },
-    },
-  ).finally(stopHeartbeat);
-  if (installed.code !== 0) {
-    await rm(venv, { recursive: true, force: true });
-    throw new ProvisioningError(
-      'schemathesis',
-      `Installing Schemathesis failed: \`pip install ${requirement}\` ended with ${describeExit(installed)} after ` +
-        `${formatDuration(Date.now() - started)}.\nLast lines of pip's output:\n${indent(installed.tail)}\n` +
-        `Check pip's index (\`pip config list\`) and network access to it.\n${howToProvideSchemathesis()}`,
-    );
-  }
-
-  const version = (await isExecutableFile(st))
-    ? await schemathesisVersion(st, env)
-    : ({ ok: false, problem: 'is missing' } as const);
-  if (!version.ok || version.version !== SCHEMATHESIS_VERSION) {
-    await rm(venv, { recursive: true, force: true });
-    throw new ProvisioningError(
-      'schemathesis',
-      `pip installed ${requirement}, but ${st} ${
-        version.ok ? `reports version ${version.version}` : version.problem
-      }; the virtualenv was removed.\n${howToProvideSchemathesis()}`,
-    );
-  }
-  await writeFile(
-    join(venv, COMPLETE_MARKER),
-    `${JSON.stringify({ requirement, python: python.version, installedAt: new Date().toISOString() })}\n`,
-  );
-  log(`Installed Schemathesis ${SCHEMATHESIS_VERSION} in ${formatDuration(Date.now() - started)}: ${st}`);
-  return st;
+  return installVenvTool(schemathesisTool(cacheDir), python, log, env);
 }
 
 // ---------------------------------------------------------------------------------------------------------

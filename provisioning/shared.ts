@@ -586,3 +586,115 @@ export async function createVenvWithRequirements(options: {
     );
   }
 }
+
+/** What an executable's version flag answered: the version it reports, or what is wrong with it. */
+export type VersionAnswer = { ok: true; version: string } | { ok: false; problem: string };
+
+/**
+ * Runs `path args` (its version flag) and reads the version from the first line of its output `read`
+ * recognizes; `expected` is what a line should look like, for the problem when none does.
+ */
+export async function readVersion(
+  path: string,
+  env: NodeJS.ProcessEnv,
+  options: {
+    args: string[];
+    timeoutMs: number;
+    read: (line: string) => string | undefined;
+    expected: string;
+  },
+): Promise<VersionAnswer> {
+  const result = await runCommand(path, options.args, { env, timeoutMs: options.timeoutMs });
+  if (result.code !== 0) return { ok: false, problem: `failed (${describeExit(result)})` };
+  for (const line of result.tail) {
+    const version = options.read(line.trim());
+    if (version) return { ok: true, version };
+  }
+  return { ok: false, problem: `does not print "${options.expected}"` };
+}
+
+/** Written into a virtualenv last, once pip installed its tool and the tool reported the pinned version. */
+const VENV_COMPLETE_MARKER = '.sigil-complete';
+
+/** A pinned Python CLI Sigil installs from PyPI into a virtualenv of its cache (Schemathesis, pyHanko). */
+export interface VenvTool {
+  kind: ProvisionKind;
+  /** Its name in progress lines. */
+  label: string;
+  /** The virtualenv, under the cache. */
+  venv: string;
+  /** The tool's executable in that virtualenv. */
+  executable: string;
+  /** What pip installs. */
+  requirements: string[];
+  /** The version `version` must read from the installed tool. */
+  pinned: string;
+  version: (path: string, env: NodeJS.ProcessEnv) => Promise<VersionAnswer>;
+  /** The ways to provide it, ending every error. */
+  howTo: () => string;
+  /** What the completion marker records of the install, before the Python and the time. */
+  marker: Record<string, unknown>;
+  /** pip's time limit (default 15 minutes). */
+  pipTimeoutMs?: number;
+}
+
+/** The tool in its cached virtualenv, when a finished install left it there and it still reports the pin. */
+export async function cachedVenvTool(tool: VenvTool, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  if (!(await isExecutableFile(tool.executable))) return undefined;
+  try {
+    await access(join(tool.venv, VENV_COMPLETE_MARKER));
+  } catch {
+    return undefined;
+  }
+  const version = await tool.version(tool.executable, env);
+  return version.ok && version.version === tool.pinned ? tool.executable : undefined;
+}
+
+/**
+ * Creates the tool's virtualenv, installs the pinned requirements with its pip and checks the version the
+ * tool reports. A virtualenv cannot be moved once created (its scripts name its own interpreter), so it is
+ * built in place; the marker written last tells a finished one from one an interrupted install left behind.
+ * The caller holds the lock.
+ */
+export async function installVenvTool(
+  tool: VenvTool,
+  python: PythonInterpreter,
+  log: Log,
+  env: NodeJS.ProcessEnv,
+): Promise<string> {
+  const { kind, venv, executable, requirements, pinned } = tool;
+  const started = Date.now();
+  log(
+    `Installing it once from PyPI into a virtualenv with Python ${python.version} (${python.path}); usually ` +
+      'under a minute.',
+  );
+  await createVenvWithRequirements({
+    kind,
+    python,
+    venv,
+    requirements,
+    env,
+    log,
+    howTo: tool.howTo(),
+    timeoutMs: tool.pipTimeoutMs,
+  });
+
+  const version = (await isExecutableFile(executable))
+    ? await tool.version(executable, env)
+    : ({ ok: false, problem: 'is missing' } as const);
+  if (!version.ok || version.version !== pinned) {
+    await rm(venv, { recursive: true, force: true });
+    throw new ProvisioningError(
+      kind,
+      `pip installed ${requirements.join(' and ')}, but ${executable} ${
+        version.ok ? `reports version ${version.version}` : version.problem
+      }; the virtualenv was removed.\n${tool.howTo()}`,
+    );
+  }
+  await writeFile(
+    join(venv, VENV_COMPLETE_MARKER),
+    `${JSON.stringify({ ...tool.marker, python: python.version, installedAt: new Date().toISOString() })}\n`,
+  );
+  log(`Installed ${tool.label} ${pinned} in ${formatDuration(Date.now() - started)}: ${executable}`);
+  return executable;
+}
