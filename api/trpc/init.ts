@@ -146,6 +146,14 @@ const t = initTRPC.context<AppContext>().meta<AppMeta>().create();
 
 export const router = t.router;
 
+/** A mutation's resolver that does `run`'s work and answers `{ ok: true }` (the routes whose answer is `Ok`). */
+export function thenOk<Options>(run: (options: Options) => Promise<unknown>) {
+  return async (options: Options): Promise<{ ok: true }> => {
+    await run(options);
+    return { ok: true };
+  };
+}
+
 /** The one access check: the route's declared `access` against the request's session. */
 export function accessRefusal(access: Access, session: SessionPrincipal | null): AppError | null {
   if (access === 'public') return null;

@@ -19,7 +19,7 @@ import {
   updateOAuthClient,
 } from '../../../services/oauth-clients/update-oauth-client.ts';
 import { clientDiagnostics } from '../../../services/usage/diagnostics.ts';
-import { type AppContext, principalOf, procedure, route, router } from '../init.ts';
+import { type AppContext, principalOf, procedure, route, router, thenOk } from '../init.ts';
 import { IdParams } from './administration-actor.ts';
 
 const organizationOf = (ctx: AppContext) => principalOf(ctx).organization.id;
@@ -129,14 +129,15 @@ export const apiKeysRouter = router({
     )
     .input(IdParams)
     .output(Ok)
-    .mutation(async ({ ctx, input }) => {
-      await deleteOAuthClient(
-        ctx.services,
-        { organizationId: organizationOf(ctx), client: input.id },
-        actorOf(ctx),
-      );
-      return { ok: true as const };
-    }),
+    .mutation(
+      thenOk(({ ctx, input }) =>
+        deleteOAuthClient(
+          ctx.services,
+          { organizationId: organizationOf(ctx), client: input.id },
+          actorOf(ctx),
+        ),
+      ),
+    ),
 
   rotateSecret: procedure
     .meta(

@@ -43,7 +43,7 @@ import {
   updateAllowedDomain,
   updateAllowlistEntry,
 } from '../../../services/backoffice/security-policy.ts';
-import { procedure, route, router } from '../init.ts';
+import { procedure, route, router, thenOk } from '../init.ts';
 import { adminOf, backofficeActorOf } from './backoffice-actor.ts';
 
 const TAGS = ['backoffice'];
@@ -135,10 +135,7 @@ export const backofficeAdminsRouter = router({
     )
     .input(BackofficeIdParameter)
     .output(Ok)
-    .mutation(async ({ ctx, input }) => {
-      await removePlatformAdmin(ctx.services, actorOf(ctx), input.id);
-      return { ok: true as const };
-    }),
+    .mutation(thenOk(({ ctx, input }) => removePlatformAdmin(ctx.services, actorOf(ctx), input.id))),
 
   securityPolicy: procedure
     .meta(

@@ -25,7 +25,7 @@ import {
   organizationIntegrations,
   updateOrganization,
 } from '../../../services/backoffice/organizations.ts';
-import { procedure, route, router } from '../init.ts';
+import { procedure, route, router, thenOk } from '../init.ts';
 import { backofficeActorOf } from './backoffice-actor.ts';
 
 const TAGS = ['backoffice'];
@@ -109,10 +109,7 @@ export const backofficeOrganizationsRouter = router({
     )
     .input(BackofficeOrganizationIdParameter)
     .output(Ok)
-    .mutation(async ({ ctx, input }) => {
-      await deleteOrganization(ctx.services, actorOf(ctx), input.id);
-      return { ok: true as const };
-    }),
+    .mutation(thenOk(({ ctx, input }) => deleteOrganization(ctx.services, actorOf(ctx), input.id))),
 
   integrations: procedure
     .meta(

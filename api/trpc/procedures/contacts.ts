@@ -26,6 +26,7 @@ import {
   procedure,
   route,
   router,
+  thenOk,
 } from '../init.ts';
 import { IdParams } from './administration-actor.ts';
 
@@ -103,10 +104,7 @@ export const contactsRouter = router({
     )
     .input(IdParams)
     .output(Ok)
-    .mutation(async ({ ctx, input }) => {
-      await deleteContact(ctx.services, organizationOf(ctx), input.id);
-      return { ok: true as const };
-    }),
+    .mutation(thenOk(({ ctx, input }) => deleteContact(ctx.services, organizationOf(ctx), input.id))),
 
   import: procedure
     .meta(

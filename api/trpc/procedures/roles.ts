@@ -5,7 +5,7 @@ import { createRole } from '../../../services/administration/create-role.ts';
 import { deleteRole } from '../../../services/administration/delete-role.ts';
 import { listRoles } from '../../../services/administration/list-roles.ts';
 import { updateRole } from '../../../services/administration/update-role.ts';
-import { procedure, route, router } from '../init.ts';
+import { procedure, route, router, thenOk } from '../init.ts';
 import { actorOf, IdParams } from './administration-actor.ts';
 
 export const rolesRouter = router({
@@ -73,8 +73,5 @@ export const rolesRouter = router({
     )
     .input(IdParams)
     .output(Ok)
-    .mutation(async ({ ctx, input }) => {
-      await deleteRole(ctx.services, actorOf(ctx), input.id);
-      return { ok: true as const };
-    }),
+    .mutation(thenOk(({ ctx, input }) => deleteRole(ctx.services, actorOf(ctx), input.id))),
 });

@@ -16,7 +16,7 @@ import { deleteStamp } from '../../../services/stamps/delete-stamp.ts';
 import { listStamps } from '../../../services/stamps/list-stamps.ts';
 import { renameStamp } from '../../../services/stamps/rename-stamp.ts';
 import { stampImageFile } from '../../../services/stamps/stamp-image-file.ts';
-import { type BodyLimit, ImageAnswer, principalOf, procedure, route, router } from '../init.ts';
+import { type BodyLimit, ImageAnswer, principalOf, procedure, route, router, thenOk } from '../init.ts';
 import { IdParams } from './administration-actor.ts';
 
 const TAGS = ['stamps'];
@@ -119,10 +119,7 @@ export const stampsRouter = router({
     )
     .input(IdParams)
     .output(Ok)
-    .mutation(async ({ ctx, input }) => {
-      await deleteStamp(ctx.services, principalOf(ctx), input.id);
-      return { ok: true as const };
-    }),
+    .mutation(thenOk(({ ctx, input }) => deleteStamp(ctx.services, principalOf(ctx), input.id))),
 
   image: procedure
     .meta(

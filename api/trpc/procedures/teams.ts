@@ -4,7 +4,7 @@ import { createTeam } from '../../../services/administration/create-team.ts';
 import { deleteTeam } from '../../../services/administration/delete-team.ts';
 import { listTeams } from '../../../services/administration/list-teams.ts';
 import { updateTeam } from '../../../services/administration/update-team.ts';
-import { procedure, route, router } from '../init.ts';
+import { procedure, route, router, thenOk } from '../init.ts';
 import { actorOf, IdParams } from './administration-actor.ts';
 
 export const teamsRouter = router({
@@ -61,8 +61,5 @@ export const teamsRouter = router({
     )
     .input(IdParams)
     .output(Ok)
-    .mutation(async ({ ctx, input }) => {
-      await deleteTeam(ctx.services, actorOf(ctx), input.id);
-      return { ok: true as const };
-    }),
+    .mutation(thenOk(({ ctx, input }) => deleteTeam(ctx.services, actorOf(ctx), input.id))),
 });

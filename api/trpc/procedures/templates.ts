@@ -30,6 +30,7 @@ import {
   procedure,
   route,
   router,
+  thenOk,
 } from '../init.ts';
 import { IdParams } from './administration-actor.ts';
 
@@ -199,8 +200,5 @@ export const templatesRouter = router({
     )
     .input(IdParams)
     .output(Ok)
-    .mutation(async ({ ctx, input }) => {
-      await archiveTemplate(ctx.services, actorOf(ctx), input.id);
-      return { ok: true as const };
-    }),
+    .mutation(thenOk(({ ctx, input }) => archiveTemplate(ctx.services, actorOf(ctx), input.id))),
 });

@@ -7,7 +7,7 @@ import { type InvitedUser, inviteUser } from '../../../services/administration/i
 import { listUsers } from '../../../services/administration/list-users.ts';
 import { resendInvitation } from '../../../services/administration/resend-invitation.ts';
 import { updateUser } from '../../../services/administration/update-user.ts';
-import { type AppContext, procedure, route, router } from '../init.ts';
+import { type AppContext, procedure, route, router, thenOk } from '../init.ts';
 import { actorOf, IdParams } from './administration-actor.ts';
 
 /**
@@ -137,8 +137,5 @@ export const usersRouter = router({
     )
     .input(IdParams)
     .output(Ok)
-    .mutation(async ({ ctx, input }) => {
-      await deleteUser(ctx.services, actorOf(ctx), input.id);
-      return { ok: true as const };
-    }),
+    .mutation(thenOk(({ ctx, input }) => deleteUser(ctx.services, actorOf(ctx), input.id))),
 });

@@ -26,7 +26,7 @@ import { rotateWebhookSecret } from '../../../services/webhooks/rotate-webhook-s
 import { sendTestDelivery } from '../../../services/webhooks/send-test-delivery.ts';
 import { updateWebhookEndpoint } from '../../../services/webhooks/update-webhook-endpoint.ts';
 import { WEBHOOK_SECRET_GRACE_HOURS } from '../../../services/webhooks/webhook-records.ts';
-import { type AppContext, principalOf, procedure, route, router } from '../init.ts';
+import { type AppContext, principalOf, procedure, route, router, thenOk } from '../init.ts';
 import { IdParams } from './administration-actor.ts';
 
 const TAGS = ['webhooks'];
@@ -124,10 +124,7 @@ export const webhooksRouter = router({
     )
     .input(IdParams)
     .output(Ok)
-    .mutation(async ({ ctx, input }) => {
-      await deleteWebhookEndpoint(ctx.services, organizationOf(ctx), input.id);
-      return { ok: true as const };
-    }),
+    .mutation(thenOk(({ ctx, input }) => deleteWebhookEndpoint(ctx.services, organizationOf(ctx), input.id))),
 
   rotateSecret: procedure
     .meta(
