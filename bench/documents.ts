@@ -30,6 +30,7 @@ import {
   type Measured,
   measure as measureRoute,
   queryCatcher,
+  timingTable,
 } from './route-timing.ts';
 import { DOMAINS, seedDocumentsOrganization, thousands } from './seed-documents.ts';
 import { startBenchApi } from './support.ts';
@@ -222,38 +223,15 @@ try {
       `page ("+": more pages)`,
   );
   out();
-  const header = [
-    'route'.padEnd(40),
-    'who'.padEnd(6),
-    'page'.padStart(4),
-    'p50'.padStart(9),
-    'p99'.padStart(9),
-    'max'.padStart(9),
-    'n'.padStart(4),
-    'req/s'.padStart(8),
-    'vs /api/plans'.padStart(13),
-    'errors'.padStart(6),
-  ];
-  out(header.join(' '));
-  for (const r of [plans, me, ...results]) {
-    out(
-      [
-        r.label.padEnd(40),
-        r.who.padEnd(6),
-        (r.page ?? '').padStart(4),
-        `${r.p50.toFixed(1)} ms`.padStart(9),
-        `${r.p99.toFixed(1)} ms`.padStart(9),
-        `${r.max.toFixed(1)} ms`.padStart(9),
-        String(r.count).padStart(4),
-        r.requestsPerSecond.toFixed(0).padStart(8),
-        (r.requestsPerSecond / plans.requestsPerSecond).toFixed(3).padStart(13),
-        String(r.errors).padStart(6),
-      ].join(' '),
-    );
-  }
-  out(
-    '\n(vs /api/plans: requests per second as a share of GET /api/plans, measured the same way in this run)',
-  );
+  const format = {
+    labelWidth: 40,
+    msWidth: 9,
+    rateDigits: 0,
+    rateWidth: 8,
+    shareDigits: 3,
+    extra: { head: 'page', width: 4, cell: (r: Measured) => r.page ?? '' },
+  };
+  for (const line of timingTable([plans, me, ...results], plans, format)) out(line);
 
   out('\nEXPLAIN (ANALYZE, BUFFERS) of the statement each route sent (one run, after the measurements):\n');
   out(

@@ -24,6 +24,7 @@ import {
   type Measured,
   measure as measureRoute,
   queryCatcher,
+  timingTable,
 } from './route-timing.ts';
 import { seedDocumentsOrganization, thousands } from './seed-documents.ts';
 import { startBenchApi } from './support.ts';
@@ -283,37 +284,8 @@ try {
       `${timing.warmup} to warm up, ${timing.concurrency} at a time, the client in the server's process`,
   );
   out();
-  out(
-    [
-      'route'.padEnd(28),
-      'who'.padEnd(6),
-      'p50'.padStart(10),
-      'p99'.padStart(10),
-      'max'.padStart(10),
-      'n'.padStart(4),
-      'req/s'.padStart(7),
-      'vs /api/plans'.padStart(13),
-      'errors'.padStart(6),
-    ].join(' '),
-  );
-  for (const r of [plans, ...results]) {
-    out(
-      [
-        r.label.padEnd(28),
-        r.who.padEnd(6),
-        `${r.p50.toFixed(1)} ms`.padStart(10),
-        `${r.p99.toFixed(1)} ms`.padStart(10),
-        `${r.max.toFixed(1)} ms`.padStart(10),
-        String(r.count).padStart(4),
-        r.requestsPerSecond.toFixed(1).padStart(7),
-        (r.requestsPerSecond / plans.requestsPerSecond).toFixed(4).padStart(13),
-        String(r.errors).padStart(6),
-      ].join(' '),
-    );
-  }
-  out(
-    '\n(vs /api/plans: requests per second as a share of GET /api/plans, measured the same way in this run)',
-  );
+  const format = { labelWidth: 28, msWidth: 10, rateDigits: 1, rateWidth: 7, shareDigits: 4 };
+  for (const line of timingTable([plans, ...results], plans, format)) out(line);
   out('\nEXPLAIN (ANALYZE, BUFFERS) of each statement a route sent (one run, after the measurements):');
   for (const { route, statements } of explained) {
     out(`\n${route}`);

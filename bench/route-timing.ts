@@ -1,5 +1,6 @@
 // Timing a route of the API app over HTTP (p50, p99, requests per second) and explaining the SQL it sent
-// (MikroORM's query log, then EXPLAIN (ANALYZE, BUFFERS)): shared by bench/documents.ts and bench/reports.ts.
+// (MikroORM's query log, then EXPLAIN (ANALYZE, BUFFERS)) and printing the table of timings: shared by
+// bench/documents.ts and bench/reports.ts.
 import type { LogContext } from '@mikro-orm/core';
 import type pg from 'pg';
 import type { Orm } from '../db/orm.ts';
@@ -205,4 +206,56 @@ export async function explain(
     seqScans: [...seqScans],
     tree,
   };
+}
+
+/** How a timing table prints its figures: column widths and digits (each benchmark's figures differ in size). */
+export interface TimingTableFormat {
+  labelWidth: number;
+  msWidth: number;
+  rateDigits: number;
+  rateWidth: number;
+  shareDigits: number;
+  /** A column after `who`: its heading, width and cell (right-aligned). */
+  extra?: { head: string; width: number; cell: (r: Measured) => string };
+}
+
+/**
+ * The lines of a timing table: route, who, p50, p99, max, count, requests per second and their share of the
+ * baseline's (GET /api/plans, measured the same way in the run), errors; then the note saying what the share is.
+ */
+export function timingTable(rows: Measured[], baseline: Measured, format: TimingTableFormat): string[] {
+  const { labelWidth, msWidth, extra } = format;
+  const ms = (value: number) => `${value.toFixed(1)} ms`.padStart(msWidth);
+  const line = (cells: string[]) => cells.join(' ');
+  const head = line([
+    'route'.padEnd(labelWidth),
+    'who'.padEnd(6),
+    ...(extra ? [extra.head.padStart(extra.width)] : []),
+    'p50'.padStart(msWidth),
+    'p99'.padStart(msWidth),
+    'max'.padStart(msWidth),
+    'n'.padStart(4),
+    'req/s'.padStart(format.rateWidth),
+    'vs /api/plans'.padStart(13),
+    'errors'.padStart(6),
+  ]);
+  const body = rows.map((r) =>
+    line([
+      r.label.padEnd(labelWidth),
+      r.who.padEnd(6),
+      ...(extra ? [extra.cell(r).padStart(extra.width)] : []),
+      ms(r.p50),
+      ms(r.p99),
+      ms(r.max),
+      String(r.count).padStart(4),
+      r.requestsPerSecond.toFixed(format.rateDigits).padStart(format.rateWidth),
+      (r.requestsPerSecond / baseline.requestsPerSecond).toFixed(format.shareDigits).padStart(13),
+      String(r.errors).padStart(6),
+    ]),
+  );
+  return [
+    head,
+    ...body,
+    '\n(vs /api/plans: requests per second as a share of GET /api/plans, measured the same way in this run)',
+  ];
 }
