@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { AppUser, Team } from '../db/entities/index.ts';
+import { OPEN_STATUSES } from '../domain/document-lifecycle.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../scripts/demo/demo-pdf.ts';
 import { createTemplate } from '../services/templates/create-template.ts';
 import { createOrganizationWithTemplate } from '../test/support/context.ts';
@@ -40,15 +41,7 @@ const STATUS_SHARES: [string, number][] = [
   ['Deleted', 0.03],
 ];
 /** Signing or rendering: created within the last 12 days (deadlines of 14 days and more have not passed). */
-const IN_FLIGHT = [
-  'Sent',
-  'Opened',
-  'InProgress',
-  'WaitingForNextSigner',
-  'DeliveryFailed',
-  'ProcessingFinalPdf',
-  'FinalPdfFailed',
-];
+const IN_FLIGHT = OPEN_STATUSES;
 const KINDS = [
   'Services agreement',
   'Mutual NDA',

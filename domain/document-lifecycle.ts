@@ -104,10 +104,11 @@ export interface RecordRefusal {
   message: string;
 }
 
-/** Statuses of an envelope whose workflow still runs the signing or the final PDF. */
-const IN_PROGRESS: readonly EnvelopeStatus[] = [
-  'ReadyToSend',
-  'Sending',
+/**
+ * Statuses of a sent envelope whose workflow still runs the signing or the final PDF and projects them: the
+ * envelopes the stuck-envelope check looks at (services/envelopes/stuck-envelopes.ts) and the benchmarks seed.
+ */
+export const OPEN_STATUSES: readonly EnvelopeStatus[] = [
   'Sent',
   'Opened',
   'InProgress',
@@ -116,6 +117,9 @@ const IN_PROGRESS: readonly EnvelopeStatus[] = [
   'ProcessingFinalPdf',
   'FinalPdfFailed',
 ];
+
+/** Statuses of an envelope whose workflow still runs the sending, the signing or the final PDF. */
+const IN_PROGRESS: readonly EnvelopeStatus[] = ['ReadyToSend', 'Sending', ...OPEN_STATUSES];
 
 export function recordRefusal(
   trigger: 'archive' | 'unarchive' | 'delete',

@@ -7,6 +7,7 @@
 
 import { type WorkflowExecutionDescription, WorkflowNotFoundError } from '@temporalio/client';
 import proto from '@temporalio/proto';
+import { OPEN_STATUSES } from '../../domain/document-lifecycle.ts';
 import { sanitizeText } from '../../domain/text.ts';
 import type { EnvelopeStatus } from '../../domain/vocabulary.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
@@ -33,16 +34,6 @@ export interface StuckEnvelopeQuery {
   limit?: number;
 }
 
-/** Envelope statuses while a workflow runs and projects. */
-const OPEN_STATUSES: readonly EnvelopeStatus[] = [
-  'Sent',
-  'Opened',
-  'InProgress',
-  'WaitingForNextSigner',
-  'DeliveryFailed',
-  'ProcessingFinalPdf',
-  'FinalPdfFailed',
-];
 /** Workflows described at once. */
 const CONCURRENCY = 8;
 /** The projection activities: a batch of transitions (runs since issue 19), or one (older runs, refusals). */
