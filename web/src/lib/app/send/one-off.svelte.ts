@@ -60,23 +60,12 @@ export class OneOffDocument {
     }
   }
 
-  /** The fields as the send from a file sends them, each with the value the sender gave it. */
+  /** The fields as the send from a file sends them (as a template saves them, but for their type's settings),
+   * each with the value the sender gave it. */
   fields(given: (key: string) => unknown) {
-    return this.builder.definition().fields.map((field, index) => {
+    return this.builder.definition().fields.map(({ properties: _settings, ...field }, index) => {
       const value = given(this.builder.fields[index]?.key ?? '');
-      return {
-        type: field.type,
-        role: field.role,
-        label: field.label,
-        page: field.page,
-        x: field.x,
-        y: field.y,
-        width: field.width,
-        height: field.height,
-        required: field.required,
-        ...(field.options ? { options: field.options } : {}),
-        ...(value === undefined ? {} : { value }),
-      };
+      return { ...field, ...(value === undefined ? {} : { value }) };
     });
   }
 }
