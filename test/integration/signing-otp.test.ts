@@ -10,7 +10,6 @@ import { buildApp } from '../../api/app.ts';
 import { createLogger } from '../../config/logger.ts';
 import { AuditEvent, DevNotification, OtpCode, SignerSession } from '../../db/entities/index.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
-import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
 import { createTemplate } from '../../services/templates/create-template.ts';
 import {
   type ApiHarness,
@@ -18,6 +17,7 @@ import {
   type Integrator,
   newIntegrator,
   productionConfig,
+  sentEnvelope,
 } from '../support/api.ts';
 import { openTestContext, type TestContext, testConfig } from '../support/context.ts';
 
@@ -99,43 +99,24 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-interface SentEnvelope {
-  id: string;
-  client: string;
-  clientId: string;
-}
-
-/** A Parallel envelope: the Client authenticates with a code (SMS unless told), the Provider does not. */
-async function sentEnvelope(client: Record<string, unknown> = {}): Promise<SentEnvelope> {
-  const created = await app.inject({
-    method: 'POST',
-    url: '/api/v1/envelopes/from-template',
-    headers,
-    payload: {
-      title: 'OTP agreement',
-      workflowType: 'Parallel',
-      templateId,
-      recipients: [
-        {
-          roleName: 'Client',
-          fullName: 'Dana Levi',
-          phone: PHONE,
-          deliveryChannel: 'Sms',
-          authenticationMethod: 'OtpSms',
-          ...client,
-        },
-        { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com' },
-      ],
-    },
-  });
-  expect(created.statusCode, created.body).toBe(201);
-  const id = created.json().id as string;
-  const sent = await app.inject({ method: 'POST', url: `/api/v1/envelopes/${id}/send`, headers });
-  expect(sent.statusCode, sent.body).toBe(200);
-  const links = await issueSigningLinks(ctx, acme.organizationId, id);
-  const link = links.find((l) => l.fullName === 'Dana Levi');
-  if (!link) throw new Error('no link for the client');
-  return { id, client: link.url.split('/sign/')[1] as string, clientId: link.recipientId };
+/** The request of a Parallel envelope: the Client authenticates with a code (SMS unless told), the Provider does not. */
+function otpAgreement(client: Record<string, unknown> = {}) {
+  return {
+    title: 'OTP agreement',
+    workflowType: 'Parallel',
+    templateId,
+    recipients: [
+      {
+        roleName: 'Client',
+        fullName: 'Dana Levi',
+        phone: PHONE,
+        deliveryChannel: 'Sms',
+        authenticationMethod: 'OtpSms',
+        ...client,
+      },
+      { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com' },
+    ],
+  };
 }
 
 function signer(method: 'GET' | 'PUT' | 'POST', url: string, payload?: unknown, session?: string) {
@@ -195,11 +176,15 @@ async function age(recipientId: string, seconds: number) {
 
 describe('one-time codes', () => {
   it('lets an OTP recipient act only after verifying a code, with the session header', async () => {
-    const envelope = await sentEnvelope({ language: 'he' });
+    const envelope = await sentEnvelope(
+      { app, ctx },
+      { organizationId: acme.organizationId, headers },
+      otpAgreement({ language: 'he' }),
+    );
     const origin = { ip: SIGNER_IP, user_agent: SIGNER_AGENT };
 
     // Before verification: who and what, never the fields; the first open is still recorded.
-    const limited = await view(envelope.client);
+    const limited = await view(envelope.tokenOf('Dana Levi'));
     expect(limited.statusCode, limited.body).toBe(200);
     expect(limited.json()).toMatchObject({
       state: 'ready',
@@ -220,19 +205,19 @@ describe('one-time codes', () => {
     )?.fieldDefinitionId as string;
     const values = { values: [{ fieldDefinitionId: nameField, value: 'Dana Levi' }] };
     for (const refused of [
-      await signer('GET', `/${envelope.client}/document`),
-      await signer('PUT', `/api/signing/${envelope.client}/fields`, values),
-      await signer('POST', `/api/signing/${envelope.client}/complete`, { consent: true }),
-      await signer('POST', `/api/signing/${envelope.client}/decline`, { reason: 'No' }),
+      await signer('GET', `/${envelope.tokenOf('Dana Levi')}/document`),
+      await signer('PUT', `/api/signing/${envelope.tokenOf('Dana Levi')}/fields`, values),
+      await signer('POST', `/api/signing/${envelope.tokenOf('Dana Levi')}/complete`, { consent: true }),
+      await signer('POST', `/api/signing/${envelope.tokenOf('Dana Levi')}/decline`, { reason: 'No' }),
     ]) {
       expect(refused.statusCode, refused.body).toBe(403);
       expect(refused.json().error.message).toMatch(/verify the one-time code first/);
     }
-    expect((await verify(envelope.client, '123456')).statusCode).toBe(409); // no code requested yet
+    expect((await verify(envelope.tokenOf('Dana Levi'), '123456')).statusCode).toBe(409); // no code requested yet
 
     // A code goes out (captured in development and test), in the recipient's language.
     const before = Date.now();
-    const sent = await requestCode(envelope.client);
+    const sent = await requestCode(envelope.tokenOf('Dana Levi'));
     expect(sent.statusCode, sent.body).toBe(200);
     const body = sent.json();
     expect(body).toMatchObject({ channel: 'Sms', sentTo: MASKED });
@@ -245,7 +230,7 @@ describe('one-time codes', () => {
       url: `/api/dev/notifications?to=${encodeURIComponent(PHONE)}`,
     });
     const captured = (byPhone.json().notifications as Record<string, unknown>[]).find(
-      (n) => n.recipientId === envelope.clientId,
+      (n) => n.recipientId === envelope.recipientIdOf('Dana Levi'),
     );
     expect(captured).toMatchObject({
       kind: 'otp',
@@ -260,64 +245,86 @@ describe('one-time codes', () => {
     expect(captured?.body).toContain(code);
     expect(captured?.body).toMatch(/[\u0590-\u05FF]/);
     // Only a hash is stored.
-    const row = await ctx.orm.em.fork().findOneOrFail(OtpCode, { recipientId: envelope.clientId });
+    const row = await ctx.orm.em
+      .fork()
+      .findOneOrFail(OtpCode, { recipientId: envelope.recipientIdOf('Dana Levi') });
     expect(row.codeHash).not.toContain(code);
     expect(row.codeHash).toMatch(/^[0-9a-f]{64}$/);
 
-    const early = await requestCode(envelope.client);
+    const early = await requestCode(envelope.tokenOf('Dana Levi'));
     expect(early.statusCode).toBe(429);
     expect(early.json().error.code).toBe('rate_limited');
     expect(Number(early.headers['retry-after'])).toBeGreaterThan(0);
     expect(Number(early.headers['retry-after'])).toBeLessThanOrEqual(30);
 
     for (const malformed of ['12345', '1234567', 'abcdef', 123456]) {
-      const response = await verify(envelope.client, malformed);
+      const response = await verify(envelope.tokenOf('Dana Levi'), malformed);
       expect(response.statusCode).toBe(400);
       expect(response.json().error.code).toBe('invalid_request');
     }
-    const wrong = await verify(envelope.client, otherThan(code));
+    const wrong = await verify(envelope.tokenOf('Dana Levi'), otherThan(code));
     expect(wrong.statusCode, wrong.body).toBe(400);
     expect(wrong.json().error.code).toBe('invalid_code');
     expect(wrong.json().error.message).toMatch(/4 attempts left/);
-    expect(await recipientStatus(envelope.id, envelope.clientId)).toBe('AuthenticationFailed');
+    expect(await recipientStatus(envelope.id, envelope.recipientIdOf('Dana Levi'))).toBe(
+      'AuthenticationFailed',
+    );
 
-    const verified = await verify(envelope.client, code);
+    const verified = await verify(envelope.tokenOf('Dana Levi'), code);
     expect(verified.statusCode, verified.body).toBe(200);
     const { sessionToken, expiresAt } = verified.json();
     expect(sessionToken).toMatch(/^[\w-]{43}$/);
     expect(Date.parse(expiresAt) - Date.now()).toBeGreaterThan(2 * 3600_000 - 60_000);
-    expect(await recipientStatus(envelope.id, envelope.clientId)).toBe('AuthenticationVerified');
-    const stored = await ctx.orm.em.fork().findOneOrFail(SignerSession, { recipientId: envelope.clientId });
+    expect(await recipientStatus(envelope.id, envelope.recipientIdOf('Dana Levi'))).toBe(
+      'AuthenticationVerified',
+    );
+    const stored = await ctx.orm.em
+      .fork()
+      .findOneOrFail(SignerSession, { recipientId: envelope.recipientIdOf('Dana Levi') });
     expect(stored.tokenHash).not.toBe(sessionToken);
     // A code opens one session only.
-    expect((await verify(envelope.client, code)).statusCode).toBe(409);
+    expect((await verify(envelope.tokenOf('Dana Levi'), code)).statusCode).toBe(409);
 
     // With the header, everything; without it (or with a wrong one) still nothing.
-    const full = await view(envelope.client, sessionToken);
+    const full = await view(envelope.tokenOf('Dana Levi'), sessionToken);
     expect(full.json()).toMatchObject({
       authenticationRequired: true,
       authenticated: true,
       awaitingCount: 1,
     });
     expect(full.json().fields.map((f: { label: string }) => f.label)).toEqual(['Client name']);
-    expect((await view(envelope.client, 'A'.repeat(43))).json()).toMatchObject({
+    expect((await view(envelope.tokenOf('Dana Levi'), 'A'.repeat(43))).json()).toMatchObject({
       authenticated: false,
       fields: [],
     });
-    expect((await signer('PUT', `/api/signing/${envelope.client}/fields`, values)).statusCode).toBe(403);
-    const document = await signer('GET', `/${envelope.client}/document`, undefined, sessionToken);
+    expect(
+      (await signer('PUT', `/api/signing/${envelope.tokenOf('Dana Levi')}/fields`, values)).statusCode,
+    ).toBe(403);
+    const document = await signer(
+      'GET',
+      `/${envelope.tokenOf('Dana Levi')}/document`,
+      undefined,
+      sessionToken,
+    );
     expect(document.statusCode).toBe(200);
     expect(document.headers['content-type']).toBe('application/pdf');
-    expect(await recipientStatus(envelope.id, envelope.clientId)).toBe('Viewed');
-    const saved = await signer('PUT', `/api/signing/${envelope.client}/fields`, values, sessionToken);
+    expect(await recipientStatus(envelope.id, envelope.recipientIdOf('Dana Levi'))).toBe('Viewed');
+    const saved = await signer(
+      'PUT',
+      `/api/signing/${envelope.tokenOf('Dana Levi')}/fields`,
+      values,
+      sessionToken,
+    );
     expect(saved.statusCode, saved.body).toBe(200);
     expect(saved.json().awaitingCount).toBe(0);
-    expect(await recipientStatus(envelope.id, envelope.clientId)).toBe('InProgress');
-    const anonymous = await signer('POST', `/api/signing/${envelope.client}/complete`, { consent: true });
+    expect(await recipientStatus(envelope.id, envelope.recipientIdOf('Dana Levi'))).toBe('InProgress');
+    const anonymous = await signer('POST', `/api/signing/${envelope.tokenOf('Dana Levi')}/complete`, {
+      consent: true,
+    });
     expect(anonymous.statusCode).toBe(403);
     const done = await signer(
       'POST',
-      `/api/signing/${envelope.client}/complete`,
+      `/api/signing/${envelope.tokenOf('Dana Levi')}/complete`,
       { consent: true },
       sessionToken,
     );
@@ -345,81 +352,102 @@ describe('one-time codes', () => {
   });
 
   it('answers code_expired for a code past its lifetime, and a new code supersedes the old one', async () => {
-    const envelope = await sentEnvelope({ authenticationMethod: 'OtpWhatsApp', deliveryChannel: 'WhatsApp' });
-    expect((await requestCode(envelope.client)).json()).toMatchObject({
+    const envelope = await sentEnvelope(
+      { app, ctx },
+      { organizationId: acme.organizationId, headers },
+      otpAgreement({ authenticationMethod: 'OtpWhatsApp', deliveryChannel: 'WhatsApp' }),
+    );
+    expect((await requestCode(envelope.tokenOf('Dana Levi'))).json()).toMatchObject({
       channel: 'WhatsApp',
       sentTo: MASKED,
     });
-    const first = await capturedCode(envelope.clientId);
+    const first = await capturedCode(envelope.recipientIdOf('Dana Levi'));
     const notification = await ctx.orm.em
       .fork()
-      .findOneOrFail(DevNotification, { recipientId: envelope.clientId, kind: 'otp' });
+      .findOneOrFail(DevNotification, { recipientId: envelope.recipientIdOf('Dana Levi'), kind: 'otp' });
     expect(notification.channel).toBe('WhatsApp');
     expect(notification.body).toMatch(/verification code is \d{6}/); // the organization's default: English
 
     await ctx.orm.em
       .fork()
-      .nativeUpdate(OtpCode, { recipientId: envelope.clientId }, { expiresAt: new Date(Date.now() - 1000) });
+      .nativeUpdate(
+        OtpCode,
+        { recipientId: envelope.recipientIdOf('Dana Levi') },
+        { expiresAt: new Date(Date.now() - 1000) },
+      );
     for (let attempt = 0; attempt < 2; attempt += 1) {
-      const expired = await verify(envelope.client, first);
+      const expired = await verify(envelope.tokenOf('Dana Levi'), first);
       expect(expired.statusCode, expired.body).toBe(400);
       expect(expired.json().error.code).toBe('code_expired');
     }
     const failed = await events(envelope.id, 'recipient.authentication_failed');
     expect(failed.map((e) => e.data.reason)).toEqual(['expired']);
-    expect(await recipientStatus(envelope.id, envelope.clientId)).toBe('AuthenticationFailed');
+    expect(await recipientStatus(envelope.id, envelope.recipientIdOf('Dana Levi'))).toBe(
+      'AuthenticationFailed',
+    );
 
-    await age(envelope.clientId, 31);
-    expect((await requestCode(envelope.client)).statusCode).toBe(200);
-    const second = await capturedCode(envelope.clientId);
+    await age(envelope.recipientIdOf('Dana Levi'), 31);
+    expect((await requestCode(envelope.tokenOf('Dana Levi'))).statusCode).toBe(200);
+    const second = await capturedCode(envelope.recipientIdOf('Dana Levi'));
     if (second !== first) {
-      const old = await verify(envelope.client, first);
+      const old = await verify(envelope.tokenOf('Dana Levi'), first);
       expect(old.json().error.code).toBe('invalid_code');
     }
-    expect((await verify(envelope.client, second)).statusCode).toBe(200);
+    expect((await verify(envelope.tokenOf('Dana Levi'), second)).statusCode).toBe(200);
   });
 
   it('kills a code after 5 wrong attempts, and allows 5 codes per hour', async () => {
-    const envelope = await sentEnvelope();
-    expect((await requestCode(envelope.client)).statusCode).toBe(200);
-    const code = await capturedCode(envelope.clientId);
+    const envelope = await sentEnvelope(
+      { app, ctx },
+      { organizationId: acme.organizationId, headers },
+      otpAgreement(),
+    );
+    expect((await requestCode(envelope.tokenOf('Dana Levi'))).statusCode).toBe(200);
+    const code = await capturedCode(envelope.recipientIdOf('Dana Levi'));
     const wrong = otherThan(code);
     for (const left of [4, 3, 2, 1]) {
-      const response = await verify(envelope.client, wrong);
+      const response = await verify(envelope.tokenOf('Dana Levi'), wrong);
       expect(response.json().error).toMatchObject({ code: 'invalid_code' });
       expect(response.json().error.message).toContain(`${left} attempt`);
     }
-    const fifth = await verify(envelope.client, wrong);
+    const fifth = await verify(envelope.tokenOf('Dana Levi'), wrong);
     expect(fifth.statusCode).toBe(400);
     expect(fifth.json().error.code).toBe('too_many_attempts');
     // Dead: even the right code no longer works.
-    expect((await verify(envelope.client, code)).json().error.code).toBe('too_many_attempts');
+    expect((await verify(envelope.tokenOf('Dana Levi'), code)).json().error.code).toBe('too_many_attempts');
     const reasons = (await events(envelope.id, 'recipient.authentication_failed')).map((e) => e.data.reason);
     expect(reasons).toEqual(['wrong_code', 'wrong_code', 'wrong_code', 'wrong_code', 'too_many_attempts']);
 
     // Codes 2 to 5, each after the resend interval; the sixth within the hour is refused until the first
     // leaves the window.
     for (let sent = 2; sent <= 5; sent += 1) {
-      await age(envelope.clientId, 31);
-      const response = await requestCode(envelope.client);
+      await age(envelope.recipientIdOf('Dana Levi'), 31);
+      const response = await requestCode(envelope.tokenOf('Dana Levi'));
       expect(response.statusCode, `code ${sent}: ${response.body}`).toBe(200);
     }
-    await age(envelope.clientId, 31);
-    const sixth = await requestCode(envelope.client);
+    await age(envelope.recipientIdOf('Dana Levi'), 31);
+    const sixth = await requestCode(envelope.tokenOf('Dana Levi'));
     expect(sixth.statusCode).toBe(429);
     const retryAfter = Number(sixth.headers['retry-after']);
     expect(retryAfter).toBeGreaterThan(3600 - 5 * 31 - 10);
     expect(retryAfter).toBeLessThanOrEqual(3600 - 5 * 31 + 1);
     // The latest code still verifies.
-    expect((await verify(envelope.client, await capturedCode(envelope.clientId))).statusCode).toBe(200);
+    expect(
+      (await verify(envelope.tokenOf('Dana Levi'), await capturedCode(envelope.recipientIdOf('Dana Levi'))))
+        .statusCode,
+    ).toBe(200);
   });
 
   it('refuses codes for a recipient who does not use them', async () => {
-    const envelope = await sentEnvelope({
-      authenticationMethod: 'SecureLink',
-      deliveryChannel: 'ManualLink',
-    });
-    const body = (await view(envelope.client)).json();
+    const envelope = await sentEnvelope(
+      { app, ctx },
+      { organizationId: acme.organizationId, headers },
+      otpAgreement({
+        authenticationMethod: 'SecureLink',
+        deliveryChannel: 'ManualLink',
+      }),
+    );
+    const body = (await view(envelope.tokenOf('Dana Levi'))).json();
     expect(body).toMatchObject({
       authenticationRequired: false,
       authenticated: true,
@@ -427,10 +455,10 @@ describe('one-time codes', () => {
       maskedPhone: null,
     });
     expect(body.fields).toHaveLength(1);
-    const refused = await requestCode(envelope.client);
+    const refused = await requestCode(envelope.tokenOf('Dana Levi'));
     expect(refused.statusCode).toBe(409);
     expect(refused.json().error.message).toMatch(/does not use one-time codes/);
-    expect((await verify(envelope.client, '123456')).statusCode).toBe(409);
+    expect((await verify(envelope.tokenOf('Dana Levi'), '123456')).statusCode).toBe(409);
   });
 });
 
@@ -443,13 +471,24 @@ describe('in production', () => {
     try {
       const dev = await production.inject({ method: 'GET', url: '/api/dev/notifications' });
       expect(dev.statusCode).toBe(404);
-      const envelope = await sentEnvelope();
-      const refused = await production.inject({ method: 'POST', url: `/api/signing/${envelope.client}/otp` });
+      const envelope = await sentEnvelope(
+        { app, ctx },
+        { organizationId: acme.organizationId, headers },
+        otpAgreement(),
+      );
+      const refused = await production.inject({
+        method: 'POST',
+        url: `/api/signing/${envelope.tokenOf('Dana Levi')}/otp`,
+      });
       expect(refused.statusCode, refused.body).toBe(503);
       expect(refused.json().error.message).toMatch(/no SMS provider/);
-      expect(await ctx.orm.em.fork().count(OtpCode, { recipientId: envelope.clientId })).toBe(0);
       expect(
-        await ctx.orm.em.fork().count(DevNotification, { recipientId: envelope.clientId, kind: 'otp' }),
+        await ctx.orm.em.fork().count(OtpCode, { recipientId: envelope.recipientIdOf('Dana Levi') }),
+      ).toBe(0);
+      expect(
+        await ctx.orm.em
+          .fork()
+          .count(DevNotification, { recipientId: envelope.recipientIdOf('Dana Levi'), kind: 'otp' }),
       ).toBe(0);
     } finally {
       await production.close();

@@ -9,7 +9,13 @@ import { AuditEvent, EnvelopeFieldValue, StoredFile } from '../../db/entities/in
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
 import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
 import { createTemplate } from '../../services/templates/create-template.ts';
-import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
+import {
+  type ApiHarness,
+  type Integrator,
+  newIntegrator,
+  openApiHarness,
+  sentEnvelope,
+} from '../support/api.ts';
 import { encodePng } from '../support/png.ts';
 
 let harness: ApiHarness;
@@ -68,44 +74,25 @@ function png(width = 60, height = 20): Buffer {
   );
 }
 
-async function sentEnvelope(body: Record<string, unknown> = {}) {
-  const created = await harness.app.inject({
-    method: 'POST',
-    url: '/api/v1/envelopes/from-template',
-    headers,
-    payload: {
-      title: 'Signer API agreement',
-      workflowType: 'Sequential',
-      templateId: richTemplateId,
-      recipients: [
-        { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', signingOrder: 1 },
-        { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com', signingOrder: 2 },
-        {
-          roleName: 'Observer',
-          fullName: 'Avi Copy',
-          email: 'avi@example.com',
-          type: 'Cc',
-          signingOrder: 3,
-        },
-      ],
-      ...body,
-    },
-  });
-  expect(created.statusCode, created.body).toBe(201);
-  const envelope = created.json();
-  const sent = await harness.app.inject({
-    method: 'POST',
-    url: `/api/v1/envelopes/${envelope.id}/send`,
-    headers,
-  });
-  expect(sent.statusCode, sent.body).toBe(200);
-  const links = await issueSigningLinks(harness.ctx, acme.organizationId, envelope.id);
-  const tokenOf = (name: string) => {
-    const link = links.find((l) => l.fullName === name);
-    if (!link) throw new Error(`no link for ${name}`);
-    return link.url.split('/sign/')[1] as string;
+/** The request of a Sequential envelope from the rich template: Client, then Provider, and a Cc observer. */
+function agreement(body: Record<string, unknown> = {}) {
+  return {
+    title: 'Signer API agreement',
+    workflowType: 'Sequential',
+    templateId: richTemplateId,
+    recipients: [
+      { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', signingOrder: 1 },
+      { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com', signingOrder: 2 },
+      {
+        roleName: 'Observer',
+        fullName: 'Avi Copy',
+        email: 'avi@example.com',
+        type: 'Cc',
+        signingOrder: 3,
+      },
+    ],
+    ...body,
   };
-  return { id: envelope.id as string, links, client: tokenOf('Dana Levi'), provider: tokenOf('Sam Cohen') };
 }
 
 function signer(method: 'GET' | 'PUT' | 'POST', url: string, payload?: unknown) {
@@ -165,10 +152,14 @@ async function pdfText(bytes: Uint8Array): Promise<string> {
 
 describe('the signer API', () => {
   it('walks two sequential signers from the first open to the final PDF', async () => {
-    const envelope = await sentEnvelope();
+    const envelope = await sentEnvelope(
+      harness,
+      { organizationId: acme.organizationId, headers },
+      agreement(),
+    );
     expect(envelope.links.map((l) => l.fullName)).toEqual(['Dana Levi', 'Sam Cohen']);
 
-    const first = await view(envelope.client);
+    const first = await view(envelope.tokenOf('Dana Levi'));
     expect(first.statusCode, first.body).toBe(200);
     const body = first.json();
     expect(body).toMatchObject({
@@ -185,14 +176,14 @@ describe('the signer API', () => {
       'Client name',
       'Client signature',
     ]);
-    await view(envelope.client);
+    await view(envelope.tokenOf('Dana Levi'));
     const opened = (await events(envelope.id)).filter((e) => e.type === 'recipient.opened');
     expect(opened).toHaveLength(1);
     expect(opened[0]?.data).toEqual({ ip: SIGNER_IP, user_agent: SIGNER_AGENT.slice(0, 300) });
     expect(await envelopeStatus(envelope.id)).toBe('Opened');
 
     // The second signer is not in turn: no fields, no saving, no completing.
-    const waiting = await view(envelope.provider);
+    const waiting = await view(envelope.tokenOf('Sam Cohen'));
     expect(waiting.json()).toMatchObject({ state: 'not_in_turn', fields: [], awaitingCount: 0 });
     const template = await harness.app.inject({
       method: 'GET',
@@ -202,20 +193,22 @@ describe('the signer API', () => {
     const providerName = (template.json().fields as { label: string; fieldDefinitionId: string }[]).find(
       (f) => f.label === 'Provider name',
     )?.fieldDefinitionId as string;
-    const early = await save(envelope.provider, [{ fieldDefinitionId: providerName, value: 'Sam Cohen' }]);
+    const early = await save(envelope.tokenOf('Sam Cohen'), [
+      { fieldDefinitionId: providerName, value: 'Sam Cohen' },
+    ]);
     expect(early.statusCode).toBe(409);
     expect(early.json().error.details).toEqual([{ field: 'state', message: 'not_in_turn' }]);
-    const refused = await complete(envelope.provider);
+    const refused = await complete(envelope.tokenOf('Sam Cohen'));
     expect(refused.statusCode).toBe(409);
     expect(refused.json().error.message).toMatch(/not_in_turn/);
 
-    const ids = await fieldIds(envelope.client);
+    const ids = await fieldIds(envelope.tokenOf('Dana Levi'));
     // The document as the first signer sees it.
-    const document = await signer('GET', `/${envelope.client}/document`);
+    const document = await signer('GET', `/${envelope.tokenOf('Dana Levi')}/document`);
     expect(document.statusCode).toBe(200);
     expect(document.headers['content-type']).toBe('application/pdf');
 
-    const saved = await save(envelope.client, [
+    const saved = await save(envelope.tokenOf('Dana Levi'), [
       { fieldDefinitionId: ids['Client name'] as string, value: 'Dana Levi' },
       { fieldDefinitionId: ids['Client email'] as string, value: 'dana@example.com' },
       { fieldDefinitionId: ids['Start date'] as string, value: '2026-05-01' },
@@ -225,14 +218,14 @@ describe('the signer API', () => {
     expect(saved.statusCode, saved.body).toBe(200);
     expect(saved.json().awaitingCount).toBe(1);
 
-    const noConsent = await complete(envelope.client, { consent: false });
+    const noConsent = await complete(envelope.tokenOf('Dana Levi'), { consent: false });
     expect(noConsent.statusCode).toBe(400);
     expect(noConsent.json().error.details[0].field).toBe('consent');
-    const missing = await complete(envelope.client);
+    const missing = await complete(envelope.tokenOf('Dana Levi'));
     expect(missing.statusCode).toBe(400);
     expect(missing.json().error.message).toContain('Client signature');
 
-    const signed = await save(envelope.client, [
+    const signed = await save(envelope.tokenOf('Dana Levi'), [
       {
         fieldDefinitionId: ids['Client signature'] as string,
         value: { imagePngBase64: png().toString('base64'), typedName: 'Dana Levi' },
@@ -246,27 +239,30 @@ describe('the signer API', () => {
       .findOneOrFail(StoredFile, { id: signature.value.fileId }, { populate: ['content'] });
     expect(image.contentType).toBe('image/png');
 
-    const done = await complete(envelope.client);
+    const done = await complete(envelope.tokenOf('Dana Levi'));
     expect(done.statusCode, done.body).toBe(200);
     expect(done.json()).toEqual({ state: 'completed', envelopeStatus: 'WaitingForNextSigner' });
-    expect((await view(envelope.client)).json()).toMatchObject({ state: 'completed', fields: [] });
+    expect((await view(envelope.tokenOf('Dana Levi'))).json()).toMatchObject({
+      state: 'completed',
+      fields: [],
+    });
 
-    const second = await view(envelope.provider);
+    const second = await view(envelope.tokenOf('Sam Cohen'));
     expect(second.json()).toMatchObject({ state: 'ready', recipient: { status: 'LinkOpened' } });
-    const providerFields = await fieldIds(envelope.provider);
+    const providerFields = await fieldIds(envelope.tokenOf('Sam Cohen'));
     // The second signer cannot touch the first signer's fields.
-    const foreign = await save(envelope.provider, [
+    const foreign = await save(envelope.tokenOf('Sam Cohen'), [
       { fieldDefinitionId: ids['Client name'] as string, value: 'Mallory' },
     ]);
     expect(foreign.statusCode).toBe(400);
     expect(foreign.json().error.details[0].field).toBe('values.0.fieldDefinitionId');
     // Their document shows the first signer's values.
-    const theirDocument = await signer('GET', `/${envelope.provider}/document`);
+    const theirDocument = await signer('GET', `/${envelope.tokenOf('Sam Cohen')}/document`);
     expect(await pdfText(new Uint8Array(theirDocument.rawPayload))).toContain('dana@example.com');
 
     expect(
       (
-        await save(envelope.provider, [
+        await save(envelope.tokenOf('Sam Cohen'), [
           { fieldDefinitionId: providerFields['Provider name'] as string, value: 'Sam Cohen' },
           {
             fieldDefinitionId: providerFields['Provider signature'] as string,
@@ -275,11 +271,14 @@ describe('the signer API', () => {
         ])
       ).statusCode,
     ).toBe(200);
-    const last = await complete(envelope.provider);
+    const last = await complete(envelope.tokenOf('Sam Cohen'));
     expect(last.json()).toEqual({ state: 'finalizing', envelopeStatus: 'ProcessingFinalPdf' });
 
     await waitForStatus(envelope.id, 'Completed');
-    expect((await view(envelope.provider)).json()).toMatchObject({ state: 'completed', fields: [] });
+    expect((await view(envelope.tokenOf('Sam Cohen'))).json()).toMatchObject({
+      state: 'completed',
+      fields: [],
+    });
     const finalPdf = await harness.app.inject({
       method: 'GET',
       url: `/api/v1/envelopes/${envelope.id}/documents/final-pdf`,
@@ -303,8 +302,12 @@ describe('the signer API', () => {
   });
 
   it('rejects values wrong for their field type with 400 and saves nothing', async () => {
-    const envelope = await sentEnvelope();
-    const ids = await fieldIds(envelope.client);
+    const envelope = await sentEnvelope(
+      harness,
+      { organizationId: acme.organizationId, headers },
+      agreement(),
+    );
+    const ids = await fieldIds(envelope.tokenOf('Dana Levi'));
     const wrong: [string, unknown][] = [
       ['Client email', 'not-an-email'],
       ['Client phone', '054-1234567'],
@@ -320,14 +323,14 @@ describe('the signer API', () => {
       ['Client signature', { imagePngBase64: Buffer.alloc(1024 * 1024 + 10).toString('base64') }],
     ];
     for (const [label, value] of wrong) {
-      const response = await save(envelope.client, [
+      const response = await save(envelope.tokenOf('Dana Levi'), [
         { fieldDefinitionId: ids['Client name'] as string, value: 'Dana Levi' },
         { fieldDefinitionId: ids[label] as string, value },
       ]);
       expect(response.statusCode, `${label}: ${JSON.stringify(value).slice(0, 60)}`).toBe(400);
       expect(response.json().error.details[0].message).toContain(label);
     }
-    const attachment = await save(envelope.client, [
+    const attachment = await save(envelope.tokenOf('Dana Levi'), [
       { fieldDefinitionId: ids.Attachment as string, value: 'file.pdf' },
     ]);
     expect(attachment.json().error.message).toMatch(
@@ -336,7 +339,7 @@ describe('the signer API', () => {
     const stored = await harness.ctx.orm.em.fork().count(EnvelopeFieldValue, { envelopeId: envelope.id });
     expect(stored).toBe(0);
 
-    const good = await save(envelope.client, [
+    const good = await save(envelope.tokenOf('Dana Levi'), [
       { fieldDefinitionId: ids['Client phone'] as string, value: '+972541234567' },
       { fieldDefinitionId: ids['Client ID'] as string, value: '123456782' },
       { fieldDefinitionId: ids.City as string, value: 'Haifa' },
@@ -346,15 +349,22 @@ describe('the signer API', () => {
   });
 
   it('declines with a reason, and refuses a decline without one', async () => {
-    const envelope = await sentEnvelope();
-    const noReason = await decline(envelope.client, { reason: '   ' });
+    const envelope = await sentEnvelope(
+      harness,
+      { organizationId: acme.organizationId, headers },
+      agreement(),
+    );
+    const noReason = await decline(envelope.tokenOf('Dana Levi'), { reason: '   ' });
     expect(noReason.statusCode).toBe(400);
-    expect((await decline(envelope.client, {})).statusCode).toBe(400);
-    const declined = await decline(envelope.client, { reason: ' Wrong amount ' });
+    expect((await decline(envelope.tokenOf('Dana Levi'), {})).statusCode).toBe(400);
+    const declined = await decline(envelope.tokenOf('Dana Levi'), { reason: ' Wrong amount ' });
     expect(declined.statusCode, declined.body).toBe(200);
     expect(declined.json()).toEqual({ state: 'declined', envelopeStatus: 'Declined' });
-    expect((await view(envelope.client)).json()).toMatchObject({ state: 'declined', fields: [] });
-    expect((await view(envelope.provider)).json()).toMatchObject({ state: 'declined' });
+    expect((await view(envelope.tokenOf('Dana Levi'))).json()).toMatchObject({
+      state: 'declined',
+      fields: [],
+    });
+    expect((await view(envelope.tokenOf('Sam Cohen'))).json()).toMatchObject({ state: 'declined' });
     const event = (await events(envelope.id)).find((e) => e.type === 'recipient.declined');
     expect(event?.data).toEqual({
       reason: 'Wrong amount',
@@ -364,18 +374,25 @@ describe('the signer API', () => {
   });
 
   it('shows a cancelled envelope as cancelled and refuses to complete it', async () => {
-    const envelope = await sentEnvelope();
+    const envelope = await sentEnvelope(
+      harness,
+      { organizationId: acme.organizationId, headers },
+      agreement(),
+    );
     const cancelled = await harness.app.inject({
       method: 'POST',
       url: `/api/v1/envelopes/${envelope.id}/cancel`,
       headers,
     });
     expect(cancelled.statusCode).toBe(200);
-    expect((await view(envelope.client)).json()).toMatchObject({ state: 'cancelled', fields: [] });
-    const refused = await complete(envelope.client);
+    expect((await view(envelope.tokenOf('Dana Levi'))).json()).toMatchObject({
+      state: 'cancelled',
+      fields: [],
+    });
+    const refused = await complete(envelope.tokenOf('Dana Levi'));
     expect(refused.statusCode).toBe(409);
     expect(refused.json().error.details).toEqual([{ field: 'state', message: 'cancelled' }]);
-    expect((await signer('GET', `/${envelope.client}/document`)).statusCode).toBe(409);
+    expect((await signer('GET', `/${envelope.tokenOf('Dana Levi')}/document`)).statusCode).toBe(409);
   });
 
   it('answers 404 for an unknown token and for a link that was issued again', async () => {
@@ -384,33 +401,41 @@ describe('the signer API', () => {
     expect(unknown.json().error.code).toBe('not_found');
     expect((await view('short')).statusCode).toBe(404);
 
-    const envelope = await sentEnvelope();
+    const envelope = await sentEnvelope(
+      harness,
+      { organizationId: acme.organizationId, headers },
+      agreement(),
+    );
     const again = await issueSigningLinks(harness.ctx, acme.organizationId, envelope.id);
-    expect((await view(envelope.client)).statusCode).toBe(404);
-    expect((await complete(envelope.client)).statusCode).toBe(404);
+    expect((await view(envelope.tokenOf('Dana Levi'))).statusCode).toBe(404);
+    expect((await complete(envelope.tokenOf('Dana Levi'))).statusCode).toBe(404);
     const fresh = again.find((l) => l.fullName === 'Dana Levi')?.url.split('/sign/')[1] as string;
     expect((await view(fresh)).json().state).toBe('ready');
   });
 
   it('refuses to complete for a recipient who has not verified a one-time code', async () => {
-    const envelope = await sentEnvelope({
-      recipients: [
-        {
-          roleName: 'Client',
-          fullName: 'Dana Levi',
-          phone: '+972541234567',
-          deliveryChannel: 'Sms',
-          authenticationMethod: 'OtpSms',
-          language: 'he',
-          signingOrder: 1,
-        },
-        { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com', signingOrder: 2 },
-      ],
-    });
-    const body = (await view(envelope.client)).json();
+    const envelope = await sentEnvelope(
+      harness,
+      { organizationId: acme.organizationId, headers },
+      agreement({
+        recipients: [
+          {
+            roleName: 'Client',
+            fullName: 'Dana Levi',
+            phone: '+972541234567',
+            deliveryChannel: 'Sms',
+            authenticationMethod: 'OtpSms',
+            language: 'he',
+            signingOrder: 1,
+          },
+          { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com', signingOrder: 2 },
+        ],
+      }),
+    );
+    const body = (await view(envelope.tokenOf('Dana Levi'))).json();
     expect(body).toMatchObject({ authenticationRequired: true, recipient: { language: 'he' } });
     expect(body.consentText).toMatch(/[\u0590-\u05FF]/);
-    const refused = await complete(envelope.client);
+    const refused = await complete(envelope.tokenOf('Dana Levi'));
     expect(refused.statusCode).toBe(403);
     expect(refused.json().error.message).toMatch(/one-time code/);
   });
@@ -418,7 +443,11 @@ describe('the signer API', () => {
 
 describe('sigil envelope links', () => {
   it('prints one URL per acting recipient', async () => {
-    const envelope = await sentEnvelope();
+    const envelope = await sentEnvelope(
+      harness,
+      { organizationId: acme.organizationId, headers },
+      agreement(),
+    );
     const cli = fileURLToPath(new URL('../../api/cli/sigil.ts', import.meta.url));
     const run = (args: string[]) =>
       new Promise<{ code: number; stdout: string }>((resolve) => {
@@ -452,7 +481,7 @@ describe('sigil envelope links', () => {
     const links = JSON.parse(json.stdout).links as { fullName: string; url: string }[];
     expect(links.map((l) => l.fullName)).toEqual(['Dana Levi', 'Sam Cohen']);
     // The CLI's links replace the ones issued before.
-    expect((await view(envelope.client)).statusCode).toBe(404);
+    expect((await view(envelope.tokenOf('Dana Levi'))).statusCode).toBe(404);
     const token = links[0]?.url.split('/sign/')[1] as string;
     expect((await view(token)).json().state).toBe('ready');
   });
