@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type autocannon from 'autocannon';
 import Fastify from 'fastify';
+import { callAs } from '../test/support/app-requests.ts';
 import { startBenchApi } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -80,7 +81,7 @@ try {
     body: createBody,
   });
   const envelopeId = ((await created.json()) as { id: string }).id;
-  const signer = await signingLink(apiUrl, headers);
+  const signer = await signingLink(apiUrl, bench.auth);
 
   const measured = [
     await measure('baseline GET /noop (bare Fastify)', { url: `${baselineUrl}/noop` }),
@@ -126,37 +127,46 @@ try {
 }
 
 /** A sent envelope's first signer, reached through the API (an `Api` recipient): their link, opened and saved once. */
-async function signingLink(apiUrl: string, headers: Record<string, string>) {
-  const body = JSON.stringify({
-    title: 'Benchmark signing',
-    workflowType: 'Sequential',
-    templateId: template.id,
-    recipients: [
-      { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', deliveryChannel: 'Api' },
-      { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com', deliveryChannel: 'Api' },
-    ],
-  });
-  const call = async (method: string, url: string, payload?: string, extra = headers) => {
-    // No body, no content type: Fastify refuses an empty JSON body.
-    const { 'content-type': _type, ...withoutType } = extra;
-    const sent = payload === undefined ? withoutType : extra;
-    const response = await fetch(`${apiUrl}${url}`, { method, headers: sent, body: payload ?? null });
-    if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
-    return (await response.json()) as Record<string, unknown>;
-  };
-  const envelope = await call('POST', '/api/v1/envelopes/from-template', body);
-  const recipients = envelope.recipients as { id: string; roleName: string }[];
-  const client = recipients.find((recipient) => recipient.roleName === 'Client');
-  await call('POST', `/api/v1/envelopes/${envelope.id}/send`);
-  const link = await call('POST', `/api/v1/envelopes/${envelope.id}/recipients/${client?.id}/signing-link`);
-  const token = String(link.url).split('/sign/')[1] as string;
-  const view = await call('GET', `/api/signing/${token}`, undefined, {});
-  const name = (view.fields as { fieldDefinitionId: string; type: string }[]).find(
-    (f) => f.type === 'Full name',
+async function signingLink(apiUrl: string, auth: Record<string, string>) {
+  const integrator = { headers: auth };
+  const envelope = await callAs<{ id: string; recipients: { id: string; roleName: string }[] }>(
+    apiUrl,
+    integrator,
+    'POST',
+    '/api/v1/envelopes/from-template',
+    {
+      title: 'Benchmark signing',
+      workflowType: 'Sequential',
+      templateId: template.id,
+      recipients: [
+        { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', deliveryChannel: 'Api' },
+        { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com', deliveryChannel: 'Api' },
+      ],
+    },
+    { status: 201 },
   );
+  const client = envelope.recipients.find((recipient) => recipient.roleName === 'Client');
+  await callAs(apiUrl, integrator, 'POST', `/api/v1/envelopes/${envelope.id}/send`);
+  const link = await callAs<{ url: string }>(
+    apiUrl,
+    integrator,
+    'POST',
+    `/api/v1/envelopes/${envelope.id}/recipients/${client?.id}/signing-link`,
+  );
+  const token = link.url.split('/sign/')[1] as string;
+  const signerPage = { headers: {} };
+  const view = await callAs<{ fields: { fieldDefinitionId: string; type: string }[] }>(
+    apiUrl,
+    signerPage,
+    'GET',
+    `/api/signing/${token}`,
+  );
+  const name = view.fields.find((f) => f.type === 'Full name');
   const saveBody = JSON.stringify({
     values: [{ fieldDefinitionId: name?.fieldDefinitionId, value: 'Dana Levi' }],
   });
-  await call('PUT', `/api/signing/${token}/fields`, saveBody, { 'content-type': 'application/json' });
+  await callAs(apiUrl, signerPage, 'PUT', `/api/signing/${token}/fields`, saveBody, {
+    headers: { 'content-type': 'application/json' },
+  });
   return { token, saveBody };
 }

@@ -13,6 +13,7 @@ import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Organization } from '../db/entities/index.ts';
+import { callAs } from '../test/support/app-requests.ts';
 import { signedInUser } from '../test/support/signed-in-user.ts';
 import { startBenchApi } from './support.ts';
 
@@ -68,18 +69,8 @@ try {
     { ctx: { orm: infrastructure.orm } },
     { role: 'owner', organizationId: organization.id },
   );
-  const post = async (url: string, payload: unknown) => {
-    const response = await app.inject({
-      method: 'POST',
-      url,
-      headers: owner.headers,
-      payload: payload as Record<string, unknown>,
-    });
-    if (response.statusCode !== 200) throw new Error(`${url}: ${response.statusCode} ${response.body}`);
-    return response.json() as Record<string, unknown>;
-  };
   const sendOne = (prefix: string, index: number) =>
-    post('/api/documents/send-from-template', {
+    callAs<Record<string, unknown>>(app, owner, 'POST', '/api/documents/send-from-template', {
       templateId: template.id,
       title: 'Annual renewal',
       externalReference: `${prefix}-${index}`,
@@ -120,7 +111,7 @@ try {
   say(`bulk send: ${ROWS} rows in one file…`);
   const csv = csvOf(ROWS, `bulk-${randomUUID().slice(0, 6)}`);
   started = performance.now();
-  const run = (await post('/api/bulk-sends', {
+  const run = (await callAs<Record<string, unknown>>(app, owner, 'POST', '/api/bulk-sends', {
     templateId: template.id,
     title: 'Annual renewal',
     roles: MANUAL,

@@ -7,6 +7,7 @@ import type { Orm } from '../db/orm.ts';
 import type { FinalPdfField, RenderFinalPdfInput } from '../pdf/render-final-pdf.ts';
 import { buildDemoPdf } from '../scripts/demo/demo-pdf.ts';
 import { issueSigningLinks } from '../services/signing/issue-signing-links.ts';
+import { callAs } from '../test/support/app-requests.ts';
 import { encodePng } from '../test/support/png.ts';
 import { envelopeWorkflowId } from '../workflows/contracts.ts';
 import type { envelopeWorkflow } from '../workflows/envelope.ts';
@@ -77,22 +78,14 @@ export function envelopeRuns(bench: Bench, signature: Buffer) {
   };
   const signatureBase64 = signature.toString('base64');
 
-  async function call(method: 'GET' | 'PUT' | 'POST', url: string, payload?: object, auth = false) {
-    const response = await app.inject({
-      method,
-      url,
-      ...(auth ? { headers } : { headers: { 'user-agent': 'sigil-bench' } }),
-      ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
-    });
-    if (response.statusCode >= 300) {
-      throw new Error(`${method} ${url} answered ${response.statusCode}: ${response.body}`);
-    }
-    return response.json();
-  }
+  const integrator = { headers };
+  const signerPage = { headers: { 'user-agent': 'sigil-bench' } };
 
   /** Creates and sends a 2-signer Sequential envelope from the demo template through /api/v1. */
   async function createAndSend(title: string): Promise<string> {
-    const created = await call(
+    const created = await callAs(
+      app,
+      integrator,
       'POST',
       '/api/v1/envelopes/from-template',
       {
@@ -104,16 +97,16 @@ export function envelopeRuns(bench: Bench, signature: Buffer) {
           { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com', signingOrder: 2 },
         ],
       },
-      true,
+      { status: 201 },
     );
     const id = created.id as string;
-    await call('POST', `/api/v1/envelopes/${id}/send`, undefined, true);
+    await callAs(app, integrator, 'POST', `/api/v1/envelopes/${id}/send`);
     return id;
   }
 
   /** One signer through the signer API: open the link, fill every own field, complete with consent. */
   async function sign(token: string, name: string): Promise<void> {
-    const view = await call('GET', `/api/signing/${token}`);
+    const view = await callAs(app, signerPage, 'GET', `/api/signing/${token}`);
     if (view.state !== 'ready') throw new Error(`${name}'s link is ${view.state}, not ready`);
     const fields = view.fields as { fieldDefinitionId: string; type: string }[];
     const values = fields.flatMap((field): { fieldDefinitionId: string; value: unknown }[] => {
@@ -129,8 +122,8 @@ export function envelopeRuns(bench: Bench, signature: Buffer) {
       if (field.type === 'Date') return [{ fieldDefinitionId: field.fieldDefinitionId, value: '2026-01-15' }];
       return [];
     });
-    if (values.length > 0) await call('PUT', `/api/signing/${token}/fields`, { values });
-    await call('POST', `/api/signing/${token}/complete`, { consent: true });
+    if (values.length > 0) await callAs(app, signerPage, 'PUT', `/api/signing/${token}/fields`, { values });
+    await callAs(app, signerPage, 'POST', `/api/signing/${token}/complete`, { consent: true });
   }
 
   async function lifecycle(title: string): Promise<{ id: string; sendToCompletedMs: number }> {
@@ -151,5 +144,5 @@ export function envelopeRuns(bench: Bench, signature: Buffer) {
     return { id, sendToCompletedMs: performance.now() - started };
   }
 
-  return { call, createAndSend, sign, lifecycle };
+  return { createAndSend, sign, lifecycle };
 }

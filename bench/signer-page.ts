@@ -23,6 +23,7 @@ import { buildDemoPdf } from '../scripts/demo/demo-pdf.ts';
 import { ensureWebBuild } from '../scripts/ensure-web-build.ts';
 import { createTemplate } from '../services/templates/create-template.ts';
 import { listenLocally } from '../test/support/api.ts';
+import { callAs } from '../test/support/app-requests.ts';
 import { startBenchApi } from './support.ts';
 
 const whole = (name: string, fallback: number) => {
@@ -118,29 +119,31 @@ async function signingLinkFor(
       publish: true,
     },
   );
-  const call = async (method: string, url: string, payload?: unknown) => {
-    const response = await bench.app.inject({
-      method: method as 'GET' | 'POST',
-      url,
-      headers: { ...bench.auth, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
-    });
-    if (response.statusCode >= 300)
-      throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`);
-    return response.json() as Record<string, unknown>;
-  };
-  const created = await call('POST', '/api/v1/envelopes/from-template', {
-    title: `Services agreement (${pages} pages)`,
-    workflowType: 'Sequential',
-    templateId: template.id,
-    recipients: [
-      { roleName: 'Client', fullName: 'Dana Levi', deliveryChannel: 'ManualLink', signingOrder: 1 },
-    ],
-  });
+  const integrator = { headers: bench.auth };
+  const created = await callAs<Record<string, unknown>>(
+    bench.app,
+    integrator,
+    'POST',
+    '/api/v1/envelopes/from-template',
+    {
+      title: `Services agreement (${pages} pages)`,
+      workflowType: 'Sequential',
+      templateId: template.id,
+      recipients: [
+        { roleName: 'Client', fullName: 'Dana Levi', deliveryChannel: 'ManualLink', signingOrder: 1 },
+      ],
+    },
+    { status: 201 },
+  );
   const id = created.id as string;
   const recipientId = (created.recipients as { id: string }[])[0]?.id;
-  await call('POST', `/api/v1/envelopes/${id}/send`);
-  const issued = await call('POST', `/api/v1/envelopes/${id}/recipients/${recipientId}/signing-link`);
+  await callAs(bench.app, integrator, 'POST', `/api/v1/envelopes/${id}/send`);
+  const issued = await callAs<Record<string, unknown>>(
+    bench.app,
+    integrator,
+    'POST',
+    `/api/v1/envelopes/${id}/recipients/${recipientId}/signing-link`,
+  );
   const token = String(issued.url).split('/sign/')[1];
   if (!token) throw new Error(`no token in the issued link ${String(issued.url)}`);
   return `/sign/${token}`;
