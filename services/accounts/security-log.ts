@@ -38,3 +38,39 @@ export function recordSecurityEvent(
     occurredAt: nowOf(ctx),
   });
 }
+
+/** The signed-in user who changes their organization, from their address (a role, team, user, setting). */
+export interface SecurityActor {
+  user: { id: string };
+  organization: { id: string };
+  ipAddress?: string | null;
+}
+
+/** Records a change a signed-in user made to their organization: the organization, actor and address are theirs. */
+export function recordActorEvent(
+  ctx: DataContext & SessionClock,
+  actor: SecurityActor,
+  event: Omit<SecurityEventInput, 'organizationId' | 'actorUserId' | 'ipAddress'>,
+): SecurityEvent {
+  return recordSecurityEvent(ctx, {
+    organizationId: actor.organization.id,
+    actorUserId: actor.user.id,
+    ipAddress: actor.ipAddress ?? null,
+    ...event,
+  });
+}
+
+/** Records what a user did to their own account (a sign-in, a second factor, a password), from `ipAddress`. */
+export function recordOwnEvent(
+  ctx: DataContext & SessionClock,
+  user: { id: string; organizationId: string },
+  ipAddress: string | null | undefined,
+  event: Omit<SecurityEventInput, 'organizationId' | 'actorUserId' | 'ipAddress'>,
+): SecurityEvent {
+  return recordSecurityEvent(ctx, {
+    organizationId: user.organizationId,
+    actorUserId: user.id,
+    ipAddress,
+    ...event,
+  });
+}

@@ -153,6 +153,28 @@ export function planLimitReached(plan: Plan, what: 'users' | 'teams', limit: num
   );
 }
 
+/**
+ * Refuses (409 `plan_limit`) one user more (a seat: active or invited) or one team more than the organization's
+ * plan allows. The caller holds the organization's lock, so requests at once cannot pass the limit together.
+ */
+export async function requirePlanRoom(
+  em: EntityManager,
+  organization: Pick<Organization, 'id' | 'planName'>,
+  what: 'users' | 'teams',
+): Promise<void> {
+  const plan = await planOf(em, organization);
+  const limit = what === 'users' ? plan.userLimit : plan.teamLimit;
+  if (limit == null) return;
+  const count =
+    what === 'users'
+      ? await em.count(AppUser, {
+          organizationId: organization.id,
+          status: { $in: [...SEATED_USER_STATUSES] },
+        })
+      : await em.count(Team, { organizationId: organization.id });
+  if (count >= limit) throw planLimitReached(plan, what, limit, count);
+}
+
 /** The organization's active owners (the last one cannot be demoted, deactivated or deleted). */
 export function countActiveOwners(em: EntityManager, organizationId: string, ownerRoleId: string) {
   return em.count(AppUser, { organizationId, roleId: ownerRoleId, status: 'active' });

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Role } from '../../db/entities/index.ts';
 import { CreateRoleRequest } from '../../domain/account.ts';
-import { recordSecurityEvent } from '../accounts/security-log.ts';
+import { recordActorEvent } from '../accounts/security-log.ts';
 import { Conflict } from '../errors.ts';
 import { parseInput } from '../validation.ts';
 import { type Actor, checkHeldPermissions, isUniqueViolation, lockOrganization } from './administration.ts';
@@ -54,16 +54,10 @@ export async function createRole(
         permissions: data.permissions,
       });
       await tx.flush();
-      recordSecurityEvent(
-        { ...ctx, em: tx },
-        {
-          organizationId: organization.id,
-          type: 'role.created',
-          actorUserId: actor.user.id,
-          ipAddress: actor.ipAddress ?? null,
-          details: { role: role.name, permissions: data.permissions },
-        },
-      );
+      recordActorEvent({ ...ctx, em: tx }, actor, {
+        type: 'role.created',
+        details: { role: role.name, permissions: data.permissions },
+      });
       await tx.flush();
       return roleView(role, 0);
     })

@@ -4,16 +4,10 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Team } from '../../db/entities/index.ts';
 import { CreateTeamRequest } from '../../domain/account.ts';
-import { recordSecurityEvent } from '../accounts/security-log.ts';
+import { recordActorEvent } from '../accounts/security-log.ts';
 import { Conflict } from '../errors.ts';
 import { parseInput } from '../validation.ts';
-import {
-  type Actor,
-  isUniqueViolation,
-  lockOrganization,
-  planLimitReached,
-  planOf,
-} from './administration.ts';
+import { type Actor, isUniqueViolation, lockOrganization, requirePlanRoom } from './administration.ts';
 import type { AdministrationContext } from './invite-user.ts';
 import { type TeamView, teamView } from './views.ts';
 
@@ -50,25 +44,11 @@ export async function createTeam(
   return ctx.em
     .transactional(async (tx) => {
       await lockOrganization(tx, organization.id);
-      const plan = await planOf(tx, organization);
-      const limit = plan.teamLimit;
-      if (limit != null) {
-        const teams = await tx.count(Team, { organizationId: organization.id });
-        if (teams >= limit) throw planLimitReached(plan, 'teams', limit, teams);
-      }
+      await requirePlanRoom(tx, organization, 'teams');
       if (await teamNameInUse(tx, organization.id, data.name)) throw teamNameTaken(data.name);
       const team = tx.create(Team, { id: randomUUID(), organizationId: organization.id, name: data.name });
       await tx.flush();
-      recordSecurityEvent(
-        { ...ctx, em: tx },
-        {
-          organizationId: organization.id,
-          type: 'team.created',
-          actorUserId: actor.user.id,
-          ipAddress: actor.ipAddress ?? null,
-          details: { team: team.name },
-        },
-      );
+      recordActorEvent({ ...ctx, em: tx }, actor, { type: 'team.created', details: { team: team.name } });
       await tx.flush();
       return teamView(team, 0);
     })

@@ -2,7 +2,7 @@
 // held by users that are not deleted is refused, naming how many. Deleted users keep a role too (the column
 // is required): theirs moves to the built-in member role, so their rows and history stay.
 import { AppUser, Role } from '../../db/entities/index.ts';
-import { recordSecurityEvent } from '../accounts/security-log.ts';
+import { recordActorEvent } from '../accounts/security-log.ts';
 import { Conflict } from '../errors.ts';
 import { type Actor, findRoleOf, LIVE_USER_STATUSES, lockOrganization } from './administration.ts';
 import type { AdministrationContext } from './invite-user.ts';
@@ -32,16 +32,10 @@ export async function deleteRole(ctx: AdministrationContext, actor: Actor, roleI
       { organizationId: organization.id, roleId: role.id, status: 'deleted' },
       { roleId: member.id },
     );
-    recordSecurityEvent(
-      { ...ctx, em: tx },
-      {
-        organizationId: organization.id,
-        type: 'role.deleted',
-        actorUserId: actor.user.id,
-        ipAddress: actor.ipAddress ?? null,
-        details: { role: role.name, permissions: role.permissions },
-      },
-    );
+    recordActorEvent({ ...ctx, em: tx }, actor, {
+      type: 'role.deleted',
+      details: { role: role.name, permissions: role.permissions },
+    });
     tx.remove(role);
     await tx.flush();
   });

@@ -1,6 +1,6 @@
 // DELETE /api/teams/{id}: deletes a team; its members (deleted users too) are left without a team.
 import { AppUser } from '../../db/entities/index.ts';
-import { recordSecurityEvent } from '../accounts/security-log.ts';
+import { recordActorEvent } from '../accounts/security-log.ts';
 import { type Actor, findTeamOf, lockOrganization } from './administration.ts';
 import type { AdministrationContext } from './invite-user.ts';
 
@@ -14,16 +14,10 @@ export async function deleteTeam(ctx: AdministrationContext, actor: Actor, teamI
       { organizationId: organization.id, teamId: team.id },
       { teamId: null },
     );
-    recordSecurityEvent(
-      { ...ctx, em: tx },
-      {
-        organizationId: organization.id,
-        type: 'team.deleted',
-        actorUserId: actor.user.id,
-        ipAddress: actor.ipAddress ?? null,
-        details: { team: team.name, membersUnassigned: members },
-      },
-    );
+    recordActorEvent({ ...ctx, em: tx }, actor, {
+      type: 'team.deleted',
+      details: { team: team.name, membersUnassigned: members },
+    });
     tx.remove(team);
     await tx.flush();
   });

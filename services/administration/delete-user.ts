@@ -5,7 +5,7 @@
 // owner deletes an owner, nobody deletes a user who holds a permission they lack, and the last active owner
 // cannot be deleted.
 import { AccountToken, MfaBackupCode, Passkey, Role } from '../../db/entities/index.ts';
-import { recordSecurityEvent } from '../accounts/security-log.ts';
+import { recordActorEvent } from '../accounts/security-log.ts';
 import { endUserSessions, nowOf, permissionsOf } from '../accounts/sessions.ts';
 import { Conflict, Forbidden } from '../errors.ts';
 import {
@@ -53,13 +53,10 @@ export async function deleteUser(ctx: AdministrationContext, actor: Actor, userI
     user.totpSecretEncrypted = null;
     user.totpPendingSecretEncrypted = null;
     user.totpEnabledAt = null;
-    recordSecurityEvent(services, {
-      organizationId: organization.id,
+    recordActorEvent(services, actor, {
       type: 'user.deleted',
-      actorUserId: actor.user.id,
       subjectUserId: user.id,
       subjectEmail: originalEmail,
-      ipAddress: actor.ipAddress ?? null,
       details: { role: role.name, status: previousStatus },
     });
     await tx.flush();

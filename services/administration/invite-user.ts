@@ -17,7 +17,7 @@ import { type AccountEmail, accountLink } from '../accounts/account-emails.ts';
 import { issueAccountToken } from '../accounts/account-tokens.ts';
 import { findUserByEmail } from '../accounts/account-users.ts';
 import { takeEmailSlot } from '../accounts/login-throttle.ts';
-import { recordSecurityEvent } from '../accounts/security-log.ts';
+import { recordActorEvent } from '../accounts/security-log.ts';
 import { nowOf, permissionsOf } from '../accounts/sessions.ts';
 import type { ServiceContext } from '../context.ts';
 import { Conflict } from '../errors.ts';
@@ -27,10 +27,8 @@ import {
   checkMayGrant,
   isUniqueViolation,
   lockOrganization,
-  planLimitReached,
-  planOf,
+  requirePlanRoom,
   roleNamedIn,
-  SEATED_USER_STATUSES,
   teamNamedIn,
 } from './administration.ts';
 import { type UserView, userView } from './views.ts';
@@ -124,15 +122,7 @@ export async function inviteUser(
       }
       // The address's account in another organization, if any: the invitation is made all the same.
       const holder = await findUserByEmail(txCtx, data.email);
-      const plan = await planOf(tx, organization);
-      const limit = plan.userLimit;
-      if (limit != null) {
-        const seated = await tx.count(AppUser, {
-          organizationId: organization.id,
-          status: { $in: [...SEATED_USER_STATUSES] },
-        });
-        if (seated >= limit) throw planLimitReached(plan, 'users', limit, seated);
-      }
+      await requirePlanRoom(tx, organization, 'users');
       const user = tx.create(AppUser, {
         id: randomUUID(),
         organizationId: organization.id,
@@ -158,13 +148,10 @@ export async function inviteUser(
       await tx.flush();
       // No link for an address held elsewhere: it could never be accepted (the address is the holder's).
       const token = holder ? null : await issueAccountToken(txCtx, user.id, 'invite');
-      recordSecurityEvent(txCtx, {
-        organizationId: organization.id,
+      recordActorEvent(txCtx, actor, {
         type: 'user.invited',
-        actorUserId: actor.user.id,
         subjectUserId: user.id,
         subjectEmail: user.email,
-        ipAddress: actor.ipAddress ?? null,
         details: { role: role.name, team: team?.name ?? null },
       });
       await tx.flush();

@@ -7,7 +7,7 @@
 import { Role, Team } from '../../db/entities/index.ts';
 import { issueAccountToken } from '../accounts/account-tokens.ts';
 import { findUserByEmail } from '../accounts/account-users.ts';
-import { recordSecurityEvent } from '../accounts/security-log.ts';
+import { recordActorEvent } from '../accounts/security-log.ts';
 import { nowOf, permissionsOf } from '../accounts/sessions.ts';
 import { Conflict } from '../errors.ts';
 import { type Actor, checkMayActOn, findUserOf, lockOrganization } from './administration.ts';
@@ -41,13 +41,10 @@ export async function resendInvitation(
     if (user.emailHeldElsewhere && !holder) user.emailHeldElsewhere = false;
     await tx.flush();
     const token = holder ? null : await issueAccountToken(txCtx, user.id, 'invite');
-    recordSecurityEvent(txCtx, {
-      organizationId: organization.id,
+    recordActorEvent(txCtx, actor, {
       type: 'user.invitation_resent',
-      actorUserId: actor.user.id,
       subjectUserId: user.id,
       subjectEmail: user.email,
-      ipAddress: actor.ipAddress ?? null,
     });
     await tx.flush();
     const team = user.teamId ? await tx.findOne(Team, { id: user.teamId }) : null;

@@ -9,7 +9,7 @@ import {
   SETTING_DEFAULTS,
   UpdateOrganizationSettingsRequest,
 } from '../../domain/account.ts';
-import { recordSecurityEvent } from '../accounts/security-log.ts';
+import { recordActorEvent } from '../accounts/security-log.ts';
 import { parseInput } from '../validation.ts';
 import { type Actor, lockOrganization } from './administration.ts';
 import type { AdministrationContext } from './invite-user.ts';
@@ -84,16 +84,7 @@ export async function updateOrganizationSettings(
       changed.push(field);
     }
     if (changed.length > 0) {
-      recordSecurityEvent(
-        { ...ctx, em: tx },
-        {
-          organizationId: organization.id,
-          type: 'settings.updated',
-          actorUserId: actor.user.id,
-          ipAddress: actor.ipAddress ?? null,
-          details: { changed },
-        },
-      );
+      recordActorEvent({ ...ctx, em: tx }, actor, { type: 'settings.updated', details: { changed } });
       await tx.flush();
     }
     return settingsView(organization);

@@ -3,7 +3,7 @@
 // read from the role at every request (services/accounts/sessions.ts, findSession), so a change applies
 // from the holders' next request, with no stale copy to end.
 import { UpdateRoleRequest } from '../../domain/account.ts';
-import { recordSecurityEvent } from '../accounts/security-log.ts';
+import { recordActorEvent } from '../accounts/security-log.ts';
 import { permissionsOf } from '../accounts/sessions.ts';
 import { Conflict } from '../errors.ts';
 import { parseInput } from '../validation.ts';
@@ -58,16 +58,10 @@ export async function updateRole(
         }
       }
       if (Object.keys(details).length > 0) {
-        recordSecurityEvent(
-          { ...ctx, em: tx },
-          {
-            organizationId: organization.id,
-            type: 'role.updated',
-            actorUserId: actor.user.id,
-            ipAddress: actor.ipAddress ?? null,
-            details: { role: role.name, ...details },
-          },
-        );
+        recordActorEvent({ ...ctx, em: tx }, actor, {
+          type: 'role.updated',
+          details: { role: role.name, ...details },
+        });
       }
       await tx.flush();
       const holders = await holdersByRole({ em: tx }, organization.id);

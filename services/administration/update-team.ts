@@ -1,6 +1,6 @@
 // PUT /api/teams/{id}: renames a team.
 import { UpdateTeamRequest } from '../../domain/account.ts';
-import { recordSecurityEvent } from '../accounts/security-log.ts';
+import { recordActorEvent } from '../accounts/security-log.ts';
 import { parseInput } from '../validation.ts';
 import { type Actor, findTeamOf, isUniqueViolation, lockOrganization } from './administration.ts';
 import { teamNameInUse, teamNameTaken } from './create-team.ts';
@@ -22,16 +22,10 @@ export async function updateTeam(
       const team = await findTeamOf(tx, organization.id, teamId);
       if (data.name !== team.name) {
         if (await teamNameInUse(tx, organization.id, data.name, team.id)) throw teamNameTaken(data.name);
-        recordSecurityEvent(
-          { ...ctx, em: tx },
-          {
-            organizationId: organization.id,
-            type: 'team.updated',
-            actorUserId: actor.user.id,
-            ipAddress: actor.ipAddress ?? null,
-            details: { team: data.name, name: { from: team.name, to: data.name } },
-          },
-        );
+        recordActorEvent({ ...ctx, em: tx }, actor, {
+          type: 'team.updated',
+          details: { team: data.name, name: { from: team.name, to: data.name } },
+        });
         team.name = data.name;
         await tx.flush();
       }

@@ -4,10 +4,10 @@
 // a role with permissions they do not hold; the last active owner
 // can be neither demoted nor deactivated; nobody deactivates themselves; reactivating takes a seat of the
 // plan. A role change or a deactivation ends the user's sessions: a privilege change means signing in again.
-import { AppUser, Role, Team } from '../../db/entities/index.ts';
+import { Role, Team } from '../../db/entities/index.ts';
 import { UpdateUserRequest } from '../../domain/account.ts';
 import { countPasskeys } from '../accounts/passkey-webauthn.ts';
-import { recordSecurityEvent } from '../accounts/security-log.ts';
+import { recordActorEvent } from '../accounts/security-log.ts';
 import { endUserSessions, permissionsOf } from '../accounts/sessions.ts';
 import { Conflict, Forbidden } from '../errors.ts';
 import { parseInput } from '../validation.ts';
@@ -20,10 +20,8 @@ import {
   isOwnerRole,
   lastOwner,
   lockOrganization,
-  planLimitReached,
-  planOf,
+  requirePlanRoom,
   roleNamedIn,
-  SEATED_USER_STATUSES,
   teamNamedIn,
 } from './administration.ts';
 import type { AdministrationContext } from './invite-user.ts';
@@ -84,24 +82,10 @@ export async function updateUser(
       throw lastOwner(newStatus === 'deactivated' ? 'deactivate this one' : 'give this one another role');
     }
     if (newStatus === 'active') {
-      const plan = await planOf(tx, organization);
-      const limit = plan.userLimit;
-      if (limit != null) {
-        const seated = await tx.count(AppUser, {
-          organizationId: organization.id,
-          status: { $in: [...SEATED_USER_STATUSES] },
-        });
-        if (seated >= limit) throw planLimitReached(plan, 'users', limit, seated);
-      }
+      await requirePlanRoom(tx, organization, 'users');
     }
 
-    const event = {
-      organizationId: organization.id,
-      actorUserId: actor.user.id,
-      subjectUserId: user.id,
-      subjectEmail: user.email,
-      ipAddress: actor.ipAddress ?? null,
-    };
+    const event = { subjectUserId: user.id, subjectEmail: user.email };
     const changes: Record<string, unknown> = {};
     if (newRole) {
       changes.role = { from: currentRole.name, to: newRole.name };
@@ -112,11 +96,11 @@ export async function updateUser(
       user.teamId = newTeam?.id ?? null;
     }
     if (Object.keys(changes).length > 0) {
-      recordSecurityEvent(services, { ...event, type: 'user.updated', details: changes });
+      recordActorEvent(services, actor, { ...event, type: 'user.updated', details: changes });
     }
     if (newStatus) {
       user.status = newStatus;
-      recordSecurityEvent(services, {
+      recordActorEvent(services, actor, {
         ...event,
         type: newStatus === 'deactivated' ? 'user.deactivated' : 'user.reactivated',
       });

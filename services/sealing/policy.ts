@@ -12,7 +12,7 @@ import {
   type SecureSignatureSettings,
   UpdateBackofficeSecureSignaturePolicyConfigurationRequest,
 } from '../../domain/secure-signature.ts';
-import { recordSecurityEvent } from '../accounts/security-log.ts';
+import { recordActorEvent } from '../accounts/security-log.ts';
 import type { SessionClock } from '../accounts/sessions.ts';
 import type { Actor } from '../administration/administration.ts';
 import { type BackofficeActor, recordBackofficeEvent } from '../backoffice/audit-log.ts';
@@ -51,16 +51,10 @@ export async function updateOwnPolicy(
     const changed = changedFields(current, next);
     if (changed.length === 0) return current;
     const updatedAt = await saveSecureSignaturePolicy(tx, organizationId, next);
-    recordSecurityEvent(
-      { ...ctx, em: tx },
-      {
-        organizationId,
-        type: 'secure_signature_policy.updated',
-        actorUserId: actor.user.id,
-        ipAddress: actor.ipAddress ?? null,
-        details: { changed, settings: next.settings },
-      },
-    );
+    recordActorEvent({ ...ctx, em: tx }, actor, {
+      type: 'secure_signature_policy.updated',
+      details: { changed, settings: next.settings },
+    });
     await tx.flush();
     return { ...next, updatedAt };
   });
