@@ -1,5 +1,6 @@
 // Plans (reference data) and organizations, the tenants of Sigil.
 import { defineEntity, p } from '@mikro-orm/core';
+import { timestampColumns, uuidKey } from './columns.ts';
 
 export const PlanSchema = defineEntity({
   name: 'Plan',
@@ -25,7 +26,7 @@ export const OrganizationSchema = defineEntity({
   name: 'Organization',
   tableName: 'organization',
   properties: {
-    id: p.uuid().primary(),
+    ...uuidKey(),
     name: p.string(),
     planName: p.string(),
     apiEnabled: p.boolean().default(false),
@@ -78,11 +79,7 @@ export const OrganizationSchema = defineEntity({
     suspendedReason: p.text().nullable(),
     /** Deleted by a platform administrator: refused everywhere like a suspended one; null: not deleted. */
     deletedAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestampColumns(),
   },
 });
 export class Organization extends OrganizationSchema.class {}
