@@ -9,13 +9,13 @@ import type {
   RecipientType,
   WorkflowType,
 } from '../../domain/vocabulary.ts';
-import { tenantKeys, timestampColumns, uuidKey } from './columns.ts';
 
 export const EnvelopeSchema = defineEntity({
   name: 'Envelope',
   tableName: 'envelope',
   properties: {
-    ...tenantKeys(),
+    id: p.uuid().primary(),
+    organizationId: p.uuid(),
     templateId: p.uuid().nullable(),
     /** The uploaded file an envelope created from a file was made of (its template is a hidden one-off); else null. */
     sourceFileId: p.uuid().nullable(),
@@ -51,7 +51,11 @@ export const EnvelopeSchema = defineEntity({
     filesPurgedAt: p.datetime().nullable(),
     /** Whether its recipients may hand their part to another person (migration 0034, docs/signing.md). */
     allowDelegation: p.boolean().default(false),
-    ...timestampColumns(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export class Envelope extends EnvelopeSchema.class {}
@@ -61,7 +65,7 @@ export const RecipientSchema = defineEntity({
   name: 'Recipient',
   tableName: 'recipient',
   properties: {
-    ...uuidKey(),
+    id: p.uuid().primary(),
     envelopeId: p.uuid(),
     roleId: p.uuid().nullable(),
     roleName: p.string(),
@@ -78,7 +82,11 @@ export const RecipientSchema = defineEntity({
     required: p.boolean(),
     status: p.string().$type<RecipientStatus>(),
     completedAt: p.datetime().nullable(),
-    ...timestampColumns(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export class Recipient extends RecipientSchema.class {}
@@ -88,7 +96,7 @@ export const AuditEventSchema = defineEntity({
   name: 'AuditEvent',
   tableName: 'audit_event',
   properties: {
-    ...uuidKey(),
+    id: p.uuid().primary(),
     envelopeId: p.uuid(),
     organizationId: p.uuid(),
     sequence: p.integer(),
@@ -106,13 +114,17 @@ export const EnvelopeFieldValueSchema = defineEntity({
   name: 'EnvelopeFieldValue',
   tableName: 'envelope_field_value',
   properties: {
-    ...uuidKey(),
+    id: p.uuid().primary(),
     envelopeId: p.uuid(),
     fieldId: p.uuid(),
     value: p.json<unknown>(),
     source: p.string().$type<'initial' | 'recipient'>(),
     recipientId: p.uuid().nullable(),
-    ...timestampColumns(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export class EnvelopeFieldValue extends EnvelopeFieldValueSchema.class {}

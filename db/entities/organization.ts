@@ -1,6 +1,5 @@
 // Plans (reference data) and organizations, the tenants of Sigil.
 import { defineEntity, p } from '@mikro-orm/core';
-import { timestampColumns, uuidKey } from './columns.ts';
 
 export const PlanSchema = defineEntity({
   name: 'Plan',
@@ -26,7 +25,7 @@ export const OrganizationSchema = defineEntity({
   name: 'Organization',
   tableName: 'organization',
   properties: {
-    ...uuidKey(),
+    id: p.uuid().primary(),
     name: p.string(),
     planName: p.string(),
     apiEnabled: p.boolean().default(false),
@@ -79,7 +78,11 @@ export const OrganizationSchema = defineEntity({
     suspendedReason: p.text().nullable(),
     /** Deleted by a platform administrator: refused everywhere like a suspended one; null: not deleted. */
     deletedAt: p.datetime().nullable(),
-    ...timestampColumns(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export class Organization extends OrganizationSchema.class {}

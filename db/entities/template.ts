@@ -4,18 +4,18 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import type { FieldProperties } from '../../domain/template.ts';
 import type { FieldType, RecipientType } from '../../domain/vocabulary.ts';
-import { createdAtColumn, tenantKeys, uuidKey } from './columns.ts';
 
 export const TemplateSchema = defineEntity({
   name: 'Template',
   tableName: 'template',
   properties: {
-    ...tenantKeys(),
+    id: p.uuid().primary(),
+    organizationId: p.uuid(),
     name: p.string(),
     status: p.string().$type<'Draft' | 'Published' | 'OneOff'>(),
     fileId: p.uuid(),
     pageCount: p.integer(),
-    ...createdAtColumn(),
+    createdAt: p.datetime().onCreate(() => new Date()),
     publishedAt: p.datetime().nullable(),
     // Versions (migration 0020, docs/templates.md): every version is a row; `familyId` groups them (the first
     // version's id), `version` numbers them, `supersededAt` marks a published version a later one replaced.
@@ -44,7 +44,7 @@ export const TemplateRoleSchema = defineEntity({
   name: 'TemplateRole',
   tableName: 'template_role',
   properties: {
-    ...uuidKey(),
+    id: p.uuid().primary(),
     templateId: p.uuid(),
     name: p.string(),
     required: p.boolean(),
@@ -62,7 +62,7 @@ export const TemplateFieldSchema = defineEntity({
   name: 'TemplateField',
   tableName: 'template_field',
   properties: {
-    ...uuidKey(),
+    id: p.uuid().primary(),
     templateId: p.uuid(),
     roleId: p.uuid(),
     type: p.string().$type<FieldType>(),
