@@ -13,6 +13,7 @@ import { APP_OPENAPI_PATH } from '../../api/trpc/openapi.ts';
 import { appRouter } from '../../api/trpc/router.ts';
 import { WebhookEndpoint } from '../../db/entities/index.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
+import { asUser } from '../support/app-requests.ts';
 import { type SignedInAdmin, signedInAdmin } from '../support/backoffice.ts';
 import { APP_ORIGIN, newSession, type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
@@ -71,15 +72,6 @@ async function headersFor(access: Access): Promise<Record<string, string>> {
   if (access === 'platform-admin') return admin.headers;
   if (access === 'mfa-pending') return newSession(harness, owner.user, 'mfa_pending');
   return newSession(harness, owner.user, 'active');
-}
-
-function call(route: BodyRoute, headers: Record<string, string>, body: unknown) {
-  return harness.app.inject({
-    method: route.method,
-    url: route.path.replace(/\{\w+\}/g, () => randomUUID()),
-    headers,
-    payload: body as object,
-  });
 }
 
 const fieldsOf = (response: LightMyRequestResponse): string[] =>
@@ -143,7 +135,13 @@ describe('application request bodies', () => {
   it('refuse a field the route does not define with 400 naming it, on every route', async () => {
     const problems: string[] = [];
     for (const route of BODY_ROUTES) {
-      const response = await call(route, await headersFor(route.access), { [UNKNOWN]: true });
+      const response = await asUser(
+        harness.app,
+        { headers: await headersFor(route.access) },
+        route.method,
+        route.path.replace(/\{\w+\}/g, () => randomUUID()),
+        { [UNKNOWN]: true },
+      );
       const where = `${route.method} ${route.path} (${route.name})`;
       if (response.statusCode !== 400 || response.json().error?.code !== 'invalid_request') {
         problems.push(`${where}: ${response.statusCode} ${response.body.slice(0, 200)}`);
@@ -165,12 +163,18 @@ describe('application request bodies', () => {
 
   it('name an unknown field inside a list item too (the send page reuses /api/v1’s create request)', async () => {
     const route = BODY_ROUTES.find((candidate) => candidate.name === 'sending.fromTemplate') as BodyRoute;
-    const response = await call(route, await headersFor(route.access), {
-      title: 'Quote',
-      templateId: randomUUID(),
-      recipients: [{ roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', mobile: '+1' }],
-      initialValues: [{ fieldDefinitionId: randomUUID(), value: 'x', label: 'y' }],
-    });
+    const response = await asUser(
+      harness.app,
+      { headers: await headersFor(route.access) },
+      route.method,
+      route.path.replace(/\{\w+\}/g, () => randomUUID()),
+      {
+        title: 'Quote',
+        templateId: randomUUID(),
+        recipients: [{ roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', mobile: '+1' }],
+        initialValues: [{ fieldDefinitionId: randomUUID(), value: 'x', label: 'y' }],
+      },
+    );
     expect(response.statusCode, response.body).toBe(400);
     expect(fieldsOf(response)).toEqual(
       expect.arrayContaining(['body.recipients.0.mobile', 'body.initialValues.0.label']),

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BackofficeAuditEvent, SecurityEvent } from '../../db/entities/index.ts';
 import type { SecureSignaturePolicy, SecureSignatureReadiness } from '../../domain/secure-signature.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
+import { asUser } from '../support/app-requests.ts';
 import { type SignedInAdmin, signedInAdmin } from '../support/backoffice.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
@@ -29,20 +30,6 @@ beforeAll(async () => {
 });
 afterAll(() => harness?.close());
 
-function call(
-  method: 'GET' | 'PUT',
-  url: string,
-  headers: Record<string, string>,
-  payload?: unknown,
-): Promise<LightMyRequestResponse> {
-  return harness.app.inject({
-    method,
-    url,
-    headers,
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  }) as never;
-}
-
 function refusal(response: LightMyRequestResponse) {
   expect(response.statusCode, response.body).toBe(400);
   return response.json().error as { message: string; details: { field: string; message: string }[] };
@@ -50,7 +37,7 @@ function refusal(response: LightMyRequestResponse) {
 
 describe('the secure-signature policy', () => {
   it('starts at B-B with the audit trail sealed and every level allowed; the platform can meet it', async () => {
-    const response = await call('GET', OWN, owner.headers);
+    const response = await asUser(harness.app, owner, 'GET', OWN);
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toMatchObject({
       organizationId: owner.organization.id,
@@ -69,7 +56,7 @@ describe('the secure-signature policy', () => {
   });
 
   it('takes the owner’s change, warns that no timestamp authority answers, and logs it', async () => {
-    const response = await call('PUT', OWN, owner.headers, { level: 'B-T', timestampRequired: true });
+    const response = await asUser(harness.app, owner, 'PUT', OWN, { level: 'B-T', timestampRequired: true });
     expect(response.statusCode, response.body).toBe(200);
     const policy = response.json() as SecureSignaturePolicy;
     expect(policy).toMatchObject({
@@ -81,9 +68,9 @@ describe('the secure-signature policy', () => {
     expect(policy.problems.join(' ')).toContain('No timestamp authority answers');
     expect(policy.updatedAt).not.toBeNull();
     // Every signed-in user reads it (the send page warns senders); only settings:manage changes it.
-    const read = await call('GET', OWN, sender.headers);
+    const read = await asUser(harness.app, sender, 'GET', OWN);
     expect(read.json()).toMatchObject({ level: 'B-T', satisfiable: false });
-    const denied = await call('PUT', OWN, sender.headers, { level: 'B-B', timestampRequired: false });
+    const denied = await asUser(harness.app, sender, 'PUT', OWN, { level: 'B-B', timestampRequired: false });
     expect(denied.statusCode).toBe(403);
     const events = await harness.ctx.orm.em.fork().find(SecurityEvent, {
       organizationId: owner.organization.id,
@@ -93,16 +80,18 @@ describe('the secure-signature policy', () => {
   });
 
   it('refuses, naming the field and changing nothing: bounds from the organization, a timestamp without one', async () => {
-    const bounds = refusal(await call('PUT', OWN, owner.headers, { bounds: { allowedLevels: ['B-B'] } }));
+    const bounds = refusal(
+      await asUser(harness.app, owner, 'PUT', OWN, { bounds: { allowedLevels: ['B-B'] } }),
+    );
     expect(bounds.details[0]?.field).toBe('body.bounds');
-    const b = refusal(await call('PUT', OWN, owner.headers, { level: 'B-B' }));
+    const b = refusal(await asUser(harness.app, owner, 'PUT', OWN, { level: 'B-B' }));
     expect(b.details[0]).toMatchObject({ field: 'body.level' });
     expect(b.details[0]?.message).toContain('only with B-T, B-LT or B-LTA');
-    const unknown = refusal(await call('PUT', OWN, owner.headers, { level: 'B-X' }));
+    const unknown = refusal(await asUser(harness.app, owner, 'PUT', OWN, { level: 'B-X' }));
     expect(unknown.details[0]?.field).toBe('body.level');
-    const extra = refusal(await call('PUT', OWN, owner.headers, { lvl: 'B-B' }));
+    const extra = refusal(await asUser(harness.app, owner, 'PUT', OWN, { lvl: 'B-B' }));
     expect(extra.message).toContain('lvl');
-    expect((await call('GET', OWN, owner.headers)).json()).toMatchObject({
+    expect((await asUser(harness.app, owner, 'GET', OWN)).json()).toMatchObject({
       level: 'B-T',
       timestampRequired: true,
     });
@@ -111,11 +100,11 @@ describe('the secure-signature policy', () => {
   it('lets platform administrators set the bounds; a bound the policy breaks needs the policy changed too', async () => {
     const id = owner.organization.id;
     const tightened = refusal(
-      await call('PUT', backoffice(id), admin.headers, { bounds: { allowedLevels: ['B-B'] } }),
+      await asUser(harness.app, admin, 'PUT', backoffice(id), { bounds: { allowedLevels: ['B-B'] } }),
     );
     expect(tightened.details.map((d) => d.field)).toContain('body.bounds.allowedLevels');
     expect(tightened.details[0]?.message).toContain('set level to one of them in the same request');
-    const both = await call('PUT', backoffice(id), admin.headers, {
+    const both = await asUser(harness.app, admin, 'PUT', backoffice(id), {
       level: 'B-B',
       timestampRequired: false,
       bounds: { allowedLevels: ['B-B', 'B-LT'], auditTrailSealMandatory: true },
@@ -127,12 +116,14 @@ describe('the secure-signature policy', () => {
       satisfiable: true,
     });
     // The organization now chooses within them.
-    const outside = refusal(await call('PUT', OWN, owner.headers, { level: 'B-T', timestampRequired: true }));
+    const outside = refusal(
+      await asUser(harness.app, owner, 'PUT', OWN, { level: 'B-T', timestampRequired: true }),
+    );
     expect(outside.details[0]).toMatchObject({ field: 'body.level' });
     expect(outside.details[0]?.message).toContain('allowed: B-B, B-LT');
-    const unsealed = refusal(await call('PUT', OWN, owner.headers, { sealAuditTrail: false }));
+    const unsealed = refusal(await asUser(harness.app, owner, 'PUT', OWN, { sealAuditTrail: false }));
     expect(unsealed.details[0]?.field).toBe('body.sealAuditTrail');
-    const inside = await call('PUT', OWN, owner.headers, { level: 'B-LT' });
+    const inside = await asUser(harness.app, owner, 'PUT', OWN, { level: 'B-LT' });
     expect(inside.statusCode, inside.body).toBe(200);
     const audit = await harness.ctx.orm.em
       .fork()
@@ -142,22 +133,27 @@ describe('the secure-signature policy', () => {
       changed: ['level', 'timestampRequired', 'bounds.allowedLevels', 'bounds.auditTrailSealMandatory'],
     });
     // The backoffice's view is the same policy.
-    expect((await call('GET', backoffice(id), admin.headers)).json()).toMatchObject({ level: 'B-LT' });
+    expect((await asUser(harness.app, admin, 'GET', backoffice(id))).json()).toMatchObject({ level: 'B-LT' });
   });
 
   it('keeps the backoffice routes for platform administrators and other organizations out of reach', async () => {
-    expect((await call('GET', backoffice(owner.organization.id), owner.headers)).statusCode).toBe(401);
+    expect((await asUser(harness.app, owner, 'GET', backoffice(owner.organization.id))).statusCode).toBe(401);
     const other = await signedInUser(harness, { role: 'owner' });
-    const theirs = await call('GET', OWN, other.headers);
+    const theirs = await asUser(harness.app, other, 'GET', OWN);
     expect(theirs.json()).toMatchObject({ organizationId: other.organization.id, level: 'B-B' });
-    const missing = await call('GET', backoffice('00000000-0000-4000-8000-000000000000'), admin.headers);
+    const missing = await asUser(
+      harness.app,
+      admin,
+      'GET',
+      backoffice('00000000-0000-4000-8000-000000000000'),
+    );
     expect(missing.statusCode).toBe(404);
   });
 });
 
 describe('sealing readiness', () => {
   it('checks the platform for real: certificate, private key, revocation; no timestamp authority is configured', async () => {
-    const response = await call('GET', '/api/backoffice/secure-signatures/readiness', admin.headers);
+    const response = await asUser(harness.app, admin, 'GET', '/api/backoffice/secure-signatures/readiness');
     expect(response.statusCode, response.body).toBe(200);
     const readiness = response.json() as SecureSignatureReadiness;
     expect(readiness).toMatchObject({ ready: false, organizationId: null, highestReadyLevel: 'B-B' });
@@ -175,25 +171,27 @@ describe('sealing readiness', () => {
   it('answers for one organization whether its policy can be met', async () => {
     const fresh = await signedInUser(harness, { role: 'owner' });
     const url = `/api/backoffice/secure-signatures/readiness?organizationId=${fresh.organization.id}`;
-    const ready = (await call('GET', url, admin.headers)).json() as SecureSignatureReadiness;
+    const ready = (await asUser(harness.app, admin, 'GET', url)).json() as SecureSignatureReadiness;
     expect(ready).toMatchObject({ ready: true, organizationId: fresh.organization.id });
     expect(ready.checks.map((c) => c.check)).toEqual(['certificate', 'private_key', 'policy']);
-    await call('PUT', OWN, fresh.headers, { level: 'B-LTA', timestampRequired: true });
-    const unmet = (await call('GET', url, admin.headers)).json() as SecureSignatureReadiness;
+    await asUser(harness.app, fresh, 'PUT', OWN, { level: 'B-LTA', timestampRequired: true });
+    const unmet = (await asUser(harness.app, admin, 'GET', url)).json() as SecureSignatureReadiness;
     const policy = unmet.checks.find((c) => c.check === 'policy');
     expect(unmet.ready).toBe(false);
     expect(policy?.ok).toBe(false);
     expect(policy?.detail).toContain('No timestamp authority answers');
-    const bad = await call(
+    const bad = await asUser(
+      harness.app,
+      admin,
       'GET',
       '/api/backoffice/secure-signatures/readiness?organizationId=x',
-      admin.headers,
     );
     expect(refusalField(bad)).toBe('querystring.organizationId');
-    const unknown = await call(
+    const unknown = await asUser(
+      harness.app,
+      admin,
       'GET',
       '/api/backoffice/secure-signatures/readiness?organizationId=00000000-0000-4000-8000-000000000000',
-      admin.headers,
     );
     expect(unknown.statusCode).toBe(404);
   });

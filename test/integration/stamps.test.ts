@@ -15,6 +15,7 @@ import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
 import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
 import { createTemplate } from '../../services/templates/create-template.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
+import { asUser } from '../support/app-requests.ts';
 import { encodeGreyJpeg } from '../support/jpeg.ts';
 import { encodePng } from '../support/png.ts';
 import { APP_ORIGIN, newSession, type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
@@ -41,22 +42,11 @@ function imageBody(bytes: Buffer, contentType: string) {
   return { contentType, imageBase64: bytes.toString('base64') };
 }
 
-function call(
-  user: Pick<SignedInUser, 'headers'> | null,
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
-  url: string,
-  payload?: unknown,
-) {
-  return harness.app.inject({
-    method,
-    url,
-    headers: user ? user.headers : { origin: APP_ORIGIN },
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
-}
-
 async function created(user: SignedInUser, name: string, bytes = stampPng(), contentType = 'image/png') {
-  const response = await call(user, 'POST', '/api/me/stamps', { name, ...imageBody(bytes, contentType) });
+  const response = await asUser(harness.app, user, 'POST', '/api/me/stamps', {
+    name,
+    ...imageBody(bytes, contentType),
+  });
   expect(response.statusCode, response.body).toBe(200);
   return response.json() as {
     id: string;
@@ -79,7 +69,7 @@ async function counts(userId: string, organizationId: string) {
 describe('a user’s personal stamps', () => {
   it('creates, lists, renames, adds versions, serves each version’s image and deletes', async () => {
     const user = await signedInUser(harness, { role: 'member' });
-    const empty = await call(user, 'GET', '/api/me/stamps');
+    const empty = await asUser(harness.app, user, 'GET', '/api/me/stamps');
     expect(empty.statusCode).toBe(200);
     expect(empty.json()).toEqual({
       stamps: [],
@@ -99,13 +89,16 @@ describe('a user’s personal stamps', () => {
     });
     expect(stamp.versions.map((version) => version.version)).toEqual([1]);
 
-    const renamed = await call(user, 'PUT', `/api/me/stamps/${stamp.id}`, { name: 'חותמת אקמי' });
+    const renamed = await asUser(harness.app, user, 'PUT', `/api/me/stamps/${stamp.id}`, {
+      name: 'חותמת אקמי',
+    });
     expect(renamed.statusCode, renamed.body).toBe(200);
     expect(renamed.json().name).toBe('חותמת אקמי');
 
     // A JPEG as the second version: it becomes the current one, the first stays.
     const second = encodeGreyJpeg(6, 4);
-    const added = await call(
+    const added = await asUser(
+      harness.app,
       user,
       'POST',
       `/api/me/stamps/${stamp.id}/versions`,
@@ -120,7 +113,7 @@ describe('a user’s personal stamps', () => {
     });
     expect(added.json().versions.map((version: { version: number }) => version.version)).toEqual([2, 1]);
 
-    const listed = await call(user, 'GET', '/api/me/stamps');
+    const listed = await asUser(harness.app, user, 'GET', '/api/me/stamps');
     expect(listed.json().stamps).toHaveLength(1);
     expect(listed.json().stamps[0]).toMatchObject({
       id: stamp.id,
@@ -129,44 +122,58 @@ describe('a user’s personal stamps', () => {
     });
 
     // The current image, then the first version's by its id: the bytes as uploaded, with their own type.
-    const current = await call(user, 'GET', `/api/me/stamps/${stamp.id}/image`);
+    const current = await asUser(harness.app, user, 'GET', `/api/me/stamps/${stamp.id}/image`);
     expect(current.statusCode).toBe(200);
     expect(current.headers['content-type']).toBe('image/jpeg');
     expect(current.headers['x-content-type-options']).toBe('nosniff');
     expect(current.headers['cache-control']).toBe('private, no-cache');
     expect(current.headers['content-disposition']).toBe('inline');
     expect(Buffer.compare(current.rawPayload, second)).toBe(0);
-    const old = await call(user, 'GET', `/api/me/stamps/${stamp.id}/image?versionId=${stamp.current.id}`);
+    const old = await asUser(
+      harness.app,
+      user,
+      'GET',
+      `/api/me/stamps/${stamp.id}/image?versionId=${stamp.current.id}`,
+    );
     expect(old.statusCode).toBe(200);
     expect(old.headers['content-type']).toBe('image/png');
     expect(old.headers['cache-control']).toBe('private, max-age=86400');
     expect(Buffer.compare(old.rawPayload, first)).toBe(0);
     // A version of another stamp is not one of this stamp's.
     const other = await created(user, 'Other');
-    const mixed = await call(user, 'GET', `/api/me/stamps/${stamp.id}/image?versionId=${other.current.id}`);
+    const mixed = await asUser(
+      harness.app,
+      user,
+      'GET',
+      `/api/me/stamps/${stamp.id}/image?versionId=${other.current.id}`,
+    );
     expect(mixed.statusCode).toBe(404);
     expect(mixed.json().error.code).toBe('not_found');
 
     // Names are unique among the user's stamps, whatever the case.
-    const taken = await call(user, 'POST', '/api/me/stamps', {
+    const taken = await asUser(harness.app, user, 'POST', '/api/me/stamps', {
       name: 'OTHER',
       ...imageBody(first, 'image/png'),
     });
     expect(taken.statusCode).toBe(409);
     expect(taken.json().error).toMatchObject({ code: 'name_taken', details: [{ field: 'body.name' }] });
-    const renameTaken = await call(user, 'PUT', `/api/me/stamps/${stamp.id}`, { name: 'other' });
+    const renameTaken = await asUser(harness.app, user, 'PUT', `/api/me/stamps/${stamp.id}`, {
+      name: 'other',
+    });
     expect(renameTaken.statusCode).toBe(409);
 
     // Deleted: no longer listed nor served, and its versions (no envelope uses them) are gone with their files.
     const before = await counts(user.user.id, user.organization.id);
-    const deleted = await call(user, 'DELETE', `/api/me/stamps/${stamp.id}`);
+    const deleted = await asUser(harness.app, user, 'DELETE', `/api/me/stamps/${stamp.id}`);
     expect(deleted.statusCode, deleted.body).toBe(200);
     expect(deleted.json()).toEqual({ ok: true });
     expect(
-      (await call(user, 'GET', '/api/me/stamps')).json().stamps.map((s: { id: string }) => s.id),
+      (await asUser(harness.app, user, 'GET', '/api/me/stamps'))
+        .json()
+        .stamps.map((s: { id: string }) => s.id),
     ).toEqual([other.id]);
-    expect((await call(user, 'GET', `/api/me/stamps/${stamp.id}/image`)).statusCode).toBe(404);
-    expect((await call(user, 'DELETE', `/api/me/stamps/${stamp.id}`)).statusCode).toBe(404);
+    expect((await asUser(harness.app, user, 'GET', `/api/me/stamps/${stamp.id}/image`)).statusCode).toBe(404);
+    expect((await asUser(harness.app, user, 'DELETE', `/api/me/stamps/${stamp.id}`)).statusCode).toBe(404);
     const after = await counts(user.user.id, user.organization.id);
     expect(after).toEqual({ stamps: before.stamps, versions: before.versions - 2, files: before.files - 2 });
     const row = await harness.ctx.orm.em.fork().findOneOrFail(UserStamp, { id: stamp.id });
@@ -179,7 +186,7 @@ describe('a user’s personal stamps', () => {
     const user = await signedInUser(harness, { role: 'member' });
     const large = stampPng(1600);
     const stamp = await created(user, 'Large stamp', large);
-    const image = await call(user, 'GET', `/api/me/stamps/${stamp.id}/image`);
+    const image = await asUser(harness.app, user, 'GET', `/api/me/stamps/${stamp.id}/image`);
     expect(image.statusCode).toBe(200);
     const stored = image.rawPayload;
     expect({ width: stored.readUInt32BE(16), height: stored.readUInt32BE(20) }).toEqual({
@@ -243,7 +250,10 @@ describe('a user’s personal stamps', () => {
         ['POST', '/api/me/stamps', { name: `Refused ${what}` }],
         ['POST', `/api/me/stamps/${stamp.id}/versions`, {}],
       ] as const) {
-        const response = await call(user, method, url, { ...extra, ...imageBody(bytes, contentType) });
+        const response = await asUser(harness.app, user, method, url, {
+          ...extra,
+          ...imageBody(bytes, contentType),
+        });
         expect(response.statusCode, `${what}: ${response.body.slice(0, 300)}`).toBe(400);
         const error = response.json().error;
         expect(error.code, what).toBe('invalid_request');
@@ -267,7 +277,7 @@ describe('a user’s personal stamps', () => {
       [{ name: 'a\u0000b', ...imageBody(stampPng(), 'image/png') }, 'body.name'],
       [{ name: 'x', ...imageBody(stampPng(), 'image/png'), filename: 'stamp.png' }, 'body.filename'],
     ] as const) {
-      const response = await call(user, 'POST', '/api/me/stamps', body);
+      const response = await asUser(harness.app, user, 'POST', '/api/me/stamps', body);
       expect(response.statusCode, response.body).toBe(400);
       expect(
         response.json().error.details.map((detail: { field: string }) => detail.field),
@@ -275,7 +285,7 @@ describe('a user’s personal stamps', () => {
       ).toContain(field);
     }
     // A body of more than 2 MB is refused before it is read.
-    const huge = await call(user, 'POST', '/api/me/stamps', {
+    const huge = await asUser(harness.app, user, 'POST', '/api/me/stamps', {
       name: 'Huge',
       contentType: 'image/png',
       imageBase64: 'A'.repeat(2 * 1024 * 1024 + 10),
@@ -289,7 +299,7 @@ describe('a user’s personal stamps', () => {
     const user = await signedInUser(harness, { role: 'member' });
     const stamps = [];
     for (let index = 1; index <= 10; index += 1) stamps.push(await created(user, `Stamp ${index}`));
-    const eleventh = await call(user, 'POST', '/api/me/stamps', {
+    const eleventh = await asUser(harness.app, user, 'POST', '/api/me/stamps', {
       name: 'Eleventh',
       ...imageBody(stampPng(), 'image/png'),
     });
@@ -297,7 +307,8 @@ describe('a user’s personal stamps', () => {
     expect(eleventh.json().error.code).toBe('stamp_limit');
     const stamp = stamps[0] as { id: string };
     for (let version = 2; version <= 10; version += 1) {
-      const added = await call(
+      const added = await asUser(
+        harness.app,
         user,
         'POST',
         `/api/me/stamps/${stamp.id}/versions`,
@@ -306,7 +317,8 @@ describe('a user’s personal stamps', () => {
       expect(added.statusCode, added.body).toBe(200);
       expect(added.json().current.version).toBe(version);
     }
-    const over = await call(
+    const over = await asUser(
+      harness.app,
       user,
       'POST',
       `/api/me/stamps/${stamp.id}/versions`,
@@ -315,7 +327,7 @@ describe('a user’s personal stamps', () => {
     expect(over.statusCode).toBe(409);
     expect(over.json().error.code).toBe('version_limit');
     // A deleted stamp frees its place.
-    expect((await call(user, 'DELETE', `/api/me/stamps/${stamp.id}`)).statusCode).toBe(200);
+    expect((await asUser(harness.app, user, 'DELETE', `/api/me/stamps/${stamp.id}`)).statusCode).toBe(200);
     await created(user, 'Eleventh');
   });
 
@@ -326,7 +338,7 @@ describe('a user’s personal stamps', () => {
     const stamp = await created(owner, 'Mine');
     const before = await counts(owner.user.id, owner.organization.id);
     for (const other of [colleague, stranger]) {
-      expect((await call(other, 'GET', '/api/me/stamps')).json().stamps).toEqual([]);
+      expect((await asUser(harness.app, other, 'GET', '/api/me/stamps')).json().stamps).toEqual([]);
       for (const [method, url, payload] of [
         ['PUT', `/api/me/stamps/${stamp.id}`, { name: 'Taken over' }],
         ['POST', `/api/me/stamps/${stamp.id}/versions`, imageBody(stampPng(), 'image/png')],
@@ -334,7 +346,7 @@ describe('a user’s personal stamps', () => {
         ['GET', `/api/me/stamps/${stamp.id}/image`, undefined],
         ['GET', `/api/me/stamps/${stamp.id}/image?versionId=${stamp.current.id}`, undefined],
       ] as const) {
-        const response = await call(other, method, url, payload);
+        const response = await asUser(harness.app, other, method, url, payload);
         expect(response.statusCode, `${method} ${url}`).toBe(404);
         expect(response.json().error).toMatchObject({
           code: 'not_found',
@@ -343,9 +355,9 @@ describe('a user’s personal stamps', () => {
       }
     }
     expect(await counts(owner.user.id, owner.organization.id)).toEqual(before);
-    expect((await call(owner, 'GET', '/api/me/stamps')).json().stamps[0].name).toBe('Mine');
+    expect((await asUser(harness.app, owner, 'GET', '/api/me/stamps')).json().stamps[0].name).toBe('Mine');
     // Signed out: 401; a mutation from another site: 403 before anything runs.
-    expect((await call(null, 'GET', '/api/me/stamps')).statusCode).toBe(401);
+    expect((await asUser(harness.app, null, 'GET', '/api/me/stamps')).statusCode).toBe(401);
     const crossSite = await harness.app.inject({
       method: 'DELETE',
       url: `/api/me/stamps/${stamp.id}`,
@@ -524,7 +536,8 @@ describe('personal stamps on a signing link', () => {
       expect(used.json().error.message, who).toBe(`Stamp ${stamp.id} was not found.`);
     }
     // Signed in as the recipient: another user's stamp is not found either.
-    const theirs = (await call(somebody, 'GET', '/api/me/stamps')).json().stamps[0].id as string;
+    const theirs = (await asUser(harness.app, somebody, 'GET', '/api/me/stamps')).json().stamps[0]
+      .id as string;
     const foreign = await signer('POST', url, signerUser.cookie, {
       fieldDefinitionId: envelope.fields['Company stamp'],
       stampId: theirs,
@@ -565,7 +578,8 @@ describe('personal stamps on a signing link', () => {
     const signerUser = await signedInUser(harness, { role: 'member' });
     const stamp = await created(signerUser, 'Levi Trading');
     const jpeg = encodeGreyJpeg(5, 5);
-    const second = await call(
+    const second = await asUser(
+      harness.app,
       signerUser,
       'POST',
       `/api/me/stamps/${stamp.id}/versions`,
@@ -609,7 +623,9 @@ describe('personal stamps on a signing link', () => {
     // Deleted by its owner: the version the envelope names stays, with its file; the other one goes.
     const versionRow = await em.fork().findOneOrFail(UserStampVersion, { id: currentVersion.id });
     const firstRow = await em.fork().findOneOrFail(UserStampVersion, { id: firstVersion });
-    expect((await call(signerUser, 'DELETE', `/api/me/stamps/${stamp.id}`)).statusCode).toBe(200);
+    expect((await asUser(harness.app, signerUser, 'DELETE', `/api/me/stamps/${stamp.id}`)).statusCode).toBe(
+      200,
+    );
     const later = em.fork();
     expect(await later.count(UserStampVersion, { id: currentVersion.id })).toBe(1);
     expect(await later.count(StoredFile, { id: versionRow.fileId })).toBe(1);
@@ -617,7 +633,9 @@ describe('personal stamps on a signing link', () => {
     expect(await later.count(StoredFile, { id: firstRow.fileId })).toBe(0);
     // No longer offered, nor usable, nor shown to its owner.
     expect((await signer('GET', url, signerUser.cookie)).json()).toEqual({ stamps: [] });
-    expect((await call(signerUser, 'GET', `/api/me/stamps/${stamp.id}/image`)).statusCode).toBe(404);
+    expect(
+      (await asUser(harness.app, signerUser, 'GET', `/api/me/stamps/${stamp.id}/image`)).statusCode,
+    ).toBe(404);
 
     const saved = await signer('PUT', `/api/signing/${envelope.token}/fields`, undefined, {
       values: [{ fieldDefinitionId: envelope.fields['Client name'], value: 'Dana Levi' }],
@@ -655,7 +673,9 @@ describe('personal stamps on a signing link', () => {
       stampId: stamp.id,
     });
     expect(chosen.statusCode).toBe(200);
-    expect((await call(signerUser, 'DELETE', `/api/me/stamps/${stamp.id}`)).statusCode).toBe(200);
+    expect((await asUser(harness.app, signerUser, 'DELETE', `/api/me/stamps/${stamp.id}`)).statusCode).toBe(
+      200,
+    );
     const em = harness.ctx.orm.em.fork();
     const version = await em.findOneOrFail(UserStampVersion, { id: stamp.current.id });
     // The signer uploads a stamp image of their own instead: nothing names the version any more.
