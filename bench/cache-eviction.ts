@@ -21,6 +21,7 @@ import { envelopeWorkflowInput } from '../services/envelopes/send-envelope.ts';
 import { createEnvelopeWorker } from '../temporal/worker/worker.ts';
 import { TWO_SIGNERS } from '../test/support/context.ts';
 import { ENVELOPE_WORKFLOW_TYPE, envelopeWorkflowId } from '../workflows/contracts.ts';
+import { percentile, pool } from './figures.ts';
 import { startBenchApi } from './support.ts';
 
 const OPEN = Number(process.env.BENCH_OPEN ?? 10_000);
@@ -32,24 +33,6 @@ const TASK_QUEUE = 'envelopes-cache-bench';
 const say = (line: string) => process.stdout.write(`[bench] ${line}\n`);
 const out = (line = '') => process.stdout.write(`${line}\n`);
 const MiB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.ceil((p / 100) * sorted.length) - 1;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank))] as number;
-}
-
-async function pool(count: number, concurrency: number, task: (index: number) => Promise<void>) {
-  let next = 0;
-  const lane = async () => {
-    while (next < count) {
-      const index = next;
-      next += 1;
-      await task(index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, lane));
-}
 
 async function settledMemory(): Promise<{ heapUsed: number; rss: number }> {
   const gc = (globalThis as unknown as { gc?: () => void }).gc;

@@ -15,6 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { getHeapStatistics } from 'node:v8';
 import { renderFinalPdf } from '../pdf/render-final-pdf.ts';
 import { envelopeRuns, finalPdfLatencies, renderInput, strokePng } from './envelope-runs.ts';
+import { percentile, pool } from './figures.ts';
 import { startBenchApi } from './support.ts';
 
 const ENVELOPES = Number(process.env.BENCH_ENVELOPES ?? 20);
@@ -28,30 +29,10 @@ const RENDER_PAGES = [1, 10, 50];
 const say = (line: string) => process.stdout.write(`[bench] ${line}\n`);
 const out = (line = '') => process.stdout.write(`${line}\n`);
 
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.ceil((p / 100) * sorted.length) - 1;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank))] as number;
-}
-
 const median = (values: number[]) => percentile(values, 50);
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
-
-/** Runs `task` for 0..count-1 with at most `concurrency` at a time. */
-async function pool(count: number, concurrency: number, task: (index: number) => Promise<void>) {
-  let next = 0;
-  const lane = async () => {
-    while (next < count) {
-      const index = next;
-      next += 1;
-      await task(index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, lane));
-}
 
 function table(header: string[], rows: string[][]): void {
   const widths = header.map((cell, column) =>

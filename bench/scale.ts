@@ -25,6 +25,7 @@ import { freePort } from '../scripts/ports.ts';
 import { connectClient } from '../temporal/connection.ts';
 import { provisionDevServer } from '../temporal/provisioning/temporal-cli.ts';
 import { ensureSearchAttributes } from '../temporal/search-attributes.ts';
+import { percentile } from './figures.ts';
 import { processTree, serverKind } from './process-cpu.ts';
 
 const ENVELOPES = Number(process.env.BENCH_ENVELOPES ?? 64);
@@ -42,12 +43,6 @@ const SIGNERS = [
 ];
 const say = (line: string) => process.stdout.write(`[bench] ${line}\n`);
 const out = (line = '') => process.stdout.write(`${line}\n`);
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
-}
 
 /** A worker or API process of the layout, ready when it polls (worker) or answers HTTP (API). */
 async function startPart(

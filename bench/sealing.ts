@@ -16,6 +16,7 @@ import { loadSealSigner } from '../pdf/sealing/signer.ts';
 import { timestampAuthorities } from '../pdf/sealing/timestamps.ts';
 import { startTestTimestampAuthority } from '../test/support/timestamp-authority.ts';
 import { envelopeRuns, finalPdfLatencies, renderInput, strokePng } from './envelope-runs.ts';
+import { percentile } from './figures.ts';
 import { startBenchApi } from './support.ts';
 
 const RUNS = Number(process.env.BENCH_SEAL_RUNS ?? 10);
@@ -24,11 +25,6 @@ const PAGES = [1, 10, 50];
 const say = (line: string) => process.stdout.write(`[bench] ${line}\n`);
 const out = (line = '') => process.stdout.write(`${line}\n`);
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.ceil((p / 100) * sorted.length) - 1;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank))] as number;
-}
 const ms = (value: number) => `${value.toFixed(value < 10 ? 1 : 0)} ms`;
 
 async function timed(runs: number, run: () => Promise<unknown>): Promise<number[]> {

@@ -24,6 +24,7 @@ import {
   WEBHOOK_DELIVERY_WORKFLOW_TYPE,
   webhookDeliveryChildOptions,
 } from '../workflows/webhook-contracts.ts';
+import { percentile, pool } from './figures.ts';
 import { processTree, serverKind } from './process-cpu.ts';
 import { startBenchApi } from './support.ts';
 
@@ -37,26 +38,6 @@ const WARM_UP = 10;
 const SEQUENTIAL = 30;
 const say = (line: string) => process.stdout.write(`[bench] ${line}\n`);
 const out = (line = '') => process.stdout.write(`${line}\n`);
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.ceil((p / 100) * sorted.length) - 1;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank))] as number;
-}
-
-/** Runs `task` for 0..count-1 with at most `concurrency` at a time. */
-async function pool(count: number, concurrency: number, task: (index: number) => Promise<void>) {
-  let next = 0;
-  const lane = async () => {
-    while (next < count) {
-      const index = next;
-      next += 1;
-      await task(index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, lane));
-}
 
 /** CPU seconds so far: the Temporal dev server, PostgreSQL, and this process (API, workers, receiver). */
 async function cpuNow(): Promise<{ temporal: number; postgres: number; ours: number }> {
