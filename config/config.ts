@@ -16,6 +16,18 @@ const booleanText = z
   .regex(/^(true|false|1|0)$/i, 'must be true or false')
   .transform((value) => /^(true|1)$/i.test(value));
 
+/** A comma-separated list (empty by default), trimmed, empty entries dropped; every entry must pass `valid`. */
+const commaList = (valid: (entry: string) => boolean, message: string) =>
+  z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    )
+    .refine((entries) => entries.every(valid), message);
 const schema = z.object({
   SIGIL_ENV: z.enum(['development', 'production', 'test']).default('development'),
   // Default: loopback outside production (the development capture and demo must not face the network).
@@ -68,19 +80,10 @@ const schema = z.object({
       .optional(),
   ),
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(1).max(600).default(20),
-  TRUSTED_PROXIES: z
-    .string()
-    .default('')
-    .transform((value) =>
-      value
-        .split(',')
-        .map((entry) => entry.trim())
-        .filter(Boolean),
-    )
-    .refine(
-      (entries) => entries.every((entry) => isIpOrCidr(entry)),
-      'must be a comma-separated list of IPs or CIDR ranges',
-    ),
+  TRUSTED_PROXIES: commaList(
+    (entry) => isIpOrCidr(entry),
+    'must be a comma-separated list of IPs or CIDR ranges',
+  ),
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
   UPLOAD_MAX_BYTES: z.coerce
     .number()
@@ -172,19 +175,10 @@ const schema = z.object({
   // and how long finalization waits for one before FinalPdfFailed.
   SEALING_PKCS12_PATH: optionalText,
   SEALING_PKCS12_PASSPHRASE: z.string().optional(),
-  TIMESTAMP_AUTHORITY_URLS: z
-    .string()
-    .default('')
-    .transform((value) =>
-      value
-        .split(',')
-        .map((entry) => entry.trim())
-        .filter(Boolean),
-    )
-    .refine(
-      (entries) => entries.every((entry) => /^https?:\/\/[^/\s]+/.test(entry)),
-      'must be a comma-separated list of http:// or https:// URLs',
-    ),
+  TIMESTAMP_AUTHORITY_URLS: commaList(
+    (entry) => /^https?:\/\/[^/\s]+/.test(entry),
+    'must be a comma-separated list of http:// or https:// URLs',
+  ),
   TIMESTAMP_AUTHORITY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   SEALING_RETRY_INITIAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   SEALING_GIVE_UP_AFTER_SECONDS: z.coerce
