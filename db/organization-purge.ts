@@ -13,9 +13,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ORGANIZATION_PURGE_DAYS } from '../domain/backoffice-organizations.ts';
 import { TERMINAL_ENVELOPE_STATUSES } from '../domain/vocabulary.ts';
-
-/** A keyset cursor before every uuid. */
-const FIRST = '00000000-0000-0000-0000-000000000000';
+import { idsAfter } from './keyset.ts';
 
 /** Envelopes that have no running workflow: ended ones and drafts never sent. */
 const AT_REST = [...TERMINAL_ENVELOPE_STATUSES, 'Draft'].map((status) => `'${status}'`).join(', ');
@@ -34,11 +32,7 @@ export async function organizationsDueForPurge(
   after: string | null,
   limit: number,
 ): Promise<string[]> {
-  const rows = await em.execute<{ id: string }[]>(
-    `select o.id ${PURGE_DUE} and o.id > ? order by o.id limit ?`,
-    [asOf, after ?? FIRST, limit],
-  );
-  return rows.map((row) => row.id);
+  return idsAfter(em, 'o', `select o.id ${PURGE_DUE}`, [asOf], { after, limit });
 }
 
 /**

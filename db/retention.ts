@@ -16,10 +16,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { RECORD_EVENT_SEQUENCE_BASE, RETENTION_DELETED_DAYS } from '../domain/document-lifecycle.ts';
 import type { EnvelopeStatus } from '../domain/vocabulary.ts';
 import { purgeAfter, recordEnvelopeEvent } from './envelope-records.ts';
+import { idsAfter } from './keyset.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** A keyset cursor before every uuid. */
-const FIRST = '00000000-0000-0000-0000-000000000000';
 
 /** The events that end an unfinished envelope (the workflow's own, below the range of record events). */
 const ENDING_EVENTS = ['recipient.declined', 'envelope.cancelled', 'envelope.expired'];
@@ -73,11 +72,7 @@ export async function envelopesPastRetention(
   after: string | null,
   limit: number,
 ): Promise<string[]> {
-  const rows = await em.execute<{ id: string }[]>(
-    `select e.id, ${PAST_RETENTION} and e.id > ? order by e.id limit ?`,
-    [asOf, asOf, after ?? FIRST, limit],
-  );
-  return rows.map((row) => row.id);
+  return idsAfter(em, 'e', `select e.id, ${PAST_RETENTION}`, [asOf, asOf], { after, limit });
 }
 
 /**
@@ -134,11 +129,7 @@ export async function envelopesDueForPurge(
   after: string | null,
   limit: number,
 ): Promise<string[]> {
-  const rows = await em.execute<{ id: string }[]>(
-    `select e.id ${PURGE_DUE} and e.id > ? order by e.id limit ?`,
-    [asOf, after ?? FIRST, limit],
-  );
-  return rows.map((row) => row.id);
+  return idsAfter(em, 'e', `select e.id ${PURGE_DUE}`, [asOf], { after, limit });
 }
 
 /** What a purge did to one envelope. */
