@@ -27,6 +27,27 @@ export interface CapturedNotification {
   organizationId?: string | null;
 }
 
+/**
+ * A captured message's fields with the absent ones null: what the capture stores and what its list
+ * (services/notifications/list-dev-notifications.ts) answers of a stored row.
+ */
+export function capturedFields<Kind extends string, Channel extends string>(
+  notification: Omit<CapturedNotification, 'kind' | 'channel'> & { kind: Kind; channel: Channel },
+) {
+  return {
+    kind: notification.kind,
+    channel: notification.channel,
+    to: notification.to,
+    subject: notification.subject ?? null,
+    body: notification.body,
+    signingLink: notification.signingLink ?? null,
+    otpCode: notification.otpCode ?? null,
+    envelopeId: notification.envelopeId ?? null,
+    recipientId: notification.recipientId ?? null,
+    organizationId: notification.organizationId ?? null,
+  };
+}
+
 /** Whether this environment captures notifications that have no provider (development and test). */
 export function capturesNotifications(env: SigilEnv): boolean {
   return env !== 'production';
@@ -39,16 +60,7 @@ export function capturesNotifications(env: SigilEnv): boolean {
 export function captureNotification(em: EntityManager, notification: CapturedNotification): DevNotification {
   return em.create(DevNotification, {
     id: randomUUID(),
-    kind: notification.kind,
-    channel: notification.channel,
-    to: notification.to,
-    subject: notification.subject ?? null,
-    body: notification.body,
-    signingLink: notification.signingLink ?? null,
-    otpCode: notification.otpCode ?? null,
-    envelopeId: notification.envelopeId ?? null,
-    recipientId: notification.recipientId ?? null,
-    organizationId: notification.organizationId ?? null,
+    ...capturedFields(notification),
     createdAt: new Date(),
   });
 }

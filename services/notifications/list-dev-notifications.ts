@@ -2,6 +2,7 @@
 import type { FilterQuery } from '@mikro-orm/core';
 import { DevNotification } from '../../db/entities/index.ts';
 import type { CapturedNotificationKind } from '../../domain/vocabulary.ts';
+import { capturedFields } from '../../notifications/dev-capture.ts';
 import type { DataContext } from '../context.ts';
 
 export const DEV_NOTIFICATIONS_DEFAULT_LIMIT = 50;
@@ -27,16 +28,7 @@ export async function listDevNotifications(ctx: DataContext, filter: DevNotifica
   });
   return rows.map((row) => ({
     id: row.id,
-    kind: row.kind,
-    channel: row.channel,
-    to: row.to,
-    subject: row.subject ?? null,
-    body: row.body,
-    signingLink: row.signingLink ?? null,
-    otpCode: row.otpCode ?? null,
-    envelopeId: row.envelopeId ?? null,
-    recipientId: row.recipientId ?? null,
-    organizationId: row.organizationId ?? null,
+    ...capturedFields(row),
     createdAt: row.createdAt.toISOString(),
   }));
 }
