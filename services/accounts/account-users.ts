@@ -8,7 +8,7 @@ import type { LoginResult } from '../../domain/account.ts';
 import type { DataContext } from '../context.ts';
 import { InvalidRequest } from '../errors.ts';
 import { requireActiveOrganization } from '../organizations/organization-standing.ts';
-import { recordSecurityEvent } from './security-log.ts';
+import { recordOwnEvent } from './security-log.ts';
 import { nowOf, type SessionClock, type SessionState, startSession } from './sessions.ts';
 
 /**
@@ -125,12 +125,9 @@ export async function signIn(
   const state = signInState(user, organization, passkeys);
   if (state !== 'mfa_pending') {
     user.lastLoginAt = nowOf(ctx);
-    recordSecurityEvent(ctx, {
-      organizationId: user.organizationId,
+    recordOwnEvent(ctx, user, input.ipAddress, {
       type: 'user.signed_in',
-      actorUserId: user.id,
       subjectEmail: user.email,
-      ipAddress: input.ipAddress,
       details: { method: input.method, ...(state === 'active' ? {} : { state }) },
     });
   }

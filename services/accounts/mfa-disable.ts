@@ -8,7 +8,7 @@ import type { ReauthenticateInput } from '../../domain/account.ts';
 import type { ServiceContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { withReauthentication } from './mfa-reauthenticate.ts';
-import { recordSecurityEvent } from './security-log.ts';
+import { recordOwnEvent } from './security-log.ts';
 import { endUserSessions, type SessionPrincipal } from './sessions.ts';
 
 export async function disableMfa(
@@ -29,11 +29,8 @@ export async function disableMfa(
     await txCtx.em.nativeDelete(MfaBackupCode, { userId: user.id });
     const passkeysRemoved = await txCtx.em.nativeDelete(Passkey, { userId: user.id });
     const ended = await endUserSessions(txCtx, user.id, 'mfa_disabled', session.id);
-    recordSecurityEvent(txCtx, {
-      organizationId: user.organizationId,
+    recordOwnEvent(txCtx, user, input.ipAddress, {
       type: 'user.mfa_disabled',
-      actorUserId: user.id,
-      ipAddress: input.ipAddress,
       details: { method, otherSessionsEnded: ended, ...(passkeysRemoved ? { passkeysRemoved } : {}) },
     });
   });

@@ -8,7 +8,7 @@ import { type AppUser, SecurityEvent, UserSession } from '../../db/entities/inde
 import type { DataContext } from '../context.ts';
 import { AppError, RateLimited } from '../errors.ts';
 import { sha256Hex } from '../security/secrets.ts';
-import { recordSecurityEvent } from './security-log.ts';
+import { recordOwnEvent } from './security-log.ts';
 import { nowOf, type SessionClock } from './sessions.ts';
 
 /** Wrong codes one session may give; the last one ends it. */
@@ -119,11 +119,8 @@ export function countSecondFactorFailure(
     session.endedAt = nowOf(ctx);
     session.endedReason = ENDED_BY_WRONG_FACTORS;
   }
-  recordSecurityEvent(ctx, {
-    organizationId: user.organizationId,
+  recordOwnEvent(ctx, user, input.ipAddress, {
     type: 'user.mfa_failed',
-    actorUserId: user.id,
-    ipAddress: input.ipAddress,
     details: { method: input.method, purpose: input.purpose, attemptsLeft },
   });
   return attemptsLeft;

@@ -5,7 +5,7 @@ import type { ReauthenticateInput } from '../../domain/account.ts';
 import type { ServiceContext } from '../context.ts';
 import { replaceBackupCodes } from './mfa-backup-codes.ts';
 import { withReauthentication } from './mfa-reauthenticate.ts';
-import { recordSecurityEvent } from './security-log.ts';
+import { recordOwnEvent } from './security-log.ts';
 import type { SessionPrincipal } from './sessions.ts';
 
 export function regenerateBackupCodes(
@@ -14,11 +14,8 @@ export function regenerateBackupCodes(
 ): Promise<string[]> {
   return withReauthentication(ctx, input, async ({ ctx: txCtx, user, method }) => {
     const codes = await replaceBackupCodes(txCtx, user.id);
-    recordSecurityEvent(txCtx, {
-      organizationId: user.organizationId,
+    recordOwnEvent(txCtx, user, input.ipAddress, {
       type: 'user.backup_codes_regenerated',
-      actorUserId: user.id,
-      ipAddress: input.ipAddress,
       details: { method, backupCodes: codes.length },
     });
     return codes;

@@ -4,13 +4,13 @@
 // that first code is remembered, so the same code cannot sign in afterwards. A session the organization held
 // at `mfa_enrolment_required` is replaced by a new `active` one (a privilege change gets a new token).
 import { LockMode } from '@mikro-orm/core';
-import { AppUser, UserSession } from '../../db/entities/index.ts';
+import { AppUser } from '../../db/entities/index.ts';
 import type { ServiceContext } from '../context.ts';
 import { AppError, Conflict } from '../errors.ts';
 import { replaceBackupCodes } from './mfa-backup-codes.ts';
 import { matchingStep, openTotpSecret } from './mfa-totp.ts';
-import { recordSecurityEvent } from './security-log.ts';
-import { nowOf, type SessionPrincipal, type StartedSession, startSession } from './sessions.ts';
+import { recordOwnEvent } from './security-log.ts';
+import { nowOf, type SessionPrincipal, type StartedSession, sessionAfterEnrolment } from './sessions.ts';
 
 export interface ConfirmTotpInput {
   principal: SessionPrincipal;
@@ -59,24 +59,11 @@ export async function confirmTotp(ctx: ServiceContext, input: ConfirmTotpInput):
     user.totpEnabledAt = now;
     if (user.totpLastStep == null || user.totpLastStep < step) user.totpLastStep = step;
     const backupCodes = await replaceBackupCodes(txCtx, user.id);
-    recordSecurityEvent(txCtx, {
-      organizationId: user.organizationId,
+    recordOwnEvent(txCtx, user, input.ipAddress, {
       type: 'user.mfa_enabled',
-      actorUserId: user.id,
-      ipAddress: input.ipAddress,
       details: { method: 'totp', backupCodes: backupCodes.length },
     });
-    const session = await tx.findOneOrFail(UserSession, { id: principal.session.id }, { refresh: true });
-    const newSession =
-      session.state === 'mfa_enrolment_required' && !session.endedAt
-        ? await startSession(txCtx, {
-            user,
-            state: 'active',
-            ipAddress: input.ipAddress,
-            userAgent: input.userAgent,
-            replaces: session,
-          })
-        : null;
+    const newSession = await sessionAfterEnrolment(txCtx, principal.session.id, user, input);
     await tx.flush();
     return { backupCodes, newSession };
   });

@@ -21,7 +21,7 @@ import {
 } from './mfa-failures.ts';
 import { acceptTotpCode } from './mfa-totp.ts';
 import { hasSecondFactor } from './passkey-webauthn.ts';
-import { recordSecurityEvent } from './security-log.ts';
+import { recordOwnEvent } from './security-log.ts';
 import { nowOf, type SessionPrincipal, type StartedSession, startSession } from './sessions.ts';
 
 export interface VerifyLoginMfaInput {
@@ -101,11 +101,8 @@ export async function completeSecondStep(
       return { attemptsLeft };
     }
     user.lastLoginAt = nowOf(ctx);
-    recordSecurityEvent(txCtx, {
-      organizationId: user.organizationId,
+    recordOwnEvent(txCtx, user, input.ipAddress, {
       type: 'user.signed_in',
-      actorUserId: user.id,
-      ipAddress: input.ipAddress,
       details: { method: step.method, state: 'active' },
     });
     const signedIn = await startSession(txCtx, {

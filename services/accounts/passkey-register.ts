@@ -31,8 +31,8 @@ import {
   WEBAUTHN_CHALLENGE_LIFETIME_MS,
   WEBAUTHN_RP_NAME,
 } from './passkey-webauthn.ts';
-import { recordSecurityEvent } from './security-log.ts';
-import { nowOf, type SessionPrincipal, type StartedSession, startSession } from './sessions.ts';
+import { recordOwnEvent } from './security-log.ts';
+import { nowOf, type SessionPrincipal, type StartedSession, sessionAfterEnrolment } from './sessions.ts';
 
 export async function passkeyRegistrationOptions(
   ctx: ServiceContext,
@@ -150,25 +150,12 @@ export async function registerPasskey(
     // Backup codes come with the first second factor (any earlier ones belonged to one since removed).
     const backupCodes = firstFactor ? await replaceBackupCodes(txCtx, user.id) : null;
     if (firstFactor) {
-      recordSecurityEvent(txCtx, {
-        organizationId: user.organizationId,
+      recordOwnEvent(txCtx, user, input.ipAddress, {
         type: 'user.mfa_enabled',
-        actorUserId: user.id,
-        ipAddress: input.ipAddress,
         details: { method: 'passkey', backupCodes: backupCodes?.length ?? 0 },
       });
     }
-    const current = await tx.findOneOrFail(UserSession, { id: principal.session.id }, { refresh: true });
-    const newSession =
-      current.state === 'mfa_enrolment_required' && !current.endedAt
-        ? await startSession(txCtx, {
-            user,
-            state: 'active',
-            ipAddress: input.ipAddress,
-            userAgent: input.userAgent,
-            replaces: current,
-          })
-        : null;
+    const newSession = await sessionAfterEnrolment(txCtx, principal.session.id, user, input);
     await tx.flush();
     return { passkey: passkeyView(passkey), backupCodes, newSession };
   });

@@ -9,7 +9,7 @@ import type { ServiceContext } from '../context.ts';
 import { AppError, NotFound } from '../errors.ts';
 import { withReauthentication } from './mfa-reauthenticate.ts';
 import { countPasskeys } from './passkey-webauthn.ts';
-import { recordSecurityEvent } from './security-log.ts';
+import { recordOwnEvent } from './security-log.ts';
 import { endUserSessions, type SessionPrincipal } from './sessions.ts';
 
 const requiredByOrganization = () =>
@@ -47,11 +47,8 @@ export async function removePasskey(
     if (!last) return;
     await txCtx.em.nativeDelete(MfaBackupCode, { userId: user.id });
     const ended = await endUserSessions(txCtx, user.id, 'mfa_disabled', session.id);
-    recordSecurityEvent(txCtx, {
-      organizationId: user.organizationId,
+    recordOwnEvent(txCtx, user, input.ipAddress, {
       type: 'user.mfa_disabled',
-      actorUserId: user.id,
-      ipAddress: input.ipAddress,
       details: { method: 'passkey', otherSessionsEnded: ended },
     });
   });

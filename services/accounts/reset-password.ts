@@ -9,7 +9,7 @@ import { findAccountToken } from './account-tokens.ts';
 import { requirePasswordNotEmail } from './account-users.ts';
 import { invalidToken, spendAccountToken } from './link-tokens.ts';
 import { clearLoginThrottle } from './login-throttle.ts';
-import { recordSecurityEvent } from './security-log.ts';
+import { recordOwnEvent } from './security-log.ts';
 import { endUserSessions, nowOf, type SessionClock } from './sessions.ts';
 
 async function claimed(ctx: DataContext & SessionClock, token: string) {
@@ -46,12 +46,9 @@ export async function resetPassword(
     );
     const ended = await endUserSessions(txCtx, user.id, 'password_reset');
     await clearLoginThrottle(txCtx, user.email);
-    recordSecurityEvent(txCtx, {
-      organizationId: user.organizationId,
+    recordOwnEvent(txCtx, user, meta.ipAddress, {
       type: 'user.password_reset',
-      actorUserId: user.id,
       subjectEmail: user.email,
-      ipAddress: meta.ipAddress,
       details: { sessionsEnded: ended },
     });
   });

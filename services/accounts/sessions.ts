@@ -88,6 +88,27 @@ export async function startSession(
 }
 
 /**
+ * After a second factor was set up: when `sessionId` was waiting for that enrolment (the organization requires
+ * one), the active session that replaces it; otherwise null (it is active already).
+ */
+export async function sessionAfterEnrolment(
+  ctx: DataContext & SessionClock,
+  sessionId: string,
+  user: AppUser,
+  request: { ipAddress?: string | null; userAgent?: string | null },
+): Promise<StartedSession | null> {
+  const session = await ctx.em.findOneOrFail(UserSession, { id: sessionId }, { refresh: true });
+  if (session.state !== 'mfa_enrolment_required' || session.endedAt) return null;
+  return startSession(ctx, {
+    user,
+    state: 'active',
+    ipAddress: request.ipAddress,
+    userAgent: request.userAgent,
+    replaces: session,
+  });
+}
+
+/**
  * The signed-in principal of a cookie token, or null (unknown, ended, expired, idle too long, its user can no
  * longer sign in, or its organization is suspended or deleted). A session found idle or expired is ended on the way;
  * a complete one whose organization has since come to require MFA, of a user without a second factor, is held

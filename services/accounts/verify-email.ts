@@ -4,7 +4,7 @@ import { AppUser } from '../../db/entities/index.ts';
 import type { DataContext } from '../context.ts';
 import { findAccountToken } from './account-tokens.ts';
 import { invalidToken, spendAccountToken } from './link-tokens.ts';
-import { recordSecurityEvent } from './security-log.ts';
+import { recordOwnEvent } from './security-log.ts';
 import { nowOf, type SessionClock } from './sessions.ts';
 
 export async function verifyEmail(
@@ -20,12 +20,6 @@ export async function verifyEmail(
     await spendAccountToken(txCtx, found);
     if (user.emailVerifiedAt) return;
     await tx.nativeUpdate(AppUser, { id: user.id }, { emailVerifiedAt: nowOf(ctx) });
-    recordSecurityEvent(txCtx, {
-      organizationId: user.organizationId,
-      type: 'user.email_verified',
-      actorUserId: user.id,
-      subjectEmail: user.email,
-      ipAddress: meta.ipAddress,
-    });
+    recordOwnEvent(txCtx, user, meta.ipAddress, { type: 'user.email_verified', subjectEmail: user.email });
   });
 }
