@@ -22,6 +22,7 @@ import { type ErrorDetail, InvalidRequest, NotFound } from '../errors.ts';
 import { listApiKeys } from '../oauth-clients/list-api-keys.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
 import { type OrganizationStanding, standingOf } from '../organizations/organization-standing.ts';
+import { planAllowances } from '../plans/list-plans.ts';
 import { ENVELOPES_SENT_SQL } from '../usage/envelope-quota.ts';
 import { integrationsDiagnostics } from '../usage/integrations-diagnostics.ts';
 import { creditPeriod, SMS_CREDITS_INCLUDED_SQL, SMS_CREDITS_USED_SQL } from '../usage/sms-credits.ts';
@@ -201,12 +202,7 @@ export async function organizationDetail(
     ...summaryOf(row, now),
     teams: seats.teams,
     planLimits: {
-      apiAccess: plan.apiAccess,
-      webhookAccess: plan.webhookAccess,
-      monthlyDocumentLimit: plan.monthlyDocumentLimit ?? null,
-      userLimit: plan.userLimit ?? null,
-      teamLimit: plan.teamLimit ?? null,
-      smsCreditsIncluded: plan.smsCreditsIncluded,
+      ...planAllowances(plan),
       ratePerMinute: plan.ratePerMinute ?? null,
       uploadRatePerMinute: plan.uploadRatePerMinute ?? null,
       supportLevel: plan.supportLevel,
