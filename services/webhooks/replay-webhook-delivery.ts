@@ -6,11 +6,9 @@ import type { WebhookDeliveryView } from '../../domain/webhook.ts';
 import type { ServiceContext } from '../context.ts';
 import {
   findWebhookDelivery,
-  findWebhookEndpoint,
   type QueueDeliveryOptions,
-  queueDelivery,
+  queueDeliveryFor,
   requireWebhookAccess,
-  webhookDeliveryView,
 } from './webhook-records.ts';
 
 export async function replayWebhookDelivery(
@@ -22,20 +20,18 @@ export async function replayWebhookDelivery(
   const em = ctx.em;
   await requireWebhookAccess(em, organizationId);
   const original = await findWebhookDelivery(em, organizationId, deliveryId);
-  const endpoint = await findWebhookEndpoint(em, organizationId, original.endpointId);
-  const delivery = await queueDelivery(
+  return queueDeliveryFor(
     ctx,
+    organizationId,
+    original.endpointId,
     {
-      endpoint,
       kind: original.kind as 'event' | 'test',
       eventId: original.eventId,
       eventType: original.eventType,
       eventCreatedAt: original.eventCreatedAt,
       payload: original.payload,
-      requestId: options.requestId ?? null,
       replayOf: original.id,
     },
     options,
   );
-  return webhookDeliveryView(delivery);
 }

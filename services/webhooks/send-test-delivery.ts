@@ -5,13 +5,7 @@ import { webhookPayloadBody } from '../../db/webhook-deliveries.ts';
 import type { WebhookDeliveryView } from '../../domain/webhook.ts';
 import type { WebhookEvent } from '../../workflows/webhook-contracts.ts';
 import type { ServiceContext } from '../context.ts';
-import {
-  findWebhookEndpoint,
-  type QueueDeliveryOptions,
-  queueDelivery,
-  requireWebhookAccess,
-  webhookDeliveryView,
-} from './webhook-records.ts';
+import { type QueueDeliveryOptions, queueDeliveryFor, requireWebhookAccess } from './webhook-records.ts';
 
 /** The envelope id of every test event: no envelope has it. */
 export const TEST_EVENT_ENVELOPE_ID = '00000000-0000-4000-8000-000000000000';
@@ -38,20 +32,18 @@ export async function sendTestDelivery(
 ): Promise<WebhookDeliveryView> {
   const em = ctx.em;
   await requireWebhookAccess(em, organizationId);
-  const endpoint = await findWebhookEndpoint(em, organizationId, endpointId);
   const event = testEvent();
-  const delivery = await queueDelivery(
+  return queueDeliveryFor(
     ctx,
+    organizationId,
+    endpointId,
     {
-      endpoint,
       kind: 'test',
       eventId: event.id,
       eventType: event.type,
       eventCreatedAt: new Date(event.created_at),
       payload: webhookPayloadBody(event),
-      requestId: options.requestId ?? null,
     },
     options,
   );
-  return webhookDeliveryView(delivery);
 }

@@ -214,3 +214,23 @@ export async function queueDelivery(
   }
   return delivery;
 }
+
+/**
+ * Queues a delivery of `event` to one of the organization's endpoints on a caller's behalf (a test delivery, a
+ * replay), with the request's id, and answers its view.
+ */
+export async function queueDeliveryFor(
+  ctx: Pick<ServiceContext, 'em' | 'temporal'>,
+  organizationId: string,
+  endpointId: string,
+  event: Omit<QueueDeliveryInput, 'endpoint' | 'requestId'>,
+  options: QueueDeliveryOptions,
+): Promise<WebhookDeliveryView> {
+  const endpoint = await findWebhookEndpoint(ctx.em, organizationId, endpointId);
+  const delivery = await queueDelivery(
+    ctx,
+    { endpoint, ...event, requestId: options.requestId ?? null },
+    options,
+  );
+  return webhookDeliveryView(delivery);
+}
