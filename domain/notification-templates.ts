@@ -4,21 +4,9 @@
 // kind may say and must say is here, in one table the server's validation, the renderer and the web page share.
 import { z } from 'zod';
 import { APPLICATION_DOCUMENT_ONLY, IsoDateTime, safeText } from './common.ts';
+import { ACCOUNT_EMAIL_KINDS, NOTIFICATION_KINDS } from './vocabulary.ts';
 
-export const TEMPLATE_KINDS = [
-  'invitation',
-  'reminder',
-  'otp',
-  'completed',
-  'declined',
-  'cancelled',
-  'verify_email',
-  'reset_password',
-  'invite',
-  'registration_attempt',
-  'invitation_attempt',
-  'platform_admin_code',
-] as const;
+export const TEMPLATE_KINDS = [...NOTIFICATION_KINDS, ...ACCOUNT_EMAIL_KINDS, 'platform_admin_code'] as const;
 export type TemplateKind = (typeof TEMPLATE_KINDS)[number];
 
 export const TEMPLATE_LANGUAGES = ['en', 'he'] as const;
