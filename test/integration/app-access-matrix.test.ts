@@ -47,10 +47,11 @@ import { SCOPES } from '../../domain/scopes.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/vocabulary.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
+import { asUser, callAs } from '../support/app-requests.ts';
 import { completedDocument, documentTemplate } from '../support/documents.ts';
 import { lifecycleDocuments } from '../support/lifecycle-documents.ts';
 import { encodePng } from '../support/png.ts';
-import { APP_ORIGIN, newSession, type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
+import { newSession, type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
 interface AppRoute {
   name: string;
@@ -148,21 +149,23 @@ function urlOf(route: AppRoute, id: PathIds): string {
 /** One id for every path parameter, or an id per parameter (`{ id, recipientId }`). */
 type PathIds = string | Record<string, string>;
 
-/** One request with a new session of the principal (a route such as sign-out may end the one it got). */
-async function callAs(
+/** One request to the route with a new session of the principal (a route such as sign-out may end the one it got). */
+async function routeAs(
   principal: Principal,
   route: AppRoute,
   options: { id?: PathIds; body?: unknown } = {},
 ): Promise<LightMyRequestResponse> {
-  const headers = principal.user
-    ? await newSession(harness, principal.user.user, principal.state)
-    : { origin: APP_ORIGIN };
-  return harness.app.inject({
-    method: route.method,
-    url: urlOf(route, options.id ?? randomUUID()),
-    headers,
-    ...(route.method === 'GET' ? {} : { payload: (options.body ?? {}) as object }),
-  });
+  const caller = principal.user
+    ? { headers: await newSession(harness, principal.user.user, principal.state) }
+    : null;
+  const url = urlOf(route, options.id ?? randomUUID());
+  return asUser(
+    harness.app,
+    caller,
+    route.method,
+    url,
+    route.method === 'GET' ? undefined : (options.body ?? {}),
+  );
 }
 
 const ACCESS_CODES = ['unauthorized', 'forbidden', 'mfa_enrolment_required'];
@@ -236,7 +239,7 @@ describe('the access matrix of every application route', () => {
       const principal = principals.find((candidate) => candidate.label === label) as Principal;
       const problems: string[] = [];
       for (const route of ROUTES) {
-        const problem = problemOf(principal, route, await callAs(principal, route));
+        const problem = problemOf(principal, route, await routeAs(principal, route));
         if (problem) problems.push(problem);
       }
       expect(problems).toEqual([]);
@@ -470,14 +473,16 @@ const VALID_BODIES: Record<string, unknown> = {
 /** Two draft templates of an organization, made through its owner's routes (`headers`: the owner's). */
 async function theirTemplates(headers: Record<string, string>) {
   const pdfBase64 = Buffer.from(await buildDemoPdf('Their template')).toString('base64');
-  const call = async (method: 'POST' | 'PUT', url: string, payload: unknown) => {
-    const response = await harness.app.inject({ method, url, headers, payload: payload as object });
-    expect(response.statusCode, response.body).toBe(200);
-    return response.json() as { id: string };
-  };
-  const template = await call('POST', '/api/templates', { name: 'Their template', pdfBase64 });
-  await call('PUT', `/api/templates/${template.id}/definition`, TEMPLATE_DEFINITION);
-  const archivable = await call('POST', '/api/templates', { name: 'Their other template', pdfBase64 });
+  const owner = { headers };
+  const template = await callAs<{ id: string }>(harness.app, owner, 'POST', '/api/templates', {
+    name: 'Their template',
+    pdfBase64,
+  });
+  await callAs(harness.app, owner, 'PUT', `/api/templates/${template.id}/definition`, TEMPLATE_DEFINITION);
+  const archivable = await callAs<{ id: string }>(harness.app, owner, 'POST', '/api/templates', {
+    name: 'Their other template',
+    pdfBase64,
+  });
   return { template: template.id, archivableTemplate: archivable.id };
 }
 
@@ -725,12 +730,12 @@ describe('the tenant matrix', () => {
       }
       const ownerPrincipal: Principal = { label: 'owner', user: owner, state: 'active', permissions: [] };
       const body = VALID_BODIES[route.name];
-      const random = await callAs(ownerPrincipal, route, { body });
+      const random = await routeAs(ownerPrincipal, route, { body });
       expect(random.statusCode, `a random id: ${random.body}`).toBe(404);
       expect(random.json().error.code).toBe('not_found');
 
       const before = await snapshot(otherOwner.organization.id);
-      const foreign = await callAs(ownerPrincipal, route, { id: fixture(other), body });
+      const foreign = await routeAs(ownerPrincipal, route, { id: fixture(other), body });
       expect(foreign.statusCode, `another organization's id: ${foreign.body}`).toBe(404);
       expect(foreign.json().error.code).toBe('not_found');
       expect(foreign.json().error.message).toMatch(/was not found/);
@@ -738,7 +743,7 @@ describe('the tenant matrix', () => {
 
       // The same id works for its own organization's owner (the fixture is real, the refusal is the tenant's).
       if (route.method !== 'DELETE') {
-        const own = await callAs({ ...ownerPrincipal, user: otherOwner }, route, {
+        const own = await routeAs({ ...ownerPrincipal, user: otherOwner }, route, {
           id: fixture(other),
           body,
         });

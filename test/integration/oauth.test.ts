@@ -4,7 +4,7 @@
 // The /api/v1 routes here are test-only stand-ins that exercise the hooks.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createBearerAuth } from '../../api/auth/bearer-auth.ts';
@@ -23,6 +23,7 @@ import { listOAuthClients } from '../../services/oauth-clients/list-oauth-client
 import { rotateClientSecret } from '../../services/oauth-clients/rotate-client-secret.ts';
 import { createOrganization } from '../../services/organizations/create-organization.ts';
 import { sha256Hex } from '../../services/security/secrets.ts';
+import { expectError } from '../support/app-requests.ts';
 import { servicesOn, testConfig } from '../support/context.ts';
 
 const logger = pino({ level: 'silent' });
@@ -161,21 +162,6 @@ function callApi(
     remoteAddress: options.remoteAddress,
     headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
   });
-}
-
-/** Asserts the specification's error body, and that its request_id is the X-Request-Id header. */
-function expectError(response: LightMyRequestResponse, status: number, code: string) {
-  expect(response.statusCode, response.body).toBe(status);
-  const body = response.json();
-  expect(Object.keys(body)).toEqual(['error']);
-  expect(body.error).toEqual({
-    code,
-    message: expect.any(String),
-    details: expect.any(Array),
-    request_id: response.headers['x-request-id'],
-  });
-  expect(body.error.request_id).toEqual(expect.any(String));
-  return body.error as { code: string; message: string; details: Record<string, unknown>[] };
 }
 
 async function sql<T = Record<string, unknown>>(query: string, params: unknown[] = []): Promise<T[]> {

@@ -15,6 +15,7 @@ import { Organization, Passkey } from '../../db/entities/index.ts';
 import { freePort } from '../../scripts/ports.ts';
 import { SESSION_COOKIE } from '../../services/accounts/sessions.ts';
 import { buildTestApp } from '../support/api.ts';
+import { asUser } from '../support/app-requests.ts';
 import { launchTestBrowser, type TestBrowser } from '../support/browser.ts';
 import { openTestContext, TEST_ENCRYPTION_KEY, type TestContext } from '../support/context.ts';
 import { signedInUser } from '../support/signed-in-user.ts';
@@ -131,16 +132,10 @@ function sessionCookieOf(response: LightMyRequestResponse): string | undefined {
   return response.cookies.find((cookie) => cookie.name === SESSION_COOKIE)?.value;
 }
 
-function call(method: 'GET' | 'POST', url: string, cookie: string | null, payload?: unknown) {
-  return app.inject({
-    method,
-    url,
-    headers: { origin: baseUrl, ...(cookie ? { cookie: `${SESSION_COOKIE}=${cookie}` } : {}) },
-    ...(method === 'GET' ? {} : { payload: (payload ?? {}) as Record<string, unknown> }),
-  });
+/** Headers of the app's origin with the session `cookie` (null: none yet), as the browser sends them. */
+function sessionOf(cookie: string | null) {
+  return { headers: { origin: baseUrl, ...(cookie ? { cookie: `${SESSION_COOKIE}=${cookie}` } : {}) } };
 }
-const post = (url: string, cookie: string | null, payload?: unknown) => call('POST', url, cookie, payload);
-const get = (url: string, cookie: string) => call('GET', url, cookie);
 
 interface User {
   id: string;
@@ -168,7 +163,10 @@ async function newUser(options: { mfaRequired?: boolean } = {}): Promise<User> {
 }
 
 async function signIn(user: Pick<User, 'email' | 'password'>) {
-  const response = await post('/api/auth/login', null, { email: user.email, password: user.password });
+  const response = await asUser(app, sessionOf(null), 'POST', '/api/auth/login', {
+    email: user.email,
+    password: user.password,
+  });
   expect(response.statusCode, response.body).toBe(200);
   const cookie = sessionCookieOf(response);
   expect(cookie).toBeTruthy();
@@ -177,17 +175,23 @@ async function signIn(user: Pick<User, 'email' | 'password'>) {
 
 /** Registration options → the virtual authenticator → registration: the answer. */
 async function registerPasskey(cookie: string, name = 'Laptop') {
-  const options = await post('/api/auth/mfa/passkeys/registration-options', cookie);
+  const options = await asUser(
+    app,
+    sessionOf(cookie),
+    'POST',
+    '/api/auth/mfa/passkeys/registration-options',
+    {},
+  );
   expect(options.statusCode, options.body).toBe(200);
   const response = await createCredential(options.json());
   return {
     options: options.json(),
-    answer: await post('/api/auth/mfa/passkeys', cookie, { name, response }),
+    answer: await asUser(app, sessionOf(cookie), 'POST', '/api/auth/mfa/passkeys', { name, response }),
   };
 }
 
 async function me(cookie: string) {
-  return get('/api/auth/me', cookie);
+  return asUser(app, sessionOf(cookie), 'GET', '/api/auth/me');
 }
 
 async function eventsOf(userId: string) {
@@ -203,7 +207,13 @@ async function eventsOf(userId: string) {
 async function pendingWithOptions(user: User) {
   const login = await signIn(user);
   expect(login.status).toBe('mfa_required');
-  const options = await post('/api/auth/login/mfa/passkey-options', login.cookie);
+  const options = await asUser(
+    app,
+    sessionOf(login.cookie),
+    'POST',
+    '/api/auth/login/mfa/passkey-options',
+    {},
+  );
   expect(options.statusCode, options.body).toBe(200);
   return { pending: login.cookie, methods: login.methods, options: options.json() };
 }
@@ -234,7 +244,7 @@ describe('passkeys as a second factor', () => {
     expect(stored.userId).toBe(user.id);
     credentialId = stored.credentialId;
 
-    const list = await get('/api/auth/mfa/passkeys', user.cookie);
+    const list = await asUser(app, sessionOf(user.cookie), 'GET', '/api/auth/mfa/passkeys');
     expect(list.statusCode, list.body).toBe(200);
     expect(list.json().passkeys).toEqual([
       { id: registered.id, name: 'Laptop', createdAt: registered.createdAt, lastUsedAt: null },
@@ -250,14 +260,23 @@ describe('passkeys as a second factor', () => {
     });
 
     // The next options exclude it; the answer of the same challenge is not taken twice.
-    const again = await post('/api/auth/mfa/passkeys/registration-options', user.cookie);
+    const again = await asUser(
+      app,
+      sessionOf(user.cookie),
+      'POST',
+      '/api/auth/mfa/passkeys/registration-options',
+      {},
+    );
     expect(again.json().excludeCredentials.map((item: { id: string }) => item.id)).toEqual([credentialId]);
-    const replay = await post('/api/auth/mfa/passkeys', user.cookie, { name: 'Again', response: {} });
+    const replay = await asUser(app, sessionOf(user.cookie), 'POST', '/api/auth/mfa/passkeys', {
+      name: 'Again',
+      response: {},
+    });
     expect(replay.statusCode).toBe(400);
   });
 
   it('signs in with the password, then the passkey: mfa_required names passkey, and a new cookie', async () => {
-    expect((await post('/api/auth/logout', user.cookie)).statusCode).toBe(200);
+    expect((await asUser(app, sessionOf(user.cookie), 'POST', '/api/auth/logout', {})).statusCode).toBe(200);
     const { pending, methods, options } = await pendingWithOptions(user);
     expect(methods).toEqual(['passkey', 'backup_code']);
     expect(options.rpId).toBe('localhost');
@@ -266,7 +285,7 @@ describe('passkeys as a second factor', () => {
     expect((await me(pending)).statusCode).toBe(401);
 
     const response = await getAssertion(options);
-    const answer = await post('/api/auth/login/mfa/passkey', pending, { response });
+    const answer = await asUser(app, sessionOf(pending), 'POST', '/api/auth/login/mfa/passkey', { response });
     expect(answer.statusCode, answer.body).toBe(200);
     expect(answer.json()).toEqual({ status: 'signed_in', methods: [] });
     const cookie = sessionCookieOf(answer) as string;
@@ -284,18 +303,26 @@ describe('passkeys as a second factor', () => {
 
     // The same assertion again, with a new pending session and new options: another challenge, refused.
     const next = await pendingWithOptions(user);
-    const replayed = await post('/api/auth/login/mfa/passkey', next.pending, { response });
+    const replayed = await asUser(app, sessionOf(next.pending), 'POST', '/api/auth/login/mfa/passkey', {
+      response,
+    });
     expect(replayed.statusCode, replayed.body).toBe(401);
     expect(replayed.json().error.code).toBe('invalid_code');
     expect(replayed.json().error.details[0].attemptsLeft).toBe(4);
     // That challenge was taken by the wrong answer: a right assertion over it is refused too.
-    const late = await post('/api/auth/login/mfa/passkey', next.pending, {
+    const late = await asUser(app, sessionOf(next.pending), 'POST', '/api/auth/login/mfa/passkey', {
       response: await getAssertion(next.options),
     });
     expect(late.statusCode, late.body).toBe(401);
     // New options: it works.
-    const fresh = await post('/api/auth/login/mfa/passkey-options', next.pending);
-    const ok = await post('/api/auth/login/mfa/passkey', next.pending, {
+    const fresh = await asUser(
+      app,
+      sessionOf(next.pending),
+      'POST',
+      '/api/auth/login/mfa/passkey-options',
+      {},
+    );
+    const ok = await asUser(app, sessionOf(next.pending), 'POST', '/api/auth/login/mfa/passkey', {
       response: await getAssertion(fresh.json()),
     });
     expect(ok.statusCode, ok.body).toBe(200);
@@ -314,47 +341,66 @@ describe('passkeys as a second factor', () => {
       allowCredentials: [{ id: otherCredential, type: 'public-key' }],
     });
     expect(foreign.id).toBe(otherCredential);
-    const refused = await post('/api/auth/login/mfa/passkey', pending, { response: foreign });
+    const refused = await asUser(app, sessionOf(pending), 'POST', '/api/auth/login/mfa/passkey', {
+      response: foreign,
+    });
     expect(refused.statusCode, refused.body).toBe(401);
     expect(refused.json().error.code).toBe('invalid_code');
 
     // A stored counter above the authenticator's: a cloned authenticator, refused.
     await ctx.em.nativeUpdate(Passkey, { credentialId }, { counter: 1_000_000 });
-    const options2 = await post('/api/auth/login/mfa/passkey-options', pending);
-    const backwards = await post('/api/auth/login/mfa/passkey', pending, {
+    const options2 = await asUser(app, sessionOf(pending), 'POST', '/api/auth/login/mfa/passkey-options', {});
+    const backwards = await asUser(app, sessionOf(pending), 'POST', '/api/auth/login/mfa/passkey', {
       response: await getAssertion(options2.json()),
     });
     expect(backwards.statusCode, backwards.body).toBe(401);
     expect((await ctx.em.findOneOrFail(Passkey, { credentialId })).counter).toBe(1_000_000);
     // The same authenticator with the counter put back: accepted (so the refusal was the counter's).
     await ctx.em.nativeUpdate(Passkey, { credentialId }, { counter: 0 });
-    const options3 = await post('/api/auth/login/mfa/passkey-options', pending);
-    const accepted = await post('/api/auth/login/mfa/passkey', pending, {
+    const options3 = await asUser(app, sessionOf(pending), 'POST', '/api/auth/login/mfa/passkey-options', {});
+    const accepted = await asUser(app, sessionOf(pending), 'POST', '/api/auth/login/mfa/passkey', {
       response: await getAssertion(options3.json()),
     });
     expect(accepted.statusCode, accepted.body).toBe(200);
 
     // Another user's passkey id is not found for removal, even with the right re-authentication.
-    const removal = await post(`/api/auth/mfa/passkeys/${answer.json().id}/remove`, user.cookie, {
-      password: user.password,
-      backupCode: backupCodes[0],
-    });
+    const removal = await asUser(
+      app,
+      sessionOf(user.cookie),
+      'POST',
+      `/api/auth/mfa/passkeys/${answer.json().id}/remove`,
+      {
+        password: user.password,
+        backupCode: backupCodes[0],
+      },
+    );
     expect(removal.statusCode, removal.body).toBe(404);
     expect(removal.json().error.code).toBe('not_found');
     expect(await ctx.em.count(Passkey, { id: answer.json().id })).toBe(1);
   });
 
   it('removes the last passkey only after re-authentication; the backup codes go with it', async () => {
-    const [passkey] = (await get('/api/auth/mfa/passkeys', user.cookie)).json().passkeys;
+    const [passkey] = (await asUser(app, sessionOf(user.cookie), 'GET', '/api/auth/mfa/passkeys')).json()
+      .passkeys;
     const url = `/api/auth/mfa/passkeys/${passkey.id}/remove`;
-    expect((await post(url, user.cookie, { password: user.password })).statusCode).toBe(400);
-    const wrong = await post(url, user.cookie, { password: 'not the password', backupCode: backupCodes[1] });
+    expect(
+      (await asUser(app, sessionOf(user.cookie), 'POST', url, { password: user.password })).statusCode,
+    ).toBe(400);
+    const wrong = await asUser(app, sessionOf(user.cookie), 'POST', url, {
+      password: 'not the password',
+      backupCode: backupCodes[1],
+    });
     expect(wrong.statusCode, wrong.body).toBe(401);
     expect(wrong.json().error.code).toBe('invalid_credentials');
 
-    const removed = await post(url, user.cookie, { password: user.password, backupCode: backupCodes[1] });
+    const removed = await asUser(app, sessionOf(user.cookie), 'POST', url, {
+      password: user.password,
+      backupCode: backupCodes[1],
+    });
     expect(removed.statusCode, removed.body).toBe(200);
-    expect((await get('/api/auth/mfa/passkeys', user.cookie)).json().passkeys).toEqual([]);
+    expect(
+      (await asUser(app, sessionOf(user.cookie), 'GET', '/api/auth/mfa/passkeys')).json().passkeys,
+    ).toEqual([]);
     expect((await me(user.cookie)).json().user.mfa).toEqual({ totp: false, backupCodesLeft: 0, passkeys: 0 });
     expect(await eventsOf(user.id)).toContainEqual(
       expect.objectContaining({
@@ -371,7 +417,7 @@ describe('an organization that requires MFA', () => {
   it('lets a user held at enrolment enrol with a passkey (a new cookie) and keeps the last one', async () => {
     const user = await newUser({ mfaRequired: true });
     expect((await me(user.cookie)).json().session.state).toBe('mfa_enrolment_required');
-    expect((await get('/api/auth/mfa/passkeys', user.cookie)).statusCode).toBe(200);
+    expect((await asUser(app, sessionOf(user.cookie), 'GET', '/api/auth/mfa/passkeys')).statusCode).toBe(200);
 
     const { answer } = await registerPasskey(user.cookie, 'Security key');
     expect(answer.statusCode, answer.body).toBe(200);
@@ -385,10 +431,16 @@ describe('an organization that requires MFA', () => {
     expect(after.json().user.mfa.passkeys).toBe(1);
 
     // The last second factor stays: refused before the re-authentication is even looked at.
-    const removal = await post(`/api/auth/mfa/passkeys/${answer.json().id}/remove`, cookie, {
-      password: user.password,
-      backupCode: answer.json().backupCodes[0],
-    });
+    const removal = await asUser(
+      app,
+      sessionOf(cookie),
+      'POST',
+      `/api/auth/mfa/passkeys/${answer.json().id}/remove`,
+      {
+        password: user.password,
+        backupCode: answer.json().backupCodes[0],
+      },
+    );
     expect(removal.statusCode, removal.body).toBe(403);
     expect(removal.json().error.code).toBe('mfa_required_by_organization');
     expect(await ctx.em.count(Passkey, { id: answer.json().id })).toBe(1);
@@ -397,7 +449,7 @@ describe('an organization that requires MFA', () => {
     const login = await signIn(user);
     expect(login).toMatchObject({ status: 'mfa_required', methods: ['passkey', 'backup_code'] });
     // A backup code does for a passkey-only user too.
-    const withCode = await post('/api/auth/login/mfa', login.cookie, {
+    const withCode = await asUser(app, sessionOf(login.cookie), 'POST', '/api/auth/login/mfa', {
       backupCode: answer.json().backupCodes[1],
     });
     expect(withCode.statusCode, withCode.body).toBe(200);

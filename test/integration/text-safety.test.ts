@@ -45,9 +45,9 @@ import { addAllowedDomain, addAllowlistEntry } from '../../services/backoffice/s
 import { createOAuthClient } from '../../services/oauth-clients/create-oauth-client.ts';
 import { createOrganization } from '../../services/organizations/create-organization.ts';
 import { verifyPassword } from '../../services/security/passwords.ts';
-import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
 import { createTemplate } from '../../services/templates/create-template.ts';
-import { buildTestApp, listenLocally } from '../support/api.ts';
+import { buildTestApp, listenLocally, sentEnvelope } from '../support/api.ts';
+import { asUser } from '../support/app-requests.ts';
 import { linkTokenFor } from '../support/auth-http.ts';
 import { withBackofficeAllowlist } from '../support/backoffice-allowlist.ts';
 import { openTestContext, TEST_ENCRYPTION_KEY, type TestContext } from '../support/context.ts';
@@ -193,7 +193,9 @@ beforeAll(async () => {
     body: 'grant_type=client_credentials',
   });
   auth = { authorization: `Bearer ${((await token.json()) as { access_token: string }).access_token}` };
-  const fields = (await (await api('GET', `/api/v1/templates/${templateId}`, {})).json()) as {
+  const fields = (await (
+    await asUser(baseUrl, { headers: auth }, 'GET', `/api/v1/templates/${templateId}`)
+  ).json()) as {
     fields: { label: string; fieldDefinitionId: string }[];
   };
   fieldIds = Object.fromEntries(fields.fields.map((f) => [f.label, f.fieldDefinitionId]));
@@ -225,14 +227,6 @@ afterAll(async () => {
 
 // Requests.
 
-async function api(method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  return fetch(`${baseUrl}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...auth, ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-}
-
 /** One fuzzed request with its deadline: a request that does not answer in time fails the test as a hang. */
 async function send(url: string, init: RequestInit): Promise<Answer> {
   const started = Date.now();
@@ -251,17 +245,6 @@ async function send(url: string, init: RequestInit): Promise<Answer> {
   }
   if (Date.now() - started > DEADLINE_MS) throw new Error(`${url} took ${Date.now() - started} ms`);
   return { status: response.status, body };
-}
-
-async function sentEnvelope(): Promise<{ id: string; token: string; recipientId: string }> {
-  const created = await api('POST', '/api/v1/envelopes/from-template', {}, envelopeBody());
-  expect(created.status, await created.clone().text()).toBe(201);
-  const { id } = (await created.json()) as { id: string };
-  const sent = await api('POST', `/api/v1/envelopes/${id}/send`, {});
-  expect(sent.status, await sent.clone().text()).toBe(200);
-  const [link] = await issueSigningLinks(ctx, organizationId, id);
-  if (!link) throw new Error('no signing link');
-  return { id, token: link.url.split('/sign/')[1] as string, recipientId: link.recipientId };
 }
 
 /** A valid from-file body: a Dropdown (its options and prefilled value fuzzed too) and a signature. */
@@ -660,7 +643,9 @@ const RECIPES: Record<string, RouteRecipe> = {
     base: async () => ({ body: envelopeBody() }),
     readBack: async (answer, target) => {
       const { id } = answer.body as { id: string };
-      const stored = await (await api('GET', `/api/v1/envelopes/${id}`, {})).json();
+      const stored = await (
+        await asUser(baseUrl, { headers: auth }, 'GET', `/api/v1/envelopes/${id}`)
+      ).json();
       return getAt(stored, target.path);
     },
   },
@@ -668,7 +653,9 @@ const RECIPES: Record<string, RouteRecipe> = {
     base: async () => ({ body: fileEnvelopeBody() }),
     readBack: async (answer, target) => {
       const { id } = answer.body as { id: string };
-      const stored = (await (await api('GET', `/api/v1/envelopes/${id}`, {})).json()) as {
+      const stored = (await (
+        await asUser(baseUrl, { headers: auth }, 'GET', `/api/v1/envelopes/${id}`)
+      ).json()) as {
         initialValues: { fieldDefinitionId: string; value: unknown }[];
       };
       if (target.path[0] !== 'fields') return getAt(stored, target.path);
@@ -697,7 +684,12 @@ const RECIPES: Record<string, RouteRecipe> = {
     storesNothing: true,
   },
   'POST /api/v1/envelopes/{id}/cancel': {
-    base: async () => ({ params: { id: (await sentEnvelope()).id }, body: { reason: 'changed plans' } }),
+    base: async () => ({
+      params: {
+        id: (await sentEnvelope({ app: baseUrl, ctx }, { organizationId, headers: auth }, envelopeBody())).id,
+      },
+      body: { reason: 'changed plans' },
+    }),
     consumes: true,
     alsoRefusedWith: [404],
     readBack: async (answer) => {
@@ -711,7 +703,9 @@ const RECIPES: Record<string, RouteRecipe> = {
   },
   'POST /api/v1/envelopes/{id}/extend': {
     base: async () => ({
-      params: { id: (await sentEnvelope()).id },
+      params: {
+        id: (await sentEnvelope({ app: baseUrl, ctx }, { organizationId, headers: auth }, envelopeBody())).id,
+      },
       body: { expiresAt: new Date(Date.now() + 90 * 86_400_000).toISOString() },
     }),
     alsoRefusedWith: [404],
@@ -1337,7 +1331,12 @@ const RECIPES: Record<string, RouteRecipe> = {
     storesNothing: true,
   },
   'POST /api/documents/{id}/cancel': {
-    base: async () => ({ params: { id: (await sentEnvelope()).id }, body: { reason: 'changed plans' } }),
+    base: async () => ({
+      params: {
+        id: (await sentEnvelope({ app: baseUrl, ctx }, { organizationId, headers: auth }, envelopeBody())).id,
+      },
+      body: { reason: 'changed plans' },
+    }),
     consumes: true,
     alsoRefusedWith: [404],
     readBack: async (answer) => {
@@ -1350,7 +1349,9 @@ const RECIPES: Record<string, RouteRecipe> = {
   },
   'POST /api/documents/{id}/extend': {
     base: async () => ({
-      params: { id: (await sentEnvelope()).id },
+      params: {
+        id: (await sentEnvelope({ app: baseUrl, ctx }, { organizationId, headers: auth }, envelopeBody())).id,
+      },
       body: { expiresAt: new Date(Date.now() + 90 * 86_400_000).toISOString() },
     }),
     alsoRefusedWith: [404],
@@ -1834,7 +1835,11 @@ describe('text fuzzing of every route', () => {
 
 describe('text fuzzing of the signer API and the development routes (hidden from the OpenAPI documents)', () => {
   it('refuses or stores exactly every text of a save, a decline and a code', async () => {
-    let envelope = await sentEnvelope();
+    let envelope = await sentEnvelope(
+      { app: baseUrl, ctx },
+      { organizationId, headers: auth },
+      envelopeBody(),
+    );
     const signer = (path: string, method: string, body: unknown) =>
       send(path, {
         method,
@@ -1842,7 +1847,7 @@ describe('text fuzzing of the signer API and the development routes (hidden from
         body: JSON.stringify(body),
       });
     const savedValue = async (fieldId: string) => {
-      const view = (await (await fetch(`${baseUrl}/api/signing/${envelope.token}`)).json()) as {
+      const view = (await (await fetch(`${baseUrl}/api/signing/${envelope.tokenOf()}`)).json()) as {
         fields: { fieldDefinitionId: string; value: unknown }[];
       };
       return view.fields.find((f) => f.fieldDefinitionId === fieldId)?.value;
@@ -1874,7 +1879,7 @@ describe('text fuzzing of the signer API and the development routes (hidden from
     }
 
     for (const value of VALUES) {
-      const answer = await signer(`/api/signing/${envelope.token}/fields`, 'PUT', {
+      const answer = await signer(`/api/signing/${envelope.tokenOf()}/fields`, 'PUT', {
         values: [{ fieldDefinitionId: value.text, value: 'x' }],
       });
       await check(
@@ -1890,7 +1895,7 @@ describe('text fuzzing of the signer API and the development routes (hidden from
       for (const path of shape.paths) {
         for (const value of VALUES) {
           const fuzzed = setAt(shape.base, path, value.text);
-          const answer = await signer(`/api/signing/${envelope.token}/fields`, 'PUT', {
+          const answer = await signer(`/api/signing/${envelope.tokenOf()}/fields`, 'PUT', {
             values: [{ fieldDefinitionId: fieldId, value: fuzzed }],
           });
           const target: Target = { part: 'body', path: ['values', 0, 'value', ...path] };
@@ -1903,7 +1908,7 @@ describe('text fuzzing of the signer API and the development routes (hidden from
 
     for (const value of VALUES) {
       const answer = await signer(
-        `/api/signing/${envelope.token}/otp/verify`,
+        `/api/signing/${envelope.tokenOf()}/otp/verify`,
         'POST',
         setAt({ code: '123456' }, verify[0] as Path, value.text),
       );
@@ -1917,7 +1922,9 @@ describe('text fuzzing of the signer API and the development routes (hidden from
     }
 
     for (const value of VALUES) {
-      const answer = await signer(`/api/signing/${envelope.token}/decline`, 'POST', { reason: value.text });
+      const answer = await signer(`/api/signing/${envelope.tokenOf()}/decline`, 'POST', {
+        reason: value.text,
+      });
       const declined = envelope;
       await check('POST /api/signing/{token}/decline', { part: 'body', path: ['reason'] }, value, answer, {
         readBack: async () =>
@@ -1927,19 +1934,28 @@ describe('text fuzzing of the signer API and the development routes (hidden from
               .findOne(AuditEvent, { envelopeId: declined.id, type: 'recipient.declined' })
           )?.data.reason,
       });
-      if (answer.status < 300) envelope = await sentEnvelope();
+      if (answer.status < 300)
+        envelope = await sentEnvelope(
+          { app: baseUrl, ctx },
+          { organizationId, headers: auth },
+          envelopeBody(),
+        );
     }
   }, 600_000);
 
   it('refuses every text of a personal stamp’s choice (fieldDefinitionId, stampId) or finds no stamp', async () => {
-    const envelope = await sentEnvelope();
+    const envelope = await sentEnvelope(
+      { app: baseUrl, ctx },
+      { organizationId, headers: auth },
+      envelopeBody(),
+    );
     const paths = zodPaths(UsePersonalStampRequest);
     expect(paths.map((p) => p.join('.')).sort()).toEqual(['fieldDefinitionId', 'stampId']);
     for (const path of paths) {
       for (const value of VALUES) {
         const body = setAt({ fieldDefinitionId: randomUUID(), stampId: randomUUID() }, path, value.text);
         // As the signer page sends it: this server's Origin, and the owner's session (not the recipient's).
-        const answer = await send(`/api/signing/${envelope.token}/personal-stamps`, {
+        const answer = await send(`/api/signing/${envelope.tokenOf()}/personal-stamps`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', origin: baseUrl, cookie: owner.cookie },
           body: JSON.stringify(body),
@@ -2027,8 +2043,12 @@ describe('text fuzzing of what the operator CLI sends (the same domain schemas)'
 // the projection retried forever. Now: 400, the envelope still Sent, and a later cancel works.
 describe('a NUL in a reason no longer jams an envelope', () => {
   it('refuses a signer’s decline with a NUL reason; the envelope stays Sent and can still be cancelled', async () => {
-    const envelope = await sentEnvelope();
-    const answer = await send(`/api/signing/${envelope.token}/decline`, {
+    const envelope = await sentEnvelope(
+      { app: baseUrl, ctx },
+      { organizationId, headers: auth },
+      envelopeBody(),
+    );
+    const answer = await send(`/api/signing/${envelope.tokenOf()}/decline`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ reason: 'a\u0000b' }),
@@ -2044,7 +2064,11 @@ describe('a NUL in a reason no longer jams an envelope', () => {
   });
 
   it('refuses an integrator’s cancel with a NUL reason; the envelope stays Sent and can still be cancelled', async () => {
-    const envelope = await sentEnvelope();
+    const envelope = await sentEnvelope(
+      { app: baseUrl, ctx },
+      { organizationId, headers: auth },
+      envelopeBody(),
+    );
     const answer = await send(`/api/v1/envelopes/${envelope.id}/cancel`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
