@@ -23,7 +23,6 @@
 // BENCH_KEEP=1 keeps PostgreSQL and the API up after the report until Enter, to look at the data by hand.
 import { cpus, loadavg, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import {
   type Explained,
   explain,
@@ -32,8 +31,7 @@ import {
   queryCatcher,
   timingTable,
 } from './route-timing.ts';
-import { DOMAINS, seedDocumentsOrganization, thousands } from './seed-documents.ts';
-import { startBenchApi } from './support.ts';
+import { DOMAINS, thousands, withDocumentsBench } from './seed-documents.ts';
 
 const { values: flags } = parseArgs({ options: { envelopes: { type: 'string' } }, strict: true });
 const whole = (name: string, fallback: number, given = process.env[name]) => {
@@ -73,16 +71,9 @@ const FILTER_STATEMENTS: [string, RegExp][] = [
 
 // ---------------------------------------------------------------------------------------------------------
 
-const bench = await startBenchApi(say);
-const db = new pg.Client({ connectionString: bench.infrastructure.databaseUrl });
-try {
+const options = { envelopes: ENVELOPES, otherEnvelopes: OTHER_ENVELOPES, say };
+await withDocumentsBench(options, async ({ bench, db, seeded }) => {
   const { app, infrastructure } = bench;
-  await db.connect();
-  const seeded = await seedDocumentsOrganization(bench, db, {
-    envelopes: ENVELOPES,
-    otherEnvelopes: OTHER_ENVELOPES,
-    say,
-  });
   const { organizationId, owner, bella, templateIds, main, second } = seeded;
 
   // What the searches look for, from the data: the first recipient of Bella's newest envelope (so both the
@@ -277,7 +268,4 @@ try {
     });
     process.stdin.pause();
   }
-} finally {
-  await db.end().catch(() => {});
-  await bench.close();
-}
+});

@@ -17,7 +17,7 @@
 //    execution time, buffers, the indexes read and the sequential scans.
 // Prints tables; asserts nothing.
 import { cpus, loadavg, totalmem } from 'node:os';
-import pg from 'pg';
+import type pg from 'pg';
 import {
   type Explained,
   explain,
@@ -26,8 +26,7 @@ import {
   queryCatcher,
   timingTable,
 } from './route-timing.ts';
-import { seedDocumentsOrganization, thousands } from './seed-documents.ts';
-import { startBenchApi } from './support.ts';
+import { thousands, withDocumentsBench } from './seed-documents.ts';
 
 const whole = (name: string, fallback: number) => {
   const given = process.env[name];
@@ -167,16 +166,9 @@ async function seedNotifications(db: pg.Client, organizationId: string): Promise
   return inserted.rowCount ?? 0;
 }
 
-const bench = await startBenchApi(say);
-const db = new pg.Client({ connectionString: bench.infrastructure.databaseUrl });
-try {
+const options = { envelopes: ENVELOPES, otherEnvelopes: OTHER_ENVELOPES, say };
+await withDocumentsBench(options, async ({ bench, db, seeded }) => {
   const { app, infrastructure } = bench;
-  await db.connect();
-  const seeded = await seedDocumentsOrganization(bench, db, {
-    envelopes: ENVELOPES,
-    otherEnvelopes: OTHER_ENVELOPES,
-    say,
-  });
   const { organizationId, owner, bella } = seeded;
   const auditStarted = performance.now();
   const events = await seedAuditEvents(db, organizationId, AUDIT_EVENTS);
@@ -300,7 +292,4 @@ try {
   for (const r of [plans, ...results].filter((item) => item.errors > 0)) {
     out(`!! ${r.who} · ${r.label}: ${JSON.stringify(r.statuses)}`);
   }
-} finally {
-  await db.end().catch(() => {});
-  await bench.close();
-}
+});

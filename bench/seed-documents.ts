@@ -7,14 +7,14 @@
 // and the recipients' search across organizations are real. Seeded with SQL (`insert … select …
 // generate_series`, in chunks, with progress lines) into the tables of the migrations, then VACUUM ANALYZE.
 import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
+import pg from 'pg';
 import { AppUser, Team } from '../db/entities/index.ts';
 import { OPEN_STATUSES } from '../domain/document-lifecycle.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../scripts/demo/demo-pdf.ts';
 import { createTemplate } from '../services/templates/create-template.ts';
 import { createOrganizationWithTemplate } from '../test/support/context.ts';
 import { type SignedInUser, signedInUser } from '../test/support/signed-in-user.ts';
-import type { startBenchApi } from './support.ts';
+import { startBenchApi } from './support.ts';
 
 /** Envelopes per insert statement (their recipients follow in one more). */
 const CHUNK = 10_000;
@@ -533,4 +533,28 @@ export async function seedDocumentsOrganization(
       `${thousands(main.recipients + second.recipients)} recipients in ${seedSeconds.toFixed(1)} s`,
   );
   return { organizationId, owner, senders, bella, templateIds, other, otherOwner, main, second, seedSeconds };
+}
+
+/**
+ * The Documents benchmarks' harness: starts the bench API, connects a client to its database, seeds the
+ * organization, runs `measure` and closes both, whatever happened.
+ */
+export async function withDocumentsBench(
+  options: SeedOptions,
+  measure: (run: {
+    bench: Awaited<ReturnType<typeof startBenchApi>>;
+    db: pg.Client;
+    seeded: Awaited<ReturnType<typeof seedDocumentsOrganization>>;
+  }) => Promise<void>,
+): Promise<void> {
+  const bench = await startBenchApi(options.say);
+  const db = new pg.Client({ connectionString: bench.infrastructure.databaseUrl });
+  try {
+    await db.connect();
+    const seeded = await seedDocumentsOrganization(bench, db, options);
+    await measure({ bench, db, seeded });
+  } finally {
+    await db.end().catch(() => {});
+    await bench.close();
+  }
 }
