@@ -11,20 +11,15 @@
 // envelope (from /proc). Asserts nothing. BENCH_LAYOUTS (default "1x1,2x2") lists the layouts as
 // <workers>x<APIs>.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { loadConfig } from '../config/config.ts';
 import { CarefulIntegrator, driveEnvelope, type EnvelopeProgress } from '../scripts/chaos/integrator.ts';
 import { prepareOrganization } from '../scripts/chaos/run.ts';
-import { ChaosStack } from '../scripts/chaos/stack.ts';
+import { localChaosStack } from '../scripts/chaos/stack.ts';
 import { freePort } from '../scripts/ports.ts';
-import { connectClient } from '../temporal/connection.ts';
-import { provisionDevServer } from '../temporal/provisioning/temporal-cli.ts';
-import { ensureSearchAttributes } from '../temporal/search-attributes.ts';
 import { percentile } from './figures.ts';
 import { processTree, serverKind } from './process-cpu.ts';
 
@@ -106,22 +101,9 @@ interface LayoutResult {
   cpuPerEnvelope: Record<string, number>;
 }
 
-const dataDir = await mkdtemp(join(tmpdir(), 'sigil-bench-scale-'));
-// Run as root, the embedded PostgreSQL's initdb runs as another user, which must reach its directory inside.
-await chmod(dataDir, 0o755);
-const config = loadConfig({ ...process.env, SIGIL_ENV: 'development' });
-const devServer = await provisionDevServer({
-  cliPath: config.temporal.cliPath,
-  cacheDir: config.cacheDir,
-  log: say,
-});
-if (!devServer.path)
-  throw new Error('bench:scale needs the Temporal CLI binary: npm run provision -- --dev-server');
-const stack = new ChaosStack({
-  dataDir,
-  ports: { api: await freePort(), postgres: await freePort(), temporal: await freePort() },
-  temporalCli: devServer.path,
-  namespace: 'default',
+const { stack, dataDir } = await localChaosStack({
+  run: 'bench:scale',
+  dataDirPrefix: 'sigil-bench-scale-',
   env: {
     // The load generator is one address: the signer API's and the token endpoint's throttles never answer 429.
     SIGNING_RATE_LIMIT_PER_MINUTE: '100000000',
@@ -134,10 +116,7 @@ const started: ChildProcess[] = [];
 const monitor = new pg.Pool({ connectionString: stack.databaseUrl, max: 2 });
 try {
   await stack.prepare();
-  await Promise.all([stack.startPostgres(), stack.startTemporal()]);
-  const temporal = await connectClient({ address: stack.temporalAddress, namespace: 'default' });
-  await ensureSearchAttributes(temporal.connection, 'default');
-  await temporal.close();
+  await stack.startStores();
   const setup = await prepareOrganization(stack.databaseUrl, null);
   say(`PostgreSQL and Temporal ready; organization ${setup.organizationId}`);
   const env = stack.childEnv();

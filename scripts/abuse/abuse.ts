@@ -17,9 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import ipaddr from 'ipaddr.js';
@@ -31,12 +29,8 @@ import type { TemplateDefinition } from '../../domain/template.ts';
 import { createOAuthClient } from '../../services/oauth-clients/create-oauth-client.ts';
 import { createOrganization } from '../../services/organizations/create-organization.ts';
 import { createTemplate } from '../../services/templates/create-template.ts';
-import { connectClient } from '../../temporal/connection.ts';
-import { provisionDevServer } from '../../temporal/provisioning/temporal-cli.ts';
-import { ensureSearchAttributes } from '../../temporal/search-attributes.ts';
-import { ChaosStack } from '../chaos/stack.ts';
+import { localChaosStack } from '../chaos/stack.ts';
 import { buildDemoPdf } from '../demo/demo-pdf.ts';
-import { freePort } from '../ports.ts';
 import { bombPdf, drawnSignaturePng, fortyMegapixelPng } from './payloads.ts';
 
 const LIMITS = { seconds: 60, clients: 32, maxRequests: 2000 } as const;
@@ -556,32 +550,16 @@ export async function main(options: AbuseOptions): Promise<void> {
     printReport(await runAbuse(options.target.replace(/\/$/, ''), databaseUrl, options.apiPid, options));
     return;
   }
-  const dataDir = await mkdtemp(join(tmpdir(), 'sigil-abuse-'));
-  // Run as root, the embedded PostgreSQL's initdb runs as another user, which must reach its directory inside.
-  await chmod(dataDir, 0o755);
-  const config = loadConfig({ ...process.env, SIGIL_ENV: 'development' });
-  const devServer = await provisionDevServer({
-    cliPath: config.temporal.cliPath,
-    cacheDir: config.cacheDir,
-    log: say,
-  });
-  if (!devServer.path)
-    throw new Error('the abuse run needs the Temporal CLI binary: npm run provision -- --dev-server');
-  const stack = new ChaosStack({
-    dataDir,
-    ports: { api: await freePort(), postgres: await freePort(), temporal: await freePort() },
-    temporalCli: devServer.path,
-    namespace: 'default',
+  const { stack, dataDir } = await localChaosStack({
+    run: 'the abuse run',
+    dataDirPrefix: 'sigil-abuse-',
     // The load generator is one address: the signer API's per-address throttle would answer 429 first.
     env: { SIGNING_RATE_LIMIT_PER_MINUTE: '100000000', TOKEN_RATE_LIMIT_PER_MINUTE: '100000' },
     say,
   });
   try {
     await stack.prepare();
-    await Promise.all([stack.startPostgres(), stack.startTemporal()]);
-    const temporal = await connectClient({ address: stack.temporalAddress, namespace: 'default' });
-    await ensureSearchAttributes(temporal.connection, 'default');
-    await temporal.close();
+    await stack.startStores();
     await Promise.all([stack.start('worker'), stack.start('api')]);
     say(`stack ready: API ${stack.apiUrl} (pid ${stack.pid('api')})`);
     printReport(await runAbuse(stack.apiUrl, stack.databaseUrl, stack.pid('api'), options));

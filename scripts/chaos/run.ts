@@ -5,13 +5,11 @@
 // (invariants.ts) against PostgreSQL, the workflows, `sigil envelope stuck` and the receiver.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { loadConfig } from '../../config/config.ts';
 import { Organization } from '../../db/entities/index.ts';
 import { createOrm, migrateToLatest } from '../../db/orm.ts';
 import { SCOPES } from '../../domain/scopes.ts';
@@ -21,11 +19,8 @@ import { createOrganization } from '../../services/organizations/create-organiza
 import { createTemplate } from '../../services/templates/create-template.ts';
 import { createWebhookEndpoint } from '../../services/webhooks/create-webhook-endpoint.ts';
 import { connectClient } from '../../temporal/connection.ts';
-import { provisionDevServer } from '../../temporal/provisioning/temporal-cli.ts';
-import { ensureSearchAttributes } from '../../temporal/search-attributes.ts';
 import { envelopeWorkflowId, projectionStatusQuery } from '../../workflows/contracts.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../demo/demo-pdf.ts';
-import { freePort } from '../ports.ts';
 import { type FaultRecord, inject, planFaults, seconds } from './faults.ts';
 import {
   type Attempt,
@@ -38,7 +33,7 @@ import {
 import { checkInvariants, type InvariantResult, type Observation } from './invariants.ts';
 import { seededRandom } from './random.ts';
 import { startChaosReceiver } from './receiver.ts';
-import { ChaosStack, type PartEvent } from './stack.ts';
+import { type ChaosStack, localChaosStack, type PartEvent } from './stack.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -134,30 +129,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   stopOnSignal(say);
   const runId = randomBytes(4).toString('hex');
   const random = seededRandom(options.seed);
-  const dataDir = await mkdtemp(join(tmpdir(), 'sigil-chaos-'));
-  // Run as root, PostgreSQL runs as the `postgres` user, which must be able to enter this directory.
-  await chmod(dataDir, 0o755);
-  const config = loadConfig({ ...process.env, SIGIL_ENV: 'development' });
   const receiver = await startChaosReceiver({
     random,
     refuseShare: options.refuseShare,
     dropShare: options.dropShare,
     ...(options.forgetDelivery ? { forgetAcknowledged: options.forgetDelivery } : {}),
   });
-  const devServer = await provisionDevServer({
-    cliPath: config.temporal.cliPath,
-    cacheDir: config.cacheDir,
-    log: say,
-  });
-  if (!devServer.path) {
-    throw new Error('the chaos run needs the Temporal CLI binary: run `npm run provision -- --dev-server`');
-  }
   const namespace = 'default';
-  const stack = new ChaosStack({
-    dataDir,
-    ports: { api: await freePort(), postgres: await freePort(), temporal: await freePort() },
-    temporalCli: devServer.path,
-    namespace,
+  const { stack, dataDir } = await localChaosStack({
+    run: 'the chaos run',
+    dataDirPrefix: 'sigil-chaos-',
     env: {
       // The integrator's signer requests and token fetches all come from 127.0.0.1.
       SIGNING_RATE_LIMIT_PER_MINUTE: '1000000',
@@ -176,10 +157,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     say(
       `data in ${dataDir}; API on ${stack.apiUrl}, PostgreSQL on ${stack.databaseUrl.split('@')[1]}, Temporal on ${stack.temporalAddress}`,
     );
-    await Promise.all([stack.startPostgres(), stack.startTemporal()]);
-    const temporal = await connectClient({ address: stack.temporalAddress, namespace });
-    await ensureSearchAttributes(temporal.connection, namespace);
-    await temporal.close();
+    await stack.startStores();
     const setup = await prepareOrganization(stack.databaseUrl, receiver.url);
     receiver.setSecret(setup.webhookSecret ?? '');
     say(

@@ -5,12 +5,17 @@
 // by itself (not killed by the run) is recorded and brought back.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../config/config.ts';
 import { type EmbeddedPostgresProcess, spawnEmbeddedPostgres } from '../../db/embedded-postgres-process.ts';
-import { portInUse } from '../ports.ts';
+import { connectClient } from '../../temporal/connection.ts';
+import { provisionDevServer } from '../../temporal/provisioning/temporal-cli.ts';
+import { ensureSearchAttributes } from '../../temporal/search-attributes.ts';
+import { freePort, portInUse } from '../ports.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -336,6 +341,15 @@ export class ChaosStack {
     await mkdir(this.logDir, { recursive: true });
   }
 
+  /** Starts PostgreSQL and Temporal together and registers Sigil's search attributes in the namespace. */
+  async startStores(): Promise<void> {
+    await Promise.all([this.startPostgres(), this.startTemporal()]);
+    const { namespace } = this.options;
+    const temporal = await connectClient({ address: this.temporalAddress, namespace });
+    await ensureSearchAttributes(temporal.connection, namespace);
+    await temporal.close();
+  }
+
   /** Stops everything: API and worker first, then Temporal, then PostgreSQL. */
   async stop(): Promise<void> {
     this.stopping = true;
@@ -354,4 +368,41 @@ export class ChaosStack {
     await this.stopPostgres().catch(() => {});
     for (const stream of this.logs.values()) stream.end();
   }
+}
+
+/**
+ * A stack of a run's own (the chaos and abuse runs, bench:scale): a fresh data directory under the system's
+ * temporary one, free ports, the default namespace and the Temporal CLI that provisioning finds or fetches;
+ * `run` names the run in the error when there is no CLI binary. The caller prepares, starts and stops it and
+ * removes `dataDir`.
+ */
+export async function localChaosStack(options: {
+  run: string;
+  dataDirPrefix: string;
+  env: Record<string, string>;
+  say: (line: string) => void;
+}): Promise<{ stack: ChaosStack; dataDir: string }> {
+  const dataDir = await mkdtemp(join(tmpdir(), options.dataDirPrefix));
+  // Run as root, the embedded PostgreSQL's initdb runs as another user, which must reach its directory inside.
+  await chmod(dataDir, 0o755);
+  const config = loadConfig({ ...process.env, SIGIL_ENV: 'development' });
+  const devServer = await provisionDevServer({
+    cliPath: config.temporal.cliPath,
+    cacheDir: config.cacheDir,
+    log: options.say,
+  });
+  if (!devServer.path) {
+    throw new Error(
+      `${options.run} needs the Temporal CLI binary: run \`npm run provision -- --dev-server\``,
+    );
+  }
+  const stack = new ChaosStack({
+    dataDir,
+    ports: { api: await freePort(), postgres: await freePort(), temporal: await freePort() },
+    temporalCli: devServer.path,
+    namespace: 'default',
+    env: options.env,
+    say: options.say,
+  });
+  return { stack, dataDir };
 }
