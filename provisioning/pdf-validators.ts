@@ -1,3 +1,14 @@
+// The two independent PDF signature validators the sealing tests check Sigil's seals with: poppler's `pdfsig`
+// (C++ on NSS) and pyHanko (Python), so a seal is judged by two implementations that share no code with
+// @libpdf/core or with each other.
+//   pdfsig:  PDFSIG_PATH, `pdfsig` on PATH, and when Sigil runs as root on a machine with apt-get, Debian's
+//            poppler-utils package installed there and then.
+//   pyHanko: PYHANKO_PATH, Sigil's cache (a virtualenv under <cache>/pyhanko/<version>/venv), and otherwise
+//            pyhanko and pyhanko-cli (pinned) installed from PyPI into that virtualenv with `python3 -m venv`
+//            and pip. A `pyhanko` on PATH is not used: what it reports depends on the pyhanko-certvalidator and
+//            cryptography releases next to it, and the tests are written against the pinned set.
+// `npm run provision -- --pdf-validators` (and `npm test`'s pretest) installs both; the tests only look, with
+// pdfValidatorPaths(). Anything missing is one error saying what to install or which variable to set.
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
