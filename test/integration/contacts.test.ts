@@ -24,8 +24,6 @@ beforeAll(async () => {
 });
 afterAll(() => harness?.close());
 
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
-
 interface ErrorBody {
   code: string;
   message: string;
