@@ -30,7 +30,7 @@ export class SignerForm {
 
   readonly #token: string;
   readonly #reload: () => Promise<void>;
-  readonly #words: { gone: string; network: string };
+  readonly #words: { gone: () => string; network: () => string };
   readonly #pending = new Map<string, unknown>();
   /** What the server holds for each field, so an unchanged value (a blur) is not saved again. */
   readonly #stored = new Map<string, unknown>();
@@ -42,7 +42,8 @@ export class SignerForm {
     view: SigningView,
     personalStamps: PersonalStampOffer[],
     reload: () => Promise<void>,
-    words: { gone: string; network: string },
+    /** The messages of a stamp that is gone and of a failed connection, in the page's language when said. */
+    words: { gone: () => string; network: () => string },
   ) {
     this.#token = token;
     this.#reload = reload;
@@ -162,10 +163,10 @@ export class SignerForm {
         await this.#reload();
       } else if (error instanceof SigningError && error.status === 404) {
         // Deleted meanwhile, or the session is no longer the recipient's: the offer is asked again.
-        this.errors[fieldId] = this.#words.gone;
+        this.errors[fieldId] = this.#words.gone();
         this.personalStamps = await fetchPersonalStamps(this.#token);
       } else {
-        this.errors[fieldId] = this.#words.network;
+        this.errors[fieldId] = this.#words.network();
       }
     }
   }
