@@ -4,24 +4,28 @@
 // team, deactivates (their session ends) and reactivates them, and withdraws another invitation. A custom role
 // is created with the permission checklist (Manage ticks View); its holder sees only the pages it opens, and
 // when the owner takes a permission away, the page becomes forbidden — naming the permission — and leaves the
-// navigation; a role in use cannot be deleted (the server's message is shown). Every screen passes axe-core's
+// navigation; a role in use cannot be deleted (the server's message is shown). The organization settings' choice to
+// attach the signed PDF to the completed email is saved and read back, in English and Hebrew. Every screen passes axe-core's
 // WCAG 2.1 AA rules; screenshots go to test/artifacts/web/.
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { Role } from '../../db/entities/index.ts';
+import { COMPLETED_EMAIL_ATTACHMENT_MAX_BYTES } from '../../domain/account.ts';
 import type { ApiHarness } from '../support/api.ts';
 import {
   emailedLink,
   eventually,
   expectAccessible,
+  signedInPage,
   signIn,
   signOut,
   submitSignIn,
   useAppBrowser,
   waitForPath,
 } from '../support/app-pages.ts';
-import { DESKTOP, type TestBrowser } from '../support/browser.ts';
+import { callAs } from '../support/app-requests.ts';
+import { DESKTOP, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
 import { signedInUser } from '../support/signed-in-user.ts';
 
 let harness: ApiHarness;
@@ -352,5 +356,58 @@ describe('the business app: administration', () => {
     await expectAccessible(page, 'role in use');
     await confirmDelete.getByRole('button', { name: 'Cancel' }).click();
     expect(await auditors.count()).toBe(1);
+  });
+  it('saves whether the completed email attaches the signed PDF, in English on a desktop and in Hebrew on a phone', async () => {
+    const owner = await signedInUser(harness, { role: 'owner', fullName: 'Avi Owner' });
+    const attaches = async () =>
+      (
+        await callAs<{ attachFinalPdfToCompletedEmail: boolean }>(
+          baseUrl,
+          owner,
+          'GET',
+          '/api/organization/settings',
+        )
+      ).attachFinalPdfToCompletedEmail;
+    expect(await attaches()).toBe(false);
+
+    const page = await signedInPage(browser, baseUrl, owner, DESKTOP, 'en');
+    await page.goto(`${baseUrl}/app/admin/settings`);
+    const attach = page.getByLabel('Attach the signed PDF to the completed email');
+    await eventually(() => attach.count()).toBe(1);
+    expect(await attach.isChecked()).toBe(false);
+    // The hint names the server's limit (domain/account.ts).
+    expect(await page.locator('#settings-attachFinalPdfToCompletedEmail-hint').textContent()).toContain(
+      `Up to ${COMPLETED_EMAIL_ATTACHMENT_MAX_BYTES / (1024 * 1024)} MB;`,
+    );
+    await attach.check();
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await eventually(() => page.locator('#settings-saved').textContent()).toContain(
+      'The settings are saved.',
+    );
+    expect(await attaches()).toBe(true);
+    await page.reload();
+    await eventually(() => attach.isChecked()).toBe(true);
+    await expectAccessible(page, 'settings with the attachment on');
+    await browser.screenshot(page, 'app-settings-attach-pdf-en-desktop');
+
+    for (const language of ['en', 'he'] as const) {
+      const phone = await signedInPage(browser, baseUrl, owner, PHONE, language);
+      await phone.goto(`${baseUrl}/app/admin/settings`);
+      const label =
+        language === 'he'
+          ? 'צירוף ה-PDF החתום להודעת הדוא"ל על ההשלמה'
+          : 'Attach the signed PDF to the completed email';
+      const checkbox = phone.getByLabel(label);
+      await eventually(() => checkbox.isChecked()).toBe(true);
+      await checkbox.scrollIntoViewIfNeeded();
+      expect(await pageWidth(phone), `settings ${language} phone`).toBeLessThanOrEqual(PHONE.width);
+      await browser.screenshot(phone, `app-settings-attach-pdf-${language}-phone`);
+      if (language === 'he') {
+        await checkbox.uncheck();
+        await phone.getByRole('button', { name: 'שמירת ההגדרות' }).click();
+        await eventually(() => phone.locator('#settings-saved').textContent()).toContain('ההגדרות נשמרו.');
+        expect(await attaches()).toBe(false);
+      }
+    }
   });
 });

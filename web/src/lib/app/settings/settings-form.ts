@@ -8,6 +8,7 @@ export interface SettingsValues {
   senderDisplayName: string;
   replyToEmail: string;
   emailFooter: string;
+  attachFinalPdfToCompletedEmail: boolean;
   mfaRequired: boolean;
   sessionTimeoutMinutes: string;
   defaultAuthenticationMethod: OrganizationSettings['defaultAuthenticationMethod'];
@@ -29,12 +30,19 @@ const NUMBERS = {
 } as const;
 type NumberField = keyof typeof NUMBERS;
 type TextField = 'senderDisplayName' | 'replyToEmail' | 'emailFooter' | 'consentText' | 'privacyNotice';
+type CheckField = 'mfaRequired' | 'attachFinalPdfToCompletedEmail';
+
+/**
+ * The values the hints name: the session timeout's bounds, and the largest final PDF the completed email attaches
+ * in megabytes (domain/account.ts's COMPLETED_EMAIL_ATTACHMENT_MAX_BYTES, which the settings e2e test compares).
+ */
+export const HINT_VALUES = { ...SESSION_TIMEOUT_MINUTES, megabytes: 10 };
 
 /** A field of the form: its value's name, its label's and hint's keys, and how it is typed. */
 export type SettingsField = { label: string; hint?: string } & (
   | { name: TextField; kind: 'text'; maxlength: number; rows?: number; email?: true }
   | { name: NumberField; kind: 'number' }
-  | { name: 'mfaRequired'; kind: 'check' }
+  | { name: CheckField; kind: 'check' }
   | { name: 'defaultAuthenticationMethod'; kind: 'select' }
 );
 
@@ -53,7 +61,7 @@ const hinted = (field: SettingsField): SettingsField => ({
   hint: key(`${field.label}Hint`),
 });
 
-/** The page's groups, in order. The session timeout's hint names its bounds (SESSION_TIMEOUT_MINUTES). */
+/** The page's groups, in order. The hints' values are HINT_VALUES. */
 export const SETTINGS_GROUPS: readonly SettingsGroup[] = [
   {
     legend: key('branding'),
@@ -61,6 +69,7 @@ export const SETTINGS_GROUPS: readonly SettingsGroup[] = [
       hinted({ name: 'senderDisplayName', kind: 'text', maxlength: 100, label: 'senderDisplayName' }),
       hinted({ name: 'replyToEmail', kind: 'text', maxlength: 254, email: true, label: 'replyToEmail' }),
       hinted({ name: 'emailFooter', kind: 'text', maxlength: 1000, rows: 3, label: 'emailFooter' }),
+      hinted({ name: 'attachFinalPdfToCompletedEmail', kind: 'check', label: 'attachFinalPdf' }),
     ],
   },
   {
@@ -101,6 +110,7 @@ export function settingsValues(settings: OrganizationSettings): SettingsValues {
     senderDisplayName: text(settings.senderDisplayName),
     replyToEmail: text(settings.replyToEmail),
     emailFooter: text(settings.emailFooter),
+    attachFinalPdfToCompletedEmail: settings.attachFinalPdfToCompletedEmail,
     mfaRequired: settings.mfaRequired,
     sessionTimeoutMinutes: number(settings.sessionTimeoutMinutes ?? SESSION_TIMEOUT_MINUTES.default),
     defaultAuthenticationMethod: settings.defaultAuthenticationMethod,
@@ -134,6 +144,7 @@ export function settingsRequest(values: SettingsValues): UpdateOrganizationSetti
     senderDisplayName: values.senderDisplayName,
     replyToEmail: values.replyToEmail.trim() === '' ? null : values.replyToEmail,
     emailFooter: values.emailFooter,
+    attachFinalPdfToCompletedEmail: values.attachFinalPdfToCompletedEmail,
     mfaRequired: values.mfaRequired,
     sessionTimeoutMinutes: Number(values.sessionTimeoutMinutes.trim()),
     defaultAuthenticationMethod: values.defaultAuthenticationMethod,
