@@ -8,9 +8,8 @@ import type { PDFDocumentProxy, TextItem } from 'pdfjs-dist/types/src/display/ap
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EnvelopeFieldValue, Organization, StoredFile } from '../../db/entities/index.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
-import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
 import { createTemplate } from '../../services/templates/create-template.ts';
-import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
+import { type ApiHarness, newIntegrator, openApiHarness, sentEnvelope } from '../support/api.ts';
 import { encodeGreyJpeg } from '../support/jpeg.ts';
 import { encodePng } from '../support/png.ts';
 
@@ -54,26 +53,6 @@ async function integrator(language: 'en' | 'he') {
     publish: true,
   });
   return { acme, templateId: template.id, headers: await acme.auth() };
-}
-
-async function sentEnvelope(acme: Integrator, templateId: string, headers: { authorization: string }) {
-  const created = await harness.app.inject({
-    method: 'POST',
-    url: '/api/v1/envelopes/from-template',
-    headers,
-    payload: {
-      title: 'Uploads agreement',
-      workflowType: 'Sequential',
-      templateId,
-      recipients: [{ roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', signingOrder: 1 }],
-    },
-  });
-  expect(created.statusCode, created.body).toBe(201);
-  const id = created.json().id as string;
-  const sent = await harness.app.inject({ method: 'POST', url: `/api/v1/envelopes/${id}/send`, headers });
-  expect(sent.statusCode, sent.body).toBe(200);
-  const [link] = await issueSigningLinks(harness.ctx, acme.organizationId, id);
-  return { id, token: link?.url.split('/sign/')[1] as string };
 }
 
 function signer(method: 'GET' | 'PUT' | 'POST', url: string, payload?: unknown) {
@@ -148,8 +127,19 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
 describe('File upload and Image upload fields', () => {
   it('saves both uploads, refuses a wrong one, attaches the file to the final PDF and lists both in the audit trail', async () => {
     const { acme, templateId, headers } = await integrator('en');
-    const envelope = await sentEnvelope(acme, templateId, headers);
-    const ids = await fieldIds(envelope.token);
+    const envelope = await sentEnvelope(
+      harness,
+      { organizationId: acme.organizationId, headers: headers },
+      {
+        title: 'Uploads agreement',
+        workflowType: 'Sequential',
+        templateId: templateId,
+        recipients: [
+          { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', signingOrder: 1 },
+        ],
+      },
+    );
+    const ids = await fieldIds(envelope.tokenOf());
 
     // A contract of almost 4 MB and a 1.5 MB photo: more than the old 6 MB body limit once in base64.
     const base = await buildDemoPdf('Contract copy');
@@ -168,7 +158,7 @@ describe('File upload and Image upload fields', () => {
       .count(StoredFile, { organizationId: acme.organizationId });
 
     // Wrong: a PNG sent as a JPEG, next to good values: 400, nothing saved, no file stored.
-    const wrong = await signer('PUT', `/api/signing/${envelope.token}/fields`, {
+    const wrong = await signer('PUT', `/api/signing/${envelope.tokenOf()}/fields`, {
       values: [
         { fieldDefinitionId: ids['Client name'], value: 'Dana Levi' },
         {
@@ -201,14 +191,14 @@ describe('File upload and Image upload fields', () => {
       upload(photo, 'id/photo.jpg', 'image/jpeg'),
       upload(contract, 'c.pdf', 'application/pdf'),
     ]) {
-      const refused = await signer('PUT', `/api/signing/${envelope.token}/fields`, {
+      const refused = await signer('PUT', `/api/signing/${envelope.tokenOf()}/fields`, {
         values: [{ fieldDefinitionId: ids['Photo ID'], value }],
       });
       expect(refused.statusCode).toBe(400);
       expect(refused.json().error.details[0].message).toMatch(/^Photo ID: /);
     }
 
-    const saved = await signer('PUT', `/api/signing/${envelope.token}/fields`, {
+    const saved = await signer('PUT', `/api/signing/${envelope.tokenOf()}/fields`, {
       values: [
         { fieldDefinitionId: ids['Client name'], value: 'Dana Levi' },
         {
@@ -240,7 +230,7 @@ describe('File upload and Image upload fields', () => {
     expect(stored).toMatchObject({ organizationId: acme.organizationId, contentType: 'application/pdf' });
     expect(Buffer.compare(Buffer.from(stored.content), contract)).toBe(0);
 
-    const done = await signer('POST', `/api/signing/${envelope.token}/complete`, { consent: true });
+    const done = await signer('POST', `/api/signing/${envelope.tokenOf()}/complete`, { consent: true });
     expect(done.statusCode, done.body).toBe(200);
     await waitForStatus(headers, envelope.id, 'Completed');
 
@@ -275,10 +265,21 @@ describe('File upload and Image upload fields', () => {
 
   it('renders the audit trail and the footers in Hebrew for a Hebrew organization', async () => {
     const { acme, templateId, headers } = await integrator('he');
-    const envelope = await sentEnvelope(acme, templateId, headers);
-    const ids = await fieldIds(envelope.token);
+    const envelope = await sentEnvelope(
+      harness,
+      { organizationId: acme.organizationId, headers: headers },
+      {
+        title: 'Uploads agreement',
+        workflowType: 'Sequential',
+        templateId: templateId,
+        recipients: [
+          { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', signingOrder: 1 },
+        ],
+      },
+    );
+    const ids = await fieldIds(envelope.tokenOf());
     const contract = Buffer.from(await buildDemoPdf('Contract copy'));
-    const saved = await signer('PUT', `/api/signing/${envelope.token}/fields`, {
+    const saved = await signer('PUT', `/api/signing/${envelope.tokenOf()}/fields`, {
       values: [
         { fieldDefinitionId: ids['Client name'], value: 'דנה לוי' },
         {
@@ -293,7 +294,7 @@ describe('File upload and Image upload fields', () => {
     });
     expect(saved.statusCode, saved.body.slice(0, 500)).toBe(200);
     expect(
-      (await signer('POST', `/api/signing/${envelope.token}/complete`, { consent: true })).statusCode,
+      (await signer('POST', `/api/signing/${envelope.tokenOf()}/complete`, { consent: true })).statusCode,
     ).toBe(200);
     await waitForStatus(headers, envelope.id, 'Completed');
 
