@@ -10,7 +10,7 @@
 // the verification) send with `sendAccountEmailLater`, after answering: an SMTP round trip for a known address
 // only would otherwise show in the time of the answer.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Organization } from '../../db/entities/index.ts';
+import { type AppUser, Organization } from '../../db/entities/index.ts';
 import { deliver, deliveryContext, routeFor } from '../../notifications/deliver.ts';
 import { NotificationError } from '../../notifications/errors.ts';
 import { type AccountEmailKind, renderAccountEmail, senderName } from '../../notifications/messages.ts';
@@ -51,6 +51,24 @@ export function accountLink(
 ): string {
   const base = `${config.publicBaseUrl.replace(/\/+$/, '')}/app/${page}`;
   return token === undefined ? base : `${base}?token=${encodeURIComponent(token)}`;
+}
+
+/** The account email `kind` to `user`, in their language, branded by their organization, carrying `link`. */
+export async function accountEmailTo(
+  em: EntityManager,
+  user: Pick<AppUser, 'email' | 'fullName' | 'language' | 'organizationId'>,
+  kind: AccountEmailKind,
+  link: string,
+): Promise<AccountEmail> {
+  const organization = await em.findOneOrFail(Organization, { id: user.organizationId });
+  return {
+    kind,
+    to: user.email,
+    fullName: user.fullName,
+    language: user.language === 'he' ? 'he' : 'en',
+    organization,
+    link,
+  };
 }
 
 /**

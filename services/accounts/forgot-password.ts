@@ -2,9 +2,8 @@
 // (one hour; earlier links stop working), at most one a minute. Every address gets the same answer, known or
 // not: nothing tells whether it has an account. The email is the caller's to send, after answering
 // (sendAccountEmailLater), so its sending does not show in the time of the answer.
-import { Organization } from '../../db/entities/index.ts';
 import type { ServiceContext } from '../context.ts';
-import { type AccountEmail, accountLink } from './account-emails.ts';
+import { type AccountEmail, accountEmailTo, accountLink } from './account-emails.ts';
 import { issueAccountToken } from './account-tokens.ts';
 import { findUserByEmail } from './account-users.ts';
 import { takeEmailSlot } from './login-throttle.ts';
@@ -28,15 +27,12 @@ export async function forgotPassword(
     ipAddress: meta.ipAddress,
   });
   await ctx.em.flush();
-  const organization = await ctx.em.findOneOrFail(Organization, { id: user.organizationId });
   return {
-    email: {
-      kind: 'reset_password',
-      to: user.email,
-      fullName: user.fullName,
-      language: user.language === 'he' ? 'he' : 'en',
-      organization,
-      link: accountLink(ctx.config, 'reset-password', token),
-    },
+    email: await accountEmailTo(
+      ctx.em,
+      user,
+      'reset_password',
+      accountLink(ctx.config, 'reset-password', token),
+    ),
   };
 }

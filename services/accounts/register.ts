@@ -9,12 +9,12 @@
 // answering (sendAccountEmailLater).
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { z } from 'zod';
-import { type AppUser, Organization } from '../../db/entities/index.ts';
+import type { AppUser, Organization } from '../../db/entities/index.ts';
 import type { RegisterRequest } from '../../domain/account.ts';
 import type { ServiceContext } from '../context.ts';
 import { createOrganization } from '../organizations/create-organization.ts';
 import { hashPassword } from '../security/passwords.ts';
-import { type AccountEmail, accountLink } from './account-emails.ts';
+import { type AccountEmail, accountEmailTo, accountLink } from './account-emails.ts';
 import { issueAccountToken } from './account-tokens.ts';
 import { addOwner, findUserByEmail, requirePasswordNotEmail } from './account-users.ts';
 import { takeEmailSlot } from './login-throttle.ts';
@@ -88,13 +88,5 @@ function isEmailTaken(error: unknown): boolean {
 async function noticeExisting(ctx: ServiceContext, user: AppUser | null): Promise<AccountEmail | null> {
   if (user?.status !== 'active') return null;
   if (!(await takeEmailSlot(ctx, 'registration_attempt', user.email))) return null;
-  const organization = await ctx.em.findOneOrFail(Organization, { id: user.organizationId });
-  return {
-    kind: 'registration_attempt',
-    to: user.email,
-    fullName: user.fullName,
-    language: user.language === 'he' ? 'he' : 'en',
-    organization,
-    link: accountLink(ctx.config, 'sign-in'),
-  };
+  return accountEmailTo(ctx.em, user, 'registration_attempt', accountLink(ctx.config, 'sign-in'));
 }

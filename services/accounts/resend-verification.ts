@@ -2,9 +2,8 @@
 // verified yet (earlier links stop working), at most one a minute. Every address gets the same answer,
 // known or not, verified or not: nothing tells whether it has an account. The email is the caller's to send,
 // after answering (sendAccountEmailLater).
-import { Organization } from '../../db/entities/index.ts';
 import type { ServiceContext } from '../context.ts';
-import { type AccountEmail, accountLink } from './account-emails.ts';
+import { type AccountEmail, accountEmailTo, accountLink } from './account-emails.ts';
 import { issueAccountToken } from './account-tokens.ts';
 import { findUserByEmail } from './account-users.ts';
 import { takeEmailSlot } from './login-throttle.ts';
@@ -19,15 +18,7 @@ export async function resendVerification(
   if (!allowed || user?.status !== 'active' || user.emailVerifiedAt) return { email: null };
   const token = await issueAccountToken(ctx, user.id, 'verify_email');
   await ctx.em.flush();
-  const organization = await ctx.em.findOneOrFail(Organization, { id: user.organizationId });
   return {
-    email: {
-      kind: 'verify_email',
-      to: user.email,
-      fullName: user.fullName,
-      language: user.language === 'he' ? 'he' : 'en',
-      organization,
-      link: accountLink(ctx.config, 'verify-email', token),
-    },
+    email: await accountEmailTo(ctx.em, user, 'verify_email', accountLink(ctx.config, 'verify-email', token)),
   };
 }
