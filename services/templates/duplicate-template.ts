@@ -10,6 +10,7 @@ import {
 import type { DataContext } from '../context.ts';
 import { parseInput } from '../validation.ts';
 import { addTemplateRows, flushNewTemplate, templateRows } from './create-template.ts';
+import { placementOf } from './field-placement.ts';
 import { findTemplateVersion, pagesOf, type TemplateActor, templateDetail } from './template-versions.ts';
 
 const COPY_SUFFIX = ' (copy)';
@@ -48,13 +49,7 @@ export async function duplicateTemplate(
         signingOrder: role.signingOrder,
       })),
       fields: fields.map((field) => ({
-        type: field.type,
-        label: field.label,
-        page: field.page,
-        x: field.x,
-        y: field.y,
-        width: field.width,
-        height: field.height,
+        ...placementOf(field),
         role: roleNames.get(field.roleId) as string,
         required: field.required,
         options: field.options ?? undefined,
