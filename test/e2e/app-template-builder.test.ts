@@ -558,4 +558,73 @@ describe('the template builder', () => {
       await browser.screenshot(shown, `app-templates-builder-${language}-${device}`);
     }
   });
+  it('saves whether recipients may assign someone else to sign with the definition, one step of the history', async () => {
+    const owner = await signedInUser(harness, { role: 'owner', fullName: 'Dana Levi' });
+    const pdfBase64 = Buffer.from(await buildDemoPdf('Consent form', 1)).toString('base64');
+    const draft = await call<TemplateDetail>(owner, 'POST', '/api/templates', {
+      name: 'Consent form',
+      pdfBase64,
+    });
+    await call(owner, 'PUT', `/api/templates/${draft.id}/definition`, {
+      roles: [{ name: 'Client', required: true, defaultRecipientType: 'Signer', signingOrder: 1 }],
+      fields: [
+        {
+          type: 'Signature',
+          role: 'Client',
+          label: 'Signature',
+          page: 1,
+          x: 56,
+          y: 640,
+          width: 180,
+          height: 50,
+          required: true,
+        },
+      ],
+    });
+    expect((await detailOf(owner, draft.id)).allowDelegation).toBe(false);
+
+    const page = await signedInPage(browser, baseUrl, owner, DESKTOP, 'en');
+    await page.goto(`${baseUrl}/app/templates/${draft.id}`);
+    const allow = page.getByLabel('Recipients may assign someone else to sign');
+    await eventually(() => allow.count()).toBe(1);
+    expect(await allow.isChecked()).toBe(false);
+    const save = page.getByRole('button', { name: 'Save', exact: true });
+    expect(await save.isDisabled()).toBe(true);
+    await allow.check();
+    // A change like any other: unsaved until saved, undone and redone with the buttons.
+    await eventually(() => save.isDisabled()).toBe(false);
+    await page.getByRole('button', { name: 'Undo', exact: true }).click();
+    await eventually(() => allow.isChecked()).toBe(false);
+    await eventually(() => save.isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Redo', exact: true }).click();
+    await eventually(() => allow.isChecked()).toBe(true);
+    await save.click();
+    await eventually(() => page.getByText('Saved.', { exact: true }).count()).toBe(1);
+    const saved = await detailOf(owner, draft.id);
+    expect(saved.allowDelegation).toBe(true);
+    expect(saved.fields.map((placed) => [placed.type, placed.role, placed.label])).toEqual([
+      ['Signature', 'Client', 'Signature'],
+    ]);
+    await page.reload();
+    await eventually(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Consent form');
+    await eventually(() => allow.isChecked()).toBe(true);
+    await allow.scrollIntoViewIfNeeded();
+    await expectAccessible(page, 'builder with delegation allowed');
+    await browser.screenshot(page, 'app-templates-delegation-en-desktop');
+
+    for (const [language, viewport, device] of [
+      ['he', DESKTOP, 'desktop'],
+      ['he', PHONE, 'phone'],
+    ] as const) {
+      const shown = await signedInPage(browser, baseUrl, owner, viewport, language);
+      await shown.goto(`${baseUrl}/app/templates/${draft.id}`);
+      const hebrew = shown.getByLabel('נמענים רשאים להעביר את החתימה לאדם אחר');
+      await eventually(() => hebrew.isChecked()).toBe(true);
+      // On a phone the builder is read-only: the choice is shown, not changed.
+      expect(await hebrew.isDisabled()).toBe(device === 'phone');
+      await hebrew.scrollIntoViewIfNeeded();
+      expect(await pageWidth(shown), `builder ${language} ${device}`).toBeLessThanOrEqual(viewport.width);
+      await browser.screenshot(shown, `app-templates-delegation-${language}-${device}`);
+    }
+  });
 });

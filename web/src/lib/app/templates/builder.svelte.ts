@@ -45,11 +45,14 @@ const HISTORY_LIMIT = 200;
 interface Snapshot {
   roles: BuilderRole[];
   fields: BuilderField[];
+  allowDelegation: boolean;
 }
 
 export class TemplateBuilder {
   roles = $state<BuilderRole[]>([]);
   fields = $state<BuilderField[]>([]);
+  /** Whether recipients of envelopes sent from the template may hand their part to another person. */
+  allowDelegation = $state(false);
   /** Keys of the selected fields. */
   selected = $state<string[]>([]);
   /** The key of the role new fields go to. */
@@ -71,6 +74,8 @@ export class TemplateBuilder {
     const { roles, fields } = documentOf(detail);
     this.roles = roles;
     this.fields = fields;
+    // A one-off send's document (send/one-off.svelte.ts) is not a template's: it carries no choice.
+    this.allowDelegation = detail.allowDelegation === true;
     this.pages = detail.pages.map((page) => ({ ...page }));
     this.selected = [];
     this.activeRole = roles[0]?.key ?? '';
@@ -87,12 +92,22 @@ export class TemplateBuilder {
   }
 
   serialized(): string {
-    return JSON.stringify({ roles: this.roles, fields: this.fields } satisfies Snapshot);
+    return JSON.stringify({
+      roles: this.roles,
+      fields: this.fields,
+      allowDelegation: this.allowDelegation,
+    } satisfies Snapshot);
   }
 
-  /** The request that saves the document: roles and fields by role name, in order. */
+  /** The request that saves the document: roles and fields by role name, in order, and the delegation choice. */
   definition(): SaveTemplateDefinitionRequest {
-    return definitionOf(this.roles, this.fields);
+    return { ...definitionOf(this.roles, this.fields), allowDelegation: this.allowDelegation };
+  }
+
+  /** Allows or forbids delegation: one step of the history. */
+  setAllowDelegation(allow: boolean): void {
+    this.allowDelegation = allow;
+    this.commit();
   }
 
   // ---- History ----------------------------------------------------------------------------------------------
@@ -126,6 +141,7 @@ export class TemplateBuilder {
     const snapshot = JSON.parse(state) as Snapshot;
     this.roles = snapshot.roles;
     this.fields = snapshot.fields;
+    this.allowDelegation = snapshot.allowDelegation;
     const keys = new Set(this.fields.map((field) => field.key));
     this.selected = this.selected.filter((key) => keys.has(key));
     if (!this.roles.some((role) => role.key === this.activeRole)) this.activeRole = this.roles[0]?.key ?? '';
