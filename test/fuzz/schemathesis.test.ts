@@ -38,6 +38,7 @@ import { createTemplate } from '../../services/templates/create-template.ts';
 import { createWebhookEndpoint } from '../../services/webhooks/create-webhook-endpoint.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { buildTestApp, listenLocally, productionConfig } from '../support/api.ts';
+import { bearer, callAs } from '../support/app-requests.ts';
 import { openTestContext, type TestContext, TWO_SIGNERS } from '../support/context.ts';
 import { failedDocument } from '../support/documents.ts';
 import { encodePng } from '../support/png.ts';
@@ -137,28 +138,6 @@ afterAll(async () => {
 // Resources
 // ---------------------------------------------------------------------------------------------------------
 
-async function call(
-  method: 'GET' | 'POST',
-  path: string,
-  options: { body?: unknown; headers?: Record<string, string>; expect?: number } = {},
-): Promise<Record<string, unknown>> {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...options.headers,
-    },
-    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-  });
-  const text = await response.text();
-  const expected = options.expect ?? (method === 'POST' ? [200, 201, 202] : [200]);
-  if (!([] as number[]).concat(expected).includes(response.status)) {
-    throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
-  }
-  return text ? (JSON.parse(text) as Record<string, unknown>) : {};
-}
-
 interface Created {
   id: string;
   externalReference: string;
@@ -168,13 +147,17 @@ interface Created {
 async function envelope(options: { sandbox?: boolean; send?: boolean } = {}): Promise<Created> {
   const headers = options.sandbox ? SANDBOX : {};
   const externalReference = `FUZZ-${randomUUID().slice(0, 8)}`;
-  const created = await call('POST', '/api/v1/envelopes/from-template', {
-    headers,
-    expect: 201,
-    body: { title: 'Fuzzed agreement', templateId, recipients: TWO_SIGNERS, externalReference },
-  });
+  const created = await callAs<Record<string, unknown>>(
+    baseUrl,
+    bearer(token),
+    'POST',
+    '/api/v1/envelopes/from-template',
+    { title: 'Fuzzed agreement', templateId, recipients: TWO_SIGNERS, externalReference },
+    { headers, status: 201 },
+  );
   const id = created.id as string;
-  if (options.send) await call('POST', `/api/v1/envelopes/${id}/send`, { headers });
+  if (options.send)
+    await callAs(baseUrl, bearer(token), 'POST', `/api/v1/envelopes/${id}/send`, undefined, { headers });
   const recipientIds = (created.recipients as { id: string }[]).map((recipient) => recipient.id);
   return { id, externalReference, recipientIds };
 }
@@ -286,7 +269,7 @@ async function createResources(): Promise<{
     Expired: simulatedExpired,
     Cancelled: simulatedCancelled,
   };
-  await call('POST', `/api/v1/sandbox/envelopes/${sandboxCompleted.id}/Completed`);
+  await callAs(baseUrl, bearer(token), 'POST', `/api/v1/sandbox/envelopes/${sandboxCompleted.id}/Completed`);
 
   // Webhooks: an endpoint on a local receiver (created as the operator CLI does; private addresses are allowed
   // for the test environment's worker) and one delivery through the API.
@@ -294,7 +277,14 @@ async function createResources(): Promise<{
     organizationId,
     url: `${receiver.url}/hooks/fuzz`,
   });
-  const delivery = await call('POST', `/api/v1/webhooks/${endpoint.id}/test`, { expect: 202 });
+  const delivery = await callAs(
+    baseUrl,
+    bearer(token),
+    'POST',
+    `/api/v1/webhooks/${endpoint.id}/test`,
+    undefined,
+    { status: 202 },
+  );
 
   const id = (created: Created, headers?: Record<string, string>) => ({
     path: { id: created.id },
@@ -400,7 +390,7 @@ async function createResources(): Promise<{
   // cancelled ones to delete. The envelopes of the public API's operations above are none of these.
   const cancelledEnvelope = async () => {
     const created = await envelope({ send: true });
-    await call('POST', `/api/v1/envelopes/${created.id}/cancel`, { body: {} });
+    await callAs(baseUrl, bearer(token), 'POST', `/api/v1/envelopes/${created.id}/cancel`, {});
     return created;
   };
   const toArchive = [await cancelledEnvelope(), await cancelledEnvelope(), await cancelledEnvelope()];
