@@ -42,21 +42,32 @@ async function rowOf(ctx: DataContext, kind: ProviderKind) {
   return ctx.em.findOne(NotificationProviderSetting, { kind });
 }
 
+/** Where stored settings came from: the database, when and by whom they were last saved. */
+function storedOrigin(row: NotificationProviderSetting) {
+  return {
+    source: 'database' as const,
+    updatedAt: row.updatedAt.toISOString(),
+    updatedBy: row.updatedByEmail ?? null,
+  };
+}
+
+/** Whether the stored settings hold a secret (only that: the secret itself is never shown). */
+const secretSet = (row: NotificationProviderSetting) =>
+  row.secretEncrypted !== null && row.secretEncrypted !== undefined;
+
 /** What SMTP uses now: the stored settings, else the environment's (never the password: only whether set). */
 export async function smtpSettings(ctx: ProvidersContext): Promise<SmtpSettingsView> {
   const row = await rowOf(ctx, 'smtp');
   if (row) {
     const stored = row.settings as unknown as StoredSmtpSettings;
     return {
-      source: 'database',
-      updatedAt: row.updatedAt.toISOString(),
-      updatedBy: row.updatedByEmail ?? null,
+      ...storedOrigin(row),
       host: stored.host,
       port: stored.port,
       secure: stored.secure,
       user: stored.user,
       from: stored.from,
-      passwordSet: row.secretEncrypted !== null && row.secretEncrypted !== undefined,
+      passwordSet: secretSet(row),
     };
   }
   const email = ctx.config.notifications?.email ?? null;
@@ -111,13 +122,11 @@ export async function twilioChannelSettings(
   if (row) {
     const stored = row.settings as unknown as StoredTwilioSettings;
     return {
-      source: 'database',
-      updatedAt: row.updatedAt.toISOString(),
-      updatedBy: row.updatedByEmail ?? null,
+      ...storedOrigin(row),
       accountSid: stored.accountSid,
       from: stored.from,
       apiBaseUrl: stored.apiBaseUrl,
-      authTokenSet: row.secretEncrypted !== null && row.secretEncrypted !== undefined,
+      authTokenSet: secretSet(row),
     };
   }
   const twilio = ctx.config.notifications?.twilio ?? null;
