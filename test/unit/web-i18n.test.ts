@@ -104,6 +104,7 @@ describe('web app catalogs', () => {
     for (const key of used) expect(keys, key).toContain(key);
     // Keys built from a value: every value has its message.
     expect([...prefixes].sort()).toEqual([
+      'account.mfa.',
       'backoffice.templates.about.',
       'backoffice.templates.kind.',
       'backoffice.templates.variable.',
@@ -114,6 +115,8 @@ describe('web app catalogs', () => {
       'documents.channel.',
       'documents.workflowType.',
       'languages.',
+      'reports.',
+      'reports.range.',
       'send.workflowHint.',
       'signer.complete.',
       'signer.instructions.',
@@ -154,5 +157,15 @@ describe('web app catalogs', () => {
     for (const waiting of ['waitingFields', 'waitingConsent', 'waitingDocument', 'waitingSave'])
       expect(keys).toContain(`signer.complete.${waiting}`);
     for (const action of ['approve', 'view']) expect(keys).toContain(`signer.instructions.${action}`);
+    // The profile's two-step actions; the reports page's range fields and its breakdowns' words.
+    for (const action of ['regenerate', 'disable']) expect(keys).toContain(`account.mfa.${action}`);
+    for (const field of ['from', 'to']) expect(keys).toContain(`reports.range.${field}`);
+    for (const [words, first, none] of [
+      ['bySender', 'sender', 'publicApi'],
+      ['byTeam', 'team', 'none'],
+      ['byTemplate', 'template', 'none'],
+    ]) {
+      for (const word of ['title', first, none]) expect(keys).toContain(`reports.${words}.${word}`);
+    }
   });
 });
