@@ -124,20 +124,23 @@ async function attachments(pdf: PDFDocumentProxy): Promise<Map<string, Uint8Arra
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
+/** The request of a Sequential envelope with the Client as its one signer. */
+function uploadsAgreement(templateId: string) {
+  return {
+    title: 'Uploads agreement',
+    workflowType: 'Sequential',
+    templateId,
+    recipients: [{ roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', signingOrder: 1 }],
+  };
+}
+
 describe('File upload and Image upload fields', () => {
   it('saves both uploads, refuses a wrong one, attaches the file to the final PDF and lists both in the audit trail', async () => {
     const { acme, templateId, headers } = await integrator('en');
     const envelope = await sentEnvelope(
       harness,
-      { organizationId: acme.organizationId, headers: headers },
-      {
-        title: 'Uploads agreement',
-        workflowType: 'Sequential',
-        templateId: templateId,
-        recipients: [
-          { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', signingOrder: 1 },
-        ],
-      },
+      { organizationId: acme.organizationId, headers },
+      uploadsAgreement(templateId),
     );
     const ids = await fieldIds(envelope.tokenOf());
 
@@ -267,15 +270,8 @@ describe('File upload and Image upload fields', () => {
     const { acme, templateId, headers } = await integrator('he');
     const envelope = await sentEnvelope(
       harness,
-      { organizationId: acme.organizationId, headers: headers },
-      {
-        title: 'Uploads agreement',
-        workflowType: 'Sequential',
-        templateId: templateId,
-        recipients: [
-          { roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com', signingOrder: 1 },
-        ],
-      },
+      { organizationId: acme.organizationId, headers },
+      uploadsAgreement(templateId),
     );
     const ids = await fieldIds(envelope.tokenOf());
     const contract = Buffer.from(await buildDemoPdf('Contract copy'));
