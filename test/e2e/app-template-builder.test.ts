@@ -271,7 +271,7 @@ describe('the template builder', () => {
     await page.locator('#field-label').fill('Parking');
     await page.locator('#field-label').press('Tab');
     await page.getByRole('button', { name: 'Undo', exact: true }).click();
-    await eventually(() => page.locator('#field-label').inputValue()).toBe('Dropdown 1');
+    await eventually(() => page.locator('#field-label').inputValue()).toBe('Dropdown');
     await page.getByRole('button', { name: 'Undo', exact: true }).click();
     await eventually(() => page.locator('#field-options').inputValue()).toBe('');
     await page.getByRole('button', { name: 'Redo', exact: true }).click();
@@ -608,6 +608,28 @@ describe('the template builder', () => {
     await page.reload();
     await eventually(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Consent form');
     await eventually(() => allow.isChecked()).toBe(true);
+
+    // A new field is named by its type, numbered only when repeated; a role's new name shows at once on its card
+    // and wherever the builder names it.
+    for (let placedDates = 1; placedDates <= 2; placedDates += 1) {
+      await page.locator('.palette-item[data-type="Date"]').click();
+      await eventually(() => page.locator('.field[data-type="Date"]').count()).toBe(placedDates);
+    }
+    const roleCard = page.locator('.role').first();
+    expect(await roleCard.locator('legend').textContent()).toContain('Client');
+    await roleCard.getByLabel('Name', { exact: true }).fill('Tenant');
+    await eventually(() => roleCard.locator('legend').textContent()).toContain('Tenant');
+    expect(await roleCard.locator('legend').textContent()).not.toContain('Role 1');
+    expect(await page.locator('#active-role option').allTextContents()).toEqual(['Tenant']);
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await eventually(async () => (await detailOf(owner, draft.id)).roles.map((role) => role.name)).toEqual([
+      'Tenant',
+    ]);
+    expect((await detailOf(owner, draft.id)).fields.map((placed) => placed.label)).toEqual([
+      'Signature',
+      'Date',
+      'Date 2',
+    ]);
     await allow.scrollIntoViewIfNeeded();
     await expectAccessible(page, 'builder with delegation allowed');
     await browser.screenshot(page, 'app-templates-delegation-en-desktop');

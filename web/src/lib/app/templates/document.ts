@@ -64,6 +64,25 @@ export function nextKey(prefix: string): string {
   return `${prefix}${counter}`;
 }
 
+/**
+ * A new field's label: its type's name in the page's language ("Date", "תאריך"), numbered only when the document
+ * already has a field of that type ("Date 2", the first keeping "Date"), with the first number no field of the
+ * type has taken. `numbered` words a number with the name (the catalog's `templates.builder.defaultLabel`).
+ */
+export function newFieldLabel(
+  fields: readonly Pick<BuilderField, 'type' | 'label'>[],
+  type: FieldType,
+  name: string,
+  numbered: (number: number) => string,
+): string {
+  const same = fields.filter((field) => field.type === type);
+  if (same.length === 0) return name;
+  const labels = new Set(same.map((field) => field.label.trim()));
+  let number = 2;
+  while (labels.has(numbered(number))) number += 1;
+  return numbered(number);
+}
+
 export function copyOf<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
