@@ -21,7 +21,7 @@ export type DocumentListItem = z.output<typeof schemas.DocumentListItem>;
 export type DocumentFilters = z.output<typeof schemas.DocumentFilters>;
 export type DocumentDetail = z.output<typeof schemas.DocumentDetail>;
 export type DocumentRecipient = z.output<typeof schemas.DocumentRecipient>;
-export type DocumentEvent = z.output<typeof schemas.DocumentEvent>;
+export type { DocumentEvent } from './documents/timeline-events.ts';
 export type DocumentLive = z.output<typeof schemas.DocumentLive>;
 export type DocumentActions = z.output<typeof schemas.DocumentActions>;
 

@@ -1,8 +1,13 @@
 // The words of an envelope's audit events in the business app (the envelope page's timeline, the dashboard's
 // recent activity): each event type the envelope's workflow, its record and its recipients' links write has
 // its catalog key (web/src/lib/i18n), with the names and dates the line needs; anything else reads "Event <type>".
+// Plain TypeScript with no $lib import, so the root tsc and vitest read it as well as the web build.
+import type { z } from 'zod';
+import type { DocumentEvent as DocumentEventSchema } from '../../../../../domain/document.ts';
 import type { SigningDocument } from '../../../../../domain/signing.ts';
-import type { DocumentEvent } from '../documents.ts';
+
+/** One event of an envelope's timeline, as GET /api/documents/{id} gives it. */
+export type DocumentEvent = z.output<typeof DocumentEventSchema>;
 
 /** The timeline's words for each audit event the envelope's workflow and its record write. */
 const EVENT_KEYS: Record<string, string> = {
