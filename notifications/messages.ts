@@ -77,16 +77,29 @@ export function renderEmail(message: Message, template?: TemplateTexts | null): 
   const language = notificationLanguage(message.language);
   const t = translator(language);
   if (template?.subject && template.body) {
+    const values = messageValues(message);
     return renderTemplateEmail(
       language,
       template,
-      messageValues(message),
+      values,
       message.branding,
       buttonOf(message, t),
+      finalPdfNotes(message, t, values),
     );
   }
   const values = baseValues(message);
   return composeEmail(language, t, values, emailParts(message, t, values), message.branding);
+}
+
+/**
+ * The sentence about the final PDF of a completed email — attached, or too large to attach — that every
+ * completed email carries, built-in or stored texts alike (a stored template cannot know the size).
+ */
+function finalPdfNotes(message: Message, t: Translate, values: Record<string, string>): string[] {
+  if (message.kind !== 'completed' || !message.finalPdf) return [];
+  return message.finalPdf.attached
+    ? [t('completed.attached', values)]
+    : [t('completed.tooLarge', { ...values, size: message.finalPdf.size })];
 }
 
 /** What every email is made of: the greeting, paragraphs, one button, notes and the footer. */
@@ -294,13 +307,7 @@ function emailParts(message: Message, t: Translate, values: Record<string, strin
         subject: t('completed.subject', values),
         paragraphs: [t('completed.intro', values)],
         action: { label: t('completed.button', values), url: safeUrl(message.link) },
-        notes: [
-          ...(message.finalPdf?.attached === true ? [t('completed.attached', values)] : []),
-          ...(message.finalPdf?.attached === false
-            ? [t('completed.tooLarge', { ...values, size: message.finalPdf.size })]
-            : []),
-          t('email.personalLink', values),
-        ],
+        notes: [...finalPdfNotes(message, t, values), t('email.personalLink', values)],
       };
     case 'declined': {
       const withDecliner = { ...values, decliner: oneLine(message.declinedBy) };
@@ -494,6 +501,7 @@ export function renderTemplateEmail(
   values: Record<string, string>,
   branding: Branding,
   button: { label: string; url: string } | null,
+  notes: string[] = [],
 ): RenderedEmail {
   const t = translator(language);
   const footer = branding.emailFooter?.trim() || t('email.footerDefault', values);
@@ -503,9 +511,11 @@ export function renderTemplateEmail(
     .split(/\n[ \t]*\n/)
     .map((paragraph) => paragraph.trim())
     .filter((paragraph) => paragraph !== '');
-  const text = [...paragraphs.map((paragraph) => fillTemplate(paragraph, values)), `--\n${footer}`].join(
-    '\n\n',
-  );
+  const text = [
+    ...paragraphs.map((paragraph) => fillTemplate(paragraph, values)),
+    ...notes,
+    `--\n${footer}`,
+  ].join('\n\n');
 
   let afterButton = false;
   const blocks = paragraphs.flatMap((paragraph) => {
@@ -519,6 +529,7 @@ export function renderTemplateEmail(
       .join('<br>');
     return [`<p style="${afterButton ? SMALL_PRINT : PARAGRAPH}">${html}</p>`];
   });
+  blocks.push(...notes.map((note) => `<p style="${SMALL_PRINT}">${escapeHtml(note)}</p>`));
   return { language, subject, text, html: emailDocument(language, subject, blocks, footer) };
 }
 

@@ -188,6 +188,32 @@ describe('rendered messages', () => {
   });
 });
 
+describe('the completed email and its final PDF', () => {
+  const completed = (finalPdf: { attached: true } | { attached: false; size: string }): Message => ({
+    ...base,
+    language: 'he',
+    kind: 'completed',
+    link: LINK,
+    finalPdf,
+  });
+  const stored = { subject: 'הושלם: {title}', body: 'שלום {name}\n\n{link}', sms: null };
+
+  it('says the PDF is attached, or too large to attach, with built-in and with stored texts', () => {
+    for (const template of [null, stored]) {
+      const attached = renderEmail(completed({ attached: true }), template);
+      expect(attached.text).toContain('המסמך החתום מצורף להודעה זו.');
+      expect(attached.html).toContain('המסמך החתום מצורף להודעה זו.');
+      const tooLarge = renderEmail(completed({ attached: false, size: '12.4 MB' }), template);
+      expect(tooLarge.text).toContain('(12.4 MB) גדול מכדי לצרף אותו');
+      expect(tooLarge.html).toContain('(12.4 MB) גדול מכדי לצרף אותו');
+      expect(tooLarge.text).not.toContain('מצורף להודעה זו');
+    }
+    const stored0 = renderEmail({ ...base, language: 'he', kind: 'completed', link: LINK }, stored);
+    expect(stored0.text).not.toContain('מצורף');
+    expect(stored0.text.split('\n\n')[0]).toBe('שלום Dana Levi');
+  });
+});
+
 describe('redacted errors', () => {
   it('hides secrets, Basic credentials and URL passwords, on one bounded line', () => {
     const token = 'f3a1c9e0b2d44e6f8a7b5c3d1e9f0a2b';
