@@ -5,11 +5,12 @@
 // shows Completed without reloading, and the signed PDF downloads. A one-off PDF gets a Signature dragged on
 // with the builder's own components and a recipient picked with a pointer, and is saved as a draft. GroupedRounds
 // shows its rounds as columns; the page in Hebrew (right to left) on a 375-pixel phone; a refused recipient said in
-// Hebrew beside its empty fields, with their red border; axe-core's WCAG 2.1 AA rules on every screen;
+// Hebrew beside its empty fields, with their red border; "Recipients may assign someone else to sign" starts as
+// the template says and the envelope takes the sender's choice (on and off); axe-core's WCAG 2.1 AA rules on every screen;
 // screenshots go to test/artifacts/web/.
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { TemplateField } from '../../db/entities/index.ts';
+import { Template, TemplateField } from '../../db/entities/index.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
 import { findEnvelope } from '../../services/envelopes/find-envelope.ts';
 import he from '../../web/src/lib/i18n/he.json' with { type: 'json' };
@@ -196,6 +197,47 @@ describe('the business app: sending', () => {
       .fork()
       .find(TemplateField, { templateId: envelope.templateId as string });
     expect(fields.map((field) => field.type)).toEqual(['Signature']);
+  });
+
+  it("sends with 'Recipients may assign someone else to sign' as the template says, or as the sender ticks it", async () => {
+    const { sender, templateId } = await senderWithTemplate();
+    const page = await browser.newPage(DESKTOP);
+    await signIn(page, baseUrl, sender.email, sender.password);
+    const allow = page.getByRole('checkbox', { name: 'Recipients may assign someone else to sign' });
+
+    /** Opens the send page for the template, fills both recipients, sets the choice and sends; the envelope. */
+    const sendWith = async (startsOn: boolean, ticked: boolean) => {
+      await page.goto(`${baseUrl}/app/send?template=${templateId}`);
+      await waitForLoaded(page);
+      await eventually(() => page.getByTestId('recipient-Provider').count()).toBe(1);
+      expect(await allow.isChecked()).toBe(startsOn);
+      for (const role of ['Client', 'Provider']) {
+        await page.getByRole('combobox', { name: `Name (${role})` }).fill(`${role} Person`);
+        await page
+          .getByTestId(`recipient-${role}`)
+          .getByLabel('Email address')
+          .fill(`${role.toLowerCase()}-${sender.user.id}@example.com`);
+      }
+      await allow.setChecked(ticked);
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await waitForPath(page, /^\/app\/documents\/[0-9a-f-]{36}$/);
+      await eventually(() => page.getByTestId('status').textContent()).toContain('Sent');
+      const envelopeId = new URL(page.url()).pathname.split('/').pop() as string;
+      return (await findEnvelope(harness.ctx, sender.organization.id, envelopeId)).envelope;
+    };
+
+    // The demo template does not allow it: off at first; ticked, the envelope allows it.
+    expect((await sendWith(false, true)).allowDelegation).toBe(true);
+    // A template that allows it: on at first; unticked, the envelope does not.
+    await harness.ctx.orm.em.fork().nativeUpdate(Template, { id: templateId }, { allowDelegation: true });
+    await page.goto(`${baseUrl}/app/send?template=${templateId}`);
+    await waitForLoaded(page);
+    await eventually(() => allow.isChecked()).toBe(true);
+    await expectAccessible(page, 'send page, delegation allowed by the template');
+    await browser.screenshot(page, 'app-send-delegation-en-desktop');
+    expect((await sendWith(true, false)).allowDelegation).toBe(false);
+    // Left as the template says, it allows it.
+    expect((await sendWith(true, true)).allowDelegation).toBe(true);
   });
 
   it("says a refused recipient's empty fields in Hebrew beside them, each with the red border", async () => {
