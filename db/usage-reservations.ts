@@ -132,6 +132,22 @@ export async function holdCredits(
   return rows.map((row) => row.id);
 }
 
+/** Whether the envelope holds a credit for this recipient and purpose that no message has taken yet. */
+export async function hasUnusedHold(
+  sql: Sql,
+  envelopeId: string,
+  recipientId: string,
+  purpose: CreditPurpose,
+): Promise<boolean> {
+  const rows = await sql.execute<{ id: string }[]>(
+    `select id from sms_credit_hold
+      where envelope_id = ? and recipient_id = ? and purpose = ? and state = 'held' and notification_id is null
+      limit 1`,
+    [envelopeId, recipientId, purpose],
+  );
+  return rows.length > 0;
+}
+
 /** Gives back holds no message took (what they were held for will not happen: a refused delegation). */
 export async function releaseHolds(sql: Sql, holdIds: readonly string[]): Promise<void> {
   if (holdIds.length === 0) return;

@@ -3,8 +3,15 @@
 // checked by a create request's recipient rules; the workflow decides (delegateRecipient: the setting, the
 // recipient's turn, nothing done yet) and records `recipient.delegated`; its projection makes the delegate the
 // recipient and ends this link; the delegate's invitation goes out after that. A text-message invitation holds
-// its SMS credit first, as a send does, and gives it back when the workflow refuses.
-import { holdCredits, lockOrganization, releaseHolds } from '../../db/usage-reservations.ts';
+// its SMS credit first, as a send does — and so does the delegate's first one-time code — and gives them back
+// when the workflow refuses.
+import {
+  type CreditPurpose,
+  hasUnusedHold,
+  holdCredits,
+  lockOrganization,
+  releaseHolds,
+} from '../../db/usage-reservations.ts';
 import { RECIPIENT_RULE_KEYS } from '../../domain/envelope.ts';
 import { DelegateSigningRequest, type DelegationOutcome } from '../../domain/signing.ts';
 import {
@@ -78,7 +85,10 @@ export async function delegateSigning(
     deliveryChannel,
     ...(delegate.language ? { language: delegate.language } : {}),
   };
-  const holds = deliveryChannel === 'Email' ? [] : await holdInvitationCredit(ctx, envelope, recipient.id);
+  const holds = await holdDelegateCredits(ctx, envelope, recipient.id, {
+    invitation: deliveryChannel !== 'Email',
+    code: otpChannel(recipient.authenticationMethod) !== null,
+  });
   let state: Awaited<ReturnType<typeof updateEnvelope>>;
   try {
     state = await updateEnvelope(ctx, envelope, delegateRecipientUpdate, {
@@ -100,16 +110,29 @@ export async function delegateSigning(
   };
 }
 
-/** Holds one SMS credit for the delegate's invitation, under the organization's lock (409 when none is left). */
-async function holdInvitationCredit(
+/**
+ * Holds the SMS credits the delegate's first messages need, under the organization's lock (409 when too few are
+ * left): one for a text-message invitation, and one for the first one-time code unless the recipient's own
+ * first-code hold is still unused (the delegate inherits it: the same recipient). None for an emailed
+ * invitation without a code.
+ */
+async function holdDelegateCredits(
   ctx: ServiceContext,
   envelope: { id: string; organizationId: string },
   recipientId: string,
+  needs: { invitation: boolean; code: boolean },
 ): Promise<string[]> {
+  if (!needs.invitation && !needs.code) return [];
   return ctx.em.transactional(async (tx) => {
     await lockOrganization(tx, envelope.organizationId);
+    const holds: { recipientId: string; purpose: CreditPurpose }[] = [];
+    if (needs.invitation) holds.push({ recipientId, purpose: 'invitation' });
+    if (needs.code && !(await hasUnusedHold(tx, envelope.id, recipientId, 'code'))) {
+      holds.push({ recipientId, purpose: 'code' });
+    }
+    if (holds.length === 0) return [];
     const credits = await smsCredits(tx, envelope.organizationId);
-    if (credits.remaining < 1) throw smsCreditsExhausted(credits, 1, ACTION);
-    return holdCredits(tx, envelope.organizationId, envelope.id, [{ recipientId, purpose: 'invitation' }]);
+    if (credits.remaining < holds.length) throw smsCreditsExhausted(credits, holds.length, ACTION);
+    return holdCredits(tx, envelope.organizationId, envelope.id, holds);
   });
 }

@@ -344,6 +344,71 @@ describe('SMS credits', () => {
     expect((await creditBalance(harness.ctx.em, integrator.organizationId)).used).toBe(2);
   });
 
+  it('holds the delegate’s first code when the recipient spent theirs, and refuses the delegation without one', async () => {
+    /** Dana (one-time code by SMS) verifies a code, then hands her part to Noa by email: Noa needs a code too. */
+    async function verifiedThenDelegated(smsCredits: number) {
+      const integrator = await integratorOn({ smsCredits });
+      const created = await v1(integrator, 'POST', '/api/v1/envelopes/from-template', {
+        title: 'Delegated with a code',
+        workflowType: 'Parallel',
+        templateId: integrator.templateId,
+        allowDelegation: true,
+        recipients: [
+          {
+            roleName: 'Client',
+            fullName: 'Dana Levi',
+            ...MANUAL,
+            phone: '+972501234567',
+            authenticationMethod: 'OtpSms',
+          },
+          { roleName: 'Provider', fullName: 'Sam Cohen', ...MANUAL },
+        ],
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      const id = created.json().id as string;
+      expect((await v1(integrator, 'POST', `/api/v1/envelopes/${id}/send`)).statusCode).toBe(200);
+      const links = await issueSigningLinks(harness.ctx, integrator.organizationId, id);
+      const dana = links.find((link) => link.fullName === 'Dana Levi') as (typeof links)[number];
+      const token = dana.url.split('/sign/')[1] as string;
+      const origin = { ipAddress: '203.0.113.9', userAgent: 'limits test' };
+      await requestOneTimeCode(harness.ctx, token, origin);
+      const [otp] = await sql<{ otp_code: string }>(
+        `select otp_code from dev_notification where recipient_id = ? and kind = 'otp'`,
+        [dana.recipientId],
+      );
+      const verified = await harness.app.inject({
+        method: 'POST',
+        url: `/api/signing/${token}/otp/verify`,
+        payload: { code: otp?.otp_code },
+      });
+      expect(verified.statusCode, verified.body).toBe(200);
+      const handed = await harness.app.inject({
+        method: 'POST',
+        url: `/api/signing/${token}/delegate`,
+        headers: { 'x-signing-session': verified.json().sessionToken as string },
+        payload: { fullName: 'Noa Bar', email: 'noa@delegate.example', phone: '+972507654321' },
+      });
+      const codeHolds = await sql<{ state: string }>(
+        `select state from sms_credit_hold where recipient_id = ? and purpose = 'code' and notification_id is null`,
+        [dana.recipientId],
+      );
+      const balance = await creditBalance(harness.ctx.em, integrator.organizationId);
+      return { handed, codeHolds: codeHolds.map((hold) => hold.state), balance };
+    }
+
+    // Two credits: Dana's code spent one; the delegation holds the other for Noa's first code.
+    const held = await verifiedThenDelegated(2);
+    expect(held.handed.statusCode, held.handed.body).toBe(200);
+    expect(held.codeHolds).toEqual(['held']);
+    expect(held.balance).toEqual({ included: 2, used: 1, held: 1, remaining: 0 });
+    // One credit, spent on Dana's code: Noa could never verify, so the delegation is refused and holds nothing.
+    const refused = await verifiedThenDelegated(1);
+    expect(refused.handed.statusCode, refused.handed.body).toBe(409);
+    expect(refused.handed.json().error.code).toBe('sms_credits_exhausted');
+    expect(refused.codeHolds).toEqual([]);
+    expect(refused.balance).toEqual({ included: 1, used: 1, held: 0, remaining: 0 });
+  });
+
   it('gives back the credits an envelope still holds when it ends', async () => {
     const integrator = await integratorOn({ smsCredits: 5 });
     const otp = { ...MANUAL, phone: '+972501234567', authenticationMethod: 'OtpSms' };
