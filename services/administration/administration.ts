@@ -27,11 +27,38 @@ export const isOwnerRole = (role: Pick<Role, 'builtIn'>) => role.builtIn === 'ow
 /**
  * Serializes the organization's administrative changes (a transaction's row lock on the organization, held
  * until it ends): two concurrent invitations cannot both take the plan's last seat, and two owners demoting
- * each other cannot leave the organization without one. `FOR NO KEY UPDATE` does not block the key-share
- * locks other tables' foreign keys take, so envelopes and the like are created meanwhile as usual.
+ * each other cannot leave the organization without one. It is the one lock of the counted plan limits
+ * (`db/usage-reservations.ts`), so a change here and a counted action elsewhere wait for each other.
  */
-export async function lockOrganization(tx: Pick<EntityManager, 'execute'>, organizationId: string) {
-  await tx.execute('select id from organization where id = ? for no key update', [organizationId]);
+export { lockOrganization } from '../../db/usage-reservations.ts';
+
+/** What an organization names uniquely (case-insensitively): its roles and its teams. */
+type NamedKind = 'role' | 'team';
+
+/** 409 `name_taken`: another role (or team) of the organization already has this name. */
+export function nameTaken(kind: NamedKind, name: string) {
+  return new Conflict(
+    `This organization already has a ${kind} named "${name}".`,
+    [{ field: 'body.name', message: `already the name of a ${kind}` }],
+    'name_taken',
+  );
+}
+
+/** Whether another role (or team) of the organization, but `except`, has this name, whatever its case. */
+export async function nameInUse(
+  em: Pick<EntityManager, 'execute'>,
+  kind: NamedKind,
+  organizationId: string,
+  name: string,
+  except?: string,
+) {
+  // `kind` is one of two literal table names, never input.
+  const [row] = await em.execute<{ taken: boolean }[]>(
+    `select exists (select 1 from ${kind} where organization_id = ? and lower(name) = lower(?)
+                      and id is distinct from ?::uuid) as taken`,
+    [organizationId, name, except ?? null],
+  );
+  return row?.taken === true;
 }
 
 /** The organization's user (not deleted); another organization's, a deleted one or a malformed id: 404. */

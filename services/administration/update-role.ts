@@ -13,8 +13,9 @@ import {
   findRoleOf,
   isUniqueViolation,
   lockOrganization,
+  nameInUse,
+  nameTaken,
 } from './administration.ts';
-import { roleNameInUse, roleNameTaken } from './create-role.ts';
 import type { AdministrationContext } from './invite-user.ts';
 import { holdersByRole } from './list-roles.ts';
 import { type RoleView, roleView } from './views.ts';
@@ -42,7 +43,9 @@ export async function updateRole(
       if (role.builtIn) throw builtInRole(role.name);
       const details: Record<string, unknown> = {};
       if (data.name !== undefined && data.name !== role.name) {
-        if (await roleNameInUse(tx, organization.id, data.name, role.id)) throw roleNameTaken(data.name);
+        if (await nameInUse(tx, 'role', organization.id, data.name, role.id)) {
+          throw nameTaken('role', data.name);
+        }
         details.name = { from: role.name, to: data.name };
         role.name = data.name;
       }
@@ -68,7 +71,7 @@ export async function updateRole(
       return roleView(role, holders.get(role.id) ?? 0);
     })
     .catch((error: unknown) => {
-      if (isUniqueViolation(error) && data.name !== undefined) throw roleNameTaken(data.name);
+      if (isUniqueViolation(error) && data.name !== undefined) throw nameTaken('role', data.name);
       throw error;
     });
 }

@@ -2,8 +2,14 @@
 import { UpdateTeamRequest } from '../../domain/account.ts';
 import { recordActorEvent } from '../accounts/security-log.ts';
 import { parseInput } from '../validation.ts';
-import { type Actor, findTeamOf, isUniqueViolation, lockOrganization } from './administration.ts';
-import { teamNameInUse, teamNameTaken } from './create-team.ts';
+import {
+  type Actor,
+  findTeamOf,
+  isUniqueViolation,
+  lockOrganization,
+  nameInUse,
+  nameTaken,
+} from './administration.ts';
 import type { AdministrationContext } from './invite-user.ts';
 import { membersByTeam } from './list-teams.ts';
 import { type TeamView, teamView } from './views.ts';
@@ -21,7 +27,9 @@ export async function updateTeam(
       await lockOrganization(tx, organization.id);
       const team = await findTeamOf(tx, organization.id, teamId);
       if (data.name !== team.name) {
-        if (await teamNameInUse(tx, organization.id, data.name, team.id)) throw teamNameTaken(data.name);
+        if (await nameInUse(tx, 'team', organization.id, data.name, team.id)) {
+          throw nameTaken('team', data.name);
+        }
         recordActorEvent({ ...ctx, em: tx }, actor, {
           type: 'team.updated',
           details: { team: data.name, name: { from: team.name, to: data.name } },
@@ -33,7 +41,7 @@ export async function updateTeam(
       return teamView(team, members.get(team.id) ?? 0);
     })
     .catch((error: unknown) => {
-      if (isUniqueViolation(error)) throw teamNameTaken(data.name);
+      if (isUniqueViolation(error)) throw nameTaken('team', data.name);
       throw error;
     });
 }
