@@ -8,7 +8,6 @@
 // envelope email by SMTP, the invitation email, the signer view, the default expiry and the default
 // authentication of new envelopes), and the security log (actors, subjects, newest first, pages).
 import { randomUUID } from 'node:crypto';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNotificationActivities } from '../../activities/notifications.ts';
 import {
@@ -29,6 +28,7 @@ import {
 import { accountEmailsSettled } from '../../services/accounts/account-emails.ts';
 import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
+import { asUser, type Caller, callAs, expectError } from '../support/app-requests.ts';
 import { APP_ORIGIN, newSession, type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 import { type SmtpSink, startSmtpSink } from '../support/smtp-sink.ts';
 
@@ -39,44 +39,9 @@ beforeAll(async () => {
 });
 afterAll(() => harness?.close());
 
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
-type As = { headers: { cookie: string; origin: string } } | null;
-
-function call(as: As, method: Method, url: string, payload?: unknown): Promise<LightMyRequestResponse> {
-  return harness.app.inject({
-    method,
-    url,
-    headers: as?.headers ?? { origin: APP_ORIGIN },
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
-}
-
-/** A 200 answer's body. */
-async function ok(as: As, method: Method, url: string, payload?: unknown) {
-  const response = await call(as, method, url, payload);
-  expect(response.statusCode, `${method} ${url}: ${response.body}`).toBe(200);
-  return response.json();
-}
-
-/** The error of a refused request, after checking its status and code. */
-async function refused(
-  as: As,
-  method: Method,
-  url: string,
-  payload: unknown,
-  status: number,
-  code: string,
-): Promise<{ code: string; message: string; details: { field?: string; [key: string]: unknown }[] }> {
-  const response = await call(as, method, url, payload);
-  expect(response.statusCode, `${method} ${url}: ${response.body}`).toBe(status);
-  const { error } = response.json();
-  expect(error.code, error.message).toBe(code);
-  return error;
-}
-
 /** The organization's roles by built-in name (and custom ones by name). */
-async function roleIds(as: As): Promise<Record<string, string>> {
-  const { roles } = await ok(as, 'GET', '/api/roles');
+async function roleIds(as: Caller): Promise<Record<string, string>> {
+  const { roles } = await callAs(harness.app, as, 'GET', '/api/roles');
   return Object.fromEntries(
     roles.map((role: { id: string; name: string; builtIn: string | null }) => [
       role.builtIn ?? role.name,
@@ -140,10 +105,10 @@ describe('users and invitations', () => {
   it('invites a user by email; the link is claimed and accepted; a resent invitation kills the old link', async () => {
     const owner = await signedInUser(harness, { role: 'owner', fullName: 'Olivia Owner' });
     const roles = await roleIds(owner);
-    const team = await ok(owner, 'POST', '/api/teams', { name: 'Sales' });
+    const team = await callAs(harness.app, owner, 'POST', '/api/teams', { name: 'Sales' });
     const address = newAddress('Noa');
 
-    const invited = await ok(owner, 'POST', '/api/users/invite', {
+    const invited = await callAs(harness.app, owner, 'POST', '/api/users/invite', {
       fullName: 'Noa Bar',
       email: address,
       roleId: roles.sender,
@@ -159,7 +124,7 @@ describe('users and invitations', () => {
       lastLoginAt: null,
     });
     expect(Date.parse(invited.invitedAt)).toBeGreaterThan(Date.now() - 60_000);
-    const { users } = await ok(owner, 'GET', '/api/users');
+    const { users } = await callAs(harness.app, owner, 'GET', '/api/users');
     expect(users.map((user: { email: string; status: string }) => [user.email, user.status]).sort()).toEqual(
       [
         [owner.email, 'active'],
@@ -174,7 +139,9 @@ describe('users and invitations', () => {
     expect(first.row.subject).toContain(owner.organization.name);
     expect(first.row.body).toContain('Invited by Olivia Owner.');
     expect(first.row.body).toContain(first.row.signingLink);
-    const claimed = await ok(null, 'POST', '/api/auth/accept-invite/claim', { token: first.token });
+    const claimed = await callAs(harness.app, null, 'POST', '/api/auth/accept-invite/claim', {
+      token: first.token,
+    });
     expect(claimed).toEqual({
       email: address.toLowerCase(),
       fullName: 'Noa Bar',
@@ -183,29 +150,27 @@ describe('users and invitations', () => {
     });
 
     // Resent: a new link; the first one stops working.
-    const resent = await ok(owner, 'POST', `/api/users/${invited.id}/resend-invitation`);
+    const resent = await callAs(harness.app, owner, 'POST', `/api/users/${invited.id}/resend-invitation`);
     expect(resent.status).toBe('invited');
     const second = await invitationTo(address);
     expect(second.token).not.toBe(first.token);
-    await refused(
-      null,
-      'POST',
-      '/api/auth/accept-invite/claim',
-      { token: first.token },
+    expectError(
+      await asUser(harness.app, null, 'POST', '/api/auth/accept-invite/claim', { token: first.token }),
       400,
       'invalid_token',
     );
-    await refused(
-      null,
-      'POST',
-      '/api/auth/accept-invite',
-      { token: first.token, fullName: 'Noa Bar', password: 'a long enough password' },
+    expectError(
+      await asUser(harness.app, null, 'POST', '/api/auth/accept-invite', {
+        token: first.token,
+        fullName: 'Noa Bar',
+        password: 'a long enough password',
+      }),
       400,
       'invalid_token',
     );
 
     // Accepted with the new link: active, signed in, with the role and team given.
-    const accepted = await call(null, 'POST', '/api/auth/accept-invite', {
+    const accepted = await asUser(harness.app, null, 'POST', '/api/auth/accept-invite', {
       token: second.token,
       fullName: 'Noa Bar-Levi',
       password: 'a long enough password',
@@ -215,21 +180,26 @@ describe('users and invitations', () => {
     expect(cookie).toBeTruthy();
     const asNoa = { headers: { cookie: `sigil_session=${cookie}`, origin: APP_ORIGIN } };
     // A sender reads users but manages none.
-    const seen = (await ok(asNoa, 'GET', '/api/users')).users.find(
+    const seen = (await callAs(harness.app, asNoa, 'GET', '/api/users')).users.find(
       (user: { id: string }) => user.id === invited.id,
     );
     expect(seen).toMatchObject({ status: 'active', fullName: 'Noa Bar-Levi', team: { name: 'Sales' } });
-    await refused(
-      asNoa,
-      'POST',
-      '/api/users/invite',
-      { fullName: 'X', email: newAddress(), roleId: roles.member },
+    expectError(
+      await asUser(harness.app, asNoa, 'POST', '/api/users/invite', {
+        fullName: 'X',
+        email: newAddress(),
+        roleId: roles.member,
+      }),
       403,
       'forbidden',
     );
 
     // Nothing left to resend.
-    await refused(owner, 'POST', `/api/users/${invited.id}/resend-invitation`, undefined, 409, 'not_invited');
+    expectError(
+      await asUser(harness.app, owner, 'POST', `/api/users/${invited.id}/resend-invitation`, undefined),
+      409,
+      'not_invited',
+    );
 
     const events = await eventsOf(owner.organization.id);
     expect(events.map((event) => event.type).slice(0, 3)).toEqual([
@@ -257,35 +227,39 @@ describe('users and invitations', () => {
     const other = await signedInUser(harness, { role: 'owner' });
     const roles = await roleIds(owner);
     const otherRoles = await roleIds(other);
-    const otherTeam = await ok(other, 'POST', '/api/teams', { name: 'Elsewhere' });
+    const otherTeam = await callAs(harness.app, other, 'POST', '/api/teams', { name: 'Elsewhere' });
     const count = async () => em().count(AppUser, { organizationId: owner.organization.id });
     const before = await count();
 
     // The organization's own user's address, in another case (another organization's is invited: see below).
-    const taken = await refused(
-      owner,
-      'POST',
-      '/api/users/invite',
-      { fullName: 'Twin', email: owner.email.toUpperCase(), roleId: roles.member },
+    const taken = expectError(
+      await asUser(harness.app, owner, 'POST', '/api/users/invite', {
+        fullName: 'Twin',
+        email: owner.email.toUpperCase(),
+        roleId: roles.member,
+      }),
       409,
       'email_taken',
     );
     expect(taken.details).toEqual([{ field: 'body.email', message: expect.any(String) }]);
     expect(taken.message).toMatch(/already a user of this organization/);
-    const foreignRole = await refused(
-      owner,
-      'POST',
-      '/api/users/invite',
-      { fullName: 'Someone', email: newAddress(), roleId: otherRoles.member },
+    const foreignRole = expectError(
+      await asUser(harness.app, owner, 'POST', '/api/users/invite', {
+        fullName: 'Someone',
+        email: newAddress(),
+        roleId: otherRoles.member,
+      }),
       400,
       'invalid_request',
     );
     expect(foreignRole.details.map((detail) => detail.field)).toEqual(['body.roleId']);
-    const foreignTeam = await refused(
-      owner,
-      'POST',
-      '/api/users/invite',
-      { fullName: 'Someone', email: newAddress(), roleId: roles.member, teamId: otherTeam.id },
+    const foreignTeam = expectError(
+      await asUser(harness.app, owner, 'POST', '/api/users/invite', {
+        fullName: 'Someone',
+        email: newAddress(),
+        roleId: roles.member,
+        teamId: otherTeam.id,
+      }),
       400,
       'invalid_request',
     );
@@ -295,11 +269,23 @@ describe('users and invitations', () => {
       [{ fullName: '', email: newAddress(), roleId: roles.member }, 'body.fullName'],
       [{ fullName: 'A', email: newAddress(), roleId: 'nope' }, 'body.roleId'],
     ] as const) {
-      const error = await refused(owner, 'POST', '/api/users/invite', body, 400, 'invalid_request');
+      const error = expectError(
+        await asUser(harness.app, owner, 'POST', '/api/users/invite', body),
+        400,
+        'invalid_request',
+      );
       expect(error.details.map((detail) => detail.field)).toContain(field);
     }
-    await refused(owner, 'PUT', '/api/users/not-a-uuid', { status: 'active' }, 400, 'invalid_request');
-    await refused(owner, 'PUT', `/api/users/${owner.user.id}`, { status: 'deleted' }, 400, 'invalid_request');
+    expectError(
+      await asUser(harness.app, owner, 'PUT', '/api/users/not-a-uuid', { status: 'active' }),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await asUser(harness.app, owner, 'PUT', `/api/users/${owner.user.id}`, { status: 'deleted' }),
+      400,
+      'invalid_request',
+    );
     expect(await count()).toBe(before);
     expect(await em().count(DevNotification, { organizationId: owner.organization.id })).toBe(0);
   });
@@ -320,12 +306,12 @@ describe('users and invitations', () => {
     });
 
     // The same answer for an address held elsewhere (in another case) and for a new one.
-    const held = await ok(owner, 'POST', '/api/users/invite', {
+    const held = await callAs(harness.app, owner, 'POST', '/api/users/invite', {
       fullName: 'Hila H.',
       email: holder.email.toUpperCase(),
       roleId: roles.member,
     });
-    const unknown = await ok(owner, 'POST', '/api/users/invite', {
+    const unknown = await callAs(harness.app, owner, 'POST', '/api/users/invite', {
       fullName: 'Fresh F.',
       email: fresh,
       roleId: roles.member,
@@ -336,7 +322,7 @@ describe('users and invitations', () => {
       status: 'invited',
       role: { name: 'Read-only member' },
     });
-    const listed = (await ok(owner, 'GET', '/api/users')).users.map(
+    const listed = (await callAs(harness.app, owner, 'GET', '/api/users')).users.map(
       (user: { email: string; status: string }) => [user.email, user.status],
     );
     expect(listed).toEqual(
@@ -365,7 +351,7 @@ describe('users and invitations', () => {
     expect((await invitationTo(fresh)).row.kind).toBe('invite');
 
     // The holder's own account is untouched: they sign in to their organization as before.
-    const signIn = await call(null, 'POST', '/api/auth/login', {
+    const signIn = await asUser(harness.app, null, 'POST', '/api/auth/login', {
       email: holder.email,
       password: holder.password,
     });
@@ -378,25 +364,28 @@ describe('users and invitations', () => {
     );
     expect(session.organizationId).toBe(elsewhere.organization.id);
     // Inviting it again here is refused like any invited address of the organization.
-    await refused(
-      owner,
-      'POST',
-      '/api/users/invite',
-      { fullName: 'Again', email: holder.email, roleId: roles.member },
+    expectError(
+      await asUser(harness.app, owner, 'POST', '/api/users/invite', {
+        fullName: 'Again',
+        email: holder.email,
+        roleId: roles.member,
+      }),
       409,
       'email_taken',
     );
 
     // Resent while the address is held: the same answer; within the minute, no second notice.
-    expect((await ok(owner, 'POST', `/api/users/${held.id}/resend-invitation`)).status).toBe('invited');
+    expect((await callAs(harness.app, owner, 'POST', `/api/users/${held.id}/resend-invitation`)).status).toBe(
+      'invited',
+    );
     await accountEmailsSettled();
     expect(await em().count(DevNotification, { to: holder.email })).toBe(1);
 
     // Once the other account is deleted, a resent invitation carries a link, which the person accepts.
-    await ok(elsewhere, 'DELETE', `/api/users/${holder.user.id}`);
-    await ok(owner, 'POST', `/api/users/${held.id}/resend-invitation`);
+    await callAs(harness.app, elsewhere, 'DELETE', `/api/users/${holder.user.id}`);
+    await callAs(harness.app, owner, 'POST', `/api/users/${held.id}/resend-invitation`);
     const { token } = await invitationTo(holder.email);
-    const accepted = await call(null, 'POST', '/api/auth/accept-invite', {
+    const accepted = await asUser(harness.app, null, 'POST', '/api/auth/accept-invite', {
       token,
       fullName: 'Hila Holder',
       password: 'a long enough password',
@@ -413,38 +402,51 @@ describe('users and invitations', () => {
     const owner = await signedInUser(harness, { role: 'owner' });
     const member = await colleague(owner, 'member', 'Mia Member');
     const roles = await roleIds(owner);
-    const blue = await ok(owner, 'POST', '/api/teams', { name: 'Blue' });
-    const green = await ok(owner, 'POST', '/api/teams', { name: 'Green' });
+    const blue = await callAs(harness.app, owner, 'POST', '/api/teams', { name: 'Blue' });
+    const green = await callAs(harness.app, owner, 'POST', '/api/teams', { name: 'Green' });
     const url = `/api/users/${member.user.id}`;
 
     // Team: set, moved, removed (null); the member's session goes on.
-    expect((await ok(owner, 'PUT', url, { teamId: blue.id })).team).toEqual({ id: blue.id, name: 'Blue' });
-    expect((await ok(owner, 'PUT', url, { teamId: green.id })).team).toEqual({ id: green.id, name: 'Green' });
-    expect((await ok(owner, 'PUT', url, { teamId: null })).team).toBeNull();
-    expect((await call(member, 'GET', '/api/users')).statusCode).toBe(200);
+    expect((await callAs(harness.app, owner, 'PUT', url, { teamId: blue.id })).team).toEqual({
+      id: blue.id,
+      name: 'Blue',
+    });
+    expect((await callAs(harness.app, owner, 'PUT', url, { teamId: green.id })).team).toEqual({
+      id: green.id,
+      name: 'Green',
+    });
+    expect((await callAs(harness.app, owner, 'PUT', url, { teamId: null })).team).toBeNull();
+    expect((await asUser(harness.app, member, 'GET', '/api/users')).statusCode).toBe(200);
 
     // Role: the member's sessions end (a privilege change means signing in again).
-    const promoted = await ok(owner, 'PUT', url, { roleId: roles.administrator });
+    const promoted = await callAs(harness.app, owner, 'PUT', url, { roleId: roles.administrator });
     expect(promoted.role).toEqual({ id: roles.administrator, name: 'Administrator' });
-    expect((await call(member, 'GET', '/api/users')).statusCode).toBe(401);
+    expect((await asUser(harness.app, member, 'GET', '/api/users')).statusCode).toBe(401);
     const again = { headers: await newSession(harness, member.user) };
-    expect((await call(again, 'GET', '/api/roles')).statusCode).toBe(200);
+    expect((await asUser(harness.app, again, 'GET', '/api/roles')).statusCode).toBe(200);
 
     // Deactivated: sessions end and the old cookie stays dead after reactivation; a new sign-in works.
-    expect((await ok(owner, 'PUT', url, { status: 'deactivated' })).status).toBe('deactivated');
-    expect((await call(again, 'GET', '/api/users')).statusCode).toBe(401);
+    expect((await callAs(harness.app, owner, 'PUT', url, { status: 'deactivated' })).status).toBe(
+      'deactivated',
+    );
+    expect((await asUser(harness.app, again, 'GET', '/api/users')).statusCode).toBe(401);
     expect(
       await em().count(UserSession, { userId: member.user.id, endedAt: null }),
       'no session of a deactivated user stays open',
     ).toBe(0);
-    expect((await ok(owner, 'PUT', url, { status: 'active' })).status).toBe('active');
-    expect((await call(again, 'GET', '/api/users')).statusCode).toBe(401);
+    expect((await callAs(harness.app, owner, 'PUT', url, { status: 'active' })).status).toBe('active');
+    expect((await asUser(harness.app, again, 'GET', '/api/users')).statusCode).toBe(401);
     expect(
-      (await call({ headers: await newSession(harness, member.user) }, 'GET', '/api/users')).statusCode,
+      (await asUser(harness.app, { headers: await newSession(harness, member.user) }, 'GET', '/api/users'))
+        .statusCode,
     ).toBe(200);
 
     // Nothing to change: no event.
-    await ok(owner, 'PUT', url, { roleId: roles.administrator, teamId: null, status: 'active' });
+    await callAs(harness.app, owner, 'PUT', url, {
+      roleId: roles.administrator,
+      teamId: null,
+      status: 'active',
+    });
 
     const events = (await eventsOf(owner.organization.id)).filter((event) => event.type.startsWith('user.'));
     expect(events.map((event) => [event.type, event.details])).toEqual([
@@ -459,21 +461,22 @@ describe('users and invitations', () => {
       expect(event).toMatchObject({ actorUserId: owner.user.id, subjectUserId: member.user.id });
     }
     // Nobody deactivates themselves.
-    await refused(
-      owner,
-      'PUT',
-      `/api/users/${owner.user.id}`,
-      { status: 'deactivated' },
+    expectError(
+      await asUser(harness.app, owner, 'PUT', `/api/users/${owner.user.id}`, { status: 'deactivated' }),
       409,
       'cannot_change_self',
     );
     // An invited user has no status to change.
-    const invited = await ok(owner, 'POST', '/api/users/invite', {
+    const invited = await callAs(harness.app, owner, 'POST', '/api/users/invite', {
       fullName: 'Ivy Invited',
       email: newAddress(),
       roleId: roles.member,
     });
-    await refused(owner, 'PUT', `/api/users/${invited.id}`, { status: 'active' }, 409, 'invitation_pending');
+    expectError(
+      await asUser(harness.app, owner, 'PUT', `/api/users/${invited.id}`, { status: 'active' }),
+      409,
+      'invitation_pending',
+    );
   });
 
   it('keeps the last active owner, and lets only owners give, take or act on the owner role', async () => {
@@ -490,47 +493,45 @@ describe('users and invitations', () => {
       ['DELETE', `/api/users/${owner.user.id}`, undefined],
       ['POST', '/api/users/invite', { fullName: 'New Owner', email: newAddress(), roleId: roles.owner }],
     ] as const) {
-      await refused(admin, method, url, body, 403, 'forbidden');
+      expectError(await asUser(harness.app, admin, method, url, body), 403, 'forbidden');
     }
     // …but manages everyone else.
-    expect((await ok(admin, 'PUT', `/api/users/${member.user.id}`, { roleId: roles.sender })).role.name).toBe(
-      'Sender',
-    );
+    expect(
+      (await callAs(harness.app, admin, 'PUT', `/api/users/${member.user.id}`, { roleId: roles.sender })).role
+        .name,
+    ).toBe('Sender');
 
     // The last active owner cannot step down (nor deactivate or delete themselves).
-    const last = await refused(
-      owner,
-      'PUT',
-      `/api/users/${owner.user.id}`,
-      { roleId: roles.administrator },
+    const last = expectError(
+      await asUser(harness.app, owner, 'PUT', `/api/users/${owner.user.id}`, { roleId: roles.administrator }),
       409,
       'last_owner',
     );
     expect(last.message).toMatch(/last active owner/);
-    await refused(owner, 'DELETE', `/api/users/${owner.user.id}`, undefined, 409, 'cannot_change_self');
+    expectError(
+      await asUser(harness.app, owner, 'DELETE', `/api/users/${owner.user.id}`, undefined),
+      409,
+      'cannot_change_self',
+    );
 
     // An owner makes another owner; then the first may step down (and must sign in again).
-    await ok(owner, 'PUT', `/api/users/${admin.user.id}`, { roleId: roles.owner });
+    await callAs(harness.app, owner, 'PUT', `/api/users/${admin.user.id}`, { roleId: roles.owner });
     const secondOwner = { headers: await newSession(harness, admin.user) };
-    await ok(owner, 'PUT', `/api/users/${owner.user.id}`, { roleId: roles.administrator });
-    expect((await call(owner, 'GET', '/api/users')).statusCode).toBe(401);
+    await callAs(harness.app, owner, 'PUT', `/api/users/${owner.user.id}`, { roleId: roles.administrator });
+    expect((await asUser(harness.app, owner, 'GET', '/api/users')).statusCode).toBe(401);
     // Now the second owner is the last one.
-    await refused(
-      secondOwner,
-      'PUT',
-      `/api/users/${admin.user.id}`,
-      { roleId: roles.member },
+    expectError(
+      await asUser(harness.app, secondOwner, 'PUT', `/api/users/${admin.user.id}`, { roleId: roles.member }),
       409,
       'last_owner',
     );
     // A deactivated owner does not count as one.
     const thirdOwner = await colleague(owner, 'owner');
-    await ok(secondOwner, 'PUT', `/api/users/${thirdOwner.user.id}`, { status: 'deactivated' });
-    await refused(
-      secondOwner,
-      'PUT',
-      `/api/users/${admin.user.id}`,
-      { roleId: roles.member },
+    await callAs(harness.app, secondOwner, 'PUT', `/api/users/${thirdOwner.user.id}`, {
+      status: 'deactivated',
+    });
+    expectError(
+      await asUser(harness.app, secondOwner, 'PUT', `/api/users/${admin.user.id}`, { roleId: roles.member }),
       409,
       'last_owner',
     );
@@ -545,15 +546,18 @@ describe('users and invitations', () => {
   it('lets nobody act on a user who holds more than they do: no deactivation, deletion, team move or re-invitation (issue 30)', async () => {
     const owner = await signedInUser(harness, { role: 'owner' });
     const roles = await roleIds(owner);
-    const managers = await ok(owner, 'POST', '/api/roles', {
+    const managers = await callAs(harness.app, owner, 'POST', '/api/roles', {
       name: 'User managers',
       permissions: ['users:read', 'users:manage'],
     });
-    const readers = await ok(owner, 'POST', '/api/roles', { name: 'Directory', permissions: ['users:read'] });
+    const readers = await callAs(harness.app, owner, 'POST', '/api/roles', {
+      name: 'Directory',
+      permissions: ['users:read'],
+    });
     const manager = await colleague(owner, managers.id, 'Uma Manager');
     const admin = await colleague(owner, 'administrator', 'Ada Admin');
-    const team = await ok(owner, 'POST', '/api/teams', { name: 'Ops' });
-    const invitedAdmin = await ok(owner, 'POST', '/api/users/invite', {
+    const team = await callAs(harness.app, owner, 'POST', '/api/teams', { name: 'Ops' });
+    const invitedAdmin = await callAs(harness.app, owner, 'POST', '/api/users/invite', {
       fullName: 'Ian Invited',
       email: newAddress('invited-admin'),
       roleId: roles.administrator,
@@ -568,7 +572,7 @@ describe('users and invitations', () => {
       ['POST', `/api/users/${invitedAdmin.id}/resend-invitation`, undefined],
       ['DELETE', `/api/users/${invitedAdmin.id}`, undefined],
     ] as const) {
-      const refusal = await refused(manager, method, url, body, 403, 'forbidden');
+      const refusal = expectError(await asUser(harness.app, manager, method, url, body), 403, 'forbidden');
       expect(refusal.message, `${method} ${url}`).toMatch(/holds permissions your own role does not have/);
       expect(refusal.details.map((detail) => detail.permission)).toContain('documents:read_all');
     }
@@ -578,25 +582,27 @@ describe('users and invitations', () => {
       teamId: null,
       roleId: before.roleId,
     });
-    expect((await call(admin, 'GET', '/api/roles')).statusCode).toBe(200);
+    expect((await asUser(harness.app, admin, 'GET', '/api/roles')).statusCode).toBe(200);
     expect(await em().findOneOrFail(AppUser, { id: invitedAdmin.id })).toMatchObject({ status: 'invited' });
     expect(await eventsOf(owner.organization.id, 'user.invitation_resent')).toEqual([]);
 
     // A user who holds no more than the manager is theirs to manage: team, status, re-invitation, deletion.
     const peer = await colleague(owner, readers.id, 'Pat Peer');
-    expect((await ok(manager, 'PUT', `/api/users/${peer.user.id}`, { teamId: team.id })).team.name).toBe(
-      'Ops',
-    );
-    expect((await ok(manager, 'PUT', `/api/users/${peer.user.id}`, { status: 'deactivated' })).status).toBe(
-      'deactivated',
-    );
-    const invitedPeer = await ok(owner, 'POST', '/api/users/invite', {
+    expect(
+      (await callAs(harness.app, manager, 'PUT', `/api/users/${peer.user.id}`, { teamId: team.id })).team
+        .name,
+    ).toBe('Ops');
+    expect(
+      (await callAs(harness.app, manager, 'PUT', `/api/users/${peer.user.id}`, { status: 'deactivated' }))
+        .status,
+    ).toBe('deactivated');
+    const invitedPeer = await callAs(harness.app, owner, 'POST', '/api/users/invite', {
       fullName: 'Ivo Invited',
       email: newAddress('invited-peer'),
       roleId: readers.id,
     });
-    await ok(manager, 'POST', `/api/users/${invitedPeer.id}/resend-invitation`);
-    await ok(manager, 'DELETE', `/api/users/${peer.user.id}`);
+    await callAs(harness.app, manager, 'POST', `/api/users/${invitedPeer.id}/resend-invitation`);
+    await callAs(harness.app, manager, 'DELETE', `/api/users/${peer.user.id}`);
   });
 
   it('soft-deletes a user: the name stays attributable, the address is free again, sessions and links die', async () => {
@@ -604,12 +610,12 @@ describe('users and invitations', () => {
     const roles = await roleIds(owner);
     const leaver = await colleague(owner, 'sender', 'Lee Leaver');
     const address = leaver.email;
-    await ok(owner, 'PUT', `/api/users/${leaver.user.id}`, { status: 'deactivated' });
-    await ok(owner, 'PUT', `/api/users/${leaver.user.id}`, { status: 'active' });
+    await callAs(harness.app, owner, 'PUT', `/api/users/${leaver.user.id}`, { status: 'deactivated' });
+    await callAs(harness.app, owner, 'PUT', `/api/users/${leaver.user.id}`, { status: 'active' });
     const session = { headers: await newSession(harness, leaver.user) };
 
-    expect(await ok(owner, 'DELETE', `/api/users/${leaver.user.id}`)).toEqual({ ok: true });
-    expect((await call(session, 'GET', '/api/users')).statusCode).toBe(401);
+    expect(await callAs(harness.app, owner, 'DELETE', `/api/users/${leaver.user.id}`)).toEqual({ ok: true });
+    expect((await asUser(harness.app, session, 'GET', '/api/users')).statusCode).toBe(401);
     const row = await em().findOneOrFail(AppUser, { id: leaver.user.id });
     expect(row).toMatchObject({
       status: 'deleted',
@@ -618,14 +624,22 @@ describe('users and invitations', () => {
       passwordHash: null,
     });
     expect(row.deletedAt).toBeInstanceOf(Date);
-    const { users } = await ok(owner, 'GET', '/api/users');
+    const { users } = await callAs(harness.app, owner, 'GET', '/api/users');
     expect(users.map((user: { id: string }) => user.id)).not.toContain(leaver.user.id);
     // Gone for every route: 404 like an unknown id.
-    await refused(owner, 'PUT', `/api/users/${leaver.user.id}`, { roleId: roles.member }, 404, 'not_found');
-    await refused(owner, 'DELETE', `/api/users/${leaver.user.id}`, undefined, 404, 'not_found');
+    expectError(
+      await asUser(harness.app, owner, 'PUT', `/api/users/${leaver.user.id}`, { roleId: roles.member }),
+      404,
+      'not_found',
+    );
+    expectError(
+      await asUser(harness.app, owner, 'DELETE', `/api/users/${leaver.user.id}`, undefined),
+      404,
+      'not_found',
+    );
 
     // The log still names them: the earlier events by name, the deletion with the address they had.
-    const log = await ok(owner, 'GET', '/api/organization/security-log');
+    const log = await callAs(harness.app, owner, 'GET', '/api/organization/security-log');
     const deleted = log.events.find((event: { type: string }) => event.type === 'user.deleted');
     expect(deleted).toMatchObject({
       actor: { id: owner.user.id, email: owner.email },
@@ -633,16 +647,24 @@ describe('users and invitations', () => {
       details: { role: 'Sender', status: 'active' },
     });
     // The address can be invited again, and a deleted invitation's link no longer works.
-    const reinvited = await ok(owner, 'POST', '/api/users/invite', {
+    const reinvited = await callAs(harness.app, owner, 'POST', '/api/users/invite', {
       fullName: 'Lee Again',
       email: address,
       roleId: roles.member,
     });
     const { token } = await invitationTo(address);
-    await ok(owner, 'DELETE', `/api/users/${reinvited.id}`);
-    await refused(null, 'POST', '/api/auth/accept-invite/claim', { token }, 400, 'invalid_token');
+    await callAs(harness.app, owner, 'DELETE', `/api/users/${reinvited.id}`);
+    expectError(
+      await asUser(harness.app, null, 'POST', '/api/auth/accept-invite/claim', { token }),
+      400,
+      'invalid_token',
+    );
     // Nobody deletes themselves.
-    await refused(owner, 'DELETE', `/api/users/${owner.user.id}`, undefined, 409, 'cannot_change_self');
+    expectError(
+      await asUser(harness.app, owner, 'DELETE', `/api/users/${owner.user.id}`, undefined),
+      409,
+      'cannot_change_self',
+    );
   });
 });
 
@@ -659,7 +681,7 @@ describe('two-step verification in the users list', () => {
     const stranger = await signedInUser(harness, { role: 'owner' });
     await givePasskeys(stranger.user.id, 1);
 
-    const { users } = await ok(owner, 'GET', '/api/users');
+    const { users } = await callAs(harness.app, owner, 'GET', '/api/users');
     const mfaByName = Object.fromEntries(
       users.map((user: { fullName: string; mfaEnabled: boolean }) => [user.fullName, user.mfaEnabled]),
     );
@@ -667,17 +689,22 @@ describe('two-step verification in the users list', () => {
     expect(mfaByName[owner.user.fullName]).toBe(false);
     expect(users).toHaveLength(4);
     // An update's answer says it too.
-    const updated = await ok(owner, 'PUT', `/api/users/${withPasskeys.user.id}`, { roleId: roles.sender });
+    const updated = await callAs(harness.app, owner, 'PUT', `/api/users/${withPasskeys.user.id}`, {
+      roleId: roles.sender,
+    });
     expect(updated).toMatchObject({ mfaEnabled: true, role: { name: 'Sender' } });
     expect(
-      (await ok(owner, 'PUT', `/api/users/${without.user.id}`, { roleId: roles.sender })).mfaEnabled,
+      (await callAs(harness.app, owner, 'PUT', `/api/users/${without.user.id}`, { roleId: roles.sender }))
+        .mfaEnabled,
     ).toBe(false);
 
     // Deleting the user clears their credentials, passkeys with the rest; others' stay.
-    expect(await ok(owner, 'DELETE', `/api/users/${withPasskeys.user.id}`)).toEqual({ ok: true });
+    expect(await callAs(harness.app, owner, 'DELETE', `/api/users/${withPasskeys.user.id}`)).toEqual({
+      ok: true,
+    });
     expect(await em().count(Passkey, { userId: withPasskeys.user.id })).toBe(0);
     expect(await em().count(Passkey, { userId: stranger.user.id })).toBe(1);
-    const after = await ok(owner, 'GET', '/api/users');
+    const after = await callAs(harness.app, owner, 'GET', '/api/users');
     expect(after.users.map((user: { fullName: string }) => user.fullName)).not.toContain('Pat Passkey');
   });
 });
@@ -692,7 +719,7 @@ describe('plan limits', () => {
     const member = await colleague(owner, 'member');
     const roles = await roleIds(owner);
     const invite = () =>
-      call(owner, 'POST', '/api/users/invite', {
+      asUser(harness.app, owner, 'POST', '/api/users/invite', {
         fullName: 'Extra',
         email: newAddress(),
         roleId: roles.member,
@@ -705,21 +732,22 @@ describe('plan limits', () => {
     expect(full.json().error.message).toContain(`The Starter plan allows ${userLimit} users`);
 
     // A deactivated user frees a seat; reactivating them needs one again.
-    await ok(owner, 'PUT', `/api/users/${member.user.id}`, { status: 'deactivated' });
+    await callAs(harness.app, owner, 'PUT', `/api/users/${member.user.id}`, { status: 'deactivated' });
     expect((await invite()).statusCode).toBe(200);
-    const back = await refused(
-      owner,
-      'PUT',
-      `/api/users/${member.user.id}`,
-      { status: 'active' },
+    const back = expectError(
+      await asUser(harness.app, owner, 'PUT', `/api/users/${member.user.id}`, { status: 'active' }),
       409,
       'plan_limit',
     );
     expect(back.message).toContain('Starter');
 
     for (let index = 0; index < teamLimit; index += 1)
-      await ok(owner, 'POST', '/api/teams', { name: `Team ${index}` });
-    const teams = await refused(owner, 'POST', '/api/teams', { name: 'One too many' }, 409, 'plan_limit');
+      await callAs(harness.app, owner, 'POST', '/api/teams', { name: `Team ${index}` });
+    const teams = expectError(
+      await asUser(harness.app, owner, 'POST', '/api/teams', { name: 'One too many' }),
+      409,
+      'plan_limit',
+    );
     expect(teams.message).toContain(`The Starter plan allows ${teamLimit} teams`);
     expect(
       await em().count(AppUser, {
@@ -734,7 +762,7 @@ describe('roles', () => {
   it('lists built-in roles with their permissions from code, and refuses to change or delete them', async () => {
     const owner = await signedInUser(harness, { role: 'owner' });
     await colleague(owner, 'sender');
-    const list = await ok(owner, 'GET', '/api/roles');
+    const list = await callAs(harness.app, owner, 'GET', '/api/roles');
     expect(list.permissions).toEqual([...PERMISSIONS]);
     expect(list.roles.map((role: { builtIn: string }) => role.builtIn)).toEqual([...BUILT_IN_ROLES]);
     for (const role of list.roles) {
@@ -742,14 +770,22 @@ describe('roles', () => {
         [...BUILT_IN_ROLE_PERMISSIONS[role.builtIn as BuiltInRole]].sort(),
       );
       expect(role.userCount).toBe(role.builtIn === 'owner' || role.builtIn === 'sender' ? 1 : 0);
-      await refused(owner, 'PUT', `/api/roles/${role.id}`, { name: 'Mine now' }, 409, 'built_in_role');
-      await refused(owner, 'DELETE', `/api/roles/${role.id}`, undefined, 409, 'built_in_role');
+      expectError(
+        await asUser(harness.app, owner, 'PUT', `/api/roles/${role.id}`, { name: 'Mine now' }),
+        409,
+        'built_in_role',
+      );
+      expectError(
+        await asUser(harness.app, owner, 'DELETE', `/api/roles/${role.id}`, undefined),
+        409,
+        'built_in_role',
+      );
     }
   });
 
   it('creates, changes and deletes custom roles; a change reaches holders at their next request', async () => {
     const owner = await signedInUser(harness, { role: 'owner' });
-    const created = await ok(owner, 'POST', '/api/roles', {
+    const created = await callAs(harness.app, owner, 'POST', '/api/roles', {
       name: 'Reviewer',
       permissions: ['users:read', 'documents:read', 'documents:read'],
     });
@@ -759,21 +795,26 @@ describe('roles', () => {
       permissions: ['documents:read', 'users:read'],
       userCount: 0,
     });
-    await refused(owner, 'POST', '/api/roles', { name: 'reviewer', permissions: [] }, 409, 'name_taken');
-    await refused(owner, 'POST', '/api/roles', { name: 'Owner', permissions: [] }, 409, 'name_taken');
-    const bad = await refused(
-      owner,
-      'POST',
-      '/api/roles',
-      { name: 'X', permissions: ['everything'] },
+    expectError(
+      await asUser(harness.app, owner, 'POST', '/api/roles', { name: 'reviewer', permissions: [] }),
+      409,
+      'name_taken',
+    );
+    expectError(
+      await asUser(harness.app, owner, 'POST', '/api/roles', { name: 'Owner', permissions: [] }),
+      409,
+      'name_taken',
+    );
+    const bad = expectError(
+      await asUser(harness.app, owner, 'POST', '/api/roles', { name: 'X', permissions: ['everything'] }),
       400,
       'invalid_request',
     );
     expect(bad.details[0]?.field).toBe('body.permissions.0');
 
     const reviewer = await colleague(owner, created.id);
-    await refused(reviewer, 'GET', '/api/teams', undefined, 403, 'forbidden');
-    const updated = await ok(owner, 'PUT', `/api/roles/${created.id}`, {
+    expectError(await asUser(harness.app, reviewer, 'GET', '/api/teams', undefined), 403, 'forbidden');
+    const updated = await callAs(harness.app, owner, 'PUT', `/api/roles/${created.id}`, {
       name: 'Senior reviewer',
       permissions: ['documents:read', 'teams:read'],
     });
@@ -783,15 +824,23 @@ describe('roles', () => {
       userCount: 1,
     });
     // The same session, the new permissions.
-    expect((await call(reviewer, 'GET', '/api/teams')).statusCode).toBe(200);
-    await refused(reviewer, 'GET', '/api/users', undefined, 403, 'forbidden');
+    expect((await asUser(harness.app, reviewer, 'GET', '/api/teams')).statusCode).toBe(200);
+    expectError(await asUser(harness.app, reviewer, 'GET', '/api/users', undefined), 403, 'forbidden');
 
-    const inUse = await refused(owner, 'DELETE', `/api/roles/${created.id}`, undefined, 409, 'role_in_use');
+    const inUse = expectError(
+      await asUser(harness.app, owner, 'DELETE', `/api/roles/${created.id}`, undefined),
+      409,
+      'role_in_use',
+    );
     expect(inUse.message).toContain('assigned to 1 user');
-    await ok(owner, 'DELETE', `/api/users/${reviewer.user.id}`);
-    expect(await ok(owner, 'DELETE', `/api/roles/${created.id}`)).toEqual({ ok: true });
+    await callAs(harness.app, owner, 'DELETE', `/api/users/${reviewer.user.id}`);
+    expect(await callAs(harness.app, owner, 'DELETE', `/api/roles/${created.id}`)).toEqual({ ok: true });
     expect((await roleIds(owner))['Senior reviewer']).toBeUndefined();
-    await refused(owner, 'PUT', `/api/roles/${created.id}`, { name: 'Back' }, 404, 'not_found');
+    expectError(
+      await asUser(harness.app, owner, 'PUT', `/api/roles/${created.id}`, { name: 'Back' }),
+      404,
+      'not_found',
+    );
     // The deleted holder keeps a role (the built-in member role) and their row.
     const member = (await roleIds(owner)).member;
     expect((await em().findOneOrFail(AppUser, { id: reviewer.user.id })).roleId).toBe(member);
@@ -815,41 +864,47 @@ describe('roles', () => {
   it('lets nobody grant a permission they do not hold', async () => {
     const owner = await signedInUser(harness, { role: 'owner' });
     const admin = await colleague(owner, 'administrator');
-    const refusal = await refused(
-      admin,
-      'POST',
-      '/api/roles',
-      { name: 'Billing clerk', permissions: ['billing:read', 'billing:manage'] },
+    const refusal = expectError(
+      await asUser(harness.app, admin, 'POST', '/api/roles', {
+        name: 'Billing clerk',
+        permissions: ['billing:read', 'billing:manage'],
+      }),
       403,
       'forbidden',
     );
     expect(refusal.details).toEqual([expect.objectContaining({ permission: 'billing:manage' })]);
     // An owner may; the administrator may then neither extend such a role nor hand it out.
-    const clerk = await ok(owner, 'POST', '/api/roles', {
+    const clerk = await callAs(harness.app, owner, 'POST', '/api/roles', {
       name: 'Billing clerk',
       permissions: ['billing:manage'],
     });
-    const plain = await ok(admin, 'POST', '/api/roles', { name: 'Plain', permissions: ['documents:read'] });
-    await refused(
-      admin,
-      'PUT',
-      `/api/roles/${plain.id}`,
-      { permissions: ['billing:manage'] },
+    const plain = await callAs(harness.app, admin, 'POST', '/api/roles', {
+      name: 'Plain',
+      permissions: ['documents:read'],
+    });
+    expectError(
+      await asUser(harness.app, admin, 'PUT', `/api/roles/${plain.id}`, { permissions: ['billing:manage'] }),
       403,
       'forbidden',
     );
-    await refused(
-      admin,
-      'POST',
-      '/api/users/invite',
-      { fullName: 'Clerk', email: newAddress(), roleId: clerk.id },
+    expectError(
+      await asUser(harness.app, admin, 'POST', '/api/users/invite', {
+        fullName: 'Clerk',
+        email: newAddress(),
+        roleId: clerk.id,
+      }),
       403,
       'forbidden',
     );
-    await refused(admin, 'PUT', `/api/users/${admin.user.id}`, { roleId: clerk.id }, 403, 'forbidden');
+    expectError(
+      await asUser(harness.app, admin, 'PUT', `/api/users/${admin.user.id}`, { roleId: clerk.id }),
+      403,
+      'forbidden',
+    );
     // Renaming a role or removing a permission is fine.
     expect(
-      (await ok(admin, 'PUT', `/api/roles/${clerk.id}`, { name: 'Clerk', permissions: [] })).permissions,
+      (await callAs(harness.app, admin, 'PUT', `/api/roles/${clerk.id}`, { name: 'Clerk', permissions: [] }))
+        .permissions,
     ).toEqual([]);
   });
 });
@@ -858,29 +913,47 @@ describe('teams', () => {
   it('creates, renames and deletes teams; deleting one leaves its members without a team', async () => {
     const owner = await signedInUser(harness, { role: 'owner' });
     const member = await colleague(owner, 'member');
-    const team = await ok(owner, 'POST', '/api/teams', { name: 'Support' });
+    const team = await callAs(harness.app, owner, 'POST', '/api/teams', { name: 'Support' });
     expect(team).toEqual({ id: expect.any(String), name: 'Support', memberCount: 0 });
-    await refused(owner, 'POST', '/api/teams', { name: 'support' }, 409, 'name_taken');
-    const error = await refused(owner, 'POST', '/api/teams', { name: '' }, 400, 'invalid_request');
+    expectError(
+      await asUser(harness.app, owner, 'POST', '/api/teams', { name: 'support' }),
+      409,
+      'name_taken',
+    );
+    const error = expectError(
+      await asUser(harness.app, owner, 'POST', '/api/teams', { name: '' }),
+      400,
+      'invalid_request',
+    );
     expect(error.details[0]?.field).toBe('body.name');
-    await ok(owner, 'PUT', `/api/users/${member.user.id}`, { teamId: team.id });
-    expect((await ok(owner, 'GET', '/api/teams')).teams).toEqual([
+    await callAs(harness.app, owner, 'PUT', `/api/users/${member.user.id}`, { teamId: team.id });
+    expect((await callAs(harness.app, owner, 'GET', '/api/teams')).teams).toEqual([
       { id: team.id, name: 'Support', memberCount: 1 },
     ]);
-    expect(await ok(owner, 'PUT', `/api/teams/${team.id}`, { name: 'Customer care' })).toEqual({
+    expect(
+      await callAs(harness.app, owner, 'PUT', `/api/teams/${team.id}`, { name: 'Customer care' }),
+    ).toEqual({
       id: team.id,
       name: 'Customer care',
       memberCount: 1,
     });
     // A member reads teams, manages none.
-    expect((await ok(member, 'GET', '/api/teams')).teams).toHaveLength(1);
-    await refused(member, 'PUT', `/api/teams/${team.id}`, { name: 'Mine' }, 403, 'forbidden');
+    expect((await callAs(harness.app, member, 'GET', '/api/teams')).teams).toHaveLength(1);
+    expectError(
+      await asUser(harness.app, member, 'PUT', `/api/teams/${team.id}`, { name: 'Mine' }),
+      403,
+      'forbidden',
+    );
 
-    expect(await ok(owner, 'DELETE', `/api/teams/${team.id}`)).toEqual({ ok: true });
-    expect((await ok(owner, 'GET', '/api/teams')).teams).toEqual([]);
-    const users = (await ok(owner, 'GET', '/api/users')).users;
+    expect(await callAs(harness.app, owner, 'DELETE', `/api/teams/${team.id}`)).toEqual({ ok: true });
+    expect((await callAs(harness.app, owner, 'GET', '/api/teams')).teams).toEqual([]);
+    const users = (await callAs(harness.app, owner, 'GET', '/api/users')).users;
     expect(users.find((user: { id: string }) => user.id === member.user.id).team).toBeNull();
-    await refused(owner, 'PUT', `/api/teams/${team.id}`, { name: 'Again' }, 404, 'not_found');
+    expectError(
+      await asUser(harness.app, owner, 'PUT', `/api/teams/${team.id}`, { name: 'Again' }),
+      404,
+      'not_found',
+    );
     const events = (await eventsOf(owner.organization.id)).filter((event) => event.type.startsWith('team.'));
     expect(events.map((event) => [event.type, event.details])).toEqual([
       ['team.created', { team: 'Support' }],
@@ -907,9 +980,9 @@ describe('organization settings', () => {
 
   it('reads and changes settings partially: absent stays, null clears; refused input changes nothing', async () => {
     const owner = await signedInUser(harness, { role: 'owner' });
-    expect(await ok(owner, 'GET', '/api/organization/settings')).toEqual(DEFAULTS);
+    expect(await callAs(harness.app, owner, 'GET', '/api/organization/settings')).toEqual(DEFAULTS);
 
-    const changed = await ok(owner, 'PUT', '/api/organization/settings', {
+    const changed = await callAs(harness.app, owner, 'PUT', '/api/organization/settings', {
       senderDisplayName: '  Acme Signing ',
       replyToEmail: 'Contracts@Acme.example',
       sessionTimeoutMinutes: 30,
@@ -922,7 +995,7 @@ describe('organization settings', () => {
       sessionTimeoutMinutes: 30,
       retention: { completedDays: 365, unfinishedDays: null, deletedDays: null },
     });
-    const cleared = await ok(owner, 'PUT', '/api/organization/settings', {
+    const cleared = await callAs(harness.app, owner, 'PUT', '/api/organization/settings', {
       senderDisplayName: null,
       retention: { unfinishedDays: 90, deletedDays: 7 },
     });
@@ -931,7 +1004,7 @@ describe('organization settings', () => {
       senderDisplayName: null,
       retention: { completedDays: 365, unfinishedDays: 90, deletedDays: 7 },
     });
-    expect(await ok(owner, 'GET', '/api/organization/settings')).toEqual(cleared);
+    expect(await callAs(harness.app, owner, 'GET', '/api/organization/settings')).toEqual(cleared);
 
     for (const [body, field] of [
       [{ sessionTimeoutMinutes: 2, senderDisplayName: 'Not saved' }, 'body.sessionTimeoutMinutes'],
@@ -948,14 +1021,18 @@ describe('organization settings', () => {
       [{ senderDisplayName: 'Two\nlines' }, 'body.senderDisplayName'],
       [{ consentText: 'x'.repeat(5001) }, 'body.consentText'],
     ] as const) {
-      const error = await refused(owner, 'PUT', '/api/organization/settings', body, 400, 'invalid_request');
+      const error = expectError(
+        await asUser(harness.app, owner, 'PUT', '/api/organization/settings', body),
+        400,
+        'invalid_request',
+      );
       expect(
         error.details.map((detail) => detail.field),
         JSON.stringify(body),
       ).toContain(field);
       expect(error.message).toContain(field);
     }
-    expect(await ok(owner, 'GET', '/api/organization/settings')).toEqual(cleared);
+    expect(await callAs(harness.app, owner, 'GET', '/api/organization/settings')).toEqual(cleared);
 
     const events = await eventsOf(owner.organization.id, 'settings.updated');
     expect(events.map((event) => event.details)).toEqual([
@@ -964,9 +1041,15 @@ describe('organization settings', () => {
     ]);
     // Readers read; only settings:manage changes.
     const sender = await colleague(owner, 'sender');
-    await refused(sender, 'GET', '/api/organization/settings', undefined, 403, 'forbidden');
+    expectError(
+      await asUser(harness.app, sender, 'GET', '/api/organization/settings', undefined),
+      403,
+      'forbidden',
+    );
     const admin = await colleague(owner, 'administrator');
-    expect((await ok(admin, 'GET', '/api/organization/settings')).sessionTimeoutMinutes).toBe(30);
+    expect(
+      (await callAs(harness.app, admin, 'GET', '/api/organization/settings')).sessionTimeoutMinutes,
+    ).toBe(30);
   });
 
   it('sets every setting back to its default with null, also those that always have a value (issue 30)', async () => {
@@ -975,7 +1058,7 @@ describe('organization settings', () => {
     await harness.ctx.orm.em
       .fork()
       .nativeUpdate(AppUser, { id: owner.user.id }, { totpEnabledAt: new Date() });
-    const set = await ok(owner, 'PUT', '/api/organization/settings', {
+    const set = await callAs(harness.app, owner, 'PUT', '/api/organization/settings', {
       mfaRequired: true,
       sessionTimeoutMinutes: 15,
       defaultAuthenticationMethod: 'OtpSms',
@@ -996,12 +1079,14 @@ describe('organization settings', () => {
       ['defaultAuthenticationMethod', 'SecureLink'],
       ['attachFinalPdfToCompletedEmail', false],
     ] as const) {
-      const answer = await ok(owner, 'PUT', '/api/organization/settings', { [field]: null });
+      const answer = await callAs(harness.app, owner, 'PUT', '/api/organization/settings', { [field]: null });
       expect(answer[field], field).toBe(value);
     }
-    const cleared = await ok(owner, 'PUT', '/api/organization/settings', { retention: null });
+    const cleared = await callAs(harness.app, owner, 'PUT', '/api/organization/settings', {
+      retention: null,
+    });
     expect(cleared).toEqual(DEFAULTS);
-    expect(await ok(owner, 'GET', '/api/organization/settings')).toEqual(DEFAULTS);
+    expect(await callAs(harness.app, owner, 'GET', '/api/organization/settings')).toEqual(DEFAULTS);
     expect(
       (await eventsOf(owner.organization.id, 'settings.updated')).map((event) => event.details.changed),
     ).toEqual([
@@ -1021,7 +1106,10 @@ describe('organization settings', () => {
       ['retention.completedDays', 'retention.unfinishedDays', 'retention.deletedDays'],
     ]);
     // A null for a setting already at its default changes nothing, and is no event.
-    await ok(owner, 'PUT', '/api/organization/settings', { mfaRequired: null, retention: null });
+    await callAs(harness.app, owner, 'PUT', '/api/organization/settings', {
+      mfaRequired: null,
+      retention: null,
+    });
     expect(await eventsOf(owner.organization.id, 'settings.updated')).toHaveLength(6);
   });
 });
@@ -1061,7 +1149,7 @@ describe('settings in use', () => {
 
   it('signs emails with the sender name, Reply-To and footer set through the settings', async () => {
     const footer = 'Acme Ltd. · 1 Harbour Street\nQuestions? contracts@acme.example';
-    await ok(owner, 'PUT', '/api/organization/settings', {
+    await callAs(harness.app, owner, 'PUT', '/api/organization/settings', {
       senderDisplayName: 'Acme Signing Desk',
       replyToEmail: 'contracts@acme.example',
       emailFooter: footer,
@@ -1115,7 +1203,7 @@ describe('settings in use', () => {
     // The account emails too: an invitation carries the same name and footer.
     const address = newAddress('branded');
     const roles = await roleIds(owner);
-    await ok(owner, 'POST', '/api/users/invite', {
+    await callAs(harness.app, owner, 'POST', '/api/users/invite', {
       fullName: 'Bran Ded',
       email: address,
       roleId: roles.member,
@@ -1125,7 +1213,10 @@ describe('settings in use', () => {
     expect(row.body).toContain(footer);
 
     // Cleared: the organization's name again.
-    await ok(owner, 'PUT', '/api/organization/settings', { senderDisplayName: null, emailFooter: null });
+    await callAs(harness.app, owner, 'PUT', '/api/organization/settings', {
+      senderDisplayName: null,
+      emailFooter: null,
+    });
     await sendNotification({
       notificationId: randomUUID(),
       organizationId: acme.organizationId,
@@ -1158,7 +1249,7 @@ describe('settings in use', () => {
 
     const consentText = 'I, the signer, accept Acme’s electronic signature terms.\nSecond line.';
     const privacyNotice = 'Acme keeps your name and address for seven years. Ask privacy@acme.example.';
-    await ok(owner, 'PUT', '/api/organization/settings', {
+    await callAs(harness.app, owner, 'PUT', '/api/organization/settings', {
       defaultExpirationDays: 10,
       defaultAuthenticationMethod: 'OtpSms',
       consentText,
@@ -1220,13 +1311,16 @@ describe('settings in use', () => {
     expect(viewer).toMatchObject({ consentRequired: false, consentText: null, privacyNotice });
 
     // Cleared: the default consent again, no notice.
-    await ok(owner, 'PUT', '/api/organization/settings', { consentText: null, privacyNotice: null });
+    await callAs(harness.app, owner, 'PUT', '/api/organization/settings', {
+      consentText: null,
+      privacyNotice: null,
+    });
     const again = (
       await harness.app.inject({ method: 'GET', url: `/api/signing/${tokenOf('Sam Cohen')}` })
     ).json();
     expect(again.consentText).toMatch(/electronically/);
     expect(again.privacyNotice).toBeNull();
-    await ok(owner, 'PUT', '/api/organization/settings', {
+    await callAs(harness.app, owner, 'PUT', '/api/organization/settings', {
       defaultExpirationDays: null,
       defaultAuthenticationMethod: 'SecureLink',
     });
@@ -1238,16 +1332,19 @@ describe('security log', () => {
     const owner = await signedInUser(harness, { role: 'owner', fullName: 'Lou Logger' });
     const roles = await roleIds(owner);
     const address = newAddress('subject');
-    const invited = await ok(owner, 'POST', '/api/users/invite', {
+    const invited = await callAs(harness.app, owner, 'POST', '/api/users/invite', {
       fullName: 'Sub Ject',
       email: address,
       roleId: roles.member,
     });
-    await ok(owner, 'POST', '/api/teams', { name: 'Logged' });
-    await ok(owner, 'PUT', '/api/organization/settings', { mfaRequired: false, sessionTimeoutMinutes: 45 });
-    await ok(owner, 'POST', `/api/users/${invited.id}/resend-invitation`);
+    await callAs(harness.app, owner, 'POST', '/api/teams', { name: 'Logged' });
+    await callAs(harness.app, owner, 'PUT', '/api/organization/settings', {
+      mfaRequired: false,
+      sessionTimeoutMinutes: 45,
+    });
+    await callAs(harness.app, owner, 'POST', `/api/users/${invited.id}/resend-invitation`);
 
-    const log = await ok(owner, 'GET', '/api/organization/security-log');
+    const log = await callAs(harness.app, owner, 'GET', '/api/organization/security-log');
     expect(log.nextBefore).toBeNull();
     expect(log.events.map((event: { type: string }) => event.type)).toEqual([
       'user.invitation_resent',
@@ -1275,14 +1372,15 @@ describe('security log', () => {
     let before: string | null = null;
     do {
       const query: string = before ? `?limit=1&before=${before}` : '?limit=1';
-      const page = await ok(owner, 'GET', `/api/organization/security-log${query}`);
+      const page = await callAs(harness.app, owner, 'GET', `/api/organization/security-log${query}`);
       pages.push(page.events.map((event: { id: string }) => event.id));
       before = page.nextBefore;
     } while (before);
     expect(pages).toEqual(log.events.map((event: { id: string }) => [event.id]));
-    const firstTwo = await ok(owner, 'GET', '/api/organization/security-log?limit=2');
+    const firstTwo = await callAs(harness.app, owner, 'GET', '/api/organization/security-log?limit=2');
     expect(firstTwo.nextBefore).toBe(log.events[1].id);
-    const nextTwo = await ok(
+    const nextTwo = await callAs(
+      harness.app,
       owner,
       'GET',
       `/api/organization/security-log?limit=2&before=${firstTwo.nextBefore}`,
@@ -1294,25 +1392,21 @@ describe('security log', () => {
 
     // Another organization's event is no page mark: not found, like an unknown one; malformed values are 400.
     const other = await signedInUser(harness, { role: 'owner' });
-    await ok(other, 'POST', '/api/teams', { name: 'Theirs' });
-    const theirs = (await ok(other, 'GET', '/api/organization/security-log')).events[0].id;
-    expect((await ok(other, 'GET', '/api/organization/security-log')).events).toHaveLength(1);
+    await callAs(harness.app, other, 'POST', '/api/teams', { name: 'Theirs' });
+    const theirs = (await callAs(harness.app, other, 'GET', '/api/organization/security-log')).events[0].id;
+    expect((await callAs(harness.app, other, 'GET', '/api/organization/security-log')).events).toHaveLength(
+      1,
+    );
     for (const before of [theirs, randomUUID()]) {
-      await refused(
-        owner,
-        'GET',
-        `/api/organization/security-log?before=${before}`,
-        undefined,
+      expectError(
+        await asUser(harness.app, owner, 'GET', `/api/organization/security-log?before=${before}`, undefined),
         404,
         'not_found',
       );
     }
     for (const query of ['before=nope', 'limit=0', 'limit=201', 'limit=many']) {
-      const error = await refused(
-        owner,
-        'GET',
-        `/api/organization/security-log?${query}`,
-        undefined,
+      const error = expectError(
+        await asUser(harness.app, owner, 'GET', `/api/organization/security-log?${query}`, undefined),
         400,
         'invalid_request',
       );
@@ -1320,13 +1414,10 @@ describe('security log', () => {
     }
     // Only security:read reads it.
     const admin = await colleague(owner, 'administrator');
-    expect((await call(admin, 'GET', '/api/organization/security-log')).statusCode).toBe(200);
+    expect((await asUser(harness.app, admin, 'GET', '/api/organization/security-log')).statusCode).toBe(200);
     const sender = await colleague(owner, 'sender');
-    const forbidden = await refused(
-      sender,
-      'GET',
-      '/api/organization/security-log',
-      undefined,
+    const forbidden = expectError(
+      await asUser(harness.app, sender, 'GET', '/api/organization/security-log', undefined),
       403,
       'forbidden',
     );
