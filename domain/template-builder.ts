@@ -4,7 +4,13 @@
 // app needs: versions, owners and teams, every field's id, and each role's and field's builder properties.
 import { z } from 'zod';
 import { IsoDateTime, offsetPage, safeText, uuidOf } from './common.ts';
-import { checkFieldOptions, checkFieldProperties, FieldPlacement, FieldProperties } from './template.ts';
+import {
+  checkFieldOptions,
+  checkFieldProperties,
+  checkRoles,
+  FieldPlacement,
+  FieldProperties,
+} from './template.ts';
 import { FIELD_TYPES_WITH_OPTIONS, RECIPIENT_TYPES } from './vocabulary.ts';
 
 const MEBIBYTE = 1024 * 1024;
@@ -158,21 +164,7 @@ export function checkTemplateDefinition(
   definition: z.output<typeof TemplateDefinitionFields>,
   ctx: z.RefinementCtx,
 ): void {
-  const names = definition.roles.map((role) => role.name.toLowerCase());
-  names.forEach((name, index) => {
-    if (names.indexOf(name) !== index) {
-      ctx.addIssue({ code: 'custom', path: ['roles', index, 'name'], message: 'role names must be unique' });
-    }
-  });
-  const roleNames = new Set(definition.roles.map((role) => role.name));
-  definition.fields.forEach((field, index) => {
-    if (!roleNames.has(field.role)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['fields', index, 'role'],
-        message: `role "${field.role}" is not one of the template's roles`,
-      });
-    }
+  checkRoles(definition, ctx, (field, index) => {
     const options = field.options && field.options.length > 0 ? field.options : undefined;
     // A draft's Radio or Dropdown may have no options yet: publishing refuses it.
     if (options || !FIELD_TYPES_WITH_OPTIONS.includes(field.type)) {

@@ -54,29 +54,38 @@ export const TemplateDefinition = z
     fields: z.array(FieldDefinitionInput).default([]),
   })
   .superRefine((definition, ctx) => {
-    const names = definition.roles.map((r) => r.name.toLowerCase());
-    names.forEach((name, index) => {
-      if (names.indexOf(name) !== index) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['roles', index, 'name'],
-          message: 'role names must be unique',
-        });
-      }
-    });
-    const roleNames = new Set(definition.roles.map((r) => r.name));
-    definition.fields.forEach((field, index) => {
-      if (!roleNames.has(field.role)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['fields', index, 'role'],
-          message: `role "${field.role}" is not one of the template's roles`,
-        });
-      }
-      checkFieldOptions(field, ctx, ['fields', index]);
-    });
+    checkRoles(definition, ctx, (field, index) => checkFieldOptions(field, ctx, ['fields', index]));
   });
 export type TemplateDefinition = z.input<typeof TemplateDefinition>;
+
+/**
+ * The roles rule of every template definition (the public API's and the builder's): role names unique
+ * (whatever their case), and every field's role one of them. `eachField` adds a field's own rules after its
+ * role's, so a field's issues stay together.
+ */
+export function checkRoles<Field extends { role: string }>(
+  definition: { roles: readonly { name: string }[]; fields: readonly Field[] },
+  ctx: z.RefinementCtx,
+  eachField: (field: Field, index: number) => void,
+): void {
+  const names = definition.roles.map((role) => role.name.toLowerCase());
+  names.forEach((name, index) => {
+    if (names.indexOf(name) !== index) {
+      ctx.addIssue({ code: 'custom', path: ['roles', index, 'name'], message: 'role names must be unique' });
+    }
+  });
+  const roleNames = new Set(definition.roles.map((role) => role.name));
+  definition.fields.forEach((field, index) => {
+    if (!roleNames.has(field.role)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['fields', index, 'role'],
+        message: `role "${field.role}" is not one of the template's roles`,
+      });
+    }
+    eachField(field, index);
+  });
+}
 
 /**
  * The options rule of a placed field (templates and envelopes created from a file): Radio and Dropdown fields
