@@ -46,6 +46,14 @@ export class FormState {
     return Object.keys(this.errors).length > 0 ? get(format)('account.fixErrors') : '';
   }
 
+  /**
+   * A field's input id (`<id>-<field>`, where the focus goes when it is refused) and its error, to spread on the
+   * field's component: `<EmailField {...form.field('email')} bind:value={email} />`.
+   */
+  field(name: string): { id: string; error: string | undefined } {
+    return { id: `${this.#options.id}-${name}`, error: this.errors[name] };
+  }
+
   /** A new start (the dialog opens again). */
   reset(): void {
     this.errors = {};
