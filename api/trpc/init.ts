@@ -65,19 +65,35 @@ export function principalOf(ctx: AppContext): SessionPrincipal {
  */
 export type DocumentedErrors = Partial<Record<400 | 401 | 403 | 404 | 409 | 413 | 429 | 503, string>>;
 
+/** What a route declares besides its OpenAPI words: who may call it, its errors, and how it answers. */
+export interface RouteMeta {
+  /** Error statuses the route answers besides 400 and 500, and why. */
+  errors?: DocumentedErrors;
+  /** Who may call it (see `Access`); 401 and 403 are documented from it. */
+  access: Access;
+  /** The route answers a file, not JSON (its procedure's output is a `FileAnswer`). */
+  file?: FileResponse;
+  /** The route answers an image, not JSON (its procedure's output is an `ImageAnswer`). */
+  image?: ImageResponse;
+  /** A larger body than the server's 1 MB is accepted (a 413 above this). */
+  bodyLimit?: BodyLimit;
+  /**
+   * The JSON answer carries an ETag (a digest of its body) and a request whose If-None-Match names it gets 304
+   * without a body: pages that poll a resource learn cheaply that nothing changed.
+   */
+  etag?: boolean;
+  /**
+   * The route honours an Idempotency-Key header as /api/v1's creates do (api/plugins/idempotency.ts), keyed
+   * in the signed-in user's organization: a repeated request (a double click) gets the first answer again.
+   */
+  idempotent?: boolean;
+}
+
 /**
  * A procedure's metadata: trpc-to-openapi's `openapi` (method, path, summary, tags), made by `route()`, and
- * the error statuses the OpenAPI document lists for it.
+ * its `RouteMeta` (the error statuses the OpenAPI document lists for it among them).
  */
-export type AppMeta = OpenApiMeta<{
-  errors?: DocumentedErrors;
-  access: Access;
-  file?: FileResponse;
-  image?: ImageResponse;
-  bodyLimit?: BodyLimit;
-  etag?: boolean;
-  idempotent?: boolean;
-}>;
+export type AppMeta = OpenApiMeta<RouteMeta>;
 
 /**
  * A route that answers a file (a CSV export) rather than JSON: the transport sends the procedure's
@@ -203,31 +219,12 @@ export const procedure = t.procedure.use(({ ctx, meta, next }) => {
 /** Reference data anyone may read (the plans): the same procedure, for routes declaring `access: 'public'`. */
 export const publicProcedure = procedure;
 
-export interface RouteDocs {
+/** A route's declaration: its OpenAPI words and its `RouteMeta`. */
+export interface RouteDocs extends RouteMeta {
   summary: string;
   description?: string;
   /** Groups in the OpenAPI document (`plans`, `auth`, `organization`, …). */
   tags: string[];
-  /** Error statuses the route answers besides 400 and 500, and why. */
-  errors?: DocumentedErrors;
-  /** Who may call it (see `Access`); 401 and 403 are documented from it. */
-  access: Access;
-  /** The route answers a file, not JSON (its procedure's output is a `FileAnswer`). */
-  file?: FileResponse;
-  /** The route answers an image, not JSON (its procedure's output is an `ImageAnswer`). */
-  image?: ImageResponse;
-  /** A larger body than the server's 1 MB is accepted (a 413 above this). */
-  bodyLimit?: BodyLimit;
-  /**
-   * The JSON answer carries an ETag (a digest of its body) and a request whose If-None-Match names it gets 304
-   * without a body: pages that poll a resource learn cheaply that nothing changed.
-   */
-  etag?: boolean;
-  /**
-   * The route honours an Idempotency-Key header as /api/v1's creates do (api/plugins/idempotency.ts), keyed
-   * in the signed-in user's organization: a repeated request (a double click) gets the first answer again.
-   */
-  idempotent?: boolean;
 }
 
 /**
@@ -286,6 +283,15 @@ export function route(method: OpenApiMethod, path: `/api/${string}`, docs: Route
       ...(errors ?? {}),
     },
   };
+}
+
+/**
+ * `route` for one area's procedures, its OpenAPI group declared once: `const route = areaRoute('webhooks')`
+ * at the top of the area's module.
+ */
+export function areaRoute(tag: string) {
+  return (method: OpenApiMethod, path: `/api/${string}`, docs: Omit<RouteDocs, 'tags'>): AppMeta =>
+    route(method, path, { ...docs, tags: [tag] });
 }
 
 /** What the transport and the document read of a procedure. */

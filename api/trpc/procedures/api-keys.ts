@@ -19,8 +19,10 @@ import {
   updateOAuthClient,
 } from '../../../services/oauth-clients/update-oauth-client.ts';
 import { clientDiagnostics } from '../../../services/usage/diagnostics.ts';
-import { type AppContext, principalOf, procedure, route, router, thenOk } from '../init.ts';
+import { type AppContext, areaRoute, principalOf, procedure, router, thenOk } from '../init.ts';
 import { IdParams } from './administration-actor.ts';
+
+const route = areaRoute('integrations');
 
 const organizationOf = (ctx: AppContext) => principalOf(ctx).organization.id;
 const actorOf = (ctx: AppContext): ClientActor => ({
@@ -46,7 +48,6 @@ export const apiKeysRouter = router({
           'Oldest first, each with its active secrets (hints and expiry only), usage counters and rate-limit ' +
           'state, who last changed it and which of its scopes are suspended (that user no longer holds what ' +
           'they need); and whether the organization may use the public API at all, with the reason when not.',
-        tags: ['integrations'],
         access: 'integrations:read',
       }),
     )
@@ -58,7 +59,6 @@ export const apiKeysRouter = router({
       route('GET', '/api/api-keys/diagnostics', {
         summary: 'Requests per API key over the last 24 hours and 7 days',
         description: 'Requests, errors (4xx and 5xx answers) and rate-limit refusals (429) of /api/v1.',
-        tags: ['integrations'],
         access: 'integrations:read',
       }),
     )
@@ -73,7 +73,6 @@ export const apiKeysRouter = router({
           'The secret is in this answer only; it is stored as a hash and never shown again. Each IP allowlist ' +
           'entry (one line of the page) is an address or a CIDR range; a refused entry is named ' +
           '`body.ipAllowlist.<n>` with the reason. An empty allowlist accepts any source.',
-        tags: ['integrations'],
         access: 'integrations:manage',
         errors: { 403: BEYOND_ROLE, 409: NO_API_ACCESS },
       }),
@@ -103,7 +102,6 @@ export const apiKeysRouter = router({
           'opening its routes, and the new allowlist is checked at their next request. Every scope as saved ' +
           'must be the caller’s to give; the caller becomes the key’s last changer, so saving a key whose ' +
           'scopes were suspended (`suspendedScopes`) makes them work again.',
-        tags: ['integrations'],
         access: 'integrations:manage',
         errors: { 403: BEYOND_ROLE, 404: NOT_FOUND },
       }),
@@ -122,7 +120,6 @@ export const apiKeysRouter = router({
       route('DELETE', '/api/api-keys/{id}', {
         summary: 'Delete an API key',
         description: 'Its secrets and access tokens stop working at once; its request figures go with it.',
-        tags: ['integrations'],
         access: 'integrations:manage',
         errors: { 404: NOT_FOUND },
       }),
@@ -146,7 +143,6 @@ export const apiKeysRouter = router({
         description:
           'The new secret is in this answer only and expires after 365 days; the older one keeps working until ' +
           'it is deleted. A key holds at most two active secrets.',
-        tags: ['integrations'],
         access: 'integrations:manage',
         errors: {
           403: BEYOND_ROLE,
@@ -182,7 +178,6 @@ export const apiKeysRouter = router({
         description:
           'It stops authenticating at once and the access tokens obtained with it are revoked. Deleting the last ' +
           'active secret locks the key out until a new secret is rotated in.',
-        tags: ['integrations'],
         access: 'integrations:manage',
         errors: { 404: 'No such API key in this organization, or no such active secret of it' },
       }),

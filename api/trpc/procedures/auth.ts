@@ -32,10 +32,10 @@ import { register } from '../../../services/accounts/register.ts';
 import { resendVerification } from '../../../services/accounts/resend-verification.ts';
 import { claimPasswordReset, resetPassword } from '../../../services/accounts/reset-password.ts';
 import { verifyEmail } from '../../../services/accounts/verify-email.ts';
-import { type AppContext, principalOf, procedure, route, router } from '../init.ts';
+import { type AppContext, areaRoute, principalOf, procedure, router } from '../init.ts';
 
 const OK = { ok: true } as const;
-const TAGS = ['auth'];
+const route = areaRoute('auth');
 
 /**
  * Sends a use case's email after the answer (its time must not tell whether an address is known). One that
@@ -75,7 +75,6 @@ export const authRouter = router({
           'role, and emails a verification link; signing in waits for it. An address that already has an ' +
           'account gets the same answer (and its holder a notice), so this route tells nobody whether an ' +
           'address is known.',
-        tags: TAGS,
         access: 'public',
       }),
     )
@@ -92,7 +91,6 @@ export const authRouter = router({
       route('POST', '/api/auth/verify-email', {
         summary: 'Confirm an email address with the emailed link',
         description: `The token of the verification link works once. 400 ${INVALID_TOKEN}.`,
-        tags: TAGS,
         access: 'public',
       }),
     )
@@ -110,7 +108,6 @@ export const authRouter = router({
         description:
           'Only an active user whose address is not verified gets one (at most one a minute; earlier links ' +
           'stop working); every address gets the same answer.',
-        tags: TAGS,
         access: 'public',
       }),
     )
@@ -130,7 +127,6 @@ export const authRouter = router({
           'Sets the session cookie (`sigil_session`, a new one at every sign-in). `status` says what comes ' +
           'next: `signed_in`; `mfa_required` (send a code to POST /api/auth/login/mfa); ' +
           '`mfa_enrolment_required` (the organization requires MFA: only enrolment and sign-out are open).',
-        tags: TAGS,
         access: 'public',
         errors: {
           401: '`invalid_credentials`: the email or the password is wrong (the same answer for every reason)',
@@ -153,7 +149,6 @@ export const authRouter = router({
         description:
           'Ends the session the cookie names (also one waiting for its second step) and clears the cookie. ' +
           'Without a session: nothing to end, the same answer.',
-        tags: TAGS,
         access: 'public',
       }),
     )
@@ -171,7 +166,6 @@ export const authRouter = router({
         description:
           'The user, their organization, role, team and permissions, and the session (its state, idle ' +
           'timeout and absolute end).',
-        tags: TAGS,
         access: 'enrolling',
       }),
     )
@@ -183,7 +177,6 @@ export const authRouter = router({
       route('PUT', '/api/auth/me/preferences', {
         summary: "Change the signed-in user's preferences",
         description: 'The language of the application and of emails to the user: `en` or `he`.',
-        tags: TAGS,
         access: 'enrolling',
       }),
     )
@@ -198,7 +191,6 @@ export const authRouter = router({
         description:
           'An active user gets a single-use link that works for one hour (at most one a minute); every ' +
           'address gets the same answer.',
-        tags: TAGS,
         access: 'public',
       }),
     )
@@ -215,7 +207,6 @@ export const authRouter = router({
       route('POST', '/api/auth/reset-password/claim', {
         summary: 'Whose account a password reset link is for',
         description: `Does not use the link. 400 ${INVALID_TOKEN}.`,
-        tags: TAGS,
         access: 'public',
       }),
     )
@@ -230,7 +221,6 @@ export const authRouter = router({
         description:
           'Uses the link, ends every session of the user (sign in again) and confirms the email address. ' +
           `400 ${INVALID_TOKEN}.`,
-        tags: TAGS,
         access: 'public',
       }),
     )
@@ -246,7 +236,6 @@ export const authRouter = router({
       route('POST', '/api/auth/accept-invite/claim', {
         summary: 'Who an invitation link is for',
         description: `The invited email and name, the organization and the role. Does not use the link. 400 ${INVALID_TOKEN}.`,
-        tags: TAGS,
         access: 'public',
       }),
     )
@@ -261,7 +250,6 @@ export const authRouter = router({
         description:
           'Uses the link, confirms the email address and signs in like POST /api/auth/login (the session ' +
           `cookie; \`mfa_enrolment_required\` when the organization requires MFA). 400 ${INVALID_TOKEN}.`,
-        tags: TAGS,
         access: 'public',
       }),
     )

@@ -43,11 +43,8 @@ import {
   updateAllowedDomain,
   updateAllowlistEntry,
 } from '../../../services/backoffice/security-policy.ts';
-import { procedure, route, router, thenOk } from '../init.ts';
-import { adminOf, backofficeActorOf } from './backoffice-actor.ts';
-
-const TAGS = ['backoffice'];
-const ADMIN = 'platform-admin' as const;
+import { procedure, router, thenOk } from '../init.ts';
+import { adminOf, backofficeActorOf, backofficeRoute } from './backoffice-actor.ts';
 
 const actorOf = backofficeActorOf;
 
@@ -60,11 +57,9 @@ const DOMAIN_IN_USE =
 export const backofficeAdminsRouter = router({
   list: procedure
     .meta(
-      route('GET', '/api/backoffice/platform-admins', {
+      backofficeRoute('GET', '/api/backoffice/platform-admins', {
         summary: 'The platform administrators',
         description: 'Oldest first, with when and from where each last signed in; `you` marks the caller.',
-        tags: TAGS,
-        access: ADMIN,
       }),
     )
     .output(PlatformAdministratorList)
@@ -72,13 +67,11 @@ export const backofficeAdminsRouter = router({
 
   create: procedure
     .meta(
-      route('POST', '/api/backoffice/platform-admins', {
+      backofficeRoute('POST', '/api/backoffice/platform-admins', {
         summary: 'Create a platform administrator',
         description:
           'The address must have an allowed email domain. The answer holds the new administrator’s first ' +
           'password, shown this once: hand it over in person (credentials are never emailed).',
-        tags: TAGS,
-        access: ADMIN,
         errors: {
           409: '`domain_not_allowed` (the message names the domain) or `platform_admin_exists`',
         },
@@ -96,14 +89,13 @@ export const backofficeAdminsRouter = router({
 
   requestOtp: procedure
     .meta(
-      route('POST', '/api/backoffice/platform-admins/otp', {
+      backofficeRoute('POST', '/api/backoffice/platform-admins/otp', {
         summary: 'Sign in to the backoffice, step 1: email and password send a one-time code by email',
         description:
           `The code has ${BACKOFFICE_SECURITY.codeDigits} digits and works once, for ` +
           `${BACKOFFICE_SECURITY.codeLifetimeMinutes} minutes; a new one replaces the previous one. An unknown ` +
           'address and a wrong password are one answer (401 `invalid_credentials`). Throttled per address and ' +
           'per network address as the business app’s sign-in is.',
-        tags: TAGS,
         access: 'public',
         errors: {
           401: '`invalid_credentials`: the email or the password is wrong (which one is not told)',
@@ -121,12 +113,10 @@ export const backofficeAdminsRouter = router({
 
   remove: procedure
     .meta(
-      route('DELETE', '/api/backoffice/platform-admins/{id}', {
+      backofficeRoute('DELETE', '/api/backoffice/platform-admins/{id}', {
         summary: 'Remove a platform administrator',
         description:
           'Their sessions end. Not the last administrator, and not yourself: another administrator removes you.',
-        tags: TAGS,
-        access: ADMIN,
         errors: {
           404: 'No such administrator',
           409: '`last_platform_admin` or `cannot_remove_self`',
@@ -139,11 +129,9 @@ export const backofficeAdminsRouter = router({
 
   securityPolicy: procedure
     .meta(
-      route('GET', '/api/backoffice/platform-admins/security-policy', {
+      backofficeRoute('GET', '/api/backoffice/platform-admins/security-policy', {
         summary: 'The backoffice IP allowlist, the allowed email domains and the session and code rules',
         description: '`yourAddress` is the caller’s address as the allowlist sees it.',
-        tags: TAGS,
-        access: ADMIN,
       }),
     )
     .output(BackofficeSecurityPolicy)
@@ -151,13 +139,11 @@ export const backofficeAdminsRouter = router({
 
   addAllowlistEntry: procedure
     .meta(
-      route('POST', '/api/backoffice/platform-admins/ip-allowlist', {
+      backofficeRoute('POST', '/api/backoffice/platform-admins/ip-allowlist', {
         summary: 'Add an address or CIDR range to the backoffice IP allowlist',
         description:
           'While the list has entries, the backoffice answers only addresses it covers. A list that would not ' +
           'cover the caller’s own address is refused.',
-        tags: TAGS,
-        access: ADMIN,
         errors: { 409: LOCK_OUT },
       }),
     )
@@ -167,10 +153,8 @@ export const backofficeAdminsRouter = router({
 
   updateAllowlistEntry: procedure
     .meta(
-      route('PUT', '/api/backoffice/platform-admins/ip-allowlist/{id}', {
+      backofficeRoute('PUT', '/api/backoffice/platform-admins/ip-allowlist/{id}', {
         summary: 'Change an entry of the backoffice IP allowlist',
-        tags: TAGS,
-        access: ADMIN,
         errors: { 404: 'No such entry', 409: LOCK_OUT },
       }),
     )
@@ -183,11 +167,9 @@ export const backofficeAdminsRouter = router({
 
   removeAllowlistEntry: procedure
     .meta(
-      route('DELETE', '/api/backoffice/platform-admins/ip-allowlist/{id}', {
+      backofficeRoute('DELETE', '/api/backoffice/platform-admins/ip-allowlist/{id}', {
         summary: 'Remove an entry of the backoffice IP allowlist',
         description: 'Removing the last entry opens the backoffice to any address.',
-        tags: TAGS,
-        access: ADMIN,
         errors: { 404: 'No such entry', 409: LOCK_OUT },
       }),
     )
@@ -197,10 +179,8 @@ export const backofficeAdminsRouter = router({
 
   addAllowedDomain: procedure
     .meta(
-      route('POST', '/api/backoffice/platform-admins/allowed-domains', {
+      backofficeRoute('POST', '/api/backoffice/platform-admins/allowed-domains', {
         summary: 'Allow an email domain for platform administrators’ addresses',
-        tags: TAGS,
-        access: ADMIN,
         errors: { 409: 'The domain is already allowed (`conflict`)' },
       }),
     )
@@ -210,11 +190,9 @@ export const backofficeAdminsRouter = router({
 
   updateAllowedDomain: procedure
     .meta(
-      route('PUT', '/api/backoffice/platform-admins/allowed-domains/{id}', {
+      backofficeRoute('PUT', '/api/backoffice/platform-admins/allowed-domains/{id}', {
         summary: 'Change an allowed email domain',
         description: 'Refused while administrators have addresses at the domain.',
-        tags: TAGS,
-        access: ADMIN,
         errors: { 404: 'No such domain', 409: DOMAIN_IN_USE },
       }),
     )
@@ -226,11 +204,9 @@ export const backofficeAdminsRouter = router({
 
   removeAllowedDomain: procedure
     .meta(
-      route('DELETE', '/api/backoffice/platform-admins/allowed-domains/{id}', {
+      backofficeRoute('DELETE', '/api/backoffice/platform-admins/allowed-domains/{id}', {
         summary: 'Remove an allowed email domain',
         description: 'Refused while administrators have addresses at the domain.',
-        tags: TAGS,
-        access: ADMIN,
         errors: { 404: 'No such domain', 409: DOMAIN_IN_USE },
       }),
     )
@@ -242,7 +218,7 @@ export const backofficeAdminsRouter = router({
 
   signIn: procedure
     .meta(
-      route('POST', '/api/backoffice/session', {
+      backofficeRoute('POST', '/api/backoffice/session', {
         summary: 'Sign in to the backoffice, step 2: the emailed code starts a backoffice session',
         description:
           'Sets the backoffice session cookie `sigil_backoffice_session` (HttpOnly, SameSite=Strict). The ' +
@@ -250,7 +226,6 @@ export const backofficeAdminsRouter = router({
           `${BACKOFFICE_SECURITY.absoluteLifetimeHours} hours after sign-in. A wrong, expired or used-up code ` +
           `and an unknown address are one answer; a code takes ${BACKOFFICE_SECURITY.codeMaxAttempts} wrong ` +
           'attempts, then it is used up.',
-        tags: TAGS,
         access: 'public',
         errors: {
           401: '`invalid_code`: the code is wrong, expired or used up, or the address unknown',
@@ -279,10 +254,8 @@ export const backofficeAdminsRouter = router({
 
   me: procedure
     .meta(
-      route('GET', '/api/backoffice/session', {
+      backofficeRoute('GET', '/api/backoffice/session', {
         summary: 'The signed-in platform administrator and their backoffice session',
-        tags: TAGS,
-        access: ADMIN,
       }),
     )
     .output(BackofficeSessionView)
@@ -300,10 +273,8 @@ export const backofficeAdminsRouter = router({
 
   signOut: procedure
     .meta(
-      route('DELETE', '/api/backoffice/session', {
+      backofficeRoute('DELETE', '/api/backoffice/session', {
         summary: 'Sign out of the backoffice',
-        tags: TAGS,
-        access: ADMIN,
       }),
     )
     .output(Ok)
@@ -321,13 +292,11 @@ export const backofficeAdminsRouter = router({
 
   auditLog: procedure
     .meta(
-      route('GET', '/api/backoffice/audit-log', {
+      backofficeRoute('GET', '/api/backoffice/audit-log', {
         summary: 'The backoffice audit log, newest first',
         description:
           'Every backoffice action: who (an administrator, the operator CLI, or a visitor signing in), when, ' +
           'from which address and what (an action and its details). A page at a time: `nextCursor` reads the next.',
-        tags: TAGS,
-        access: ADMIN,
       }),
     )
     .input(AuditLogQuery)

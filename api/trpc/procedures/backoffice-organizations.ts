@@ -25,11 +25,9 @@ import {
   organizationIntegrations,
   updateOrganization,
 } from '../../../services/backoffice/organizations.ts';
-import { procedure, route, router, thenOk } from '../init.ts';
-import { backofficeActorOf } from './backoffice-actor.ts';
+import { procedure, router, thenOk } from '../init.ts';
+import { backofficeActorOf, backofficeRoute } from './backoffice-actor.ts';
 
-const TAGS = ['backoffice'];
-const ADMIN = 'platform-admin' as const;
 const NOT_FOUND = 'No such organization';
 const GONE = 'No such organization, or it is deleted';
 
@@ -38,7 +36,7 @@ const actorOf = backofficeActorOf;
 export const backofficeOrganizationsRouter = router({
   list: procedure
     .meta(
-      route('GET', '/api/backoffice/organizations', {
+      backofficeRoute('GET', '/api/backoffice/organizations', {
         summary: 'The organizations, newest first, with this month’s usage',
         description:
           '`search` matches part of the name (any case) or an exact id; `plan`, `apiEnabled` (`true`, `false`) ' +
@@ -46,8 +44,6 @@ export const backofficeOrganizationsRouter = router({
           'organizations are listed; deleted ones only with `status=deleted`. A page at a time: `nextCursor` ' +
           'reads the next. Usage: envelopes sent this calendar month (UTC) against the plan’s monthly document ' +
           'limit, and SMS credits (the plan’s and this month’s grants) used and remaining.',
-        tags: TAGS,
-        access: ADMIN,
       }),
     )
     .input(BackofficeOrganizationListQuery)
@@ -56,13 +52,11 @@ export const backofficeOrganizationsRouter = router({
 
   get: procedure
     .meta(
-      route('GET', '/api/backoffice/organizations/{id}', {
+      backofficeRoute('GET', '/api/backoffice/organizations/{id}', {
         summary: 'An organization: plan and limits, agreed rate limits, counts, billing summary and standing',
         description:
           'Deleted organizations too: when they were deleted and when their data is due for the purge ' +
           `(${ORGANIZATION_PURGE_DAYS} days later). \`billing\` is the organization’s GET /api/billing/summary.`,
-        tags: TAGS,
-        access: ADMIN,
         errors: { 404: NOT_FOUND },
       }),
     )
@@ -72,7 +66,7 @@ export const backofficeOrganizationsRouter = router({
 
   update: procedure
     .meta(
-      route('PUT', '/api/backoffice/organizations/{id}', {
+      backofficeRoute('PUT', '/api/backoffice/organizations/{id}', {
         summary: 'Change an organization’s plan, status, API flag or agreed rate limits',
         description:
           'At least one field. `plan`: a plan of GET /api/plans. `status`: `suspended` (with an optional ' +
@@ -81,8 +75,6 @@ export const backofficeOrganizationsRouter = router({
           'API access. `ratePerMinute`, `uploadRatePerMinute`: agreed per minute for an Enterprise organization ' +
           '(null: the configured default); any other plan has its own, and moving to one clears them. Answers ' +
           'the organization as GET shows it.',
-        tags: TAGS,
-        access: ADMIN,
         errors: { 404: GONE },
       }),
     )
@@ -96,14 +88,12 @@ export const backofficeOrganizationsRouter = router({
 
   remove: procedure
     .meta(
-      route('DELETE', '/api/backoffice/organizations/{id}', {
+      backofficeRoute('DELETE', '/api/backoffice/organizations/{id}', {
         summary: 'Delete an organization (softly)',
         description:
           'The organization is refused everywhere as a suspended one is (no sign-in, no session, no API token, ' +
           'no new envelope) and listed only with `status=deleted`. Its data is due for the purge ' +
           `${ORGANIZATION_PURGE_DAYS} days later.`,
-        tags: TAGS,
-        access: ADMIN,
         errors: { 404: GONE },
       }),
     )
@@ -113,14 +103,12 @@ export const backofficeOrganizationsRouter = router({
 
   integrations: procedure
     .meta(
-      route('GET', '/api/backoffice/organizations/{id}/integrations', {
+      backofficeRoute('GET', '/api/backoffice/organizations/{id}/integrations', {
         summary: 'An organization’s API keys, webhook endpoints and their diagnostics (read-only)',
         description:
           'What the organization’s Integrations area shows: its OAuth clients (a secret’s hint, never a ' +
           'secret), its webhook endpoints (never a signing secret) with their deliveries, and the diagnostics ' +
           'of the last 24 hours and 7 days.',
-        tags: TAGS,
-        access: ADMIN,
         errors: { 404: NOT_FOUND },
       }),
     )
@@ -130,14 +118,12 @@ export const backofficeOrganizationsRouter = router({
 
   addCredits: procedure
     .meta(
-      route('POST', '/api/backoffice/organizations/{id}/credits', {
+      backofficeRoute('POST', '/api/backoffice/organizations/{id}/credits', {
         summary: 'Give an organization SMS credits for this month',
         description:
           'A grant counts in the calendar month (UTC) it is given, like the plan’s own credits: this month’s ' +
           'remaining SMS credits (billing summary, GET /api/v1/usage, sends and one-time codes) grow by ' +
           '`amount` at once. Answers the grant and this month’s ledger.',
-        tags: TAGS,
-        access: ADMIN,
         errors: { 404: GONE },
       }),
     )
@@ -152,14 +138,12 @@ export const backofficeOrganizationsRouter = router({
 
   credits: procedure
     .meta(
-      route('GET', '/api/backoffice/organizations/{id}/credits', {
+      backofficeRoute('GET', '/api/backoffice/organizations/{id}/credits', {
         summary: 'An organization’s SMS credits this month: allowance, grants, uses',
         description:
           'The plan’s monthly allowance, every grant of the month (amount, reason, who, when) and the SMS and ' +
           'WhatsApp messages sent: allowance + grants − uses is `balance`, and `remaining` (the balance, at ' +
           'least 0) is what the billing summary and GET /api/v1/usage show.',
-        tags: TAGS,
-        access: ADMIN,
         errors: { 404: NOT_FOUND },
       }),
     )

@@ -20,11 +20,8 @@ import {
   updateSmtpSettings,
   updateTwilioChannelSettings,
 } from '../../../services/backoffice/providers.ts';
-import { procedure, route, router } from '../init.ts';
-import { backofficeActorOf } from './backoffice-actor.ts';
-
-const TAGS = ['backoffice'];
-const ADMIN = 'platform-admin' as const;
+import { procedure, router } from '../init.ts';
+import { backofficeActorOf, backofficeRoute } from './backoffice-actor.ts';
 
 const PRECEDENCE =
   'Settings saved here win over the environment variables (docs/notifications.md), which stay the bootstrap, ' +
@@ -40,11 +37,9 @@ const TEST_RULE =
 export const backofficeProvidersRouter = router({
   smtp: procedure
     .meta(
-      route('GET', '/api/backoffice/smtp', {
+      backofficeRoute('GET', '/api/backoffice/smtp', {
         summary: 'The SMTP server email goes through, and where its settings come from',
         description: PRECEDENCE,
-        tags: TAGS,
-        access: ADMIN,
       }),
     )
     .output(SmtpSettingsView)
@@ -52,11 +47,9 @@ export const backofficeProvidersRouter = router({
 
   updateSmtp: procedure
     .meta(
-      route('PUT', '/api/backoffice/smtp', {
+      backofficeRoute('PUT', '/api/backoffice/smtp', {
         summary: 'Set the SMTP server',
         description: `${PRECEDENCE} ${SECRET_RULE}`,
-        tags: TAGS,
-        access: ADMIN,
       }),
     )
     .input(UpdateSmtpSettingsRequest)
@@ -65,11 +58,9 @@ export const backofficeProvidersRouter = router({
 
   testSmtp: procedure
     .meta(
-      route('POST', '/api/backoffice/smtp/test', {
+      backofficeRoute('POST', '/api/backoffice/smtp/test', {
         summary: 'Send a test email',
         description: TEST_RULE,
-        tags: TAGS,
-        access: ADMIN,
       }),
     )
     .input(TestSmtpSettingsRequest)
@@ -78,11 +69,9 @@ export const backofficeProvidersRouter = router({
 
   sms: procedure
     .meta(
-      route('GET', '/api/backoffice/sms', {
+      backofficeRoute('GET', '/api/backoffice/sms', {
         summary: 'The Twilio account and sender SMS go through, and where they come from',
         description: PRECEDENCE,
-        tags: TAGS,
-        access: ADMIN,
       }),
     )
     .output(TwilioSettingsView)
@@ -90,11 +79,9 @@ export const backofficeProvidersRouter = router({
 
   updateSms: procedure
     .meta(
-      route('PUT', '/api/backoffice/sms', {
+      backofficeRoute('PUT', '/api/backoffice/sms', {
         summary: 'Set the SMS provider (Twilio)',
         description: `${PRECEDENCE} ${SECRET_RULE}`,
-        tags: TAGS,
-        access: ADMIN,
       }),
     )
     .input(UpdateSmsSettingsRequest)
@@ -105,11 +92,9 @@ export const backofficeProvidersRouter = router({
 
   testSms: procedure
     .meta(
-      route('POST', '/api/backoffice/sms/test', {
+      backofficeRoute('POST', '/api/backoffice/sms/test', {
         summary: 'Send a test SMS',
         description: `${TEST_RULE} A test SMS uses no organization’s credits.`,
-        tags: TAGS,
-        access: ADMIN,
       }),
     )
     .input(TestSmsSettingsRequest)
@@ -118,11 +103,9 @@ export const backofficeProvidersRouter = router({
 
   whatsapp: procedure
     .meta(
-      route('GET', '/api/backoffice/whatsapp', {
+      backofficeRoute('GET', '/api/backoffice/whatsapp', {
         summary: 'The Twilio account and sender WhatsApp messages go through, and where they come from',
         description: PRECEDENCE,
-        tags: TAGS,
-        access: ADMIN,
       }),
     )
     .output(TwilioSettingsView)
@@ -130,11 +113,9 @@ export const backofficeProvidersRouter = router({
 
   updateWhatsapp: procedure
     .meta(
-      route('PUT', '/api/backoffice/whatsapp', {
+      backofficeRoute('PUT', '/api/backoffice/whatsapp', {
         summary: 'Set the WhatsApp provider (Twilio)',
         description: `${PRECEDENCE} ${SECRET_RULE}`,
-        tags: TAGS,
-        access: ADMIN,
       }),
     )
     .input(UpdateWhatsAppSettingsRequest)
@@ -145,11 +126,9 @@ export const backofficeProvidersRouter = router({
 
   testWhatsapp: procedure
     .meta(
-      route('POST', '/api/backoffice/whatsapp/test', {
+      backofficeRoute('POST', '/api/backoffice/whatsapp/test', {
         summary: 'Send a test WhatsApp message',
         description: `${TEST_RULE} A test message uses no organization’s credits.`,
-        tags: TAGS,
-        access: ADMIN,
       }),
     )
     .input(TestWhatsAppSettingsRequest)

@@ -12,11 +12,8 @@ import {
   previewNotificationTemplate,
   updateNotificationTemplates,
 } from '../../../services/backoffice/notification-templates.ts';
-import { procedure, route, router } from '../init.ts';
-import { backofficeActorOf } from './backoffice-actor.ts';
-
-const TAGS = ['backoffice'];
-const ADMIN = 'platform-admin' as const;
+import { procedure, router } from '../init.ts';
+import { backofficeActorOf, backofficeRoute } from './backoffice-actor.ts';
 
 const RULES =
   'Each message kind has an email (subject and body), a short text for SMS and WhatsApp, or both, in English ' +
@@ -27,11 +24,9 @@ const RULES =
 export const backofficeTemplatesRouter = router({
   list: procedure
     .meta(
-      route('GET', '/api/backoffice/notification-templates', {
+      backofficeRoute('GET', '/api/backoffice/notification-templates', {
         summary: 'Every message kind’s texts in English and Hebrew, as used now',
         description: `${RULES} \`customized: false\`: the built-in texts (also given as \`defaults\`).`,
-        tags: TAGS,
-        access: ADMIN,
       }),
     )
     .output(NotificationTemplatesView)
@@ -39,13 +34,11 @@ export const backofficeTemplatesRouter = router({
 
   update: procedure
     .meta(
-      route('PUT', '/api/backoffice/notification-templates', {
+      backofficeRoute('PUT', '/api/backoffice/notification-templates', {
         summary: 'Store or reset the texts of one or more message kinds',
         description:
           `${RULES} Each entry names a kind and a language with its texts, or \`reset: true\` to use the ` +
           'built-in texts again. All entries are stored, or none (a 400 names each refused field).',
-        tags: TAGS,
-        access: ADMIN,
       }),
     )
     .input(UpdateNotificationTemplatesRequest)
@@ -54,11 +47,9 @@ export const backofficeTemplatesRouter = router({
 
   preview: procedure
     .meta(
-      route('POST', '/api/backoffice/notification-templates/preview', {
+      backofficeRoute('POST', '/api/backoffice/notification-templates/preview', {
         summary: 'Render texts with sample values, as a message would be (additive)',
         description: `${RULES} Nothing is stored; the same checks as a PUT apply.`,
-        tags: TAGS,
-        access: ADMIN,
       }),
     )
     .input(PreviewNotificationTemplateRequest)

@@ -3,7 +3,9 @@
 // user and team counts the plan's limits are about. Reading needs billing:read.
 import { BillingSummary } from '../../../domain/billing.ts';
 import { usageSummary } from '../../../services/usage/usage-summary.ts';
-import { principalOf, procedure, route, router } from '../init.ts';
+import { areaRoute, principalOf, procedure, router } from '../init.ts';
+
+const route = areaRoute('billing');
 
 export const billingRouter = router({
   summary: procedure
@@ -15,7 +17,6 @@ export const billingRouter = router({
           'unlimited), API and webhook access, support level, what is left of this month’s envelope quota and ' +
           'SMS credits, and the usage behind them: envelopes sent and SMS/WhatsApp messages used this calendar ' +
           'month (UTC), active and invited users, teams. The same figures as GET /api/v1/usage.',
-        tags: ['billing'],
         access: 'billing:read',
       }),
     )

@@ -20,9 +20,9 @@ import {
   listBulkSendRuns,
   startBulkSend,
 } from '../../../services/bulk-sends/bulk-sends.ts';
-import { type BodyLimit, FileAnswer, principalOf, procedure, route, router } from '../init.ts';
+import { areaRoute, type BodyLimit, FileAnswer, principalOf, procedure, router } from '../init.ts';
 
-const TAGS = ['bulk sends'];
+const route = areaRoute('bulk sends');
 const ACCESS = 'documents:manage';
 /** Room for the most characters `csv` may have even when every one is sent as a six-byte JSON escape. */
 const FILE_BODY: BodyLimit = {
@@ -43,7 +43,6 @@ export const bulkSendsRouter = router({
         description:
           'The runs the signed-in user started and their team’s (every run of the organization for a role ' +
           'that reads all documents), each with its counts of rows sent, failed, skipped and still to send.',
-        tags: TAGS,
         access: ACCESS,
       }),
     )
@@ -58,7 +57,6 @@ export const bulkSendsRouter = router({
         description:
           'A file with one row: externalReference, `<role>.name`, `<role>.email` and `<role>.phone` for each ' +
           'role, and the label of each field the sender may prefill. `<role>.language` and `title` may be added.',
-        tags: TAGS,
         access: ACCESS,
         errors: { 404: NO_TEMPLATE },
         file: { contentType: 'text/csv; charset=utf-8', description: 'UTF-8 with a byte-order mark' },
@@ -75,7 +73,6 @@ export const bulkSendsRouter = router({
         description:
           'Every row checked as POST /api/bulk-sends checks it, and what the plan has left; nothing is stored ' +
           'or sent.',
-        tags: TAGS,
         access: ACCESS,
         bodyLimit: FILE_BODY,
         errors: { 400: INVALID_FILE, 404: NO_TEMPLATE, 413: 'The request body is larger than 31 MB' },
@@ -93,7 +90,6 @@ export const bulkSendsRouter = router({
           'One envelope per row, sent by the signed-in user. The whole file and the plan’s limits (envelopes ' +
           'left this month, SMS credits) are checked first; then the rows are stored and the Temporal workflow ' +
           '`bulk-send/<id>` sends them. Honours Idempotency-Key.',
-        tags: TAGS,
         access: ACCESS,
         idempotent: true,
         bodyLimit: FILE_BODY,
@@ -117,7 +113,6 @@ export const bulkSendsRouter = router({
     .meta(
       route('GET', '/api/bulk-sends/{id}', {
         summary: 'One bulk send and its progress',
-        tags: TAGS,
         access: ACCESS,
         errors: { 404: NO_RUN },
       }),
@@ -131,7 +126,6 @@ export const bulkSendsRouter = router({
       route('GET', '/api/bulk-sends/{id}/rows', {
         summary: 'A bulk send’s rows, in file order',
         description: 'Each row’s recipients, reference, status, envelope and, for a failed row, why.',
-        tags: TAGS,
         access: ACCESS,
         errors: { 404: NO_RUN },
       }),
@@ -146,7 +140,6 @@ export const bulkSendsRouter = router({
         summary: 'Stop a running bulk send',
         description:
           'The rows being sent finish; the others are Skipped and the run becomes Cancelled within seconds.',
-        tags: TAGS,
         access: ACCESS,
         errors: { 404: NO_RUN, 409: 'The bulk send has ended', 503: 'Temporal did not answer: try again' },
       }),

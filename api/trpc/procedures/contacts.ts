@@ -20,15 +20,17 @@ import { listContacts } from '../../../services/contacts/list-contacts.ts';
 import { updateContact } from '../../../services/contacts/update-contact.ts';
 import {
   type AppContext,
+  areaRoute,
   type BodyLimit,
   FileAnswer,
   principalOf,
   procedure,
-  route,
   router,
   thenOk,
 } from '../init.ts';
 import { IdParams } from './administration-actor.ts';
+
+const route = areaRoute('contacts');
 
 const organizationOf = (ctx: AppContext) => principalOf(ctx).organization.id;
 
@@ -54,7 +56,6 @@ export const contactsRouter = router({
           'By name (then id), `limit` (1 to 200, default 50) from `offset`; `total` counts every match and ' +
           '`nextOffset` is the next page’s offset (null: no more). With `search`, the contacts in whose name, ' +
           'company, email, phone or tags every word occurs, without regard to case.',
-        tags: ['contacts'],
         access: 'contacts:read',
       }),
     )
@@ -67,7 +68,6 @@ export const contactsRouter = router({
       route('POST', '/api/contacts', {
         summary: 'Add a contact',
         description: 'A name, and an email or a phone (or both); company and tags are optional.',
-        tags: ['contacts'],
         access: 'contacts:manage',
         errors: { 409: KEY_TAKEN },
       }),
@@ -81,7 +81,6 @@ export const contactsRouter = router({
       route('PUT', '/api/contacts/{id}', {
         summary: 'Change a contact',
         description: 'Replaces every field: an optional field left out becomes empty.',
-        tags: ['contacts'],
         access: 'contacts:manage',
         errors: { 404: 'No such contact in this organization', 409: KEY_TAKEN },
       }),
@@ -97,7 +96,6 @@ export const contactsRouter = router({
     .meta(
       route('DELETE', '/api/contacts/{id}', {
         summary: 'Delete a contact',
-        tags: ['contacts'],
         access: 'contacts:manage',
         errors: { 404: 'No such contact in this organization' },
       }),
@@ -114,7 +112,6 @@ export const contactsRouter = router({
           'All or nothing: every row is checked first, and any problem imports nothing. A row whose email ' +
           '(without one: whose phone) is an existing contact’s updates that contact’s columns the file has; ' +
           'any other row adds a contact.',
-        tags: ['contacts'],
         access: 'contacts:manage',
         bodyLimit: IMPORT_BODY,
         errors: {
@@ -141,7 +138,6 @@ export const contactsRouter = router({
           'Every contact (with `search`, those the list would show) in the columns the import reads. Cells ' +
           "starting with = + - @ are written after a `'` so that spreadsheets do not run them as formulas; " +
           'the import removes it.',
-        tags: ['contacts'],
         access: 'contacts:read',
         file: {
           contentType: 'text/csv; charset=utf-8',

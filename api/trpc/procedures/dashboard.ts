@@ -3,7 +3,9 @@
 // their permissions (a part they may not see is null).
 import { Dashboard } from '../../../domain/billing.ts';
 import { dashboard } from '../../../services/dashboard/dashboard.ts';
-import { principalOf, procedure, route, router } from '../init.ts';
+import { areaRoute, principalOf, procedure, router } from '../init.ts';
+
+const route = areaRoute('dashboard');
 
 export const dashboardRouter = router({
   get: procedure
@@ -17,7 +19,6 @@ export const dashboardRouter = router({
           'first 5. This month’s usage against the plan with billing:read. The latest 10 audit events of the ' +
           'envelopes the user sees. Document parts are null without documents:read (drafts and failures: ' +
           'documents:manage); usage is null without billing:read.',
-        tags: ['dashboard'],
         access: 'signed-in',
       }),
     )

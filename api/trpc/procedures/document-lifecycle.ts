@@ -6,10 +6,10 @@ import { documentReaderOf } from '../../../services/documents/document-reader.ts
 import { archiveEnvelope } from '../../../services/envelopes/archive-envelope.ts';
 import { deleteEnvelope } from '../../../services/envelopes/delete-envelope.ts';
 import { unarchiveEnvelope } from '../../../services/envelopes/unarchive-envelope.ts';
-import { type AppContext, principalOf, procedure, route, router } from '../init.ts';
+import { type AppContext, areaRoute, principalOf, procedure, router } from '../init.ts';
 import { IdParams } from './administration-actor.ts';
 
-const TAGS = ['documents'];
+const route = areaRoute('documents');
 const NOT_FOUND =
   'No such envelope that you see (another organization’s, another team’s without documents:read_all, and a ' +
   'deleted one are not found either)';
@@ -26,7 +26,6 @@ export const documentLifecycleRouter = router({
         description:
           'A Completed, Declined, Cancelled or Expired envelope leaves the active views (it shows under ' +
           'the archived tab); nothing of it is removed. The audit log records `envelope.archived`.',
-        tags: TAGS,
         access: 'documents:manage',
         errors: {
           404: NOT_FOUND,
@@ -45,7 +44,6 @@ export const documentLifecycleRouter = router({
         description:
           'The envelope returns to the active views with the status it had before it was archived. The ' +
           'audit log records `envelope.unarchived`.',
-        tags: TAGS,
         access: 'documents:manage',
         errors: { 404: NOT_FOUND, 409: '`invalid_status`: the envelope is not Archived' },
       }),
@@ -63,7 +61,6 @@ export const documentLifecycleRouter = router({
           'answers 404 for it from now on. Its record stays; the daily retention run purges its files ' +
           '(`filesPurgeAfter`) once the organization’s `retention.deletedDays` (default 30) have passed. The ' +
           'audit log records `envelope.deleted`.',
-        tags: TAGS,
         access: 'documents:manage',
         errors: {
           404: NOT_FOUND,

@@ -35,15 +35,15 @@ import { listDocuments } from '../../../services/documents/list-documents.ts';
 import type { EnvelopeFileKind } from '../../../services/envelopes/envelope-document.ts';
 import {
   type AppContext,
+  areaRoute,
   BinaryFileAnswer,
   type DocumentedErrors,
   principalOf,
   procedure,
-  route,
   router,
 } from '../init.ts';
 
-const TAGS = ['documents'];
+const route = areaRoute('documents');
 const readerOf = (ctx: AppContext) => documentReaderOf(principalOf(ctx));
 
 const NOT_FOUND =
@@ -61,7 +61,6 @@ function action(path: string, summary: string, description: string) {
   return route('POST', `/api/documents/{id}/${path}`, {
     summary,
     description: `${description} Answers the envelope afterwards, as GET /api/documents/{id} does.`,
-    tags: TAGS,
     access: 'documents:manage',
     errors: ACTION_ERRORS,
   });
@@ -73,7 +72,6 @@ function download(kind: EnvelopeFileKind, summary: string, description: string) 
     .meta(
       route('GET', `/api/documents/{id}/files/${kind}`, {
         summary,
-        tags: TAGS,
         access: 'documents:read',
         errors: { 404: `${NOT_FOUND}; or the document does not exist yet` },
         file: { contentType: 'application/pdf', description, binary: true },
@@ -93,7 +91,6 @@ export const documentsRouter = router({
           'Newest first, `limit` at a time (1 to 100, default 25): `nextCursor` is the next page’s `cursor`, ' +
           'with the same tab, search and filters. Which envelopes a user sees, and what each tab holds: ' +
           'docs/documents.md.',
-        tags: TAGS,
         access: 'documents:read',
       }),
     )
@@ -108,7 +105,6 @@ export const documentsRouter = router({
         description:
           'How many envelopes each tab holds for the signed-in user, and the senders, teams and templates of ' +
           'the envelopes they see.',
-        tags: TAGS,
         access: 'documents:read',
       }),
     )
@@ -122,7 +118,6 @@ export const documentsRouter = router({
         description:
           'Read from the database. Carries an ETag: send it back as If-None-Match to get 304 while nothing ' +
           'changed (the envelope page polls this way while it is open).',
-        tags: TAGS,
         access: 'documents:read',
         errors: { 404: NOT_FOUND },
         etag: true,
@@ -139,7 +134,6 @@ export const documentsRouter = router({
         description:
           'The round in turn, whom it waits for, the deadline, the next automatic reminder, the grace window ' +
           'and the projection’s progress; `live` is null for a draft or a finished envelope.',
-        tags: TAGS,
         access: 'documents:read',
         errors: {
           404: NOT_FOUND,
@@ -225,7 +219,6 @@ export const documentsRouter = router({
         description:
           'For a ManualLink or Api recipient of a sent envelope; their earlier links stop working. The link ' +
           'is answered once (only its digest is stored).',
-        tags: TAGS,
         access: 'documents:manage',
         errors: {
           404: `${NOT_FOUND}; or no such recipient on it`,

@@ -2,7 +2,9 @@
 // endpoint, what happened over the last 24 hours and 7 days. Reading needs integrations:read.
 import { IntegrationsDiagnostics } from '../../../domain/integrations.ts';
 import { integrationsDiagnostics } from '../../../services/usage/integrations-diagnostics.ts';
-import { principalOf, procedure, route, router } from '../init.ts';
+import { areaRoute, principalOf, procedure, router } from '../init.ts';
+
+const route = areaRoute('integrations');
 
 export const integrationsRouter = router({
   diagnostics: procedure
@@ -15,7 +17,6 @@ export const integrationsRouter = router({
           'webhook endpoint: deliveries succeeded, failed and pending, counted by when they were queued, and ' +
           'the success rate succeeded / (succeeded + failed), null when none has finished; their totals. And ' +
           'the latest failed deliveries of the last 7 days.',
-        tags: ['integrations'],
         access: 'integrations:read',
       }),
     )

@@ -32,7 +32,7 @@ import {
 } from '../../../services/accounts/passkey-register.ts';
 import { removePasskey } from '../../../services/accounts/passkey-remove.ts';
 import { passkeySignInOptions, signInWithPasskey } from '../../../services/accounts/passkey-sign-in.ts';
-import { type AppContext, principalOf, procedure, route, router } from '../init.ts';
+import { type AppContext, areaRoute, principalOf, procedure, router } from '../init.ts';
 
 /** Runs `call`; when it fails with a wrong code that ended the session, the answer clears the cookie too. */
 async function clearingEndedSession<T>(ctx: AppContext, call: () => Promise<T>): Promise<T> {
@@ -44,7 +44,7 @@ async function clearingEndedSession<T>(ctx: AppContext, call: () => Promise<T>):
   }
 }
 
-const TAGS = ['auth'];
+const route = areaRoute('auth');
 
 export const mfaRouter = router({
   verifyLogin: procedure
@@ -56,7 +56,6 @@ export const mfaRouter = router({
           'app; a code is accepted once) or `backupCode` (each works once). Right: a new session cookie ' +
           'replaces the pending one. Wrong: 401 `invalid_code` with `details[0].attemptsLeft`; the fifth wrong ' +
           'code ends the pending session (sign in again), and ten within 15 minutes for one account answer 429.',
-        tags: TAGS,
         access: 'mfa-pending',
         errors: {
           401: 'Wrong or used code (`invalid_code`), or no pending sign-in session',
@@ -88,7 +87,6 @@ export const mfaRouter = router({
           'A new secret (SHA-1, 6 digits, 30 s), as base32, as an otpauth:// URL and as that URL in an SVG QR ' +
           'code. It is stored encrypted and takes effect when POST /api/auth/mfa/totp/confirm gets its first ' +
           'code; asking again replaces it. Open to a session the organization holds for enrolment.',
-        tags: TAGS,
         access: 'enrolling',
         errors: { 409: 'An authenticator app is already on (`mfa_already_enabled`): turn it off first' },
       }),
@@ -104,7 +102,6 @@ export const mfaRouter = router({
           'The code the app shows for the secret of the setup turns two-step verification on and answers ten ' +
           'single-use backup codes, shown only this once. A session held for enrolment becomes a full session ' +
           'with a new cookie.',
-        tags: TAGS,
         access: 'enrolling',
         errors: {
           409: 'Already on (`mfa_already_enabled`), or no setup started (`no_totp_setup`)',
@@ -132,7 +129,6 @@ export const mfaRouter = router({
           'Needs the password and a current code (`code`) or a backup code (`backupCode`). Removes the secret ' +
           'and every backup code and signs out the user’s other sessions. A wrong password or code is 401 ' +
           '`invalid_credentials` (the fifth ends this session too).',
-        tags: TAGS,
         access: 'signed-in',
         errors: {
           401: 'Wrong password or code (`invalid_credentials`), or not signed in',
@@ -164,7 +160,6 @@ export const mfaRouter = router({
         description:
           'Needs the password and a current code or a backup code. Answers ten new single-use codes, shown ' +
           'only this once; the earlier ones stop working.',
-        tags: TAGS,
         access: 'signed-in',
         errors: {
           401: 'Wrong password or code (`invalid_credentials`), or not signed in',
@@ -198,7 +193,6 @@ export const mfaRouter = router({
           'base64url): the relying party is PUBLIC_BASE_URL’s host, the user’s passkeys are excluded, user ' +
           'verification is preferred. Its challenge is kept on the session for five minutes; asking again ' +
           'replaces it. Open to a session the organization holds for enrolment.',
-        tags: TAGS,
         access: 'enrolling',
         errors: { 409: 'The user has the most passkeys allowed (`too_many_passkeys`)' },
       }),
@@ -222,7 +216,6 @@ export const mfaRouter = router({
           'PUBLIC_BASE_URL’s origin and RP ID. When it is the user’s first second factor the answer carries ' +
           'ten single-use backup codes (shown only this once) and a session held for enrolment becomes a full ' +
           'session with a new cookie.',
-        tags: TAGS,
         access: 'enrolling',
         errors: {
           409:
@@ -251,7 +244,6 @@ export const mfaRouter = router({
         summary: 'List the user’s passkeys',
         description:
           'The signed-in user’s passkeys, oldest first: names and when they were made and last used.',
-        tags: TAGS,
         access: 'enrolling',
       }),
     )
@@ -267,7 +259,6 @@ export const mfaRouter = router({
           'two-step verification off does (a POST, so the password travels in the body, never in a URL). ' +
           'Removing the last second factor removes the backup codes too and signs out the user’s other ' +
           'sessions; an organization that requires two-step verification refuses it.',
-        tags: TAGS,
         access: 'signed-in',
         errors: {
           401: 'Wrong password or code (`invalid_credentials`), or not signed in',
@@ -303,7 +294,6 @@ export const mfaRouter = router({
           'After POST /api/auth/login answered `mfa_required` with `passkey` among its methods: ' +
           'PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get(), allowing the user’s ' +
           'passkeys. Its challenge is kept on the pending session for five minutes; asking again replaces it.',
-        tags: TAGS,
         access: 'mfa-pending',
         errors: {
           401: 'No pending sign-in session',
@@ -330,7 +320,6 @@ export const mfaRouter = router({
           'Wrong (another challenge, a used or expired one, a passkey of someone else, a signature counter ' +
           'that did not grow): 401 `invalid_code`, counted as a wrong code is (the fifth ends the pending ' +
           'session; ten within 15 minutes for one account answer 429).',
-        tags: TAGS,
         access: 'mfa-pending',
         errors: {
           401: 'The passkey’s answer was refused (`invalid_code`), or no pending sign-in session',

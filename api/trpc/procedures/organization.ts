@@ -8,15 +8,16 @@ import {
 import { listSecurityLog } from '../../../services/administration/list-security-log.ts';
 import { organizationSettings } from '../../../services/administration/organization-settings.ts';
 import { updateOrganizationSettings } from '../../../services/administration/update-organization-settings.ts';
-import { procedure, route, router } from '../init.ts';
+import { areaRoute, procedure, router } from '../init.ts';
 import { actorOf } from './administration-actor.ts';
+
+const route = areaRoute('organization');
 
 export const organizationRouter = router({
   settings: procedure
     .meta(
       route('GET', '/api/organization/settings', {
         summary: "The organization's settings",
-        tags: ['organization'],
         access: 'settings:read',
       }),
     )
@@ -30,7 +31,6 @@ export const organizationRouter = router({
         description:
           'A partial update: an absent field stays as it is, null clears it (its default applies). A refused ' +
           'field changes nothing.',
-        tags: ['organization'],
         access: 'settings:manage',
       }),
     )
@@ -45,7 +45,6 @@ export const organizationRouter = router({
         description:
           'Newest first; `limit` events (default 50, at most 200) before the event `before` (the ' +
           '`nextBefore` of the previous page).',
-        tags: ['organization'],
         access: 'security:read',
         errors: { 404: '`before` is not an event of this organization’s log' },
       }),

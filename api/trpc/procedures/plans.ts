@@ -2,7 +2,9 @@
 // up, and holds nothing of any organization.
 import { PlanList } from '../../../domain/plan.ts';
 import { listPlans } from '../../../services/plans/list-plans.ts';
-import { publicProcedure, route, router } from '../init.ts';
+import { areaRoute, publicProcedure, router } from '../init.ts';
+
+const route = areaRoute('plans');
 
 export const plansRouter = router({
   list: publicProcedure
@@ -12,7 +14,6 @@ export const plansRouter = router({
         description:
           'From Starter to Enterprise. A null count (documents, users, teams) means unlimited; a null rate ' +
           'limit means agreed per organization, or no public API on the plan. No sign-in needed.',
-        tags: ['plans'],
         access: 'public',
       }),
     )

@@ -4,7 +4,9 @@
 // count is the documents list's rule (documents:read_all: the organization's; otherwise one's own and one's team's).
 import { ReportQuery, ReportSummary } from '../../../domain/report.ts';
 import { reportSummary } from '../../../services/reports/report-summary.ts';
-import { principalOf, procedure, route, router } from '../init.ts';
+import { areaRoute, principalOf, procedure, router } from '../init.ts';
+
+const route = areaRoute('reports');
 
 export const reportsRouter = router({
   summary: procedure
@@ -19,7 +21,6 @@ export const reportsRouter = router({
           'SMS/WhatsApp credits used and the failed deliveries, and the envelopes sent and completed on each ' +
           'calendar day in `timeZone` (default UTC). The envelopes are the organization’s with ' +
           'documents:read_all, otherwise the user’s own and their team’s.',
-        tags: ['reports'],
         access: 'reports:read',
       }),
     )

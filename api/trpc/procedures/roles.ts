@@ -5,8 +5,10 @@ import { createRole } from '../../../services/administration/create-role.ts';
 import { deleteRole } from '../../../services/administration/delete-role.ts';
 import { listRoles } from '../../../services/administration/list-roles.ts';
 import { updateRole } from '../../../services/administration/update-role.ts';
-import { procedure, route, router, thenOk } from '../init.ts';
+import { areaRoute, procedure, router, thenOk } from '../init.ts';
 import { actorOf, IdParams } from './administration-actor.ts';
+
+const route = areaRoute('roles');
 
 export const rolesRouter = router({
   list: procedure
@@ -15,7 +17,6 @@ export const rolesRouter = router({
         summary: "The organization's roles and every permission",
         description:
           'Built-in roles first (their permissions from code), then the organization’s own, each with how many users hold it.',
-        tags: ['roles'],
         access: 'roles:read',
       }),
     )
@@ -26,7 +27,6 @@ export const rolesRouter = router({
     .meta(
       route('POST', '/api/roles', {
         summary: 'Create a role',
-        tags: ['roles'],
         access: 'roles:manage',
         errors: {
           403: 'A permission the caller’s own role lacks',
@@ -43,7 +43,6 @@ export const rolesRouter = router({
       route('PUT', '/api/roles/{id}', {
         summary: 'Rename a role or change its permissions',
         description: 'Holders get the new permissions from their next request; their sessions go on.',
-        tags: ['roles'],
         access: 'roles:manage',
         errors: {
           403: 'Adding a permission the caller’s own role lacks',
@@ -63,7 +62,6 @@ export const rolesRouter = router({
     .meta(
       route('DELETE', '/api/roles/{id}', {
         summary: 'Delete a role',
-        tags: ['roles'],
         access: 'roles:manage',
         errors: {
           404: 'No such role in this organization',

@@ -17,9 +17,9 @@ import {
   sendFromTemplate,
   uploadSendFile,
 } from '../../../services/documents/send-document.ts';
-import { type BodyLimit, principalOf, procedure, route, router } from '../init.ts';
+import { areaRoute, type BodyLimit, principalOf, procedure, router } from '../init.ts';
 
-const TAGS = ['documents'];
+const route = areaRoute('documents');
 const CREATED =
   'The envelope as GET /api/documents/{id} answers it: a Draft with `draft: true`, else sent (its workflow ' +
   'started, the first round invited). Honours Idempotency-Key: the send page sends one per page load, so a ' +
@@ -41,7 +41,6 @@ export const sendingRouter = router({
         description:
           'The default expiration (days from sending), the default authentication and the languages of the ' +
           'organization (docs/administration.md), for a sender who may not read its settings.',
-        tags: TAGS,
         access: 'documents:manage',
       }),
     )
@@ -55,7 +54,6 @@ export const sendingRouter = router({
         description:
           `The body is POST /api/v1/envelopes/from-template's, checked the same way (400 naming the field), ` +
           `with \`draft\`. ${CREATED}`,
-        tags: TAGS,
         access: 'documents:manage',
         idempotent: true,
         errors: { 404: 'No such published template in this organization', 409: CONFLICTS },
@@ -72,7 +70,6 @@ export const sendingRouter = router({
         description:
           'The body is POST /api/v1/envelopes/from-file’s, checked the same way (400 naming the field), with ' +
           `\`draft\`; \`fileId\` comes from POST /api/documents/files. ${CREATED}`,
-        tags: TAGS,
         access: 'documents:manage',
         idempotent: true,
         errors: { 404: 'No such file in this organization', 409: CONFLICTS },
@@ -89,7 +86,6 @@ export const sendingRouter = router({
         description:
           'The PDF in base64, checked as every stored PDF is (400 naming `body.pdfBase64`): its id for ' +
           'POST /api/documents/send-from-file, and its pages’ sizes for placing fields.',
-        tags: TAGS,
         access: 'documents:manage',
         bodyLimit: PDF_BODY,
       }),

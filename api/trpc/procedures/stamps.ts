@@ -16,10 +16,10 @@ import { deleteStamp } from '../../../services/stamps/delete-stamp.ts';
 import { listStamps } from '../../../services/stamps/list-stamps.ts';
 import { renameStamp } from '../../../services/stamps/rename-stamp.ts';
 import { stampImageFile } from '../../../services/stamps/stamp-image-file.ts';
-import { type BodyLimit, ImageAnswer, principalOf, procedure, route, router, thenOk } from '../init.ts';
+import { areaRoute, type BodyLimit, ImageAnswer, principalOf, procedure, router, thenOk } from '../init.ts';
 import { IdParams } from './administration-actor.ts';
 
-const TAGS = ['stamps'];
+const route = areaRoute('stamps');
 const ENROLMENT =
   '`mfa_enrolment_required`: the organization requires two-step verification, set it up first';
 const NOT_FOUND = 'No such stamp of yours (another user’s stamps and deleted ones are not found either)';
@@ -39,7 +39,6 @@ export const stampsRouter = router({
         summary: 'Your personal stamps',
         description:
           'By name, each with its current version and every version (newest first), and the limits.',
-        tags: TAGS,
         access: 'signed-in',
         errors: { 403: ENROLMENT },
       }),
@@ -52,7 +51,6 @@ export const stampsRouter = router({
       route('POST', '/api/me/stamps', {
         summary: 'Add a personal stamp',
         description: `Its name and its first image (version 1). 400: ${IMAGE_REFUSED}.`,
-        tags: TAGS,
         access: 'signed-in',
         bodyLimit: IMAGE_BODY,
         errors: {
@@ -72,7 +70,6 @@ export const stampsRouter = router({
         description:
           'The image becomes the current version; the earlier versions are kept (envelopes that used them ' +
           `keep theirs). 400: ${IMAGE_REFUSED}.`,
-        tags: TAGS,
         access: 'signed-in',
         bodyLimit: IMAGE_BODY,
         errors: {
@@ -93,7 +90,6 @@ export const stampsRouter = router({
     .meta(
       route('PUT', '/api/me/stamps/{id}', {
         summary: 'Rename a personal stamp',
-        tags: TAGS,
         access: 'signed-in',
         errors: { 403: ENROLMENT, 404: NOT_FOUND, 409: '`name_taken`: you have another stamp of that name' },
       }),
@@ -112,7 +108,6 @@ export const stampsRouter = router({
         description:
           'It is no longer listed or offered. The versions an envelope used stay (with their images) as long ' +
           'as the envelope’s field value names them; the others are removed.',
-        tags: TAGS,
         access: 'signed-in',
         errors: { 403: ENROLMENT, 404: NOT_FOUND },
       }),
@@ -129,7 +124,6 @@ export const stampsRouter = router({
           'The current version’s image, or the version `versionId` names, as its own PNG or JPEG bytes. ' +
           '`X-Content-Type-Options: nosniff`; `Cache-Control: private` (a named version never changes: ' +
           '`max-age=86400`; the current one is revalidated: `no-cache`).',
-        tags: TAGS,
         access: 'signed-in',
         image: { contentTypes: STAMP_CONTENT_TYPES, description: 'The stamp’s image' },
         errors: { 403: ENROLMENT, 404: `${NOT_FOUND}, or no such version of it` },

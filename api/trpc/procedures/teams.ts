@@ -4,8 +4,10 @@ import { createTeam } from '../../../services/administration/create-team.ts';
 import { deleteTeam } from '../../../services/administration/delete-team.ts';
 import { listTeams } from '../../../services/administration/list-teams.ts';
 import { updateTeam } from '../../../services/administration/update-team.ts';
-import { procedure, route, router, thenOk } from '../init.ts';
+import { areaRoute, procedure, router, thenOk } from '../init.ts';
 import { actorOf, IdParams } from './administration-actor.ts';
+
+const route = areaRoute('teams');
 
 export const teamsRouter = router({
   list: procedure
@@ -13,7 +15,6 @@ export const teamsRouter = router({
       route('GET', '/api/teams', {
         summary: "The organization's teams",
         description: 'By name, each with how many users are in it.',
-        tags: ['teams'],
         access: 'teams:read',
       }),
     )
@@ -24,7 +25,6 @@ export const teamsRouter = router({
     .meta(
       route('POST', '/api/teams', {
         summary: 'Create a team',
-        tags: ['teams'],
         access: 'teams:manage',
         errors: { 409: '`plan_limit`: the plan allows no more teams; `name_taken`' },
       }),
@@ -37,7 +37,6 @@ export const teamsRouter = router({
     .meta(
       route('PUT', '/api/teams/{id}', {
         summary: 'Rename a team',
-        tags: ['teams'],
         access: 'teams:manage',
         errors: { 404: 'No such team in this organization', 409: '`name_taken`' },
       }),
@@ -54,7 +53,6 @@ export const teamsRouter = router({
       route('DELETE', '/api/teams/{id}', {
         summary: 'Delete a team',
         description: 'Its members are left without a team.',
-        tags: ['teams'],
         access: 'teams:manage',
         errors: { 404: 'No such team in this organization' },
       }),

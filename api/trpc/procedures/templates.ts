@@ -24,17 +24,17 @@ import { saveTemplateDefinition } from '../../../services/templates/save-templat
 import { templateActorOf } from '../../../services/templates/template-versions.ts';
 import {
   type AppContext,
+  areaRoute,
   type BodyLimit,
   ImageAnswer,
   principalOf,
   procedure,
-  route,
   router,
   thenOk,
 } from '../init.ts';
 import { IdParams } from './administration-actor.ts';
 
-const TAGS = ['templates'];
+const route = areaRoute('templates');
 const organizationOf = (ctx: AppContext) => principalOf(ctx).organization.id;
 const actorOf = (ctx: AppContext) => templateActorOf(principalOf(ctx));
 
@@ -58,7 +58,6 @@ export const templatesRouter = router({
           'One line per template (its newest version, and the published version envelopes are sent with), by ' +
           'name, `limit` (1 to 100, default 50) from `offset`. Archived templates are not listed. `owners` and ' +
           '`teams` name every owner and team of the templates, for the filters.',
-        tags: TAGS,
         access: 'templates:read',
       }),
     )
@@ -74,7 +73,6 @@ export const templatesRouter = router({
           'A Draft (version 1) with the PDF and no roles or fields yet, owned by the signed-in user and their ' +
           'team. 400 names `body.pdfBase64` when the file is not a PDF Sigil accepts (`file_too_large` above ' +
           '25 MB).',
-        tags: TAGS,
         access: 'templates:manage',
         bodyLimit: PDF_BODY,
       }),
@@ -90,7 +88,6 @@ export const templatesRouter = router({
         description:
           'Its roles and fields (with their ids and properties), the size of each page in points, and every ' +
           'version of the template (`latest`: whether this is the newest).',
-        tags: TAGS,
         access: 'templates:read',
         errors: { 404: NOT_FOUND },
       }),
@@ -103,7 +100,6 @@ export const templatesRouter = router({
     .meta(
       route('GET', '/api/templates/{id}/pdf', {
         summary: "A template version's PDF",
-        tags: TAGS,
         access: 'templates:read',
         errors: { 404: NOT_FOUND },
         image: { contentTypes: ['application/pdf'], description: 'The PDF of the template' },
@@ -118,7 +114,6 @@ export const templatesRouter = router({
       route('PUT', '/api/templates/{id}/name', {
         summary: 'Rename a template',
         description: 'Every version takes the name; no new version is made.',
-        tags: TAGS,
         access: 'templates:manage',
         errors: { 404: NOT_FOUND },
       }),
@@ -138,7 +133,6 @@ export const templatesRouter = router({
           'Replaces every role and field of the newest version. A draft changes in place; a published version ' +
           'is kept as it is and the answer is a new Draft version (another id) holding the changes. `allowDelegation`, when given, sets whether recipients may hand their part to someone else (absent: unchanged). Fields ' +
           'are in PDF points from the top-left corner of the page as displayed and must lie on their page.',
-        tags: TAGS,
         access: 'templates:manage',
         errors: { 404: NOT_FOUND, 409: OUTDATED },
       }),
@@ -160,7 +154,6 @@ export const templatesRouter = router({
           '(`details[].field` is `fields.<i>.…` or `roles.<i>.…` of the version, with `fieldId` and `label`): ' +
           'no field, a signature field of a role that does not sign, a field of a role that fills none, a ' +
           'required role without a field, a Radio or Dropdown without options, a Read-only text without text.',
-        tags: TAGS,
         access: 'templates:manage',
         errors: { 404: NOT_FOUND, 409: OUTDATED },
       }),
@@ -175,7 +168,6 @@ export const templatesRouter = router({
         summary: 'Copy a template',
         description:
           'A new template (a Draft, version 1, owned by the signed-in user) with this version’s PDF, roles and fields.',
-        tags: TAGS,
         access: 'templates:manage',
         errors: { 404: NOT_FOUND },
       }),
@@ -193,7 +185,6 @@ export const templatesRouter = router({
         summary: 'Archive a template',
         description:
           'Every version: no longer listed, opened or sent (here and in /api/v1). Envelopes created from it keep it.',
-        tags: TAGS,
         access: 'templates:manage',
         errors: { 404: NOT_FOUND },
       }),

@@ -7,8 +7,10 @@ import { type InvitedUser, inviteUser } from '../../../services/administration/i
 import { listUsers } from '../../../services/administration/list-users.ts';
 import { resendInvitation } from '../../../services/administration/resend-invitation.ts';
 import { updateUser } from '../../../services/administration/update-user.ts';
-import { type AppContext, procedure, route, router, thenOk } from '../init.ts';
+import { type AppContext, areaRoute, procedure, router, thenOk } from '../init.ts';
 import { actorOf, IdParams } from './administration-actor.ts';
+
+const route = areaRoute('users');
 
 /**
  * The invited user. Its email goes out after the answer, so that the answer's time does not tell an invitation
@@ -42,7 +44,6 @@ export const usersRouter = router({
       route('GET', '/api/users', {
         summary: "The organization's users",
         description: 'Every user but deleted ones, invited users included (status `invited`), by name.',
-        tags: ['users'],
         access: 'users:read',
       }),
     )
@@ -57,7 +58,6 @@ export const usersRouter = router({
           'Creates an `invited` user with the role (and team) given and emails them a link to ' +
           '`/app/accept-invite` that works for 7 days, once. The plan limits active and invited users. ' +
           'Only an owner gives the owner role; nobody gives a role with permissions they lack.',
-        tags: ['users'],
         access: 'users:manage',
         errors: {
           403: 'The owner role given by a non-owner, or a role with permissions the caller lacks',
@@ -77,7 +77,6 @@ export const usersRouter = router({
       route('POST', '/api/users/{id}/resend-invitation', {
         summary: 'Send an invitation again',
         description: 'A new link (7 days); the earlier one stops working.',
-        tags: ['users'],
         access: 'users:manage',
         errors: {
           403: `The role lacks users:manage, or MFA enrolment comes first; or ${ABOVE_CALLER}`,
@@ -99,7 +98,6 @@ export const usersRouter = router({
         description:
           'Absent fields stay; `teamId: null` removes the team; `status` `deactivated` refuses sign-in and ' +
           '`active` lets the user in again. A role change or a deactivation ends the user’s sessions.',
-        tags: ['users'],
         access: 'users:manage',
         errors: {
           403:
@@ -126,7 +124,6 @@ export const usersRouter = router({
         description:
           'The user can no longer sign in and their address is free again; their name stays in the ' +
           'security log and wherever they acted.',
-        tags: ['users'],
         access: 'users:manage',
         errors: {
           403: `An owner deleted by a non-owner, or ${ABOVE_CALLER}`,

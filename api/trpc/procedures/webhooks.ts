@@ -26,10 +26,10 @@ import { rotateWebhookSecret } from '../../../services/webhooks/rotate-webhook-s
 import { sendTestDelivery } from '../../../services/webhooks/send-test-delivery.ts';
 import { updateWebhookEndpoint } from '../../../services/webhooks/update-webhook-endpoint.ts';
 import { WEBHOOK_SECRET_GRACE_HOURS } from '../../../services/webhooks/webhook-records.ts';
-import { type AppContext, principalOf, procedure, route, router, thenOk } from '../init.ts';
+import { type AppContext, areaRoute, principalOf, procedure, router, thenOk } from '../init.ts';
 import { IdParams } from './administration-actor.ts';
 
-const TAGS = ['webhooks'];
+const route = areaRoute('webhooks');
 const READ = 'integrations:read';
 const MANAGE = 'integrations:manage';
 const organizationOf = (ctx: AppContext) => principalOf(ctx).organization.id;
@@ -59,7 +59,6 @@ export const webhooksRouter = router({
           'Oldest first, without their secrets (the last four characters only), each with its deliveries of ' +
           'the last 7 days by status, who last changed it and which of its events are suspended; ' +
           '`webhookAccess` says whether the plan includes webhooks at all.',
-        tags: TAGS,
         access: READ,
       }),
     )
@@ -73,7 +72,6 @@ export const webhooksRouter = router({
         description:
           'An https URL (http and private addresses only outside production) and the event types it ' +
           'receives (none: every event). The answer carries the signing secret, shown only this once.',
-        tags: TAGS,
         access: MANAGE,
         errors: {
           403: `${NO_PLAN}; or ${BEYOND_ROLE}`,
@@ -96,7 +94,6 @@ export const webhooksRouter = router({
           'left out stays. A disabled endpoint receives nothing until enabled again. The endpoint as saved must ' +
           'receive only events the caller could read; the caller becomes its last changer, so saving one whose ' +
           'events were suspended (`suspendedEvents`) makes them arrive again.',
-        tags: TAGS,
         access: MANAGE,
         errors: { 403: BEYOND_ROLE, 404: NO_ENDPOINT },
       }),
@@ -117,7 +114,6 @@ export const webhooksRouter = router({
       route('DELETE', '/api/webhooks/{id}', {
         summary: 'Delete a webhook endpoint',
         description: 'With its secret and its delivery records; deliveries waiting for a retry stop.',
-        tags: TAGS,
         access: MANAGE,
         errors: { 404: NO_ENDPOINT },
       }),
@@ -134,7 +130,6 @@ export const webhooksRouter = router({
           `A new secret, shown only in this answer, signs every delivery from now on. The previous one keeps ` +
           `signing for ${WEBHOOK_SECRET_GRACE_HOURS} hours as well (X-Service-Signature-Previous), so the ` +
           'receiver can switch without losing a delivery (`previousSecretExpiresAt` says until when).',
-        tags: TAGS,
         access: MANAGE,
         errors: { 403: BEYOND_ROLE, 404: NO_ENDPOINT },
       }),
@@ -152,7 +147,6 @@ export const webhooksRouter = router({
         description:
           'Queues a signed sample `envelope.completed` event (`data.test` true, no real envelope) delivered ' +
           'like any event, up to 5 attempts. Answers the pending delivery; follow it in the delivery log.',
-        tags: TAGS,
         access: MANAGE,
         idempotent: true,
         errors: { 403: NO_PLAN, 404: NO_ENDPOINT, 503: TEMPORAL_DOWN },
@@ -172,7 +166,6 @@ export const webhooksRouter = router({
           'Optionally of one endpoint (`endpointId`), event type (`eventType`) and status (`status`), ' +
           '`limit` (1 to 200, default 50) from `offset`. Each with its endpoint URL, event, status, last HTTP ' +
           'status, attempt count, request id, times and redacted last error.',
-        tags: TAGS,
         access: READ,
         errors: { 404: NO_ENDPOINT },
       }),
@@ -188,7 +181,6 @@ export const webhooksRouter = router({
         description:
           'Each attempt with its time, duration, HTTP status and redacted error (at most a 200-character ' +
           'excerpt of the response, secrets removed).',
-        tags: TAGS,
         access: READ,
         errors: { 404: NO_DELIVERY },
       }),
@@ -204,7 +196,6 @@ export const webhooksRouter = router({
         description:
           'A new delivery (new X-Service-Delivery id, 5 attempts of its own) of the same payload to the ' +
           'endpoint’s current URL, signed with its current secret — for after the receiver was fixed.',
-        tags: TAGS,
         access: MANAGE,
         idempotent: true,
         errors: { 403: NO_PLAN, 404: NO_DELIVERY, 503: TEMPORAL_DOWN },
