@@ -13,6 +13,7 @@ import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Organization } from '../db/entities/index.ts';
+import { textTable } from '../scripts/text-table.ts';
 import { callAs } from '../test/support/app-requests.ts';
 import { signedInUser } from '../test/support/signed-in-user.ts';
 import { startBenchApi } from './support.ts';
@@ -47,15 +48,7 @@ function csvOf(rows: number, prefix: string): string {
 }
 
 function table(header: string[], rows: string[][]): void {
-  const widths = header.map((cell, column) =>
-    Math.max(cell.length, ...rows.map((row) => (row[column] ?? '').length)),
-  );
-  const line = (cells: string[]) =>
-    cells.map((cell, column) =>
-      column === 0 ? cell.padEnd(widths[0] ?? 0) : cell.padStart(widths[column] ?? 0),
-    );
-  out(line(header).join('  '));
-  for (const row of rows) out(line(row).join('  '));
+  for (const line of textTable(header, rows)) out(line);
 }
 
 const bench = await startBenchApi(say);

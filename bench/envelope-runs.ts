@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { AuditEvent } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
 import type { FinalPdfField, RenderFinalPdfInput } from '../pdf/render-final-pdf.ts';
+import { signerValues } from '../scripts/chaos/integrator.ts';
 import { buildDemoPdf } from '../scripts/demo/demo-pdf.ts';
 import { issueSigningLinks } from '../services/signing/issue-signing-links.ts';
 import { callAs } from '../test/support/app-requests.ts';
@@ -109,19 +110,7 @@ export function envelopeRuns(bench: Bench, signature: Buffer) {
     const view = await callAs(app, signerPage, 'GET', `/api/signing/${token}`);
     if (view.state !== 'ready') throw new Error(`${name}'s link is ${view.state}, not ready`);
     const fields = view.fields as { fieldDefinitionId: string; type: string }[];
-    const values = fields.flatMap((field): { fieldDefinitionId: string; value: unknown }[] => {
-      if (field.type === 'Full name') return [{ fieldDefinitionId: field.fieldDefinitionId, value: name }];
-      if (field.type === 'Signature') {
-        return [
-          {
-            fieldDefinitionId: field.fieldDefinitionId,
-            value: { imagePngBase64: signatureBase64, typedName: name },
-          },
-        ];
-      }
-      if (field.type === 'Date') return [{ fieldDefinitionId: field.fieldDefinitionId, value: '2026-01-15' }];
-      return [];
-    });
+    const values = signerValues(fields, name, signatureBase64);
     if (values.length > 0) await callAs(app, signerPage, 'PUT', `/api/signing/${token}/fields`, { values });
     await callAs(app, signerPage, 'POST', `/api/signing/${token}/complete`, { consent: true });
   }

@@ -14,6 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { getHeapStatistics } from 'node:v8';
 import { renderFinalPdf } from '../pdf/render-final-pdf.ts';
+import { textTable } from '../scripts/text-table.ts';
 import { envelopeRuns, finalPdfLatencies, renderInput, strokePng } from './envelope-runs.ts';
 import { percentile, pool } from './figures.ts';
 import { startBenchApi } from './support.ts';
@@ -35,15 +36,7 @@ const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 
 function table(header: string[], rows: string[][]): void {
-  const widths = header.map((cell, column) =>
-    Math.max(cell.length, ...rows.map((row) => (row[column] ?? '').length)),
-  );
-  const line = (cells: string[]) =>
-    cells.map((cell, column) =>
-      column === 0 ? cell.padEnd(widths[0] ?? 0) : cell.padStart(widths[column] ?? 0),
-    );
-  out(line(header).join('  '));
-  for (const row of rows) out(line(row).join('  '));
+  for (const line of textTable(header, rows)) out(line);
 }
 
 interface MemorySample {

@@ -300,6 +300,30 @@ export async function driveEnvelope(
 
 const SETTLED_STATES = new Set(['completed', 'finalizing']);
 
+/**
+ * What a signer named `name` enters in their fields: the name in Full name fields, a drawn signature (the PNG
+ * `signatureBase64`) typed with that name, a date; other fields are left as they are.
+ */
+export function signerValues(
+  fields: readonly { fieldDefinitionId: string; type: string }[],
+  name: string,
+  signatureBase64: string,
+): { fieldDefinitionId: string; value: unknown }[] {
+  return fields.flatMap((field): { fieldDefinitionId: string; value: unknown }[] => {
+    if (field.type === 'Full name') return [{ fieldDefinitionId: field.fieldDefinitionId, value: name }];
+    if (field.type === 'Signature') {
+      return [
+        {
+          fieldDefinitionId: field.fieldDefinitionId,
+          value: { imagePngBase64: signatureBase64, typedName: name },
+        },
+      ];
+    }
+    if (field.type === 'Date') return [{ fieldDefinitionId: field.fieldDefinitionId, value: '2026-01-15' }];
+    return [];
+  });
+}
+
 async function sign(
   client: CarefulIntegrator,
   envelopeId: string,
@@ -328,19 +352,7 @@ async function sign(
       continue;
     }
     if (view.state !== 'ready') throw new RequestFailed(`${name}'s link on ${envelopeId} is ${view.state}`);
-    const values = view.fields.flatMap((field): { fieldDefinitionId: string; value: unknown }[] => {
-      if (field.type === 'Full name') return [{ fieldDefinitionId: field.fieldDefinitionId, value: name }];
-      if (field.type === 'Signature') {
-        return [
-          {
-            fieldDefinitionId: field.fieldDefinitionId,
-            value: { imagePngBase64: signatureBase64, typedName: name },
-          },
-        ];
-      }
-      if (field.type === 'Date') return [{ fieldDefinitionId: field.fieldDefinitionId, value: '2026-01-15' }];
-      return [];
-    });
+    const values = signerValues(view.fields, name, signatureBase64);
     if (values.length > 0) {
       const saved = await client.call({
         kind: 'save',

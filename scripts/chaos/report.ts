@@ -1,5 +1,6 @@
 // The chaos run's summary: what was done, how long each kind of fault took to recover from, and every
 // invariant with its verdict.
+import { textTable } from '../text-table.ts';
 import { FAULT_KINDS, FAULT_LABELS, type FaultKind } from './faults.ts';
 import type { ChaosReport, RecoveryFigure } from './run.ts';
 
@@ -12,19 +13,6 @@ function spread(values: (number | null | undefined)[]): string {
   const median = known[Math.floor((known.length - 1) / 2)] as number;
   const max = known[known.length - 1] as number;
   return known.length === 1 ? s(median) : `${s(median)} / ${s(max)}`;
-}
-
-function table(header: string[], rows: string[][]): string[] {
-  const widths = header.map((cell, column) =>
-    Math.max(cell.length, ...rows.map((row) => (row[column] ?? '').length)),
-  );
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, column) =>
-        column === 0 ? cell.padEnd(widths[0] ?? 0) : cell.padStart(widths[column] ?? 0),
-      )
-      .join('  ');
-  return [line(header), ...rows.map(line)];
 }
 
 const REQUEST_COLUMNS = ['create', 'send', 'link', 'view', 'save', 'complete'] as const;
@@ -90,7 +78,9 @@ export function formatReport(report: ChaosReport): string {
     ];
   });
   out.push(
-    ...table(['fault', 'back', ...REQUEST_COLUMNS, 'workflow', 'webhook'], rows).map((line) => `  ${line}`),
+    ...textTable(['fault', 'back', ...REQUEST_COLUMNS, 'workflow', 'webhook'], rows).map(
+      (line) => `  ${line}`,
+    ),
   );
   out.push('');
   out.push('Invariants:');
