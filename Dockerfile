@@ -27,18 +27,11 @@ RUN npm ci --omit=dev \
     && npm cache clean --force
 
 # ---------------------------------------------------------------------------------------------------------
-# The web app, built with Vite and SvelteKit (devDependencies); only web/build reaches the runtime image.
+# The server's sources, as the runtime image runs them (the web build reads them too): listed once here.
 # ---------------------------------------------------------------------------------------------------------
-FROM ${NODE_IMAGE} AS web
+FROM ${NODE_IMAGE} AS sources
 WORKDIR /app
-ENV NPM_CONFIG_UPDATE_NOTIFIER=false \
-    NPM_CONFIG_FUND=false \
-    NPM_CONFIG_AUDIT=false
-COPY package.json package-lock.json ./
-RUN npm ci
-# The pages import domain/; the build reads each application route from the server's procedures
-# (scripts/vite-app-routes.ts loads api/trpc/router.ts, and with it the server's modules).
-COPY tsconfig.json ./
+COPY package.json package-lock.json tsconfig.json ./
 COPY domain ./domain
 COPY config ./config
 COPY db ./db
@@ -50,6 +43,20 @@ COPY temporal ./temporal
 COPY services ./services
 COPY api ./api
 COPY scripts ./scripts
+
+# ---------------------------------------------------------------------------------------------------------
+# The web app, built with Vite and SvelteKit (devDependencies); only web/build reaches the runtime image.
+# ---------------------------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS web
+WORKDIR /app
+ENV NPM_CONFIG_UPDATE_NOTIFIER=false \
+    NPM_CONFIG_FUND=false \
+    NPM_CONFIG_AUDIT=false
+COPY package.json package-lock.json ./
+RUN npm ci
+# The pages import domain/; the build reads each application route from the server's procedures
+# (scripts/vite-app-routes.ts loads api/trpc/router.ts, and with it the server's modules).
+COPY --from=sources /app ./
 COPY web ./web
 RUN npm run build:web
 
@@ -76,18 +83,7 @@ WORKDIR /app
 
 # Everything under /app belongs to root and is read-only for the process; only DATA_DIR is writable.
 COPY --from=deps /app/node_modules ./node_modules
-COPY package.json package-lock.json tsconfig.json ./
-COPY domain ./domain
-COPY config ./config
-COPY db ./db
-COPY workflows ./workflows
-COPY activities ./activities
-COPY pdf ./pdf
-COPY notifications ./notifications
-COPY temporal ./temporal
-COPY services ./services
-COPY api ./api
-COPY scripts ./scripts
+COPY --from=sources /app ./
 COPY --from=web /app/web/build ./web/build
 
 # DATA_DIR is created here, owned by the unprivileged `node` user (uid 1000) of the base image, so a fresh
