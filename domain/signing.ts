@@ -63,6 +63,34 @@ export const SigningField = FieldPlacement.extend({
 });
 export type SigningField = z.output<typeof SigningField>;
 
+/**
+ * What another recipient's field shows on this recipient's page, read-only, once that recipient has completed:
+ * its text (a Date's as YYYY-MM-DD, a Radio's or Dropdown's choice), whether a Checkbox is ticked, an image (a
+ * signature, initials, stamp or uploaded picture) the page fetches with GET /api/signing/{token}/files/{fileId},
+ * or the name of an uploaded file that is not a picture (never its contents).
+ */
+export const FilledValue = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('text'), text: z.string() }),
+  z.object({ kind: z.literal('checkbox'), checked: z.boolean() }),
+  z.object({ kind: z.literal('image'), fileId: z.uuid() }),
+  z.object({ kind: z.literal('file'), filename: z.string() }),
+]);
+export type FilledValue = z.output<typeof FilledValue>;
+
+/** A field of a recipient who has completed, where it stands, with the role's name ("filled by Client"). */
+export const FilledField = SigningField.pick({
+  fieldDefinitionId: true,
+  type: true,
+  label: true,
+  page: true,
+  x: true,
+  y: true,
+  width: true,
+  height: true,
+  properties: true,
+}).extend({ filledBy: z.string(), value: FilledValue });
+export type FilledField = z.output<typeof FilledField>;
+
 export const RequiredField = z.object({
   fieldDefinitionId: z.uuid(),
   label: z.string(),
@@ -93,6 +121,11 @@ export const SigningView = z.object({
   maskedPhone: z.string().nullable(),
   /** Empty until the recipient may act (state `ready`, and authenticated when a code is required). */
   fields: z.array(SigningField),
+  /**
+   * The fields of the other recipients who have completed, with their values, shown read-only: empty when
+   * `fields` is, and never a value of a recipient who has not completed.
+   */
+  filledByOthers: z.array(FilledField),
   awaitingCount: z.number().int(),
   requiredFields: z.array(RequiredField),
   /**

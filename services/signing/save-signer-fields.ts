@@ -21,7 +21,7 @@ import { storeSignerValue } from '../fields/store-signer-value.ts';
 import { signerClient } from '../files/inspection-pool.ts';
 import { removeUnusedVersions } from '../stamps/stamps.ts';
 import { lockSigningRecipient } from './recipient-lock.ts';
-import { loadSignerFields, type SignerField } from './signer-fields.ts';
+import { loadSigningFields, type SignerField } from './signer-fields.ts';
 import { recordSignerProgress } from './signer-progress.ts';
 import { openSigningSession, requireActing, requireReady, signingState } from './signing-session.ts';
 import { describeSigningLink, withState } from './view-signing-link.ts';
@@ -42,7 +42,7 @@ export async function saveSignerFields(
 ): Promise<SigningView> {
   let session = await openSigningSession(ctx, token, signerSession);
   requireActing(session, 'save fields');
-  const fields = await loadSignerFields(ctx, session);
+  const { own: fields, others } = await loadSigningFields(ctx, session);
   const checked = await checkValues(fields, values, session.recipient.id);
   const { envelope, recipient } = session;
 
@@ -110,7 +110,7 @@ export async function saveSignerFields(
     field,
     value: stored.has(field.id) ? stored.get(field.id) : value,
   }));
-  return describeSigningLink(session, now);
+  return describeSigningLink(session, now, others);
 }
 
 /**

@@ -9,8 +9,15 @@ import { recipientStatusIn, updateEnvelope } from '../envelopes/envelope-update.
 import { Conflict } from '../errors.ts';
 import { placementOf } from '../templates/field-placement.ts';
 import { signingDownloads } from './download-signing-document.ts';
+import { filledByOthers } from './filled-by-others.ts';
 import { maskPhone } from './otp-policy.ts';
-import { isFilled, loadSignerFields, missingRequired, type SignerField } from './signer-fields.ts';
+import {
+  isFilled,
+  loadSigningFields,
+  missingRequired,
+  type OthersField,
+  type SignerField,
+} from './signer-fields.ts';
 import {
   CONSENT_TEXT,
   openSigningSession,
@@ -42,7 +49,8 @@ export async function viewSigningLink(
     }
   }
   const acting = session.state === 'ready' && session.authenticated;
-  return describeSigningLink(session, acting ? await loadSignerFields(ctx, session) : []);
+  const { own, others } = acting ? await loadSigningFields(ctx, session) : { own: [], others: [] };
+  return describeSigningLink(session, own, others);
 }
 
 /** The session after the workflow answered with new statuses for the envelope and the recipient. */
@@ -56,8 +64,15 @@ export function withState(
   return { ...session, state: signingState(envelopeStatus, recipientStatus) };
 }
 
-/** The view of a loaded session with the recipient's fields (empty unless the recipient may act). */
-export function describeSigningLink(session: SigningSession, fields: SignerField[]): SigningView {
+/**
+ * The view of a loaded session with the recipient's fields and those other recipients filled before completing
+ * (both empty unless the recipient may act).
+ */
+export function describeSigningLink(
+  session: SigningSession,
+  fields: SignerField[],
+  others: OthersField[],
+): SigningView {
   const { envelope, recipient, organization } = session;
   const base = {
     state: session.state,
@@ -85,7 +100,7 @@ export function describeSigningLink(session: SigningSession, fields: SignerField
     downloads: signingDownloads(session),
   };
   if (session.state !== 'ready' || !session.authenticated) {
-    return { ...base, fields: [], awaitingCount: 0, requiredFields: [] };
+    return { ...base, fields: [], filledByOthers: [], awaitingCount: 0, requiredFields: [] };
   }
   return {
     ...base,
@@ -97,6 +112,7 @@ export function describeSigningLink(session: SigningSession, fields: SignerField
       properties: field.properties ?? {},
       value,
     })),
+    filledByOthers: filledByOthers(others),
     awaitingCount: missingRequired(fields).length,
     requiredFields: fields
       .filter(({ field }) => field.required)

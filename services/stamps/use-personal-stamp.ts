@@ -17,7 +17,7 @@ import type { ServiceContext } from '../context.ts';
 import { recipientStatusIn } from '../envelopes/envelope-update.ts';
 import { Conflict, InvalidRequest, NotFound } from '../errors.ts';
 import { lockSigningRecipient } from '../signing/recipient-lock.ts';
-import { loadSignerFields, type SignerField } from '../signing/signer-fields.ts';
+import { loadSigningFields, type SignerField } from '../signing/signer-fields.ts';
 import { recordSignerProgress } from '../signing/signer-progress.ts';
 import { openSigningSession, requireActing, requireReady, signingState } from '../signing/signing-session.ts';
 import { describeSigningLink, withState } from '../signing/view-signing-link.ts';
@@ -36,7 +36,7 @@ export async function usePersonalStamp(
   requireActing(link, 'choose a personal stamp');
   const owner = signerStampOwner(link, principal);
   if (!owner) throw stampNotFound(input.stampId);
-  const fields = await loadSignerFields(ctx, link);
+  const { own: fields, others } = await loadSigningFields(ctx, link);
   const target = fields.find(
     ({ field }) => field.id === input.fieldDefinitionId && field.type === 'Company stamp',
   );
@@ -129,5 +129,5 @@ export async function usePersonalStamp(
   const now: SignerField[] = fields.map((item) =>
     item.field.id === field.id ? { field: item.field, value } : item,
   );
-  return describeSigningLink(link, now);
+  return describeSigningLink(link, now, others);
 }
