@@ -2,12 +2,10 @@
 // state), loaded by the signed-in layout and read by every signed-in page and by the navigation. Reactive
 // (Svelte runes), one per tab.
 import { appClient } from '$lib/shared/app-client';
+import { SignedIn } from '$lib/shared/signed-in.svelte';
 import type { Me, Permission } from './types.ts';
 
-class Account {
-  /** The signed-in user's `auth.me`; null until loaded or after signing out. */
-  me = $state<Me | null>(null);
-
+class Account extends SignedIn<Me> {
   /** Whether the signed-in user's role grants `permission`. */
   can(permission: Permission): boolean {
     return this.me?.permissions.includes(permission) ?? false;
@@ -17,24 +15,11 @@ class Account {
   get mustEnrol(): boolean {
     return this.me?.session.state === 'mfa_enrolment_required';
   }
-
-  /** Loads `auth.me` again (a failed call rejects: the caller decides what it means). */
-  async refresh(signal?: AbortSignal): Promise<Me> {
-    const me = await appClient.auth.me.query(undefined, { signal });
-    this.me = me;
-    return me;
-  }
-
-  forget(): void {
-    this.me = null;
-  }
 }
 
-export const account = new Account();
+export const account = new Account((signal) => appClient.auth.me.query(undefined, { signal }));
 
 /** The signed-in user inside the signed-in layout (which renders its pages only once `auth.me` is loaded). */
 export function signedIn(): Me {
-  if (!account.me)
-    throw new Error('auth.me is not loaded: signed-in pages render inside the signed-in layout');
-  return account.me;
+  return account.loaded();
 }

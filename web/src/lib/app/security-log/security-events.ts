@@ -198,10 +198,8 @@ export class SecurityEventWords {
       case 'team.created':
         return [this.#say(`${D}team`, { team: this.#name(d.team) })];
       case 'team.updated': {
-        const renamed = change(d.name);
-        return renamed
-          ? [this.#say(`${D}renamed`, { from: this.#name(renamed.from), to: this.#name(renamed.to) })]
-          : [this.#say(`${D}team`, { team: this.#name(d.team) })];
+        const renamed = this.#changed('renamed', d.name, (name) => this.#name(name));
+        return renamed.length > 0 ? renamed : [this.#say(`${D}team`, { team: this.#name(d.team) })];
       }
       case 'team.deleted':
         return [
@@ -261,23 +259,24 @@ export class SecurityEventWords {
       .join(', ');
   }
 
+  /** A detail's change said by its key ("… from {from} to {to}"), each side in `word`'s words; none if unchanged. */
+  #changed(key: string, value: unknown, word: (side: unknown) => string): string[] {
+    const changed = change(value);
+    return changed ? [this.#say(`${D}${key}`, { from: word(changed.from), to: word(changed.to) })] : [];
+  }
+
   #userChanges(d: Details): string[] {
-    const lines: string[] = [];
-    const role = change(d.role);
-    if (role)
-      lines.push(this.#say(`${D}roleChanged`, { from: this.#role(role.from), to: this.#role(role.to) }));
-    const team = change(d.team);
-    if (team)
-      lines.push(this.#say(`${D}teamChanged`, { from: this.#team(team.from), to: this.#team(team.to) }));
-    return lines;
+    return [
+      ...this.#changed('roleChanged', d.role, (role) => this.#role(role)),
+      ...this.#changed('teamChanged', d.team, (team) => this.#team(team)),
+    ];
   }
 
   #roleChanges(d: Details): string[] {
-    const lines = [this.#say(`${D}role`, { role: this.#name(d.role) })];
-    const renamed = change(d.name);
-    if (renamed) {
-      lines.push(this.#say(`${D}renamed`, { from: this.#name(renamed.from), to: this.#name(renamed.to) }));
-    }
+    const lines = [
+      this.#say(`${D}role`, { role: this.#name(d.role) }),
+      ...this.#changed('renamed', d.name, (name) => this.#name(name)),
+    ];
     if (list(d.added).length > 0) {
       lines.push(this.#say(`${D}permissionsAdded`, { permissions: this.#permissions(d.added) }));
     }
@@ -309,28 +308,12 @@ export class SecurityEventWords {
   #keyChanges(d: Details): string[] {
     const renamed = change(d.name);
     const key = { name: this.#name(renamed ? renamed.to : d.name), clientId: isolate(text(d.clientId)) };
-    const lines = [this.#say(`${D}key`, key)];
-    if (renamed) {
-      lines.push(this.#say(`${D}renamed`, { from: this.#name(renamed.from), to: this.#name(renamed.to) }));
-    }
-    const scopes = change(d.scopes);
-    if (scopes) {
-      lines.push(
-        this.#say(`${D}scopesChanged`, {
-          from: this.#scopes(scopes.from),
-          to: this.#scopes(scopes.to),
-        }),
-      );
-    }
-    const allowlist = change(d.ipAllowlist);
-    if (allowlist) {
-      lines.push(
-        this.#say(`${D}allowlistChanged`, {
-          from: this.#addresses(allowlist.from),
-          to: this.#addresses(allowlist.to),
-        }),
-      );
-    }
+    const lines = [
+      this.#say(`${D}key`, key),
+      ...this.#changed('renamed', d.name, (name) => this.#name(name)),
+      ...this.#changed('scopesChanged', d.scopes, (scopes) => this.#scopes(scopes)),
+      ...this.#changed('allowlistChanged', d.ipAllowlist, (addresses) => this.#addresses(addresses)),
+    ];
     const changer = change(d.changedBy);
     if (changer) lines.push(this.#say(changer.to ? `${D}changerNow` : `${D}changerNone`));
     return lines;
