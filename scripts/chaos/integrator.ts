@@ -6,7 +6,7 @@
 // Each attempt is recorded, so the run can tell how long after a fault each kind of request worked again.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { deflateSync } from 'node:zlib';
+import { rgbaPng } from '../abuse/payloads.ts';
 
 /** The kinds of requests the run times separately. */
 export const REQUEST_KINDS = ['create', 'send', 'link', 'view', 'save', 'complete', 'read', 'token'] as const;
@@ -175,42 +175,9 @@ export class CarefulIntegrator {
 
 /** An 8-bit RGBA PNG: a wavy stroke, like a drawn signature (the signature field takes a PNG). */
 export function signaturePng(width = 120, height = 40): Buffer {
-  const stride = width * 4 + 1;
-  const raw = Buffer.alloc(stride * height);
-  for (let y = 0; y < height; y += 1) {
-    for (let x = 0; x < width; x += 1) {
-      if (Math.abs(y - height / 2 - Math.sin(x / 9) * 6) < 2)
-        raw.set([15, 25, 110, 255], y * stride + 1 + x * 4);
-    }
-  }
-  const crcTable = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k += 1) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  const crc32 = (bytes: Buffer) => {
-    let c = 0xffffffff;
-    for (const byte of bytes) c = (crcTable[(c ^ byte) & 0xff] as number) ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const chunk = (type: string, data: Buffer) => {
-    const typed = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(typed));
-    return Buffer.concat([length, typed, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 6, 0, 0, 0], 8);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(raw)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
+  return rgbaPng(width, height, 8, (x, y) =>
+    Math.abs(y - height / 2 - Math.sin(x / 9) * 6) < 2 ? [15, 25, 110, 255] : undefined,
+  );
 }
 
 export interface EnvelopePlan {
