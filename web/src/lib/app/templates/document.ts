@@ -96,16 +96,19 @@ export function documentOf(detail: TemplateDetail): { roles: BuilderRole[]; fiel
     type: field.type,
     role: keyOf.get(field.role) ?? '',
     label: field.label,
-    page: field.page,
-    x: field.x,
-    y: field.y,
-    width: field.width,
-    height: field.height,
-    required: field.required,
+    ...placementOf(field),
     options: [...field.options],
     properties: copyOf(field.properties),
   }));
   return { roles, fields };
+}
+
+type Placement = Pick<BuilderField, 'page' | 'x' | 'y' | 'width' | 'height' | 'required'>;
+
+/** Where a field lies (its page and box) and whether it must be filled: what a copy of it keeps. */
+function placementOf(field: Placement): Placement {
+  const { page, x, y, width, height, required } = field;
+  return { page, x, y, width, height, required };
 }
 
 /** The request that saves the document: roles and fields by role name, in order. */
@@ -125,12 +128,7 @@ export function definitionOf(
       type: field.type,
       role: names.get(field.role) ?? '',
       label: field.label.trim(),
-      page: field.page,
-      x: field.x,
-      y: field.y,
-      width: field.width,
-      height: field.height,
-      required: field.required,
+      ...placementOf(field),
       ...(field.options.length > 0 ? { options: field.options } : {}),
       ...(Object.keys(field.properties).length > 0 ? { properties: propertiesOf(field.properties) } : {}),
     })),

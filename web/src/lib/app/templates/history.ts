@@ -29,20 +29,21 @@ export class History {
 
   /** The state one step back (now the present), or undefined at the first. */
   undo(): string | undefined {
-    const previous = this.#past.pop();
-    if (previous === undefined) return undefined;
-    this.#future.push(this.#present);
-    this.#present = previous;
-    return previous;
+    return this.#step(this.#past, this.#future);
   }
 
   /** The state one step forward again, or undefined when nothing was undone. */
   redo(): string | undefined {
-    const next = this.#future.pop();
-    if (next === undefined) return undefined;
-    this.#past.push(this.#present);
-    this.#present = next;
-    return next;
+    return this.#step(this.#future, this.#past);
+  }
+
+  /** Takes the last state of `from` as the present, the present going onto `to`. */
+  #step(from: string[], to: string[]): string | undefined {
+    const state = from.pop();
+    if (state === undefined) return undefined;
+    to.push(this.#present);
+    this.#present = state;
+    return state;
   }
 
   get canUndo(): boolean {
