@@ -7,8 +7,7 @@
 // page's key for that field when it gives one (`messages`), else the server's own text while the page is in
 // English (it says which form is wanted), else the general words. No code at all: the server's text.
 import { get } from 'svelte/store';
-import { format, locale } from 'svelte-i18n';
-import en from '../i18n/en.json' with { type: 'json' };
+import { dictionary, format, locale } from 'svelte-i18n';
 import { type ErrorDetail, requestErrorOf } from './request-error.ts';
 
 /** svelte-i18n's formatter (`$_`), or any function of the same shape. */
@@ -31,7 +30,8 @@ export interface FieldErrorOptions {
   language?: string | null | undefined;
 }
 
-const CATALOG = en as Record<string, string>;
+/** Whether the English catalog, as loaded (lib/i18n: the signer page's part holds every `fieldError.` key), has `key`. */
+const inCatalog = (key: string): boolean => key in (get(dictionary).en ?? {});
 
 /** A field as the form knows it: without the part of the request it came from (`body.`, `querystring.`). */
 export function fieldOf(detail: ErrorDetail): string | undefined {
@@ -103,7 +103,7 @@ function keyFor(detail: ErrorDetail): CatalogMessage | undefined {
       // A rule of the server's own may name its message: `params.key` under `fieldError.`, said with the rule's
       // other params (`{ key: 'recipient.phoneRequiredForChannel', channel: 'Sms' }`).
       const key = typeof params.key === 'string' ? `fieldError.${params.key}` : undefined;
-      if (!key || !(key in CATALOG)) return { key: 'fieldError.invalid', general: true };
+      if (!key || !inCatalog(key)) return { key: 'fieldError.invalid', general: true };
       const values = Object.fromEntries(
         Object.entries(params).filter(
           (entry): entry is [string, string | number] =>
