@@ -2,7 +2,7 @@
 // none), with the format's parts named in the page's language as the placeholder ("DD/MM/YYYY", "יי/חח/שששש").
 // The value saved is always YYYY-MM-DD, whatever the browser's locale — a native date input would follow the
 // browser's, not the page's.
-import type { DateFormat } from '../../../../domain/vocabulary.ts';
+import { DATE_FORMATS, type DateFormat } from '../../../../domain/vocabulary.ts';
 
 const PARTS: Record<DateFormat, { order: ('D' | 'M' | 'Y')[]; separator: string }> = {
   'YYYY-MM-DD': { order: ['Y', 'M', 'D'], separator: '-' },
@@ -12,6 +12,12 @@ const PARTS: Record<DateFormat, { order: ('D' | 'M' | 'Y')[]; separator: string 
 };
 
 export const DEFAULT_DATE_FORMAT: DateFormat = 'YYYY-MM-DD';
+
+/** A Date field's format (`properties.dateFormat`), or the default when it names none it knows. */
+export function fieldDateFormat(properties: { dateFormat?: string } | null | undefined): DateFormat {
+  const named = properties?.dateFormat ?? '';
+  return (DATE_FORMATS as readonly string[]).includes(named) ? (named as DateFormat) : DEFAULT_DATE_FORMAT;
+}
 
 /** A stored YYYY-MM-DD written in `format`; anything else is returned as it is. */
 export function formatDate(stored: string, format: DateFormat): string {

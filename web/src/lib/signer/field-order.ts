@@ -17,11 +17,14 @@ export interface PlacedField {
   height: number;
 }
 
+/** What reading order and names need: a field of another recipient (FilledField) has no `required`. */
+export type ShownField = Omit<PlacedField, 'required'>;
+
 /** Tops closer than this (PDF points) are one row: boxes placed by hand on one line differ by a point or two. */
 const ROW_TOLERANCE = 6;
 
 /** The fields in reading order; `rtl`: rows read from their right edge. */
-export function readingOrder<T extends PlacedField>(fields: readonly T[], rtl: boolean): T[] {
+export function readingOrder<T extends ShownField>(fields: readonly T[], rtl: boolean): T[] {
   const byTop = [...fields].sort((a, b) => a.page - b.page || a.y - b.y);
   const rows: T[][] = [];
   for (const field of byTop) {
@@ -80,7 +83,7 @@ export function isDefaultLabel(label: string, typeNames: readonly string[]): boo
  * type's name in the page's language (`typeName`), numbered in reading order only when this recipient has
  * several fields of that type named so.
  */
-export function fieldNames<T extends PlacedField>(
+export function fieldNames<T extends ShownField>(
   fields: readonly T[],
   rtl: boolean,
   typeName: (type: FieldType) => string,

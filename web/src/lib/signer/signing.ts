@@ -23,6 +23,7 @@ import { RequestError, requestErrorFrom, unreachable } from '../shared/request-e
 
 export type {
   DelegationOutcome,
+  FilledField,
   RequiredField,
   SigningField,
   SigningOutcome,
