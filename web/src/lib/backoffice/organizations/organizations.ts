@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import type * as organizations from '../../../../../domain/backoffice-organizations.ts';
 import { PLAN_NAMES, type PlanName } from '../../../../../domain/vocabulary.ts';
+import type { Plan } from '../../shared/app-client.ts';
 import { formatDateTime } from '../../ui/format.ts';
 
 export { PLAN_NAMES, type PlanName };
@@ -16,6 +17,18 @@ export type OrganizationIntegrations = z.output<typeof organizations.BackofficeO
 export type CreditLedger = z.output<typeof organizations.SmsCreditLedger>;
 export type OrganizationStanding = (typeof organizations.ORGANIZATION_STANDINGS)[number];
 export type OrganizationChange = z.input<typeof organizations.BackofficeUpdateOrganizationRequest>;
+
+/** What a part of an organization's page that changes it takes: the organization, and what to do with the
+ * message once a change is saved (the page reads the organization again, then says it). */
+export interface OrganizationPart {
+  organization: OrganizationDetail;
+  onsaved: (message: string) => Promise<void>;
+}
+
+/** The parts that change its plan also offer the plans. */
+export interface PlanPart extends OrganizationPart {
+  plans: Plan[];
+}
 
 /** Standings an administrator filters the list by (absent: active and suspended ones). */
 export const ORGANIZATION_STANDINGS: typeof organizations.ORGANIZATION_STANDINGS = [
@@ -33,16 +46,11 @@ export const MAX_AGREED_RATE: typeof organizations.MAX_AGREED_RATE_PER_MINUTE = 
 /** The longest internal note kept with a suspension, and the longest reason of a credit grant. */
 export const NOTE_MAX = 1000;
 
-export const STANDING_KEYS: Record<OrganizationStanding, string> = {
-  active: 'backoffice.organizations.standing.active',
-  suspended: 'backoffice.organizations.standing.suspended',
-  deleted: 'backoffice.organizations.standing.deleted',
-};
-
-export const STANDING_TONES: Record<OrganizationStanding, string> = {
-  active: 'good',
-  suspended: 'warn',
-  deleted: 'off',
+/** An organization's standing in words, and its badge's tone. */
+export const STANDINGS: Record<OrganizationStanding, { key: string; tone: string }> = {
+  active: { key: 'backoffice.organizations.standing.active', tone: 'good' },
+  suspended: { key: 'backoffice.organizations.standing.suspended', tone: 'warn' },
+  deleted: { key: 'backoffice.organizations.standing.deleted', tone: 'off' },
 };
 
 export function isPlanName(value: string | null): value is PlanName {

@@ -13,22 +13,23 @@ export type ProviderTestResult = z.output<typeof providers.ProviderTestResult>;
 export type SmtpChange = z.input<typeof providers.UpdateSmtpSettingsRequest>;
 export type TwilioChange = z.input<typeof providers.UpdateSmsSettingsRequest>;
 
-export const SOURCE_KEYS: Record<ProviderSource, string> = {
-  database: 'backoffice.providers.source.database',
-  environment: 'backoffice.providers.source.environment',
-  none: 'backoffice.providers.source.none',
-};
-
-export const SOURCE_HINT_KEYS: Record<ProviderSource, string> = {
-  database: 'backoffice.providers.sourceHint.database',
-  environment: 'backoffice.providers.sourceHint.environment',
-  none: 'backoffice.providers.sourceHint.none',
-};
-
-export const SOURCE_TONES: Record<ProviderSource, string> = {
-  database: 'good',
-  environment: 'info',
-  none: 'warn',
+/** Where a kind's settings come from: its words, what that means, and its badge's tone. */
+export const SOURCES: Record<ProviderSource, { key: string; hint: string; tone: string }> = {
+  database: {
+    key: 'backoffice.providers.source.database',
+    hint: 'backoffice.providers.sourceHint.database',
+    tone: 'good',
+  },
+  environment: {
+    key: 'backoffice.providers.source.environment',
+    hint: 'backoffice.providers.sourceHint.environment',
+    tone: 'info',
+  },
+  none: {
+    key: 'backoffice.providers.source.none',
+    hint: 'backoffice.providers.sourceHint.none',
+    tone: 'warn',
+  },
 };
 
 /** A phone number in E.164 form (+14155550100), as the server checks it. */
@@ -47,6 +48,28 @@ export const TITLE_KEYS: Record<ProviderKind, string> = {
   smtp: 'backoffice.providers.smtp.title',
   sms: 'backoffice.providers.sms.title',
   whatsapp: 'backoffice.providers.whatsapp.title',
+};
+
+/** A provider's secret by its name in the PUT: the SMTP password or a Twilio auth token. */
+export type SecretName = 'password' | 'authToken';
+
+/** A secret's words: its name, its name when replacing it, the hint when none is set, the box that removes it. */
+export const SECRET_KEYS: Record<
+  SecretName,
+  { name: string; replace: string; none: string; remove: string }
+> = {
+  password: {
+    name: 'backoffice.providers.smtp.password',
+    replace: 'backoffice.providers.smtp.newPassword',
+    none: 'backoffice.providers.smtp.passwordNone',
+    remove: 'backoffice.providers.smtp.removePassword',
+  },
+  authToken: {
+    name: 'backoffice.providers.twilio.authToken',
+    replace: 'backoffice.providers.twilio.newAuthToken',
+    none: 'backoffice.providers.twilio.authTokenNone',
+    remove: 'backoffice.providers.twilio.removeAuthToken',
+  },
 };
 
 /** A provider's secret as typed: a new one, or the stored one removed. */
