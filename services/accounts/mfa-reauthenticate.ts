@@ -4,12 +4,12 @@
 // `invalid_credentials` without saying which part was wrong, counted like a wrong code at sign-in
 // (mfa-failures.ts: the fifth ends the session). The change runs in the same transaction, under the user's row
 // lock, only when both parts were right.
-import { LockMode } from '@mikro-orm/core';
-import { AppUser, UserSession } from '../../db/entities/index.ts';
+import { type AppUser, UserSession } from '../../db/entities/index.ts';
 import type { ReauthenticateInput } from '../../domain/account.ts';
 import type { ServiceContext } from '../context.ts';
 import { Conflict } from '../errors.ts';
 import { PADDING_PASSWORD_HASH, verifyPassword } from '../security/passwords.ts';
+import { lockedUser } from './locked-user.ts';
 import { useBackupCode } from './mfa-backup-codes.ts';
 import {
   countSecondFactorFailure,
@@ -46,11 +46,7 @@ export async function withReauthentication<T>(
 
   const outcome = await ctx.em.transactional(async (tx): Promise<{ done: T } | { attemptsLeft: number }> => {
     const txCtx = { ...ctx, em: tx };
-    const user = await tx.findOneOrFail(
-      AppUser,
-      { id: principal.user.id },
-      { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
-    );
+    const user = await lockedUser(tx, principal.user.id);
     if (!(await hasSecondFactor(txCtx, user))) {
       throw new Conflict('Two-step verification is not on for your account.', [], 'mfa_not_enabled');
     }

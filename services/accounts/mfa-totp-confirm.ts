@@ -3,10 +3,9 @@
 // user's TOTP secret; ten backup codes are made and answered once; `user.mfa_enabled` is recorded. The step of
 // that first code is remembered, so the same code cannot sign in afterwards. A session the organization held
 // at `mfa_enrolment_required` is replaced by a new `active` one (a privilege change gets a new token).
-import { LockMode } from '@mikro-orm/core';
-import { AppUser } from '../../db/entities/index.ts';
 import type { ServiceContext } from '../context.ts';
 import { AppError, Conflict } from '../errors.ts';
+import { lockedUser } from './locked-user.ts';
 import { replaceBackupCodes } from './mfa-backup-codes.ts';
 import { matchingStep, openTotpSecret } from './mfa-totp.ts';
 import { recordOwnEvent } from './security-log.ts';
@@ -29,11 +28,7 @@ export async function confirmTotp(ctx: ServiceContext, input: ConfirmTotpInput):
   const { principal } = input;
   return ctx.em.transactional(async (tx) => {
     const txCtx = { ...ctx, em: tx };
-    const user = await tx.findOneOrFail(
-      AppUser,
-      { id: principal.user.id },
-      { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
-    );
+    const user = await lockedUser(tx, principal.user.id);
     if (user.totpEnabledAt) {
       throw new Conflict('Two-step verification is already on.', [], 'mfa_already_enabled');
     }

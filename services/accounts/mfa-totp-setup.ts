@@ -2,11 +2,10 @@
 // for the signed-in user, stored encrypted as the pending secret until its first code confirms it
 // (mfa-totp-confirm.ts). Answers the secret in base32, the otpauth:// URL and that URL as an SVG QR code;
 // asking again replaces the pending secret. Refused while TOTP is on (turn it off first).
-import { LockMode } from '@mikro-orm/core';
 import QRCode from 'qrcode';
-import { AppUser } from '../../db/entities/index.ts';
 import type { ServiceContext } from '../context.ts';
 import { Conflict } from '../errors.ts';
+import { lockedUser } from './locked-user.ts';
 import { newTotpSecret, sealTotpSecret, totpOf } from './mfa-totp.ts';
 import type { SessionPrincipal } from './sessions.ts';
 
@@ -19,11 +18,7 @@ export interface TotpSetupAnswer {
 export async function setUpTotp(ctx: ServiceContext, principal: SessionPrincipal): Promise<TotpSetupAnswer> {
   const secret = newTotpSecret();
   await ctx.em.transactional(async (tx) => {
-    const user = await tx.findOneOrFail(
-      AppUser,
-      { id: principal.user.id },
-      { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
-    );
+    const user = await lockedUser(tx, principal.user.id);
     if (user.totpEnabledAt) {
       throw new Conflict(
         'Two-step verification with an authenticator app is already on: turn it off first to change apps.',

@@ -5,11 +5,11 @@
 //
 // One transaction under the user's row lock, so a code, a backup code and the pending session each serve
 // once even when requests race; a wrong code's count and event are committed before the 401 is thrown.
-import { LockMode } from '@mikro-orm/core';
-import { AppUser, UserSession } from '../../db/entities/index.ts';
+import { type AppUser, UserSession } from '../../db/entities/index.ts';
 import type { LoginMfaInput } from '../../domain/account.ts';
 import type { ServiceContext } from '../context.ts';
 import { AppError } from '../errors.ts';
+import { lockedUser } from './locked-user.ts';
 import { useBackupCode } from './mfa-backup-codes.ts';
 import {
   countSecondFactorFailure,
@@ -77,11 +77,7 @@ export async function completeSecondStep(
 
   const outcome = await ctx.em.transactional(async (tx): Promise<Outcome> => {
     const txCtx = { ...ctx, em: tx };
-    const user = await tx.findOneOrFail(
-      AppUser,
-      { id: principal.user.id },
-      { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
-    );
+    const user = await lockedUser(tx, principal.user.id);
     const session = await tx.findOneOrFail(UserSession, { id: principal.session.id }, { refresh: true });
     // A request that raced the fifth wrong code, which ended the session meanwhile, is answered as it was.
     if (session.endedReason === ENDED_BY_WRONG_FACTORS) throw signInEnded();
