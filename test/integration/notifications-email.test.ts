@@ -13,10 +13,8 @@ import {
 } from '../../activities/notifications.ts';
 import type { NotificationsConfig } from '../../config/config.ts';
 import { DevNotification, Notification, Organization } from '../../db/entities/index.ts';
-import { sendEnvelope } from '../../services/envelopes/send-envelope.ts';
 import type { SendNotificationRequest } from '../../workflows/notification-contracts.ts';
-import { type ApiHarness, openApiHarness } from '../support/api.ts';
-import { draftTwoSignerEnvelope } from '../support/context.ts';
+import { type ApiHarness, newIntegrator, openApiHarness, sentEnvelope } from '../support/api.ts';
 import { type SmtpSink, startSmtpSink } from '../support/smtp-sink.ts';
 
 const SMTP_USER = 'sigil-mailer';
@@ -58,31 +56,46 @@ function activities(config: Partial<NotificationActivityConfig> = {}) {
   });
 }
 
-/** A sent Parallel envelope: an English signer, a Hebrew signer and a Hebrew Cc, from a branded organization. */
-/** A four-recipient envelope; `send: false` keeps it a Draft, so the worker sends it no invitations. */
-async function sentEnvelope(branding = true, send = true) {
-  const draft = await draftTwoSignerEnvelope(harness.ctx, {
-    title: 'Services agreement',
-    workflowType: 'Parallel',
-    recipients: [
-      { roleName: 'Client', fullName: 'Sam Cohen', email: 'sam@client.example' },
-      { roleName: 'Provider', fullName: 'דנה לוי', email: 'dana@provider.example', language: 'he' },
-      { roleName: 'Client', fullName: 'Noa Bar', email: 'noa@cc.example', type: 'Cc', language: 'he' },
-      { roleName: 'Client', fullName: 'Hand Over', type: 'Viewer', deliveryChannel: 'ManualLink' },
-    ],
-  });
+/**
+ * A Parallel envelope of a branded organization (`branding: false`: without its sender name, reply-to and
+ * footer): an English signer, a Hebrew signer, a Hebrew Cc and a Viewer whose link is handed over. `send: false`
+ * keeps it a Draft, so the worker sends it no invitations.
+ */
+async function fourRecipientEnvelope(branding = true, send = true) {
+  const integrator = await newIntegrator(harness);
   if (branding) {
     const em = harness.ctx.orm.em.fork();
-    const organization = await em.findOneOrFail(Organization, { id: draft.organizationId });
+    const organization = await em.findOneOrFail(Organization, { id: integrator.organizationId });
     organization.senderDisplayName = 'Acme Signing';
     organization.replyToEmail = 'contracts@acme.example';
     organization.emailFooter = FOOTER;
     await em.flush();
   }
-  if (send) await sendEnvelope(harness.ctx, draft.organizationId, draft.envelopeId);
-  const [english, hebrew, cc, manual] = draft.recipients;
-  if (!english || !hebrew || !cc || !manual) throw new Error('expected four recipients');
-  return { ...draft, english, hebrew, cc, manual };
+  const envelope = await sentEnvelope(
+    harness,
+    { organizationId: integrator.organizationId, headers: await integrator.auth() },
+    {
+      title: 'Services agreement',
+      workflowType: 'Parallel',
+      templateId: integrator.templateId,
+      recipients: [
+        { roleName: 'Client', fullName: 'Sam Cohen', email: 'sam@client.example' },
+        { roleName: 'Provider', fullName: 'דנה לוי', email: 'dana@provider.example', language: 'he' },
+        { roleName: 'Client', fullName: 'Noa Bar', email: 'noa@cc.example', type: 'Cc', language: 'he' },
+        { roleName: 'Client', fullName: 'Hand Over', type: 'Viewer', deliveryChannel: 'ManualLink' },
+      ],
+    },
+    { send },
+  );
+  const recipient = (fullName: string) => ({ id: envelope.recipientIdOf(fullName) });
+  return {
+    organizationId: envelope.organizationId,
+    envelopeId: envelope.id,
+    english: recipient('Sam Cohen'),
+    hebrew: recipient('דנה לוי'),
+    cc: recipient('Noa Bar'),
+    manual: recipient('Hand Over'),
+  };
 }
 
 function request(
@@ -120,7 +133,7 @@ async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure>
 
 describe('email through SMTP', () => {
   it('sends invitations in English and in Hebrew whose links open the signer API', async () => {
-    const envelope = await sentEnvelope();
+    const envelope = await fourRecipientEnvelope();
     const { sendNotification } = activities();
     const before = smtp.received.length;
     const en = await sendNotification(
@@ -195,7 +208,7 @@ describe('email through SMTP', () => {
   });
 
   it('sends completion notices to a signer and a Cc, in their languages, with the documents link', async () => {
-    const envelope = await sentEnvelope();
+    const envelope = await fourRecipientEnvelope();
     const { sendNotification } = activities();
     const before = smtp.received.length;
     const documentsUrl = `${PUBLIC_BASE_URL}/envelopes/${envelope.envelopeId}/documents`;
@@ -223,7 +236,7 @@ describe('email through SMTP', () => {
   });
 
   it('falls back to the organization name, and sends decline and cancel notices to the sender', async () => {
-    const envelope = await sentEnvelope(false);
+    const envelope = await fourRecipientEnvelope(false);
     const { sendNotification } = activities();
     const before = smtp.received.length;
     const invitation = await sendNotification(
@@ -269,7 +282,7 @@ describe('email through SMTP', () => {
   });
 
   it('sends nothing to a ManualLink recipient, and refuses a Cc invitation for good', async () => {
-    const envelope = await sentEnvelope();
+    const envelope = await fourRecipientEnvelope();
     const { sendNotification } = activities();
     const skipped = await sendNotification(
       request(envelope, { kind: 'invitation', recipientId: envelope.manual.id }),
@@ -283,7 +296,7 @@ describe('email through SMTP', () => {
   });
 
   it('treats a 4xx refusal as retryable and a 5xx refusal as final, recording every attempt without secrets', async () => {
-    const envelope = await sentEnvelope();
+    const envelope = await fourRecipientEnvelope();
     const { sendNotification } = activities();
     const asked = request(envelope, { kind: 'reminder', recipientId: envelope.english.id });
     const before = smtp.received.length;
@@ -333,7 +346,7 @@ describe('email through SMTP', () => {
   });
 
   it('fails, retryably, when the SMTP server cannot be reached', async () => {
-    const envelope = await sentEnvelope();
+    const envelope = await fourRecipientEnvelope();
     const unreachable: NotificationsConfig = {
       email: { transport: { url: `smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:1` }, from: MAIL_FROM },
       twilio: null,
@@ -349,7 +362,7 @@ describe('email through SMTP', () => {
 
 describe('without an email provider', () => {
   it('captures the invitation in development and test, link included', async () => {
-    const envelope = await sentEnvelope();
+    const envelope = await fourRecipientEnvelope();
     const result = await activities({ notifications: { email: null, twilio: null } }).sendNotification(
       request(envelope, { kind: 'invitation', recipientId: envelope.hebrew.id }),
     );
@@ -372,7 +385,7 @@ describe('without an email provider', () => {
   });
 
   it('fails for good in production, recording why', async () => {
-    const envelope = await sentEnvelope(true, false);
+    const envelope = await fourRecipientEnvelope(true, false);
     const asked = request(envelope, { kind: 'invitation', recipientId: envelope.english.id });
     const failure = await failureOf(
       activities({ env: 'production', notifications: { email: null, twilio: null } }).sendNotification(asked),

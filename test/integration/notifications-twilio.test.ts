@@ -10,14 +10,12 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createNotificationActivities } from '../../activities/notifications.ts';
 import type { TwilioSettings } from '../../config/config.ts';
 import { DevNotification, Notification, OtpCode } from '../../db/entities/index.ts';
-import { sendEnvelope } from '../../services/envelopes/send-envelope.ts';
-import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
 import type {
   SendNotificationRequest,
   SendNotificationResult,
 } from '../../workflows/notification-contracts.ts';
-import { type ApiHarness, openApiHarness } from '../support/api.ts';
-import { draftTwoSignerEnvelope, testConfig } from '../support/context.ts';
+import { type ApiHarness, newIntegrator, openApiHarness, sentEnvelope } from '../support/api.ts';
+import { testConfig } from '../support/context.ts';
 import {
   startTwilioStandIn,
   TWILIO_INVALID_NUMBER,
@@ -62,31 +60,46 @@ function activities() {
   });
 }
 
+const SMS_RECIPIENT = 'דנה לוי';
+const WHATSAPP_RECIPIENT = 'Sam Cohen';
+
 /** A sent Parallel envelope: a Hebrew SMS recipient who verifies by SMS, and an English WhatsApp recipient. */
-async function sentEnvelope() {
-  const draft = await draftTwoSignerEnvelope(harness.ctx, {
-    title: 'Services agreement',
-    workflowType: 'Parallel',
-    recipients: [
-      {
-        roleName: 'Client',
-        fullName: 'דנה לוי',
-        phone: '+972501234567',
-        deliveryChannel: 'Sms',
-        authenticationMethod: 'OtpSms',
-        language: 'he',
-      },
-      {
-        roleName: 'Provider',
-        fullName: 'Sam Cohen',
-        phone: '+447700900123',
-        deliveryChannel: 'WhatsApp',
-        authenticationMethod: 'OtpWhatsApp',
-      },
-    ],
-  });
-  await sendEnvelope(harness.ctx, draft.organizationId, draft.envelopeId);
-  return { ...draft, sms: draft.first, whatsapp: draft.second };
+async function smsAndWhatsAppEnvelope() {
+  const integrator = await newIntegrator(harness);
+  const envelope = await sentEnvelope(
+    harness,
+    { organizationId: integrator.organizationId, headers: await integrator.auth() },
+    {
+      title: 'Services agreement',
+      workflowType: 'Parallel',
+      templateId: integrator.templateId,
+      recipients: [
+        {
+          roleName: 'Client',
+          fullName: SMS_RECIPIENT,
+          phone: '+972501234567',
+          deliveryChannel: 'Sms',
+          authenticationMethod: 'OtpSms',
+          language: 'he',
+        },
+        {
+          roleName: 'Provider',
+          fullName: WHATSAPP_RECIPIENT,
+          phone: '+447700900123',
+          deliveryChannel: 'WhatsApp',
+          authenticationMethod: 'OtpWhatsApp',
+        },
+      ],
+    },
+  );
+  return {
+    organizationId: envelope.organizationId,
+    envelopeId: envelope.id,
+    sms: { id: envelope.recipientIdOf(SMS_RECIPIENT) },
+    whatsapp: { id: envelope.recipientIdOf(WHATSAPP_RECIPIENT) },
+    smsToken: envelope.tokenOf(SMS_RECIPIENT),
+    whatsappToken: envelope.tokenOf(WHATSAPP_RECIPIENT),
+  };
 }
 
 function request(
@@ -115,7 +128,7 @@ function expectTwilioRequest(index: number, form: { To: string; From: string }) 
 
 describe('SMS and WhatsApp through Twilio', () => {
   it('sends an SMS invitation as Twilio expects it, and records the message SID', async () => {
-    const envelope = await sentEnvelope();
+    const envelope = await smsAndWhatsAppEnvelope();
     const before = twilio.requests.length;
     const result = await activities().sendNotification(
       request(envelope, { kind: 'invitation', recipientId: envelope.sms.id }),
@@ -146,7 +159,7 @@ describe('SMS and WhatsApp through Twilio', () => {
   });
 
   it('sends WhatsApp messages from and to whatsapp: addresses', async () => {
-    const envelope = await sentEnvelope();
+    const envelope = await smsAndWhatsAppEnvelope();
     const before = twilio.requests.length;
     const result = await activities().sendNotification(
       request(envelope, { kind: 'reminder', recipientId: envelope.whatsapp.id }),
@@ -160,7 +173,7 @@ describe('SMS and WhatsApp through Twilio', () => {
   });
 
   it('treats a 500 as retryable and a 400 as final, recording each without the auth token', async () => {
-    const envelope = await sentEnvelope();
+    const envelope = await smsAndWhatsAppEnvelope();
     const { sendNotification } = activities();
     twilio.answerNext(TWILIO_SERVER_ERROR);
     const asked = request(envelope, { kind: 'invitation', recipientId: envelope.sms.id });
@@ -222,7 +235,7 @@ describe('Temporal retries', () => {
   }
 
   it('retries a failing provider until it answers, sending the message once', async () => {
-    const envelope = await sentEnvelope();
+    const envelope = await smsAndWhatsAppEnvelope();
     const before = twilio.requests.length;
     twilio.answerNext(TWILIO_SERVER_ERROR, TWILIO_SERVER_ERROR);
     const asked = request(envelope, { kind: 'invitation', recipientId: envelope.sms.id });
@@ -234,7 +247,7 @@ describe('Temporal retries', () => {
   });
 
   it('gives up after the last attempt, and at once on a final refusal', async () => {
-    const envelope = await sentEnvelope();
+    const envelope = await smsAndWhatsAppEnvelope();
     twilio.answerNext(TWILIO_SERVER_ERROR, TWILIO_SERVER_ERROR, TWILIO_SERVER_ERROR);
     const exhausted = request(envelope, { kind: 'invitation', recipientId: envelope.sms.id });
     const error = await notify(exhausted, 3).catch((e: unknown) => e);
@@ -262,16 +275,8 @@ describe('Temporal retries', () => {
 });
 
 describe('one-time codes through Twilio', () => {
-  async function otpLinks() {
-    const envelope = await sentEnvelope();
-    const links = await issueSigningLinks(harness.ctx, envelope.organizationId, envelope.envelopeId);
-    const token = (recipientId: string) =>
-      links.find((l) => l.recipientId === recipientId)?.url.split('/sign/')[1] as string;
-    return { ...envelope, smsToken: token(envelope.sms.id), whatsappToken: token(envelope.whatsapp.id) };
-  }
-
   it('sends the code by SMS and WhatsApp through Twilio, never to the capture, and the code verifies', async () => {
-    const envelope = await otpLinks();
+    const envelope = await smsAndWhatsAppEnvelope();
     const before = twilio.requests.length;
     const sent = await harness.app.inject({ method: 'POST', url: `/api/signing/${envelope.smsToken}/otp` });
     expect(sent.statusCode, sent.body).toBe(200);
@@ -313,7 +318,7 @@ describe('one-time codes through Twilio', () => {
   });
 
   it('answers 503 when Twilio fails, forgets the code, and lets the recipient ask again at once', async () => {
-    const envelope = await otpLinks();
+    const envelope = await smsAndWhatsAppEnvelope();
     twilio.answerNext(TWILIO_SERVER_ERROR);
     const failed = await harness.app.inject({ method: 'POST', url: `/api/signing/${envelope.smsToken}/otp` });
     expect(failed.statusCode, failed.body).toBe(503);

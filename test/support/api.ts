@@ -134,27 +134,33 @@ export async function newIntegrator(harness: ApiHarness): Promise<Integrator> {
   };
 }
 
-/** An envelope sent through /api/v1: its id, the envelope as created, and its acting recipients' signing links. */
+/**
+ * An envelope sent through /api/v1: its id and organization, the envelope as created, and its acting recipients'
+ * signing links.
+ */
 export interface SentEnvelope {
   id: string;
+  organizationId: string;
   created: Record<string, unknown>;
   links: IssuedSigningLink[];
   /** The signing link, with its token, of the recipient named `fullName` (absent: of the first acting recipient). */
   linkOf(fullName?: string): IssuedSigningLink & { token: string };
   /** The signing token of the recipient named `fullName` (absent: of the first acting recipient). */
   tokenOf(fullName?: string): string;
-  /** The id of the recipient named `fullName` (absent: of the first acting recipient). */
+  /** The id of the recipient named `fullName`, whatever their type (absent: of the first acting recipient). */
   recipientIdOf(fullName?: string): string;
 }
 
 /**
  * An envelope created from a template (`body`: the request of POST /api/v1/envelopes/from-template) and sent by
- * `sender` (its bearer headers), with a signing link issued to each acting recipient.
+ * `sender` (its bearer headers), with a signing link issued to each acting recipient. `send: false` leaves it a
+ * Draft, without links (no message goes out for it).
  */
 export async function sentEnvelope(
   on: { app: Target; ctx: Parameters<typeof issueSigningLinks>[0] },
   sender: { organizationId: string; headers: Record<string, string> },
   body: Record<string, unknown>,
+  { send = true }: { send?: boolean } = {},
 ): Promise<SentEnvelope> {
   const created = await callAs<Record<string, unknown>>(
     on.app,
@@ -167,19 +173,26 @@ export async function sentEnvelope(
     },
   );
   const id = created.id as string;
-  await callAs(on.app, sender, 'POST', `/api/v1/envelopes/${id}/send`);
-  const links = await issueSigningLinks(on.ctx, sender.organizationId, id);
+  if (send) await callAs(on.app, sender, 'POST', `/api/v1/envelopes/${id}/send`);
+  const links = send ? await issueSigningLinks(on.ctx, sender.organizationId, id) : [];
   const linkOf = (fullName?: string) => {
     const link = fullName === undefined ? links[0] : links.find((l) => l.fullName === fullName);
     if (!link) throw new Error(`no signing link for ${fullName ?? 'the first recipient'}`);
     return { ...link, token: link.url.split('/sign/')[1] as string };
   };
+  const recipients = created.recipients as { id: string; fullName: string }[];
   return {
     id,
+    organizationId: sender.organizationId,
     created,
     links,
     linkOf,
     tokenOf: (fullName) => linkOf(fullName).token,
-    recipientIdOf: (fullName) => linkOf(fullName).recipientId,
+    recipientIdOf: (fullName) => {
+      if (fullName === undefined) return linkOf().recipientId;
+      const recipient = recipients.find((r) => r.fullName === fullName);
+      if (!recipient) throw new Error(`no recipient named ${fullName}`);
+      return recipient.id;
+    },
   };
 }
