@@ -15,6 +15,7 @@ import type { PlanName } from '../../domain/vocabulary.ts';
 import { createOrganization } from '../../services/organizations/create-organization.ts';
 import { resolveLimits, windowFor } from '../../services/usage/rate-limit-policy.ts';
 import { newIntegrator, openApiHarness } from '../support/api.ts';
+import { asUser } from '../support/app-requests.ts';
 import { signedInAdmin } from '../support/backoffice.ts';
 import { servicesOn, testConfig } from '../support/context.ts';
 
@@ -49,17 +50,19 @@ function buildTestApp(
   return app;
 }
 
-interface Caller {
+/** An API client as the test principal sees it: its organization and client ids, sent as headers. */
+interface TestClient {
   organizationId: string;
   oauthClientId: string;
+  headers: Record<string, string>;
 }
 
-function call(app: FastifyInstance, caller: Caller, route: 'ping' | 'upload' = 'ping') {
-  return app.inject({
-    method: route === 'ping' ? 'GET' : 'POST',
-    url: `/${route}`,
-    headers: { 'x-test-organization': caller.organizationId, 'x-test-client': caller.oauthClientId },
-  });
+function testClient(organizationId: string, oauthClientId = randomUUID()): TestClient {
+  return {
+    organizationId,
+    oauthClientId,
+    headers: { 'x-test-organization': organizationId, 'x-test-client': oauthClientId },
+  };
 }
 
 async function organizationOn(
@@ -81,14 +84,19 @@ async function organizationOn(
 }
 
 async function newCaller(plan: PlanName, overrides: Parameters<typeof organizationOn>[1] = {}) {
-  return { organizationId: await organizationOn(plan, overrides), oauthClientId: randomUUID() };
+  return testClient(await organizationOn(plan, overrides));
 }
 
 /** Sends `count` requests that must all pass; returns the RateLimit-Remaining values seen. */
-async function spend(app: FastifyInstance, caller: Caller, count: number, route: 'ping' | 'upload' = 'ping') {
+async function spend(
+  app: FastifyInstance,
+  caller: TestClient,
+  count: number,
+  route: 'ping' | 'upload' = 'ping',
+) {
   const remaining: number[] = [];
   for (let i = 0; i < count; i++) {
-    const response = await call(app, caller, route);
+    const response = await asUser(app, caller, route === 'ping' ? 'GET' : 'POST', `/${route}`);
     expect(response.statusCode, `request ${i + 1} of ${count}`).toBe(200);
     remaining.push(Number(response.headers['ratelimit-remaining']));
   }
@@ -158,7 +166,7 @@ describe('rate limiting', () => {
   it('allows a Professional client 60 requests a minute, then answers 429 with the error body', async () => {
     const app = buildTestApp();
     const caller = await newCaller('Professional');
-    const first = await call(app, caller);
+    const first = await asUser(app, caller, 'GET', '/ping');
     expect(first.statusCode).toBe(200);
     expect(first.headers).toMatchObject({
       'ratelimit-limit': '60',
@@ -168,7 +176,7 @@ describe('rate limiting', () => {
     });
     expect(await spend(app, caller, 59)).toEqual(countdown(60).slice(1));
 
-    const refused = await call(app, caller);
+    const refused = await asUser(app, caller, 'GET', '/ping');
     expect(refused.statusCode).toBe(429);
     expect(refused.headers).toMatchObject({
       'retry-after': '30',
@@ -195,14 +203,14 @@ describe('rate limiting', () => {
     const app = buildTestApp();
     const caller = await newCaller('Professional');
     expect(await spend(app, caller, 10, 'upload')).toEqual(countdown(10));
-    const refused = await call(app, caller, 'upload');
+    const refused = await asUser(app, caller, 'POST', '/upload');
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['ratelimit-limit']).toBe('10');
     expect(refused.headers['ratelimit-policy']).toBe('10;w=60');
     expect(refused.json().error.message).toMatch(/10 upload and other heavy requests per minute/);
 
     // The ordinary bucket is untouched by the uploads.
-    const ordinary = await call(app, caller);
+    const ordinary = await asUser(app, caller, 'GET', '/ping');
     expect(ordinary.statusCode).toBe(200);
     expect(ordinary.headers['ratelimit-limit']).toBe('60');
     expect(ordinary.headers['ratelimit-remaining']).toBe('59');
@@ -212,7 +220,7 @@ describe('rate limiting', () => {
     const app = buildTestApp();
     const caller = await newCaller('Business', { rate: 5 });
     expect(await spend(app, caller, 5)).toEqual(countdown(5));
-    const refused = await call(app, caller);
+    const refused = await asUser(app, caller, 'GET', '/ping');
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['ratelimit-limit']).toBe('5');
   });
@@ -221,9 +229,9 @@ describe('rate limiting', () => {
     const app = buildTestApp();
     const caller = await newCaller('Enterprise', { rate: 4, uploadRate: 2 });
     expect(await spend(app, caller, 4)).toEqual(countdown(4));
-    expect((await call(app, caller)).statusCode).toBe(429);
+    expect((await asUser(app, caller, 'GET', '/ping')).statusCode).toBe(429);
     expect(await spend(app, caller, 2, 'upload')).toEqual(countdown(2));
-    const refused = await call(app, caller, 'upload');
+    const refused = await asUser(app, caller, 'POST', '/upload');
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['ratelimit-limit']).toBe('2');
   });
@@ -234,11 +242,11 @@ describe('rate limiting', () => {
     });
     const caller = await newCaller('Enterprise');
     expect(await spend(app, caller, 3)).toEqual(countdown(3));
-    const refused = await call(app, caller);
+    const refused = await asUser(app, caller, 'GET', '/ping');
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['ratelimit-policy']).toBe('3;w=60');
     expect(await spend(app, caller, 2, 'upload')).toEqual(countdown(2));
-    expect((await call(app, caller, 'upload')).statusCode).toBe(429);
+    expect((await asUser(app, caller, 'POST', '/upload')).statusCode).toBe(429);
   });
 
   it('shares one counter between API processes on the same database', async () => {
@@ -249,13 +257,13 @@ describe('rate limiting', () => {
       const caller = await newCaller('Premium', { rate: 4 });
       const remaining: string[] = [];
       for (const app of [first, second, first, second]) {
-        const response = await call(app, caller);
+        const response = await asUser(app, caller, 'GET', '/ping');
         expect(response.statusCode).toBe(200);
         remaining.push(String(response.headers['ratelimit-remaining']));
       }
       expect(remaining).toEqual(['3', '2', '1', '0']);
-      expect((await call(first, caller)).statusCode).toBe(429);
-      expect((await call(second, caller)).statusCode).toBe(429);
+      expect((await asUser(first, caller, 'GET', '/ping')).statusCode).toBe(429);
+      expect((await asUser(second, caller, 'GET', '/ping')).statusCode).toBe(429);
     } finally {
       await otherOrm.close();
     }
@@ -265,10 +273,10 @@ describe('rate limiting', () => {
     const app = buildTestApp();
     const caller = await newCaller('Professional', { rate: 3 });
     await spend(app, caller, 3);
-    expect((await call(app, caller)).statusCode).toBe(429);
+    expect((await asUser(app, caller, 'GET', '/ping')).statusCode).toBe(429);
 
-    const colleague = { organizationId: caller.organizationId, oauthClientId: randomUUID() };
-    const response = await call(app, colleague);
+    const colleague = testClient(caller.organizationId);
+    const response = await asUser(app, colleague, 'GET', '/ping');
     expect(response.statusCode).toBe(200);
     expect(response.headers['ratelimit-remaining']).toBe('2');
   });
@@ -278,9 +286,9 @@ describe('rate limiting', () => {
     const app = buildTestApp({}, { now: () => now, cleanupProbability: 0 });
     const caller = await newCaller('Professional', { rate: 2 });
     await spend(app, caller, 2);
-    expect((await call(app, caller)).statusCode).toBe(429);
+    expect((await asUser(app, caller, 'GET', '/ping')).statusCode).toBe(429);
     now = new Date(fixedNow.getTime() + 45_000);
-    const next = await call(app, caller);
+    const next = await asUser(app, caller, 'GET', '/ping');
     expect(next.statusCode).toBe(200);
     expect(next.headers['ratelimit-remaining']).toBe('1');
     expect(next.headers['ratelimit-reset']).toBe('45');
@@ -289,18 +297,18 @@ describe('rate limiting', () => {
   it('reads an organization’s limits on every request, so a change applies at once', async () => {
     const app = buildTestApp();
     const caller = await newCaller('Professional');
-    expect((await call(app, caller)).headers['ratelimit-limit']).toBe('60');
+    expect((await asUser(app, caller, 'GET', '/ping')).headers['ratelimit-limit']).toBe('60');
     await orm.em
       .getConnection()
       .execute('update organization set rate_limit_per_minute = 7 where id = ?', [caller.organizationId]);
-    expect((await call(app, caller)).headers['ratelimit-limit']).toBe('7');
+    expect((await asUser(app, caller, 'GET', '/ping')).headers['ratelimit-limit']).toBe('7');
   });
 
   it('works as an onRequest hook too, refusing before the body is read', async () => {
     const app = buildTestApp({}, fixedClock, 'onRequest');
     const caller = await newCaller('Professional', { uploadRate: 1 });
     expect(await spend(app, caller, 1, 'upload')).toEqual([0]);
-    const refused = await call(app, caller, 'upload');
+    const refused = await asUser(app, caller, 'POST', '/upload');
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['ratelimit-limit']).toBe('1');
   });
@@ -324,7 +332,7 @@ describe('rate limiting', () => {
         'insert into rate_limit_window (bucket, window_start, count) values (?, ?::timestamptz, 1), (?, ?::timestamptz, 1)',
         [bucket, old, bucket, recent],
       );
-    expect((await call(app, await newCaller('Professional'))).statusCode).toBe(200);
+    expect((await asUser(app, await newCaller('Professional'), 'GET', '/ping')).statusCode).toBe(200);
     await vi.waitFor(async () => {
       const rows = await orm.em
         .getConnection()
@@ -389,7 +397,8 @@ describe('leases: several positions per statement, the limit exact across proces
       await Promise.all(
         apps.flatMap((app) =>
           Array.from({ length: 8 }, async () => {
-            for (let i = 0; i < 75; i++) statuses.push((await call(app, caller)).statusCode);
+            for (let i = 0; i < 75; i++)
+              statuses.push((await asUser(app, caller, 'GET', '/ping')).statusCode);
           }),
         ),
       );
