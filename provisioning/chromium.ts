@@ -7,8 +7,8 @@ import {
   describeExit,
   findOnPath,
   formatDuration,
-  heartbeat,
   indent,
+  installDebianPackage,
   type Log,
   type Provisioned,
   ProvisioningError,
@@ -109,7 +109,6 @@ async function installWithApt(
   env: NodeJS.ProcessEnv,
   log: Log,
 ): Promise<{ path: string; version: string }> {
-  const aptEnv = { ...env, DEBIAN_FRONTEND: 'noninteractive' };
   const started = Date.now();
   log(
     'Chromium (for the browser tests) is not installed: CHROMIUM_PATH is unset and there is no `chromium` or ' +
@@ -119,47 +118,14 @@ async function installWithApt(
     `Installing Debian's ${CHROMIUM_PACKAGE} package with apt-get (running as root; once, usually under a minute).`,
   );
 
-  log('  apt-get update: refreshing the package lists…');
-  let lists = 0;
-  const stopUpdate = heartbeat(
+  await installDebianPackage({
+    kind: 'chromium',
+    aptGet,
+    debianPackage: CHROMIUM_PACKAGE,
+    env,
     log,
-    (elapsed) => `  apt-get update: ${elapsed} elapsed, ${lists} lists fetched`,
-  );
-  const update = await runCommand(aptGet, ['update'], {
-    env: aptEnv,
-    onLine: (line) => {
-      if (/^(Get|Hit):\d+ /.test(line)) lists++;
-    },
-  }).finally(stopUpdate);
-  if (update.code !== 0) throw aptFailure('apt-get update', update, started);
-  log(`  package lists updated in ${formatDuration(Date.now() - started)}`);
-
-  const installStarted = Date.now();
-  const counts = { total: 0, downloaded: 0, unpacked: 0, configured: 0 };
-  const stopInstall = heartbeat(
-    log,
-    (elapsed) =>
-      `  apt-get install ${CHROMIUM_PACKAGE}: ${elapsed} elapsed, ${counts.downloaded}${counts.total ? ` of ${counts.total}` : ''} ` +
-      `packages downloaded, ${counts.unpacked} unpacked, ${counts.configured} set up`,
-  );
-  const install = await runCommand(aptGet, ['install', '-y', '--no-install-recommends', CHROMIUM_PACKAGE], {
-    env: aptEnv,
-    onLine: (line) => {
-      const planned = /^(\d+) upgraded, (\d+) newly installed/.exec(line);
-      if (planned) {
-        counts.total = Number(planned[1]) + Number(planned[2]);
-        log(`  apt-get install ${CHROMIUM_PACKAGE}: ${line.trim()}`);
-      } else if (/^Need to get /.test(line)) log(`  apt-get install ${CHROMIUM_PACKAGE}: ${line.trim()}`);
-      else if (/^Get:\d+ /.test(line)) counts.downloaded++;
-      else if (/^Unpacking /.test(line)) counts.unpacked++;
-      else if (/^Setting up /.test(line)) counts.configured++;
-    },
-  }).finally(stopInstall);
-  if (install.code !== 0) throw aptFailure(`apt-get install ${CHROMIUM_PACKAGE}`, install, started);
-  log(
-    `  installed ${counts.configured} packages in ${formatDuration(Date.now() - installStarted)} ` +
-      `(${counts.downloaded} downloaded)`,
-  );
+    howTo: howToProvideChromium(),
+  });
 
   const found = await findChromiumOnPath(env, log);
   if (!found) {
@@ -171,15 +137,6 @@ async function installWithApt(
   }
   log(`Installed ${found.version} in ${formatDuration(Date.now() - started)}: ${found.path}`);
   return found;
-}
-
-function aptFailure(step: string, result: Awaited<ReturnType<typeof runCommand>>, started: number): Error {
-  return new ProvisioningError(
-    'chromium',
-    `Installing Chromium failed: \`${step}\` ended with ${describeExit(result)} after ` +
-      `${formatDuration(Date.now() - started)}.\nLast lines of its output:\n${indent(result.tail)}\n` +
-      howToProvideChromium(),
-  );
 }
 
 function howToProvideChromium(): string {

@@ -151,7 +151,7 @@ describe('installing with apt-get', () => {
     expect(found.version).toMatch(/^Chromium 140/);
     expect(await aptCalls()).toEqual([
       'update DEBIAN_FRONTEND=noninteractive',
-      'install -y --no-install-recommends chromium DEBIAN_FRONTEND=noninteractive',
+      'install -y --no-install-recommends -o DPkg::Lock::Timeout=300 chromium DEBIAN_FRONTEND=noninteractive',
     ]);
     const output = lines.join('\n');
     expect(output).toContain("Installing Debian's chromium package with apt-get");
