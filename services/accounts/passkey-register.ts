@@ -6,20 +6,21 @@
 // with `{ method: 'passkey' }`, and a session held at `mfa_enrolment_required` becomes a new `active` one
 // (a privilege change gets a new token). GET /api/auth/mfa/passkeys lists them.
 import { randomUUID } from 'node:crypto';
-import { LockMode } from '@mikro-orm/core';
 import {
   generateRegistrationOptions,
   type PublicKeyCredentialCreationOptionsJSON,
   type RegistrationResponseJSON,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
-import { AppUser, Passkey, UserSession } from '../../db/entities/index.ts';
+import { Passkey, UserSession } from '../../db/entities/index.ts';
 import type { PasskeyView } from '../../domain/account.ts';
 import type { ServiceContext } from '../context.ts';
 import { AppError, Conflict } from '../errors.ts';
+import { lockedUser } from './locked-user.ts';
 import { replaceBackupCodes } from './mfa-backup-codes.ts';
 import {
   countPasskeys,
+  credentialDescriptors,
   PASSKEY_ALGORITHMS,
   PASSKEY_LIMIT,
   passkeysOf,
@@ -52,10 +53,7 @@ export async function passkeyRegistrationOptions(
     userDisplayName: user.fullName,
     timeout: WEBAUTHN_CHALLENGE_LIFETIME_MS,
     attestationType: 'none',
-    excludeCredentials: existing.map((passkey) => ({
-      id: passkey.credentialId,
-      transports: passkey.transports,
-    })),
+    excludeCredentials: credentialDescriptors(existing),
     authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
     supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
   });
@@ -120,11 +118,7 @@ export async function registerPasskey(
 
   return ctx.em.transactional(async (tx) => {
     const txCtx = { ...ctx, em: tx };
-    const user = await tx.findOneOrFail(
-      AppUser,
-      { id: principal.user.id },
-      { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
-    );
+    const user = await lockedUser(tx, principal.user.id);
     if (await tx.count(Passkey, { credentialId: credential.id })) {
       throw new Conflict('This passkey is registered already.', [], 'passkey_already_registered');
     }

@@ -9,6 +9,7 @@ import type { ServiceContext } from '../context.ts';
 import { Conflict } from '../errors.ts';
 import { completeSecondStep } from './mfa-verify-login.ts';
 import {
+  credentialDescriptors,
   fromBase64Url,
   passkeysOf,
   relyingPartyOf,
@@ -32,10 +33,7 @@ export async function passkeySignInOptions(
   }
   const options = await generateAuthenticationOptions({
     rpID: relyingPartyOf(ctx.config).rpID,
-    allowCredentials: passkeys.map((passkey) => ({
-      id: passkey.credentialId,
-      transports: passkey.transports,
-    })),
+    allowCredentials: credentialDescriptors(passkeys),
     userVerification: 'preferred',
     timeout: WEBAUTHN_CHALLENGE_LIFETIME_MS,
   });

@@ -89,5 +89,9 @@ export function passkeyView(passkey: Passkey): PasskeyView {
   };
 }
 
+/** The user's passkeys as the browser's WebAuthn call names them: a new one must not repeat them, a sign-in may use any. */
+export const credentialDescriptors = (passkeys: readonly Passkey[]) =>
+  passkeys.map((passkey) => ({ id: passkey.credentialId, transports: passkey.transports }));
+
 export const fromBase64Url = (value: string) => new Uint8Array(Buffer.from(value, 'base64url'));
 export const toBase64Url = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
