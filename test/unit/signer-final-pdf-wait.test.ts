@@ -91,7 +91,11 @@ describe('waiting for the signed document', () => {
   it('gives up after ten minutes of waiting', async () => {
     const time = clock();
     let reads = 0;
-    waitForFinalPdf({ read: async () => ((reads += 1), { downloads: NONE }), ready: () => {}, ...time });
+    const read = async () => {
+      reads += 1;
+      return { downloads: NONE };
+    };
+    waitForFinalPdf({ read, ready: () => {}, ...time });
     let total = 0;
     for (let waited = await time.next(); waited !== undefined; waited = await time.next()) total += waited;
     expect(total).toBeLessThanOrEqual(GIVE_UP_AFTER_MS);
