@@ -9,7 +9,9 @@
 // request's Accept-Encoding replaced by `identity` (the baseline: the same page sent uncompressed, as it was
 // before the build's precompressed copies). The two alternate, BENCH_RUNS times each (default 5), so a change
 // in the machine's speed touches both alike; the report gives the medians and the ratio compressed ÷ baseline.
-// Prints tables; asserts nothing. BENCH_DOCUMENTS=2,20 chooses the page counts; BENCH_REPORTS=<dir> keeps each
+// Before the measured loads, one load per document in the same Chromium with the profile's network and CPU
+// applied for real lists the paints and the LCP candidates the browser reports (Lighthouse 12.2.3 cannot name the
+// LCP element with this Chromium). Prints tables; asserts nothing. BENCH_DOCUMENTS=2,20 chooses the page counts; BENCH_REPORTS=<dir> keeps each
 // run's Lighthouse report (JSON) there.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -18,6 +20,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import lighthouse from 'lighthouse';
 import lighthousePackage from 'lighthouse/package.json' with { type: 'json' };
+import { chromium as playwrightChromium } from 'playwright-core';
 import { provisionChromium } from '../provisioning/chromium.ts';
 import { buildDemoPdf } from '../scripts/demo/demo-pdf.ts';
 import { ensureWebBuild } from '../scripts/ensure-web-build.ts';
@@ -294,6 +297,60 @@ async function measure(port: number, url: string, label: string): Promise<Measur
   };
 }
 
+// ---- What the largest paint is -------------------------------------------------------------------------
+
+/**
+ * Lighthouse 12.2.3 cannot name the LCP element with Debian's Chromium (its TraceElements gatherer fails on the
+ * trace: "Cannot read properties of undefined (reading 'frame_sequence')"), so one more load, in the same
+ * Chromium through playwright-core, with the profile's network and CPU applied for real, lists the page's LCP
+ * candidates as the browser reports them (PerformanceObserver), the last one being the LCP element.
+ */
+async function lcpCandidates(port: number, url: string): Promise<string[]> {
+  const browser = await playwrightChromium.connectOverCDP(`http://127.0.0.1:${port}`);
+  try {
+    const context = await browser.newContext({
+      viewport: { width: 412, height: 823 },
+      deviceScaleFactor: 1.75,
+      isMobile: true,
+      hasTouch: true,
+    });
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 150,
+      downloadThroughput: (1.6 * 1024 * 1024) / 8,
+      uploadThroughput: (750 * 1024) / 8,
+    });
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+    // A string, run in the page (the benchmark's TypeScript has no DOM types).
+    await page.addInitScript(`
+      const seen = (globalThis.sigilLcp = []);
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) {
+          const element = entry.element;
+          const name = element
+            ? '<' + element.tagName.toLowerCase() + (element.className ? ' class="' + element.className + '"' : '') +
+              '> "' + (element.textContent || '').trim().slice(0, 40) + '"'
+            : '(removed element)';
+          seen.push(entry.startTime.toFixed(0) + ' ms: ' + name + ', ' + entry.size + ' px²');
+        }
+      }).observe({ type: 'largest-contentful-paint', buffered: true });
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) seen.push(entry.startTime.toFixed(0) + ' ms: ' + entry.name);
+      }).observe({ type: 'paint', buffered: true });
+    `);
+    await page.goto(url, { waitUntil: 'load' });
+    await page.waitForTimeout(8_000);
+    const seen = await page.evaluate(() => (globalThis as unknown as { sigilLcp: string[] }).sigilLcp);
+    await context.close();
+    return seen;
+  } finally {
+    await browser.close();
+  }
+}
+
 // ---- Report ---------------------------------------------------------------------------------------------
 
 const median = (values: number[]) => {
@@ -338,6 +395,11 @@ try {
   for (const pages of DOCUMENTS) {
     say(`a ${pages}-page envelope, sent, with a signing link…`);
     links.set(pages, await signingLinkFor(bench, pages));
+  }
+  for (const pages of DOCUMENTS) {
+    say(`the ${pages}-page document's paints and LCP candidates (real throttling, one load):`);
+    const url = `${proxies.get('compressed')?.url}${links.get(pages)}`;
+    for (const line of await lcpCandidates(chromium.port, url)) say(`  ${line}`);
   }
   const results = new Map<string, Measured[]>();
   const total = DOCUMENTS.length * VARIANTS.length * RUNS;
