@@ -51,6 +51,9 @@ function storedOrigin(row: NotificationProviderSetting) {
   };
 }
 
+/** Settings not stored: taken from the environment's variables, or none at all. */
+const unstoredOrigin = (source: 'environment' | 'none') => ({ source, updatedAt: null, updatedBy: null });
+
 /** Whether the stored settings hold a secret (only that: the secret itself is never shown). */
 const secretSet = (row: NotificationProviderSetting) =>
   row.secretEncrypted !== null && row.secretEncrypted !== undefined;
@@ -73,9 +76,7 @@ export async function smtpSettings(ctx: ProvidersContext): Promise<SmtpSettingsV
   const email = ctx.config.notifications?.email ?? null;
   if (!email) {
     return {
-      source: 'none',
-      updatedAt: null,
-      updatedBy: null,
+      ...unstoredOrigin('none'),
       host: null,
       port: null,
       secure: null,
@@ -89,9 +90,7 @@ export async function smtpSettings(ctx: ProvidersContext): Promise<SmtpSettingsV
     // SMTP_URL: its parts without the password.
     const url = new URL(transport.url);
     return {
-      source: 'environment',
-      updatedAt: null,
-      updatedBy: null,
+      ...unstoredOrigin('environment'),
       host: url.hostname,
       port: url.port ? Number(url.port) : url.protocol === 'smtps:' ? 465 : 587,
       secure: url.protocol === 'smtps:',
@@ -101,9 +100,7 @@ export async function smtpSettings(ctx: ProvidersContext): Promise<SmtpSettingsV
     };
   }
   return {
-    source: 'environment',
-    updatedAt: null,
-    updatedBy: null,
+    ...unstoredOrigin('environment'),
     host: transport.host,
     port: transport.port,
     secure: transport.secure,
@@ -133,9 +130,7 @@ export async function twilioChannelSettings(
   const from = kind === 'sms' ? twilio?.smsFrom : twilio?.whatsappFrom;
   if (!twilio || !from) {
     return {
-      source: 'none',
-      updatedAt: null,
-      updatedBy: null,
+      ...unstoredOrigin('none'),
       accountSid: null,
       from: null,
       apiBaseUrl: null,
@@ -143,9 +138,7 @@ export async function twilioChannelSettings(
     };
   }
   return {
-    source: 'environment',
-    updatedAt: null,
-    updatedBy: null,
+    ...unstoredOrigin('environment'),
     accountSid: twilio.accountSid,
     from,
     apiBaseUrl: twilio.apiBaseUrl,
