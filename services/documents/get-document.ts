@@ -11,6 +11,7 @@ import { workflowWebUiUrl } from '../../temporal/web-ui.ts';
 import { actsInRounds, currentRoundIndex, planRounds } from '../../workflows/rounds.ts';
 import { allows, SIGNING_STATUSES } from '../../workflows/transitions.ts';
 import type { DataContext, ServiceConfig } from '../context.ts';
+import { recipientView } from '../envelopes/envelope-view.ts';
 import { NotFound } from '../errors.ts';
 import { type DocumentReader, visibleTo } from './document-reader.ts';
 import {
@@ -89,20 +90,10 @@ export async function getDocument(
     currentRound: signing && turn < rounds.length ? turn + 1 : null,
     recipients: recipients.map((recipient) => {
       const round = rounds.findIndex((ids) => ids.includes(recipient.id));
+      const { language: _, ...view } = recipientView(recipient);
       return {
-        id: recipient.id,
-        roleName: recipient.roleName,
-        fullName: recipient.fullName,
-        email: recipient.email ?? null,
-        phone: recipient.phone ?? null,
-        type: recipient.type,
-        deliveryChannel: recipient.deliveryChannel,
-        authenticationMethod: recipient.authenticationMethod,
-        signingOrder: recipient.signingOrder,
+        ...view,
         round: round === -1 ? null : round + 1,
-        required: recipient.required,
-        status: recipient.status,
-        completedAt: isoOrNull(recipient.completedAt ?? null),
         signingLink:
           reader.manages &&
           signing &&
