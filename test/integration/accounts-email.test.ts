@@ -14,6 +14,7 @@ import { buildApp } from '../../api/app.ts';
 import { loadConfig } from '../../config/config.ts';
 import { AppUser, DevNotification, Organization } from '../../db/entities/index.ts';
 import { accountEmailsSettled } from '../../services/accounts/account-emails.ts';
+import { asUser, type Caller } from '../support/app-requests.ts';
 import { newEmail, PASSWORD, registration, testClock } from '../support/auth-http.ts';
 import { openTestContext, TEST_ENCRYPTION_KEY, type TestContext } from '../support/context.ts';
 import { type SmtpSink, startSmtpSink } from '../support/smtp-sink.ts';
@@ -72,14 +73,8 @@ afterAll(async () => {
 
 const em = () => ctx.orm.em.fork();
 
-function post(url: string, payload: unknown) {
-  return app.inject({
-    method: 'POST',
-    url,
-    headers: { origin: PUBLIC_BASE_URL },
-    payload: payload as object,
-  });
-}
+/** A signed-out browser on the public address. */
+const visitor: Caller = { headers: { origin: PUBLIC_BASE_URL } };
 
 /** The newest email to an address, once the routes' queued emails are sent. */
 async function mailTo(address: string, count: number): Promise<ParsedMail> {
@@ -112,7 +107,7 @@ describe('account emails by SMTP', () => {
     const email = newEmail('smtp');
     const before = smtp.received.length;
     const body = registration(email, { language: 'he' });
-    const registered = await post('/api/auth/register', body);
+    const registered = await asUser(app, visitor, 'POST', '/api/auth/register', body);
     expect(registered.statusCode, registered.body).toBe(200);
     const welcome = await mailTo(email, before + 1);
     // Without a sender display name, the organization's name; no Reply-To.
@@ -130,7 +125,9 @@ describe('account emails by SMTP', () => {
     // Branding set after registration: a new verification email carries it.
     await brand(email);
     clock.advance(61_000);
-    expect((await post('/api/auth/resend-verification', { email })).statusCode).toBe(200);
+    expect((await asUser(app, visitor, 'POST', '/api/auth/resend-verification', { email })).statusCode).toBe(
+      200,
+    );
     const branded = await mailTo(email, before + 2);
     expect(branded.from?.value).toEqual([{ name: 'Levi Signing', address: MAIL_FROM }]);
     expect(branded.replyTo?.value[0]?.address).toBe('support@levi.example');
@@ -138,27 +135,36 @@ describe('account emails by SMTP', () => {
     expect(branded.html as string).toContain('Levi &amp; Co · 1 Harbour Street, Haifa<br>Questions?');
     const newer = tokenOf(branded, 'verify-email');
     // The newer link replaced the first.
-    expect((await post('/api/auth/verify-email', { token: verifyToken })).statusCode).toBe(400);
-    expect((await post('/api/auth/verify-email', { token: newer })).statusCode).toBe(200);
+    expect(
+      (await asUser(app, visitor, 'POST', '/api/auth/verify-email', { token: verifyToken })).statusCode,
+    ).toBe(400);
+    expect((await asUser(app, visitor, 'POST', '/api/auth/verify-email', { token: newer })).statusCode).toBe(
+      200,
+    );
 
-    const login = await post('/api/auth/login', { email, password: PASSWORD });
+    const login = await asUser(app, visitor, 'POST', '/api/auth/login', { email, password: PASSWORD });
     expect(login.statusCode, login.body).toBe(200);
 
     // The password reset, in the user's language (Hebrew): a link that works once.
-    const forgot = await post('/api/auth/forgot-password', { email });
+    const forgot = await asUser(app, visitor, 'POST', '/api/auth/forgot-password', { email });
     expect(forgot.statusCode).toBe(200);
     const reset = await mailTo(email, before + 3);
     expect(reset.from?.value).toEqual([{ name: 'Levi Signing', address: MAIL_FROM }]);
     expect(reset.html as string).toContain('<html lang="he" dir="rtl">');
     const resetToken = tokenOf(reset, 'reset-password');
-    const claimed = await post('/api/auth/reset-password/claim', { token: resetToken });
+    const claimed = await asUser(app, visitor, 'POST', '/api/auth/reset-password/claim', {
+      token: resetToken,
+    });
     expect(claimed.json()).toEqual({ email, fullName: 'Dana Levi' });
-    const done = await post('/api/auth/reset-password', {
+    const done = await asUser(app, visitor, 'POST', '/api/auth/reset-password', {
       token: resetToken,
       password: 'the new passphrase',
     });
     expect(done.statusCode, done.body).toBe(200);
-    expect((await post('/api/auth/login', { email, password: 'the new passphrase' })).statusCode).toBe(200);
+    expect(
+      (await asUser(app, visitor, 'POST', '/api/auth/login', { email, password: 'the new passphrase' }))
+        .statusCode,
+    ).toBe(200);
 
     // With SMTP configured nothing is captured.
     expect(await em().count(DevNotification, { to: email })).toBe(0);
@@ -170,7 +176,7 @@ describe('account emails by SMTP', () => {
     const before = smtp.received.length;
     const linesBefore = logLines.length;
     try {
-      const registered = await post('/api/auth/register', registration(email));
+      const registered = await asUser(app, visitor, 'POST', '/api/auth/register', registration(email));
       expect(registered.statusCode, registered.body).toBe(200);
       await accountEmailsSettled();
     } finally {
@@ -187,10 +193,14 @@ describe('account emails by SMTP', () => {
     expect(logged).not.toContain(PASSWORD);
 
     clock.advance(61_000);
-    expect((await post('/api/auth/resend-verification', { email })).statusCode).toBe(200);
+    expect((await asUser(app, visitor, 'POST', '/api/auth/resend-verification', { email })).statusCode).toBe(
+      200,
+    );
     const mail = await mailTo(email, before + 1);
     const token = tokenOf(mail, 'verify-email');
-    expect((await post('/api/auth/verify-email', { token })).statusCode).toBe(200);
-    expect((await post('/api/auth/login', { email, password: PASSWORD })).statusCode).toBe(200);
+    expect((await asUser(app, visitor, 'POST', '/api/auth/verify-email', { token })).statusCode).toBe(200);
+    expect(
+      (await asUser(app, visitor, 'POST', '/api/auth/login', { email, password: PASSWORD })).statusCode,
+    ).toBe(200);
   });
 });
