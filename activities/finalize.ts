@@ -30,6 +30,7 @@ import type { SealMetadata } from '../pdf/sealing/metadata.ts';
 import { type SealResult, sealPdf } from '../pdf/sealing/seal.ts';
 import { loadSealSigner, type SealSigner } from '../pdf/sealing/signer.ts';
 import { TimestampUnavailableError, timestampAuthorities } from '../pdf/sealing/timestamps.ts';
+import { recipientView } from '../services/envelopes/envelope-view.ts';
 import { TIMESTAMP_UNAVAILABLE, type TimestampRetrySchedule } from '../workflows/contracts.ts';
 
 export interface FinalizeEnvelopeRequest {
@@ -197,20 +198,7 @@ export function createFinalizeActivities(deps: { orm: Orm; sealing: FinalizeSeal
           finalPdfSha256: sha256(finalSeal.bytes),
           sealMetadata,
           auditChain: chain?.head ? { head: chain.head, events: chain.events } : null,
-          recipients: recipients.map((r) => ({
-            id: r.id,
-            fullName: r.fullName,
-            email: r.email ?? null,
-            phone: r.phone ?? null,
-            roleName: r.roleName,
-            type: r.type,
-            signingOrder: r.signingOrder,
-            status: r.status,
-            completedAt: r.completedAt ?? null,
-            language: r.language ?? null,
-            deliveryChannel: r.deliveryChannel,
-            authenticationMethod: r.authenticationMethod,
-          })),
+          recipients: recipients.map((r) => ({ ...recipientView(r), completedAt: r.completedAt ?? null })),
           events: events.map((event) => ({
             sequence: event.sequence,
             type: event.type,
