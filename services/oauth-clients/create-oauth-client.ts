@@ -4,6 +4,7 @@
 // user gives it only scopes their role could use (403 naming the scope, domain/credential-permissions.ts) and is
 // recorded as its last changer, whose permissions bound it from then on (api/auth/bearer-auth.ts).
 import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { OAuthClient, OAuthClientSecret } from '../../db/entities/index.ts';
 import { CreateOAuthClientRequest } from '../../domain/organization.ts';
@@ -65,6 +66,8 @@ export interface CreatedOAuthClient {
   ipAllowlist: string[];
 }
 
+export type NewClientSecret = Awaited<ReturnType<typeof newClientSecret>>;
+
 /** A new client secret: 256 random bits, its hash and its last four characters (the hint shown later). */
 export async function newClientSecret() {
   const clientSecret = randomToken(32);
@@ -74,6 +77,21 @@ export async function newClientSecret() {
     hint: clientSecret.slice(-4),
     expiresAt: new Date(Date.now() + CLIENT_SECRET_LIFETIME_DAYS * DAY_MS),
   };
+}
+
+/** A new secret of the client, as stored: its hash, hint and expiry (never the secret itself). */
+export function storeClientSecret(
+  em: EntityManager,
+  oauthClientId: string,
+  secret: Pick<NewClientSecret, 'secretHash' | 'hint' | 'expiresAt'>,
+): OAuthClientSecret {
+  return em.create(OAuthClientSecret, {
+    id: randomUUID(),
+    oauthClientId,
+    secretHash: secret.secretHash,
+    hint: secret.hint,
+    expiresAt: secret.expiresAt,
+  });
 }
 
 export async function createOAuthClient(
@@ -98,13 +116,7 @@ export async function createOAuthClient(
     ipAllowlist: data.ipAllowlist,
     changedByUserId: actor?.userId ?? null,
   });
-  const stored = em.create(OAuthClientSecret, {
-    id: randomUUID(),
-    oauthClientId: client.id,
-    secretHash: secret.secretHash,
-    hint: secret.hint,
-    expiresAt: secret.expiresAt,
-  });
+  const stored = storeClientSecret(em, client.id, secret);
   recordClientEvent(ctx, organization.id, 'api_key.created', actor, {
     name: client.name,
     clientId,

@@ -2,7 +2,6 @@
 // may hold at most two active (not deleted, not expired) secrets, so an integrator can roll a new secret out
 // before deleting the old one. The organization must have API access (api-access.ts), and a user must hold every
 // scope of the key (403 naming the scope: the secret is the key's whole reach). The new secret is returned once.
-import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OAuthClient, OAuthClientSecret } from '../../db/entities/index.ts';
@@ -14,7 +13,7 @@ import { Conflict, NotFound } from '../errors.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
 import { requireApiAccess } from './api-access.ts';
 import { type ClientActor, recordClientEvent } from './client-events.ts';
-import { newClientSecret } from './create-oauth-client.ts';
+import { newClientSecret, storeClientSecret } from './create-oauth-client.ts';
 
 export const MAX_ACTIVE_SECRETS = 2;
 
@@ -62,13 +61,7 @@ export async function rotateClientSecret(
         'secret_limit',
       );
     }
-    const stored = em.create(OAuthClientSecret, {
-      id: randomUUID(),
-      oauthClientId: client.id,
-      secretHash: secret.secretHash,
-      hint: secret.hint,
-      expiresAt: secret.expiresAt,
-    });
+    const stored = storeClientSecret(em, client.id, secret);
     recordClientEvent({ ...ctx, em }, client.organizationId, 'api_key.secret_rotated', actor, {
       name: client.name,
       clientId: client.clientId,
