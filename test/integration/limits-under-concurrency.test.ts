@@ -18,6 +18,7 @@ import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts
 import { requestOneTimeCode } from '../../services/signing/request-one-time-code.ts';
 import { usageSummary } from '../../services/usage/usage-summary.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
+import { asUser } from '../support/app-requests.ts';
 import { encodePng } from '../support/png.ts';
 import { signedInUser } from '../support/signed-in-user.ts';
 
@@ -554,27 +555,34 @@ describe('stamps, their versions and an API key’s secrets', () => {
   it('keeps a user’s stamps and a stamp’s versions at their limits when 7 arrive at once', async () => {
     const integrator = await integratorOn({});
     const user = await signedInUser(harness, { role: 'owner', organizationId: integrator.organizationId });
-    const post = (url: string, payload: Record<string, unknown>) =>
-      harness.app.inject({ method: 'POST', url, headers: user.headers, payload });
-    const first = await post('/api/me/stamps', { name: 'Stamp 0', ...image });
+    const first = await asUser(harness.app, user, 'POST', '/api/me/stamps', { name: 'Stamp 0', ...image });
     expect(first.statusCode, first.body).toBe(200);
     const stampId = first.json().id as string;
     // Half of each limit one after the other, then 7 at once for the other half (7 also stays within the
     // files one user may have waiting for the image checks: services/files/inspection-pool.ts).
     const half = STAMP_LIMITS.maxStamps / 2;
     for (let i = 1; i < half; i++) {
-      expect((await post('/api/me/stamps', { name: `Stamp ${i}`, ...image })).statusCode).toBe(200);
-      expect((await post(`/api/me/stamps/${stampId}/versions`, image)).statusCode).toBe(200);
+      expect(
+        (await asUser(harness.app, user, 'POST', '/api/me/stamps', { name: `Stamp ${i}`, ...image }))
+          .statusCode,
+      ).toBe(200);
+      expect(
+        (await asUser(harness.app, user, 'POST', `/api/me/stamps/${stampId}/versions`, image)).statusCode,
+      ).toBe(200);
     }
     const stamps = await Promise.all(
-      Array.from({ length: 7 }, (_, i) => post('/api/me/stamps', { name: `At once ${i}`, ...image })),
+      Array.from({ length: 7 }, (_, i) =>
+        asUser(harness.app, user, 'POST', '/api/me/stamps', { name: `At once ${i}`, ...image }),
+      ),
     );
     expect(statuses(stamps)).toEqual({
       200: STAMP_LIMITS.maxStamps - half,
       409: 7 - (STAMP_LIMITS.maxStamps - half),
     });
     const versions = await Promise.all(
-      Array.from({ length: 7 }, () => post(`/api/me/stamps/${stampId}/versions`, image)),
+      Array.from({ length: 7 }, () =>
+        asUser(harness.app, user, 'POST', `/api/me/stamps/${stampId}/versions`, image),
+      ),
     );
     expect(statuses(versions)).toEqual({
       200: STAMP_LIMITS.maxVersions - half,
@@ -627,12 +635,14 @@ describe('templates', () => {
       [TEMPLATE_LIMITS.organization - 3, integrator.templateId],
     );
     const pdfBase64 = Buffer.from(await buildDemoPdf()).toString('base64');
-    const post = (url: string, payload: Record<string, unknown>) =>
-      harness.app.inject({ method: 'POST', url, headers: owner.headers, payload });
     const answers = await Promise.all([
-      ...Array.from({ length: 3 }, (_, i) => post('/api/templates', { name: `New ${i}`, pdfBase64 })),
       ...Array.from({ length: 3 }, (_, i) =>
-        post(`/api/templates/${integrator.templateId}/duplicate`, { name: `Copy ${i}` }),
+        asUser(harness.app, owner, 'POST', '/api/templates', { name: `New ${i}`, pdfBase64 }),
+      ),
+      ...Array.from({ length: 3 }, (_, i) =>
+        asUser(harness.app, owner, 'POST', `/api/templates/${integrator.templateId}/duplicate`, {
+          name: `Copy ${i}`,
+        }),
       ),
     ]);
     expect(statuses(answers)).toEqual({ 200: 2, 409: 4 });
