@@ -11,7 +11,13 @@ import type { DataContext } from '../context.ts';
 import { parseInput } from '../validation.ts';
 import { addTemplateRows, flushNewTemplate, templateRows } from './create-template.ts';
 import { placementOf } from './field-placement.ts';
-import { findTemplateVersion, pagesOf, type TemplateActor, templateDetail } from './template-versions.ts';
+import {
+  findTemplateVersion,
+  pagesOf,
+  roleDefinition,
+  type TemplateActor,
+  templateDetail,
+} from './template-versions.ts';
 
 const COPY_SUFFIX = ' (copy)';
 
@@ -42,12 +48,7 @@ export async function duplicateTemplate(
       ownerUserId: actor.userId,
       teamId: actor.teamId,
       allowDelegation: source.allowDelegation,
-      roles: roles.map((role) => ({
-        name: role.name,
-        required: role.required,
-        defaultRecipientType: role.defaultRecipientType,
-        signingOrder: role.signingOrder,
-      })),
+      roles: roles.map(roleDefinition),
       fields: fields.map((field) => ({
         ...placementOf(field),
         role: roleNames.get(field.roleId) as string,

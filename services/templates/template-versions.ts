@@ -109,6 +109,16 @@ export async function pagesOf(em: EntityManager, template: Template): Promise<Pa
 }
 
 /** A version as the builder shows it: its roles and fields in order, its pages, its family's versions. */
+/** A stored role as a definition names it: what the builder shows and a duplicate copies. */
+export function roleDefinition(role: TemplateRole) {
+  return {
+    name: role.name,
+    required: role.required,
+    defaultRecipientType: role.defaultRecipientType,
+    signingOrder: role.signingOrder,
+  };
+}
+
 export async function templateDetail(em: EntityManager, template: Template): Promise<TemplateDetail> {
   const [roles, fields, versions, file, pages, owner, team] = await Promise.all([
     em.find(TemplateRole, { templateId: template.id }, { orderBy: { position: 'asc' } }),
@@ -132,12 +142,7 @@ export async function templateDetail(em: EntityManager, template: Template): Pro
     filename: file.filename,
     pageCount: template.pageCount,
     pages,
-    roles: roles.map((role) => ({
-      name: role.name,
-      required: role.required,
-      defaultRecipientType: role.defaultRecipientType,
-      signingOrder: role.signingOrder,
-    })),
+    roles: roles.map(roleDefinition),
     fields: fields.map((field) => ({
       id: field.id,
       type: field.type,
