@@ -31,6 +31,7 @@ import {
   newIntegrator,
   openApiHarness,
 } from '../support/api.ts';
+import { asUser } from '../support/app-requests.ts';
 import { freePort } from '../support/infrastructure.ts';
 import { type PgFaultProxy, startPgFaultProxy } from '../support/pg-fault-proxy.ts';
 
@@ -223,20 +224,18 @@ describe('every envelope worker down', () => {
     await connection?.close();
   });
 
-  function post(path: string, key: string, body?: unknown) {
-    return app.inject({
-      method: 'POST',
-      url: path,
-      headers: { ...auth, 'idempotency-key': key },
-      ...(body === undefined ? {} : { payload: body as object }),
-    });
-  }
-
   it('answers 503 within the deadline, and the same requests with the same key apply once later', async () => {
     const sentId = await draftOn(app);
     // A new namespace's first workflow may wait for the server to settle: allow it a few attempts.
     for (let attempt = 0; ; attempt++) {
-      const send = await post(`/api/v1/envelopes/${sentId}/send`, `first-send-${sentId}`);
+      const send = await asUser(
+        app,
+        { headers: auth },
+        'POST',
+        `/api/v1/envelopes/${sentId}/send`,
+        undefined,
+        { idempotencyKey: `first-send-${sentId}` },
+      );
       if (send.statusCode === 200) break;
       if (attempt > 10) throw new Error(`the send did not succeed: ${send.body}`);
       await sleep(500);
@@ -246,7 +245,14 @@ describe('every envelope worker down', () => {
 
     const cancelKey = randomUUID();
     const cancel = await timed(() =>
-      post(`/api/v1/envelopes/${sentId}/cancel`, cancelKey, { reason: 'Worker outage' }),
+      asUser(
+        app,
+        { headers: auth },
+        'POST',
+        `/api/v1/envelopes/${sentId}/cancel`,
+        { reason: 'Worker outage' },
+        { idempotencyKey: cancelKey },
+      ),
     );
     expectUnavailable(cancel.response, /not confirmed.*may still be applied.*same Idempotency-Key/s);
     expect(cancel.response.json().error.details).toEqual([
@@ -256,7 +262,11 @@ describe('every envelope worker down', () => {
     expect(cancel.elapsedMs).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
 
     const sendKey = randomUUID();
-    const send = await timed(() => post(`/api/v1/envelopes/${draftId}/send`, sendKey));
+    const send = await timed(() =>
+      asUser(app, { headers: auth }, 'POST', `/api/v1/envelopes/${draftId}/send`, undefined, {
+        idempotencyKey: sendKey,
+      }),
+    );
     expectUnavailable(send.response, /not confirmed.*may still be applied/s);
     expect(send.elapsedMs).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
 
@@ -265,11 +275,11 @@ describe('every envelope worker down', () => {
       [`/api/v1/envelopes/${sentId}/cancel`, cancelKey, { reason: 'Worker outage' }, 'Cancelled'],
       [`/api/v1/envelopes/${draftId}/send`, sendKey, undefined, 'Sent'],
     ] as const) {
-      let response = await post(path, key, body);
+      let response = await asUser(app, { headers: auth }, 'POST', path, body, { idempotencyKey: key });
       // The restarted worker picks the admitted Updates up once the server hands their tasks over.
       for (let waited = 0; response.statusCode === 503 && waited < 30_000; waited += 500) {
         await sleep(500);
-        response = await post(path, key, body);
+        response = await asUser(app, { headers: auth }, 'POST', path, body, { idempotencyKey: key });
       }
       expect(response.statusCode, response.body).toBe(200);
       expect(response.json().status).toBe(status);
