@@ -24,7 +24,7 @@ import {
   waitForLoaded,
   waitForPath,
 } from '../support/app-pages.ts';
-import { appCaller } from '../support/app-requests.ts';
+import { callAs } from '../support/app-requests.ts';
 import { DESKTOP, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
 import { documentTemplate } from '../support/documents.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
@@ -49,13 +49,12 @@ function csvOf(prefix: string, count: number, broken: number[] = []): string {
 }
 
 /** An application route as a signed-in user (its cookie and the app's Origin); 200 expected. */
-const call = appCaller(() => baseUrl);
 
 async function senderWithTemplate(
   language: 'en' | 'he' = 'en',
 ): Promise<{ sender: SignedInUser; templateId: string }> {
   const sender = await signedInUser(harness, { role: 'sender', fullName: 'Avi Sender' });
-  await call(sender, 'PUT', '/api/auth/me/preferences', { language });
+  await callAs(baseUrl, sender, 'PUT', '/api/auth/me/preferences', { language });
   const templateId = await documentTemplate(harness.ctx, sender.organization.id);
   return { sender, templateId };
 }
@@ -350,7 +349,7 @@ describe('the business app: bulk send', () => {
   it('shows the bulk page and a run in Hebrew, right to left, on a 375-pixel phone', async () => {
     const { sender, templateId } = await senderWithTemplate('he');
     const prefix = `he-${randomUUID().slice(0, 8)}`;
-    const started = (await call(sender, 'POST', '/api/bulk-sends', {
+    const started = (await callAs(baseUrl, sender, 'POST', '/api/bulk-sends', {
       templateId,
       title: 'חידוש שנתי',
       roles: [

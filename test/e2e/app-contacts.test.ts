@@ -22,7 +22,7 @@ import {
   waitForLoaded,
   waitForPath,
 } from '../support/app-pages.ts';
-import { appCaller } from '../support/app-requests.ts';
+import { callAs } from '../support/app-requests.ts';
 import { DESKTOP, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
@@ -33,7 +33,6 @@ let baseUrl: string;
 useAppBrowser((opened) => ({ harness, browser, baseUrl } = opened));
 
 /** An application route as a signed-in user (its cookie and the app's Origin); 200 expected. */
-const call = appCaller(() => baseUrl);
 
 function row(page: Page, name: string) {
   return page.locator(`tr[data-contact="${name}"]`);
@@ -83,7 +82,7 @@ async function organizationWithContacts(): Promise<{ sender: SignedInUser; membe
     },
     { name: 'Yossi Levi', phone: '+972521112222', tags: ['suppliers'] },
   ]) {
-    await call(sender, 'POST', '/api/contacts', contact);
+    await callAs(baseUrl, sender, 'POST', '/api/contacts', contact);
   }
   return { sender, member };
 }

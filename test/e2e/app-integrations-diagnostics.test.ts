@@ -16,7 +16,7 @@ import {
   useAppBrowser,
   waitForPath,
 } from '../support/app-pages.ts';
-import { appCaller } from '../support/app-requests.ts';
+import { callAs } from '../support/app-requests.ts';
 import { DESKTOP, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
@@ -26,18 +26,17 @@ let baseUrl: string;
 
 useAppBrowser((opened) => ({ harness, browser, baseUrl } = opened));
 
-const call = appCaller(() => baseUrl);
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
 
 /** An organization with a key that made requests and an endpoint with deliveries of every outcome. */
 async function seeded(keyName: string): Promise<{ owner: SignedInUser; failedId: string }> {
   const owner = await signedInUser(harness, { role: 'owner', apiEnabled: true });
-  const { apiKey } = await call<{ apiKey: { id: string } }>(owner, 'POST', '/api/api-keys', {
+  const { apiKey } = await callAs<{ apiKey: { id: string } }>(baseUrl, owner, 'POST', '/api/api-keys', {
     name: keyName,
     scopes: ['templates.read'],
   });
-  const endpoint = await call<{ id: string; url: string }>(owner, 'POST', '/api/webhooks', {
+  const endpoint = await callAs<{ id: string; url: string }>(baseUrl, owner, 'POST', '/api/webhooks', {
     url: 'https://erp.example.com/sigil/webhooks',
   });
   const em = harness.ctx.orm.em.fork();

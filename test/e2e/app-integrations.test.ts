@@ -19,7 +19,7 @@ import {
   waitForLoaded,
   waitForPath,
 } from '../support/app-pages.ts';
-import { appCaller } from '../support/app-requests.ts';
+import { callAs } from '../support/app-requests.ts';
 import { DESKTOP, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
 import { signedInUser } from '../support/signed-in-user.ts';
 
@@ -28,8 +28,6 @@ let browser: TestBrowser;
 let baseUrl: string;
 
 useAppBrowser((opened) => ({ harness, browser, baseUrl } = opened));
-
-const call = appCaller(() => baseUrl);
 
 /** POST /oauth/token with HTTP Basic, as an integrator's system calls it. */
 function tokenRequest(clientId: string, clientSecret: string): Promise<Response> {
@@ -223,8 +221,14 @@ describe('the business app: API keys', () => {
 
   it('says why the public API is off and offers nothing that needs it', async () => {
     const owner = await signedInUser(harness, { role: 'owner', apiEnabled: true, fullName: 'Olga Owner' });
-    await call(owner, 'POST', '/api/api-keys', { name: 'Old integration', scopes: ['templates.read'] });
-    await call(owner, 'POST', '/api/api-keys', { name: 'Before the pause', scopes: ['envelopes.read'] });
+    await callAs(baseUrl, owner, 'POST', '/api/api-keys', {
+      name: 'Old integration',
+      scopes: ['templates.read'],
+    });
+    await callAs(baseUrl, owner, 'POST', '/api/api-keys', {
+      name: 'Before the pause',
+      scopes: ['envelopes.read'],
+    });
     await harness.ctx.orm.em
       .fork()
       .execute('update organization set api_enabled = false where id = ?', [owner.organization.id]);
@@ -252,8 +256,8 @@ describe('the business app: API keys', () => {
 
   it('shows a read-only member nothing, and a reader of integrations no control that changes a key', async () => {
     const owner = await signedInUser(harness, { role: 'owner', apiEnabled: true });
-    await call(owner, 'POST', '/api/api-keys', { name: 'Reporting', scopes: ['envelopes.read'] });
-    const role = await call<{ id: string }>(owner, 'POST', '/api/roles', {
+    await callAs(baseUrl, owner, 'POST', '/api/api-keys', { name: 'Reporting', scopes: ['envelopes.read'] });
+    const role = await callAs<{ id: string }>(baseUrl, owner, 'POST', '/api/roles', {
       name: 'Integration viewer',
       permissions: ['integrations:read'],
     });
@@ -286,18 +290,19 @@ describe('the business app: API keys', () => {
       organizationId,
       fullName: 'Ada Admin',
     });
-    await call(maker, 'POST', '/api/api-keys', {
+    await callAs(baseUrl, maker, 'POST', '/api/api-keys', {
       name: 'Archive sync',
       scopes: ['envelopes.read', 'organization.read'],
     });
-    const { roles } = await call<{ roles: { id: string; builtIn: string | null }[] }>(
+    const { roles } = await callAs<{ roles: { id: string; builtIn: string | null }[] }>(
+      baseUrl,
       owner,
       'GET',
       '/api/roles',
     );
     const sender = roles.find((role) => role.builtIn === 'sender')?.id;
-    await call(owner, 'PUT', `/api/users/${maker.user.id}`, { roleId: sender });
-    const integrators = await call<{ id: string }>(owner, 'POST', '/api/roles', {
+    await callAs(baseUrl, owner, 'PUT', `/api/users/${maker.user.id}`, { roleId: sender });
+    const integrators = await callAs<{ id: string }>(baseUrl, owner, 'POST', '/api/roles', {
       name: 'Integrators',
       permissions: ['integrations:read', 'integrations:manage'],
     });
@@ -338,7 +343,7 @@ describe('the business app: API keys', () => {
 
   it('is right to left in Hebrew and fits a 375-pixel phone in both languages', async () => {
     const owner = await signedInUser(harness, { role: 'owner', apiEnabled: true });
-    await call(owner, 'POST', '/api/api-keys', {
+    await callAs(baseUrl, owner, 'POST', '/api/api-keys', {
       name: 'מערכת הנהלת חשבונות',
       scopes: ['templates.read', 'envelopes.read', 'envelopes.write', 'webhooks.manage'],
       ipAllowlist: ['2001:db8:1234:5678::/64', '203.0.113.7'],
@@ -379,13 +384,14 @@ describe('the business app: API keys', () => {
       await expectAccessible(page, `secret shown once (${language}, ${device})`);
       await browser.screenshot(page, `app-integrations-secret-${language}-${device}`);
       // Deleted again, so the next screen shows the one key.
-      const { apiKeys } = await call<{ apiKeys: { id: string; name: string }[] }>(
+      const { apiKeys } = await callAs<{ apiKeys: { id: string; name: string }[] }>(
+        baseUrl,
         owner,
         'GET',
         '/api/api-keys',
       );
       for (const key of apiKeys.filter((candidate) => candidate.name !== 'מערכת הנהלת חשבונות')) {
-        await call(owner, 'DELETE', `/api/api-keys/${key.id}`);
+        await callAs(baseUrl, owner, 'DELETE', `/api/api-keys/${key.id}`);
       }
     }
   });

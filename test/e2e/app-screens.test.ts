@@ -16,7 +16,7 @@ import {
   waitForLoaded,
   waitForPath,
 } from '../support/app-pages.ts';
-import { appCaller } from '../support/app-requests.ts';
+import { callAs } from '../support/app-requests.ts';
 import { DESKTOP, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
@@ -27,7 +27,6 @@ let owner: SignedInUser;
 let administrator: SignedInUser;
 
 /** An application route as a signed-in user (its cookie and the app's Origin); 200 expected. */
-const call = appCaller(() => baseUrl);
 
 useAppBrowser(async (opened) => {
   ({ harness, browser, baseUrl } = opened);
@@ -38,19 +37,19 @@ useAppBrowser(async (opened) => {
     organizationId: owner.organization.id,
     fullName: 'Omer Administrator',
   });
-  const sales = (await call(owner, 'POST', '/api/teams', { name: 'מכירות' })) as { id: string };
-  await call(owner, 'POST', '/api/teams', { name: 'Support' });
-  const role = (await call(owner, 'POST', '/api/roles', {
+  const sales = (await callAs(baseUrl, owner, 'POST', '/api/teams', { name: 'מכירות' })) as { id: string };
+  await callAs(baseUrl, owner, 'POST', '/api/teams', { name: 'Support' });
+  const role = (await callAs(baseUrl, owner, 'POST', '/api/roles', {
     name: 'Auditors',
     permissions: ['users:read', 'security:read', 'reports:read'],
   })) as { id: string };
-  await call(owner, 'POST', '/api/users/invite', {
+  await callAs(baseUrl, owner, 'POST', '/api/users/invite', {
     fullName: 'נועה כהן',
     email: `noa-${randomUUID().slice(0, 8)}@example.com`,
     roleId: role.id,
     teamId: sales.id,
   });
-  await call(owner, 'POST', '/api/users/invite', {
+  await callAs(baseUrl, owner, 'POST', '/api/users/invite', {
     fullName: 'Christopher Alexander Montgomery-Wellington',
     email: `christopher.alexander.montgomery-wellington-${randomUUID().slice(0, 8)}@example.com`,
     roleId: role.id,
@@ -145,7 +144,7 @@ describe('the business app on every screen, in English and Hebrew, on a desktop 
   });
 
   it('fits a 375-pixel phone in English and Hebrew, with the navigation behind a Menu button', async () => {
-    await call(owner, 'PUT', '/api/auth/me/preferences', { language: 'he' });
+    await callAs(baseUrl, owner, 'PUT', '/api/auth/me/preferences', { language: 'he' });
     for (const [language, user] of [
       ['en', administrator],
       ['he', owner],

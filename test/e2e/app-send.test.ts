@@ -23,7 +23,7 @@ import {
   waitForLoaded,
   waitForPath,
 } from '../support/app-pages.ts';
-import { appCaller, signThroughApi } from '../support/app-requests.ts';
+import { callAs, signThroughApi } from '../support/app-requests.ts';
 import { DESKTOP, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
 import { waitForCapture } from '../support/dev-notifications.ts';
 import { documentTemplate } from '../support/documents.ts';
@@ -36,18 +36,17 @@ let baseUrl: string;
 useAppBrowser((opened) => ({ harness, browser, baseUrl } = opened));
 
 /** An application route as a signed-in user (its cookie and the app's Origin); 200 expected. */
-const call = appCaller(() => baseUrl);
 
 /** A sender of a new organization with a published template (the demo services agreement) and contacts. */
 async function senderWithTemplate(): Promise<{ sender: SignedInUser; templateId: string }> {
   const sender = await signedInUser(harness, { role: 'sender', fullName: 'Avi Sender' });
-  await call(sender, 'PUT', '/api/auth/me/preferences', { language: 'en' });
+  await callAs(baseUrl, sender, 'PUT', '/api/auth/me/preferences', { language: 'en' });
   const templateId = await documentTemplate(harness.ctx, sender.organization.id);
   for (const contact of [
     { name: 'Dana Levi', company: 'Acme', email: `dana-${sender.user.id}@example.com` },
     { name: 'נועה כהן', company: 'גלובקס', email: `noa-${sender.user.id}@example.com` },
   ]) {
-    await call(sender, 'POST', '/api/contacts', contact);
+    await callAs(baseUrl, sender, 'POST', '/api/contacts', contact);
   }
   return { sender, templateId };
 }
@@ -242,7 +241,7 @@ describe('the business app: sending', () => {
 
   it("says a refused recipient's empty fields in Hebrew beside them, each with the red border", async () => {
     const { sender, templateId } = await senderWithTemplate();
-    await call(sender, 'PUT', '/api/auth/me/preferences', { language: 'he' });
+    await callAs(baseUrl, sender, 'PUT', '/api/auth/me/preferences', { language: 'he' });
     for (const [device, size] of [
       ['desktop', DESKTOP],
       ['phone', PHONE],

@@ -14,7 +14,7 @@ import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts
 import { createTemplate } from '../../services/templates/create-template.ts';
 import { type ApiHarness, newIntegrator } from '../support/api.ts';
 import { eventually, expectAccessible, signedInPage, signIn, useAppBrowser } from '../support/app-pages.ts';
-import { appCaller } from '../support/app-requests.ts';
+import { callAs } from '../support/app-requests.ts';
 import { DESKTOP, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
 import { encodeGreyJpeg } from '../support/jpeg.ts';
 import { encodePng } from '../support/png.ts';
@@ -41,7 +41,6 @@ function stampPng(size = 160, color = [176, 24, 32, 255]): Buffer {
 }
 
 /** An application route as a signed-in user (its cookie and the app's Origin); 200 expected. */
-const call = appCaller(() => baseUrl);
 
 async function openStamps(page: Page): Promise<void> {
   await page.goto(`${baseUrl}/app/stamps`);
@@ -140,22 +139,22 @@ describe('My stamps', () => {
     await confirm.getByRole('button', { name: 'Delete' }).click();
     await eventually(() => page.getByText('The stamp Acme Trading was deleted.').count()).toBe(1);
     await eventually(() => page.locator('li[data-stamp]').count()).toBe(1);
-    const left = (await call(user, 'GET', '/api/me/stamps')) as { stamps: { name: string }[] };
+    const left = (await callAs(baseUrl, user, 'GET', '/api/me/stamps')) as { stamps: { name: string }[] };
     expect(left.stamps.map((stamp) => stamp.name)).toEqual(['Personal seal']);
   });
 
   it('shows the page in Hebrew right to left and on a 375-pixel phone in both languages', async () => {
     const user = await signedInUser(harness, { role: 'sender', fullName: 'נועה כהן' });
-    const stamp = (await call(user, 'POST', '/api/me/stamps', {
+    const stamp = (await callAs(baseUrl, user, 'POST', '/api/me/stamps', {
       name: 'חותמת החברה בע״מ',
       contentType: 'image/png',
       imageBase64: stampPng().toString('base64'),
     })) as { id: string };
-    await call(user, 'POST', `/api/me/stamps/${stamp.id}/versions`, {
+    await callAs(baseUrl, user, 'POST', `/api/me/stamps/${stamp.id}/versions`, {
       contentType: 'image/png',
       imageBase64: stampPng(180, [30, 90, 40, 255]).toString('base64'),
     });
-    await call(user, 'POST', '/api/me/stamps', {
+    await callAs(baseUrl, user, 'POST', '/api/me/stamps', {
       name: 'A rather long stamp name for the branch office in Haifa and the north',
       contentType: 'image/jpeg',
       imageBase64: encodeGreyJpeg(10, 6).toString('base64'),
@@ -265,12 +264,12 @@ async function openStampSheet(page: Page) {
 describe('personal stamps on the signer page', () => {
   it('offers the stamps to the recipient signed in with their own address, and fills the field with one', async () => {
     const user = await signedInUser(harness, { role: 'member', fullName: 'Dana Levi' });
-    await call(user, 'POST', '/api/me/stamps', {
+    await callAs(baseUrl, user, 'POST', '/api/me/stamps', {
       name: 'Levi Trading Ltd',
       contentType: 'image/png',
       imageBase64: stampPng().toString('base64'),
     });
-    await call(user, 'POST', '/api/me/stamps', {
+    await callAs(baseUrl, user, 'POST', '/api/me/stamps', {
       name: 'Dana personal seal',
       contentType: 'image/jpeg',
       imageBase64: encodeGreyJpeg(8, 8).toString('base64'),
@@ -343,13 +342,13 @@ describe('personal stamps on the signer page', () => {
 
   it('offers nothing to a business-app user signed in with another address', async () => {
     const recipient = await signedInUser(harness, { role: 'member' });
-    await call(recipient, 'POST', '/api/me/stamps', {
+    await callAs(baseUrl, recipient, 'POST', '/api/me/stamps', {
       name: 'Recipient stamp',
       contentType: 'image/png',
       imageBase64: stampPng().toString('base64'),
     });
     const other = await signedInUser(harness, { role: 'owner', fullName: 'Someone Else' });
-    await call(other, 'POST', '/api/me/stamps', {
+    await callAs(baseUrl, other, 'POST', '/api/me/stamps', {
       name: 'Someone else’s stamp',
       contentType: 'image/png',
       imageBase64: stampPng().toString('base64'),

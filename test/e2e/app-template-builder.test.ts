@@ -24,7 +24,7 @@ import {
   useAppBrowser,
   waitForPath,
 } from '../support/app-pages.ts';
-import { appCaller } from '../support/app-requests.ts';
+import { callAs } from '../support/app-requests.ts';
 import { DESKTOP, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 
@@ -37,7 +37,6 @@ useAppBrowser((opened) => {
 });
 
 /** An application route as a signed-in user (its cookie and the app's Origin); 200 expected. */
-const call = appCaller(() => baseUrl);
 
 /**
  * The lease: page 1 A4 upright; page 2 A4 turned a quarter clockwise with a crop box inside its media box, so it
@@ -130,7 +129,7 @@ function topmostIsPreview(page: Page, x: number, y: number): Promise<boolean> {
 
 /** The fields as the builder shows them: their label, type and box in points, read from the page. */
 async function detailOf(user: SignedInUser, id: string): Promise<TemplateDetail> {
-  return call<TemplateDetail>(user, 'GET', `/api/templates/${id}`);
+  return callAs<TemplateDetail>(baseUrl, user, 'GET', `/api/templates/${id}`);
 }
 
 /** A field's place as the builder's inspector shows it (the field selected first). */
@@ -459,11 +458,11 @@ describe('the template builder', () => {
   it('lists, filters, duplicates and archives templates; Hebrew right to left; a phone gets the read-only builder', async () => {
     const owner = await signedInUser(harness, { role: 'owner', fullName: 'נועה כהן' });
     const pdfBase64 = Buffer.from(await buildDemoPdf('Rental agreement', 1)).toString('base64');
-    const lease = await call<TemplateDetail>(owner, 'POST', '/api/templates', {
+    const lease = await callAs<TemplateDetail>(baseUrl, owner, 'POST', '/api/templates', {
       name: 'חוזה שכירות',
       pdfBase64,
     });
-    await call(owner, 'PUT', `/api/templates/${lease.id}/definition`, {
+    await callAs(baseUrl, owner, 'PUT', `/api/templates/${lease.id}/definition`, {
       roles: [{ name: 'שוכר', required: true, defaultRecipientType: 'Signer', signingOrder: 1 }],
       fields: [
         {
@@ -490,8 +489,8 @@ describe('the template builder', () => {
         },
       ],
     });
-    await call(owner, 'POST', `/api/templates/${lease.id}/publish`);
-    await call(owner, 'POST', '/api/templates', { name: 'NDA draft', pdfBase64 });
+    await callAs(baseUrl, owner, 'POST', `/api/templates/${lease.id}/publish`);
+    await callAs(baseUrl, owner, 'POST', '/api/templates', { name: 'NDA draft', pdfBase64 });
 
     const page = await browser.newPage(DESKTOP);
     await signIn(page, baseUrl, owner.email, owner.password);
@@ -561,11 +560,11 @@ describe('the template builder', () => {
   it('saves whether recipients may assign someone else to sign with the definition, one step of the history', async () => {
     const owner = await signedInUser(harness, { role: 'owner', fullName: 'Dana Levi' });
     const pdfBase64 = Buffer.from(await buildDemoPdf('Consent form', 1)).toString('base64');
-    const draft = await call<TemplateDetail>(owner, 'POST', '/api/templates', {
+    const draft = await callAs<TemplateDetail>(baseUrl, owner, 'POST', '/api/templates', {
       name: 'Consent form',
       pdfBase64,
     });
-    await call(owner, 'PUT', `/api/templates/${draft.id}/definition`, {
+    await callAs(baseUrl, owner, 'PUT', `/api/templates/${draft.id}/definition`, {
       roles: [{ name: 'Client', required: true, defaultRecipientType: 'Signer', signingOrder: 1 }],
       fields: [
         {

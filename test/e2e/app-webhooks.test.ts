@@ -18,7 +18,7 @@ import {
   waitForLoaded,
   waitForPath,
 } from '../support/app-pages.ts';
-import { appCaller } from '../support/app-requests.ts';
+import { callAs } from '../support/app-requests.ts';
 import { DESKTOP, PHONE, pageWidth, type TestBrowser } from '../support/browser.ts';
 import { signedInUser } from '../support/signed-in-user.ts';
 import {
@@ -39,8 +39,6 @@ useAppBrowser(async (opened) => {
   receiver = await startWebhookReceiver();
 });
 afterAll(() => receiver?.close());
-
-const call = appCaller(() => baseUrl);
 
 interface Delivery {
   id: string;
@@ -116,7 +114,7 @@ describe('the business app: webhooks', () => {
     await eventually(() => row.getByTestId('recent-deliveries').textContent()).toContain(
       '100% delivered (1 of 1)',
     );
-    expect((await call<Delivery>(owner, 'GET', `/api/webhooks/deliveries/${testId}`)).status).toBe(
+    expect((await callAs<Delivery>(baseUrl, owner, 'GET', `/api/webhooks/deliveries/${testId}`)).status).toBe(
       'succeeded',
     );
     await browser.screenshot(page, 'app-webhooks-en-desktop');
@@ -133,9 +131,16 @@ describe('the business app: webhooks', () => {
 
     // A delivery the receiver fails.
     receiver.answer((request) => (ours(request) ? { status: 500, body: 'receiver down' } : { status: 200 }));
-    const failing = await call<Delivery>(owner, 'POST', `/api/webhooks/${await endpointId(owner, url)}/test`);
+    const failing = await callAs<Delivery>(
+      baseUrl,
+      owner,
+      'POST',
+      `/api/webhooks/${await endpointId(owner, url)}/test`,
+    );
     await eventually(
-      async () => (await call<Delivery>(owner, 'GET', `/api/webhooks/deliveries/${failing.id}`)).attemptCount,
+      async () =>
+        (await callAs<Delivery>(baseUrl, owner, 'GET', `/api/webhooks/deliveries/${failing.id}`))
+          .attemptCount,
       30_000,
     ).toBe(1);
     await page.goto(`${baseUrl}/app/integrations/webhooks/deliveries?status=pending`);
@@ -228,12 +233,12 @@ describe('the business app: webhooks', () => {
       organizationId,
       fullName: 'Ada Admin',
     });
-    await call(maker, 'POST', '/api/webhooks', {
+    await callAs(baseUrl, maker, 'POST', '/api/webhooks', {
       url: `${receiver.url}/hooks/suspended`,
       eventTypes: ['envelope.completed', 'document.final_pdf_ready'],
     });
-    await call(owner, 'PUT', `/api/users/${maker.user.id}`, { status: 'deactivated' });
-    const integrators = await call<{ id: string }>(owner, 'POST', '/api/roles', {
+    await callAs(baseUrl, owner, 'PUT', `/api/users/${maker.user.id}`, { status: 'deactivated' });
+    const integrators = await callAs<{ id: string }>(baseUrl, owner, 'POST', '/api/roles', {
       name: 'Integrators',
       permissions: ['integrations:read', 'integrations:manage'],
     });
@@ -276,13 +281,14 @@ describe('the business app: webhooks', () => {
   it('is right to left in Hebrew and fits a 375-pixel phone in both languages', async () => {
     const owner = await signedInUser(harness, { role: 'owner' });
     const url = `${receiver.url}/hooks/e2e-${'long-path-segment-'.repeat(3)}end`;
-    const endpoint = await call<{ id: string }>(owner, 'POST', '/api/webhooks', {
+    const endpoint = await callAs<{ id: string }>(baseUrl, owner, 'POST', '/api/webhooks', {
       url,
       eventTypes: ['envelope.completed', 'recipient.authentication_failed', 'document.final_pdf_ready'],
     });
-    const test = await call<Delivery>(owner, 'POST', `/api/webhooks/${endpoint.id}/test`);
+    const test = await callAs<Delivery>(baseUrl, owner, 'POST', `/api/webhooks/${endpoint.id}/test`);
     await eventually(
-      async () => (await call<Delivery>(owner, 'GET', `/api/webhooks/deliveries/${test.id}`)).status,
+      async () =>
+        (await callAs<Delivery>(baseUrl, owner, 'GET', `/api/webhooks/deliveries/${test.id}`)).status,
     ).toBe('succeeded');
     for (const [language, viewport, device] of [
       ['he', DESKTOP, 'desktop'],
@@ -330,7 +336,12 @@ describe('the business app: webhooks', () => {
 });
 
 async function endpointId(owner: Awaited<ReturnType<typeof signedInUser>>, url: string): Promise<string> {
-  const list = await call<{ endpoints: { id: string; url: string }[] }>(owner, 'GET', '/api/webhooks');
+  const list = await callAs<{ endpoints: { id: string; url: string }[] }>(
+    baseUrl,
+    owner,
+    'GET',
+    '/api/webhooks',
+  );
   const found = list.endpoints.find((endpoint) => endpoint.url === url);
   if (!found) throw new Error(`no endpoint ${url}`);
   return found.id;

@@ -120,15 +120,6 @@ export async function callAs<T = any>(
   return (text ? JSON.parse(text) : undefined) as T;
 }
 
-/**
- * `callAs` for a test file whose app listens at an address known once its browser is up: `baseUrl` is read at
- * each call.
- */
-export function appCaller(baseUrl: () => string) {
-  return <T = unknown>(caller: Caller, method: string, path: string, body?: unknown): Promise<T> =>
-    callAs<T>(baseUrl(), caller, method, path, body);
-}
-
 /** The specification's error body's `error`. */
 export interface ApiError {
   code: string;
