@@ -96,13 +96,26 @@ export interface ProviderInput {
   size?: 'short' | 'wide';
 }
 
-/** A provider's test send (ProviderTest): its words, the page's own check of what was typed (a message when it
- * cannot be sent), and the call. */
+/** What a test send goes to: an email address (SMTP) or a phone number (SMS, WhatsApp) — its words, and the form's
+ * check of what was typed (the server checks it again). */
+export const TEST_TARGETS = {
+  email: {
+    label: 'backoffice.providers.test.email',
+    hint: 'backoffice.providers.test.emailHint',
+    invalid: 'backoffice.providers.test.emailInvalid',
+    pattern: EMAIL,
+  },
+  tel: {
+    label: 'backoffice.providers.test.number',
+    hint: 'backoffice.providers.test.numberHint',
+    invalid: 'backoffice.providers.test.numberInvalid',
+    pattern: E164,
+  },
+} as const;
+
+/** A provider's test send (ProviderTest): where it goes, its button's words, and the call. */
 export interface ProviderTestSend {
-  label: string;
-  hint: string;
-  type: 'email' | 'tel';
+  type: keyof typeof TEST_TARGETS;
   submitLabel: string;
-  check: (to: string) => string | undefined;
   send: (to: string) => Promise<ProviderTestResult>;
 }
