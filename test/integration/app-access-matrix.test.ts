@@ -301,12 +301,13 @@ describe('the credentials matrix: no role gives an API key or an endpoint more t
       });
     }
     const problems: string[] = [];
-    const post = (user: SignedInUser, url: string, payload: object) =>
-      harness.app.inject({ method: 'POST', url, headers: user.headers, payload });
     for (const { label, user, permissions } of users) {
       const manages = permissions.includes('integrations:manage');
       for (const scope of SCOPES) {
-        const response = await post(user, '/api/api-keys', { name: `Matrix ${scope}`, scopes: [scope] });
+        const response = await asUser(harness.app, user, 'POST', '/api/api-keys', {
+          name: `Matrix ${scope}`,
+          scopes: [scope],
+        });
         const refusal = response.statusCode === 403 ? response.json().error : null;
         const lacking = manages ? lackedPermissions(SCOPE_PERMISSIONS[scope], permissions) : [];
         const named = (refusal?.details ?? []).filter((detail: { scope?: string }) => detail.scope === scope);
@@ -331,7 +332,7 @@ describe('the credentials matrix: no role gives an API key or an endpoint more t
         }
       }
       for (const eventType of WEBHOOK_EVENT_TYPES) {
-        const response = await post(user, '/api/webhooks', {
+        const response = await asUser(harness.app, user, 'POST', '/api/webhooks', {
           url: 'https://example.com/matrix',
           eventTypes: [eventType],
         });
@@ -570,15 +571,13 @@ describe('the tenant matrix', () => {
     // With API access, so that its API keys can be made (and its owner's own calls reach them).
     otherOwner = await signedInUser(harness, { role: 'owner', apiEnabled: true });
     const headers = otherOwner.headers;
-    const post = async (url: string, payload: unknown) => {
-      const response = await harness.app.inject({ method: 'POST', url, headers, payload: payload as object });
-      expect(response.statusCode, response.body).toBe(200);
-      return response.json();
-    };
-    const team = await post('/api/teams', { name: 'Their team' });
-    const role = await post('/api/roles', { name: 'Their role', permissions: ['documents:read'] });
+    const team = await callAs(harness.app, otherOwner, 'POST', '/api/teams', { name: 'Their team' });
+    const role = await callAs(harness.app, otherOwner, 'POST', '/api/roles', {
+      name: 'Their role',
+      permissions: ['documents:read'],
+    });
     const active = await signedInUser(harness, { role: role.id, organizationId: otherOwner.organization.id });
-    const invited = await post('/api/users/invite', {
+    const invited = await callAs(harness.app, otherOwner, 'POST', '/api/users/invite', {
       fullName: 'Their invitee',
       email: `invitee-${randomUUID()}@example.com`,
       roleId: role.id,
@@ -596,16 +595,28 @@ describe('the tenant matrix', () => {
       lastUsedAt: null,
     });
     await em.flush();
-    const apiKey = await post('/api/api-keys', { name: 'Their API key', scopes: ['templates.read'] });
+    const apiKey = await callAs(harness.app, otherOwner, 'POST', '/api/api-keys', {
+      name: 'Their API key',
+      scopes: ['templates.read'],
+    });
     other = {
       activeUser: active.user.id,
       invitedUser: invited.id,
       customRole: role.id,
       team: team.id,
       ownerPasskey: passkey.id,
-      contact: (await post('/api/contacts', { name: 'Their contact', email: 'their-contact@example.com' }))
-        .id,
-      ownerStamp: (await post('/api/me/stamps', { name: 'Their stamp', ...STAMP_IMAGE })).id,
+      contact: (
+        await callAs(harness.app, otherOwner, 'POST', '/api/contacts', {
+          name: 'Their contact',
+          email: 'their-contact@example.com',
+        })
+      ).id,
+      ownerStamp: (
+        await callAs(harness.app, otherOwner, 'POST', '/api/me/stamps', {
+          name: 'Their stamp',
+          ...STAMP_IMAGE,
+        })
+      ).id,
       ...(await lifecycleDocuments(harness.ctx, otherOwner.organization.id)),
       ...(await theirCompletedDocument(otherOwner.organization.id)),
       ...(await theirTemplates(headers)),
