@@ -18,6 +18,7 @@ import {
   webhookDeliveryWorkflowId,
 } from '../../workflows/webhook-contracts.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
+import { asUser } from '../support/app-requests.ts';
 import {
   deliveryIdOf,
   type ReceivedRequest,
@@ -56,10 +57,6 @@ async function endpointFor(
   return { endpoint, path, ours: (request: ReceivedRequest) => request.path === path };
 }
 
-async function post(url: string, headers: Record<string, string>) {
-  return harness.app.inject({ method: 'POST', url, headers });
-}
-
 /** The delivery record once it has left `pending` (or has `attempts` attempts). */
 async function settled(organizationId: string, deliveryId: string, attempts = 1) {
   const deadline = Date.now() + 30_000;
@@ -74,10 +71,17 @@ async function settled(organizationId: string, deliveryId: string, attempts = 1)
 describe('POST /api/v1/webhooks/{id}/test', () => {
   it('delivers a signed sample event that the receiver verifies and acknowledges', async () => {
     const { endpoint, ours } = await endpointFor(acme.organizationId);
-    const response = await post(`/api/v1/webhooks/${endpoint.id}/test`, {
-      ...(await acme.auth(['webhooks.manage'])),
-      'x-request-id': 'test-delivery-request-1',
-    });
+    const response = await asUser(
+      harness.app,
+      {
+        headers: {
+          ...(await acme.auth(['webhooks.manage'])),
+          'x-request-id': 'test-delivery-request-1',
+        },
+      },
+      'POST',
+      `/api/v1/webhooks/${endpoint.id}/test`,
+    );
     expect(response.statusCode).toBe(202);
     const queued = response.json();
     expect(queued).toMatchObject({
@@ -127,8 +131,18 @@ describe('POST /api/v1/webhooks/{id}/test', () => {
   it('honours Idempotency-Key: the same key queues one delivery and replays the answer', async () => {
     const { endpoint, ours } = await endpointFor(acme.organizationId);
     const headers = { ...(await acme.auth(['webhooks.manage'])), 'idempotency-key': `test-${randomUUID()}` };
-    const first = await post(`/api/v1/webhooks/${endpoint.id}/test`, headers);
-    const second = await post(`/api/v1/webhooks/${endpoint.id}/test`, headers);
+    const first = await asUser(
+      harness.app,
+      { headers: headers },
+      'POST',
+      `/api/v1/webhooks/${endpoint.id}/test`,
+    );
+    const second = await asUser(
+      harness.app,
+      { headers: headers },
+      'POST',
+      `/api/v1/webhooks/${endpoint.id}/test`,
+    );
     expect(first.statusCode).toBe(202);
     expect(second.statusCode).toBe(202);
     expect(second.headers['idempotent-replayed']).toBe('true');
@@ -147,7 +161,9 @@ describe('POST /api/v1/webhooks/deliveries/{id}/replay', () => {
     receiver.answer((request) =>
       ours(request) ? { status: 500, body: `broken, key ${endpoint.secret}` } : { status: 200 },
     );
-    const failing = (await post(`/api/v1/webhooks/${endpoint.id}/test`, auth)).json();
+    const failing = (
+      await asUser(harness.app, { headers: auth }, 'POST', `/api/v1/webhooks/${endpoint.id}/test`)
+    ).json();
     const [failed] = await receiver.waitFor(1, ours);
     const record = await settled(acme.organizationId, failing.id);
     // The first attempt failed; the next is 30 s ± 20 % away.
@@ -159,10 +175,17 @@ describe('POST /api/v1/webhooks/deliveries/{id}/replay', () => {
 
     // Fixed.
     receiver.answer(() => ({ status: 200 }));
-    const response = await post(`/api/v1/webhooks/deliveries/${failing.id}/replay`, {
-      ...auth,
-      'idempotency-key': `replay-${randomUUID()}`,
-    });
+    const response = await asUser(
+      harness.app,
+      {
+        headers: {
+          ...auth,
+          'idempotency-key': `replay-${randomUUID()}`,
+        },
+      },
+      'POST',
+      `/api/v1/webhooks/deliveries/${failing.id}/replay`,
+    );
     expect(response.statusCode).toBe(202);
     const replay = response.json();
     expect(replay.id).not.toBe(failing.id);
@@ -197,7 +220,10 @@ describe('secret rotation', () => {
     expect(rotated.previousSecretHint).toBe(`…${endpoint.secret.slice(-4)}`);
 
     const auth = await acme.auth(['webhooks.manage']);
-    expect((await post(`/api/v1/webhooks/${endpoint.id}/test`, auth)).statusCode).toBe(202);
+    expect(
+      (await asUser(harness.app, { headers: auth }, 'POST', `/api/v1/webhooks/${endpoint.id}/test`))
+        .statusCode,
+    ).toBe(202);
     const [during] = await receiver.waitFor(1, ours);
     if (!during) throw new Error('no request');
     expect(verifies(during, rotated.secret)).toBe(true);
@@ -213,7 +239,10 @@ describe('secret rotation', () => {
         { id: endpoint.id },
         { previousSecretExpiresAt: new Date(Date.now() - 1000) },
       );
-    expect((await post(`/api/v1/webhooks/${endpoint.id}/test`, auth)).statusCode).toBe(202);
+    expect(
+      (await asUser(harness.app, { headers: auth }, 'POST', `/api/v1/webhooks/${endpoint.id}/test`))
+        .statusCode,
+    ).toBe(202);
     const [, after] = await receiver.waitFor(2, ours);
     if (!after) throw new Error('no request');
     expect(after.headers['x-service-signature-previous']).toBeUndefined();
@@ -230,7 +259,7 @@ describe('access', () => {
       `/api/v1/webhooks/${endpoint.id}/test`,
       `/api/v1/webhooks/deliveries/${randomUUID()}/replay`,
     ]) {
-      const response = await post(url, auth);
+      const response = await asUser(harness.app, { headers: auth }, 'POST', url);
       expect(response.statusCode).toBe(403);
       expect(response.json().error.code).toBe('forbidden');
       expect(response.json().error.message).toMatch(/webhooks\.manage/);
@@ -240,15 +269,27 @@ describe('access', () => {
   it('answers 404 for another organization’s endpoint and delivery, 400 for a malformed id', async () => {
     const { endpoint } = await endpointFor(other.organizationId);
     const otherAuth = await other.auth(['webhooks.manage']);
-    const delivery = (await post(`/api/v1/webhooks/${endpoint.id}/test`, otherAuth)).json();
+    const delivery = (
+      await asUser(harness.app, { headers: otherAuth }, 'POST', `/api/v1/webhooks/${endpoint.id}/test`)
+    ).json();
     const auth = await acme.auth(['webhooks.manage']);
-    const test = await post(`/api/v1/webhooks/${endpoint.id}/test`, auth);
+    const test = await asUser(harness.app, { headers: auth }, 'POST', `/api/v1/webhooks/${endpoint.id}/test`);
     expect(test.statusCode).toBe(404);
     expect(test.json().error.code).toBe('not_found');
-    const replay = await post(`/api/v1/webhooks/deliveries/${delivery.id}/replay`, auth);
+    const replay = await asUser(
+      harness.app,
+      { headers: auth },
+      'POST',
+      `/api/v1/webhooks/deliveries/${delivery.id}/replay`,
+    );
     expect(replay.statusCode).toBe(404);
-    expect((await post('/api/v1/webhooks/not-a-uuid/test', auth)).statusCode).toBe(400);
-    expect((await post(`/api/v1/webhooks/${randomUUID()}/test`, auth)).statusCode).toBe(404);
+    expect(
+      (await asUser(harness.app, { headers: auth }, 'POST', '/api/v1/webhooks/not-a-uuid/test')).statusCode,
+    ).toBe(400);
+    expect(
+      (await asUser(harness.app, { headers: auth }, 'POST', `/api/v1/webhooks/${randomUUID()}/test`))
+        .statusCode,
+    ).toBe(404);
   });
 
   it('refuses an organization whose plan has no webhook access (403 with a clear message)', async () => {
@@ -263,7 +304,14 @@ describe('access', () => {
     );
     const integrator = await newIntegrator(harness);
     const { endpoint } = await endpointFor(integrator.organizationId);
-    const delivery = (await post(`/api/v1/webhooks/${endpoint.id}/test`, await integrator.auth())).json();
+    const delivery = (
+      await asUser(
+        harness.app,
+        { headers: await integrator.auth() },
+        'POST',
+        `/api/v1/webhooks/${endpoint.id}/test`,
+      )
+    ).json();
     await em.nativeUpdate(Organization, { id: integrator.organizationId }, { planName });
 
     const auth = await integrator.auth(['webhooks.manage']);
@@ -271,7 +319,7 @@ describe('access', () => {
       `/api/v1/webhooks/${endpoint.id}/test`,
       `/api/v1/webhooks/deliveries/${delivery.id}/replay`,
     ]) {
-      const response = await post(url, auth);
+      const response = await asUser(harness.app, { headers: auth }, 'POST', url);
       expect(response.statusCode).toBe(403);
       expect(response.json().error.message).toMatch(
         new RegExp(`Webhooks are not included in the ${planName} plan`),
