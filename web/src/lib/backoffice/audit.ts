@@ -2,6 +2,7 @@
 // it was done to, and its details summarized — never a raw session id; a secure-signature policy's change as
 // each field with its value before and after. An action this page does not know yet (a later part of the
 // backoffice) shows its code and its details as they are.
+import type { ListedEvent } from '$lib/ui/events';
 import { isolate } from '$lib/ui/format';
 import type { AuditEvent } from './types.ts';
 
@@ -178,4 +179,29 @@ function policyChanges(details: Record<string, unknown>): string {
       return `${name}: ${text(policyValue(details.before, name))} → ${text(policyValue(details.after, name))}`;
     })
     .join(' · ');
+}
+
+/** An event as the kit's EventList shows it: when, the action, who, to what, from where, the details. */
+export function listedEvent(
+  event: AuditEvent,
+  t: Translate,
+  formatTime: (iso: string) => string,
+): ListedEvent {
+  const target = targetOf(event);
+  const details = detailsText(event, t, formatTime);
+  return {
+    id: event.id,
+    kind: event.action,
+    at: event.occurredAt,
+    what: actionText(event, t),
+    actor: { name: t(ACTOR_KIND_KEYS[event.actor.kind]), email: event.actor.email },
+    target:
+      target.kind === 'administrator'
+        ? { text: target.fullName, email: target.email }
+        : target.kind === 'text'
+          ? { text: target.text, ltr: true }
+          : null,
+    address: event.ipAddress,
+    details: details ? [{ value: details }] : [],
+  };
 }
