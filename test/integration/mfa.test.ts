@@ -18,6 +18,7 @@ import { AppUser, Organization, Role } from '../../db/entities/index.ts';
 import { SESSION_COOKIE } from '../../services/accounts/sessions.ts';
 import { createOrganization } from '../../services/organizations/create-organization.ts';
 import { hashPassword } from '../../services/security/passwords.ts';
+import { asUser, sessionCaller } from '../support/app-requests.ts';
 import { openTestContext, TEST_ENCRYPTION_KEY, type TestContext, testConfig } from '../support/context.ts';
 
 const ORIGIN = { origin: 'http://localhost:3000' };
@@ -100,18 +101,12 @@ function sessionCookieOf(response: LightMyRequestResponse): string | undefined {
   return response.cookies.find((cookie) => cookie.name === SESSION_COOKIE)?.value;
 }
 
-function post(url: string, cookie: string | null, payload: unknown = {}) {
-  return app.inject({
-    method: 'POST',
-    url,
-    headers: { ...ORIGIN, ...(cookie ? { cookie: `${SESSION_COOKIE}=${cookie}` } : {}) },
-    payload: payload as Record<string, unknown>,
-  });
-}
-
 /** The password step: POST /api/auth/login; its status and the session cookie it sets. */
 async function signIn(user: TestUser, password = PASSWORD): Promise<{ status: string; cookie: string }> {
-  const response = await post('/api/auth/login', null, { email: user.email, password });
+  const response = await asUser(app, sessionCaller(null), 'POST', '/api/auth/login', {
+    email: user.email,
+    password,
+  });
   expect(response.statusCode, response.body).toBe(200);
   const cookie = sessionCookieOf(response);
   expect(cookie).toBeTruthy();
@@ -128,10 +123,12 @@ const codeOf = (secret: string, offsetSteps = 0) =>
 
 /** Setup → confirm with a computed code: the user's base32 secret and backup codes. */
 async function enrol(cookie: string): Promise<{ secret: string; backupCodes: string[]; cookie: string }> {
-  const setup = await post('/api/auth/mfa/totp/setup', cookie);
+  const setup = await asUser(app, sessionCaller(cookie), 'POST', '/api/auth/mfa/totp/setup', {});
   expect(setup.statusCode, setup.body).toBe(200);
   const { secret } = setup.json() as { secret: string };
-  const confirm = await post('/api/auth/mfa/totp/confirm', cookie, { code: codeOf(secret) });
+  const confirm = await asUser(app, sessionCaller(cookie), 'POST', '/api/auth/mfa/totp/confirm', {
+    code: codeOf(secret),
+  });
   expect(confirm.statusCode, confirm.body).toBe(200);
   // The code that confirmed is used: the next sign-in needs the next step's code.
   advance(30_000);
@@ -139,7 +136,7 @@ async function enrol(cookie: string): Promise<{ secret: string; backupCodes: str
 }
 
 async function signOut(cookie: string): Promise<void> {
-  const response = await post('/api/auth/logout', cookie);
+  const response = await asUser(app, sessionCaller(cookie), 'POST', '/api/auth/logout', {});
   expect(response.statusCode, response.body).toBe(200);
 }
 
@@ -173,7 +170,7 @@ async function eventsOf(userId: string): Promise<EventRow[]> {
 
 /** A signed-in-only route that changes nothing when its body is refused: tells whether a cookie gets past access. */
 async function signedInAccess(cookie: string) {
-  const response = await post('/api/auth/mfa/backup-codes', cookie, {});
+  const response = await asUser(app, sessionCaller(cookie), 'POST', '/api/auth/mfa/backup-codes', {});
   return { status: response.statusCode, code: response.json().error?.code as string | undefined };
 }
 
@@ -187,7 +184,7 @@ describe('TOTP enrolment', () => {
     const { status, cookie } = await signIn(user);
     expect(status).toBe('signed_in');
 
-    const setup = await post('/api/auth/mfa/totp/setup', cookie);
+    const setup = await asUser(app, sessionCaller(cookie), 'POST', '/api/auth/mfa/totp/setup', {});
     expect(setup.statusCode, setup.body).toBe(200);
     const { secret, otpauthUrl, qrCodeSvg } = setup.json() as {
       secret: string;
@@ -216,11 +213,15 @@ describe('TOTP enrolment', () => {
     expect(row.totpPendingSecretEncrypted).toBeTruthy();
 
     // A wrong code does not confirm.
-    const wrong = await post('/api/auth/mfa/totp/confirm', cookie, { code: codeOf(secret, 3) });
+    const wrong = await asUser(app, sessionCaller(cookie), 'POST', '/api/auth/mfa/totp/confirm', {
+      code: codeOf(secret, 3),
+    });
     expect(wrong.statusCode).toBe(400);
     expect(wrong.json().error.code).toBe('invalid_code');
 
-    const confirm = await post('/api/auth/mfa/totp/confirm', cookie, { code: codeOf(secret) });
+    const confirm = await asUser(app, sessionCaller(cookie), 'POST', '/api/auth/mfa/totp/confirm', {
+      code: codeOf(secret),
+    });
     expect(confirm.statusCode, confirm.body).toBe(200);
     // An active session stays the same session.
     expect(sessionCookieOf(confirm)).toBeUndefined();
@@ -245,10 +246,12 @@ describe('TOTP enrolment', () => {
     expect((await eventsOf(user.id)).map((event) => event.type)).toContain('user.mfa_enabled');
 
     // Once on, setup and confirm are refused.
-    const again = await post('/api/auth/mfa/totp/setup', cookie);
+    const again = await asUser(app, sessionCaller(cookie), 'POST', '/api/auth/mfa/totp/setup', {});
     expect(again.statusCode).toBe(409);
     expect(again.json().error.code).toBe('mfa_already_enabled');
-    const reconfirm = await post('/api/auth/mfa/totp/confirm', cookie, { code: codeOf(secret, 1) });
+    const reconfirm = await asUser(app, sessionCaller(cookie), 'POST', '/api/auth/mfa/totp/confirm', {
+      code: codeOf(secret, 1),
+    });
     expect(reconfirm.statusCode).toBe(409);
   });
 
@@ -274,14 +277,20 @@ describe('TOTP enrolment', () => {
   it('refuses confirming without a setup, and a code that is not six digits', async () => {
     const user = await newUser();
     const { cookie } = await signIn(user);
-    const confirm = await post('/api/auth/mfa/totp/confirm', cookie, { code: '123456' });
+    const confirm = await asUser(app, sessionCaller(cookie), 'POST', '/api/auth/mfa/totp/confirm', {
+      code: '123456',
+    });
     expect(confirm.statusCode).toBe(409);
     expect(confirm.json().error.code).toBe('no_totp_setup');
-    const malformed = await post('/api/auth/mfa/totp/confirm', cookie, { code: '12345' });
+    const malformed = await asUser(app, sessionCaller(cookie), 'POST', '/api/auth/mfa/totp/confirm', {
+      code: '12345',
+    });
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json().error.details[0].field).toBe('body.code');
     // Not signed in at all.
-    expect((await post('/api/auth/mfa/totp/setup', null)).statusCode).toBe(401);
+    expect((await asUser(app, sessionCaller(null), 'POST', '/api/auth/mfa/totp/setup', {})).statusCode).toBe(
+      401,
+    );
   });
 });
 
@@ -290,15 +299,22 @@ describe('TOTP enrolment', () => {
 describe('POST /api/auth/login/mfa', () => {
   it('signs in with the current code: a new cookie; a wrong code is 401 invalid_code; a code works once', async () => {
     const user = await enrolledUser();
-    const login = await post('/api/auth/login', null, { email: user.email, password: PASSWORD });
+    const login = await asUser(app, sessionCaller(null), 'POST', '/api/auth/login', {
+      email: user.email,
+      password: PASSWORD,
+    });
     expect(login.json()).toEqual({ status: 'mfa_required', methods: ['totp', 'backup_code'] });
     const pending = { cookie: sessionCookieOf(login) as string };
 
     // The pending session opens nothing but the second step.
     expect(await signedInAccess(pending.cookie)).toEqual({ status: 401, code: 'unauthorized' });
-    expect((await post('/api/auth/mfa/totp/setup', pending.cookie)).statusCode).toBe(401);
+    expect(
+      (await asUser(app, sessionCaller(pending.cookie), 'POST', '/api/auth/mfa/totp/setup', {})).statusCode,
+    ).toBe(401);
 
-    const wrong = await post('/api/auth/login/mfa', pending.cookie, { code: codeOf(user.secret, 5) });
+    const wrong = await asUser(app, sessionCaller(pending.cookie), 'POST', '/api/auth/login/mfa', {
+      code: codeOf(user.secret, 5),
+    });
     expect(wrong.statusCode).toBe(401);
     expect(wrong.json().error).toMatchObject({
       code: 'invalid_code',
@@ -306,7 +322,7 @@ describe('POST /api/auth/login/mfa', () => {
     });
 
     const code = codeOf(user.secret);
-    const right = await post('/api/auth/login/mfa', pending.cookie, { code });
+    const right = await asUser(app, sessionCaller(pending.cookie), 'POST', '/api/auth/login/mfa', { code });
     expect(right.statusCode, right.body).toBe(200);
     expect(right.json()).toEqual({ status: 'signed_in', methods: [] });
     const signedIn = sessionCookieOf(right);
@@ -317,18 +333,20 @@ describe('POST /api/auth/login/mfa', () => {
 
     // The new session is complete (its request gets past access to the input check); the pending one ended.
     expect(await signedInAccess(signedIn as string)).toEqual({ status: 400, code: 'invalid_request' });
-    const reuse = await post('/api/auth/login/mfa', pending.cookie, { code });
+    const reuse = await asUser(app, sessionCaller(pending.cookie), 'POST', '/api/auth/login/mfa', { code });
     expect(reuse.statusCode).toBe(401);
     expect(reuse.json().error.code).toBe('unauthorized');
 
     // The same code on a new sign-in within its 30 seconds: refused (replay).
     const second = await signIn(user);
-    const replay = await post('/api/auth/login/mfa', second.cookie, { code });
+    const replay = await asUser(app, sessionCaller(second.cookie), 'POST', '/api/auth/login/mfa', { code });
     expect(replay.statusCode).toBe(401);
     expect(replay.json().error.code).toBe('invalid_code');
     // The next step's code is accepted.
     advance(30_000);
-    const next = await post('/api/auth/login/mfa', second.cookie, { code: codeOf(user.secret) });
+    const next = await asUser(app, sessionCaller(second.cookie), 'POST', '/api/auth/login/mfa', {
+      code: codeOf(user.secret),
+    });
     expect(next.statusCode, next.body).toBe(200);
 
     const row = await userRow(user.id);
@@ -347,20 +365,30 @@ describe('POST /api/auth/login/mfa', () => {
     const user = await enrolledUser();
     advance(5 * 30_000);
     const first = await signIn(user);
-    const tooOld = await post('/api/auth/login/mfa', first.cookie, { code: codeOf(user.secret, -2) });
+    const tooOld = await asUser(app, sessionCaller(first.cookie), 'POST', '/api/auth/login/mfa', {
+      code: codeOf(user.secret, -2),
+    });
     expect(tooOld.statusCode).toBe(401);
-    const tooNew = await post('/api/auth/login/mfa', first.cookie, { code: codeOf(user.secret, 2) });
+    const tooNew = await asUser(app, sessionCaller(first.cookie), 'POST', '/api/auth/login/mfa', {
+      code: codeOf(user.secret, 2),
+    });
     expect(tooNew.statusCode).toBe(401);
-    const previous = await post('/api/auth/login/mfa', first.cookie, { code: codeOf(user.secret, -1) });
+    const previous = await asUser(app, sessionCaller(first.cookie), 'POST', '/api/auth/login/mfa', {
+      code: codeOf(user.secret, -1),
+    });
     expect(previous.statusCode, previous.body).toBe(200);
 
     const second = await signIn(user);
-    const following = await post('/api/auth/login/mfa', second.cookie, { code: codeOf(user.secret, 1) });
+    const following = await asUser(app, sessionCaller(second.cookie), 'POST', '/api/auth/login/mfa', {
+      code: codeOf(user.secret, 1),
+    });
     expect(following.statusCode, following.body).toBe(200);
 
     // The current step's code was never used, but a later step's was: refused.
     const third = await signIn(user);
-    const current = await post('/api/auth/login/mfa', third.cookie, { code: codeOf(user.secret) });
+    const current = await asUser(app, sessionCaller(third.cookie), 'POST', '/api/auth/login/mfa', {
+      code: codeOf(user.secret),
+    });
     expect(current.statusCode).toBe(401);
     expect(current.json().error.code).toBe('invalid_code');
   });
@@ -368,13 +396,15 @@ describe('POST /api/auth/login/mfa', () => {
   it('accepts the enrolment code only for enrolment, not for the sign-in that follows', async () => {
     const user = await newUser();
     const { cookie } = await signIn(user);
-    const setup = await post('/api/auth/mfa/totp/setup', cookie);
+    const setup = await asUser(app, sessionCaller(cookie), 'POST', '/api/auth/mfa/totp/setup', {});
     const { secret } = setup.json() as { secret: string };
     const code = codeOf(secret);
-    expect((await post('/api/auth/mfa/totp/confirm', cookie, { code })).statusCode).toBe(200);
+    expect(
+      (await asUser(app, sessionCaller(cookie), 'POST', '/api/auth/mfa/totp/confirm', { code })).statusCode,
+    ).toBe(200);
     const pending = await signIn(user);
     expect(pending.status).toBe('mfa_required');
-    const replay = await post('/api/auth/login/mfa', pending.cookie, { code });
+    const replay = await asUser(app, sessionCaller(pending.cookie), 'POST', '/api/auth/login/mfa', { code });
     expect(replay.statusCode).toBe(401);
   });
 
@@ -383,8 +413,8 @@ describe('POST /api/auth/login/mfa', () => {
     const [a, b] = [await signIn(user), await signIn(user)];
     const code = codeOf(user.secret);
     const twoSessions = await Promise.all([
-      post('/api/auth/login/mfa', a.cookie, { code }),
-      post('/api/auth/login/mfa', b.cookie, { code }),
+      asUser(app, sessionCaller(a.cookie), 'POST', '/api/auth/login/mfa', { code }),
+      asUser(app, sessionCaller(b.cookie), 'POST', '/api/auth/login/mfa', { code }),
     ]);
     expect(twoSessions.map((answer) => answer.statusCode).sort()).toEqual([200, 401]);
     expect(twoSessions.find((answer) => answer.statusCode === 401)?.json().error.code).toBe('invalid_code');
@@ -393,8 +423,8 @@ describe('POST /api/auth/login/mfa', () => {
     const c = await signIn(user);
     const [first, second] = user.backupCodes as [string, string];
     const oneSession = await Promise.all([
-      post('/api/auth/login/mfa', c.cookie, { backupCode: first }),
-      post('/api/auth/login/mfa', c.cookie, { backupCode: second }),
+      asUser(app, sessionCaller(c.cookie), 'POST', '/api/auth/login/mfa', { backupCode: first }),
+      asUser(app, sessionCaller(c.cookie), 'POST', '/api/auth/login/mfa', { backupCode: second }),
     ]);
     expect(oneSession.filter((answer) => answer.statusCode === 200)).toHaveLength(1);
     const refused = oneSession.find((answer) => answer.statusCode !== 200);
@@ -414,7 +444,7 @@ describe('POST /api/auth/login/mfa', () => {
     const [backupCode, other] = user.backupCodes as [string, string];
     const pending = await signIn(user);
     // Typed in capitals and without the dash: the same code.
-    const answer = await post('/api/auth/login/mfa', pending.cookie, {
+    const answer = await asUser(app, sessionCaller(pending.cookie), 'POST', '/api/auth/login/mfa', {
       backupCode: backupCode.replace('-', '').toUpperCase(),
     });
     expect(answer.statusCode, answer.body).toBe(200);
@@ -436,10 +466,14 @@ describe('POST /api/auth/login/mfa', () => {
     expect(me.json().user.mfa).toEqual({ totp: true, backupCodesLeft: 9, passkeys: 0 });
 
     const again = await signIn(user);
-    const reuse = await post('/api/auth/login/mfa', again.cookie, { backupCode });
+    const reuse = await asUser(app, sessionCaller(again.cookie), 'POST', '/api/auth/login/mfa', {
+      backupCode,
+    });
     expect(reuse.statusCode).toBe(401);
     expect(reuse.json().error.code).toBe('invalid_code');
-    const fresh = await post('/api/auth/login/mfa', again.cookie, { backupCode: other });
+    const fresh = await asUser(app, sessionCaller(again.cookie), 'POST', '/api/auth/login/mfa', {
+      backupCode: other,
+    });
     expect(fresh.statusCode).toBe(200);
 
     const events = await eventsOf(user.id);
@@ -456,17 +490,19 @@ describe('POST /api/auth/login/mfa', () => {
   it('refuses a body with both factors or neither, naming the field', async () => {
     const user = await enrolledUser();
     const pending = await signIn(user);
-    const both = await post('/api/auth/login/mfa', pending.cookie, {
+    const both = await asUser(app, sessionCaller(pending.cookie), 'POST', '/api/auth/login/mfa', {
       code: codeOf(user.secret),
       backupCode: user.backupCodes[0],
     });
     expect(both.statusCode).toBe(400);
     expect(both.json().error.details[0].field).toBe('body.backupCode');
-    const neither = await post('/api/auth/login/mfa', pending.cookie, {});
+    const neither = await asUser(app, sessionCaller(pending.cookie), 'POST', '/api/auth/login/mfa', {});
     expect(neither.statusCode).toBe(400);
     expect(neither.json().error.details[0].field).toBe('body.code');
     // Refused input is not a wrong code: the session still has its five attempts.
-    const wrong = await post('/api/auth/login/mfa', pending.cookie, { code: codeOf(user.secret, 9) });
+    const wrong = await asUser(app, sessionCaller(pending.cookie), 'POST', '/api/auth/login/mfa', {
+      code: codeOf(user.secret, 9),
+    });
     expect(wrong.json().error.details[0].attemptsLeft).toBe(4);
   });
 
@@ -474,12 +510,16 @@ describe('POST /api/auth/login/mfa', () => {
     const user = await enrolledUser();
     const pending = await signIn(user);
     for (let attempt = 1; attempt <= 4; attempt += 1) {
-      const wrong = await post('/api/auth/login/mfa', pending.cookie, { code: codeOf(user.secret, 4) });
+      const wrong = await asUser(app, sessionCaller(pending.cookie), 'POST', '/api/auth/login/mfa', {
+        code: codeOf(user.secret, 4),
+      });
       expect(wrong.statusCode).toBe(401);
       expect(wrong.json().error.details[0].attemptsLeft).toBe(5 - attempt);
       expect(sessionCookieOf(wrong)).toBeUndefined();
     }
-    const fifth = await post('/api/auth/login/mfa', pending.cookie, { backupCode: 'aaaaa-aaaaa' });
+    const fifth = await asUser(app, sessionCaller(pending.cookie), 'POST', '/api/auth/login/mfa', {
+      backupCode: 'aaaaa-aaaaa',
+    });
     expect(fifth.statusCode).toBe(401);
     expect(fifth.json().error).toMatchObject({ code: 'invalid_code', details: [{ attemptsLeft: 0 }] });
     expect(fifth.json().error.message).toMatch(/sign in again/);
@@ -493,7 +533,7 @@ describe('POST /api/auth/login/mfa', () => {
       ['/api/auth/login/mfa', { backupCode: user.backupCodes[0] }],
       ['/api/auth/login/mfa/passkey-options', {}],
     ] as const) {
-      const late = await post(url, pending.cookie, body);
+      const late = await asUser(app, sessionCaller(pending.cookie), 'POST', url, body);
       expect(late.statusCode, url).toBe(401);
       expect(late.json().error, url).toMatchObject({
         code: 'invalid_code',
@@ -511,7 +551,9 @@ describe('POST /api/auth/login/mfa', () => {
 
     // Signing in again starts over.
     const again = await signIn(user);
-    const right = await post('/api/auth/login/mfa', again.cookie, { code: codeOf(user.secret) });
+    const right = await asUser(app, sessionCaller(again.cookie), 'POST', '/api/auth/login/mfa', {
+      code: codeOf(user.secret),
+    });
     expect(right.statusCode, right.body).toBe(200);
   });
 
@@ -520,7 +562,9 @@ describe('POST /api/auth/login/mfa', () => {
     const pending = await signIn(user);
     const answers = await Promise.all(
       [1, 2, 3, 4, 5, 6].map((step) =>
-        post('/api/auth/login/mfa', pending.cookie, { code: codeOf(user.secret, 10 + step) }),
+        asUser(app, sessionCaller(pending.cookie), 'POST', '/api/auth/login/mfa', {
+          code: codeOf(user.secret, 10 + step),
+        }),
       ),
     );
     expect(answers.map((answer) => answer.statusCode)).toEqual([401, 401, 401, 401, 401, 401]);
@@ -540,13 +584,17 @@ describe('POST /api/auth/login/mfa', () => {
     for (let round = 0; round < 2; round += 1) {
       const pending = await signIn(user);
       for (let attempt = 0; attempt < 5; attempt += 1) {
-        const wrong = await post('/api/auth/login/mfa', pending.cookie, { code: codeOf(user.secret, 7) });
+        const wrong = await asUser(app, sessionCaller(pending.cookie), 'POST', '/api/auth/login/mfa', {
+          code: codeOf(user.secret, 7),
+        });
         expect(wrong.statusCode).toBe(401);
       }
       advance(60_000);
     }
     const pending = await signIn(user);
-    const limited = await post('/api/auth/login/mfa', pending.cookie, { code: codeOf(user.secret) });
+    const limited = await asUser(app, sessionCaller(pending.cookie), 'POST', '/api/auth/login/mfa', {
+      code: codeOf(user.secret),
+    });
     expect(limited.statusCode).toBe(429);
     expect(limited.json().error.code).toBe('rate_limited');
     // The first failure was two minutes ago: 13 minutes to wait.
@@ -555,7 +603,9 @@ describe('POST /api/auth/login/mfa', () => {
     // A pending sign-in lasts 10 minutes: sign in again once the window has passed.
     advance(13 * 60_000 + 1_000);
     const later = await signIn(user);
-    const right = await post('/api/auth/login/mfa', later.cookie, { code: codeOf(user.secret) });
+    const right = await asUser(app, sessionCaller(later.cookie), 'POST', '/api/auth/login/mfa', {
+      code: codeOf(user.secret),
+    });
     expect(right.statusCode, right.body).toBe(200);
   });
 });
@@ -566,20 +616,24 @@ describe('POST /api/auth/mfa/backup-codes', () => {
   it('needs the password and a code; replaces every code', async () => {
     const user = await enrolledUser();
     const pending = await signIn(user);
-    const signedIn = await post('/api/auth/login/mfa', pending.cookie, { code: codeOf(user.secret) });
+    const signedIn = await asUser(app, sessionCaller(pending.cookie), 'POST', '/api/auth/login/mfa', {
+      code: codeOf(user.secret),
+    });
     const cookie = sessionCookieOf(signedIn) as string;
     advance(30_000);
 
-    const noCode = await post('/api/auth/mfa/backup-codes', cookie, { password: PASSWORD });
+    const noCode = await asUser(app, sessionCaller(cookie), 'POST', '/api/auth/mfa/backup-codes', {
+      password: PASSWORD,
+    });
     expect(noCode.statusCode).toBe(400);
     expect(noCode.json().error.details[0].field).toBe('body.code');
-    const wrongPassword = await post('/api/auth/mfa/backup-codes', cookie, {
+    const wrongPassword = await asUser(app, sessionCaller(cookie), 'POST', '/api/auth/mfa/backup-codes', {
       password: 'not the password',
       code: codeOf(user.secret),
     });
     expect(wrongPassword.statusCode).toBe(401);
     expect(wrongPassword.json().error.code).toBe('invalid_credentials');
-    const wrongCode = await post('/api/auth/mfa/backup-codes', cookie, {
+    const wrongCode = await asUser(app, sessionCaller(cookie), 'POST', '/api/auth/mfa/backup-codes', {
       password: PASSWORD,
       code: codeOf(user.secret, 3),
     });
@@ -587,7 +641,7 @@ describe('POST /api/auth/mfa/backup-codes', () => {
     expect(wrongCode.json().error.code).toBe('invalid_credentials');
 
     // The code the wrong password came with was not used up.
-    const regenerated = await post('/api/auth/mfa/backup-codes', cookie, {
+    const regenerated = await asUser(app, sessionCaller(cookie), 'POST', '/api/auth/mfa/backup-codes', {
       password: PASSWORD,
       code: codeOf(user.secret),
     });
@@ -598,12 +652,12 @@ describe('POST /api/auth/mfa/backup-codes', () => {
     expect(backupCodes.filter((code) => user.backupCodes.includes(code))).toEqual([]);
 
     // A backup code re-authenticates too; old codes are gone.
-    const withBackup = await post('/api/auth/mfa/backup-codes', cookie, {
+    const withBackup = await asUser(app, sessionCaller(cookie), 'POST', '/api/auth/mfa/backup-codes', {
       password: PASSWORD,
       backupCode: user.backupCodes[0],
     });
     expect(withBackup.statusCode).toBe(401);
-    const withNew = await post('/api/auth/mfa/backup-codes', cookie, {
+    const withNew = await asUser(app, sessionCaller(cookie), 'POST', '/api/auth/mfa/backup-codes', {
       password: PASSWORD,
       backupCode: backupCodes[0],
     });
@@ -611,10 +665,20 @@ describe('POST /api/auth/mfa/backup-codes', () => {
     const latest = (withNew.json() as { backupCodes: string[] }).backupCodes;
 
     const again = await signIn(user);
-    expect((await post('/api/auth/login/mfa', again.cookie, { backupCode: backupCodes[1] })).statusCode).toBe(
-      401,
-    );
-    expect((await post('/api/auth/login/mfa', again.cookie, { backupCode: latest[1] })).statusCode).toBe(200);
+    expect(
+      (
+        await asUser(app, sessionCaller(again.cookie), 'POST', '/api/auth/login/mfa', {
+          backupCode: backupCodes[1],
+        })
+      ).statusCode,
+    ).toBe(401);
+    expect(
+      (
+        await asUser(app, sessionCaller(again.cookie), 'POST', '/api/auth/login/mfa', {
+          backupCode: latest[1],
+        })
+      ).statusCode,
+    ).toBe(200);
 
     const types = (await eventsOf(user.id)).map((event) => event.type);
     expect(types.filter((type) => type === 'user.backup_codes_regenerated')).toHaveLength(2);
@@ -623,10 +687,12 @@ describe('POST /api/auth/mfa/backup-codes', () => {
   it('ends the session at the fifth wrong re-authentication', async () => {
     const user = await enrolledUser();
     const pending = await signIn(user);
-    const signedIn = await post('/api/auth/login/mfa', pending.cookie, { code: codeOf(user.secret) });
+    const signedIn = await asUser(app, sessionCaller(pending.cookie), 'POST', '/api/auth/login/mfa', {
+      code: codeOf(user.secret),
+    });
     const cookie = sessionCookieOf(signedIn) as string;
     for (let attempt = 1; attempt <= 5; attempt += 1) {
-      const wrong = await post('/api/auth/mfa/backup-codes', cookie, {
+      const wrong = await asUser(app, sessionCaller(cookie), 'POST', '/api/auth/mfa/backup-codes', {
         password: `wrong ${attempt}`,
         code: codeOf(user.secret, 1),
       });
@@ -645,7 +711,9 @@ describe('POST /api/auth/mfa/disable', () => {
     const user = await enrolledUser();
     const signInFully = async () => {
       const pending = await signIn(user);
-      const answer = await post('/api/auth/login/mfa', pending.cookie, { code: codeOf(user.secret) });
+      const answer = await asUser(app, sessionCaller(pending.cookie), 'POST', '/api/auth/login/mfa', {
+        code: codeOf(user.secret),
+      });
       expect(answer.statusCode, answer.body).toBe(200);
       advance(30_000);
       return sessionCookieOf(answer) as string;
@@ -653,9 +721,11 @@ describe('POST /api/auth/mfa/disable', () => {
     const here = await signInFully();
     const elsewhere = await signInFully();
 
-    const passwordOnly = await post('/api/auth/mfa/disable', here, { password: PASSWORD });
+    const passwordOnly = await asUser(app, sessionCaller(here), 'POST', '/api/auth/mfa/disable', {
+      password: PASSWORD,
+    });
     expect(passwordOnly.statusCode).toBe(400);
-    const wrongPassword = await post('/api/auth/mfa/disable', here, {
+    const wrongPassword = await asUser(app, sessionCaller(here), 'POST', '/api/auth/mfa/disable', {
       password: 'not the password',
       code: codeOf(user.secret),
     });
@@ -663,7 +733,7 @@ describe('POST /api/auth/mfa/disable', () => {
     expect(wrongPassword.json().error.code).toBe('invalid_credentials');
     expect((await userRow(user.id)).totpEnabledAt).not.toBeNull();
 
-    const disabled = await post('/api/auth/mfa/disable', here, {
+    const disabled = await asUser(app, sessionCaller(here), 'POST', '/api/auth/mfa/disable', {
       password: PASSWORD,
       code: codeOf(user.secret),
     });
@@ -680,7 +750,7 @@ describe('POST /api/auth/mfa/disable', () => {
     expect(Number(codes?.n)).toBe(0);
 
     // This session goes on (MFA is off now: the routes that need it answer 409); the other one ended.
-    const stillHere = await post('/api/auth/mfa/backup-codes', here, {
+    const stillHere = await asUser(app, sessionCaller(here), 'POST', '/api/auth/mfa/backup-codes', {
       password: PASSWORD,
       code: codeOf(user.secret),
     });
@@ -705,7 +775,10 @@ describe('POST /api/auth/mfa/disable', () => {
     const user = await newUser({ mfaRequired: true });
     const enrolling = await signIn(user);
     const { secret, cookie } = await enrol(enrolling.cookie);
-    const refused = await post('/api/auth/mfa/disable', cookie, { password: PASSWORD, code: codeOf(secret) });
+    const refused = await asUser(app, sessionCaller(cookie), 'POST', '/api/auth/mfa/disable', {
+      password: PASSWORD,
+      code: codeOf(secret),
+    });
     expect(refused.statusCode).toBe(403);
     expect(refused.json().error.code).toBe('mfa_required_by_organization');
     expect((await userRow(user.id)).totpEnabledAt).not.toBeNull();
@@ -754,7 +827,9 @@ describe('an organization that requires MFA', () => {
   it('leaves the sessions of users who have a second factor as they are when MFA becomes required', async () => {
     const user = await enrolledUser();
     const pending = await signIn(user);
-    const verified = await post('/api/auth/login/mfa', pending.cookie, { code: codeOf(user.secret) });
+    const verified = await asUser(app, sessionCaller(pending.cookie), 'POST', '/api/auth/login/mfa', {
+      code: codeOf(user.secret),
+    });
     expect(verified.statusCode, verified.body).toBe(200);
     const cookie = sessionCookieOf(verified) as string;
     await ctx.em.nativeUpdate(Organization, { id: user.organizationId }, { mfaRequired: true });
@@ -776,10 +851,12 @@ describe('an organization that requires MFA', () => {
 
     // A signed-in route is refused; enrolment is open.
     expect(await signedInAccess(enrolling.cookie)).toEqual({ status: 403, code: 'mfa_enrolment_required' });
-    const setup = await post('/api/auth/mfa/totp/setup', enrolling.cookie);
+    const setup = await asUser(app, sessionCaller(enrolling.cookie), 'POST', '/api/auth/mfa/totp/setup', {});
     expect(setup.statusCode, setup.body).toBe(200);
     const { secret } = setup.json() as { secret: string };
-    const confirm = await post('/api/auth/mfa/totp/confirm', enrolling.cookie, { code: codeOf(secret) });
+    const confirm = await asUser(app, sessionCaller(enrolling.cookie), 'POST', '/api/auth/mfa/totp/confirm', {
+      code: codeOf(secret),
+    });
     expect(confirm.statusCode, confirm.body).toBe(200);
     expect(confirm.json().backupCodes).toHaveLength(10);
 
@@ -801,6 +878,9 @@ describe('an organization that requires MFA', () => {
     advance(30_000);
     const next = await signIn(user);
     expect(next.status).toBe('mfa_required');
-    expect((await post('/api/auth/login/mfa', next.cookie, { code: codeOf(secret) })).statusCode).toBe(200);
+    expect(
+      (await asUser(app, sessionCaller(next.cookie), 'POST', '/api/auth/login/mfa', { code: codeOf(secret) }))
+        .statusCode,
+    ).toBe(200);
   });
 });

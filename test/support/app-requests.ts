@@ -6,6 +6,7 @@
 // as the signer page calls it (`signThroughApi`).
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
+import { SESSION_COOKIE } from '../../services/accounts/sessions.ts';
 import { encodePng } from './png.ts';
 import { APP_ORIGIN } from './signed-in-user.ts';
 
@@ -28,6 +29,14 @@ export interface RequestOptions {
 export interface CallOptions extends RequestOptions {
   /** The status the answer must have (one of several): 200 unless said. */
   status?: number | readonly number[];
+}
+
+/**
+ * The browser that holds session `token` (the session cookie's value, as a sign-in answer sets it), with the
+ * app's Origin; null or empty (a cleared cookie): a signed-out browser.
+ */
+export function sessionCaller(token: string | null): Caller {
+  return token ? { headers: { origin: APP_ORIGIN, cookie: `${SESSION_COOKIE}=${token}` } } : null;
 }
 
 /** An integrator's access token as a caller. */
