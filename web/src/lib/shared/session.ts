@@ -19,6 +19,11 @@ export interface AreaSession extends SessionRules {
    * page's to show.
    */
   follow(error: unknown): boolean;
+  /**
+   * Signs out with `call`, then forgets who was signed in (`forget`) and opens the sign-in page; a session that
+   * had already ended is signed out all the same. Any other failure is returned, for the shell to say.
+   */
+  signOut(call: () => Promise<unknown>, forget: () => void): Promise<unknown>;
 }
 
 export function areaSession(home: string, signInPage: string, setup?: string): AreaSession {
@@ -49,6 +54,16 @@ export function areaSession(home: string, signInPage: string, setup?: string): A
       if (!ended(error)) return false;
       void goto(signIn(new URL(window.location.href)), { replaceState: true });
       return true;
+    },
+    async signOut(call, forget) {
+      try {
+        await call();
+      } catch (error) {
+        if (!ended(error)) return error;
+      }
+      forget();
+      await goto(signInPage, { replaceState: true });
+      return undefined;
     },
   };
 }
