@@ -17,6 +17,7 @@ import { createOrm, type Orm } from '../../db/orm.ts';
 import { NotFound } from '../../services/errors.ts';
 import { type IdempotencyScope, recordIdempotentResult } from '../../services/idempotency.ts';
 import { createOrganization } from '../../services/organizations/create-organization.ts';
+import { asUser } from '../support/app-requests.ts';
 import { servicesOn } from '../support/context.ts';
 
 const logger = pino({ level: 'silent' });
@@ -194,20 +195,15 @@ async function recordOf(key: string) {
   return row;
 }
 
+/** POST /api/v1<path> as the test organization (or `organization`), with an Idempotency-Key when given. */
 function post(
   path: string,
   options: { key?: string; body?: unknown; organization?: string; headers?: Record<string, string> } = {},
 ) {
-  const headers: Record<string, string> = {
-    'x-test-organization': options.organization ?? organizationId,
-    ...options.headers,
-  };
-  if (options.key !== undefined) headers['idempotency-key'] = options.key;
-  return app.inject({
-    method: 'POST',
-    url: `/api/v1${path}`,
-    headers,
-    ...(options.body === undefined ? {} : { payload: options.body as object }),
+  const caller = { headers: { 'x-test-organization': options.organization ?? organizationId } };
+  return asUser(app, caller, 'POST', `/api/v1${path}`, options.body, {
+    ...(options.key === undefined ? {} : { idempotencyKey: options.key }),
+    ...(options.headers ? { headers: options.headers } : {}),
   });
 }
 

@@ -6,9 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditEvent, StoredFile } from '../../db/entities/index.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
-import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
 import { createTemplate } from '../../services/templates/create-template.ts';
-import { type ApiHarness, newIntegrator, openApiHarness } from '../support/api.ts';
+import { type ApiHarness, newIntegrator, openApiHarness, sentEnvelope } from '../support/api.ts';
 import { encodePng } from '../support/png.ts';
 
 let harness: ApiHarness;
@@ -54,12 +53,11 @@ function png(width: number, height: number, colour = [20, 30, 120, 255]): Buffer
 }
 
 /** A Parallel envelope: Client and Provider by secure link, the Witness with an SMS one-time code. */
-async function sentEnvelope() {
-  const created = await harness.app.inject({
-    method: 'POST',
-    url: '/api/v1/envelopes/from-template',
-    headers,
-    payload: {
+async function filesEnvelope() {
+  const envelope = await sentEnvelope(
+    harness,
+    { organizationId, headers },
+    {
       title: 'Signer files agreement',
       workflowType: 'Parallel',
       templateId,
@@ -75,22 +73,13 @@ async function sentEnvelope() {
         },
       ],
     },
-  });
-  expect(created.statusCode, created.body).toBe(201);
-  const id = created.json().id as string;
-  const sent = await harness.app.inject({ method: 'POST', url: `/api/v1/envelopes/${id}/send`, headers });
-  expect(sent.statusCode, sent.body).toBe(200);
-  const links = await issueSigningLinks(harness.ctx, organizationId, id);
-  const linkOf = (name: string) => {
-    const link = links.find((l) => l.fullName === name);
-    if (!link) throw new Error(`no link for ${name}`);
-    return { token: link.url.split('/sign/')[1] as string, recipientId: link.recipientId };
-  };
+  );
+  const witness = envelope.linkOf('Noa Witness');
   return {
-    id,
-    client: linkOf('Dana Levi').token,
-    provider: linkOf('Sam Cohen').token,
-    witness: linkOf('Noa Witness'),
+    id: envelope.id,
+    client: envelope.tokenOf('Dana Levi'),
+    provider: envelope.tokenOf('Sam Cohen'),
+    witness: { token: witness.token, recipientId: witness.recipientId },
   };
 }
 
@@ -141,7 +130,7 @@ const auditCount = (envelopeId: string) => harness.ctx.orm.em.fork().count(Audit
 
 describe('files saved in signer fields', () => {
   it('serves the current signature PNG inline and an uploaded PDF as an attachment, recording nothing', async () => {
-    const envelope = await sentEnvelope();
+    const envelope = await filesEnvelope();
     const signature = png(60, 20);
     const contract = Buffer.from(await buildDemoPdf('Contract "copy"'));
     await save(envelope.client, {
@@ -181,7 +170,7 @@ describe('files saved in signer fields', () => {
   });
 
   it('answers not_found for another recipient’s file, an unknown id and a replaced value, 400 for a non-uuid', async () => {
-    const envelope = await sentEnvelope();
+    const envelope = await filesEnvelope();
     const first = png(60, 20);
     await save(envelope.client, { 'Client signature': { imagePngBase64: first.toString('base64') } });
     const oldId = await savedFileId(envelope.client, 'Client signature');
@@ -215,7 +204,7 @@ describe('files saved in signer fields', () => {
   });
 
   it('serves an OTP recipient’s file only with their signer session', async () => {
-    const envelope = await sentEnvelope();
+    const envelope = await filesEnvelope();
     const { token, recipientId } = envelope.witness;
     expect((await signer('POST', `/api/signing/${token}/otp`)).statusCode).toBe(200);
     const captured = await harness.app.inject({
@@ -246,7 +235,7 @@ describe('files saved in signer fields', () => {
 
   it('answers as the document route does once the link can no longer act', async () => {
     // Completed: the Client signs, the envelope still waits for the Provider.
-    const completed = await sentEnvelope();
+    const completed = await filesEnvelope();
     await save(completed.client, { 'Client signature': { imagePngBase64: png(60, 20).toString('base64') } });
     const signed = await savedFileId(completed.client, 'Client signature');
     const done = await signer('POST', `/api/signing/${completed.client}/complete`, { consent: true });
@@ -259,7 +248,7 @@ describe('files saved in signer fields', () => {
     expect(afterCompletion.json().error.details).toEqual([{ field: 'state', message: 'completed' }]);
 
     // Cancelled.
-    const cancelledEnvelope = await sentEnvelope();
+    const cancelledEnvelope = await filesEnvelope();
     await save(cancelledEnvelope.client, {
       'Client signature': { imagePngBase64: png(60, 20).toString('base64') },
     });
