@@ -387,7 +387,7 @@ describe('SMS credits', () => {
         method: 'POST',
         url: `/api/signing/${token}/delegate`,
         headers: { 'x-signing-session': verified.json().sessionToken as string },
-        payload: { fullName: 'Noa Bar', email: 'noa@delegate.example', phone: '+972507654321' },
+        payload: { fullName: 'Noa Bar', email: 'noa.bar@credits.example', phone: '+972507654321' },
       });
       const codeHolds = await sql<{ state: string }>(
         `select state from sms_credit_hold where recipient_id = ? and purpose = 'code' and notification_id is null`,

@@ -146,7 +146,9 @@ async function unchanged(envelope: SentEnvelope, name: string) {
     expect(await decidedEvents(envelope.id)).toEqual(before.events);
     const link = await signer('GET', `/api/signing/${envelope.tokenOf(name)}`);
     expect(link.statusCode, link.body).toBe(200);
-    expect(await em().count(DevNotification, { to: 'noa@delegate.example' })).toBe(0);
+    expect(await em().count(DevNotification, { envelopeId: envelope.id, to: 'noa@delegate.example' })).toBe(
+      0,
+    );
   };
 }
 
