@@ -13,14 +13,16 @@ import { join, relative, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { APP_ROUTES_SOURCES } from './vite-app-routes.ts';
+import { writeSignerPage } from './web-route-pages.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const WEB_DIR = join(ROOT, 'web');
 /**
  * What the build reads outside web/ (from the repository's root): domain/, shared with the server and bundled
- * into the pages, and the sources of the generated route table (`virtual:app-routes`).
+ * into the pages, the sources of the generated route table (`virtual:app-routes`) and what writes the
+ * signer's page after the build (web-route-pages.ts).
  */
-export const WEB_BUILD_INPUTS = ['domain', ...APP_ROUTES_SOURCES];
+export const WEB_BUILD_INPUTS = ['domain', ...APP_ROUTES_SOURCES, 'scripts/web-route-pages.ts'];
 export const WEB_BUILD_DIR = join(WEB_DIR, 'build');
 const NEXT_BUILD_DIR = join(WEB_DIR, 'build.next');
 const OLD_BUILD_DIR = join(WEB_DIR, 'build.old');
@@ -110,6 +112,7 @@ async function buildUnlocked(log: Log): Promise<{ seconds: number }> {
   const hash = await webSourcesHash();
   await rm(NEXT_BUILD_DIR, { recursive: true, force: true });
   await runVite(log);
+  await writeSignerPage(WEB_DIR, NEXT_BUILD_DIR);
   await writeFile(join(NEXT_BUILD_DIR, STAMP), `${hash}\n`);
   await rm(OLD_BUILD_DIR, { recursive: true, force: true });
   if (existsSync(WEB_BUILD_DIR)) await rename(WEB_BUILD_DIR, OLD_BUILD_DIR);

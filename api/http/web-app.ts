@@ -27,6 +27,10 @@ export const WEB_BUILD_DIR = fileURLToPath(new URL('../../web/build', import.met
 const API_PATHS = /^\/(?:api|oauth|swagger)(?:\/|$)/;
 /** Pages that exist only outside production. */
 const DEVELOPMENT_PAGES = /^\/dev(?:\/|$)/;
+/** The signer's link: its own copy of the fallback page, which preloads the route's chunks when the build has it. */
+const SIGNER_LINK = /^\/sign\/[^/]+\/?$/;
+/** Written by the web build beside index.html (scripts/web-route-pages.ts). */
+const SIGNER_PAGE = 'sign.html';
 /** Content-hashed assets never change under their name. */
 const IMMUTABLE_ASSETS = /^\/_app\/immutable\//;
 /** Paths that name a file: when it does not exist the answer is 404, not the app. */
@@ -77,17 +81,20 @@ export async function registerWebApp(app: FastifyInstance, options: WebAppOption
         'The web app is not built on this server: run `npm run build:web` (npm start does it by itself).',
       );
     }
-    return sendPage(reply, root, await policies.current());
+    // The signer page differs from index.html only by its preloads, so index.html's policy is its policy.
+    const page =
+      SIGNER_LINK.test(path) && (await existingFile(root, `/${SIGNER_PAGE}`)) ? SIGNER_PAGE : 'index.html';
+    return sendPage(reply, root, page, await policies.current());
   });
 }
 
-function sendPage(reply: FastifyReply, root: string, policy: string) {
+function sendPage(reply: FastifyReply, root: string, page: string, policy: string) {
   // Pages carry signing tokens in their address: no Referer leaves them, and no other site may frame them.
   reply.header('content-security-policy', policy);
   reply.header('referrer-policy', 'no-referrer');
   reply.header('x-frame-options', 'DENY');
   reply.header('cache-control', 'no-cache');
-  return reply.sendFile('index.html', root, { cacheControl: false });
+  return reply.sendFile(page, root, { cacheControl: false });
 }
 
 /** The Content-Security-Policy header of the fallback page, read from the page once per build. */

@@ -168,7 +168,7 @@ describe('the web app on the API origin', () => {
   });
 
   it('sends the page compressed too, with its policy and no caching', async () => {
-    const page = await readFile(join(WEB_BUILD_DIR, 'index.html'));
+    const page = await readFile(join(WEB_BUILD_DIR, 'sign.html'));
     const response = await app.inject({
       method: 'GET',
       url: '/sign/AbCdEf0123456789',
@@ -181,6 +181,40 @@ describe('the web app on the API origin', () => {
     expect(response.headers['cache-control']).toBe('no-cache');
     expect(response.headers['content-security-policy']).toMatch(/frame-ancestors 'none'/);
     expect(brotliDecompressSync(response.rawPayload).equals(page)).toBe(true);
+  });
+
+  it("gives a signing link the fallback page with the signer route's chunks preloaded, the same page otherwise", async () => {
+    const index = await readFile(join(WEB_BUILD_DIR, 'index.html'), 'utf8');
+    const manifest = JSON.parse(
+      await readFile(join(WEB_BUILD_DIR, '../.svelte-kit/output/client/.vite/manifest.json'), 'utf8'),
+    ) as Record<string, { file: string; src?: string; css?: string[] }>;
+    // The route's own node: the generated module that imports the signer page's component.
+    const nodes = Object.values(manifest).filter((chunk) => /nodes\/\d+\.js$/.test(chunk.src ?? ''));
+    const sources = await Promise.all(
+      nodes.map((chunk) => readFile(join(WEB_BUILD_DIR, '..', chunk.src ?? ''), 'utf8')),
+    );
+    const signer = nodes[sources.findIndex((text) => text.includes('routes/sign/[token]/+page.svelte'))];
+    expect(signer, 'the signer route has a node in the build').toBeDefined();
+    const response = await app.inject({ method: 'GET', url: '/sign/AbCdEf0123456789' });
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toContain(`<link href="/${signer?.file}" rel="modulepreload">`);
+    for (const css of signer?.css ?? []) {
+      expect(response.body).toContain(`<link href="/${css}" rel="preload" as="style">`);
+    }
+    // Only preloads are added: without the links index.html does not have, the page is index.html (so its policy
+    // and bootstrap script hold for it as they are).
+    const added = [...response.body.matchAll(/<link [^>]*>/g)]
+      .map((match) => match[0])
+      .filter((link) => !index.includes(link));
+    expect(added.length).toBeGreaterThan(0);
+    for (const link of added) expect(link).toMatch(/rel="(?:modulepreload|preload" as="style)"/);
+    const without = added.reduce((page, link) => page.replace(link, ''), response.body);
+    expect(without.replace(/\s+/g, '')).toBe(index.replace(/\s+/g, ''));
+    // Other pages (and paths below a link, which are no signer page) keep index.html.
+    for (const url of ['/', '/app', '/sign', '/sign/AbCdEf0123456789/more']) {
+      const other = await app.inject({ method: 'GET', url });
+      expect(other.body, url).toBe(index);
+    }
   });
 
   it('answers a missing file, a dot-file or a path outside the build with 404, not the app', async () => {
