@@ -62,21 +62,16 @@ export async function listDocuments(
   const input = parseInput(DocumentListQuery, query, 'query');
   const recipient = waitsOnRecipient(reader);
   const sender = waitsOnSender(reader);
-  const where = allOf([visibleTo(reader), tabCondition(input.tab, reader), ...filterConditions(input)]);
-  const columns = `${DOCUMENT_COLUMNS}, ${recipient.sql} as waits_on_recipient, ${sender.sql} as waits_on_sender`;
-  const rows = input.search
-    ? await ctx.em.execute<DocumentRow[]>(searchStatement(columns, where), [
-        ...searchParams(where, input.search, input.limit + 1),
-        ...recipient.params,
-        ...sender.params,
-      ])
-    : await ctx.em.execute<DocumentRow[]>(
-        `select ${columns} ${DOCUMENT_JOINS}
-         where ${where.sql}
-         order by e.created_at desc, e.id desc
-         limit ?`,
-        [...recipient.params, ...sender.params, ...where.params, input.limit + 1],
-      );
+  const rows = await findDocumentRows<DocumentRow>(
+    ctx,
+    reader,
+    input,
+    {
+      sql: `${DOCUMENT_COLUMNS}, ${recipient.sql} as waits_on_recipient, ${sender.sql} as waits_on_sender`,
+      params: [...recipient.params, ...sender.params],
+    },
+    input.limit + 1,
+  );
   const page = rows.slice(0, input.limit);
   const last = page.at(-1);
   const recipients = await recipientsOf(
@@ -90,6 +85,33 @@ export async function listDocuments(
         ? encodeDocumentCursor({ createdAt: last.created_at_exact, id: last.id })
         : null,
   };
+}
+
+/**
+ * The rows the user sees of the query's tab, search, filters and cursor, newest first, at most `limit`: the
+ * `columns` (with their own parameters) of envelope `e` and DOCUMENT_JOINS' sender, team and template. The list
+ * reads a page with it, the CSV export (export-documents.ts) every match a page at a time.
+ */
+export function findDocumentRows<Row>(
+  ctx: DataContext,
+  reader: DocumentReader,
+  input: Omit<DocumentListQuery, 'limit'>,
+  columns: Condition,
+  limit: number,
+): Promise<Row[]> {
+  const where = allOf([visibleTo(reader), tabCondition(input.tab, reader), ...filterConditions(input)]);
+  return input.search
+    ? ctx.em.execute<Row[]>(searchStatement(columns.sql, where), [
+        ...searchParams(where, input.search, limit),
+        ...columns.params,
+      ])
+    : ctx.em.execute<Row[]>(
+        `select ${columns.sql} ${DOCUMENT_JOINS}
+         where ${where.sql}
+         order by e.created_at desc, e.id desc
+         limit ?`,
+        [...columns.params, ...where.params, limit],
+      );
 }
 
 /**
@@ -125,7 +147,7 @@ function searchParams(where: Condition, search: string, limit: number): unknown[
 }
 
 /** The filters and the cursor as conditions (the search is searchStatement's). */
-function filterConditions(input: DocumentListQuery): Condition[] {
+function filterConditions(input: Omit<DocumentListQuery, 'limit'>): Condition[] {
   const conditions: Condition[] = [];
   if (input.from) conditions.push({ sql: 'e.created_at >= cast(? as timestamptz)', params: [input.from] });
   if (input.to) conditions.push({ sql: 'e.created_at < cast(? as timestamptz)', params: [input.to] });

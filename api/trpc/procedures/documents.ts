@@ -18,6 +18,7 @@ import {
   SigningLinkParams,
   SigningLinkView,
 } from '../../../domain/document.ts';
+import { DocumentExportQuery } from '../../../domain/document-export.ts';
 import {
   cancelDocument,
   extendDocument,
@@ -30,6 +31,7 @@ import { documentFilters } from '../../../services/documents/document-filters.ts
 import { documentLiveView } from '../../../services/documents/document-live-view.ts';
 import { documentReaderOf } from '../../../services/documents/document-reader.ts';
 import { downloadDocumentFile } from '../../../services/documents/download-document-file.ts';
+import { exportDocuments } from '../../../services/documents/export-documents.ts';
 import { getDocument } from '../../../services/documents/get-document.ts';
 import { listDocuments } from '../../../services/documents/list-documents.ts';
 import type { EnvelopeFileKind } from '../../../services/envelopes/envelope-document.ts';
@@ -38,6 +40,7 @@ import {
   areaRoute,
   BinaryFileAnswer,
   type DocumentedErrors,
+  FileAnswer,
   principalOf,
   procedure,
   router,
@@ -97,6 +100,28 @@ export const documentsRouter = router({
     .input(DocumentListQuery)
     .output(DocumentList)
     .query(({ ctx, input }) => listDocuments(ctx.services, readerOf(ctx), input)),
+
+  export: procedure
+    .meta(
+      route('GET', '/api/documents/export', {
+        summary: 'Export the documents list as a CSV file',
+        description:
+          'Every envelope the list shows for the same tab, search and filters (no paging), newest first; more ' +
+          'than 10,000 is 400 `export_too_large` (narrow the list). Cells starting with = + - @, a tab or a ' +
+          "carriage return are written after a `'` so that spreadsheets do not run them as formulas.",
+        access: 'documents:read',
+        file: {
+          contentType: 'text/csv; charset=utf-8',
+          description:
+            'UTF-8 with a byte-order mark, CRLF line ends; the header row ' +
+            'title,status,template,sender,recipients,created_at,updated_at,deadline,completed_at; recipients ' +
+            'as `Name <address> (Status)` separated by "; "; times in ISO 8601 (UTC)',
+        },
+      }),
+    )
+    .input(DocumentExportQuery)
+    .output(FileAnswer)
+    .query(({ ctx, input }) => exportDocuments(ctx.services, readerOf(ctx), input)),
 
   filters: procedure
     .meta(

@@ -68,3 +68,9 @@ export function listQuery({ tab, chosen }: DocumentView) {
     ...(chosen.templateId ? { templateId: chosen.templateId } : {}),
   };
 }
+
+/** The CSV export of a view (GET /api/documents/export): the list query without its paging. */
+export function exportHref(view: DocumentView): string {
+  const { limit: _limit, ...query } = listQuery(view);
+  return `/api/documents/export?${new URLSearchParams(query).toString()}`;
+}
