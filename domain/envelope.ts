@@ -3,6 +3,7 @@
 // routes declare them (and so the OpenAPI document), views are typed by them.
 import { z } from 'zod';
 import { IsoDateTime, safeText, UUID_PATTERN } from './common.ts';
+import { DeadlineSettings, DeadlineSettingsInput } from './envelope-settings.ts';
 import { checkFieldOptions, FieldDefinitionInput } from './template.ts';
 import { jsonTextProblem } from './text.ts';
 import {
@@ -81,6 +82,9 @@ export const EnvelopeView = z
       .describe(
         'Whether recipients may hand their part to another person (POST /api/signing/{token}/delegate)',
       ),
+    deadlineSettings: DeadlineSettings.nullable().describe(
+      "Its automatic reminders, deadline warning and grace window; null for envelopes created before they were kept (sent with the organization's settings)",
+    ),
     recipients: z.array(RecipientView),
     initialValues: z.array(z.object({ fieldDefinitionId: z.uuid(), value: z.unknown() })),
     createdAt: IsoDateTime,
@@ -210,6 +214,40 @@ export const DelegateRecipientRequest = RecipientInputFields.pick({
   });
 export type DelegateRecipientRequest = z.input<typeof DelegateRecipientRequest>;
 
+/**
+ * The sender's correction of a sent envelope's recipient (PATCH /api/v1/envelopes/{id}/recipients/{recipientId}):
+ * any of the recipient's name, contact, channel and language, each checked as a create request's; a field given
+ * replaces the recipient's (`null` clears an email, phone or language), one absent keeps it. The result is checked
+ * by the recipient's rules (`CorrectedRecipientContact`).
+ */
+export const RecipientCorrectionFields = RecipientInputFields.pick({ fullName: true, language: true })
+  .extend({
+    email: RecipientInputFields.shape.email.unwrap().nullable(),
+    phone: RecipientInputFields.shape.phone.unwrap().nullable(),
+    deliveryChannel: RecipientView.shape.deliveryChannel,
+  })
+  .partial();
+
+/** A correction names something to change. */
+export function namesACorrection(correction: Record<string, unknown>): boolean {
+  return ['fullName', 'email', 'phone', 'deliveryChannel', 'language'].some((key) => key in correction);
+}
+
+export const CorrectRecipientRequest = RecipientCorrectionFields.strict()
+  .refine(namesACorrection, {
+    message: 'give at least one of fullName, email, phone, deliveryChannel and language',
+  })
+  .meta({ id: 'CorrectRecipientRequest' });
+export type CorrectRecipientRequest = z.input<typeof CorrectRecipientRequest>;
+
+/** A corrected recipient's contact as a whole, checked by a create request's recipient rules. */
+export const CorrectedRecipientContact = RecipientInputFields.pick({
+  email: true,
+  phone: true,
+  deliveryChannel: true,
+  authenticationMethod: true,
+}).superRefine(checkRecipientContact);
+
 /** The body of envelope creation (the specification's create-from-template request). */
 export const CreateEnvelopeRequest = z
   .object({
@@ -238,6 +276,8 @@ export const CreateEnvelopeRequest = z
       .describe(
         "Whether recipients may hand their part to another person; absent: the template's setting (off for an envelope created from a file)",
       ),
+    // Reminder and deadline settings (domain/envelope-settings.ts); each absent: the organization's default.
+    ...DeadlineSettingsInput.shape,
   })
   .meta({ id: 'CreateEnvelopeRequest' });
 export type CreateEnvelopeRequest = z.input<typeof CreateEnvelopeRequest>;
@@ -307,6 +347,37 @@ export const ExtendEnvelopeRequest = z
   })
   .meta({ id: 'ExtendEnvelopeRequest' });
 export type ExtendEnvelopeRequest = z.input<typeof ExtendEnvelopeRequest>;
+
+/**
+ * The body of a Draft's edit (PATCH /api/v1/envelopes/{id}): the create request's fields, each optional and
+ * checked by the same rules. A field given replaces the Draft's — recipients and initialValues as whole lists —
+ * and one absent keeps it; the result is checked as a create is (services/envelopes/update-draft.ts). No
+ * defaults: an absent workflowType or initialValues keeps the Draft's.
+ */
+export const UpdateDraftRequest = CreateEnvelopeRequest.omit({ documents: true })
+  .partial()
+  .extend({
+    workflowType: CreateEnvelopeRequest.shape.workflowType.unwrap().optional(),
+    initialValues: CreateEnvelopeRequest.shape.initialValues.unwrap().optional(),
+  })
+  .meta({
+    id: 'UpdateDraftRequest',
+    example: {
+      title: 'Lease agreement — 12 Herzl St. (corrected)',
+      expiresAt: '2027-01-31T21:59:00.000Z',
+      recipients: [
+        { roleName: 'Tenant', fullName: 'Noa Levi', email: 'noa@example.com', signingOrder: 1 },
+        {
+          roleName: 'Landlord',
+          fullName: 'Dan Cohen',
+          phone: '+972501234567',
+          deliveryChannel: 'Sms',
+          signingOrder: 2,
+        },
+      ],
+    },
+  });
+export type UpdateDraftRequest = z.input<typeof UpdateDraftRequest>;
 
 /** Why an envelope is cancelled (optional), as every route that cancels takes it. */
 export const CancelReason = safeText('multiline')

@@ -8,17 +8,21 @@ import type {
   EnvelopeView,
   ExtendEnvelopeRequest,
   RecipientView,
+  UpdateDraftRequest,
 } from '../../domain/envelope.ts';
 import type { ServiceContext } from '../context.ts';
 import { cancelEnvelope } from './cancel-envelope.ts';
+import { correctRecipient } from './correct-recipient.ts';
 import { createEnvelopeFromFileView, createEnvelopeView } from './create-envelope.ts';
-import { type EnvelopeDocument, envelopeDocument } from './envelope-document.ts';
+import { type EnvelopeDocument, envelopeDocument, envelopeFile } from './envelope-document.ts';
 import { envelopeView, recipientView } from './envelope-view.ts';
 import { extendEnvelope } from './extend-envelope.ts';
 import { findEnvelope } from './find-envelope.ts';
 import { findEnvelopeIdByReference } from './find-envelope-by-reference.ts';
 import { remindEnvelope } from './remind-envelope.ts';
+import { remindRecipient } from './remind-recipient.ts';
 import { sendEnvelope } from './send-envelope.ts';
+import { updateDraft } from './update-draft.ts';
 
 export interface EnvelopeOperations {
   create(organizationId: string, request: CreateEnvelopeRequest): Promise<EnvelopeView>;
@@ -28,12 +32,25 @@ export interface EnvelopeOperations {
   /** The most recent envelope with the integrator's reference. */
   getByReference(organizationId: string, externalReference: string): Promise<EnvelopeView>;
   recipients(organizationId: string, envelopeId: string): Promise<RecipientView[]>;
+  /** Edits a Draft: what the request gives replaces the Draft's (update-draft.ts). */
+  updateDraft(organizationId: string, envelopeId: string, request: UpdateDraftRequest): Promise<EnvelopeView>;
   send(organizationId: string, envelopeId: string): Promise<EnvelopeView>;
   remind(organizationId: string, envelopeId: string): Promise<EnvelopeView>;
+  /** Reminds one recipient who may act now. */
+  remindRecipient(organizationId: string, envelopeId: string, recipientId: string): Promise<EnvelopeView>;
+  /** Corrects a recipient who has not completed (the body: CorrectRecipientRequest). */
+  correctRecipient(
+    organizationId: string,
+    envelopeId: string,
+    recipientId: string,
+    body: unknown,
+  ): Promise<EnvelopeView>;
   cancel(organizationId: string, envelopeId: string, reason?: string): Promise<EnvelopeView>;
   extend(organizationId: string, envelopeId: string, request: ExtendEnvelopeRequest): Promise<EnvelopeView>;
   /** The final PDF or the audit trail; "not found" until it exists. */
   document(organizationId: string, envelopeId: string, document: EnvelopeDocument): Promise<Uint8Array>;
+  /** The PDF the envelope was made from (its uploaded file, or its template's PDF), whatever its status. */
+  original(organizationId: string, envelopeId: string): Promise<Uint8Array>;
 }
 
 /** Real envelopes: rows in PostgreSQL, every change after the draft decided by the envelope's workflow. */
@@ -52,12 +69,22 @@ export function productionEnvelopes(ctx: ServiceContext): EnvelopeOperations {
       const { recipients } = await findEnvelope(ctx, organizationId, envelopeId);
       return recipients.map(recipientView);
     },
+    updateDraft: (organizationId, envelopeId, request) =>
+      updateDraft(ctx, organizationId, envelopeId, request),
     async send(organizationId, envelopeId) {
       await sendEnvelope(ctx, organizationId, envelopeId);
       return envelopeView(ctx, organizationId, envelopeId);
     },
     async remind(organizationId, envelopeId) {
       await remindEnvelope(ctx, organizationId, envelopeId);
+      return envelopeView(ctx, organizationId, envelopeId);
+    },
+    async remindRecipient(organizationId, envelopeId, recipientId) {
+      await remindRecipient(ctx, organizationId, envelopeId, recipientId);
+      return envelopeView(ctx, organizationId, envelopeId);
+    },
+    async correctRecipient(organizationId, envelopeId, recipientId, body) {
+      await correctRecipient(ctx, organizationId, envelopeId, recipientId, body);
       return envelopeView(ctx, organizationId, envelopeId);
     },
     async cancel(organizationId, envelopeId, reason) {
@@ -70,5 +97,7 @@ export function productionEnvelopes(ctx: ServiceContext): EnvelopeOperations {
     },
     document: (organizationId, envelopeId, document) =>
       envelopeDocument(ctx, organizationId, envelopeId, document),
+    original: async (organizationId, envelopeId) =>
+      (await envelopeFile(ctx, organizationId, envelopeId, 'source')).content,
   };
 }

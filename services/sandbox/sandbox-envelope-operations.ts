@@ -2,18 +2,22 @@
 // synthetic envelopes of `sandbox_envelope`, validated exactly as production, contacting nobody.
 
 import type { DataContext } from '../context.ts';
+import { sourceDocument } from '../envelopes/envelope-document.ts';
 import type { EnvelopeOperations } from '../envelopes/envelope-operations.ts';
 import {
   cancelSandboxEnvelope,
+  correctSandboxRecipient,
   createSandboxEnvelope,
   createSandboxEnvelopeFromFile,
   extendSandboxEnvelope,
   findSandboxEnvelope,
   findSandboxEnvelopeByReference,
   remindSandboxEnvelope,
+  remindSandboxRecipient,
   sandboxArtifact,
   sendSandboxEnvelope,
 } from './sandbox-envelopes.ts';
+import { updateSandboxDraft } from './update-sandbox-draft.ts';
 
 export function sandboxEnvelopes(ctx: DataContext): EnvelopeOperations {
   return {
@@ -25,12 +29,21 @@ export function sandboxEnvelopes(ctx: DataContext): EnvelopeOperations {
       findSandboxEnvelopeByReference(ctx, organizationId, externalReference),
     recipients: async (organizationId, envelopeId) =>
       (await findSandboxEnvelope(ctx, organizationId, envelopeId)).recipients,
+    updateDraft: (organizationId, envelopeId, request) =>
+      updateSandboxDraft(ctx, organizationId, envelopeId, request),
     send: (organizationId, envelopeId) => sendSandboxEnvelope(ctx, organizationId, envelopeId),
     remind: (organizationId, envelopeId) => remindSandboxEnvelope(ctx, organizationId, envelopeId),
+    remindRecipient: (organizationId, envelopeId, recipientId) =>
+      remindSandboxRecipient(ctx, organizationId, envelopeId, recipientId),
+    correctRecipient: (organizationId, envelopeId, recipientId, body) =>
+      correctSandboxRecipient(ctx, organizationId, envelopeId, recipientId, body),
     cancel: (organizationId, envelopeId) => cancelSandboxEnvelope(ctx, organizationId, envelopeId),
     extend: (organizationId, envelopeId, request) =>
       extendSandboxEnvelope(ctx, organizationId, envelopeId, request),
     document: (organizationId, envelopeId, document) =>
       sandboxArtifact(ctx, organizationId, envelopeId, document),
+    // A synthetic envelope is made from the organization's real template or upload: its original is that PDF.
+    original: async (organizationId, envelopeId) =>
+      sourceDocument(ctx, { ...(await findSandboxEnvelope(ctx, organizationId, envelopeId)), organizationId }),
   };
 }

@@ -25,7 +25,11 @@ import {
   type SandboxRecipientDocument,
 } from '../../db/entities/index.ts';
 import { UUID_PATTERN } from '../../domain/common.ts';
-import { ExtendEnvelopeRequest } from '../../domain/envelope.ts';
+import {
+  CorrectedRecipientContact,
+  CorrectRecipientRequest,
+  ExtendEnvelopeRequest,
+} from '../../domain/envelope.ts';
 import { isTerminalEnvelopeStatus } from '../../domain/vocabulary.ts';
 import { actsInRounds, currentRoundIndex, planRounds } from '../../workflows/rounds.ts';
 import type { DataContext } from '../context.ts';
@@ -67,11 +71,12 @@ export async function createSandboxEnvelopeFromFile(
  * A stored synthetic envelope in today's shape. Envelopes stored before `sourceFileId` existed lack it: they
  * were all created from a template; those stored before `allowDelegation` existed did not allow it.
  */
-function stored(document: SandboxEnvelopeDocument): SandboxEnvelopeDocument {
+export function stored(document: SandboxEnvelopeDocument): SandboxEnvelopeDocument {
   return {
     ...document,
     sourceFileId: document.sourceFileId === undefined ? null : document.sourceFileId,
     allowDelegation: document.allowDelegation ?? false,
+    deadlineSettings: document.deadlineSettings ?? null,
   };
 }
 
@@ -96,26 +101,8 @@ async function storeSyntheticDraft(
     auditTrailFileId: null,
     reminderCount: 0,
     allowDelegation: request.allowDelegation,
-    // Ordered as production lists recipients: by signing order, then as given.
-    recipients: request.recipients
-      .map(
-        (recipient): SandboxRecipientDocument => ({
-          id: randomUUID(),
-          roleName: recipient.roleName,
-          fullName: recipient.fullName,
-          email: recipient.email,
-          phone: recipient.phone,
-          signingOrder: recipient.signingOrder,
-          deliveryChannel: recipient.deliveryChannel,
-          authenticationMethod: recipient.authenticationMethod,
-          type: recipient.type,
-          language: recipient.language,
-          required: recipient.required,
-          status: 'Pending',
-          completedAt: null,
-        }),
-      )
-      .sort((a, b) => a.signingOrder - b.signingOrder),
+    deadlineSettings: request.deadlineSettings,
+    recipients: syntheticRecipients(request.recipients),
     initialValues: request.initialValues,
     createdAt: now,
     updatedAt: now,
@@ -133,6 +120,31 @@ async function storeSyntheticDraft(
   });
   await em.flush();
   return document;
+}
+
+/** A synthetic Draft's recipients, new ids, ordered as production lists them: by signing order, then as given. */
+export function syntheticRecipients(
+  recipients: ValidatedEnvelopeRequest['recipients'],
+): SandboxRecipientDocument[] {
+  return recipients
+    .map(
+      (recipient): SandboxRecipientDocument => ({
+        id: randomUUID(),
+        roleName: recipient.roleName,
+        fullName: recipient.fullName,
+        email: recipient.email,
+        phone: recipient.phone,
+        signingOrder: recipient.signingOrder,
+        deliveryChannel: recipient.deliveryChannel,
+        authenticationMethod: recipient.authenticationMethod,
+        type: recipient.type,
+        language: recipient.language,
+        required: recipient.required,
+        status: 'Pending',
+        completedAt: null,
+      }),
+    )
+    .sort((a, b) => a.signingOrder - b.signingOrder);
 }
 
 /** A synthetic envelope of the organization; another organization's, a production id or none is a 404. */
@@ -190,6 +202,77 @@ export function remindSandboxEnvelope(ctx: DataContext, organizationId: string, 
       throw rejected('No recipient is waiting to act.', 'EnvelopeNotRemindable');
     }
     envelope.reminderCount += 1;
+    return true;
+  });
+}
+
+/** One recipient who may act now is reminded (reminderCount + 1); anyone else is production's 409. */
+export function remindSandboxRecipient(
+  ctx: DataContext,
+  organizationId: string,
+  envelopeId: string,
+  recipientId: string,
+) {
+  return change(ctx, organizationId, envelopeId, (envelope) => {
+    const recipient = envelope.recipients.find((candidate) => candidate.id === recipientId);
+    if (!recipient) throw new NotFound(`Recipient ${recipientId} was not found on envelope ${envelopeId}.`);
+    if (envelope.status === 'Draft') throw new Conflict(`Envelope ${envelope.id} is Draft: send it first.`);
+    refuseFinished(envelope);
+    if (!awaited(envelope).includes(recipient)) {
+      throw rejected(
+        `Recipient ${recipientId} cannot act now (${recipient.status}): there is nothing to remind them of.`,
+        'EnvelopeNotRemindable',
+      );
+    }
+    envelope.reminderCount += 1;
+    return true;
+  });
+}
+
+/**
+ * A recipient who has not completed is corrected, checked as production checks it (the body, the merged contact);
+ * one in turn is Pending again. Nobody is contacted.
+ */
+export function correctSandboxRecipient(
+  ctx: DataContext,
+  organizationId: string,
+  envelopeId: string,
+  recipientId: string,
+  body: unknown,
+) {
+  const correction = parseInput(CorrectRecipientRequest, body, 'recipient correction');
+  return change(ctx, organizationId, envelopeId, (envelope) => {
+    const recipient = envelope.recipients.find((candidate) => candidate.id === recipientId);
+    if (!recipient) throw new NotFound(`Recipient ${recipientId} was not found on envelope ${envelopeId}.`);
+    if (envelope.status === 'Draft') {
+      throw new Conflict(`Envelope ${envelope.id} is Draft: edit the draft's recipients instead.`);
+    }
+    refuseFinished(envelope);
+    if (recipient.status === 'Completed') {
+      throw rejected(
+        `Recipient ${recipientId} has already completed and can no longer be corrected.`,
+        'RecipientCannotBeCorrected',
+      );
+    }
+    const corrected = {
+      fullName: correction.fullName ?? recipient.fullName,
+      email: correction.email === undefined ? recipient.email : correction.email,
+      phone: correction.phone === undefined ? recipient.phone : correction.phone,
+      deliveryChannel: correction.deliveryChannel ?? recipient.deliveryChannel,
+      language: correction.language === undefined ? recipient.language : correction.language,
+    };
+    parseInput(
+      CorrectedRecipientContact,
+      {
+        email: corrected.email ?? undefined,
+        phone: corrected.phone ?? undefined,
+        deliveryChannel: corrected.deliveryChannel,
+        authenticationMethod: recipient.authenticationMethod,
+      },
+      'recipient correction',
+    );
+    Object.assign(recipient, corrected);
+    if (actsInRounds(recipient) && recipient.status !== 'WaitingForTurn') recipient.status = 'Pending';
     return true;
   });
 }

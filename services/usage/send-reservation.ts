@@ -4,6 +4,8 @@
 // (`envelope.counted_at` and the credit holds) together with the envelope's workflow id; the workflow starts
 // after it commits. Of N sends arriving at once, exactly as many pass as the plan leaves. A send whose workflow
 // never started gives the reservation back (`releaseSend`); a repeated send finds it made and reserves nothing.
+// A send whose Draft was edited after it loaded it (other recipient ids under the lock) is refused (409
+// `envelope_changed`), reserving nothing.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Envelope, Recipient } from '../../db/entities/index.ts';
 import { holdCredits, lockOrganization, releaseEnvelopeCredits } from '../../db/usage-reservations.ts';
@@ -70,6 +72,21 @@ export async function reserveSendWithin(
     [workflowId, envelope.id],
   );
   if (recorded.length === 0) throw new Conflict(`Envelope ${envelope.id} was deleted and cannot be sent.`);
+  // An edit of the Draft (update-draft.ts) that committed after this send loaded it replaced every recipient:
+  // under the row's lock the send sees the new ids and starts nothing with what the edit replaced.
+  if (!options.written) {
+    const current = await tx.execute<{ id: string }[]>('select id from recipient where envelope_id = ?', [
+      envelope.id,
+    ]);
+    const loaded = new Set(recipients.map((recipient) => recipient.id));
+    if (current.length !== loaded.size || current.some((recipient) => !loaded.has(recipient.id))) {
+      throw new Conflict(
+        `Envelope ${envelope.id} was edited while it was being sent; send it again to send the edited Draft.`,
+        [{ field: 'recipients', message: 'changed by an edit of the Draft' }],
+        'envelope_changed',
+      );
+    }
+  }
 }
 
 /**

@@ -6,8 +6,10 @@ import {
   CreateEnvelopeRequest,
   EnvelopeView,
   ExtendEnvelopeRequest,
+  CorrectRecipientRequest,
   ExternalReferenceParams,
   RecipientView,
+  UpdateDraftRequest,
 } from '../../../domain/envelope.ts';
 import {
   type EnvelopeOperations,
@@ -111,6 +113,28 @@ export const envelopesRoutes: V1Routes = async (app) => {
     async (request) => envelopesFor(request).get(principalOf(request).organizationId, request.params.id),
   );
 
+  app.patch(
+    '/envelopes/:id',
+    {
+      config: { scope: 'envelopes.write', idempotent: true, sandbox: true },
+      schema: {
+        summary: 'Edit a Draft envelope',
+        description: [
+          'Any field of the create request (`POST /api/v1/envelopes/from-template`) but `documents`, each optional: a field given replaces the Draft’s — `recipients` and `initialValues` as whole lists —, a field left out keeps it. The result is checked exactly as a create is (400 naming every refused field, nothing changed): template roles, required roles, signing orders, channels and contact data, languages, prefilled values. The Draft keeps its template version unless `templateId` names another published one (then its earlier `initialValues` are dropped unless given again); an envelope made from a file keeps its file and fields (`templateId` is a 400). Recipients get new ids with every edit.',
+          'Refused with 409 `envelope_not_draft` once the envelope is sent or its send has begun; an edit and a send of the same Draft never both apply to what the workflow starts (a send that loaded the Draft before an edit committed is refused with 409 `envelope_changed`: send again). Another organization’s envelope is 404. Honours Idempotency-Key.',
+          'With `X-Service-Sandbox: true`: the same on a synthetic Draft; one made from a file can change its title, deadline, references and delegation only.',
+        ].join('\n\n'),
+        tags: ['envelopes'],
+        headers: SandboxHeaders,
+        params: UuidParam,
+        body: UpdateDraftRequest,
+        response: envelopeResponses,
+      },
+    },
+    async (request) =>
+      envelopesFor(request).updateDraft(principalOf(request).organizationId, request.params.id, request.body),
+  );
+
   app.get(
     '/envelopes/by-external-reference/:externalReference',
     {
@@ -175,6 +199,54 @@ export const envelopesRoutes: V1Routes = async (app) => {
         url: link.url,
       };
     },
+  );
+
+  app.patch(
+    '/envelopes/:id/recipients/:recipientId',
+    {
+      config: { scope: 'envelopes.write', idempotent: true, sandbox: true },
+      schema: {
+        tags: ['envelopes'],
+        summary: 'Correct a recipient who has not completed',
+        description: [
+          'Any of `fullName`, `email`, `phone`, `deliveryChannel` and `language`: a field given replaces the recipient’s (`null` clears an email, phone or language), one left out keeps it; the result is checked as a create request’s recipient is (400 naming the field, nothing changed): the channel’s address, the phone a one-time code needs, a language the organization offers. A correction that changes nothing is a 400.',
+          'The envelope’s workflow decides: refused with 409 (its reason) once the recipient has completed or the envelope is no longer signing (a Draft is edited with `PATCH /api/v1/envelopes/{id}`). A recipient who only opened, viewed or began filling in has not completed: their links, signer sessions, one-time codes and saved values end with the correction. The recipient keeps their id, role, fields and place in the order; when it is their turn they are invited again at the new address (a `DeliveryFailed` recipient becomes reachable again). The audit trail records `recipient.corrected` with each changed field’s old and new value, and webhooks receive it. Another organization’s envelope, or a recipient not on it, is 404. Honours Idempotency-Key.',
+          'With `X-Service-Sandbox: true`: checked the same way on a synthetic envelope; nobody is contacted.',
+        ].join('\n\n'),
+        headers: SandboxHeaders,
+        params: RecipientParams,
+        body: CorrectRecipientRequest,
+        response: envelopeResponses,
+      },
+    },
+    async (request) =>
+      envelopesFor(request).correctRecipient(
+        principalOf(request).organizationId,
+        request.params.id,
+        request.params.recipientId,
+        request.body,
+      ),
+  );
+
+  app.post(
+    '/envelopes/:id/recipients/:recipientId/remind',
+    {
+      config: { scope: 'envelopes.write', idempotent: true, sandbox: true },
+      schema: {
+        tags: ['envelopes'],
+        summary: 'Remind one recipient who may act now',
+        description: `The envelope-wide reminder’s rules for one recipient: refused with 409 (the workflow’s reason) when that recipient cannot act now — completed, waiting for their turn, a Cc, or an envelope no longer signing. Records a reminder (reminderCount) for that recipient alone. No request body. Honours Idempotency-Key.${SANDBOX_NOTE}`,
+        headers: SandboxHeaders,
+        params: RecipientParams,
+        response: envelopeResponses,
+      },
+    },
+    async (request) =>
+      envelopesFor(request).remindRecipient(
+        principalOf(request).organizationId,
+        request.params.id,
+        request.params.recipientId,
+      ),
   );
 
   const operation = {
@@ -284,4 +356,31 @@ export const envelopesRoutes: V1Routes = async (app) => {
       },
     );
   }
+
+  app.get(
+    '/envelopes/:id/documents/original',
+    {
+      config: { scope: 'envelopes.read', sandbox: true },
+      schema: {
+        summary: 'Download the original PDF',
+        description:
+          'The PDF the envelope was made from — its uploaded file (`sourceFileId`), or its template’s PDF — as ' +
+          'uploaded, without fields or signatures, at any status; bytes, no redirect. 404 for another ' +
+          'organization’s envelope, and once a deleted envelope’s files are purged. With ' +
+          '`X-Service-Sandbox: true`: the same PDF for a synthetic envelope (made from the real template or upload).',
+        tags: ['envelopes'],
+        headers: SandboxHeaders,
+        params: UuidParam,
+        produces: ['application/pdf'],
+        response: { 200: PdfBytes, ...ERROR_RESPONSES },
+      },
+    },
+    async (request, reply) => {
+      const bytes = await envelopesFor(request).original(principalOf(request).organizationId, request.params.id);
+      return reply
+        .header('Content-Type', 'application/pdf')
+        .header('Content-Disposition', `attachment; filename="${request.params.id}-original.pdf"`)
+        .send(Buffer.from(bytes) as unknown as string);
+    },
+  );
 };
