@@ -57,6 +57,11 @@ export interface EnvelopeWorkflowInput {
   /** Days after expiry during which an extend revives the envelope (absent: it ends at expiry). */
   expiredExtensionGraceDays?: number;
   /**
+   * Days before the deadline when every recipient who can still act is warned (`expiring_soon`); absent or 0:
+   * no warning (every envelope sent before deadline warnings existed).
+   */
+  expiringSoonDays?: number;
+  /**
    * Whether a recipient in turn may hand their part to another person (`delegateRecipient`); absent (every
    * envelope sent before delegation existed, and those that do not allow it): no.
    */
@@ -84,6 +89,10 @@ export interface CarriedEnvelopeState {
   /** The status to resume when a DeliveryFailed envelope reaches someone (absent before notifications). */
   beforeDeliveryFailure?: EnvelopeStatus | null;
   reminders: { sent: number; at: string | null };
+  /** The reminder and deadline settings as last changed (absent: the input's, never changed). */
+  settings?: EnvelopeSettings;
+  /** When the deadline warning is due (absent: none). */
+  expiryWarningAt?: string | null;
   /** The status last written to the search attribute. */
   indexedStatus: EnvelopeStatus | null;
 }
@@ -140,6 +149,8 @@ export interface RecipientAuthenticationRequest extends SignerActionOrigin {
 
 export interface CancelEnvelopeRequest {
   reason?: string;
+  /** The business app's user who cancels (absent: the public API, the CLI); the sender is told when it is not them. */
+  cancelledByUserId?: string;
 }
 
 export interface DeclineRecipientRequest extends SignerActionOrigin {
@@ -168,6 +179,39 @@ export interface DelegateRecipientRequest extends SignerActionOrigin {
   from: DelegationParty;
   to: DelegationParty;
 }
+
+/**
+ * The sender corrects a recipient who has not completed (PATCH /api/v1/envelopes/{id}/recipients/{recipientId},
+ * docs/envelope-lifecycle.md "Correcting a recipient"): `from` is who the recipient was, `to` who they are now
+ * (the same recipient: id, role, fields and place in the order). The projection writes `to` to the row and ends
+ * the recipient's links, signer sessions, codes and saved values; a recipient in turn is invited again at the
+ * new address once that is written.
+ */
+export interface CorrectRecipientRequest {
+  recipientId: string;
+  from: DelegationParty;
+  to: DelegationParty;
+}
+
+/** A reminder: to one recipient who may act now, or (no recipient id, as every caller before sent) to all. */
+export interface RemindEnvelopeRequest {
+  recipientId?: string;
+}
+
+/** An envelope's reminder and deadline settings as its workflow holds them. */
+export interface EnvelopeSettings {
+  automaticReminders: { everyDays: number; max: number } | null;
+  /** Days before the deadline for the `expiring_soon` warning; 0: none. */
+  expiringSoonDays: number;
+  expiredExtensionGraceDays: number;
+}
+
+/**
+ * A change of the settings while the envelope is open (`updateEnvelopeSettings`): each absent part stays as it
+ * is; `automaticReminders: null` stops them. A new reminder schedule counts from the change, a new lead time
+ * from the deadline.
+ */
+export type UpdateEnvelopeSettingsRequest = Partial<EnvelopeSettings>;
 
 export interface ExtendEnvelopeRequest {
   /** The new deadline, ISO 8601; must be in the future and later than the current one. */
@@ -206,11 +250,36 @@ export interface RetryFinalizationRequest {
 export const retryFinalizationUpdate = defineUpdate<EnvelopeState, [RetryFinalizationRequest]>(
   'retryFinalization',
 );
-export const remindEnvelopeUpdate = defineUpdate<EnvelopeState>('remindEnvelope');
+/** Sent without an argument by callers before the one-recipient reminder: the handler takes it as absent. */
+export const remindEnvelopeUpdate = defineUpdate<EnvelopeState, [RemindEnvelopeRequest]>('remindEnvelope');
 export const delegateRecipientUpdate = defineUpdate<EnvelopeState, [DelegateRecipientRequest]>(
   'delegateRecipient',
 );
 export const extendEnvelopeUpdate = defineUpdate<EnvelopeState, [ExtendEnvelopeRequest]>('extendEnvelope');
+export const updateEnvelopeSettingsUpdate = defineUpdate<EnvelopeState, [UpdateEnvelopeSettingsRequest]>(
+  'updateEnvelopeSettings',
+);
+export const correctRecipientUpdate = defineUpdate<EnvelopeState, [CorrectRecipientRequest]>(
+  'correctRecipient',
+);
+
+/**
+ * A message the provider accepted failed later (docs/notifications.md, "Bounces and carrier failures"): an email's
+ * delivery status notification, or Twilio's `undelivered`/`failed` status. It is the message's failure for good.
+ */
+export interface ReportDeliveryFailureRequest {
+  /** The notification row of the message (its VERP address or status callback names it). */
+  notificationId: string;
+  recipientId: string;
+  kind: 'invitation' | 'reminder';
+  /** `Bounced` (an email's DSN) or `CarrierFailed` (Twilio's status). */
+  failureType: 'Bounced' | 'CarrierFailed';
+  /** The DSN's status code and diagnostic, or Twilio's status and error code. */
+  message: string;
+}
+export const reportDeliveryFailureUpdate = defineUpdate<EnvelopeState, [ReportDeliveryFailureRequest]>(
+  'reportDeliveryFailure',
+);
 export const envelopeStateQuery = defineQuery<EnvelopeState>('envelopeState');
 
 /** What the workflow waits for now (EnvelopeLiveView.waitingFor). */
@@ -247,6 +316,8 @@ export interface EnvelopeLiveView {
   nextReminderAt: string | null;
   /** The organization's automatic reminders when sent: how many went out of how many, every how many days. */
   automaticReminders: { sent: number; max: number; everyDays: number } | null;
+  /** When the "expiring soon" warning goes to the recipients who can still act; null: none is planned. */
+  expiryWarningAt?: string | null;
   /** Until when an Expired envelope may be revived by an extension; null otherwise. */
   graceUntil: string | null;
   projection: ProjectionStatus;

@@ -7,15 +7,22 @@
 // (envelope.ts, with envelope-run.ts) carries decisions out; it decides nothing about the envelope itself.
 
 import { sanitizeText, textProblem } from '../domain/text.ts';
-import { type EnvelopeStatus, isTerminalEnvelopeStatus, type RecipientStatus } from '../domain/vocabulary.ts';
+import {
+  DELIVERY_CHANNELS,
+  type EnvelopeStatus,
+  isTerminalEnvelopeStatus,
+  type RecipientStatus,
+} from '../domain/vocabulary.ts';
 import type {
   CancelEnvelopeRequest,
   CarriedEnvelopeState,
   CompleteRecipientRequest,
+  CorrectRecipientRequest,
   DeclineRecipientRequest,
   DelegateRecipientRequest,
   DelegationParty,
   EnvelopeLiveView,
+  EnvelopeSettings,
   EnvelopeState,
   EnvelopeTransition,
   EnvelopeWaitingFor,
@@ -26,8 +33,11 @@ import type {
   RecipientOpenedRequest,
   RecipientPlan,
   RecipientProgressRequest,
+  RemindEnvelopeRequest,
+  ReportDeliveryFailureRequest,
   RetryFinalizationRequest,
   SignerActionOrigin,
+  UpdateEnvelopeSettingsRequest,
 } from './contracts.ts';
 import type { SendNotificationRequest, SendNotificationResult } from './notification-contracts.ts';
 import { actsInRounds, currentRoundIndex, planRounds } from './rounds.ts';
@@ -88,6 +98,11 @@ export interface EnvelopeHost {
    */
   rendersFinalPdf(): boolean;
   /**
+   * Whether this run warns recipients before the deadline and tells them when it passed (the workflow answers
+   * with `patched()`: runs started before deadline warnings existed send neither). Absent: no.
+   */
+  sendsDeadlineNotices?(): boolean;
+  /**
    * Whether this run takes delegations (the workflow answers with `patched()`: runs started before delegation
    * existed refuse it). Absent: yes.
    */
@@ -127,10 +142,15 @@ export interface FinalPdfArtifacts {
   finalPdfSha256: string;
 }
 
-/** When the workflow wakes if nothing happens first, and whether it then reminds or expires the envelope. */
+/**
+ * When the workflow wakes if nothing happens first, and whether it then reminds, warns of the deadline or
+ * expires the envelope.
+ */
 export interface Wake {
   at: string | null;
   remind: boolean;
+  /** The "expiring soon" warning is due (absent: no). */
+  warn?: boolean;
 }
 
 export class EnvelopeModel {
@@ -152,6 +172,10 @@ export class EnvelopeModel {
   beforeDeliveryFailure: EnvelopeStatus | null = null;
   /** Automatic reminders: how many were sent, and when the next one is due (null: none). */
   readonly reminders: CarriedEnvelopeState['reminders'];
+  /** The reminder and deadline settings, as sent or as last changed (`updateEnvelopeSettings`). */
+  readonly settings: EnvelopeSettings;
+  /** When the "expiring soon" warning is due (ISO); null: none is planned (off, sent, or too late). */
+  expiryWarningAt: string | null = null;
   /** Number of transitions decided so far. */
   sequence = 0;
   private readonly host: EnvelopeHost;
@@ -163,6 +187,13 @@ export class EnvelopeModel {
     this.rounds = planRounds(input.workflowType, input.recipients);
     this.required = new Set(input.recipients.filter((r) => r.required && actsInRounds(r)).map((r) => r.id));
     const carried = input.carried;
+    this.settings = carried?.settings
+      ? { ...carried.settings }
+      : {
+          automaticReminders: input.automaticReminders ?? null,
+          expiringSoonDays: input.expiringSoonDays ?? 0,
+          expiredExtensionGraceDays: input.expiredExtensionGraceDays ?? 0,
+        };
     // Automatic reminders count from the send, every `everyDays`, at most `max` times.
     this.reminders = carried
       ? { ...carried.reminders }
@@ -185,6 +216,9 @@ export class EnvelopeModel {
       };
       this.graceUntil = carried.graceUntil;
       this.beforeDeliveryFailure = carried.beforeDeliveryFailure ?? null;
+      this.expiryWarningAt = carried.expiryWarningAt ?? null;
+    } else {
+      this.planExpiryWarning();
     }
   }
 
@@ -247,11 +281,20 @@ export class EnvelopeModel {
    * an extension takes effect at once, or an automatic reminder due before it.
    */
   nextWake(): Wake {
-    const reminderDue =
-      this.reminders.at !== null && Date.parse(this.reminders.at) < deadlineMs(this.expiresAt);
+    const deadline = deadlineMs(this.expiresAt);
+    const reminderDue = this.reminders.at !== null && Date.parse(this.reminders.at) < deadline;
+    // The warning before a reminder due at the same time or later (runs without warnings never plan one).
+    const warning = this.expiryWarningAt;
+    if (
+      warning !== null &&
+      Date.parse(warning) < deadline &&
+      (!reminderDue || Date.parse(warning) <= Date.parse(this.reminders.at as string))
+    ) {
+      return { at: warning, remind: false, warn: true };
+    }
     return {
       at: reminderDue ? this.reminders.at : this.expiresAt,
-      remind: reminderDue && Boolean(this.input.automaticReminders),
+      remind: reminderDue && Boolean(this.settings.automaticReminders),
     };
   }
 
@@ -275,8 +318,11 @@ export class EnvelopeModel {
   liveView(projection: ProjectionStatus): EnvelopeLiveView {
     const signing = SIGNING_STATUSES_SET.has(this.status);
     const round = this.roundIndex();
-    const wake = this.nextWake();
-    const schedule = this.input.automaticReminders;
+    const schedule = this.settings.automaticReminders;
+    const reminderDue =
+      schedule !== null &&
+      this.reminders.at !== null &&
+      Date.parse(this.reminders.at) < deadlineMs(this.expiresAt);
     return {
       envelopeId: this.input.envelopeId,
       status: this.status,
@@ -287,10 +333,11 @@ export class EnvelopeModel {
           : null,
       awaitedRecipientIds: signing ? this.awaitedRecipients() : [],
       deadline: this.expiresAt,
-      nextReminderAt: signing && wake.remind ? wake.at : null,
+      nextReminderAt: signing && reminderDue ? this.reminders.at : null,
       automaticReminders: schedule
         ? { sent: this.reminders.sent, max: schedule.max, everyDays: schedule.everyDays }
         : null,
+      expiryWarningAt: signing ? this.expiryWarningAt : null,
       graceUntil: this.revivable() ? this.graceUntil : null,
       projection,
     };
@@ -320,6 +367,8 @@ export class EnvelopeModel {
       graceUntil: this.graceUntil,
       beforeDeliveryFailure: this.beforeDeliveryFailure,
       reminders: { ...this.reminders },
+      settings: { ...this.settings },
+      expiryWarningAt: this.expiryWarningAt,
       indexedStatus,
     };
   }
@@ -420,9 +469,46 @@ export class EnvelopeModel {
     return `The envelope is already ${this.status} and cannot be cancelled.`;
   }
 
-  whyCannotRemind(): string | undefined {
+  /**
+   * A reminder needs someone who may act now; one to a single recipient (`recipientId`) needs that recipient to be
+   * one of them. Callers before the one-recipient reminder send no request.
+   */
+  whyCannotRemind(request?: RemindEnvelopeRequest | null): string | undefined {
     if (!allows('remind', this.status)) return `${this.whyClosed()} There is no one to remind.`;
+    const recipientId: unknown = request?.recipientId;
+    if (recipientId !== undefined && recipientId !== null) {
+      if (typeof recipientId !== 'string' || !this.recipient(recipientId)) {
+        return `Recipient ${String(recipientId)} does not belong to this envelope.`;
+      }
+      if (!this.awaitedRecipients().includes(recipientId)) {
+        const kind = actsInRounds(this.recipient(recipientId) as RecipientPlan) ? '' : ', a Cc recipient';
+        return `Recipient ${recipientId} cannot act now (${this.recipientStatus.get(recipientId) ?? 'Pending'}${kind}): there is nothing to remind them of.`;
+      }
+      return undefined;
+    }
     if (this.awaitedRecipients().length === 0) return 'No recipient is waiting to act.';
+    return undefined;
+  }
+
+  /**
+   * The sender corrects a recipient's name, contact, channel or language: while the envelope is signing and the
+   * recipient has not completed (a recipient who has only opened, viewed or begun filling in has not acted:
+   * what they did was done through a link that may have reached the wrong person, and it ends with the
+   * correction). A Cc recipient may be corrected too (they act on nothing, but receive the completed document).
+   * The new contact must reach the recipient by its channel and be text the projection can write.
+   */
+  whyCannotCorrect(request: CorrectRecipientRequest): string | undefined {
+    if (!allows('correct', this.status)) return `${this.whyClosed()} Its recipients cannot be corrected.`;
+    const { recipientId } = request;
+    if (typeof recipientId !== 'string' || !this.recipient(recipientId)) {
+      return `Recipient ${String(recipientId)} does not belong to this envelope.`;
+    }
+    if (this.recipientStatus.get(recipientId) === 'Completed') {
+      return `Recipient ${recipientId} has already completed and can no longer be corrected.`;
+    }
+    const problem = partyProblem(request.from, 'The recipient') ?? correctionProblem(request.to);
+    if (problem) return problem;
+    if (Object.keys(correctionChanges(request.from, request.to)).length === 0) return 'The correction changes nothing.';
     return undefined;
   }
 
@@ -437,6 +523,37 @@ export class EnvelopeModel {
     if (next <= now) return 'The new expiresAt must be in the future.';
     if (this.expiresAt !== null && next <= Date.parse(this.expiresAt)) {
       return `The new expiresAt must be later than the current deadline ${this.expiresAt}.`;
+    }
+    return undefined;
+  }
+
+  /**
+   * The reminder and deadline settings change while the envelope is signing (refused once it is final or
+   * finalizing), each a whole number within its bounds (domain/envelope-settings.ts, which the API checks
+   * first); a warning lead time only on runs that send deadline warnings.
+   */
+  whyCannotUpdateSettings(request: UpdateEnvelopeSettingsRequest | null | undefined): string | undefined {
+    if (!allows('change settings', this.status)) {
+      return `${this.whyClosed() ?? `The envelope is ${this.status}.`} Its settings cannot change.`;
+    }
+    if (typeof request !== 'object' || request === null) return 'The settings to change are missing.';
+    const { automaticReminders, expiringSoonDays, expiredExtensionGraceDays } = request;
+    if (automaticReminders !== undefined && automaticReminders !== null) {
+      const problem =
+        wholeNumberProblem(automaticReminders.everyDays, 'reminderIntervalDays', 1, 365) ??
+        wholeNumberProblem(automaticReminders.max, 'maxAutomaticReminders', 0, 50);
+      if (problem) return problem;
+    }
+    if (expiringSoonDays !== undefined) {
+      const problem = wholeNumberProblem(expiringSoonDays, 'expiringSoonDays', 0, 365);
+      if (problem) return problem;
+      if (expiringSoonDays > 0 && !this.host.sendsDeadlineNotices?.()) {
+        return 'This envelope was sent before deadline warnings existed: it cannot warn its recipients.';
+      }
+    }
+    if (expiredExtensionGraceDays !== undefined) {
+      const problem = wholeNumberProblem(expiredExtensionGraceDays, 'expiredExtensionGraceDays', 0, 365);
+      if (problem) return problem;
     }
     return undefined;
   }
@@ -555,6 +672,27 @@ export class EnvelopeModel {
     };
   }
 
+  /**
+   * The sender corrected a recipient: the same recipient (id, role, fields, place in the order) under the new
+   * name and contact, unverified; one in turn is back to Pending and invited at the new address (so a
+   * DeliveryFailed recipient, and envelope, resume once it arrives), one waiting for their turn is invited when
+   * it comes, a Cc is not invited. The event holds each changed field's old and new value: the projection writes
+   * the new ones and ends the recipient's links, and the audit trail shows the change.
+   */
+  correct(request: CorrectRecipientRequest): Decision {
+    const { recipientId, from, to } = request;
+    const recipient = this.recipient(recipientId) as RecipientPlan;
+    const inTurn = actsInRounds(recipient) && this.recipientStatus.get(recipientId) !== 'WaitingForTurn';
+    if (inTurn) this.recipientStatus.set(recipientId, 'Pending');
+    this.verified.delete(recipientId);
+    return {
+      messages: inTurn ? messagesTo([recipientId], 'invitation') : [],
+      transitions: [
+        this.transition('recipient.corrected', recipientId, { changes: correctionChanges(from, to) }),
+      ],
+    };
+  }
+
   /** A recipient declined: the envelope stops; everyone else who had not completed is Cancelled; the sender learns why. */
   decline(request: DeclineRecipientRequest): Decision {
     const { recipientId } = request;
@@ -569,17 +707,22 @@ export class EnvelopeModel {
   }
 
   /** The sender cancels: everyone who had not completed is Cancelled; the sender is told. */
-  cancel({ reason }: CancelEnvelopeRequest): Decision {
+  cancel({ reason, cancelledByUserId }: CancelEnvelopeRequest): Decision {
     this.finish('Cancelled');
     return {
       messages: [{ kind: 'cancelled', reason: reason ?? null }],
-      transitions: [this.transition('envelope.cancelled', null, reason ? { reason } : {})],
+      transitions: [
+        this.transition('envelope.cancelled', null, {
+          ...(reason ? { reason } : {}),
+          ...(cancelledByUserId ? { cancelled_by_user_id: cancelledByUserId } : {}),
+        }),
+      ],
     };
   }
 
-  /** The sender reminds everyone who may act now. */
-  remind(): Decision {
-    const recipientIds = this.awaitedRecipients();
+  /** The sender reminds everyone who may act now, or one of them. */
+  remind(request?: RemindEnvelopeRequest | null): Decision {
+    const recipientIds = request?.recipientId ? [request.recipientId] : this.awaitedRecipients();
     return {
       messages: messagesTo(recipientIds, 'reminder'),
       transitions: [this.transition('envelope.reminded', null, { recipient_ids: recipientIds })],
@@ -588,7 +731,7 @@ export class EnvelopeModel {
 
   /** An automatic reminder is due: everyone who may act is reminded (if anyone), and the next one is planned. */
   remindAutomatically(): Decision {
-    const schedule = this.input.automaticReminders;
+    const schedule = this.settings.automaticReminders;
     this.reminders.sent += 1;
     const recipientIds = this.awaitedRecipients();
     const decision =
@@ -607,12 +750,75 @@ export class EnvelopeModel {
     return decision;
   }
 
+  /**
+   * New reminder and deadline settings: a new reminder schedule counts from now (the reminders already sent
+   * count against its maximum), a new lead time plans the warning from the deadline, a new grace window applies
+   * when the deadline passes. Recorded with every setting after the change and the names of those changed.
+   */
+  updateSettings(request: UpdateEnvelopeSettingsRequest): Decision {
+    const changed: string[] = [];
+    if (request.automaticReminders !== undefined) {
+      const schedule = request.automaticReminders;
+      this.settings.automaticReminders = schedule && schedule.max > 0 ? { ...schedule } : null;
+      const next = this.settings.automaticReminders;
+      this.reminders.at =
+        next && this.reminders.sent < next.max
+          ? new Date(this.host.now() + next.everyDays * DAY_MS).toISOString()
+          : null;
+      changed.push('reminderIntervalDays', 'maxAutomaticReminders');
+    }
+    if (request.expiringSoonDays !== undefined) {
+      this.settings.expiringSoonDays = request.expiringSoonDays;
+      this.planExpiryWarning();
+      changed.push('expiringSoonDays');
+    }
+    if (request.expiredExtensionGraceDays !== undefined) {
+      this.settings.expiredExtensionGraceDays = request.expiredExtensionGraceDays;
+      changed.push('expiredExtensionGraceDays');
+    }
+    const schedule = this.settings.automaticReminders;
+    return recorded(
+      this.transition('envelope.settings_updated', null, {
+        changed,
+        reminder_interval_days: schedule?.everyDays ?? null,
+        max_automatic_reminders: schedule?.max ?? 0,
+        expiring_soon_days: this.settings.expiringSoonDays,
+        expired_extension_grace_days: this.settings.expiredExtensionGraceDays,
+        next_reminder_at: this.reminders.at,
+        expiry_warning_at: this.expiryWarningAt,
+      }),
+    );
+  }
+
+  /**
+   * The "expiring soon" warning is due: every recipient who may act now is told how many days are left, and
+   * `envelope.expiring_soon` is recorded (nothing when nobody may act). One warning per deadline: an extension
+   * plans the next.
+   */
+  warnOfDeadline(): Decision {
+    this.expiryWarningAt = null;
+    const recipientIds = this.awaitedRecipients();
+    if (recipientIds.length === 0 || this.expiresAt === null) return nothing();
+    const daysLeft = Math.max(1, Math.round((Date.parse(this.expiresAt) - this.host.now()) / DAY_MS));
+    return {
+      messages: recipientIds.map((recipientId) => ({ kind: 'expiring_soon', recipientId, daysLeft })),
+      transitions: [
+        this.transition('envelope.expiring_soon', null, {
+          recipient_ids: recipientIds,
+          expires_at: this.expiresAt,
+          days_left: daysLeft,
+        }),
+      ],
+    };
+  }
+
   /** A new deadline; within the grace window after expiry the envelope continues where it stood. */
   extend({ expiresAt }: ExtendEnvelopeRequest): Decision {
     const previous = this.expiresAt;
     const revived = this.status === 'Expired';
     this.revive();
     this.expiresAt = new Date(Date.parse(expiresAt)).toISOString();
+    this.planExpiryWarning();
     return recorded(
       this.transition('envelope.extended', null, {
         previous_expires_at: previous,
@@ -624,11 +830,17 @@ export class EnvelopeModel {
 
   /** The deadline passed; with a grace window the state is kept so an extension can revive it. */
   deadlinePassed(): Decision {
-    const graceDays = this.input.expiredExtensionGraceDays ?? 0;
+    const graceDays = this.settings.expiredExtensionGraceDays;
+    // Those who could still act are told it expired (runs that send deadline notices).
+    const told = this.host.sendsDeadlineNotices?.() ? this.awaitedRecipients() : [];
     this.beforeExpiry = { status: this.status, recipients: new Map(this.recipientStatus) };
     this.graceUntil = graceDays > 0 ? new Date(this.host.now() + graceDays * DAY_MS).toISOString() : null;
+    this.expiryWarningAt = null;
     this.finish('Expired');
-    return recorded(this.transition('envelope.expired', null, { expires_at: this.expiresAt }));
+    return {
+      messages: told.map((recipientId) => ({ kind: 'expired', recipientId })),
+      transitions: [this.transition('envelope.expired', null, { expires_at: this.expiresAt })],
+    };
   }
 
   /**
@@ -696,6 +908,36 @@ export class EnvelopeModel {
     if (unreachable)
       transitions.push(this.transition('envelope.delivery_failed', null, { recipient_ids: unreachable }));
     return { messages: [], transitions };
+  }
+
+  /**
+   * Why a later failure of an accepted message (a bounce, a carrier's status) is refused: once the envelope is
+   * final or finalizing nothing it says matters, and only an invitation or reminder of a recipient counts.
+   */
+  whyCannotReportDeliveryFailure(request: ReportDeliveryFailureRequest): string | undefined {
+    const closed = this.whyClosed();
+    if (closed) return `${closed} A failed message no longer changes it.`;
+    if (!this.recipient(request.recipientId)) {
+      return `Recipient ${request.recipientId} does not belong to this envelope.`;
+    }
+    if (request.kind !== 'invitation' && request.kind !== 'reminder') {
+      return 'Only a failed invitation or reminder changes a recipient.';
+    }
+    return undefined;
+  }
+
+  /**
+   * A message the provider accepted failed later: decided exactly as a message that failed for good
+   * (messageSettled), its event naming the notification.
+   */
+  deliveryFailureReported(request: ReportDeliveryFailureRequest): Decision {
+    const decision = this.messageSettled(
+      { kind: request.kind, recipientId: request.recipientId },
+      { ok: false, failureType: request.failureType, message: request.message },
+    );
+    const [failed] = decision.transitions;
+    if (failed) failed.event.data = { ...failed.event.data, notification_id: request.notificationId };
+    return decision;
   }
 
   // How the decisions change the envelope.
@@ -823,6 +1065,16 @@ export class EnvelopeModel {
     this.status = roundChanged ? 'WaitingForNextSigner' : 'InProgress';
   }
 
+  /**
+   * Plans the "expiring soon" warning `expiringSoonDays` before the deadline, on runs that send it; none when
+   * that moment has already passed (the invitation and any extension's message name the deadline themselves).
+   */
+  private planExpiryWarning(): void {
+    const days = this.host.sendsDeadlineNotices?.() ? this.settings.expiringSoonDays : 0;
+    const at = this.expiresAt === null || days <= 0 ? null : Date.parse(this.expiresAt) - days * DAY_MS;
+    this.expiryWarningAt = at !== null && at > this.host.now() ? new Date(at).toISOString() : null;
+  }
+
   /** An extension within the grace window: the envelope continues where it stood at expiry. */
   private revive(): void {
     if (this.status !== 'Expired' || !this.beforeExpiry) return;
@@ -880,6 +1132,37 @@ function partyProblem(party: DelegationParty | undefined, who: string): string |
   return undefined;
 }
 
+/** The fields a correction may change, by their names in the API (and in `recipient.corrected`'s `changes`). */
+export const CORRECTABLE_FIELDS = ['fullName', 'email', 'phone', 'deliveryChannel', 'language'] as const;
+
+/** What is wrong with a recipient's corrected contact, or undefined: a name, a known channel and its address. */
+function correctionProblem(party: DelegationParty | undefined): string | undefined {
+  const problem = partyProblem(party, 'The corrected recipient');
+  if (problem || !party) return problem;
+  if (!(DELIVERY_CHANNELS as readonly string[]).includes(party.deliveryChannel)) {
+    return `Unknown delivery channel ${String(party.deliveryChannel)}.`;
+  }
+  if (party.deliveryChannel === 'Email' && !party.email) return 'The Email channel needs an email address.';
+  if ((party.deliveryChannel === 'Sms' || party.deliveryChannel === 'WhatsApp') && !party.phone) {
+    return `The ${party.deliveryChannel} channel needs a phone number.`;
+  }
+  return undefined;
+}
+
+/** Each field that differs between who the recipient was and who they are now: `{ old, new }`. */
+function correctionChanges(
+  from: DelegationParty,
+  to: DelegationParty,
+): Record<string, { old: string | null; new: string | null }> {
+  const changes: Record<string, { old: string | null; new: string | null }> = {};
+  for (const field of CORRECTABLE_FIELDS) {
+    const before = from[field] ?? null;
+    const after = to[field] ?? null;
+    if (before !== after) changes[field] = { old: before, new: after };
+  }
+  return changes;
+}
+
 /** A delegation's party as audit-event data under `prefix` (`delegated_by_name`, …), leaving out what is empty. */
 function partyData(prefix: string, party: DelegationParty): Record<string, string> {
   const fields: Record<string, string | null | undefined> = {
@@ -894,6 +1177,14 @@ function partyData(prefix: string, party: DelegationParty): Record<string, strin
       .filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== '')
       .map(([key, value]) => [`${prefix}_${key}`, value]),
   );
+}
+
+/** Why a setting is not a whole number within its bounds, naming it; undefined when it is. */
+function wholeNumberProblem(value: unknown, name: string, min: number, max: number): string | undefined {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    return `${name} must be a whole number from ${min} to ${max}.`;
+  }
+  return undefined;
 }
 
 function deadlineMs(expiresAt: string | null): number {

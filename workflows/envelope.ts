@@ -6,6 +6,7 @@ import { condition, continueAsNew, patched, setHandler } from '@temporalio/workf
 import {
   cancelEnvelopeUpdate,
   completeRecipientUpdate,
+  correctRecipientUpdate,
   declineRecipientUpdate,
   delegateRecipientUpdate,
   type EnvelopeState,
@@ -18,9 +19,11 @@ import {
   recipientOpenedUpdate,
   recipientProgressUpdate,
   remindEnvelopeUpdate,
+  reportDeliveryFailureUpdate,
   resumeProjectionUpdate,
   retryFinalizationUpdate,
   sendEnvelopeUpdate,
+  updateEnvelopeSettingsUpdate,
 } from './contracts.ts';
 import { EnvelopeModel } from './envelope-model.ts';
 import { EnvelopeRun, refuse } from './envelope-run.ts';
@@ -36,6 +39,11 @@ const NOTIFICATIONS_PATCH = 'notifications';
  * allow it, refuse them.
  */
 const DELEGATION_PATCH = 'delegation';
+/**
+ * Runs started on this code warn recipients before the deadline (a timer of its own, `expiringSoonDays`
+ * before it) and tell them when it passed; older runs, recorded without either, replay unchanged.
+ */
+const DEADLINE_NOTICES_PATCH = 'deadline-notices';
 
 export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<EnvelopeState> {
   const versions = {
@@ -43,10 +51,12 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
     sendsNotifications: patched(NOTIFICATIONS_PATCH),
   };
   const acceptsDelegation = patched(DELEGATION_PATCH);
+  const sendsDeadlineNotices = patched(DEADLINE_NOTICES_PATCH);
   const envelope = new EnvelopeModel(input, {
     now: () => Date.now(),
     rendersFinalPdf: () => patched(FINAL_PDF_PATCH),
     acceptsDelegation: () => acceptsDelegation,
+    sendsDeadlineNotices: () => sendsDeadlineNotices,
   });
   const run = new EnvelopeRun(input, envelope, versions);
 
@@ -91,12 +101,33 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
   setHandler(retryFinalizationUpdate, (request) => run.answer(envelope.retryFinalization(request)), {
     validator: (_request) => run.refuse(envelope.whyCannotRetryFinalization(), 'EnvelopeNotRetryable'),
   });
-  setHandler(remindEnvelopeUpdate, () => run.answer(envelope.remind()), {
-    validator: () => run.refuse(envelope.whyCannotRemind(), 'EnvelopeNotRemindable'),
+  // Callers before the one-recipient reminder send no argument: the model takes it as optional.
+  setHandler(remindEnvelopeUpdate, (request) => run.answer(envelope.remind(request)), {
+    validator: (request) => run.refuse(envelope.whyCannotRemind(request), 'EnvelopeNotRemindable'),
+  });
+  // The sender corrects a recipient; as with a delegation, the new invitation goes out once the change is in
+  // PostgreSQL (the message reads the new address there). A new handler: recorded histories replay unchanged.
+  setHandler(correctRecipientUpdate, (request) => run.answerBeforeMessages(envelope.correct(request)), {
+    validator: (request) => run.refuse(envelope.whyCannotCorrect(request), 'RecipientCannotBeCorrected'),
   });
   setHandler(extendEnvelopeUpdate, (request) => run.answer(envelope.extend(request)), {
     validator: (request) => run.refuse(envelope.whyCannotExtend(request), 'EnvelopeNotExtendable'),
   });
+  // Reminder and deadline settings while the envelope is open. A new handler: recorded histories replay unchanged.
+  setHandler(updateEnvelopeSettingsUpdate, (request) => run.answer(envelope.updateSettings(request)), {
+    validator: (request) =>
+      run.refuse(envelope.whyCannotUpdateSettings(request), 'EnvelopeSettingsNotChangeable'),
+  });
+  // A bounce or a carrier's failure status, reported after the provider had accepted the message: the model
+  // decides it as that message's failure for good. A new handler: recorded histories replay unchanged.
+  setHandler(
+    reportDeliveryFailureUpdate,
+    (request) => run.answer(envelope.deliveryFailureReported(request)),
+    {
+      validator: (request) =>
+        run.refuse(envelope.whyCannotReportDeliveryFailure(request), 'DeliveryFailureNotApplicable'),
+    },
+  );
 
   // Project what was decided, then wait for what comes next, until the envelope is finished.
   while (true) {
@@ -126,7 +157,8 @@ export async function envelopeWorkflow(input: EnvelopeWorkflowInput): Promise<En
     }
     const wake = envelope.nextWake();
     if (await run.waitForChange(wake.at)) continue;
-    run.carryOut(wake.remind ? envelope.remindAutomatically() : envelope.deadlinePassed());
+    if (wake.warn) run.carryOut(envelope.warnOfDeadline());
+    else run.carryOut(wake.remind ? envelope.remindAutomatically() : envelope.deadlinePassed());
   }
   await run.settle();
   return envelope.snapshot();
