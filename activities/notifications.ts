@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/common';
-import type { NotificationsConfig, SigilEnv } from '../config/config.ts';
+import type { BouncesConfig, NotificationsConfig, SigilEnv } from '../config/config.ts';
 import { lazySecretsKey } from '../config/encryption-key.ts';
 import { Envelope, Notification, Organization, Recipient, StoredFile } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
@@ -9,6 +9,7 @@ import { insertSigningLink } from '../db/signing-links.ts';
 import { releaseMessageCredit, takeTextCredit } from '../db/usage-reservations.ts';
 import { COMPLETED_EMAIL_ATTACHMENT_MAX_BYTES } from '../domain/account.ts';
 import type { MessageChannel } from '../domain/vocabulary.ts';
+import { bounceAddress } from '../notifications/bounce-address.ts';
 import { notificationLanguage } from '../notifications/catalog.ts';
 import { channelName, deliver, deliveryContext, recordAttempt, routeFor } from '../notifications/deliver.ts';
 import { NotificationError, redactedMessage } from '../notifications/errors.ts';
@@ -22,6 +23,7 @@ import {
   signerAction,
 } from '../notifications/messages.ts';
 import type { EmailAttachment, OutgoingMessage, SentMessage } from '../notifications/providers.ts';
+import { twilioStatusCallbackUrl } from '../notifications/status-callback.ts';
 import { type StoredTexts, storedTemplate } from '../notifications/templates.ts';
 import { documentFilename } from '../services/documents/download-document-file.ts';
 import type { SendNotificationRequest, SendNotificationResult } from '../workflows/notification-contracts.ts';
@@ -39,6 +41,8 @@ export interface NotificationActivityConfig {
   /** Opens the stored providers' secrets: SECRETS_ENCRYPTION_KEY, or the development key under DATA_DIR. */
   secretsEncryptionKey?: string | null;
   dataDir?: string;
+  /** BOUNCE_DOMAIN: emails to recipients carry a VERP return path on it (notifications/bounce-address.ts). */
+  bounces?: Pick<BouncesConfig, 'domain'>;
 }
 
 interface Addressee {
@@ -177,6 +181,15 @@ export function createNotificationActivities(deps: { orm: Orm; config: Notificat
           organization.replyToEmail ?? null,
         );
         if (outgoing.email && finalPdf?.attachment) outgoing.email.attachments = [finalPdf.attachment];
+        // Twilio reports what becomes of a text message to the API (api/routes/twilio-status.ts).
+        if (channel !== 'Email' && route.type === 'provider') {
+          outgoing.statusCallback = twilioStatusCallbackUrl(base, request.notificationId);
+        }
+        // A recipient's email bounces to its own VERP address, so the bounce names this message.
+        const bounceDomain = deps.config.bounces?.domain;
+        if (outgoing.email && addressee.recipient && bounceDomain) {
+          outgoing.email.returnPath = bounceAddress(request.notificationId, bounceDomain);
+        }
         sent = await deliver(em, route, outgoing, {
           kind: request.kind,
           signingLink: link,
@@ -345,6 +358,25 @@ async function contentOf(
         content: { kind: 'cancelled', reason: request.reason ?? null, envelopeId: envelope.id },
         link: null,
       };
+    case 'expiring_soon': {
+      const action = recipient ? signerAction(recipient.type) : null;
+      if (!recipient || !action || !envelope.expiresAt) {
+        throw new NotificationError(
+          'InvalidNotification',
+          `No deadline warning applies to ${addressee.name}: ${envelope.expiresAt ? 'they are not asked to act' : 'the envelope has no deadline'}.`,
+          false,
+        );
+      }
+      const link = await issueSigningLink(em, recipient, envelope, base);
+      const daysLeft = Math.max(1, Math.trunc(request.daysLeft ?? 1));
+      return {
+        content: { kind: 'expiring_soon', action, link, expiresAt: envelope.expiresAt, daysLeft },
+        link,
+      };
+    }
+    case 'expired':
+      if (!recipient) throw new NotificationError('InvalidNotification', 'No recipient to notify.', false);
+      return { content: { kind: 'expired', envelopeId: envelope.id }, link: null };
   }
 }
 

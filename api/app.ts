@@ -10,6 +10,7 @@ import { devRoutes } from './routes/dev.ts';
 import { healthRoutes } from './routes/health.ts';
 import { oauthTokenRoutes } from './routes/oauth-token.ts';
 import { signingRoutes } from './routes/signing.ts';
+import { twilioStatusRoutes } from './routes/twilio-status.ts';
 import { v1Routes } from './routes/v1/index.ts';
 import { verifyRoutes } from './routes/verify.ts';
 import { registerAppRoutes } from './trpc/fastify.ts';
@@ -37,6 +38,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(async (scope) => scope.register(v1Routes, deps), { prefix: '/api/v1' });
   await app.register(signingRoutes, deps);
   await app.register(verifyRoutes, deps);
+  await app.register(twilioStatusRoutes, deps);
   await registerAppRoutes(app, deps);
   // Development and test only: in production these routes do not exist.
   if (deps.config.env !== 'production') await app.register(devRoutes, deps);

@@ -6,6 +6,7 @@ import { onShutdown, watchSupervisor } from '../config/shutdown.ts';
 import { createOrm, migrateToLatest } from '../db/orm.ts';
 import { connectClient } from '../temporal/connection.ts';
 import { buildApp } from './app.ts';
+import { startBounceReceiver } from './bounces/bounce-receiver.ts';
 
 const config = loadConfigOrExit();
 const logger = createLogger(config, 'sigil-api');
@@ -27,7 +28,25 @@ try {
     logger,
   });
   await app.listen({ host: config.host, port: config.port });
-  onShutdown(logger, config.shutdownGraceMs, [() => app.close(), () => temporal.close(), () => orm.close()]);
+  // The inbound SMTP server for bounces, when configured (docs/notifications.md "Bounces and carrier failures").
+  const bounces =
+    config.bounces.smtp && config.bounces.domain
+      ? await startBounceReceiver({
+          ...config.bounces.smtp,
+          domain: config.bounces.domain,
+          maxMessageBytes: config.bounces.maxMessageBytes,
+          orm,
+          temporal: temporal.client,
+          config,
+          logger,
+        })
+      : null;
+  onShutdown(logger, config.shutdownGraceMs, [
+    () => app.close(),
+    async () => bounces?.close(),
+    () => temporal.close(),
+    () => orm.close(),
+  ]);
 } catch (error) {
   logger.fatal(
     { err: error },

@@ -170,6 +170,33 @@ const schema = z.object({
       .regex(/^https?:\/\/[^/\s]+/, 'must be an http:// or https:// URL')
       .optional(),
   ),
+  // Bounces (docs/notifications.md "Bounces and carrier failures"): the domain of every email's VERP return path
+  // (bounce+<notification id>@BOUNCE_DOMAIN; unset: MAIL_FROM stays the envelope sender), and the API process's
+  // inbound SMTP server for delivery status notifications (off unless BOUNCE_SMTP_PORT is set).
+  BOUNCE_DOMAIN: optionalText.pipe(
+    z
+      .string()
+      .regex(
+        /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i,
+        'must be a domain name, for example bounces.example.com',
+      )
+      .optional(),
+  ),
+  BOUNCE_SMTP_PORT: optionalText.pipe(
+    z.coerce
+      .number<string | undefined>({ error: 'must be a port number (0-65535)' })
+      .int('must be a port number (0-65535)')
+      .min(0, 'must be a port number (0-65535)')
+      .max(65535, 'must be a port number (0-65535)')
+      .optional(),
+  ),
+  BOUNCE_SMTP_HOST: optionalText,
+  BOUNCE_MAX_MESSAGE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(16 * 1024)
+    .max(50 * 1024 * 1024)
+    .default(1024 * 1024),
   // Sealing (docs/sealing.md): the platform's certificate as a PKCS#12 file (required in production; elsewhere
   // a development certificate authority under DATA_DIR), the RFC 3161 timestamp authorities tried in order,
   // and how long finalization waits for one before FinalPdfFailed.
@@ -322,6 +349,8 @@ export interface Config {
   };
   /** Notification providers (docs/notifications.md); null: the channel has none. */
   notifications: NotificationsConfig;
+  /** Bounces: VERP return paths and the inbound SMTP server for DSNs (docs/notifications.md). */
+  bounces: BouncesConfig;
   sealing: SealingConfig;
 }
 
@@ -338,6 +367,15 @@ export interface SealingConfig {
   giveUpAfterMs: number;
   /** POST /api/verify requests per minute per source address. */
   verifyRatePerMinute: number;
+}
+
+export interface BouncesConfig {
+  /** BOUNCE_DOMAIN: emails leave with the return path bounce+<notification id>@<domain>; null: MAIL_FROM. */
+  domain: string | null;
+  /** The inbound SMTP server for DSNs; null (BOUNCE_SMTP_PORT unset): not run. */
+  smtp: { host: string; port: number } | null;
+  /** BOUNCE_MAX_MESSAGE_BYTES: larger messages are refused (552). */
+  maxMessageBytes: number;
 }
 
 export interface NotificationsConfig {
@@ -408,6 +446,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push('SEALING_PKCS12_PASSPHRASE: required when SEALING_PKCS12_PATH is set');
   }
   problems.push(...notificationProblems(v));
+  if (v.BOUNCE_SMTP_PORT !== undefined && !v.BOUNCE_DOMAIN) {
+    problems.push('BOUNCE_SMTP_PORT: needs BOUNCE_DOMAIN (the domain of the return paths it receives)');
+  }
+  if (v.BOUNCE_SMTP_HOST && v.BOUNCE_SMTP_PORT === undefined) {
+    problems.push('BOUNCE_SMTP_HOST: needs BOUNCE_SMTP_PORT');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     env: v.SIGIL_ENV,
@@ -453,6 +497,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConcurrentPerEndpoint: v.WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT,
     },
     notifications: notificationsConfig(v),
+    bounces: {
+      domain: v.BOUNCE_DOMAIN?.toLowerCase() ?? null,
+      smtp:
+        v.BOUNCE_SMTP_PORT === undefined
+          ? null
+          : {
+              host: v.BOUNCE_SMTP_HOST ?? (v.SIGIL_ENV === 'production' ? '0.0.0.0' : '127.0.0.1'),
+              port: v.BOUNCE_SMTP_PORT,
+            },
+      maxMessageBytes: v.BOUNCE_MAX_MESSAGE_BYTES,
+    },
     sealing: {
       pkcs12: v.SEALING_PKCS12_PATH
         ? { path: resolve(v.SEALING_PKCS12_PATH), passphrase: v.SEALING_PKCS12_PASSPHRASE ?? '' }

@@ -16,6 +16,8 @@ export interface OutgoingMessage {
   to: string;
   /** The plain text: an email's text part, or the whole SMS or WhatsApp message. */
   text: string;
+  /** SMS and WhatsApp: where Twilio posts the message's status (notifications/status-callback.ts). */
+  statusCallback?: string;
   /** Email only. */
   email?: {
     subject: string;
@@ -27,6 +29,11 @@ export interface OutgoingMessage {
     language: string;
     /** Files the email carries (the final PDF of a `completed` email, when the organization asks for it). */
     attachments?: EmailAttachment[];
+    /**
+     * The SMTP envelope sender (VERP: bounce+<notification id>@BOUNCE_DOMAIN, notifications/bounce-address.ts);
+     * absent: MAIL_FROM.
+     */
+    returnPath?: string;
   };
 }
 
@@ -169,6 +176,9 @@ function smtpProvider(settings: SmtpSettings): NotificationProvider & { close():
           text: message.text,
           html: message.email.html,
           headers: { 'Content-Language': message.email.language, 'Auto-Submitted': 'auto-generated' },
+          ...(message.email.returnPath
+            ? { envelope: { from: message.email.returnPath, to: [message.to] } }
+            : {}),
           ...(message.email.attachments?.length
             ? {
                 attachments: message.email.attachments.map((attachment) => ({
@@ -269,6 +279,7 @@ function twilioProvider(settings: TwilioSettings): NotificationProvider {
           : from.startsWith('MG')
             ? { to: message.to, messagingServiceSid: from, body: message.text }
             : { to: message.to, from, body: message.text };
+      if (message.statusCallback) params.statusCallback = message.statusCallback;
       messages ??= twilioMessages(settings);
       try {
         const sent = await (await messages).create(params);

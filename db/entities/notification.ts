@@ -27,6 +27,16 @@ export const NotificationSchema = defineEntity({
     ...createdAtColumn(),
     lastAttemptAt: p.datetime(),
     sentAt: p.datetime().nullable(),
+    /**
+     * After the provider accepted the message (docs/notifications.md "Bounces and carrier failures"): `delivered`
+     * (Twilio's status) or `failed` (a DSN to its VERP address, Twilio's `undelivered`/`failed`); null: not known.
+     */
+    deliveryStatus: p.string().$type<'delivered' | 'failed'>().nullable(),
+    /** The DSN's status code and diagnostic, or Twilio's status and error code. */
+    deliveryDetail: p.text().nullable(),
+    deliveryReportedAt: p.datetime().nullable(),
+    /** When the failure was handed to the envelope's workflow: a later report changes nothing. */
+    deliveryFailureReportedAt: p.datetime().nullable(),
   },
 });
 export class Notification extends NotificationSchema.class {}

@@ -34,6 +34,10 @@ import { Migration0031InvitationsToTakenAddresses } from './0031-invitations-to-
 import { Migration0032CredentialChangers } from './0032-credential-changers.ts';
 import { Migration0033CompletedEmailAttachment } from './0033-completed-email-attachment.ts';
 import { Migration0034Delegation } from './0034-delegation.ts';
+import { Migration0035DeliveryReports } from './0035-delivery-reports.ts';
+import { Migration0037SenderNotifications } from './0037-sender-notifications.ts';
+import { Migration0038DeadlineWarnings } from './0038-deadline-warnings.ts';
+import { Migration0039TemplateDeletion } from './0039-template-deletion.ts';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-initial', class: Migration0001Initial },
@@ -70,4 +74,8 @@ export const migrations: MigrationObject[] = [
   { name: '0032-credential-changers', class: Migration0032CredentialChangers },
   { name: '0033-completed-email-attachment', class: Migration0033CompletedEmailAttachment },
   { name: '0034-delegation', class: Migration0034Delegation },
+  { name: '0035-delivery-reports', class: Migration0035DeliveryReports },
+  { name: '0037-sender-notifications', class: Migration0037SenderNotifications },
+  { name: '0038-deadline-warnings', class: Migration0038DeadlineWarnings },
+  { name: '0039-template-deletion', class: Migration0039TemplateDeletion },
 ];

@@ -1,7 +1,9 @@
 // SMS and WhatsApp through the twilio library against a local HTTP server standing in for Twilio's REST API:
 // the exact request Twilio expects (POST /2010-04-01/Accounts/<sid>/Messages.json, Basic auth sid:token,
 // form fields To/From/Body, `whatsapp:` addresses), the recorded notification, failures that Temporal
-// retries (500) or gives up on at once (400), and one-time codes sent through Twilio by the signer API.
+// retries (500) or gives up on at once (400), and one-time codes sent through Twilio by the signer API. Status
+// callbacks signed with twilio's own helper: `delivered` recorded, `undelivered`/`failed` making the recipient
+// (and the envelope, when nobody in turn is reachable) DeliveryFailed once; forged ones refused with 403.
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
@@ -9,7 +11,14 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } 
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createNotificationActivities } from '../../activities/notifications.ts';
 import type { TwilioSettings } from '../../config/config.ts';
-import { DevNotification, Notification, OtpCode } from '../../db/entities/index.ts';
+import {
+  AuditEvent,
+  DevNotification,
+  Envelope,
+  Notification,
+  OtpCode,
+  Recipient,
+} from '../../db/entities/index.ts';
 import type {
   SendNotificationRequest,
   SendNotificationResult,
@@ -114,14 +123,23 @@ function request(
   };
 }
 
-function expectTwilioRequest(index: number, form: { To: string; From: string }) {
+/**
+ * The request Twilio got; a message of the workflow's (`notificationId` given) carries its StatusCallback under
+ * the public base URL, a one-time code none.
+ */
+function expectTwilioRequest(index: number, form: { To: string; From: string }, notificationId?: string) {
   const seen = twilio.requests[index];
   if (!seen) throw new Error(`no request ${index} reached the stand-in`);
   expect(seen.method).toBe('POST');
   expect(seen.path).toBe(MESSAGES_PATH);
   expect(seen.headers.authorization).toBe(BASIC);
   expect(seen.headers['content-type']).toMatch(/^application\/x-www-form-urlencoded/);
-  expect(Object.keys(seen.form).sort()).toEqual(['Body', 'From', 'To']);
+  if (notificationId) {
+    expect(Object.keys(seen.form).sort()).toEqual(['Body', 'From', 'StatusCallback', 'To']);
+    expect(seen.form.StatusCallback).toBe(`${PUBLIC_BASE_URL}/api/callbacks/twilio/status/${notificationId}`);
+  } else {
+    expect(Object.keys(seen.form).sort()).toEqual(['Body', 'From', 'To']);
+  }
   expect(seen.form).toMatchObject(form);
   return seen.form.Body as string;
 }
@@ -134,7 +152,7 @@ describe('SMS and WhatsApp through Twilio', () => {
       request(envelope, { kind: 'invitation', recipientId: envelope.sms.id }),
     );
     expect(twilio.requests.length).toBe(before + 1);
-    const body = expectTwilioRequest(before, { To: '+972501234567', From: SMS_FROM });
+    const body = expectTwilioRequest(before, { To: '+972501234567', From: SMS_FROM }, result.notificationId);
     expect(body).toMatch(HEBREW);
     const link = body.match(/https:\/\/sign\.sigil\.example\/sign\/[A-Za-z0-9_-]{43}/)?.[0];
     expect(link).toBeDefined();
@@ -164,10 +182,11 @@ describe('SMS and WhatsApp through Twilio', () => {
     const result = await activities().sendNotification(
       request(envelope, { kind: 'reminder', recipientId: envelope.whatsapp.id }),
     );
-    const body = expectTwilioRequest(before, {
-      To: 'whatsapp:+447700900123',
-      From: `whatsapp:${WHATSAPP_FROM}`,
-    });
+    const body = expectTwilioRequest(
+      before,
+      { To: 'whatsapp:+447700900123', From: `whatsapp:${WHATSAPP_FROM}` },
+      result.notificationId,
+    );
     expect(body).toMatch(/^Reminder from .+: "Services agreement" is waiting for your signature: https:\/\//);
     expect(result).toMatchObject({ status: 'sent', channel: 'WhatsApp', provider: 'twilio' });
   });
@@ -346,5 +365,171 @@ describe('one-time codes through Twilio', () => {
     });
     expect(refused.statusCode, refused.body).toBe(409);
     expect(refused.json().error.details).toEqual([{ field: 'phone', message: 'refused by the provider' }]);
+  });
+});
+
+describe('Twilio status callbacks', () => {
+  const APP_BASE_URL = 'http://localhost:3000';
+
+  /** An SMS invitation sent through the stand-in, its row and the callback's URL as the app sees it. */
+  async function sentSms() {
+    const envelope = await smsAndWhatsAppEnvelope();
+    const result = await activities().sendNotification(
+      request(envelope, { kind: 'invitation', recipientId: envelope.sms.id }),
+    );
+    const row = await harness.ctx.orm.em.fork().findOneOrFail(Notification, { id: result.notificationId });
+    const path = `/api/callbacks/twilio/status/${row.id}`;
+    return { envelope, row, path, sid: row.providerMessageId as string };
+  }
+
+  function form(sid: string, status: string, extra: Record<string, string> = {}) {
+    return {
+      AccountSid: ACCOUNT_SID,
+      MessageSid: sid,
+      SmsSid: sid,
+      MessageStatus: status,
+      SmsStatus: status,
+      To: '+972501234567',
+      From: SMS_FROM,
+      ApiVersion: '2010-04-01',
+      ...extra,
+    };
+  }
+
+  /** Posts a callback signed (as Twilio signs it) with `token` over `signedParams` (default: what is posted). */
+  async function postCallback(
+    path: string,
+    params: Record<string, string>,
+    options: { token?: string | null; signedParams?: Record<string, string> } = {},
+  ) {
+    const { default: twilioLibrary } = await import('twilio');
+    const token = options.token === undefined ? AUTH_TOKEN : options.token;
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+    if (token) {
+      headers['x-twilio-signature'] = twilioLibrary.getExpectedTwilioSignature(
+        token,
+        `${APP_BASE_URL}${path}`,
+        options.signedParams ?? params,
+      );
+    }
+    return harness.app.inject({
+      method: 'POST',
+      url: path,
+      headers,
+      payload: new URLSearchParams(params).toString(),
+    });
+  }
+
+  async function stateOf(envelopeId: string) {
+    const em = harness.ctx.orm.em.fork();
+    const envelope = await em.findOneOrFail(Envelope, { id: envelopeId });
+    const recipients = await em.find(Recipient, { envelopeId }, { orderBy: { createdAt: 'asc' } });
+    const events = await em.find(AuditEvent, { envelopeId }, { orderBy: { sequence: 'asc' } });
+    return {
+      status: envelope.status,
+      recipients: Object.fromEntries(recipients.map((r) => [r.fullName, r.status])),
+      failures: events.filter((e) => e.type === 'recipient.delivery_failed'),
+      envelopeFailures: events.filter((e) => e.type === 'envelope.delivery_failed'),
+    };
+  }
+
+  it('records delivered, and ignores the statuses on the way', async () => {
+    const { row, path, sid } = await sentSms();
+    const sent = await postCallback(path, form(sid, 'sent'));
+    expect(sent.statusCode, sent.body).toBe(204);
+    const unchanged = await harness.ctx.orm.em.fork().findOneOrFail(Notification, { id: row.id });
+    expect(unchanged.deliveryStatus).toBeNull();
+
+    const delivered = await postCallback(path, form(sid, 'delivered'));
+    expect(delivered.statusCode, delivered.body).toBe(204);
+    const after = await harness.ctx.orm.em.fork().findOneOrFail(Notification, { id: row.id });
+    expect(after.deliveryStatus).toBe('delivered');
+    expect(after.deliveryReportedAt).toBeInstanceOf(Date);
+  });
+
+  it('undelivered: the recipient DeliveryFailed with the carrier error code, once; both unreachable: the envelope too', async () => {
+    const { envelope, row, path, sid } = await sentSms();
+    const before = await stateOf(envelope.envelopeId);
+    expect(before.recipients[SMS_RECIPIENT]).not.toBe('DeliveryFailed');
+
+    const failed = await postCallback(path, form(sid, 'undelivered', { ErrorCode: '30003' }));
+    expect(failed.statusCode, failed.body).toBe(204);
+    const after = await stateOf(envelope.envelopeId);
+    expect(after.recipients[SMS_RECIPIENT]).toBe('DeliveryFailed');
+    expect(after.recipients[WHATSAPP_RECIPIENT]).not.toBe('DeliveryFailed');
+    expect(after.status).toBe(before.status);
+    expect(after.failures).toHaveLength(1);
+    expect(after.failures[0]?.data).toMatchObject({
+      kind: 'invitation',
+      failure_type: 'CarrierFailed',
+      notification_id: row.id,
+    });
+    expect(String(after.failures[0]?.data.message)).toContain('30003');
+    const recorded = await harness.ctx.orm.em.fork().findOneOrFail(Notification, { id: row.id });
+    expect(recorded).toMatchObject({ deliveryStatus: 'failed' });
+    expect(recorded.deliveryDetail).toBe('Twilio status undelivered (Twilio error 30003)');
+
+    // Replays (Twilio's, or anyone's holding a signed request) change nothing; a later "delivered" neither.
+    for (const status of ['undelivered', 'failed', 'delivered']) {
+      const again = await postCallback(path, form(sid, status, { ErrorCode: '30005' }));
+      expect(again.statusCode, again.body).toBe(204);
+    }
+    const replayed = await stateOf(envelope.envelopeId);
+    expect(replayed.failures).toHaveLength(1);
+    const kept = await harness.ctx.orm.em.fork().findOneOrFail(Notification, { id: row.id });
+    expect(kept).toMatchObject({ deliveryStatus: 'failed', deliveryDetail: recorded.deliveryDetail });
+
+    // The WhatsApp invitation fails too: nobody in turn can be reached, so the envelope is DeliveryFailed.
+    const whatsapp = await activities().sendNotification(
+      request(envelope, { kind: 'invitation', recipientId: envelope.whatsapp.id }),
+    );
+    const whatsappRow = await harness.ctx.orm.em
+      .fork()
+      .findOneOrFail(Notification, { id: whatsapp.notificationId });
+    const whatsappFailed = await postCallback(
+      `/api/callbacks/twilio/status/${whatsappRow.id}`,
+      form(whatsappRow.providerMessageId as string, 'failed', { ErrorCode: '63016' }),
+    );
+    expect(whatsappFailed.statusCode, whatsappFailed.body).toBe(204);
+    const both = await stateOf(envelope.envelopeId);
+    expect(both.status).toBe('DeliveryFailed');
+    expect(both.recipients[WHATSAPP_RECIPIENT]).toBe('DeliveryFailed');
+    expect(both.envelopeFailures).toHaveLength(1);
+  });
+
+  it('refuses forged, unsigned and altered callbacks with 403 and changes nothing', async () => {
+    const { envelope, row, path, sid } = await sentSms();
+    const before = await stateOf(envelope.envelopeId);
+    const params = form(sid, 'undelivered', { ErrorCode: '30003' });
+    const forged = await postCallback(path, params, { token: 'not-the-auth-token' });
+    expect(forged.statusCode, forged.body).toBe(403);
+    expect(forged.json().error).toMatchObject({ code: 'forbidden' });
+    expect(forged.body).not.toContain(AUTH_TOKEN);
+    const unsigned = await postCallback(path, params, { token: null });
+    expect(unsigned.statusCode, unsigned.body).toBe(403);
+    // Signed over "delivered", posted as "undelivered".
+    const altered = await postCallback(path, params, { signedParams: form(sid, 'delivered') });
+    expect(altered.statusCode, altered.body).toBe(403);
+    // A signature of another message's URL does not pass for this one.
+    const other = await postCallback(`/api/callbacks/twilio/status/${randomUUID()}`, params);
+    expect(other.statusCode, other.body).toBe(404);
+    const moved = await harness.app.inject({
+      method: 'POST',
+      url: path,
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-twilio-signature': (await import('twilio')).default.getExpectedTwilioSignature(
+          AUTH_TOKEN,
+          `${APP_BASE_URL}/api/callbacks/twilio/status/${randomUUID()}`,
+          params,
+        ),
+      },
+      payload: new URLSearchParams(params).toString(),
+    });
+    expect(moved.statusCode, moved.body).toBe(403);
+
+    expect(await stateOf(envelope.envelopeId)).toEqual(before);
+    const untouched = await harness.ctx.orm.em.fork().findOneOrFail(Notification, { id: row.id });
+    expect(untouched.deliveryStatus).toBeNull();
   });
 });
