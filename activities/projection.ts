@@ -11,12 +11,14 @@ import { releaseEnvelopeCredits } from '../db/usage-reservations.ts';
 import { queueWebhookEventDeliveries } from '../db/webhook-deliveries.ts';
 import { sanitizeText } from '../domain/text.ts';
 import { isTerminalEnvelopeStatus, isWebhookEventType } from '../domain/vocabulary.ts';
+import { recordSenderNotifications } from '../services/notifications/sender-notifications.ts';
 import {
   type EnvelopeTransition,
   PROJECTION_DATA_ERROR,
   type ProjectionFailureRecord,
 } from '../workflows/contracts.ts';
 import type { WebhookEvent } from '../workflows/webhook-contracts.ts';
+import { projectEnvelopeSettings } from './envelope-settings-projection.ts';
 
 export interface ProjectionResult {
   /** False when this sequence had already been projected (a retried or replayed activity). */
@@ -25,8 +27,11 @@ export interface ProjectionResult {
   deliveryIds?: string[];
 }
 
-/** Event data that stays internal (the audit trail has it): where a signer was, never sent to webhooks. */
-const PRIVATE_EVENT_DATA = ['ip', 'user_agent'];
+/**
+ * Event data that stays internal (the audit trail has it): where a signer was, and which app user cancelled
+ * (for the sender notifications), never sent to webhooks.
+ */
+const PRIVATE_EVENT_DATA = ['ip', 'user_agent', 'cancelled_by_user_id'];
 
 /**
  * The webhook event for a transition: its `id` is the audit event's id, so every delivery and replay of
@@ -172,7 +177,7 @@ async function projectOne(
   projectedSequence: number,
   webhooks: boolean,
 ): Promise<ProjectionResult> {
-  await appendAuditEvent(tx, {
+  const appended = await appendAuditEvent(tx, {
     envelopeId: transition.envelopeId,
     organizationId: transition.organizationId,
     sequence: transition.sequence,
@@ -181,6 +186,15 @@ async function projectOne(
     data: transition.event.data,
     occurredAt: transition.occurredAt,
   });
+  // The sender's notifications of this event, with its audit event (services/notifications/sender-notifications.ts).
+  if (appended) {
+    await recordSenderNotifications(tx, {
+      envelopeId: transition.envelopeId,
+      sequence: transition.sequence,
+      type: transition.event.type,
+      data: transition.event.data,
+    });
+  }
   // `transition.webhooks`: the workflow starts deliveries for this transition, so it gets ids (none when no
   // endpoint can receive them).
   const deliveryIds = transition.webhooks ? (webhooks ? await queueWebhooks(tx, transition) : []) : undefined;
@@ -237,6 +251,8 @@ async function projectOne(
     [transition.occurredAt, JSON.stringify(transition.recipients), transition.envelopeId],
   );
   if (transition.event.type === 'recipient.delegated') await delegateRecipient(tx, transition);
+  if (transition.event.type === 'envelope.settings_updated') await projectEnvelopeSettings(tx, transition);
+  if (transition.event.type === 'recipient.corrected') await correctRecipient(tx, transition);
   return { applied: true, deliveryIds };
 }
 
@@ -271,6 +287,53 @@ async function delegateRecipient(
       transition.envelopeId,
     ],
   );
+  await tx.execute(
+    'update signing_link set revoked_at = now() where recipient_id = ? and revoked_at is null',
+    [recipientId],
+  );
+  await tx.execute('delete from signer_session where recipient_id = ?', [recipientId]);
+  await tx.execute('delete from otp_code where recipient_id = ?', [recipientId]);
+  await tx.execute(
+    `delete from envelope_field_value where envelope_id = ? and recipient_id = ? and source = 'recipient'`,
+    [transition.envelopeId, recipientId],
+  );
+}
+
+/**
+ * The sender corrected a recipient (docs/envelope-lifecycle.md, "Correcting a recipient"): each changed field's
+ * new value is written to the recipient's row, and what was reached at the old contact ends as with a
+ * delegation — the links (an old link answers 404 like any ended one), signer sessions, one-time codes and the
+ * values saved through them. In the projection's transaction, so the invitation the workflow sends once this is
+ * written goes to the new address.
+ */
+async function correctRecipient(
+  tx: Parameters<typeof queueWebhookEventDeliveries>[0],
+  transition: EnvelopeTransition,
+): Promise<void> {
+  const { recipientId, data } = transition.event;
+  const changes = (data.changes ?? {}) as Record<string, { new?: unknown } | undefined>;
+  const columns: Record<string, string> = {
+    fullName: 'full_name',
+    email: 'email',
+    phone: 'phone',
+    deliveryChannel: 'delivery_channel',
+    language: 'language',
+  };
+  const sets: string[] = [];
+  const values: unknown[] = [];
+  for (const [field, column] of Object.entries(columns)) {
+    const change = changes[field];
+    if (!change) continue;
+    sets.push(`${column} = ?`);
+    values.push(typeof change.new === 'string' ? change.new : null);
+  }
+  if (!recipientId) return;
+  if (sets.length > 0) {
+    await tx.execute(
+      `update recipient set ${sets.join(', ')}, updated_at = now() where id = ? and envelope_id = ?`,
+      [...values, recipientId, transition.envelopeId],
+    );
+  }
   await tx.execute(
     'update signing_link set revoked_at = now() where recipient_id = ? and revoked_at is null',
     [recipientId],

@@ -6,7 +6,24 @@ import { z } from 'zod';
 import { APPLICATION_DOCUMENT_ONLY, IsoDateTime, safeText } from './common.ts';
 import { ACCOUNT_EMAIL_KINDS, NOTIFICATION_KINDS } from './vocabulary.ts';
 
-export const TEMPLATE_KINDS = [...NOTIFICATION_KINDS, ...ACCOUNT_EMAIL_KINDS, 'platform_admin_code'] as const;
+/** The emails of sender notifications (docs/notifications.md, "Sender notifications"): one per kind, and the digest. */
+export const SENDER_NOTICE_TEMPLATE_KINDS = [
+  'sender_completed',
+  'sender_declined',
+  'sender_cancelled',
+  'sender_expired',
+  'sender_expiring_soon',
+  'sender_delivery_failed',
+  'sender_digest',
+] as const;
+export type SenderNoticeTemplateKind = (typeof SENDER_NOTICE_TEMPLATE_KINDS)[number];
+
+export const TEMPLATE_KINDS = [
+  ...NOTIFICATION_KINDS,
+  ...ACCOUNT_EMAIL_KINDS,
+  'platform_admin_code',
+  ...SENDER_NOTICE_TEMPLATE_KINDS,
+] as const;
 export type TemplateKind = (typeof TEMPLATE_KINDS)[number];
 
 export const TEMPLATE_LANGUAGES = ['en', 'he'] as const;
@@ -25,6 +42,8 @@ export interface TemplateKindRules {
 
 const ENVELOPE = ['name', 'organization', 'title'] as const;
 const ACCOUNT = ['name', 'organization', 'email', 'link'] as const;
+/** A sender notification's email: the user's name, the organization, the envelope's title and its page. */
+const SENDER = ['name', 'organization', 'title', 'link'] as const;
 
 /** What each kind's texts may and must say. */
 export const TEMPLATE_RULES: Record<TemplateKind, TemplateKindRules> = {
@@ -39,6 +58,13 @@ export const TEMPLATE_RULES: Record<TemplateKind, TemplateKindRules> = {
     required: [],
   },
   cancelled: { email: true, short: true, variables: [...ENVELOPE, 'reason', 'envelopeId'], required: [] },
+  expiring_soon: {
+    email: true,
+    short: true,
+    variables: [...ENVELOPE, 'link', 'deadline', 'days'],
+    required: ['link'],
+  },
+  expired: { email: true, short: true, variables: [...ENVELOPE, 'envelopeId'], required: [] },
   verify_email: { email: true, short: false, variables: ACCOUNT, required: ['link'] },
   reset_password: { email: true, short: false, variables: ACCOUNT, required: ['link'] },
   invite: { email: true, short: false, variables: [...ACCOUNT, 'inviter'], required: ['link'] },
@@ -49,6 +75,22 @@ export const TEMPLATE_RULES: Record<TemplateKind, TemplateKindRules> = {
     short: false,
     variables: ['name', 'code', 'minutes'],
     required: ['code'],
+  },  sender_completed: { email: true, short: false, variables: [...SENDER, 'download'], required: ['link'] },
+  sender_declined: { email: true, short: false, variables: [...SENDER, 'recipient', 'reason'], required: ['link'] },
+  sender_cancelled: { email: true, short: false, variables: [...SENDER, 'reason'], required: ['link'] },
+  sender_expired: { email: true, short: false, variables: SENDER, required: ['link'] },
+  sender_expiring_soon: { email: true, short: false, variables: [...SENDER, 'deadline'], required: ['link'] },
+  sender_delivery_failed: {
+    email: true,
+    short: false,
+    variables: [...SENDER, 'recipient', 'channel', 'reason'],
+    required: ['link'],
+  },
+  sender_digest: {
+    email: true,
+    short: false,
+    variables: ['name', 'organization', 'link', 'count', 'summary'],
+    required: ['link', 'summary'],
   },
 };
 
@@ -56,6 +98,7 @@ export const TEMPLATE_RULES: Record<TemplateKind, TemplateKindRules> = {
 const REQUIRED_MEANING: Record<string, string> = {
   link: 'the link the recipient opens',
   code: 'the one-time code',
+  summary: 'the list of what happened',
 };
 
 export const TEMPLATE_LIMITS = { subject: 200, body: 5_000, short: 640 } as const;

@@ -175,6 +175,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'envelope.expired',
   'envelope.delivery_failed',
   'document.final_pdf_ready',
+  // Beyond the specification's list (issue 33): the sender corrected a recipient (docs/webhooks.md).
+  'recipient.corrected',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -194,8 +196,29 @@ export const NOTIFICATION_KINDS = [
   'completed',
   'declined',
   'cancelled',
+  // Deadline notices to recipients who can still act (docs/envelope-lifecycle.md, "Reminders and deadline warnings").
+  'expiring_soon',
+  'expired',
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
+
+/**
+ * What the user who sent an envelope (and, by the organization's setting, its administrators) is told of
+ * (docs/notifications.md, "Sender notifications"): stored in the app, emailed by preference.
+ */
+export const SENDER_NOTIFICATION_KINDS = [
+  'completed',
+  'declined',
+  'cancelled',
+  'expired',
+  'expiring_soon',
+  'delivery_failed',
+] as const;
+export type SenderNotificationKind = (typeof SENDER_NOTIFICATION_KINDS)[number];
+
+/** Which administrators are told too: none, the envelope's team's, or the organization's. */
+export const NOTIFY_ADMINISTRATORS = ['none', 'team', 'organization'] as const;
+export type NotifyAdministrators = (typeof NOTIFY_ADMINISTRATORS)[number];
 
 /** The emails about a user's own account (docs/accounts.md, "Emailed links"). */
 export const ACCOUNT_EMAIL_KINDS = [
@@ -216,6 +239,8 @@ export const CAPTURED_NOTIFICATION_KINDS = [
   ...ACCOUNT_EMAIL_KINDS,
   'platform_admin_code',
   'provider_test',
+  // A sender notification's email, one or a daily digest (docs/notifications.md, "Sender notifications").
+  'sender_notification',
 ] as const;
 export type CapturedNotificationKind = (typeof CAPTURED_NOTIFICATION_KINDS)[number];
 

@@ -77,6 +77,20 @@ const en = {
   'cancelled.reason': 'Reason: {reason}',
   'cancelled.short': '"{title}" from {organization} was cancelled.',
 
+  'expiringSoon.subject': '"{title}" expires in {days} days',
+  'expiringSoon.subject.one': '"{title}" expires tomorrow',
+  'expiringSoon.intro':
+    'The document "{title}" that {organization} sent you expires in {days} days, on {deadline}. After that it can no longer be completed.',
+  'expiringSoon.intro.one':
+    'The document "{title}" that {organization} sent you expires tomorrow, on {deadline}. After that it can no longer be completed.',
+  'expiringSoon.short': '"{title}" from {organization} expires in {days} days: {link}',
+  'expiringSoon.short.one': '"{title}" from {organization} expires tomorrow: {link}',
+
+  'expired.subject': '"{title}" has expired',
+  'expired.intro':
+    'The deadline of the document "{title}" that {organization} sent you has passed. Its signing link no longer works; if it still needs to be completed, {organization} can extend it.',
+  'expired.short': '"{title}" from {organization} has expired: its link no longer works.',
+
   'account.verifyEmail.subject': 'Confirm your email address for {organization} on Sigil',
   'account.verifyEmail.intro':
     'Welcome to Sigil. Confirm that {email} is your email address to finish setting up your account at {organization}.',
@@ -180,6 +194,20 @@ const he: Record<NotificationMessageKey, string> = {
   'cancelled.intro': 'המעטפה "{title}" בוטלה. קישורי החתימה שלה אינם פעילים עוד.',
   'cancelled.reason': 'הסיבה: {reason}',
   'cancelled.short': 'המעטפה "{title}" של {organization} בוטלה.',
+
+  'expiringSoon.subject': 'תוקף "{title}" יפוג בעוד {days} ימים',
+  'expiringSoon.subject.one': 'תוקף "{title}" יפוג מחר',
+  'expiringSoon.intro':
+    'תוקף המסמך "{title}" ששלחו לך {organization} יפוג בעוד {days} ימים, ב-{deadline}. לאחר מכן לא ניתן יהיה להשלים אותו.',
+  'expiringSoon.intro.one':
+    'תוקף המסמך "{title}" ששלחו לך {organization} יפוג מחר, ב-{deadline}. לאחר מכן לא ניתן יהיה להשלים אותו.',
+  'expiringSoon.short': 'תוקף "{title}" של {organization} יפוג בעוד {days} ימים: {link}',
+  'expiringSoon.short.one': 'תוקף "{title}" של {organization} יפוג מחר: {link}',
+
+  'expired.subject': 'תוקף "{title}" פג',
+  'expired.intro':
+    'המועד האחרון של המסמך "{title}" ששלחו לך {organization} עבר. קישור החתימה שלו אינו פעיל עוד; אם עדיין יש צורך להשלים אותו, {organization} יכולים להאריך את המועד.',
+  'expired.short': 'תוקף "{title}" של {organization} פג: הקישור שלו אינו פעיל עוד.',
 
   'account.verifyEmail.subject': 'אישור כתובת הדוא"ל שלך עבור {organization} ב-Sigil',
   'account.verifyEmail.intro':

@@ -53,7 +53,11 @@ export type MessageContent =
       finalPdf?: { attached: true } | { attached: false; size: string };
     }
   | { kind: 'declined'; declinedBy: string; reason: string; envelopeId: string }
-  | { kind: 'cancelled'; reason?: string | null; envelopeId: string };
+  | { kind: 'cancelled'; reason?: string | null; envelopeId: string }
+  /** The deadline is near: `daysLeft` whole days (at least 1), with the recipient's fresh link. */
+  | { kind: 'expiring_soon'; action: SignerAction; link: string; expiresAt: Date; daysLeft: number }
+  /** The deadline passed: the recipient's link no longer works (so the message carries none). */
+  | { kind: 'expired'; envelopeId: string };
 
 export type Message = MessageBase & MessageContent;
 
@@ -266,6 +270,14 @@ export function renderShortText(message: Message, template?: TemplateTexts | nul
       });
     case 'cancelled':
       return t('cancelled.short', values);
+    case 'expiring_soon':
+      return t(message.daysLeft === 1 ? 'expiringSoon.short.one' : 'expiringSoon.short', {
+        ...values,
+        days: String(message.daysLeft),
+        link: safeUrl(message.link),
+      });
+    case 'expired':
+      return t('expired.short', values);
   }
 }
 
@@ -333,6 +345,27 @@ function emailParts(message: Message, t: Translate, values: Record<string, strin
         notes: [t('email.envelopeId', { ...values, id: message.envelopeId })],
       };
     }
+    case 'expiring_soon': {
+      const one = message.daysLeft === 1;
+      const withDeadline = {
+        ...values,
+        days: String(message.daysLeft),
+        deadline: formatDate(message.expiresAt, values.language),
+      };
+      return {
+        subject: t(one ? 'expiringSoon.subject.one' : 'expiringSoon.subject', withDeadline),
+        paragraphs: [t(one ? 'expiringSoon.intro.one' : 'expiringSoon.intro', withDeadline)],
+        action: { label: t(`button.${message.action}`, values), url: safeUrl(message.link) },
+        notes: [t('email.personalLink', values)],
+      };
+    }
+    case 'expired':
+      return {
+        subject: t('expired.subject', values),
+        paragraphs: [t('expired.intro', values)],
+        action: null,
+        notes: [t('email.envelopeId', { ...values, id: message.envelopeId })],
+      };
   }
 }
 
@@ -469,13 +502,22 @@ export function messageValues(message: Message, short = false): Record<string, s
       };
     case 'cancelled':
       return { ...common, reason: message.reason?.trim() ?? '', envelopeId: message.envelopeId };
+    case 'expiring_soon':
+      return {
+        ...common,
+        link: safeUrl(message.link),
+        deadline: formatDate(message.expiresAt, values.language),
+        days: String(message.daysLeft),
+      };
+    case 'expired':
+      return { ...common, envelopeId: message.envelopeId };
   }
 }
 
 /** The button an envelope message's link gets, labelled as the built-in email labels it. */
 function buttonOf(message: Message, t: Translate): { label: string; url: string } | null {
   const values = baseValues(message);
-  if (message.kind === 'invitation' || message.kind === 'reminder') {
+  if (message.kind === 'invitation' || message.kind === 'reminder' || message.kind === 'expiring_soon') {
     return { label: t(`button.${message.action}`, values), url: safeUrl(message.link) };
   }
   if (message.kind === 'completed')

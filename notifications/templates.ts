@@ -4,6 +4,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { NotificationTemplate } from '../db/entities/index.ts';
 import {
+  SENDER_NOTICE_TEMPLATE_KINDS,
+  type SenderNoticeTemplateKind,
   TEMPLATE_RULES,
   type TemplateKind,
   type TemplateLanguage,
@@ -17,6 +19,12 @@ import {
   renderPlatformAdminCode,
   renderShortText,
 } from './messages.ts';
+import {
+  renderSenderDigest,
+  renderSenderNotice,
+  type SenderNotice,
+  senderNoticeDefaultTexts,
+} from './sender-notices.ts';
 
 export interface StoredTexts {
   subject: string | null;
@@ -61,6 +69,18 @@ export function defaultTexts(kind: TemplateKind, language: TemplateLanguage): St
         body: paragraphs(t('email.greeting'), t('cancelled.intro'), t('cancelled.reason'), idLine(t)),
         sms: t('cancelled.short'),
       };
+    case 'expiring_soon':
+      return {
+        subject: t('expiringSoon.subject'),
+        body: paragraphs(t('email.greeting'), t('expiringSoon.intro'), '{link}', t('email.personalLink')),
+        sms: t('expiringSoon.short'),
+      };
+    case 'expired':
+      return {
+        subject: t('expired.subject'),
+        body: paragraphs(t('email.greeting'), t('expired.intro'), idLine(t)),
+        sms: t('expired.short'),
+      };
     case 'verify_email':
     case 'reset_password':
     case 'registration_attempt': {
@@ -100,6 +120,14 @@ export function defaultTexts(kind: TemplateKind, language: TemplateLanguage): St
         body: paragraphs(t('email.greeting'), t('backoffice.code.intro'), t('backoffice.code.note')),
         sms: null,
       };
+     case 'sender_completed':
+    case 'sender_declined':
+    case 'sender_cancelled':
+    case 'sender_expired':
+    case 'sender_expiring_soon':
+    case 'sender_delivery_failed':
+    case 'sender_digest':
+      return senderNoticeDefaultTexts(kind, language);
   }
 }
 
@@ -189,6 +217,35 @@ export function previewTemplate(
       },
       template,
     );
+  } else if (kind === 'sender_digest') {
+    email = renderSenderDigest(
+      [
+        { kind: 'completed', envelopeId: SAMPLE_ENVELOPE_ID, title: sample.title },
+        {
+          kind: 'declined',
+          envelopeId: SAMPLE_ENVELOPE_ID,
+          title: sample.title,
+          recipientName: sample.decliner,
+          reason: sample.reason,
+        },
+      ],
+      senderSample(language),
+      template,
+    );
+  } else if (isSenderNoticeKind(kind)) {
+    email = renderSenderNotice(
+      {
+        kind: kind.slice('sender_'.length) as SenderNotice['kind'],
+        envelopeId: SAMPLE_ENVELOPE_ID,
+        title: sample.title,
+        recipientName: sample.decliner,
+        channel: 'Email',
+        reason: sample.reason,
+        expiresAt: new Date(Date.UTC(2027, 0, 15, 15, 30)),
+      },
+      senderSample(language),
+      template,
+    );
   } else {
     const message = sampleMessage(kind, language);
     if (rules.email) email = renderEmail(message, template);
@@ -197,8 +254,31 @@ export function previewTemplate(
   return { subject: email?.subject ?? null, text: email?.text ?? null, html: email?.html ?? null, sms };
 }
 
+function isSenderNoticeKind(kind: TemplateKind): kind is SenderNoticeTemplateKind {
+  return (SENDER_NOTICE_TEMPLATE_KINDS as readonly string[]).includes(kind);
+}
+
+/** The addressee of a sender notice's preview. */
+function senderSample(language: TemplateLanguage) {
+  const sample = SAMPLE[language];
+  return {
+    fullName: sample.name,
+    language,
+    branding: { organizationName: sample.organization },
+    baseUrl: 'https://sigil.example',
+  };
+}
+
 function sampleMessage(
-  kind: 'invitation' | 'reminder' | 'otp' | 'completed' | 'declined' | 'cancelled',
+  kind:
+    | 'invitation'
+    | 'reminder'
+    | 'otp'
+    | 'completed'
+    | 'declined'
+    | 'cancelled'
+    | 'expiring_soon'
+    | 'expired',
   language: TemplateLanguage,
 ): Message {
   const sample = SAMPLE[language];
@@ -232,5 +312,16 @@ function sampleMessage(
       };
     case 'cancelled':
       return { ...base, kind, reason: sample.reason, envelopeId: SAMPLE_ENVELOPE_ID };
+    case 'expiring_soon':
+      return {
+        ...base,
+        kind,
+        action: 'sign',
+        link: SAMPLE_LINK,
+        expiresAt: new Date(Date.UTC(2027, 0, 15, 15, 30)),
+        daysLeft: 3,
+      };
+    case 'expired':
+      return { ...base, kind, envelopeId: SAMPLE_ENVELOPE_ID };
   }
 }

@@ -580,10 +580,12 @@ export function eventActor(type: string, data: Record<string, unknown>): EventAc
     case 'envelope.sent':
     case 'envelope.cancelled':
     case 'envelope.extended':
+    case 'envelope.settings_updated':
       return 'sender';
     case 'envelope.reminded':
       return data.automatic === true ? 'system' : 'sender';
     case 'envelope.expired':
+    case 'envelope.expiring_soon':
     case 'envelope.delivery_failed':
     case 'envelope.completed':
     case 'envelope.final_pdf_failed':
@@ -693,7 +695,12 @@ function actorsOf(
   for (const event of ordered.toReversed()) {
     const who = event.recipientId ? current.get(event.recipientId) : undefined;
     if (!event.recipientId || !who) continue;
-    const before = event.type === 'recipient.delegated' ? delegator(who, event.data ?? {}) : who;
+    const before =
+      event.type === 'recipient.delegated'
+        ? delegator(who, event.data ?? {})
+        : event.type === 'recipient.corrected'
+          ? beforeCorrection(who, event.data ?? {})
+          : who;
     current.set(event.recipientId, before);
     actors.set(event, before);
   }
@@ -711,6 +718,40 @@ function delegator(recipient: AuditTrailRecipient, data: Record<string, unknown>
     phone: text('delegated_by_phone'),
     ...(channel ? { deliveryChannel: channel as AuditTrailRecipient['deliveryChannel'] } : {}),
   };
+}
+
+/** The recipient as they were before a sender's correction, from its `changes` (each field's `old`). */
+function beforeCorrection(recipient: AuditTrailRecipient, data: Record<string, unknown>): AuditTrailRecipient {
+  const before = { ...recipient } as Record<string, unknown>;
+  for (const [field, change] of correctionChanges(data)) {
+    if (field === 'fullName' && typeof change.old !== 'string') continue;
+    before[field] = change.old;
+  }
+  return before as AuditTrailRecipient;
+}
+
+/** A correction's changed fields with their old and new values (text or null), in the order of its data. */
+function correctionChanges(
+  data: Record<string, unknown>,
+): [string, { old: string | null; new: string | null }][] {
+  const changes = data.changes;
+  if (changes === null || typeof changes !== 'object') return [];
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
+  return Object.entries(changes as Record<string, { old?: unknown; new?: unknown }>)
+    .filter(([field]) => ['fullName', 'email', 'phone', 'deliveryChannel', 'language'].includes(field))
+    .map(([field, change]) => [field, { old: text(change?.old), new: text(change?.new) }]);
+}
+
+/** A correction's lines, old value to new, in the report's language (the values as they were written). */
+function correctionLines(data: Record<string, unknown>, words: DocumentText): string[] {
+  const value = (text: string | null) => closed(text ?? words.t('audit.correction.empty'), words);
+  return correctionChanges(data).map(([field, change]) =>
+    words.t('audit.correction', {
+      field: words.lookup(`audit.correction.${field}`, field),
+      old: value(change.old),
+      new: value(change.new),
+    }),
+  );
 }
 
 function eventRows(input: RenderAuditTrailInput, words: DocumentText): Row[] {
@@ -732,7 +773,11 @@ function eventRows(input: RenderAuditTrailInput, words: DocumentText): Row[] {
         maxLines: 2,
       });
     }
-    const data = formatData(event.data ?? {});
+    const corrections = event.type === 'recipient.corrected' ? correctionLines(event.data ?? {}, words) : [];
+    if (corrections.length > 0) {
+      details.push({ text: corrections.join('; '), size: SMALL_SIZE, color: MUTED, maxLines: DETAIL_LINES - 2 });
+    }
+    const data = corrections.length > 0 ? '' : formatData(event.data ?? {});
     if (data !== '') {
       details.push({
         text: words.t('audit.details', { value: closed(data, words) }),

@@ -915,8 +915,9 @@ export class EnvelopeModel {
    * final or finalizing nothing it says matters, and only an invitation or reminder of a recipient counts.
    */
   whyCannotReportDeliveryFailure(request: ReportDeliveryFailureRequest): string | undefined {
-    const closed = this.whyClosed();
-    if (closed) return `${closed} A failed message no longer changes it.`;
+    if (!allows('message failed', this.status)) {
+      return `${this.whyClosed() ?? `The envelope is ${this.status}.`} A failed message no longer changes it.`;
+    }
     if (!this.recipient(request.recipientId)) {
       return `Recipient ${request.recipientId} does not belong to this envelope.`;
     }

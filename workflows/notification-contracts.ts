@@ -14,8 +14,9 @@ export interface SendNotificationRequest {
   envelopeId: string;
   kind: Exclude<NotificationKind, 'otp'>;
   /**
-   * The addressee of `invitation`, `reminder` and `completed` (any recipient, `Cc` included for
-   * `completed`). `invitation` and `reminder` carry a fresh signing link of this recipient.
+   * The addressee of `invitation`, `reminder`, `expiring_soon`, `expired` and `completed` (any recipient, `Cc`
+   * included for `completed`). `invitation`, `reminder` and `expiring_soon` carry a fresh signing link of this
+   * recipient.
    */
   recipientId?: string;
   /**
@@ -34,6 +35,8 @@ export interface SendNotificationRequest {
   declinedByRecipientId?: string;
   /** `declined` and `cancelled`: the reason given, if any. */
   reason?: string | null;
+  /** `expiring_soon`: whole days left until the deadline (at least 1), as the workflow counted them. */
+  daysLeft?: number;
 }
 
 export type SendNotificationResult =

@@ -25,8 +25,11 @@ export type EnvelopeTrigger =
   | 'complete'
   | 'decline'
   | 'delegate'
+  | 'correct'
   | 'remind'
   | 'automatic reminder'
+  | 'deadline warning'
+  | 'change settings'
   | 'extend'
   | 'extend after expiry'
   | 'cancel'
@@ -117,13 +120,13 @@ export const ENVELOPE_TRANSITIONS: readonly EnvelopeTransitionRule[] = [
   },
   {
     trigger: 'message failed',
-    via: '`sendNotification` activity',
+    via: "`sendNotification` activity, or `reportDeliveryFailure` (a bounce or a carrier's status)",
     from: signing,
     to: ['unchanged', 'DeliveryFailed'],
-    when: 'an invitation or reminder failed for good (8 attempts, or at once when it can never succeed); `DeliveryFailed` when nobody of the round in turn who has not completed can be reached',
+    when: "an invitation or reminder failed for good (8 attempts, or at once when it can never succeed, or later: a DSN to its VERP address, Twilio's `undelivered` or `failed`; once per message); `DeliveryFailed` when nobody of the round in turn who has not completed can be reached",
     recipients: '`Pending` or `InvitationSent` → `DeliveryFailed`',
     event:
-      '`recipient.delivery_failed` (`kind`, `failure_type`, `message`), then `envelope.delivery_failed` (`recipient_ids`)',
+      '`recipient.delivery_failed` (`kind`, `failure_type`, `message`; `notification_id` when reported later), then `envelope.delivery_failed` (`recipient_ids`)',
   },
   {
     trigger: 'complete',
@@ -155,11 +158,21 @@ export const ENVELOPE_TRANSITIONS: readonly EnvelopeTransitionRule[] = [
       '`recipient.delegated` (`delegated_by_name`, `_email`, `_phone`, `_channel`; the same of `delegated_to`; `ip`, `user_agent`)',
   },
   {
+    trigger: 'correct',
+    via: '`correctRecipient`',
+    from: signing,
+    to: ['unchanged'],
+    when: 'the sender corrects the name, email, phone, channel or language of a recipient who has not completed (opened, viewed or begun filling in is not completed); also a `Cc`',
+    recipients:
+      'that recipient (same id, role, fields and place in the order), unverified: `Pending` and invited again once the change is recorded when in turn, otherwise unchanged',
+    event: '`recipient.corrected` (`changes`: each changed field with `old` and `new`)',
+  },
+  {
     trigger: 'remind',
     via: '`remindEnvelope`',
     from: signing,
     to: ['unchanged'],
-    when: 'some recipient may act now',
+    when: 'some recipient may act now (with `recipientId`: that recipient may act now)',
     recipients: 'unchanged',
     event: '`envelope.reminded` (`recipient_ids`)',
   },
@@ -171,6 +184,15 @@ export const ENVELOPE_TRANSITIONS: readonly EnvelopeTransitionRule[] = [
     when: 'every `reminder_interval_days` after the send, at most `max_automatic_reminders` times, before the deadline',
     recipients: 'unchanged',
     event: '`envelope.reminded` (`recipient_ids`, `automatic: true`), when someone may act',
+  },
+  {
+    trigger: 'deadline warning',
+    via: 'timer',
+    from: signing,
+    to: ['unchanged'],
+    when: '`expiring_soon_days` before the deadline (0: never; once per deadline, none when that moment had passed when the deadline or the setting was set)',
+    recipients: 'unchanged; those who may act are sent `expiring_soon`',
+    event: '`envelope.expiring_soon` (`recipient_ids`, `expires_at`, `days_left`), when someone may act',
   },
   {
     trigger: 'extend',
@@ -191,6 +213,16 @@ export const ENVELOPE_TRANSITIONS: readonly EnvelopeTransitionRule[] = [
     event: '`envelope.extended` (`revived_from: "Expired"`)',
   },
   {
+    trigger: 'change settings',
+    via: '`updateEnvelopeSettings`',
+    from: signing,
+    to: ['unchanged'],
+    when: 'each setting a whole number within its bounds; a new reminder schedule counts from the change',
+    recipients: 'unchanged',
+    event:
+      '`envelope.settings_updated` (`changed`, `reminder_interval_days`, `max_automatic_reminders`, `expiring_soon_days`, `expired_extension_grace_days`, `next_reminder_at`, `expiry_warning_at`)',
+  },
+  {
     trigger: 'cancel',
     via: '`cancelEnvelope`',
     from: signing,
@@ -205,7 +237,7 @@ export const ENVELOPE_TRANSITIONS: readonly EnvelopeTransitionRule[] = [
     from: signing,
     to: ['Expired'],
     when: '`expiresAt` passes',
-    recipients: 'everyone not `Completed` → `Expired`',
+    recipients: 'everyone not `Completed` → `Expired`; those who could act are sent `expired`',
     event: '`envelope.expired`',
   },
   {

@@ -1,6 +1,7 @@
 // Envelopes, their recipients and the audit log. Rows after sending are a projection of the
 // envelope's Temporal workflow, written only by the projection activity.
 import { defineEntity, p } from '@mikro-orm/core';
+import type { DeadlineSettings } from '../../domain/envelope-settings.ts';
 import type {
   AuthenticationMethod,
   DeliveryChannel,
@@ -51,6 +52,11 @@ export const EnvelopeSchema = defineEntity({
     filesPurgedAt: p.datetime().nullable(),
     /** Whether its recipients may hand their part to another person (migration 0034, docs/signing.md). */
     allowDelegation: p.boolean().default(false),
+    /**
+     * Its reminder and deadline settings (domain/envelope-settings.ts), written when it is created and kept
+     * current by the projection of `envelope.settings_updated`; null for envelopes created before migration 0038.
+     */
+    deadlineSettings: p.json<DeadlineSettings>().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

@@ -1,5 +1,6 @@
 // Plans (reference data) and organizations, the tenants of Sigil.
 import { defineEntity, p } from '@mikro-orm/core';
+import type { NotifyAdministrators } from '../../domain/vocabulary.ts';
 
 export const PlanSchema = defineEntity({
   name: 'Plan',
@@ -36,12 +37,16 @@ export const OrganizationSchema = defineEntity({
     reminderIntervalDays: p.integer().nullable(),
     maxAutomaticReminders: p.integer().default(3),
     expiredExtensionGraceDays: p.integer().default(30),
+    /** Days before a deadline when recipients who can still act are warned; 0: off (migration 0038). */
+    expiringSoonDays: p.integer().default(0),
     /** The name recipients see in From; null: the organization's name. */
     senderDisplayName: p.string().nullable(),
     /** Reply-To of emails, and where notices to the sender go by default; null: none. */
     replyToEmail: p.string().nullable(),
     /** Plain text closing every email; null: a default line naming the organization. */
     emailFooter: p.text().nullable(),
+    /** Sender notifications go to administrators too: `none`, the envelope's `team`'s, the `organization`'s. */
+    notifyAdministrators: p.string().$type<NotifyAdministrators>().default('none'),
     /** Every user signs in with a second factor (docs/accounts.md). */
     mfaRequired: p.boolean().default(false),
     /** Idle minutes after which a browser session ends. */

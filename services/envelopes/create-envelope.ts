@@ -24,6 +24,11 @@ import { type PreparedStatement, prepared, runPrepared } from '../../db/prepared
 import { EVENT_DELIVERIES_INSERT, eventDeliveriesValues } from '../../db/webhook-deliveries.ts';
 import { UUID_PATTERN } from '../../domain/common.ts';
 import {
+  type DeadlineSettingName,
+  type DeadlineSettings,
+  resolveDeadlineSettings,
+} from '../../domain/envelope-settings.ts';
+import {
   CreateEnvelopeFromFileRequest,
   CreateEnvelopeRequest,
   type EnvelopeView,
@@ -46,9 +51,11 @@ import { checkInitialValue } from '../fields/field-value.ts';
 import { recordIdempotentResult } from '../idempotency.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
 import { requireActiveOrganization } from '../organizations/organization-standing.ts';
+import { deletedTemplateAsNotFound } from '../templates/archived-templates.ts';
 import { addTemplateRows, type TemplateRows } from '../templates/create-template.ts';
 import { oneOffTemplate } from '../templates/one-off-template.ts';
 import { parseInput } from '../validation.ts';
+import { organizationDeadlineSettings } from './deadline-settings.ts';
 import { type EnvelopeRow, envelopeView, envelopeViewColumns, envelopeViewOfRow } from './envelope-view.ts';
 
 export const DEFAULT_EXPIRATION_DAYS = 30;
@@ -75,6 +82,8 @@ export interface ValidatedEnvelopeRequest {
   externalMetadataJson: string | null;
   /** Whether recipients may hand their part to another person: the request's, else the template's. */
   allowDelegation: boolean;
+  /** Reminder and deadline settings: the request's, else the organization's defaults. */
+  deadlineSettings: DeadlineSettings;
   /** Each with the template role it fills (null: a role the template no longer has). */
   recipients: (NewRecipient & { roleId: string | null })[];
   initialValues: { fieldDefinitionId: string; value: unknown }[];
@@ -227,6 +236,7 @@ type EnvelopeBasics = Pick<
   | 'externalMetadataJson'
   | 'recipients'
   | 'allowDelegation'
+  | DeadlineSettingName
 >;
 
 /** The roles and fields a request is checked against: a published template's rows, or a one-off's. */
@@ -305,6 +315,7 @@ function checkAgainstTemplate(
     organizationId: organization.id,
     title: data.title,
     workflowType: data.workflowType,
+    deadlineSettings: resolveDeadlineSettings(organizationDeadlineSettings(organization), data),
     // Without expiresAt: the organization's defaultExpirationDays (settings), else 30 days, from creation.
     expiresAt: new Date(
       data.expiresAt ?? Date.now() + (organization.defaultExpirationDays ?? DEFAULT_EXPIRATION_DAYS) * DAY_MS,
@@ -521,24 +532,29 @@ async function createDraft<R extends { delivery_ids: string[] }>(
   // so one alone is atomic (issue 19: no transaction, no ORM unit of work on the API's busiest write). A
   // one-off template, an Idempotency-Key's record or the caller's own writes join it in one transaction.
   let written: R;
-  if (!request.oneOffTemplate && !idempotency && !options.inTransaction) {
-    [written] = (await runPrepared<R>(em, statement, values)) as [R];
-  } else {
-    written = await em.transactional(async (tx) => {
-      if (request.oneOffTemplate) {
-        addTemplateRows(tx, request.oneOffTemplate);
-        await tx.flush();
-      }
-      const [row] = (await runPrepared<R>(tx, statement, values)) as [R];
-      // Committed with the envelope or not at all; fails when a retry of the request took its key over.
-      if (idempotency) await recordIdempotentResult(tx, idempotency, envelopeId);
-      await options.inTransaction?.(tx, {
-        id: envelopeId,
-        organizationId: request.organizationId,
-        recipients,
+  try {
+    if (!request.oneOffTemplate && !idempotency && !options.inTransaction) {
+      [written] = (await runPrepared<R>(em, statement, values)) as [R];
+    } else {
+      written = await em.transactional(async (tx) => {
+        if (request.oneOffTemplate) {
+          addTemplateRows(tx, request.oneOffTemplate);
+          await tx.flush();
+        }
+        const [row] = (await runPrepared<R>(tx, statement, values)) as [R];
+        // Committed with the envelope or not at all; fails when a retry of the request took its key over.
+        if (idempotency) await recordIdempotentResult(tx, idempotency, envelopeId);
+        await options.inTransaction?.(tx, {
+          id: envelopeId,
+          organizationId: request.organizationId,
+          recipients,
+        });
+        return row;
       });
-      return row;
-    });
+    }
+  } catch (error) {
+    // A template deleted since it was checked (migration 0039's trigger): as not found as it now is.
+    throw deletedTemplateAsNotFound(error, request.templateId);
   }
   const deliveryIds = written.delivery_ids;
   // `envelope.created`'s deliveries start once it is committed (the worker's sweep starts any whose start was
@@ -586,10 +602,10 @@ function draftInsert(name: string, answer: string) {
     `with envelope_row as (
        insert into envelope (id, organization_id, template_id, source_file_id, created_by_user_id, team_id, title,
                              workflow_type, status, expires_at, external_reference, external_system,
-                             external_metadata_json, allow_delegation, projected_sequence, reminder_count,
-                             created_at, updated_at)
+                             external_metadata_json, allow_delegation, deadline_settings, projected_sequence,
+                             reminder_count, created_at, updated_at)
        values (?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::uuid, ?, ?, 'Draft', ?::timestamptz, ?, ?, ?,
-               ?::boolean, 0, 0, ?::timestamptz, ?::timestamptz)
+               ?::boolean, ?::jsonb, 0, 0, ?::timestamptz, ?::timestamptz)
        returning *
      ), recipient_rows as (
        insert into recipient (id, envelope_id, role_id, role_name, full_name, email, phone, signing_order, position,
@@ -682,6 +698,7 @@ function draftValues(
     request.externalSystem,
     request.externalMetadataJson,
     request.allowDelegation,
+    JSON.stringify(request.deadlineSettings),
     at,
     at,
     at,

@@ -25,6 +25,7 @@ export interface EnvelopeRow {
   audit_trail_file_id: string | null;
   reminder_count: number;
   allow_delegation: boolean;
+  deadline_settings: EnvelopeView['deadlineSettings'];
   created_at: number;
   updated_at: number;
   sent_at: number | null;
@@ -45,7 +46,7 @@ const ms = (column: string) => `floor(extract(epoch from ${column}) * 1000)::flo
 export function envelopeViewColumns(recipients: string, initialValues: string): string {
   return `e.id, e.status, e.title, e.workflow_type, e.template_id, e.source_file_id,
          ${ms('e.expires_at')} as expires_at, e.external_reference, e.external_system, e.external_metadata_json,
-         e.final_pdf_file_id, e.audit_trail_file_id, e.reminder_count, e.allow_delegation, ${ms('e.created_at')} as created_at,
+         e.final_pdf_file_id, e.audit_trail_file_id, e.reminder_count, e.allow_delegation, e.deadline_settings, ${ms('e.created_at')} as created_at,
          ${ms('e.updated_at')} as updated_at, ${ms('e.sent_at')} as sent_at, ${ms('e.completed_at')} as completed_at,
          coalesce((
            select json_agg(json_build_object(
@@ -103,6 +104,7 @@ export function envelopeViewOfRow(row: EnvelopeRow): EnvelopeView {
     auditTrailFileId: row.audit_trail_file_id,
     reminderCount: row.reminder_count,
     allowDelegation: row.allow_delegation,
+    deadlineSettings: row.deadline_settings ?? null,
     recipients: row.recipients.map((recipient) => ({
       ...recipient,
       completedAt: isoOf(recipient.completedAt),

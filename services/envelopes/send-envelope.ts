@@ -23,6 +23,12 @@ import { Conflict } from '../errors.ts';
 import { idempotentUpdateId } from '../idempotency.ts';
 import { requireActiveOrganization } from '../organizations/organization-standing.ts';
 import { releaseSend, reserveSend } from '../usage/send-reservation.ts';
+import {
+  envelopeDeadlineSettings,
+  type OrganizationDeadlineDefaults,
+  organizationDeadlineSettings,
+  workflowSettings,
+} from './deadline-settings.ts';
 import { outcomeUnknown } from './envelope-update.ts';
 import { findEnvelope } from './find-envelope.ts';
 import { toServiceError } from './workflow-errors.ts';
@@ -77,7 +83,9 @@ export async function sendLoadedEnvelope(
       `Envelope ${envelope.id} expired at ${envelope.expiresAt.toISOString()} before it was sent.`,
     );
   }
-  const input = { ...envelopeWorkflowInput(envelope, recipients, organization), ...options };
+  // The envelope's own reminder and deadline settings (written when it was created), else the organization's.
+  const settings = envelopeDeadlineSettings(envelope, organization);
+  const input = { ...envelopeWorkflowInput(envelope, recipients, settings), ...options };
   const workflowId = envelopeWorkflowId(envelope.id);
   const firstSend = envelope.status === 'Draft';
   if (firstSend) {
@@ -156,21 +164,18 @@ export function envelopeWorkflowInput(
     Recipient,
     'id' | 'signingOrder' | 'type' | 'required' | 'authenticationMethod'
   >[],
-  settings: Pick<
-    Organization,
-    'reminderIntervalDays' | 'maxAutomaticReminders' | 'expiredExtensionGraceDays'
-  > = {
+  /** The reminder and deadline settings to send with (default: none, no grace window). */
+  deadlineSettings: OrganizationDeadlineDefaults = {
     reminderIntervalDays: null,
     maxAutomaticReminders: 0,
     expiredExtensionGraceDays: 0,
   },
 ): EnvelopeWorkflowInput {
+  const settings = workflowSettings(organizationDeadlineSettings(deadlineSettings));
   return {
-    automaticReminders:
-      settings.reminderIntervalDays && settings.maxAutomaticReminders > 0
-        ? { everyDays: settings.reminderIntervalDays, max: settings.maxAutomaticReminders }
-        : null,
+    automaticReminders: settings.automaticReminders,
     expiredExtensionGraceDays: settings.expiredExtensionGraceDays,
+    ...(settings.expiringSoonDays > 0 ? { expiringSoonDays: settings.expiringSoonDays } : {}),
     envelopeId: envelope.id,
     organizationId: envelope.organizationId,
     externalReference: envelope.externalReference ?? null,

@@ -183,6 +183,8 @@ function validate(model: EnvelopeModel, trigger: EnvelopeTrigger): string | unde
       return model.whyCannotCancel();
     case 'retry final PDF':
       return model.whyCannotRetryFinalization();
+    case 'change settings':
+      return model.whyCannotUpdateSettings(SETTINGS_CHANGE);
     default:
       return undefined;
   }
@@ -212,6 +214,11 @@ function apply(model: EnvelopeModel, trigger: EnvelopeTrigger): Decision | undef
     case 'automatic reminder':
       expect(model.awaitedRecipients().length).toBeGreaterThan(0);
       return model.remindAutomatically();
+    case 'deadline warning':
+      expect(model.awaitedRecipients().length).toBeGreaterThan(0);
+      return model.warnOfDeadline();
+    case 'change settings':
+      return model.updateSettings(SETTINGS_CHANGE);
     case 'extend':
     case 'extend after expiry':
       return model.extend({ expiresAt: MUCH_LATER });
@@ -247,7 +254,11 @@ const VALIDATED: EnvelopeTrigger[] = [
   'extend',
   'cancel',
   'retry final PDF',
+  'change settings',
 ];
+
+/** A change of every reminder and deadline setting (the lead time only where the run sends warnings). */
+const SETTINGS_CHANGE = { automaticReminders: { everyDays: 2, max: 4 }, expiredExtensionGraceDays: 7 };
 
 describe('the envelope transition table', () => {
   it('send: a new workflow is Sent, the first round Pending and later rounds WaitingForTurn', () => {

@@ -62,6 +62,8 @@ const LINK_KEYS: Record<NotificationKind, string> = {
   completed: 'devNotifications.link.documents',
   declined: 'devNotifications.link.other',
   cancelled: 'devNotifications.link.other',
+  expiring_soon: 'devNotifications.link.signing',
+  expired: 'devNotifications.link.other',
   verify_email: 'devNotifications.link.verifyEmail',
   reset_password: 'devNotifications.link.resetPassword',
   invite: 'devNotifications.link.invitation',
@@ -69,6 +71,7 @@ const LINK_KEYS: Record<NotificationKind, string> = {
   invitation_attempt: 'devNotifications.link.signIn',
   platform_admin_code: 'devNotifications.link.other',
   provider_test: 'devNotifications.link.other',
+  sender_notification: 'devNotifications.link.documents',
 };
 
 export function linkKey(kind: string): string {
@@ -83,6 +86,8 @@ const KIND_TONES: Record<NotificationKind, string> = {
   completed: 'good',
   declined: 'warn',
   cancelled: 'off',
+  expiring_soon: 'warn',
+  expired: 'off',
   verify_email: 'info',
   reset_password: 'info',
   invite: 'info',
@@ -90,6 +95,7 @@ const KIND_TONES: Record<NotificationKind, string> = {
   invitation_attempt: 'off',
   platform_admin_code: 'warn',
   provider_test: 'off',
+  sender_notification: 'info',
 };
 
 export function kindTone(kind: string): string {

@@ -24,6 +24,8 @@ const EVENT_KEYS: Record<string, string> = {
   'recipient.declined': 'documents.event.declined',
   'envelope.cancelled': 'documents.event.cancelled',
   'envelope.expired': 'documents.event.expired',
+  'envelope.expiring_soon': 'documents.event.expiringSoon',
+  'envelope.settings_updated': 'documents.event.settingsUpdated',
   'envelope.completed': 'documents.event.completed',
   'document.final_pdf_ready': 'documents.event.finalPdfReady',
   'envelope.final_pdf_failed': 'documents.event.finalPdfFailed',
