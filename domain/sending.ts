@@ -4,8 +4,14 @@
 // id used as /api/v1's from-file request uses an uploaded file's. No `.meta({ id })`: the application routes'
 // schemas stay out of /api/v1's document (docs/app-api.md).
 import { z } from 'zod';
-import { strictly } from './common.ts';
-import { CreateEnvelopeFromFileRequest, CreateEnvelopeRequest } from './envelope.ts';
+import { strictly, uuidOf } from './common.ts';
+import {
+  CreateEnvelopeFromFileRequest,
+  CreateEnvelopeRequest,
+  EnvelopeView,
+  NewRecipient,
+  UpdateDraftRequest,
+} from './envelope.ts';
 import { CreateTemplateRequest } from './template-builder.ts';
 import { AUTHENTICATION_METHODS } from './vocabulary.ts';
 
@@ -50,3 +56,26 @@ export const SendDefaults = z.object({
   languages: z.array(z.string()).describe('The languages recipients may be given'),
 });
 export type SendDefaults = z.output<typeof SendDefaults>;
+
+/**
+ * A Draft as its edit page fills the send page's parts (GET /api/documents/{id}/draft): what its create took, as
+ * stored — the envelope's view without what only a sent envelope has, its recipients as a create writes them.
+ */
+export const DraftDocument = EnvelopeView.pick({
+  id: true,
+  title: true,
+  workflowType: true,
+  templateId: true,
+  sourceFileId: true,
+  expiresAt: true,
+  externalReference: true,
+  externalSystem: true,
+  externalMetadataJson: true,
+  allowDelegation: true,
+  initialValues: true,
+}).extend({ recipients: z.array(NewRecipient).describe('In signing order') });
+export type DraftDocument = z.output<typeof DraftDocument>;
+
+/** A Draft's edit from the business app (PATCH /api/documents/{id}): /api/v1's edit, strict, with the path's id. */
+export const EditDraftRequest = strictly(UpdateDraftRequest.extend({ id: uuidOf('id') }));
+export type EditDraftRequest = z.input<typeof EditDraftRequest>;

@@ -402,6 +402,13 @@ async function createResources(): Promise<{
   // state its action needs (a draft to send, sent ones to remind, extend, cancel and hand a link out, a
   // FinalPdfFailed one to retry), next to one in another state (409).
   const toSend = [await envelope(), await envelope()];
+  // Drafts to edit (PATCH /api/v1/envelopes/{id}, GET /api/documents/{id}/draft, PATCH /api/documents/{id}),
+  // beside a sent one (409 envelope_not_draft).
+  const [v1Draft, documentDraft, sandboxToEdit] = await Promise.all([
+    envelope(),
+    envelope(),
+    envelope({ sandbox: true }),
+  ]);
   const toRemind = await envelope({ send: true });
   const toExtend = await envelope({ send: true });
   const toCancel = [await envelope({ send: true }), await envelope({ send: true })];
@@ -518,6 +525,8 @@ async function createResources(): Promise<{
       'GET /api/documents/{id}/files/source': documentReads,
       'GET /api/documents/{id}/files/final-pdf': documentReads,
       'GET /api/documents/{id}/files/audit-trail': documentReads,
+      'GET /api/documents/{id}/draft': ids([documentDraft, sent]),
+      'PATCH /api/documents/{id}': ids([documentDraft, sent]),
       'POST /api/documents/{id}/send': ids([...toSend, completed]),
       'POST /api/documents/{id}/remind': ids([toRemind, completed]),
       'POST /api/documents/{id}/extend': ids([toExtend, completed]),
@@ -577,6 +586,7 @@ async function createResources(): Promise<{
       'POST /api/v1/envelopes/{id}/recipients/{recipientId}/signing-link': sent.recipientIds.map(
         (recipientId) => ({ path: { id: sent.id, recipientId } }),
       ),
+      'PATCH /api/v1/envelopes/{id}': [id(v1Draft), id(sent), id(sandboxToEdit, SANDBOX)],
       'POST /api/v1/envelopes/{id}/send': [id(draft), id(sent), id(sandboxDraft, SANDBOX)],
       'POST /api/v1/envelopes/{id}/remind': [id(remindTarget), id(sandboxChanges.remind, SANDBOX)],
       'POST /api/v1/envelopes/{id}/extend': [id(extendTarget), id(sandboxChanges.extend, SANDBOX)],

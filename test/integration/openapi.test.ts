@@ -60,6 +60,14 @@ describe('OpenAPI document', () => {
       'post /api/v1/envelopes/{id}/extend',
       'get /api/v1/envelopes/{id}/documents/final-pdf',
       'get /api/v1/envelopes/{id}/documents/audit-trail',
+      'get /api/v1/envelopes/{id}/documents/original',
+      'get /api/v1/webhooks',
+      'post /api/v1/webhooks',
+      'put /api/v1/webhooks/{id}',
+      'delete /api/v1/webhooks/{id}',
+      'post /api/v1/webhooks/{id}/secret/rotate',
+      'get /api/v1/webhooks/deliveries',
+      'get /api/v1/webhooks/deliveries/{id}',
       'post /api/v1/webhooks/{id}/test',
       'post /api/v1/webhooks/deliveries/{id}/replay',
       'post /api/v1/envelopes/{id}/recipients/{recipientId}/signing-link',
@@ -91,13 +99,15 @@ describe('OpenAPI document', () => {
         if (names.includes('idempotency-key')) withKey.push(`${method.toUpperCase()} ${path}`);
       }
     }
-    // The specification's eight, the create from a file (an addition), and the sandbox simulations.
+    // The specification's eight, the create from a file and a Draft's edit (additions), and the sandbox
+    // simulations.
     expect(withKey.sort()).toEqual(
       [
         'POST /api/v1/files/upload',
         'POST /api/v1/envelopes/from-template',
         'POST /api/v1/envelopes/from-file',
         'POST /api/v1/envelopes/{id}/send',
+        'PATCH /api/v1/envelopes/{id}',
         'POST /api/v1/envelopes/{id}/cancel',
         'POST /api/v1/envelopes/{id}/remind',
         'POST /api/v1/envelopes/{id}/extend',
@@ -112,13 +122,47 @@ describe('OpenAPI document', () => {
 
   it('documents the errors of the PDF downloads as the JSON error body', async () => {
     const document = (await harness.app.inject({ method: 'GET', url: OPENAPI_PATH })).json();
-    for (const which of ['final-pdf', 'audit-trail']) {
+    for (const which of ['final-pdf', 'audit-trail', 'original']) {
       const responses = (document.paths[`/api/v1/envelopes/{id}/documents/${which}`].get as Operation)
         .responses;
       expect(Object.keys(responses['200']?.content ?? {})).toEqual(['application/pdf']);
       for (const [status, response] of Object.entries(responses)) {
         if (Number(status) >= 400)
           expect(Object.keys(response.content ?? {}), status).toEqual(['application/json']);
+      }
+    }
+  });
+
+  it('declares the webhook management routes with named schemas of domain/webhook.ts and the scope', async () => {
+    const document = (await harness.app.inject({ method: 'GET', url: OPENAPI_PATH })).json();
+    const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+    const json = (operation: Operation, status: string) => operation.responses[status]?.content?.['application/json'];
+    const webhooks = document.paths['/api/v1/webhooks'];
+    expect(json(webhooks.get, '200')).toEqual({ schema: ref('WebhookEndpointList') });
+    expect(json(webhooks.post, '201')).toEqual({ schema: ref('WebhookEndpointWithSecret') });
+    // A request whose input differs from its output (defaults) is named with zod's `Input` suffix.
+    const bodyRef = (name: string) => ({ $ref: expect.stringMatching(new RegExp(`/${name}(Input)?$`)) });
+    expect(webhooks.post.requestBody.content['application/json'].schema).toEqual(
+      bodyRef('CreateWebhookEndpointRequest'),
+    );
+    const one = document.paths['/api/v1/webhooks/{id}'];
+    expect(one.put.requestBody.content['application/json'].schema).toEqual(bodyRef('UpdateWebhookEndpointRequest'));
+    expect(json(one.put, '200')).toEqual({ schema: ref('WebhookEndpoint') });
+    expect(json(one.delete, '200')).toEqual({ schema: ref('DeletedWebhookEndpoint') });
+    expect(json(document.paths['/api/v1/webhooks/{id}/secret/rotate'].post, '200')).toEqual({
+      schema: ref('WebhookEndpointWithSecret'),
+    });
+    const deliveries = document.paths['/api/v1/webhooks/deliveries'].get;
+    expect(json(deliveries, '200')).toEqual({ schema: ref('WebhookDeliveryList') });
+    expect((deliveries.parameters as { in: string; name: string }[]).map((p) => `${p.in} ${p.name}`)).toEqual(
+      expect.arrayContaining(['query endpointId', 'query eventType', 'query status', 'query from', 'query to']),
+    );
+    for (const name of ['CreateWebhookEndpointRequestInput', 'WebhookEndpoint', 'WebhookEndpointWithSecret']) {
+      expect(document.components.schemas[name], name).toHaveProperty('example');
+    }
+    for (const path of ['/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/deliveries']) {
+      for (const operation of Object.values(document.paths[path]) as { security: unknown }[]) {
+        expect(operation.security, path).toEqual([{ oauth2: ['webhooks.manage'] }]);
       }
     }
   });

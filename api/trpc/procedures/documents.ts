@@ -8,22 +8,27 @@
 // Archive, unarchive and delete: api/trpc/procedures/document-lifecycle.ts (their slot in the router).
 import {
   CancelDocumentRequest,
+  CorrectDocumentRecipientRequest,
   DocumentDetail,
   DocumentFilters,
   DocumentList,
   DocumentListQuery,
   DocumentLiveView,
   DocumentParams,
+  DocumentRecipientParams,
   ExtendDocumentRequest,
   SigningLinkParams,
   SigningLinkView,
 } from '../../../domain/document.ts';
 import { DocumentExportQuery } from '../../../domain/document-export.ts';
+import { DraftDocument, EditDraftRequest } from '../../../domain/sending.ts';
 import {
   cancelDocument,
+  correctDocumentRecipient,
   extendDocument,
   issueDocumentSigningLink,
   remindDocument,
+  remindDocumentRecipient,
   retryDocumentFinalPdf,
   sendDocument,
 } from '../../../services/documents/document-actions.ts';
@@ -31,6 +36,7 @@ import { documentFilters } from '../../../services/documents/document-filters.ts
 import { documentLiveView } from '../../../services/documents/document-live-view.ts';
 import { documentReaderOf } from '../../../services/documents/document-reader.ts';
 import { downloadDocumentFile } from '../../../services/documents/download-document-file.ts';
+import { draftDocument, editDraftDocument } from '../../../services/documents/edit-draft-document.ts';
 import { exportDocuments } from '../../../services/documents/export-documents.ts';
 import { getDocument } from '../../../services/documents/get-document.ts';
 import { listDocuments } from '../../../services/documents/list-documents.ts';
@@ -192,11 +198,93 @@ export const documentsRouter = router({
     .output(DocumentDetail)
     .mutation(({ ctx, input }) => sendDocument(ctx.services, readerOf(ctx), input.id)),
 
+  draft: procedure
+    .meta(
+      route('GET', '/api/documents/{id}/draft', {
+        summary: 'A Draft as its edit page fills it',
+        description:
+          'What the Draft’s create took, as stored: title, workflow, template, deadline, references, ' +
+          'delegation, recipients and prefilled values.',
+        access: 'documents:manage',
+        errors: { 404: NOT_FOUND, 409: '`envelope_not_draft`: it is sent, or being sent' },
+      }),
+    )
+    .input(DocumentParams)
+    .output(DraftDocument)
+    .query(({ ctx, input }) => draftDocument(ctx.services, readerOf(ctx), input.id)),
+
+  editDraft: procedure
+    .meta(
+      route('PATCH', '/api/documents/{id}', {
+        summary: 'Edit a Draft',
+        description:
+          'The body is PATCH /api/v1/envelopes/{id}’s, checked the same way (400 naming the field): the ' +
+          'create’s fields, each optional; a field given replaces the Draft’s (recipients and initialValues ' +
+          'as whole lists). Answers the envelope afterwards, as GET /api/documents/{id} does. Honours ' +
+          'Idempotency-Key.',
+        access: 'documents:manage',
+        idempotent: true,
+        errors: {
+          404: NOT_FOUND,
+          409: '`envelope_not_draft`: it is sent, or being sent (only a Draft can be edited)',
+        },
+      }),
+    )
+    .input(EditDraftRequest)
+    .output(DocumentDetail)
+    .mutation(({ ctx, input }) => editDraftDocument(ctx.services, readerOf(ctx), input)),
+
   remind: procedure
     .meta(action('remind', 'Remind the recipients in turn', 'Sends a reminder to everyone who may act now.'))
     .input(DocumentParams)
     .output(DocumentDetail)
     .mutation(({ ctx, input }) => remindDocument(ctx.services, readerOf(ctx), input.id)),
+
+  remindRecipient: procedure
+    .meta(
+      route('POST', '/api/documents/{id}/recipients/{recipientId}/remind', {
+        summary: 'Remind one recipient',
+        description:
+          'The envelope-wide reminder’s rules for one recipient who may act now. Answers the envelope ' +
+          'afterwards, as GET /api/documents/{id} does.',
+        access: 'documents:manage',
+        errors: {
+          404: `${NOT_FOUND}; or no such recipient on it`,
+          409: 'The recipient cannot act now (completed, waiting for their turn, a Cc) or the envelope is not signing: `conflict`, the message says why',
+          503: UNAVAILABLE,
+        },
+      }),
+    )
+    .input(DocumentRecipientParams)
+    .output(DocumentDetail)
+    .mutation(({ ctx, input }) =>
+      remindDocumentRecipient(ctx.services, readerOf(ctx), input.id, input.recipientId),
+    ),
+
+  correctRecipient: procedure
+    .meta(
+      route('POST', '/api/documents/{id}/recipients/{recipientId}/correct', {
+        summary: 'Correct a recipient who has not completed',
+        description:
+          'Any of `fullName`, `email`, `phone`, `deliveryChannel` and `language`, checked as the public ' +
+          'API’s PATCH /api/v1/envelopes/{id}/recipients/{recipientId} checks them (400 naming the field). ' +
+          'The recipient’s links end and, when it is their turn, they are invited again at the new address. ' +
+          'Answers the envelope afterwards, as GET /api/documents/{id} does.',
+        access: 'documents:manage',
+        errors: {
+          400: 'A field the recipient’s rules refuse, or a correction that changes nothing',
+          404: `${NOT_FOUND}; or no such recipient on it`,
+          409: 'The recipient has completed or the envelope is not signing: `conflict`, the message says why',
+          503: UNAVAILABLE,
+        },
+      }),
+    )
+    .input(CorrectDocumentRecipientRequest)
+    .output(DocumentDetail)
+    .mutation(({ ctx, input }) => {
+      const { id, recipientId, ...correction } = input;
+      return correctDocumentRecipient(ctx.services, readerOf(ctx), id, recipientId, correction);
+    }),
 
   cancel: procedure
     .meta(
