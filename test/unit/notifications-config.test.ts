@@ -139,3 +139,46 @@ describe('notification settings', () => {
     ).toEqual(['TWILIO_API_BASE_URL: must be https:// when SIGIL_ENV=production']);
   });
 });
+
+describe('bounce settings', () => {
+  it('are off by default: no VERP domain, no receiver', () => {
+    expect(loadConfig({}).bounces).toEqual({ domain: null, smtp: null, maxMessageBytes: 1024 * 1024 });
+  });
+
+  it('listen on loopback outside production and on every interface in production, unless a host is given', () => {
+    const local = loadConfig({ BOUNCE_DOMAIN: 'Bounces.Example.com', BOUNCE_SMTP_PORT: '2525' }).bounces;
+    expect(local).toEqual({
+      domain: 'bounces.example.com',
+      smtp: { host: '127.0.0.1', port: 2525 },
+      maxMessageBytes: 1024 * 1024,
+    });
+    const production = loadConfig({
+      SIGIL_ENV: 'production',
+      DATABASE_URL: 'postgres://sigil@db/sigil',
+      TEMPORAL_ADDRESS: 'temporal:7233',
+      SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+      SEALING_PKCS12_PATH: '/etc/sigil/seal.p12',
+      SEALING_PKCS12_PASSPHRASE: 'x',
+      BOUNCE_DOMAIN: 'bounces.example.com',
+      BOUNCE_SMTP_PORT: '25',
+    }).bounces;
+    expect(production.smtp).toEqual({ host: '0.0.0.0', port: 25 });
+    expect(
+      loadConfig({ BOUNCE_DOMAIN: 'b.example.com', BOUNCE_SMTP_PORT: '25', BOUNCE_SMTP_HOST: '10.0.0.5' })
+        .bounces.smtp,
+    ).toEqual({ host: '10.0.0.5', port: 25 });
+  });
+
+  it('names each wrong or missing variable', () => {
+    expect(problems({ BOUNCE_SMTP_PORT: '2525' })).toEqual([
+      'BOUNCE_SMTP_PORT: needs BOUNCE_DOMAIN (the domain of the return paths it receives)',
+    ]);
+    expect(problems({ BOUNCE_DOMAIN: 'b.example.com', BOUNCE_SMTP_HOST: '0.0.0.0' })).toEqual([
+      'BOUNCE_SMTP_HOST: needs BOUNCE_SMTP_PORT',
+    ]);
+    expect(problems({ BOUNCE_DOMAIN: 'not a domain' })).toEqual([
+      'BOUNCE_DOMAIN: must be a domain name, for example bounces.example.com',
+    ]);
+    expect(problems({ BOUNCE_MAX_MESSAGE_BYTES: '10' })[0]).toMatch(/^BOUNCE_MAX_MESSAGE_BYTES: /);
+  });
+});
