@@ -37,6 +37,9 @@ export interface BounceReceiver {
   close(): Promise<void>;
 }
 
+/** Connections taken at once; more are refused with 421 until one closes. */
+const MAX_CLIENTS = 100;
+
 function smtpError(code: number, message: string): Error {
   return Object.assign(new Error(message), { responseCode: code });
 }
@@ -50,6 +53,8 @@ export async function startBounceReceiver(options: BounceReceiverOptions): Promi
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
     size: options.maxMessageBytes,
+    // A bound on open connections too: bounces arrive a few at a time.
+    maxClients: MAX_CLIENTS,
     logger: false,
     onRcptTo(address, _session, callback) {
       const id = notificationIdOfBounceAddress(address.address, options.domain);
