@@ -27,7 +27,8 @@ export const SCOPE_PERMISSIONS: Record<Scope, readonly Permission[]> = {
   // Creating, sending, cancelling, reminding and extending any envelope of the organization, and reading the
   // envelope each answers with: in the application, documents:manage acts only on the envelopes one sees.
   'envelopes.write': ['documents:read', 'documents:read_all', 'documents:manage'],
-  // Test deliveries and replays (the endpoints themselves are managed in the application).
+  // Webhook endpoints, their delivery records, test deliveries and replays (an endpoint's events need the
+  // scopes of EVENT_SCOPE besides, on the token that saves it).
   'webhooks.manage': ['integrations:read', 'integrations:manage'],
 };
 
@@ -49,6 +50,7 @@ export const EVENT_SCOPE: Record<WebhookEventType, Scope> = {
   'envelope.expired': 'envelopes.read',
   'envelope.delivery_failed': 'envelopes.read',
   'document.final_pdf_ready': 'envelopes.read',
+  'recipient.corrected': 'envelopes.read',
 };
 
 /** The permissions a webhook event needs: its scope's. */

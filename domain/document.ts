@@ -4,7 +4,15 @@
 // the application routes' schemas stay out of /api/v1's document (docs/app-api.md).
 import { z } from 'zod';
 import { IsoDateTime, safeText, uuidOf } from './common.ts';
-import { CancelReason, EnvelopeView, ExtendEnvelopeRequest, RecipientView } from './envelope.ts';
+import {
+  CancelReason,
+  EnvelopeView,
+  ExtendEnvelopeRequest,
+  namesACorrection,
+  RecipientCorrectionFields,
+  RecipientView,
+} from './envelope.ts';
+import { DeadlineSettings, DeadlineSettingsInput } from './envelope-settings.ts';
 import { ENVELOPE_STATUSES } from './vocabulary.ts';
 
 /**
@@ -181,8 +189,8 @@ export const DocumentFilters = z.object({
 });
 export type DocumentFilters = z.output<typeof DocumentFilters>;
 
-/** A recipient on the envelope's page: the API's view of it but its language, with its round and link. */
-export const DocumentRecipient = RecipientView.omit({ language: true }).extend({
+/** A recipient on the envelope's page: the API's view of it, with its round, link and what may be done to them. */
+export const DocumentRecipient = RecipientView.extend({
   round: z
     .number()
     .int()
@@ -192,6 +200,16 @@ export const DocumentRecipient = RecipientView.omit({ language: true }).extend({
     .boolean()
     .describe(
       'The sender hands this recipient their link (ManualLink or Api) and may get a fresh one now (POST …/signing-link)',
+    ),
+  remind: z
+    .boolean()
+    .describe(
+      'The recipient may act now and the user may remind them alone (POST …/recipients/{recipientId}/remind)',
+    ),
+  correct: z
+    .boolean()
+    .describe(
+      'The recipient has not completed, the envelope is signing, and the user may correct them (POST …/recipients/{recipientId}/correct)',
     ),
 });
 export type DocumentRecipient = z.output<typeof DocumentRecipient>;
@@ -214,6 +232,8 @@ export const DocumentActions = z.object({
   cancel: z.boolean(),
   extend: z.boolean(),
   retryFinalPdf: z.boolean(),
+  /** Its reminder and deadline settings can change (a draft, or an envelope still signing). */
+  changeSettings: z.boolean().optional(),
 });
 export type DocumentActions = z.output<typeof DocumentActions>;
 
@@ -235,6 +255,9 @@ export const DocumentDetail = z.object({
   recipients: z.array(DocumentRecipient).describe('In signing order'),
   timeline: z.array(DocumentEvent).describe('The audit events, oldest first'),
   actions: DocumentActions,
+  deadlineSettings: DeadlineSettings.nullable().describe(
+    "Automatic reminders, the deadline warning and the grace window; null for envelopes created before they were kept (the organization's applied)",
+  ),
   workflow: z
     .object({
       id: z.string(),
@@ -271,6 +294,9 @@ export const DocumentLive = z.object({
     .object({ sent: z.number().int(), max: z.number().int(), everyDays: z.number().int() })
     .nullable(),
   graceUntil: IsoDateTime.nullable(),
+  expiryWarningAt: IsoDateTime.nullable()
+    .optional()
+    .describe('When the "expiring soon" warning goes to the recipients who can act; null: none is planned'),
   projection: z.object({
     projectedSequence: z.number().int(),
     decidedSequence: z.number().int(),
@@ -304,7 +330,24 @@ export const ExtendDocumentRequest = z.strictObject({
   ),
 });
 
+/** A change of an envelope's reminder and deadline settings from its page (POST /api/documents/{id}/settings). */
+export const UpdateDocumentSettingsRequest = z
+  .strictObject({ id: uuidOf('id'), ...DeadlineSettingsInput.shape })
+  .refine(({ id: _id, ...settings }) => Object.values(settings).some((value) => value !== undefined), {
+    message: 'give at least one setting to change',
+  });
+
 export const SigningLinkParams = z.strictObject({ id: uuidOf('id'), recipientId: uuidOf('recipientId') });
+
+/** A recipient of the envelope: the one-recipient reminder's input. */
+export const DocumentRecipientParams = SigningLinkParams;
+
+/** The correction of a recipient from the envelope's page: the public API's correction, with the ids. */
+export const CorrectDocumentRecipientRequest = SigningLinkParams.extend(
+  RecipientCorrectionFields.shape,
+).refine(namesACorrection, {
+  message: 'give at least one of fullName, email, phone, deliveryChannel and language',
+});
 
 export const SigningLinkView = z.object({
   recipientId: z.uuid(),

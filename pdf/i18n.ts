@@ -61,7 +61,7 @@ const en = {
   'audit.noEvents': 'No events recorded.',
   'audit.userAgent': 'User agent: {value}',
   'audit.details': 'Details: {value}',
-  'audit.correction': 'Corrected {field}: {old} → {new}',
+  'audit.correction': 'Corrected {field} from {old} to {new}',
   'audit.correction.empty': '(none)',
   'audit.correction.fullName': 'name',
   'audit.correction.email': 'email',

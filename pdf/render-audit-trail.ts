@@ -721,7 +721,10 @@ function delegator(recipient: AuditTrailRecipient, data: Record<string, unknown>
 }
 
 /** The recipient as they were before a sender's correction, from its `changes` (each field's `old`). */
-function beforeCorrection(recipient: AuditTrailRecipient, data: Record<string, unknown>): AuditTrailRecipient {
+function beforeCorrection(
+  recipient: AuditTrailRecipient,
+  data: Record<string, unknown>,
+): AuditTrailRecipient {
   const before = { ...recipient } as Record<string, unknown>;
   for (const [field, change] of correctionChanges(data)) {
     if (field === 'fullName' && typeof change.old !== 'string') continue;
@@ -742,7 +745,10 @@ function correctionChanges(
     .map(([field, change]) => [field, { old: text(change?.old), new: text(change?.new) }]);
 }
 
-/** A correction's lines, old value to new, in the report's language (the values as they were written). */
+/**
+ * A correction's lines, old value to new, in the report's language (the values as they were written), in words:
+ * the report's fonts have no arrow.
+ */
 function correctionLines(data: Record<string, unknown>, words: DocumentText): string[] {
   const value = (text: string | null) => closed(text ?? words.t('audit.correction.empty'), words);
   return correctionChanges(data).map(([field, change]) =>
@@ -775,7 +781,12 @@ function eventRows(input: RenderAuditTrailInput, words: DocumentText): Row[] {
     }
     const corrections = event.type === 'recipient.corrected' ? correctionLines(event.data ?? {}, words) : [];
     if (corrections.length > 0) {
-      details.push({ text: corrections.join('; '), size: SMALL_SIZE, color: MUTED, maxLines: DETAIL_LINES - 2 });
+      details.push({
+        text: corrections.join('; '),
+        size: SMALL_SIZE,
+        color: MUTED,
+        maxLines: DETAIL_LINES - 2,
+      });
     }
     const data = corrections.length > 0 ? '' : formatData(event.data ?? {});
     if (data !== '') {

@@ -508,7 +508,8 @@ export class EnvelopeModel {
     }
     const problem = partyProblem(request.from, 'The recipient') ?? correctionProblem(request.to);
     if (problem) return problem;
-    if (Object.keys(correctionChanges(request.from, request.to)).length === 0) return 'The correction changes nothing.';
+    if (Object.keys(correctionChanges(request.from, request.to)).length === 0)
+      return 'The correction changes nothing.';
     return undefined;
   }
 

@@ -9,8 +9,10 @@ import type { DocumentDetail, SigningLinkView } from '../../domain/document.ts';
 import type { ExtendEnvelopeRequest } from '../../domain/envelope.ts';
 import type { ServiceContext } from '../context.ts';
 import { cancelEnvelope } from '../envelopes/cancel-envelope.ts';
+import { correctRecipient } from '../envelopes/correct-recipient.ts';
 import { extendEnvelope } from '../envelopes/extend-envelope.ts';
 import { remindEnvelope } from '../envelopes/remind-envelope.ts';
+import { remindRecipient } from '../envelopes/remind-recipient.ts';
 import { retryFinalization } from '../envelopes/retry-finalization.ts';
 import { sendEnvelope } from '../envelopes/send-envelope.ts';
 import { issueRecipientSigningLink } from '../signing/issue-signing-links.ts';
@@ -31,6 +33,31 @@ export async function remindDocument(ctx: ServiceContext, reader: DocumentReader
   return getDocument(ctx, reader, id);
 }
 
+/** Reminds one recipient who may act now. */
+export async function remindDocumentRecipient(
+  ctx: ServiceContext,
+  reader: DocumentReader,
+  id: string,
+  recipientId: string,
+) {
+  await findVisibleEnvelope(ctx, reader, id);
+  await remindRecipient(ctx, reader.organizationId, id, recipientId);
+  return getDocument(ctx, reader, id);
+}
+
+/** Corrects a recipient who has not completed (the correction: CorrectRecipientRequest's fields). */
+export async function correctDocumentRecipient(
+  ctx: ServiceContext,
+  reader: DocumentReader,
+  id: string,
+  recipientId: string,
+  correction: Record<string, unknown>,
+) {
+  await findVisibleEnvelope(ctx, reader, id);
+  await correctRecipient(ctx, reader.organizationId, id, recipientId, correction);
+  return getDocument(ctx, reader, id);
+}
+
 /** Cancels an envelope in progress, with an optional reason. */
 export async function cancelDocument(
   ctx: ServiceContext,
@@ -39,7 +66,7 @@ export async function cancelDocument(
   reason: string | undefined,
 ): Promise<DocumentDetail> {
   await findVisibleEnvelope(ctx, reader, id);
-  await cancelEnvelope(ctx, reader.organizationId, id, reason);
+  await cancelEnvelope(ctx, reader.organizationId, id, reason, reader.userId);
   return getDocument(ctx, reader, id);
 }
 

@@ -9,7 +9,7 @@ import type { DocumentActions, DocumentDetail } from '../../domain/document.ts';
 import type { EnvelopeStatus } from '../../domain/vocabulary.ts';
 import { workflowWebUiUrl } from '../../temporal/web-ui.ts';
 import { actsInRounds, currentRoundIndex, planRounds } from '../../workflows/rounds.ts';
-import { allows, SIGNING_STATUSES } from '../../workflows/transitions.ts';
+import { ACTING_RECIPIENT_STATUSES, allows, SIGNING_STATUSES } from '../../workflows/transitions.ts';
 import type { DataContext, ServiceConfig } from '../context.ts';
 import { recipientView } from '../envelopes/envelope-view.ts';
 import { NotFound } from '../errors.ts';
@@ -90,7 +90,7 @@ export async function getDocument(
     currentRound: signing && turn < rounds.length ? turn + 1 : null,
     recipients: recipients.map((recipient) => {
       const round = rounds.findIndex((ids) => ids.includes(recipient.id));
-      const { language: _, ...view } = recipientView(recipient);
+      const view = recipientView(recipient);
       return {
         ...view,
         round: round === -1 ? null : round + 1,
@@ -100,6 +100,13 @@ export async function getDocument(
           HANDED_OVER.includes(recipient.deliveryChannel) &&
           actsInRounds(recipient) &&
           recipient.status !== 'Completed',
+        // The workflow's rules (whyCannotRemind, whyCannotCorrect), which it checks again.
+        remind:
+          reader.manages &&
+          signing &&
+          actsInRounds(recipient) &&
+          ACTING_RECIPIENT_STATUSES.includes(recipient.status),
+        correct: reader.manages && signing && recipient.status !== 'Completed',
       };
     }),
     timeline: events.map((event) => ({
@@ -110,6 +117,7 @@ export async function getDocument(
       data: event.data ?? {},
     })),
     actions: reader.manages ? await actionsFor(ctx, envelope) : NO_ACTIONS,
+    deadlineSettings: envelope.deadlineSettings ?? null,
     workflow:
       reader.seesWorkflow && envelope.workflowId
         ? {
@@ -127,6 +135,7 @@ const NO_ACTIONS: DocumentActions = {
   cancel: false,
   extend: false,
   retryFinalPdf: false,
+  changeSettings: false,
 };
 
 /**
@@ -136,13 +145,22 @@ const NO_ACTIONS: DocumentActions = {
  */
 async function actionsFor(
   ctx: DataContext,
-  envelope: { status: EnvelopeStatus; expiresAt?: Date | null; organizationId: string },
+  envelope: {
+    status: EnvelopeStatus;
+    expiresAt?: Date | null;
+    organizationId: string;
+    deadlineSettings?: Envelope['deadlineSettings'];
+  },
 ): Promise<DocumentActions> {
   const { status } = envelope;
   let revivable = false;
   if (status === 'Expired' && envelope.expiresAt) {
-    const organization = await ctx.em.findOne(Organization, { id: envelope.organizationId });
-    const graceDays = organization?.expiredExtensionGraceDays ?? 0;
+    // The envelope's own grace window; one created before envelopes kept it has its organization's.
+    const organization = envelope.deadlineSettings
+      ? null
+      : await ctx.em.findOne(Organization, { id: envelope.organizationId });
+    const graceDays =
+      envelope.deadlineSettings?.expiredExtensionGraceDays ?? organization?.expiredExtensionGraceDays ?? 0;
     revivable = graceDays > 0 && envelope.expiresAt.getTime() + graceDays * DAY_MS > Date.now();
   }
   return {
@@ -151,6 +169,7 @@ async function actionsFor(
     cancel: allows('cancel', status),
     extend: status === 'Draft' || allows('extend', status) || revivable,
     retryFinalPdf: allows('retry final PDF', status),
+    changeSettings: status === 'Draft' || allows('change settings', status),
   };
 }
 
@@ -163,7 +182,12 @@ function namesAtEvents(events: readonly AuditEvent[], current: Map<string, strin
   const names = new Map<AuditEvent, string>();
   for (const event of events.toReversed()) {
     if (!event.recipientId) continue;
-    const before = event.type === 'recipient.delegated' ? event.data?.delegated_by_name : undefined;
+    const before =
+      event.type === 'recipient.delegated'
+        ? event.data?.delegated_by_name
+        : event.type === 'recipient.corrected'
+          ? (event.data?.changes as { fullName?: { old?: unknown } } | undefined)?.fullName?.old
+          : undefined;
     if (typeof before === 'string') current.set(event.recipientId, before);
     names.set(event, current.get(event.recipientId) ?? '');
   }

@@ -1,5 +1,6 @@
-// Reminds the recipients who may act now. The workflow records the reminder (audit event
-// `envelope.reminded`, reminder count); delivering the messages comes with the notifications.
+// Reminds the recipients who may act now, or one of them (`recipientId`). The workflow decides whether anyone
+// may be reminded (the same rule for both: the recipient may act now) and records the reminder (audit event
+// `envelope.reminded` with the recipients reminded, the envelope's reminder count); the notifications send it.
 import { type EnvelopeState, remindEnvelopeUpdate } from '../../workflows/contracts.ts';
 import type { ServiceContext } from '../context.ts';
 import { Conflict } from '../errors.ts';
@@ -13,5 +14,5 @@ export async function remindEnvelope(
 ): Promise<EnvelopeState> {
   const { envelope } = await findEnvelope(ctx, organizationId, envelopeId);
   if (envelope.status === 'Draft') throw new Conflict(`Envelope ${envelope.id} is Draft: send it first.`);
-  return updateEnvelope(ctx, envelope, remindEnvelopeUpdate);
+  return updateEnvelope(ctx, envelope, remindEnvelopeUpdate, {});
 }

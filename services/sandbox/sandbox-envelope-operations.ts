@@ -44,6 +44,9 @@ export function sandboxEnvelopes(ctx: DataContext): EnvelopeOperations {
       sandboxArtifact(ctx, organizationId, envelopeId, document),
     // A synthetic envelope is made from the organization's real template or upload: its original is that PDF.
     original: async (organizationId, envelopeId) =>
-      sourceDocument(ctx, { ...(await findSandboxEnvelope(ctx, organizationId, envelopeId)), organizationId }),
+      sourceDocument(ctx, {
+        ...(await findSandboxEnvelope(ctx, organizationId, envelopeId)),
+        organizationId,
+      }),
   };
 }

@@ -154,7 +154,7 @@ describe('recovery after the worker is killed', () => {
     await first.next('worker-running');
     const { handle } = await sentOn(taskQueue);
     // The workflow is now cached by the first worker: its next task goes to that worker's sticky queue.
-    await handle.executeUpdate(remindEnvelopeUpdate);
+    await handle.executeUpdate(remindEnvelopeUpdate, { args: [{}] });
     // Killed once it is idle: a workflow task the first worker was running at the kill (the reminder's message
     // settling) would be retried only after its own timeout (10 s), which is not what this test measures.
     await idle(handle);
@@ -163,7 +163,7 @@ describe('recovery after the worker is killed', () => {
     const second = startWorker(taskQueue, null);
     await second.next('worker-running');
     const replacedAt = Date.now();
-    const state = await handle.executeUpdate(remindEnvelopeUpdate);
+    const state = await handle.executeUpdate(remindEnvelopeUpdate, { args: [{}] });
     const answeredAt = Date.now();
     expect(state.status).toBe('Sent');
     figures.push(
@@ -178,7 +178,7 @@ describe('recovery after the worker is killed', () => {
     const first = startWorker(taskQueue, { activity: 'projection', event: 'envelope.reminded' });
     await first.next('worker-running');
     const { handle, envelopeId } = await sentOn(taskQueue);
-    const reminded = handle.executeUpdate(remindEnvelopeUpdate);
+    const reminded = handle.executeUpdate(remindEnvelopeUpdate, { args: [{}] });
     await first.next('hanging');
 
     const killedAt = await kill(first);

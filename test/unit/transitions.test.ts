@@ -40,6 +40,10 @@ const DELEGATION = {
   from: { fullName: 'Dana Levi', email: 'dana@example.com', phone: null, deliveryChannel: 'Email' as const },
   to: { fullName: 'Noa Bar', email: 'noa@example.com', phone: null, deliveryChannel: 'Email' as const },
 };
+const CORRECTION = {
+  from: DELEGATION.from,
+  to: { ...DELEGATION.from, email: 'dana.levi@example.com' },
+};
 const FAILED: MessageOutcome = { ok: false, failureType: 'NoAddress', message: 'no e-mail address' };
 
 /** The workflow as the model sees it: a fixed clock, and a last completion that renders the final PDF. */
@@ -174,6 +178,8 @@ function validate(model: EnvelopeModel, trigger: EnvelopeTrigger): string | unde
       return model.whyCannotDecline({ recipientId: id, reason: 'not my contract' });
     case 'delegate':
       return model.whyCannotDelegate({ recipientId: id, ...DELEGATION });
+    case 'correct':
+      return model.whyCannotCorrect({ recipientId: id, ...CORRECTION });
     case 'remind':
       return model.whyCannotRemind();
     case 'extend':
@@ -208,6 +214,8 @@ function apply(model: EnvelopeModel, trigger: EnvelopeTrigger): Decision | undef
       return model.decline({ recipientId: id, reason: 'not my contract' });
     case 'delegate':
       return model.delegate({ recipientId: id, ...DELEGATION });
+    case 'correct':
+      return model.correct({ recipientId: id, ...CORRECTION });
     case 'remind':
       expect(model.awaitedRecipients().length).toBeGreaterThan(0);
       return model.remind();
@@ -250,6 +258,7 @@ const VALIDATED: EnvelopeTrigger[] = [
   'complete',
   'decline',
   'delegate',
+  'correct',
   'remind',
   'extend',
   'cancel',

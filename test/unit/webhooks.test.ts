@@ -121,8 +121,9 @@ describe('signature and payload', () => {
     );
   });
 
-  it('knows the specification’s twelve event names and refuses others', () => {
-    expect(WEBHOOK_EVENT_TYPES).toHaveLength(12);
+  it('knows the specification’s twelve event names, and recipient.corrected, and refuses others', () => {
+    expect(WEBHOOK_EVENT_TYPES).toHaveLength(13);
+    expect(WEBHOOK_EVENT_TYPES).toContain('recipient.corrected');
     const event = {
       id: 'e',
       type: 'envelope.completed',

@@ -2,11 +2,11 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
   CancelEnvelopeRequest,
+  CorrectRecipientRequest,
   CreateEnvelopeFromFileRequest,
   CreateEnvelopeRequest,
   EnvelopeView,
   ExtendEnvelopeRequest,
-  CorrectRecipientRequest,
   ExternalReferenceParams,
   RecipientView,
   UpdateDraftRequest,
@@ -376,7 +376,10 @@ export const envelopesRoutes: V1Routes = async (app) => {
       },
     },
     async (request, reply) => {
-      const bytes = await envelopesFor(request).original(principalOf(request).organizationId, request.params.id);
+      const bytes = await envelopesFor(request).original(
+        principalOf(request).organizationId,
+        request.params.id,
+      );
       return reply
         .header('Content-Type', 'application/pdf')
         .header('Content-Disposition', `attachment; filename="${request.params.id}-original.pdf"`)

@@ -19,6 +19,7 @@ import {
   ExtendDocumentRequest,
   SigningLinkParams,
   SigningLinkView,
+  UpdateDocumentSettingsRequest,
 } from '../../../domain/document.ts';
 import { DocumentExportQuery } from '../../../domain/document-export.ts';
 import { DraftDocument, EditDraftRequest } from '../../../domain/sending.ts';
@@ -40,6 +41,7 @@ import { draftDocument, editDraftDocument } from '../../../services/documents/ed
 import { exportDocuments } from '../../../services/documents/export-documents.ts';
 import { getDocument } from '../../../services/documents/get-document.ts';
 import { listDocuments } from '../../../services/documents/list-documents.ts';
+import { updateDocumentSettings } from '../../../services/documents/update-document-settings.ts';
 import type { EnvelopeFileKind } from '../../../services/envelopes/envelope-document.ts';
 import {
   type AppContext,
@@ -312,6 +314,24 @@ export const documentsRouter = router({
     .mutation(({ ctx, input }) =>
       extendDocument(ctx.services, readerOf(ctx), input.id, { expiresAt: input.expiresAt }),
     ),
+
+  settings: procedure
+    .meta(
+      action(
+        'settings',
+        'Change the reminder and deadline settings',
+        'Any of `reminderIntervalDays` (null: no automatic reminders), `maxAutomaticReminders`, ' +
+          '`expiringSoonDays` (0: no warning) and `expiredExtensionGraceDays`: a draft’s are changed at once, ' +
+          'an open envelope’s by its workflow (a new reminder schedule counts from the change); refused (409) ' +
+          'once the envelope is final.',
+      ),
+    )
+    .input(UpdateDocumentSettingsRequest)
+    .output(DocumentDetail)
+    .mutation(({ ctx, input }) => {
+      const { id, ...settings } = input;
+      return updateDocumentSettings(ctx.services, readerOf(ctx), id, settings);
+    }),
 
   retryFinalPdf: procedure
     .meta(
