@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { IsoDateTime, safeText, uuidOf } from './common.ts';
 import { RETENTION_DELETED_DAYS } from './document-lifecycle.ts';
+import { DEADLINE_SETTING_DEFAULTS, DeadlineSettings, deadlineSetting } from './envelope-settings.ts';
 import { PERMISSIONS } from './permissions.ts';
 import { AUTHENTICATION_METHODS, PLAN_NAMES, type PlanName, SUPPORTED_LANGUAGES } from './vocabulary.ts';
 
@@ -289,6 +290,8 @@ export const OrganizationSettings = z.object({
    * a larger one, or with this off (the default), only links to the recipient's downloads.
    */
   attachFinalPdfToCompletedEmail: z.boolean(),
+  // The defaults of new envelopes' reminders and deadline warnings (domain/envelope-settings.ts).
+  ...DeadlineSettings.shape,
 });
 export type OrganizationSettings = z.output<typeof OrganizationSettings>;
 
@@ -344,6 +347,28 @@ export const UpdateOrganizationSettingsRequest = z.strictObject({
     .nullable()
     .optional()
     .describe('null: the default, off (the completed email links to the downloads, without the PDF)'),
+  reminderIntervalDays: deadlineSetting('reminderIntervalDays')
+    .nullable()
+    .optional()
+    .describe("Days between new envelopes' automatic reminders; null: none (the default)"),
+  maxAutomaticReminders: deadlineSetting('maxAutomaticReminders')
+    .nullable()
+    .optional()
+    .describe(
+      `The most automatic reminders of a new envelope; null: the default, ${DEADLINE_SETTING_DEFAULTS.maxAutomaticReminders}`,
+    ),
+  expiringSoonDays: deadlineSetting('expiringSoonDays')
+    .nullable()
+    .optional()
+    .describe(
+      'Days before the deadline when recipients who can act are warned; 0 or null: no warning (the default)',
+    ),
+  expiredExtensionGraceDays: deadlineSetting('expiredExtensionGraceDays')
+    .nullable()
+    .optional()
+    .describe(
+      `Days after expiry during which an extension revives an envelope; null: the default, ${DEADLINE_SETTING_DEFAULTS.expiredExtensionGraceDays}`,
+    ),
 });
 export type UpdateOrganizationSettingsRequest = z.input<typeof UpdateOrganizationSettingsRequest>;
 

@@ -13,6 +13,11 @@ import type { DataContext, ServiceContext } from '../../services/context.ts';
 import { AppError, InvalidRequest, NotFound } from '../../services/errors.ts';
 import type { TemporalClientHandle } from '../../temporal/connection.ts';
 import {
+  ENVELOPE_SETTINGS_CLI_OPTIONS,
+  ENVELOPE_SETTINGS_CLI_USAGE,
+  ENVELOPE_SETTINGS_COMMANDS,
+} from './envelope-settings-commands.ts';
+import {
   PLATFORM_ADMIN_CLI_OPTIONS,
   PLATFORM_ADMIN_CLI_USAGE,
   PLATFORM_ADMIN_COMMANDS,
@@ -43,7 +48,7 @@ const USAGE = `Usage: sigil <command> [options] [--json]
                   projects a parked envelope's queued transitions again once the cause is repaired
   envelope verify-audit --org ORG_ID --envelope ENVELOPE_ID
                   recomputes the hash chain through the envelope's audit events (exit 1 when broken)
-${WEBHOOK_CLI_USAGE}${PLATFORM_ADMIN_CLI_USAGE}
+${ENVELOPE_SETTINGS_CLI_USAGE}${WEBHOOK_CLI_USAGE}${PLATFORM_ADMIN_CLI_USAGE}
 Connects to DATABASE_URL (default: the embedded PostgreSQL of \`npm start\`) and, for the envelope commands
 and webhook test and replay, TEMPORAL_ADDRESS (default: the dev server of \`npm start\`). --json prints
 machine-readable output.
@@ -74,6 +79,7 @@ const OPTIONS = {
   sanitize: { type: 'boolean' },
   ...WEBHOOK_CLI_OPTIONS,
   ...PLATFORM_ADMIN_CLI_OPTIONS,
+  ...ENVELOPE_SETTINGS_CLI_OPTIONS,
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -442,6 +448,7 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
 
   ...WEBHOOK_COMMANDS,
   ...PLATFORM_ADMIN_COMMANDS,
+  ...ENVELOPE_SETTINGS_COMMANDS,
 };
 
 function required(values: Values, name: keyof Values): string {

@@ -9,6 +9,7 @@ import {
   SETTING_DEFAULTS,
   UpdateOrganizationSettingsRequest,
 } from '../../domain/account.ts';
+import { DEADLINE_SETTING_DEFAULTS } from '../../domain/envelope-settings.ts';
 import { recordActorEvent } from '../accounts/security-log.ts';
 import { parseInput } from '../validation.ts';
 import { type Actor, lockOrganization } from './administration.ts';
@@ -30,6 +31,10 @@ type Settable = Pick<
   | 'retentionUnfinishedDays'
   | 'retentionDeletedDays'
   | 'attachFinalPdfToCompletedEmail'
+  | 'reminderIntervalDays'
+  | 'maxAutomaticReminders'
+  | 'expiringSoonDays'
+  | 'expiredExtensionGraceDays'
 >;
 
 export async function updateOrganizationSettings(
@@ -70,6 +75,23 @@ export async function updateOrganizationSettings(
       'attachFinalPdfToCompletedEmail',
       'attachFinalPdfToCompletedEmail',
       orDefault(data.attachFinalPdfToCompletedEmail, SETTING_DEFAULTS.attachFinalPdfToCompletedEmail),
+    ],
+    // Defaults of new envelopes' reminders and deadline warnings; null: the default (DEADLINE_SETTING_DEFAULTS).
+    ['reminderIntervalDays', 'reminderIntervalDays', data.reminderIntervalDays],
+    [
+      'maxAutomaticReminders',
+      'maxAutomaticReminders',
+      orDefault(data.maxAutomaticReminders, DEADLINE_SETTING_DEFAULTS.maxAutomaticReminders),
+    ],
+    [
+      'expiringSoonDays',
+      'expiringSoonDays',
+      orDefault(data.expiringSoonDays, DEADLINE_SETTING_DEFAULTS.expiringSoonDays),
+    ],
+    [
+      'expiredExtensionGraceDays',
+      'expiredExtensionGraceDays',
+      orDefault(data.expiredExtensionGraceDays, DEADLINE_SETTING_DEFAULTS.expiredExtensionGraceDays),
     ],
   ];
   return ctx.em.transactional(async (tx) => {

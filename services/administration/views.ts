@@ -11,6 +11,7 @@ import type {
 import { BUILT_IN_ROLES, type BuiltInRole } from '../../domain/permissions.ts';
 import type { AuthenticationMethod } from '../../domain/vocabulary.ts';
 import { permissionsOf } from '../accounts/sessions.ts';
+import { organizationDeadlineSettings } from '../envelopes/deadline-settings.ts';
 
 export type UserView = z.output<typeof UserViewSchema>;
 export type RoleView = z.output<typeof RoleViewSchema>;
@@ -75,5 +76,6 @@ export function settingsView(organization: Organization): OrganizationSettings {
       deletedDays: organization.retentionDeletedDays ?? null,
     },
     attachFinalPdfToCompletedEmail: organization.attachFinalPdfToCompletedEmail,
+    ...organizationDeadlineSettings(organization),
   };
 }

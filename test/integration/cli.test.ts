@@ -141,6 +141,50 @@ describe('sigil CLI', () => {
     expect(sent.workflowId).toBe(`envelope/${sent.envelopeId}`);
     const description = await temporal.client.workflow.getHandle(sent.workflowId).describe();
     expect(description.status.name).toBe('RUNNING');
+
+    // Its reminder and deadline settings: the organization's defaults, shown and changed while it is open.
+    const shown = await sigilJson<{ deadlineSettings: Record<string, unknown> }>([
+      'envelope',
+      'settings',
+      '--org',
+      org.id,
+      '--envelope',
+      sent.envelopeId,
+    ]);
+    expect(shown.deadlineSettings).toEqual({
+      reminderIntervalDays: null,
+      maxAutomaticReminders: 3,
+      expiringSoonDays: 0,
+      expiredExtensionGraceDays: 30,
+    });
+    const changed = await sigilJson<{ deadlineSettings: Record<string, unknown> }>([
+      'envelope',
+      'settings',
+      '--org',
+      org.id,
+      '--envelope',
+      sent.envelopeId,
+      '--reminder-interval-days',
+      '2',
+      '--expiring-soon-days',
+      '3',
+    ]);
+    expect(changed.deadlineSettings).toMatchObject({ reminderIntervalDays: 2, expiringSoonDays: 3 });
+    const text = await sigil(['envelope', 'settings', '--org', org.id, '--envelope', sent.envelopeId]);
+    expect(text.stdout).toContain('automatic reminders   every 2 day(s), at most 3');
+    expect(text.stdout).toContain('expiring-soon warning 3 day(s) before the deadline');
+    const refused = await sigil([
+      'envelope',
+      'settings',
+      '--org',
+      org.id,
+      '--envelope',
+      sent.envelopeId,
+      '--expiring-soon-days',
+      'soon',
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/expiringSoonDays/);
   });
 
   it('prints a clear error and exits non-zero on bad input', async () => {

@@ -529,6 +529,7 @@ describe('the envelope page', () => {
       cancel: true,
       extend: true,
       retryFinalPdf: false,
+      changeSettings: true,
     });
     // The workflow link is for settings:read (the owner), not for a sender.
     expect(detail.workflow).toBeNull();
@@ -552,6 +553,7 @@ describe('the envelope page', () => {
       cancel: false,
       extend: false,
       retryFinalPdf: false,
+      changeSettings: false,
     });
     expect(declined.currentRound).toBeNull();
     const completed = await callAs<Detail>(harness.app, senderB, 'GET', `/api/documents/${E.completedB}`);
@@ -563,6 +565,7 @@ describe('the envelope page', () => {
       cancel: false,
       extend: true,
       retryFinalPdf: false,
+      changeSettings: true,
     });
     expect(draftDetail.workflow).toBeNull();
   });
