@@ -121,6 +121,7 @@ export function createBearerAuth(deps: BearerAuthDependencies) {
       oauthClientId: row.oauth_client_id,
       clientId: row.client_id,
       scopes,
+      changedByUserId: row.changed_by_user_id,
       // Read with the token, so a changed plan or override applies from the next request (no cache).
       rateLimitSources: {
         plan: { ratePerMinute: row.plan_rate, uploadRatePerMinute: row.plan_upload_rate },

@@ -10,6 +10,11 @@ export interface ApiPrincipal {
   clientId: string;
   scopes: Scope[];
   /**
+   * The user who created or last changed the client's API key (null: the operator CLI): what the client saves
+   * (a webhook endpoint) answers to them as the key does.
+   */
+  changedByUserId?: string | null;
+  /**
    * The plan's and the organization's per-minute limits as the bearer check read them with the token (the rate
    * limiter resolves them; absent: it reads them itself).
    */

@@ -5,6 +5,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppUser, Role } from '../../db/entities/index.ts';
 import {
   type CredentialChanger,
+  EVENT_SCOPE,
+  subscribedEvents,
   ungrantableEvents,
   ungrantableScopes,
 } from '../../domain/credential-permissions.ts';
@@ -21,6 +23,19 @@ import { Forbidden } from '../errors.ts';
 export interface CredentialActor {
   userId: string;
   permissions: readonly Permission[];
+}
+
+/**
+ * An API key saving a webhook endpoint through /api/v1 (scope webhooks.manage): it may subscribe an endpoint only to
+ * events its token's scopes could read (`scopes`: those the token holds now, already without any its key's last
+ * changer no longer holds), and what it saves answers to that user (`userId`, null: the operator made the key), so
+ * the endpoint's events stay bounded by their role at every delivery as the key's scopes are.
+ */
+export interface ApiKeyActor {
+  userId: string | null;
+  scopes: readonly Scope[];
+  /** The key's public client_id, for the refusal's message. */
+  clientId: string;
 }
 
 /**
@@ -51,10 +66,14 @@ export function requireGrantableScopes(actor: CredentialActor | undefined, scope
  * every event, so it needs every event's permissions.
  */
 export function requireGrantableEvents(
-  actor: CredentialActor | undefined,
+  actor: CredentialActor | ApiKeyActor | undefined,
   eventTypes: readonly WebhookEventType[],
 ): void {
   if (!actor) return;
+  if ('scopes' in actor) {
+    requireEventsWithinScopes(actor, eventTypes);
+    return;
+  }
   const refused = ungrantableEvents(eventTypes, actor.permissions);
   if (refused.length === 0) return;
   const lacking = [...new Set(refused.flatMap((event) => event.lacking))];
@@ -69,6 +88,23 @@ export function requireGrantableEvents(
         message: `event ${item} needs ${permission}, which your role does not have`,
       })),
     ),
+  );
+}
+
+/** Refuses (403 `forbidden`) an endpoint receiving an event whose scope the key's token does not hold. */
+function requireEventsWithinScopes(actor: ApiKeyActor, eventTypes: readonly WebhookEventType[]): void {
+  const refused = subscribedEvents(eventTypes).filter((event) => !actor.scopes.includes(EVENT_SCOPE[event]));
+  if (refused.length === 0) return;
+  const lacking = [...new Set(refused.map((event) => EVENT_SCOPE[event]))];
+  throw new Forbidden(
+    `The API key ${actor.clientId} cannot subscribe an endpoint to ${eventTypes.length === 0 ? 'every event (an empty list)' : refused.join(', ')}: ` +
+      `${refused.length === 1 ? 'it needs' : 'they need'} the scope ${lacking.join(', ')}, which this token does not hold.`,
+    refused.map((event) => ({
+      field: 'body.eventTypes',
+      eventType: event,
+      scope: EVENT_SCOPE[event],
+      message: `event ${event} needs the scope ${EVENT_SCOPE[event]}, which this token does not hold`,
+    })),
   );
 }
 

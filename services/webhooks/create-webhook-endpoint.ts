@@ -9,7 +9,11 @@ import type { HostResolver } from '../../config/outbound-targets.ts';
 import { WebhookEndpoint } from '../../db/entities/index.ts';
 import { CreateWebhookEndpointRequest, type WebhookEndpointView } from '../../domain/webhook.ts';
 import type { DataContext } from '../context.ts';
-import { type CredentialActor, requireGrantableEvents } from '../credentials/credential-grants.ts';
+import {
+  type ApiKeyActor,
+  type CredentialActor,
+  requireGrantableEvents,
+} from '../credentials/credential-grants.ts';
 import { type CountedLimit, withinCountedLimit } from '../usage/counted-limit.ts';
 import { parseInput } from '../validation.ts';
 import { newWebhookSecret, requireWebhookAccess, webhookEndpointView } from './webhook-records.ts';
@@ -43,7 +47,7 @@ export interface CreatedWebhookEndpoint extends WebhookEndpointView {
 export async function createWebhookEndpoint(
   ctx: WebhookConfigContext,
   input: CreateWebhookEndpointInput,
-  actor?: CredentialActor,
+  actor?: CredentialActor | ApiKeyActor,
 ): Promise<CreatedWebhookEndpoint> {
   const data = parseInput(CreateWebhookEndpointInput, input, 'webhook endpoint');
   // Nobody subscribes an endpoint to events they could not read (an empty list: every event).

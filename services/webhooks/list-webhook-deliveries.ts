@@ -1,5 +1,5 @@
-// The organization's deliveries, newest first, optionally of one endpoint, event type or status, a page at a
-// time, each with its attempts.
+// The organization's deliveries, newest first, optionally of one endpoint, event type or status and queued
+// within a range of times, a page at a time, each with its attempts.
 import { WebhookDelivery, WebhookDeliveryAttempt } from '../../db/entities/index.ts';
 import type { WebhookDeliveryStatus } from '../../domain/vocabulary.ts';
 import type { WebhookDeliveryList, WebhookDeliveryView } from '../../domain/webhook.ts';
@@ -14,6 +14,10 @@ export interface WebhookDeliveryFilter {
   endpointId?: string;
   eventType?: string;
   status?: WebhookDeliveryStatus;
+  /** Queued at or after this time (ISO 8601). */
+  from?: string;
+  /** Queued before this time (ISO 8601). */
+  to?: string;
   limit?: number;
   /** How many of the newest matching deliveries to skip. */
   offset?: number;
@@ -46,6 +50,14 @@ export async function pageWebhookDeliveries(
     ...(filter.endpointId !== undefined ? { endpointId: filter.endpointId } : {}),
     ...(filter.eventType !== undefined ? { eventType: filter.eventType } : {}),
     ...(filter.status !== undefined ? { status: filter.status } : {}),
+    ...(filter.from !== undefined || filter.to !== undefined
+      ? {
+          createdAt: {
+            ...(filter.from !== undefined ? { $gte: new Date(filter.from) } : {}),
+            ...(filter.to !== undefined ? { $lt: new Date(filter.to) } : {}),
+          },
+        }
+      : {}),
   };
   const [deliveries, total] = await em.findAndCount(WebhookDelivery, where, {
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],

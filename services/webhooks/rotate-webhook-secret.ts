@@ -7,7 +7,11 @@ import { LockMode } from '@mikro-orm/core';
 import { isWebhookEventType } from '../../domain/vocabulary.ts';
 import type { WebhookEndpointView } from '../../domain/webhook.ts';
 import type { DataContext } from '../context.ts';
-import { type CredentialActor, requireGrantableEvents } from '../credentials/credential-grants.ts';
+import {
+  type ApiKeyActor,
+  type CredentialActor,
+  requireGrantableEvents,
+} from '../credentials/credential-grants.ts';
 import {
   findWebhookEndpoint,
   newWebhookSecret,
@@ -24,7 +28,7 @@ export async function rotateWebhookSecret(
   ctx: DataContext,
   organizationId: string,
   endpointId: string,
-  options: { now?: Date; actor?: CredentialActor } = {},
+  options: { now?: Date; actor?: CredentialActor | ApiKeyActor } = {},
 ): Promise<RotatedWebhookSecret> {
   const now = options.now ?? new Date();
   const secret = newWebhookSecret();

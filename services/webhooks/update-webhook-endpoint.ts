@@ -4,7 +4,11 @@
 import { z } from 'zod';
 import { isWebhookEventType, type WebhookEventType } from '../../domain/vocabulary.ts';
 import { UpdateWebhookEndpointRequest, type WebhookEndpointView } from '../../domain/webhook.ts';
-import { type CredentialActor, requireGrantableEvents } from '../credentials/credential-grants.ts';
+import {
+  type ApiKeyActor,
+  type CredentialActor,
+  requireGrantableEvents,
+} from '../credentials/credential-grants.ts';
 import { InvalidRequest } from '../errors.ts';
 import { parseInput } from '../validation.ts';
 import type { WebhookConfigContext } from './create-webhook-endpoint.ts';
@@ -20,7 +24,7 @@ export type UpdateWebhookEndpointInput = z.input<typeof UpdateWebhookEndpointInp
 export async function updateWebhookEndpoint(
   ctx: WebhookConfigContext,
   input: UpdateWebhookEndpointInput,
-  actor?: CredentialActor,
+  actor?: CredentialActor | ApiKeyActor,
 ): Promise<WebhookEndpointView> {
   const data = parseInput(UpdateWebhookEndpointInput, input, 'webhook endpoint');
   if (data.url === undefined && data.eventTypes === undefined && data.enabled === undefined) {

@@ -108,22 +108,7 @@ export async function newIntegrator(harness: ApiHarness): Promise<Integrator> {
     name: 'Test integration',
     scopes: [...SCOPES],
   });
-  const token = async (scopes?: Scope[]) => {
-    const response = await harness.app.inject({
-      method: 'POST',
-      url: '/oauth/token',
-      headers: {
-        authorization: `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}`,
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      payload: new URLSearchParams({
-        grant_type: 'client_credentials',
-        ...(scopes ? { scope: scopes.join(' ') } : {}),
-      }).toString(),
-    });
-    if (response.statusCode !== 200) throw new Error(`token request failed: ${response.body}`);
-    return response.json().access_token as string;
-  };
+  const token = (scopes?: Scope[]) => clientToken(harness.app, client.clientId, client.clientSecret, scopes);
   return {
     organizationId: organization.id,
     templateId: template.id,
@@ -132,6 +117,29 @@ export async function newIntegrator(harness: ApiHarness): Promise<Integrator> {
     token,
     auth: async (scopes) => ({ authorization: `Bearer ${await token(scopes)}` }),
   };
+}
+
+/** A bearer token from POST /oauth/token (HTTP Basic) for any client, for the given scopes or all it allows. */
+export async function clientToken(
+  app: FastifyInstance,
+  clientId: string,
+  clientSecret: string,
+  scopes?: Scope[],
+): Promise<string> {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/oauth/token',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    payload: new URLSearchParams({
+      grant_type: 'client_credentials',
+      ...(scopes ? { scope: scopes.join(' ') } : {}),
+    }).toString(),
+  });
+  if (response.statusCode !== 200) throw new Error(`token request failed: ${response.body}`);
+  return response.json().access_token as string;
 }
 
 /**

@@ -163,7 +163,8 @@ export const webhooksRouter = router({
       route('GET', '/api/webhooks/deliveries', {
         summary: "The organization's webhook deliveries, newest first",
         description:
-          'Optionally of one endpoint (`endpointId`), event type (`eventType`) and status (`status`), ' +
+          'Optionally of one endpoint (`endpointId`), event type (`eventType`), status (`status`) and queued ' +
+          'within `from` (inclusive) and `to` (exclusive), ' +
           '`limit` (1 to 200, default 50) from `offset`. Each with its endpoint URL, event, status, last HTTP ' +
           'status, attempt count, request id, times and redacted last error.',
         access: READ,
