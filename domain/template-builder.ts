@@ -57,11 +57,12 @@ export const TemplateListQuery = z.object({
     .optional()
     .describe('Words that must all occur in the template’s name, without regard to case'),
   status: z
-    .enum(['draft', 'published'], { message: 'status must be draft or published' })
+    .enum(['draft', 'published', 'archived'], { message: 'status must be draft, published or archived' })
     .optional()
     .describe(
       '`draft`: templates whose newest version is a draft (never published, or being edited); ' +
-        '`published`: templates with a published version',
+        '`published`: templates with a published version; `archived`: the archived templates (and only ' +
+        'they: the other values list templates that are not archived)',
     ),
   ownerId: uuidOf('ownerId').optional().describe('Only the templates this user created'),
   teamId: uuidOf('teamId').optional().describe('Only the templates of this team'),
@@ -200,6 +201,7 @@ export const TemplateSummary = z.object({
   team: Named.nullable().meta({ description: 'Their team when they created it' }),
   createdAt: IsoDateTime,
   updatedAt: IsoDateTime,
+  archivedAt: IsoDateTime.nullable().meta({ description: 'When it was archived (null: it is not)' }),
 });
 export type TemplateSummary = z.output<typeof TemplateSummary>;
 

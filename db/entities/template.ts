@@ -24,6 +24,8 @@ export const TemplateSchema = defineEntity({
     supersededAt: p.datetime().nullable(),
     /** Every version of an archived template carries it: listed, served and sent no more. */
     archivedAt: p.datetime().nullable(),
+    /** Set on every version left when an archived template is deleted (migration 0039); never cleared. */
+    deletedAt: p.datetime().nullable(),
     /** The user who created the template and their team then (null: made before, or by the CLI). */
     ownerUserId: p.uuid().nullable(),
     teamId: p.uuid().nullable(),

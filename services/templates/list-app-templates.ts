@@ -1,6 +1,7 @@
 // GET /api/templates: the organization's templates, one line each (its newest version, and the published
 // version envelopes are sent with), by name, a page at a time (docs/templates.md). Archived templates and the
-// hidden one-off templates of envelopes created from a file are never listed. Filters: words of the name
+// hidden one-off templates of envelopes created from a file are never listed (`status=archived` lists the archived
+// ones instead, those not deleted: docs/templates.md "Archive, restore, delete"). Filters: words of the name
 // (`search`), `status` (`draft`: the newest version is a draft; `published`: a version is published), the
 // owner and the team. The answer also names every owner and team of the organization's templates, for the
 // filters' choices.
@@ -17,6 +18,7 @@ interface SummaryRow {
   page_count: number;
   created_at: Date;
   updated_at: Date;
+  archived_at: Date | null;
   owner_user_id: string | null;
   owner_name: string | null;
   team_id: string | null;
@@ -28,17 +30,23 @@ interface SummaryRow {
   field_count: string;
 }
 
+/** Active templates (the list), or archived ones that are not deleted (`status=archived`). */
+const shelf = (archived: boolean, alias: string) =>
+  archived
+    ? `${alias}.archived_at is not null and ${alias}.deleted_at is null`
+    : `${alias}.archived_at is null`;
+
 /** The newest version of every template of the organization that the application lists. */
-const HEADS = `
+const heads = (archived: boolean) => `
   select distinct on (t.family_id) t.*
     from template t
-   where t.organization_id = ? and t.status in ('Draft', 'Published') and t.archived_at is null
+   where t.organization_id = ? and t.status in ('Draft', 'Published') and ${shelf(archived, 't')}
    order by t.family_id, t.version desc`;
 
-const CURRENT = `
-  select family_id, id, version, published_at
-    from template
-   where organization_id = ? and status = 'Published' and superseded_at is null and archived_at is null`;
+const current = (archived: boolean) => `
+  select c.family_id, c.id, c.version, c.published_at
+    from template c
+   where c.organization_id = ? and c.status = 'Published' and c.superseded_at is null and ${shelf(archived, 'c')}`;
 
 /** `%`, `_` and `\` match themselves in a LIKE pattern. */
 function likePattern(word: string): string {
@@ -57,6 +65,9 @@ export async function listAppTemplates(
     conditions.push(`h.name ilike ? escape '\\'`);
     parameters.push(likePattern(word));
   }
+  const archived = status === 'archived';
+  const HEADS = heads(archived);
+  const CURRENT = current(archived);
   if (status === 'draft') conditions.push(`h.status = 'Draft'`);
   if (status === 'published') conditions.push('p.id is not null');
   if (ownerId) {
@@ -74,7 +85,7 @@ export async function listAppTemplates(
     left join team tm on tm.id = h.team_id
     ${conditions.length > 0 ? `where ${conditions.join(' and ')}` : ''}`;
   const rows = await ctx.em.execute<SummaryRow[]>(
-    `select h.id, h.family_id, h.name, h.status, h.version, h.page_count, h.created_at, h.updated_at,
+    `select h.id, h.family_id, h.name, h.status, h.version, h.page_count, h.created_at, h.updated_at, h.archived_at,
             h.owner_user_id, u.full_name as owner_name, h.team_id, tm.name as team_name,
             p.id as published_id, p.version as published_version, p.published_at,
             (select count(*) from template_role r where r.template_id = h.id) as role_count,
@@ -120,6 +131,7 @@ export async function listAppTemplates(
       team: row.team_id && row.team_name ? { id: row.team_id, name: row.team_name } : null,
       createdAt: new Date(row.created_at).toISOString(),
       updatedAt: new Date(row.updated_at).toISOString(),
+      archivedAt: row.archived_at ? new Date(row.archived_at).toISOString() : null,
     })),
     total,
     nextOffset: offset + rows.length < total && rows.length > 0 ? offset + rows.length : null,

@@ -823,7 +823,7 @@ describe('refused input and other organizations', () => {
     expect(
       fieldsOf(
         expectError(
-          await asUser(harness.app, sender, 'GET', '/api/templates?status=archived'),
+          await asUser(harness.app, sender, 'GET', '/api/templates?status=deleted'),
           400,
           'invalid_request',
         ),

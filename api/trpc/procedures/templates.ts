@@ -1,7 +1,7 @@
 // The organization's templates in the business app (docs/templates.md): the list, creating one from a PDF, the
 // builder's view of a version and its PDF, renaming, saving roles and fields (a published version gets a new
-// draft version), publishing, duplicating and archiving. Reading needs templates:read, changing
-// templates:manage.
+// draft version), publishing, duplicating, archiving, and restoring or deleting an archived template. Reading
+// needs templates:read, changing templates:manage.
 import { Ok } from '../../../domain/account.ts';
 import {
   CreateTemplateRequest,
@@ -15,11 +15,13 @@ import {
 } from '../../../domain/template-builder.ts';
 import { archiveTemplate } from '../../../services/templates/archive-template.ts';
 import { createTemplateFromPdf } from '../../../services/templates/create-template-from-pdf.ts';
+import { deleteTemplate } from '../../../services/templates/delete-template.ts';
 import { duplicateTemplate } from '../../../services/templates/duplicate-template.ts';
 import { getAppTemplate, templatePdf } from '../../../services/templates/get-app-template.ts';
 import { listAppTemplates } from '../../../services/templates/list-app-templates.ts';
 import { publishTemplate } from '../../../services/templates/publish-template.ts';
 import { renameTemplate } from '../../../services/templates/rename-template.ts';
+import { restoreTemplate } from '../../../services/templates/restore-template.ts';
 import { saveTemplateDefinition } from '../../../services/templates/save-template-definition.ts';
 import { templateActorOf } from '../../../services/templates/template-versions.ts';
 import {
@@ -41,6 +43,9 @@ const actorOf = (ctx: AppContext) => templateActorOf(principalOf(ctx));
 const NOT_FOUND =
   'No such template in this organization (an archived one, and the hidden template of an envelope created ' +
   'from a file, are not found either)';
+const ARCHIVED_NOT_FOUND =
+  'No such template in this organization (a deleted one, and the hidden template of an envelope created from ' +
+  'a file, are not found either)';
 const OUTDATED =
   '`template_version_outdated`: the id names an older version; changes apply to the newest (`details[].latestId`)';
 /** A PDF of 25 MB is about 33.4 MB in base64, in the JSON body. */
@@ -56,7 +61,8 @@ export const templatesRouter = router({
         summary: "The organization's templates",
         description:
           'One line per template (its newest version, and the published version envelopes are sent with), by ' +
-          'name, `limit` (1 to 100, default 50) from `offset`. Archived templates are not listed. `owners` and ' +
+          'name, `limit` (1 to 100, default 50) from `offset`. Archived templates are listed only by ' +
+          '`status=archived`. `owners` and ' +
           '`teams` name every owner and team of the templates, for the filters.',
         access: 'templates:read',
       }),
@@ -192,4 +198,45 @@ export const templatesRouter = router({
     .input(IdParams)
     .output(Ok)
     .mutation(thenOk(({ ctx, input }) => archiveTemplate(ctx.services, actorOf(ctx), input.id))),
+
+  restore: procedure
+    .meta(
+      route('POST', '/api/templates/{id}/restore', {
+        summary: 'Restore an archived template',
+        description:
+          'Every version is active again: listed, opened and sent as before it was archived. `id` is any ' +
+          'version of it (as `GET /api/templates?status=archived` lists them).',
+        access: 'templates:manage',
+        errors: {
+          404: ARCHIVED_NOT_FOUND,
+          409:
+            '`template_not_archived`: the template is not archived; `template_limit`: the organization keeps ' +
+            'the most templates it may',
+        },
+      }),
+    )
+    .input(IdParams)
+    .output(Ok)
+    .mutation(thenOk(({ ctx, input }) => restoreTemplate(ctx.services, actorOf(ctx), input.id))),
+
+  delete: procedure
+    .meta(
+      route('DELETE', '/api/templates/{id}', {
+        summary: 'Delete an archived template',
+        description:
+          'Every version, for good: versions no envelope was created from are removed, the others are kept ' +
+          'for their envelopes only. Refused while an envelope that is not final (any status but Completed, ' +
+          'Declined, Cancelled, Expired, Archived and Deleted; drafts included) was created from any version.',
+        access: 'templates:manage',
+        errors: {
+          404: ARCHIVED_NOT_FOUND,
+          409:
+            '`template_not_archived`: archive it first; `template_in_use`: envelopes that are not final use ' +
+            'it (`details[0].openEnvelopes` counts them)',
+        },
+      }),
+    )
+    .input(IdParams)
+    .output(Ok)
+    .mutation(thenOk(({ ctx, input }) => deleteTemplate(ctx.services, actorOf(ctx), input.id))),
 });
