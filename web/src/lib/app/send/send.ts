@@ -1,6 +1,7 @@
 // What the send page (/app/send) and the bulk send page (/app/send/bulk) share: the organization's sending
 // defaults, the published templates to choose from (`?template=<id>` chooses one), the deadline as a date
-// where the user is, and — for the send page — a recipient as the page edits it and as the request sends it.
+// where the user is, and — for the send page and a Draft's edit page — a recipient as the page edits it and as
+// the request sends it.
 import type {
   AuthenticationMethod,
   DeliveryChannel,
@@ -57,7 +58,12 @@ export function wantedVersion(
 
 /** The day `days` from now where the user is (`2026-12-24`), for a date field. */
 export function dateInDays(days: number): string {
-  const date = new Date(Date.now() + days * DAY_MS);
+  return dayOf(new Date(Date.now() + days * DAY_MS).toISOString());
+}
+
+/** The day of an instant where the user is (`2026-12-24`), for a date field: a stored deadline. */
+export function dayOf(iso: string): string {
+  const date = new Date(iso);
   const pad = (value: number) => String(value).padStart(2, '0');
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
 }
@@ -103,6 +109,33 @@ export function newRecipient(
     authentication,
     language: '',
     round,
+  };
+}
+
+/** A recipient a Draft holds, as the edit page edits it (its round: its signing order). */
+export function recipientDraftOf(recipient: {
+  roleName: string;
+  fullName: string;
+  email: string | null;
+  phone: string | null;
+  type: RecipientType;
+  deliveryChannel: DeliveryChannel;
+  authenticationMethod: AuthenticationMethod;
+  language: string | null;
+  signingOrder: number;
+}): RecipientDraft {
+  return {
+    ...newRecipient(
+      recipient.roleName,
+      recipient.type,
+      recipient.signingOrder,
+      recipient.authenticationMethod,
+    ),
+    fullName: recipient.fullName,
+    email: recipient.email ?? '',
+    phone: recipient.phone ?? '',
+    channel: recipient.deliveryChannel,
+    language: recipient.language ?? '',
   };
 }
 
