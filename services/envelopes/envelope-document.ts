@@ -1,6 +1,6 @@
 // The documents of an organization's envelope as files: the final PDF and the audit trail ("not found" until
-// they exist), and for the business app the source, the PDF it was made from (its uploaded file, or its
-// template's PDF).
+// they exist), and the source, the PDF it was made from (its uploaded file, or its template's PDF): the business
+// app's download and /api/v1's `documents/original`.
 import { type Envelope, StoredFile, Template } from '../../db/entities/index.ts';
 import type { DataContext } from '../context.ts';
 import { NotFound } from '../errors.ts';
@@ -33,6 +33,27 @@ export async function envelopeFile(
 ): Promise<{ envelope: Envelope; content: Uint8Array }> {
   const { envelope } = await findEnvelope(ctx, organizationId, envelopeId);
   const fileId = kind === 'source' ? await sourceFileIdOf(ctx, envelope) : envelope[DOCUMENTS[kind].column];
+  return { envelope, content: await storedDocument(ctx, envelope, fileId, kind) };
+}
+
+/**
+ * The PDF an envelope was made from — for the sandbox's synthetic envelopes too, which are made from the
+ * organization's real template or upload.
+ */
+export async function sourceDocument(
+  ctx: DataContext,
+  envelope: Pick<Envelope, 'id' | 'status' | 'organizationId' | 'sourceFileId' | 'templateId'>,
+): Promise<Uint8Array> {
+  return storedDocument(ctx, envelope, await sourceFileIdOf(ctx, envelope), 'source');
+}
+
+async function storedDocument(
+  ctx: DataContext,
+  envelope: Pick<Envelope, 'id' | 'status' | 'organizationId'>,
+  fileId: string | null | undefined,
+  kind: EnvelopeFileKind,
+): Promise<Uint8Array> {
+  const organizationId = envelope.organizationId;
   const file = fileId
     ? await ctx.em.findOne(StoredFile, { id: fileId, organizationId }, { populate: ['content'] })
     : null;
@@ -47,7 +68,7 @@ export async function envelopeFile(
         "the organization's retention period has passed.",
     );
   }
-  return { envelope, content: file.content };
+  return file.content;
 }
 
 /** The uploaded file an envelope was created from, or its template's PDF. */

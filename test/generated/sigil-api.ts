@@ -584,6 +584,151 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/envelopes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List and search envelopes
+         * @description The organization’s envelopes, a page at a time, each as `GET /api/v1/envelopes/{id}` shows it. Filters combine with AND: `status` (one or several, comma-separated: `Sent,InProgress`), `templateId`, `externalReference` (every envelope with it), `externalSystem`, `createdFrom`/`createdTo` and `updatedFrom`/`updatedTo` (ISO 8601 with an offset; from inclusive, to exclusive), and `q`, text found without regard to case in the title or a recipient’s name, email address or phone.
+         *
+         *     Sorted by `sort` (`createdAt`, default, or `updatedAt`) in `order` (`desc`, default, or `asc`), ties by id. `limit` 1–100 (default 20). `nextCursor` is the `cursor` of the next page (null on the last); it is opaque and only valid with the same `sort` and `order` — anything else is 400 naming `cursor`. Pages are keyset pages: envelopes created while you page never repeat or shift an envelope out of a later page.
+         *
+         *     Sandbox: the list has no sandbox mode — with `X-Service-Sandbox: true` it answers 400 naming `headers.x-service-sandbox` (403 when sandbox is disabled on the server), never production envelopes to a sandbox client.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Envelopes in any of these statuses: one status or several separated by commas (`Sent,InProgress`) */
+                    status?: string;
+                    /** @description Created from this template */
+                    templateId?: string;
+                    /** @description Exactly this external reference: every envelope that has it */
+                    externalReference?: string;
+                    /** @description Exactly this external system */
+                    externalSystem?: string;
+                    /** @description Created at or after this time */
+                    createdFrom?: string;
+                    /** @description Created before this time */
+                    createdTo?: string;
+                    /** @description Last changed at or after this time */
+                    updatedFrom?: string;
+                    /** @description Last changed before this time */
+                    updatedTo?: string;
+                    /** @description Text that occurs, without regard to case, in the title or in a recipient’s name, email address or phone */
+                    q?: string;
+                    /** @description Sort by creation time (default) or last change; ties by id */
+                    sort?: "createdAt" | "updatedAt";
+                    /** @description `desc` (newest first, default) or `asc` */
+                    order?: "desc" | "asc";
+                    /** @description Envelopes per page, 1 to 100 (default 20) */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page, read with the same filters, sort and order */
+                    cursor?: string;
+                };
+                header?: {
+                    /** @description Sandbox mode: `true` (case-insensitive) answers with synthetic envelopes; any other value or none is production. 403 when sandbox is not enabled on the server. */
+                    "x-service-sandbox"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeList"];
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource (or another organization’s) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the resource’s state, or an Idempotency-Key reused with another body */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/envelopes/{id}": {
         parameters: {
             query?: never;
@@ -697,7 +842,117 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Edit a Draft envelope
+         * @description Any field of the create request (`POST /api/v1/envelopes/from-template`) but `documents`, each optional: a field given replaces the Draft’s — `recipients` and `initialValues` as whole lists —, a field left out keeps it. The result is checked exactly as a create is (400 naming every refused field, nothing changed): template roles, required roles, signing orders, channels and contact data, languages, prefilled values. The Draft keeps its template version unless `templateId` names another published one (then its earlier `initialValues` are dropped unless given again); an envelope made from a file keeps its file and fields (`templateId` is a 400). Recipients get new ids with every edit.
+         *
+         *     Refused with 409 `envelope_not_draft` once the envelope is sent or its send has begun; an edit and a send of the same Draft never both apply to what the workflow starts (a send that loaded the Draft before an edit committed is refused with 409 `envelope_changed`: send again). Another organization’s envelope is 404. Honours Idempotency-Key.
+         *
+         *     With `X-Service-Sandbox: true`: the same on a synthetic Draft; one made from a file can change its title, deadline, references and delegation only.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Sandbox mode: `true` (case-insensitive) answers with synthetic envelopes; any other value or none is production. 403 when sandbox is not enabled on the server. */
+                    "x-service-sandbox"?: string;
+                    /** @description Makes a retry safe: the same key with the same request within 24 hours answers the stored response again (header `Idempotent-Replayed: true`) instead of repeating the operation; the same key with another request is 409. 1 to 255 printable ASCII characters, unique per operation (a UUID). */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["UpdateDraftRequestInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Envelope"];
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource (or another organization’s) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the resource’s state, or an Idempotency-Key reused with another body */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/v1/envelopes/by-external-reference/{externalReference}": {
@@ -964,6 +1219,252 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["SigningLink"];
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource (or another organization’s) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the resource’s state, or an Idempotency-Key reused with another body */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/envelopes/{id}/recipients/{recipientId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Correct a recipient who has not completed
+         * @description Any of `fullName`, `email`, `phone`, `deliveryChannel` and `language`: a field given replaces the recipient’s (`null` clears an email, phone or language), one left out keeps it; the result is checked as a create request’s recipient is (400 naming the field, nothing changed): the channel’s address, the phone a one-time code needs, a language the organization offers. A correction that changes nothing is a 400.
+         *
+         *     The envelope’s workflow decides: refused with 409 (its reason) once the recipient has completed or the envelope is no longer signing (a Draft is edited with `PATCH /api/v1/envelopes/{id}`). A recipient who only opened, viewed or began filling in has not completed: their links, signer sessions, one-time codes and saved values end with the correction. The recipient keeps their id, role, fields and place in the order; when it is their turn they are invited again at the new address (a `DeliveryFailed` recipient becomes reachable again). The audit trail records `recipient.corrected` with each changed field’s old and new value, and webhooks receive it. Another organization’s envelope, or a recipient not on it, is 404. Honours Idempotency-Key.
+         *
+         *     With `X-Service-Sandbox: true`: checked the same way on a synthetic envelope; nobody is contacted.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Sandbox mode: `true` (case-insensitive) answers with synthetic envelopes; any other value or none is production. 403 when sandbox is not enabled on the server. */
+                    "x-service-sandbox"?: string;
+                    /** @description Makes a retry safe: the same key with the same request within 24 hours answers the stored response again (header `Idempotent-Replayed: true`) instead of repeating the operation; the same key with another request is 409. 1 to 255 printable ASCII characters, unique per operation (a UUID). */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    id: string;
+                    recipientId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CorrectRecipientRequestInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Envelope"];
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource (or another organization’s) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the resource’s state, or an Idempotency-Key reused with another body */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/envelopes/{id}/recipients/{recipientId}/remind": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remind one recipient who may act now
+         * @description The envelope-wide reminder’s rules for one recipient: refused with 409 (the workflow’s reason) when that recipient cannot act now — completed, waiting for their turn, a Cc, or an envelope no longer signing. Records a reminder (reminderCount) for that recipient alone. No request body. Honours Idempotency-Key. With `X-Service-Sandbox: true`: the same on a synthetic envelope (nothing is sent or stored as production).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Sandbox mode: `true` (case-insensitive) answers with synthetic envelopes; any other value or none is production. 403 when sandbox is not enabled on the server. */
+                    "x-service-sandbox"?: string;
+                    /** @description Makes a retry safe: the same key with the same request within 24 hours answers the stored response again (header `Idempotent-Replayed: true`) instead of repeating the operation; the same key with another request is 409. 1 to 255 printable ASCII characters, unique per operation (a UUID). */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    id: string;
+                    recipientId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Envelope"];
                     };
                 };
                 /** @description Malformed request */
@@ -1652,6 +2153,122 @@ export interface paths {
         /**
          * Download the audit-trail PDF
          * @description PDF bytes, no redirect; 404 until the audit trail exists. With `X-Service-Sandbox: true`: a fixed sample PDF once the synthetic envelope is Completed, 404 before.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Sandbox mode: `true` (case-insensitive) answers with synthetic envelopes; any other value or none is production. 403 when sandbox is not enabled on the server. */
+                    "x-service-sandbox"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description PDF bytes (application/pdf) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/pdf": string;
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource (or another organization’s) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the resource’s state, or an Idempotency-Key reused with another body */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/envelopes/{id}/documents/original": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the original PDF
+         * @description The PDF the envelope was made from — its uploaded file (`sourceFileId`), or its template’s PDF — as uploaded, without fields or signatures, at any status; bytes, no redirect. 404 for another organization’s envelope, and once a deleted envelope’s files are purged. With `X-Service-Sandbox: true`: the same PDF for a synthetic envelope (made from the real template or upload).
          */
         get: {
             parameters: {
@@ -2662,6 +3279,781 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the webhook endpoints
+         * @description Oldest first, without their secrets (`secretHint`: the last four characters), each with its deliveries of the last 7 days by status, who last changed it and which of its events are suspended; `webhookAccess` says whether the plan includes webhooks, `maxEndpoints` how many endpoints it may have. X-Service-Sandbox is ignored: endpoints and their deliveries are the organization’s one configuration (no envelope or recipient is involved).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookEndpointList"];
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource (or another organization’s) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the resource’s state, or an Idempotency-Key reused with another body */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description An https URL on a public address (at most 2,048 characters; no user name, password or fragment) and the event types it receives (none or `[]`: every event). 201 with the endpoint and its signing `secret`, shown only in this answer: keep it (a lost one is replaced by rotating). 400 naming the field; 403 when the plan has no webhook access; 409 `webhook_endpoint_limit` at 20 endpoints. An API key may subscribe an endpoint only to events its token’s scopes could read: every event needs `envelopes.read` (an empty list means every event), else 403 `forbidden` with `details[]` naming `eventType` and `scope`. The endpoint answers to the user who last changed the key, as the key does. Idempotency-Key is not honoured (the secret is never stored to be answered again): after a timeout, list the endpoints and rotate the secret of the one created. X-Service-Sandbox is ignored: endpoints and their deliveries are the organization’s one configuration (no envelope or recipient is involved).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CreateWebhookEndpointRequestInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource (or another organization’s) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the resource’s state, or an Idempotency-Key reused with another body */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Any of `url` (checked as at creation), `eventTypes` (`[]`: every event) and `enabled`; what is left out stays (400 when nothing is given). Queued deliveries go to the new URL from their next attempt; a disabled endpoint receives nothing until enabled again. An API key may subscribe an endpoint only to events its token’s scopes could read: every event needs `envelopes.read` (an empty list means every event), else 403 `forbidden` with `details[]` naming `eventType` and `scope`. The endpoint answers to the user who last changed the key, as the key does. Another organization’s endpoint is 404. X-Service-Sandbox is ignored: endpoints and their deliveries are the organization’s one configuration (no envelope or recipient is involved).
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["UpdateWebhookEndpointRequestInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource (or another organization’s) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the resource’s state, or an Idempotency-Key reused with another body */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description With its secret and its delivery records; deliveries waiting for a retry stop. Another organization’s endpoint, or one already deleted, is 404. X-Service-Sandbox is ignored: endpoints and their deliveries are the organization’s one configuration (no envelope or recipient is involved).
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DeletedWebhookEndpoint"];
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource (or another organization’s) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the resource’s state, or an Idempotency-Key reused with another body */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint’s signing secret
+         * @description A new secret, shown only in this answer, signs every delivery from now on. The previous one keeps signing for 24 hours as well (header X-Service-Signature-Previous), so the receiver can switch without losing a delivery (`previousSecretExpiresAt` says until when). The key must hold the scope of every event the endpoint receives (403 otherwise). No body; Idempotency-Key is not honoured (a retry rotates again; the last answer’s secret is the current one). X-Service-Sandbox is ignored: endpoints and their deliveries are the organization’s one configuration (no envelope or recipient is involved).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource (or another organization’s) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the resource’s state, or an Idempotency-Key reused with another body */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook deliveries
+         * @description Newest first, optionally of one endpoint (`endpointId`; another organization’s is 404), event type, status, and queued within `from` (inclusive) and `to` (exclusive); a page of `limit` (1 to 200, default 50) from `offset` (the previous page’s `nextOffset`), with `total` matching. Each with its endpoint URL, event, status, last HTTP status, attempts, request id, times and redacted last error. X-Service-Sandbox is ignored: endpoints and their deliveries are the organization’s one configuration (no envelope or recipient is involved).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Deliveries to this endpoint */
+                    endpointId?: string;
+                    /** @description Deliveries of this event type */
+                    eventType?: "envelope.created" | "envelope.sent" | "recipient.opened" | "recipient.authentication_verified" | "recipient.authentication_failed" | "recipient.completed" | "recipient.declined" | "envelope.completed" | "envelope.cancelled" | "envelope.expired" | "envelope.delivery_failed" | "document.final_pdf_ready" | "recipient.corrected";
+                    /** @description Deliveries with this status now */
+                    status?: "pending" | "succeeded" | "failed";
+                    /** @description Queued at or after this time */
+                    from?: string;
+                    /** @description Queued before this time */
+                    to?: string;
+                    limit?: number;
+                    /** @description How many deliveries, newest first to skip (the `nextOffset` of the previous page) */
+                    offset?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookDeliveryList"];
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource (or another organization’s) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the resource’s state, or an Idempotency-Key reused with another body */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/deliveries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook delivery with every attempt
+         * @description Each attempt with its time, duration, HTTP status and redacted error. Another organization’s delivery is 404. X-Service-Sandbox is ignored: endpoints and their deliveries are the organization’s one configuration (no envelope or recipient is involved).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookDelivery"];
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing scope, API access off, source address not allowed, or sandbox requested while sandbox is not enabled on the server */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown resource (or another organization’s) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the resource’s state, or an Idempotency-Key reused with another body */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (the database or the workflow service) is unavailable; retry after the Retry-After seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/{id}/test": {
         parameters: {
             query?: never;
@@ -3078,6 +4470,22 @@ export interface components {
             /** @description Only when HTTP Basic is not used. */
             client_secret?: string;
         };
+        DeadlineSettingsInput: {
+            reminderIntervalDays: number | null;
+            maxAutomaticReminders: number;
+            expiringSoonDays: number;
+            expiredExtensionGraceDays: number;
+        };
+        UpdateDeadlineSettingsRequestInput: {
+            /** @description Days between automatic reminders; null: none. Absent: the organization default */
+            reminderIntervalDays?: number | null;
+            /** @description The most automatic reminders (0: none). Absent: the organization default */
+            maxAutomaticReminders?: number;
+            /** @description Days before the deadline when recipients who can still act are warned; 0: no warning. Absent: the organization default */
+            expiringSoonDays?: number;
+            /** @description Days after expiry during which an extension revives the envelope; 0: none. Absent: the organization default */
+            expiredExtensionGraceDays?: number;
+        };
         FieldDefinitionInput: {
             /**
              * Format: uuid
@@ -3196,6 +4604,8 @@ export interface components {
             reminderCount: number;
             /** @description Whether recipients may hand their part to another person (POST /api/signing/{token}/delegate) */
             allowDelegation: boolean;
+            /** @description Its automatic reminders, deadline warning and grace window; null for envelopes created before they were kept (sent with the organization's settings) */
+            deadlineSettings: components["schemas"]["DeadlineSettingsInput"] | null;
             recipients: components["schemas"]["RecipientInput"][];
             initialValues: {
                 /** Format: uuid */
@@ -3208,6 +4618,14 @@ export interface components {
             updatedAt: string;
             sentAt: string | null;
             completedAt: string | null;
+        };
+        CorrectRecipientRequestInput: {
+            fullName?: string;
+            language?: (string | "") | null;
+            email?: string | null;
+            phone?: string | null;
+            /** @enum {string} */
+            deliveryChannel?: "Email" | "Sms" | "WhatsApp" | "ManualLink" | "Api";
         };
         CreateEnvelopeRequestInput: {
             title: string;
@@ -3251,6 +4669,14 @@ export interface components {
             }[];
             /** @description Whether recipients may hand their part to another person; absent: the template's setting (off for an envelope created from a file) */
             allowDelegation?: boolean;
+            /** @description Days between automatic reminders; null: none. Absent: the organization default */
+            reminderIntervalDays?: number | null;
+            /** @description The most automatic reminders (0: none). Absent: the organization default */
+            maxAutomaticReminders?: number;
+            /** @description Days before the deadline when recipients who can still act are warned; 0: no warning. Absent: the organization default */
+            expiringSoonDays?: number;
+            /** @description Days after expiry during which an extension revives the envelope; 0: none. Absent: the organization default */
+            expiredExtensionGraceDays?: number;
         };
         /** @description A field placed on the file. page is 1-based; x, y, width and height are PDF points (1/72 inch) measured from the top-left corner of the page as it is displayed (its crop box, after the page rotation), x to the right and y downwards — the same coordinates as a template field. The box must lie within its page. */
         FileFieldInput: {
@@ -3311,6 +4737,14 @@ export interface components {
             }[];
             /** @description Whether recipients may hand their part to another person; absent: the template's setting (off for an envelope created from a file) */
             allowDelegation?: boolean;
+            /** @description Days between automatic reminders; null: none. Absent: the organization default */
+            reminderIntervalDays?: number | null;
+            /** @description The most automatic reminders (0: none). Absent: the organization default */
+            maxAutomaticReminders?: number;
+            /** @description Days before the deadline when recipients who can still act are warned; 0: no warning. Absent: the organization default */
+            expiringSoonDays?: number;
+            /** @description Days after expiry during which an extension revives the envelope; 0: none. Absent: the organization default */
+            expiredExtensionGraceDays?: number;
             /** @description The id of a PDF uploaded with POST /api/v1/files/upload. */
             fileId: string;
             /** @description The fields placed on the file, in order; recipients are mapped to the fields by roleName = role. May be empty when every recipient is an Approver, Viewer or Cc. */
@@ -3320,9 +4754,147 @@ export interface components {
             /** Format: date-time */
             expiresAt: string;
         };
+        /**
+         * @example {
+         *       "title": "Lease agreement — 12 Herzl St. (corrected)",
+         *       "expiresAt": "2027-01-31T21:59:00.000Z",
+         *       "recipients": [
+         *         {
+         *           "roleName": "Tenant",
+         *           "fullName": "Noa Levi",
+         *           "email": "noa@example.com",
+         *           "signingOrder": 1
+         *         },
+         *         {
+         *           "roleName": "Landlord",
+         *           "fullName": "Dan Cohen",
+         *           "phone": "+972501234567",
+         *           "deliveryChannel": "Sms",
+         *           "signingOrder": 2
+         *         }
+         *       ]
+         *     }
+         */
+        UpdateDraftRequestInput: {
+            title?: string;
+            /** @enum {string} */
+            workflowType?: "Sequential" | "Parallel" | "GroupedRounds";
+            templateId?: string;
+            /** Format: date-time */
+            expiresAt?: string;
+            externalReference?: string;
+            externalSystem?: string;
+            externalMetadataJson?: string;
+            recipients?: {
+                roleName: string;
+                fullName: string;
+                /** Format: email */
+                email?: string;
+                phone?: string;
+                signingOrder?: number;
+                /** @enum {string} */
+                deliveryChannel?: "Email" | "Sms" | "WhatsApp" | "ManualLink" | "Api";
+                /**
+                 * @description Absent: the organization's default authentication (SecureLink unless its settings say OtpSms or OtpWhatsApp, which apply only to a recipient with a phone).
+                 * @enum {string}
+                 */
+                authenticationMethod?: "SecureLink" | "OtpSms" | "OtpWhatsApp";
+                /**
+                 * @default Signer
+                 * @enum {string}
+                 */
+                type?: "Signer" | "FormFiller" | "Approver" | "Viewer" | "Cc";
+                language?: (string | "") | null;
+            }[];
+            initialValues?: {
+                fieldDefinitionId: string;
+                value: unknown;
+            }[];
+            /** @description Whether recipients may hand their part to another person; absent: the template's setting (off for an envelope created from a file) */
+            allowDelegation?: boolean;
+            /** @description Days between automatic reminders; null: none. Absent: the organization default */
+            reminderIntervalDays?: number | null;
+            /** @description The most automatic reminders (0: none). Absent: the organization default */
+            maxAutomaticReminders?: number;
+            /** @description Days before the deadline when recipients who can still act are warned; 0: no warning. Absent: the organization default */
+            expiringSoonDays?: number;
+            /** @description Days after expiry during which an extension revives the envelope; 0: none. Absent: the organization default */
+            expiredExtensionGraceDays?: number;
+        };
         CancelEnvelopeRequestInput: {
             reason?: string;
         } | null;
+        /**
+         * @example {
+         *       "url": "https://erp.example.com/hooks/sigil",
+         *       "eventTypes": [
+         *         "envelope.completed",
+         *         "recipient.declined"
+         *       ],
+         *       "enabled": true
+         *     }
+         */
+        CreateWebhookEndpointRequestInput: {
+            url: string;
+            /** @description The event types the endpoint receives. Empty (`[]`): every event, including event types added later. Absent: every event too. */
+            eventTypes?: ("envelope.created" | "envelope.sent" | "recipient.opened" | "recipient.authentication_verified" | "recipient.authentication_failed" | "recipient.completed" | "recipient.declined" | "envelope.completed" | "envelope.cancelled" | "envelope.expired" | "envelope.delivery_failed" | "document.final_pdf_ready" | "recipient.corrected")[];
+            /** @default true */
+            enabled?: boolean;
+        };
+        /**
+         * @example {
+         *       "enabled": false
+         *     }
+         */
+        UpdateWebhookEndpointRequestInput: {
+            url?: string;
+            /** @description The event types the endpoint receives. Empty (`[]`): every event, including event types added later. Absent: unchanged. */
+            eventTypes?: ("envelope.created" | "envelope.sent" | "recipient.opened" | "recipient.authentication_verified" | "recipient.authentication_failed" | "recipient.completed" | "recipient.declined" | "envelope.completed" | "envelope.cancelled" | "envelope.expired" | "envelope.delivery_failed" | "document.final_pdf_ready" | "recipient.corrected")[];
+            enabled?: boolean;
+        };
+        /**
+         * @example {
+         *       "id": "3f0c2a9e-5b7d-4c1e-9a8f-2d6b4e1c7a05",
+         *       "url": "https://erp.example.com/hooks/sigil",
+         *       "eventTypes": [
+         *         "envelope.completed",
+         *         "recipient.declined"
+         *       ],
+         *       "enabled": true,
+         *       "secretHint": "…Xk2q",
+         *       "previousSecretHint": null,
+         *       "previousSecretExpiresAt": null,
+         *       "secretRotatedAt": null,
+         *       "createdAt": "2026-12-01T09:30:00.000Z",
+         *       "updatedAt": "2026-12-01T09:30:00.000Z"
+         *     }
+         */
+        WebhookEndpointInput: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            /** @description Empty: every event */
+            eventTypes: string[];
+            enabled: boolean;
+            /** @description The secret’s last four characters */
+            secretHint: string;
+            /** @description Set during the grace period after a rotation, while the previous secret signs too */
+            previousSecretHint: string | null;
+            previousSecretExpiresAt: string | null;
+            secretRotatedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        WebhookDeliveryAttemptInput: {
+            attempt: number;
+            /** Format: date-time */
+            startedAt: string;
+            durationMs: number;
+            statusCode: number | null;
+            error: string | null;
+        };
         WebhookDeliveryInput: {
             /**
              * Format: uuid
@@ -3365,14 +4937,108 @@ export interface components {
             nextAttemptAt: string | null;
             /** @description When a 2xx acknowledged it */
             deliveredAt: string | null;
-            attempts: {
-                attempt: number;
-                /** Format: date-time */
-                startedAt: string;
-                durationMs: number;
-                statusCode: number | null;
-                error: string | null;
+            attempts: components["schemas"]["WebhookDeliveryAttemptInput"][];
+        };
+        WebhookEndpointListItemInput: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            /** @description Empty: every event */
+            eventTypes: string[];
+            enabled: boolean;
+            /** @description The secret’s last four characters */
+            secretHint: string;
+            /** @description Set during the grace period after a rotation, while the previous secret signs too */
+            previousSecretHint: string | null;
+            previousSecretExpiresAt: string | null;
+            secretRotatedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description Deliveries of the last 7 days by status */
+            recentDeliveries: {
+                succeeded: number;
+                failed: number;
+                pending: number;
+            };
+            /** @description The user who created or last changed it; its scopes or events work only while that user is active and holds what they need. Null: made or changed by the operator CLI (or an endpoint older than this record) */
+            changedBy: {
+                /** Format: uuid */
+                id: string;
+                fullName: string;
+                /** @description `active`, `deactivated` or `deleted` */
+                status: string;
+            } | null;
+            /** @description Events the endpoint does not receive now, because its last changer lost what they need (nothing is queued for them); received again once someone who holds it saves the endpoint */
+            suspendedEvents: {
+                eventType: string;
+                /**
+                 * @description `user_inactive`: the last changer is deactivated or deleted; `permission_missing`: their role lost a permission
+                 * @enum {string}
+                 */
+                reason: "user_inactive" | "permission_missing";
+                /** @description The permissions it needs that the last changer does not hold now */
+                permissions: string[];
             }[];
+        };
+        WebhookEndpointListInput: {
+            endpoints: components["schemas"]["WebhookEndpointListItemInput"][];
+            webhookAccess: boolean;
+            planName: string;
+            secretGraceHours: number;
+            maxEndpoints: number;
+        };
+        /**
+         * @example {
+         *       "id": "3f0c2a9e-5b7d-4c1e-9a8f-2d6b4e1c7a05",
+         *       "url": "https://erp.example.com/hooks/sigil",
+         *       "eventTypes": [
+         *         "envelope.completed",
+         *         "recipient.declined"
+         *       ],
+         *       "enabled": true,
+         *       "secretHint": "…Xk2q",
+         *       "previousSecretHint": null,
+         *       "previousSecretExpiresAt": null,
+         *       "secretRotatedAt": null,
+         *       "createdAt": "2026-12-01T09:30:00.000Z",
+         *       "updatedAt": "2026-12-01T09:30:00.000Z",
+         *       "secret": "whsec_9Qm3t8x0b1Vf2Yk7LwR5nZpA6cE4uHsJdGiTo1Xk2q"
+         *     }
+         */
+        WebhookEndpointWithSecretInput: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            /** @description Empty: every event */
+            eventTypes: string[];
+            enabled: boolean;
+            /** @description The secret’s last four characters */
+            secretHint: string;
+            /** @description Set during the grace period after a rotation, while the previous secret signs too */
+            previousSecretHint: string | null;
+            previousSecretExpiresAt: string | null;
+            secretRotatedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The signing secret, shown only in this answer */
+            secret: string;
+        };
+        WebhookDeliveryListInput: {
+            deliveries: components["schemas"]["WebhookDeliveryInput"][];
+            /** @description How many deliveries match in all */
+            total: number;
+            /** @description The `offset` of the next page; null on the last */
+            nextOffset: number | null;
+        };
+        EnvelopeListInput: {
+            /** @description The envelopes of this page, each as GET /api/v1/envelopes/{id} shows it */
+            items: components["schemas"]["EnvelopeInput"][];
+            /** @description The `cursor` of the next page; null: this is the last */
+            nextCursor: string | null;
         };
         SigningLinkInput: {
             /** Format: uuid */
@@ -3505,6 +5171,18 @@ export interface components {
                 failedLast24Hours: number;
             };
         };
+        /**
+         * @example {
+         *       "id": "3f0c2a9e-5b7d-4c1e-9a8f-2d6b4e1c7a05",
+         *       "deleted": true
+         *     }
+         */
+        DeletedWebhookEndpointInput: {
+            /** Format: uuid */
+            id: string;
+            /** @constant */
+            deleted: true;
+        };
         Error: {
             error: {
                 /** @example forbidden */
@@ -3550,6 +5228,22 @@ export interface components {
             client_id?: string;
             /** @description Only when HTTP Basic is not used. */
             client_secret?: string;
+        };
+        DeadlineSettings: {
+            reminderIntervalDays: number | null;
+            maxAutomaticReminders: number;
+            expiringSoonDays: number;
+            expiredExtensionGraceDays: number;
+        };
+        UpdateDeadlineSettingsRequest: {
+            /** @description Days between automatic reminders; null: none. Absent: the organization default */
+            reminderIntervalDays?: number | null;
+            /** @description The most automatic reminders (0: none). Absent: the organization default */
+            maxAutomaticReminders?: number;
+            /** @description Days before the deadline when recipients who can still act are warned; 0: no warning. Absent: the organization default */
+            expiringSoonDays?: number;
+            /** @description Days after expiry during which an extension revives the envelope; 0: none. Absent: the organization default */
+            expiredExtensionGraceDays?: number;
         };
         FieldDefinition: {
             /**
@@ -3669,6 +5363,8 @@ export interface components {
             reminderCount: number;
             /** @description Whether recipients may hand their part to another person (POST /api/signing/{token}/delegate) */
             allowDelegation: boolean;
+            /** @description Its automatic reminders, deadline warning and grace window; null for envelopes created before they were kept (sent with the organization's settings) */
+            deadlineSettings: components["schemas"]["DeadlineSettings"] | null;
             recipients: components["schemas"]["Recipient"][];
             initialValues: {
                 /** Format: uuid */
@@ -3681,6 +5377,14 @@ export interface components {
             updatedAt: string;
             sentAt: string | null;
             completedAt: string | null;
+        };
+        CorrectRecipientRequest: {
+            fullName?: string;
+            language?: unknown;
+            email?: string | null;
+            phone?: string | null;
+            /** @enum {string} */
+            deliveryChannel?: "Email" | "Sms" | "WhatsApp" | "ManualLink" | "Api";
         };
         CreateEnvelopeRequest: {
             title: string;
@@ -3724,6 +5428,14 @@ export interface components {
             }[];
             /** @description Whether recipients may hand their part to another person; absent: the template's setting (off for an envelope created from a file) */
             allowDelegation?: boolean;
+            /** @description Days between automatic reminders; null: none. Absent: the organization default */
+            reminderIntervalDays?: number | null;
+            /** @description The most automatic reminders (0: none). Absent: the organization default */
+            maxAutomaticReminders?: number;
+            /** @description Days before the deadline when recipients who can still act are warned; 0: no warning. Absent: the organization default */
+            expiringSoonDays?: number;
+            /** @description Days after expiry during which an extension revives the envelope; 0: none. Absent: the organization default */
+            expiredExtensionGraceDays?: number;
         };
         /** @description A field placed on the file. page is 1-based; x, y, width and height are PDF points (1/72 inch) measured from the top-left corner of the page as it is displayed (its crop box, after the page rotation), x to the right and y downwards — the same coordinates as a template field. The box must lie within its page. */
         FileField: {
@@ -3784,6 +5496,14 @@ export interface components {
             }[];
             /** @description Whether recipients may hand their part to another person; absent: the template's setting (off for an envelope created from a file) */
             allowDelegation?: boolean;
+            /** @description Days between automatic reminders; null: none. Absent: the organization default */
+            reminderIntervalDays?: number | null;
+            /** @description The most automatic reminders (0: none). Absent: the organization default */
+            maxAutomaticReminders?: number;
+            /** @description Days before the deadline when recipients who can still act are warned; 0: no warning. Absent: the organization default */
+            expiringSoonDays?: number;
+            /** @description Days after expiry during which an extension revives the envelope; 0: none. Absent: the organization default */
+            expiredExtensionGraceDays?: number;
             /** @description The id of a PDF uploaded with POST /api/v1/files/upload. */
             fileId: string;
             /** @description The fields placed on the file, in order; recipients are mapped to the fields by roleName = role. May be empty when every recipient is an Approver, Viewer or Cc. */
@@ -3793,9 +5513,150 @@ export interface components {
             /** Format: date-time */
             expiresAt: string;
         };
+        /**
+         * @example {
+         *       "title": "Lease agreement — 12 Herzl St. (corrected)",
+         *       "expiresAt": "2027-01-31T21:59:00.000Z",
+         *       "recipients": [
+         *         {
+         *           "roleName": "Tenant",
+         *           "fullName": "Noa Levi",
+         *           "email": "noa@example.com",
+         *           "signingOrder": 1
+         *         },
+         *         {
+         *           "roleName": "Landlord",
+         *           "fullName": "Dan Cohen",
+         *           "phone": "+972501234567",
+         *           "deliveryChannel": "Sms",
+         *           "signingOrder": 2
+         *         }
+         *       ]
+         *     }
+         */
+        UpdateDraftRequest: {
+            title?: string;
+            /** @enum {string} */
+            workflowType?: "Sequential" | "Parallel" | "GroupedRounds";
+            templateId?: string;
+            /** Format: date-time */
+            expiresAt?: string;
+            externalReference?: string;
+            externalSystem?: string;
+            externalMetadataJson?: string;
+            recipients?: {
+                roleName: string;
+                fullName: string;
+                /** Format: email */
+                email?: string;
+                phone?: string;
+                signingOrder?: number;
+                /** @enum {string} */
+                deliveryChannel?: "Email" | "Sms" | "WhatsApp" | "ManualLink" | "Api";
+                /**
+                 * @description Absent: the organization's default authentication (SecureLink unless its settings say OtpSms or OtpWhatsApp, which apply only to a recipient with a phone).
+                 * @enum {string}
+                 */
+                authenticationMethod?: "SecureLink" | "OtpSms" | "OtpWhatsApp";
+                /**
+                 * @default Signer
+                 * @enum {string}
+                 */
+                type: "Signer" | "FormFiller" | "Approver" | "Viewer" | "Cc";
+                language: unknown;
+            }[];
+            initialValues?: {
+                fieldDefinitionId: string;
+                value: unknown;
+            }[];
+            /** @description Whether recipients may hand their part to another person; absent: the template's setting (off for an envelope created from a file) */
+            allowDelegation?: boolean;
+            /** @description Days between automatic reminders; null: none. Absent: the organization default */
+            reminderIntervalDays?: number | null;
+            /** @description The most automatic reminders (0: none). Absent: the organization default */
+            maxAutomaticReminders?: number;
+            /** @description Days before the deadline when recipients who can still act are warned; 0: no warning. Absent: the organization default */
+            expiringSoonDays?: number;
+            /** @description Days after expiry during which an extension revives the envelope; 0: none. Absent: the organization default */
+            expiredExtensionGraceDays?: number;
+        };
         CancelEnvelopeRequest: {
             reason: unknown;
         } | null;
+        /**
+         * @example {
+         *       "url": "https://erp.example.com/hooks/sigil",
+         *       "eventTypes": [
+         *         "envelope.completed",
+         *         "recipient.declined"
+         *       ],
+         *       "enabled": true
+         *     }
+         */
+        CreateWebhookEndpointRequest: {
+            url: string;
+            /**
+             * @description The event types the endpoint receives. Empty (`[]`): every event, including event types added later. Absent: every event too.
+             * @default []
+             */
+            eventTypes: unknown;
+            /** @default true */
+            enabled: boolean;
+        };
+        /**
+         * @example {
+         *       "enabled": false
+         *     }
+         */
+        UpdateWebhookEndpointRequest: {
+            url?: string;
+            /** @description The event types the endpoint receives. Empty (`[]`): every event, including event types added later. Absent: unchanged. */
+            eventTypes?: unknown;
+            enabled?: boolean;
+        };
+        /**
+         * @example {
+         *       "id": "3f0c2a9e-5b7d-4c1e-9a8f-2d6b4e1c7a05",
+         *       "url": "https://erp.example.com/hooks/sigil",
+         *       "eventTypes": [
+         *         "envelope.completed",
+         *         "recipient.declined"
+         *       ],
+         *       "enabled": true,
+         *       "secretHint": "…Xk2q",
+         *       "previousSecretHint": null,
+         *       "previousSecretExpiresAt": null,
+         *       "secretRotatedAt": null,
+         *       "createdAt": "2026-12-01T09:30:00.000Z",
+         *       "updatedAt": "2026-12-01T09:30:00.000Z"
+         *     }
+         */
+        WebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            /** @description Empty: every event */
+            eventTypes: string[];
+            enabled: boolean;
+            /** @description The secret’s last four characters */
+            secretHint: string;
+            /** @description Set during the grace period after a rotation, while the previous secret signs too */
+            previousSecretHint: string | null;
+            previousSecretExpiresAt: string | null;
+            secretRotatedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        WebhookDeliveryAttempt: {
+            attempt: number;
+            /** Format: date-time */
+            startedAt: string;
+            durationMs: number;
+            statusCode: number | null;
+            error: string | null;
+        };
         WebhookDelivery: {
             /**
              * Format: uuid
@@ -3838,14 +5699,108 @@ export interface components {
             nextAttemptAt: string | null;
             /** @description When a 2xx acknowledged it */
             deliveredAt: string | null;
-            attempts: {
-                attempt: number;
-                /** Format: date-time */
-                startedAt: string;
-                durationMs: number;
-                statusCode: number | null;
-                error: string | null;
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
+        WebhookEndpointListItem: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            /** @description Empty: every event */
+            eventTypes: string[];
+            enabled: boolean;
+            /** @description The secret’s last four characters */
+            secretHint: string;
+            /** @description Set during the grace period after a rotation, while the previous secret signs too */
+            previousSecretHint: string | null;
+            previousSecretExpiresAt: string | null;
+            secretRotatedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description Deliveries of the last 7 days by status */
+            recentDeliveries: {
+                succeeded: number;
+                failed: number;
+                pending: number;
+            };
+            /** @description The user who created or last changed it; its scopes or events work only while that user is active and holds what they need. Null: made or changed by the operator CLI (or an endpoint older than this record) */
+            changedBy: {
+                /** Format: uuid */
+                id: string;
+                fullName: string;
+                /** @description `active`, `deactivated` or `deleted` */
+                status: string;
+            } | null;
+            /** @description Events the endpoint does not receive now, because its last changer lost what they need (nothing is queued for them); received again once someone who holds it saves the endpoint */
+            suspendedEvents: {
+                eventType: string;
+                /**
+                 * @description `user_inactive`: the last changer is deactivated or deleted; `permission_missing`: their role lost a permission
+                 * @enum {string}
+                 */
+                reason: "user_inactive" | "permission_missing";
+                /** @description The permissions it needs that the last changer does not hold now */
+                permissions: string[];
             }[];
+        };
+        WebhookEndpointList: {
+            endpoints: components["schemas"]["WebhookEndpointListItem"][];
+            webhookAccess: boolean;
+            planName: string;
+            secretGraceHours: number;
+            maxEndpoints: number;
+        };
+        /**
+         * @example {
+         *       "id": "3f0c2a9e-5b7d-4c1e-9a8f-2d6b4e1c7a05",
+         *       "url": "https://erp.example.com/hooks/sigil",
+         *       "eventTypes": [
+         *         "envelope.completed",
+         *         "recipient.declined"
+         *       ],
+         *       "enabled": true,
+         *       "secretHint": "…Xk2q",
+         *       "previousSecretHint": null,
+         *       "previousSecretExpiresAt": null,
+         *       "secretRotatedAt": null,
+         *       "createdAt": "2026-12-01T09:30:00.000Z",
+         *       "updatedAt": "2026-12-01T09:30:00.000Z",
+         *       "secret": "whsec_9Qm3t8x0b1Vf2Yk7LwR5nZpA6cE4uHsJdGiTo1Xk2q"
+         *     }
+         */
+        WebhookEndpointWithSecret: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            /** @description Empty: every event */
+            eventTypes: string[];
+            enabled: boolean;
+            /** @description The secret’s last four characters */
+            secretHint: string;
+            /** @description Set during the grace period after a rotation, while the previous secret signs too */
+            previousSecretHint: string | null;
+            previousSecretExpiresAt: string | null;
+            secretRotatedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The signing secret, shown only in this answer */
+            secret: string;
+        };
+        WebhookDeliveryList: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            /** @description How many deliveries match in all */
+            total: number;
+            /** @description The `offset` of the next page; null on the last */
+            nextOffset: number | null;
+        };
+        EnvelopeList: {
+            /** @description The envelopes of this page, each as GET /api/v1/envelopes/{id} shows it */
+            items: components["schemas"]["Envelope"][];
+            /** @description The `cursor` of the next page; null: this is the last */
+            nextCursor: string | null;
         };
         SigningLink: {
             /** Format: uuid */
@@ -3977,6 +5932,18 @@ export interface components {
                 deliveriesLast24Hours: number;
                 failedLast24Hours: number;
             };
+        };
+        /**
+         * @example {
+         *       "id": "3f0c2a9e-5b7d-4c1e-9a8f-2d6b4e1c7a05",
+         *       "deleted": true
+         *     }
+         */
+        DeletedWebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            /** @constant */
+            deleted: true;
         };
     };
     responses: never;

@@ -71,6 +71,8 @@ describe('OpenAPI document', () => {
       'post /api/v1/webhooks/{id}/test',
       'post /api/v1/webhooks/deliveries/{id}/replay',
       'post /api/v1/envelopes/{id}/recipients/{recipientId}/signing-link',
+      'patch /api/v1/envelopes/{id}/recipients/{recipientId}',
+      'post /api/v1/envelopes/{id}/recipients/{recipientId}/remind',
     ];
     expect(routes.map((r) => `${r.method} ${r.path}`).sort()).toEqual(
       expect.arrayContaining(expected.sort()),
@@ -99,8 +101,8 @@ describe('OpenAPI document', () => {
         if (names.includes('idempotency-key')) withKey.push(`${method.toUpperCase()} ${path}`);
       }
     }
-    // The specification's eight, the create from a file and a Draft's edit (additions), and the sandbox
-    // simulations.
+    // The specification's eight, the create from a file, a Draft's edit, a recipient's correction and the
+    // one-recipient reminder (additions), and the sandbox simulations.
     expect(withKey.sort()).toEqual(
       [
         'POST /api/v1/files/upload',
@@ -111,6 +113,8 @@ describe('OpenAPI document', () => {
         'POST /api/v1/envelopes/{id}/cancel',
         'POST /api/v1/envelopes/{id}/remind',
         'POST /api/v1/envelopes/{id}/extend',
+        'PATCH /api/v1/envelopes/{id}/recipients/{recipientId}',
+        'POST /api/v1/envelopes/{id}/recipients/{recipientId}/remind',
         'POST /api/v1/webhooks/{id}/test',
         'POST /api/v1/webhooks/deliveries/{id}/replay',
         ...['Completed', 'Declined', 'Expired', 'Cancelled'].map(
@@ -136,7 +140,8 @@ describe('OpenAPI document', () => {
   it('declares the webhook management routes with named schemas of domain/webhook.ts and the scope', async () => {
     const document = (await harness.app.inject({ method: 'GET', url: OPENAPI_PATH })).json();
     const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-    const json = (operation: Operation, status: string) => operation.responses[status]?.content?.['application/json'];
+    const json = (operation: Operation, status: string) =>
+      operation.responses[status]?.content?.['application/json'];
     const webhooks = document.paths['/api/v1/webhooks'];
     expect(json(webhooks.get, '200')).toEqual({ schema: ref('WebhookEndpointList') });
     expect(json(webhooks.post, '201')).toEqual({ schema: ref('WebhookEndpointWithSecret') });
@@ -146,7 +151,9 @@ describe('OpenAPI document', () => {
       bodyRef('CreateWebhookEndpointRequest'),
     );
     const one = document.paths['/api/v1/webhooks/{id}'];
-    expect(one.put.requestBody.content['application/json'].schema).toEqual(bodyRef('UpdateWebhookEndpointRequest'));
+    expect(one.put.requestBody.content['application/json'].schema).toEqual(
+      bodyRef('UpdateWebhookEndpointRequest'),
+    );
     expect(json(one.put, '200')).toEqual({ schema: ref('WebhookEndpoint') });
     expect(json(one.delete, '200')).toEqual({ schema: ref('DeletedWebhookEndpoint') });
     expect(json(document.paths['/api/v1/webhooks/{id}/secret/rotate'].post, '200')).toEqual({
@@ -155,9 +162,19 @@ describe('OpenAPI document', () => {
     const deliveries = document.paths['/api/v1/webhooks/deliveries'].get;
     expect(json(deliveries, '200')).toEqual({ schema: ref('WebhookDeliveryList') });
     expect((deliveries.parameters as { in: string; name: string }[]).map((p) => `${p.in} ${p.name}`)).toEqual(
-      expect.arrayContaining(['query endpointId', 'query eventType', 'query status', 'query from', 'query to']),
+      expect.arrayContaining([
+        'query endpointId',
+        'query eventType',
+        'query status',
+        'query from',
+        'query to',
+      ]),
     );
-    for (const name of ['CreateWebhookEndpointRequestInput', 'WebhookEndpoint', 'WebhookEndpointWithSecret']) {
+    for (const name of [
+      'CreateWebhookEndpointRequestInput',
+      'WebhookEndpoint',
+      'WebhookEndpointWithSecret',
+    ]) {
       expect(document.components.schemas[name], name).toHaveProperty('example');
     }
     for (const path of ['/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/deliveries']) {

@@ -11,14 +11,17 @@ import {
   RecipientView,
   UpdateDraftRequest,
 } from '../../../domain/envelope.ts';
+import { EnvelopeList, EnvelopeListQuery } from '../../../domain/envelope-list.ts';
 import {
   type EnvelopeOperations,
   productionEnvelopes,
 } from '../../../services/envelopes/envelope-operations.ts';
+import { listEnvelopes } from '../../../services/envelopes/list-envelopes.ts';
+import { InvalidRequest } from '../../../services/errors.ts';
 import { sandboxEnvelopes } from '../../../services/sandbox/sandbox-envelope-operations.ts';
 import { issueRecipientSigningLink } from '../../../services/signing/issue-signing-links.ts';
 import { principalOf } from '../../auth/principal.ts';
-import { inSandbox, SandboxHeaders } from '../../plugins/sandbox.ts';
+import { inSandbox, SandboxHeaders, sandboxRequested } from '../../plugins/sandbox.ts';
 import { ERROR_RESPONSES, UuidParam } from './schemas.ts';
 import type { V1Routes } from './types.ts';
 
@@ -94,6 +97,34 @@ export const envelopesRoutes: V1Routes = async (app) => {
     async (request, reply) => {
       const { organizationId } = principalOf(request);
       return reply.code(201).send(await envelopesFor(request).createFromFile(organizationId, request.body));
+    },
+  );
+
+  app.get(
+    '/envelopes',
+    {
+      config: { scope: 'envelopes.read' },
+      schema: {
+        summary: 'List and search envelopes',
+        description: [
+          'The organization’s envelopes, a page at a time, each as `GET /api/v1/envelopes/{id}` shows it. Filters combine with AND: `status` (one or several, comma-separated: `Sent,InProgress`), `templateId`, `externalReference` (every envelope with it), `externalSystem`, `createdFrom`/`createdTo` and `updatedFrom`/`updatedTo` (ISO 8601 with an offset; from inclusive, to exclusive), and `q`, text found without regard to case in the title or a recipient’s name, email address or phone.',
+          'Sorted by `sort` (`createdAt`, default, or `updatedAt`) in `order` (`desc`, default, or `asc`), ties by id. `limit` 1–100 (default 20). `nextCursor` is the `cursor` of the next page (null on the last); it is opaque and only valid with the same `sort` and `order` — anything else is 400 naming `cursor`. Pages are keyset pages: envelopes created while you page never repeat or shift an envelope out of a later page.',
+          'Sandbox: the list has no sandbox mode — with `X-Service-Sandbox: true` it answers 400 naming `headers.x-service-sandbox` (403 when sandbox is disabled on the server), never production envelopes to a sandbox client.',
+        ].join('\n\n'),
+        tags: ['envelopes'],
+        headers: SandboxHeaders,
+        querystring: EnvelopeListQuery,
+        response: { 200: EnvelopeList, ...ERROR_RESPONSES },
+      },
+    },
+    async (request) => {
+      if (sandboxRequested(request)) {
+        throw new InvalidRequest(
+          'Listing envelopes has no sandbox mode: send the request without X-Service-Sandbox to list production envelopes.',
+          [{ field: 'headers.x-service-sandbox', message: 'the envelope list has no sandbox mode' }],
+        );
+      }
+      return listEnvelopes(request.services, principalOf(request).organizationId, request.query);
     },
   );
 
