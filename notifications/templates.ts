@@ -120,7 +120,7 @@ export function defaultTexts(kind: TemplateKind, language: TemplateLanguage): St
         body: paragraphs(t('email.greeting'), t('backoffice.code.intro'), t('backoffice.code.note')),
         sms: null,
       };
-     case 'sender_completed':
+    case 'sender_completed':
     case 'sender_declined':
     case 'sender_cancelled':
     case 'sender_expired':

@@ -15,6 +15,7 @@ import { documentLifecycleRouter } from './procedures/document-lifecycle.ts';
 import { documentsRouter } from './procedures/documents.ts';
 import { integrationsRouter } from './procedures/integrations.ts';
 import { mfaRouter } from './procedures/mfa.ts';
+import { notificationsRouter } from './procedures/notifications.ts';
 import { organizationRouter } from './procedures/organization.ts';
 import { plansRouter } from './procedures/plans.ts';
 import { reportsRouter } from './procedures/reports.ts';
@@ -37,6 +38,8 @@ export const appRouter = router({
   organization: organizationRouter,
   contacts: contactsRouter,
   stamps: stampsRouter,
+  // Sender notifications: the bell's list, preferences, who is told (docs/notifications.md).
+  notifications: notificationsRouter,
   templates: templatesRouter,
   // The documents (docs/documents.md); archive, unarchive and delete in documentLifecycle.
   documents: documentsRouter,

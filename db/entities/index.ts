@@ -33,6 +33,7 @@ import { SigningLinkSchema } from './signing-link.ts';
 import { UserStampSchema, UserStampVersionSchema } from './stamp.ts';
 import { StoredFileSchema } from './stored-file.ts';
 import { TemplateFieldSchema, TemplateRoleSchema, TemplateSchema } from './template.ts';
+import { UserNotificationPreferenceSchema, UserNotificationSchema } from './user-notification.ts';
 import { WebhookDeliveryAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema } from './webhook.ts';
 
 export * from './account.ts';
@@ -52,6 +53,7 @@ export * from './signing-link.ts';
 export * from './stamp.ts';
 export * from './stored-file.ts';
 export * from './template.ts';
+export * from './user-notification.ts';
 export * from './webhook.ts';
 
 export const entities = [
@@ -98,4 +100,6 @@ export const entities = [
   SmsCreditGrantSchema,
   NotificationProviderSettingSchema,
   NotificationTemplateSchema,
+  UserNotificationSchema,
+  UserNotificationPreferenceSchema,
 ];

@@ -38,6 +38,7 @@ import { Migration0035DeliveryReports } from './0035-delivery-reports.ts';
 import { Migration0037SenderNotifications } from './0037-sender-notifications.ts';
 import { Migration0038DeadlineWarnings } from './0038-deadline-warnings.ts';
 import { Migration0039TemplateDeletion } from './0039-template-deletion.ts';
+import { Migration0040EnvelopeList } from './0040-envelope-list.ts';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-initial', class: Migration0001Initial },
@@ -78,4 +79,5 @@ export const migrations: MigrationObject[] = [
   { name: '0037-sender-notifications', class: Migration0037SenderNotifications },
   { name: '0038-deadline-warnings', class: Migration0038DeadlineWarnings },
   { name: '0039-template-deletion', class: Migration0039TemplateDeletion },
+  { name: '0040-envelope-list', class: Migration0040EnvelopeList },
 ];

@@ -12,11 +12,16 @@ export async function cancelEnvelope(
   organizationId: string,
   envelopeId: string,
   reason?: string,
+  /** The business app's user who cancels: the envelope's sender is told unless it is them (sender notifications). */
+  cancelledByUserId?: string,
 ): Promise<EnvelopeState> {
   const input = parseInput(CancelEnvelopeRequest, reason === undefined ? {} : { reason }, 'cancel request');
   const { envelope } = await findEnvelope(ctx, organizationId, envelopeId);
   if (envelope.status === 'Draft') {
     throw new Conflict(`Envelope ${envelope.id} has not been sent; a draft is deleted, not cancelled.`);
   }
-  return updateEnvelope(ctx, envelope, cancelEnvelopeUpdate, input?.reason ? { reason: input.reason } : {});
+  return updateEnvelope(ctx, envelope, cancelEnvelopeUpdate, {
+    ...(input?.reason ? { reason: input.reason } : {}),
+    ...(cancelledByUserId ? { cancelledByUserId } : {}),
+  });
 }

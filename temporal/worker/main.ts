@@ -14,6 +14,7 @@ import { loadConfigOrExit } from '../../config/config.ts';
 import { createLogger } from '../../config/logger.ts';
 import { watchSupervisor } from '../../config/shutdown.ts';
 import { createOrm } from '../../db/orm.ts';
+import { sendSenderNotificationEmails } from '../../services/notifications/send-sender-notification-emails.ts';
 import { resumeBulkSends } from '../bulk-sends.ts';
 import { connectClient } from '../connection.ts';
 import { ensureRetentionSchedule } from '../retention-schedule.ts';
@@ -52,8 +53,9 @@ try {
   const schedule = await ensureRetentionSchedule(client.client);
   if (schedule !== 'unchanged')
     logger.info({ schedule: 'sigil-retention' }, `retention schedule ${schedule}`);
-  // Once a minute: start any queued webhook delivery whose start was lost (see webhook-deliveries.ts), and the
-  // workflow of any bulk send still Running whose start was lost (see bulk-sends.ts).
+  // Once a minute: start any queued webhook delivery whose start was lost (see webhook-deliveries.ts), the
+  // workflow of any bulk send still Running whose start was lost (see bulk-sends.ts), and the emails of sender
+  // notifications.
   const sweep = async () => {
     try {
       const resumed = await resumePendingWebhookDeliveries(orm.em.fork(), client.client);
@@ -66,6 +68,13 @@ try {
       if (runs > 0) logger.debug({ runs }, 'checked the workflows of running bulk sends');
     } catch (error) {
       logger.warn({ err: error }, 'could not resume running bulk sends');
+    }
+    // The emails of sender notifications waiting in the outbox (docs/notifications.md, "Sender notifications").
+    try {
+      const sent = await sendSenderNotificationEmails({ em: orm.em.fork(), config });
+      if (sent.emails + sent.off + sent.failed > 0) logger.info(sent, 'sender notification emails');
+    } catch (error) {
+      logger.warn({ err: error }, 'could not send sender notification emails');
     }
   };
   const sweeper = setInterval(sweep, RESUME_AFTER_MS);
