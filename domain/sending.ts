@@ -12,6 +12,7 @@ import {
   NewRecipient,
   UpdateDraftRequest,
 } from './envelope.ts';
+import { DeadlineSettings } from './envelope-settings.ts';
 import { CreateTemplateRequest } from './template-builder.ts';
 import { AUTHENTICATION_METHODS } from './vocabulary.ts';
 
@@ -54,6 +55,9 @@ export const SendDefaults = z.object({
       'The organization’s default authentication (a one-time code applies to recipients with a phone)',
     ),
   languages: z.array(z.string()).describe('The languages recipients may be given'),
+  deadlineSettings: DeadlineSettings.describe(
+    'The organization’s reminder and deadline settings, which a new envelope takes unless the page gives its own',
+  ),
 });
 export type SendDefaults = z.output<typeof SendDefaults>;
 

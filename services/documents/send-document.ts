@@ -20,6 +20,7 @@ import {
   DEFAULT_EXPIRATION_DAYS,
   type EnvelopeSender,
 } from '../envelopes/create-envelope.ts';
+import { organizationDeadlineSettings } from '../envelopes/deadline-settings.ts';
 import { sendEnvelope, sendLoadedEnvelope } from '../envelopes/send-envelope.ts';
 import { inspectPdf } from '../files/inspect-pdf.ts';
 import { organizationClient } from '../files/inspection-pool.ts';
@@ -126,5 +127,6 @@ export function sendDefaults(principal: SessionPrincipal): SendDefaults {
     expirationDays: organization.defaultExpirationDays ?? DEFAULT_EXPIRATION_DAYS,
     authenticationMethod: organization.defaultAuthenticationMethod as SendDefaults['authenticationMethod'],
     languages: [...organization.supportedLanguages],
+    deadlineSettings: organizationDeadlineSettings(organization),
   };
 }

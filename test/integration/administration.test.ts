@@ -976,6 +976,10 @@ describe('organization settings', () => {
     privacyNotice: null,
     retention: { completedDays: null, unfinishedDays: null, deletedDays: null },
     attachFinalPdfToCompletedEmail: false,
+    reminderIntervalDays: null,
+    maxAutomaticReminders: 3,
+    expiringSoonDays: 0,
+    expiredExtensionGraceDays: 30,
   };
 
   it('reads and changes settings partially: absent stays, null clears; refused input changes nothing', async () => {

@@ -18,6 +18,10 @@ export interface SettingsValues {
   'retention.completedDays': string;
   'retention.unfinishedDays': string;
   'retention.deletedDays': string;
+  reminderIntervalDays: string;
+  maxAutomaticReminders: string;
+  expiringSoonDays: string;
+  expiredExtensionGraceDays: string;
 }
 
 /** The whole numbers of the form: the session timeout must have one, the others may be empty (none). */
@@ -27,6 +31,11 @@ const NUMBERS = {
   'retention.completedDays': false,
   'retention.unfinishedDays': false,
   'retention.deletedDays': false,
+  // Reminders and deadlines: empty is none (the interval) or the default (the others).
+  reminderIntervalDays: false,
+  maxAutomaticReminders: false,
+  expiringSoonDays: false,
+  expiredExtensionGraceDays: false,
 } as const;
 type NumberField = keyof typeof NUMBERS;
 type TextField = 'senderDisplayName' | 'replyToEmail' | 'emailFooter' | 'consentText' | 'privacyNotice';
@@ -97,6 +106,16 @@ export const SETTINGS_GROUPS: readonly SettingsGroup[] = [
       hinted({ name: 'retention.deletedDays', kind: 'number', label: 'retentionDeleted' }),
     ],
   },
+  {
+    legend: key('deadlines'),
+    hint: key('deadlinesHint'),
+    fields: [
+      hinted({ name: 'reminderIntervalDays', kind: 'number', label: 'reminderInterval' }),
+      hinted({ name: 'maxAutomaticReminders', kind: 'number', label: 'maxAutomaticReminders' }),
+      hinted({ name: 'expiringSoonDays', kind: 'number', label: 'expiringSoon' }),
+      hinted({ name: 'expiredExtensionGraceDays', kind: 'number', label: 'expiredGrace' }),
+    ],
+  },
 ];
 
 /** The fields in the order of the page, as the server names them (the first refused gets the focus). */
@@ -120,6 +139,10 @@ export function settingsValues(settings: OrganizationSettings): SettingsValues {
     'retention.completedDays': number(settings.retention.completedDays),
     'retention.unfinishedDays': number(settings.retention.unfinishedDays),
     'retention.deletedDays': number(settings.retention.deletedDays),
+    reminderIntervalDays: number(settings.reminderIntervalDays),
+    maxAutomaticReminders: number(settings.maxAutomaticReminders),
+    expiringSoonDays: number(settings.expiringSoonDays),
+    expiredExtensionGraceDays: number(settings.expiredExtensionGraceDays),
   };
 }
 
@@ -156,5 +179,9 @@ export function settingsRequest(values: SettingsValues): UpdateOrganizationSetti
       unfinishedDays: number('retention.unfinishedDays'),
       deletedDays: number('retention.deletedDays'),
     },
+    reminderIntervalDays: number('reminderIntervalDays'),
+    maxAutomaticReminders: number('maxAutomaticReminders'),
+    expiringSoonDays: number('expiringSoonDays'),
+    expiredExtensionGraceDays: number('expiredExtensionGraceDays'),
   };
 }
