@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { IsoDateTime, safeText, uuidOf } from './common.ts';
 import { RETENTION_DELETED_DAYS } from './document-lifecycle.ts';
 import { DEADLINE_SETTING_DEFAULTS, DeadlineSettings, deadlineSetting } from './envelope-settings.ts';
+import { OrganizationLanguages, UpdateOrganizationLanguages } from './organization-languages.ts';
 import { PERMISSIONS } from './permissions.ts';
 import { AUTHENTICATION_METHODS, PLAN_NAMES, type PlanName, SUPPORTED_LANGUAGES } from './vocabulary.ts';
 
@@ -292,6 +293,8 @@ export const OrganizationSettings = z.object({
   attachFinalPdfToCompletedEmail: z.boolean(),
   // The defaults of new envelopes' reminders and deadline warnings (domain/envelope-settings.ts).
   ...DeadlineSettings.shape,
+  // The organization's default and supported languages (domain/organization-languages.ts).
+  ...OrganizationLanguages.shape,
 });
 export type OrganizationSettings = z.output<typeof OrganizationSettings>;
 
@@ -369,6 +372,7 @@ export const UpdateOrganizationSettingsRequest = z.strictObject({
     .describe(
       `Days after expiry during which an extension revives an envelope; null: the default, ${DEADLINE_SETTING_DEFAULTS.expiredExtensionGraceDays}`,
     ),
+  ...UpdateOrganizationLanguages.shape,
 });
 export type UpdateOrganizationSettingsRequest = z.input<typeof UpdateOrganizationSettingsRequest>;
 

@@ -14,6 +14,7 @@ import { recordActorEvent } from '../accounts/security-log.ts';
 import { parseInput } from '../validation.ts';
 import { type Actor, lockOrganization } from './administration.ts';
 import type { AdministrationContext } from './invite-user.ts';
+import { changeOrganizationLanguages } from './organization-languages.ts';
 import { settingsView } from './views.ts';
 
 type Settable = Pick<
@@ -98,7 +99,8 @@ export async function updateOrganizationSettings(
     await lockOrganization(tx, actor.organization.id);
     // The request's organization (the principal's), merged into this transaction's unit of work.
     const organization = actor.organization;
-    const changed: string[] = [];
+    // The default and supported languages, checked together with what is stored (organization-languages.ts).
+    const changed: string[] = await changeOrganizationLanguages(tx, organization, data);
     const target = organization as unknown as Record<keyof Settable, unknown>;
     for (const [field, column, value] of requested) {
       if (value === undefined || (target[column] ?? null) === value) continue;

@@ -8,6 +8,7 @@ import type {
   TeamView as TeamViewSchema,
   UserView as UserViewSchema,
 } from '../../domain/account.ts';
+import { defaultLanguageOf, supportedLanguagesOf } from '../../domain/organization-languages.ts';
 import { BUILT_IN_ROLES, type BuiltInRole } from '../../domain/permissions.ts';
 import type { AuthenticationMethod } from '../../domain/vocabulary.ts';
 import { permissionsOf } from '../accounts/sessions.ts';
@@ -77,5 +78,7 @@ export function settingsView(organization: Organization): OrganizationSettings {
     },
     attachFinalPdfToCompletedEmail: organization.attachFinalPdfToCompletedEmail,
     ...organizationDeadlineSettings(organization),
+    defaultLanguage: defaultLanguageOf(organization.defaultLanguage),
+    supportedLanguages: supportedLanguagesOf(organization.supportedLanguages),
   };
 }

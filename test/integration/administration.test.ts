@@ -980,6 +980,8 @@ describe('organization settings', () => {
     maxAutomaticReminders: 3,
     expiringSoonDays: 0,
     expiredExtensionGraceDays: 30,
+    defaultLanguage: 'en',
+    supportedLanguages: ['en', 'he'],
   };
 
   it('reads and changes settings partially: absent stays, null clears; refused input changes nothing', async () => {

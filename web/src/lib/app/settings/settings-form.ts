@@ -2,6 +2,7 @@
 // typed — numbers too, so a wrong one is shown as typed — the fields in the page's order (as the server names
 // them: the first refused gets the focus), the page's own check of the whole numbers, and the request.
 import type { UpdateOrganizationSettingsRequest } from '../../../../../domain/account.ts';
+import type { SupportedLanguage } from '../../../../../domain/vocabulary.ts';
 import { type OrganizationSettings, SESSION_TIMEOUT_MINUTES } from '../types.ts';
 
 export interface SettingsValues {
@@ -22,6 +23,8 @@ export interface SettingsValues {
   maxAutomaticReminders: string;
   expiringSoonDays: string;
   expiredExtensionGraceDays: string;
+  defaultLanguage: SupportedLanguage;
+  supportedLanguages: SupportedLanguage[];
 }
 
 /** The whole numbers of the form: the session timeout must have one, the others may be empty (none). */
@@ -53,6 +56,8 @@ export type SettingsField = { label: string; hint?: string } & (
   | { name: NumberField; kind: 'number' }
   | { name: CheckField; kind: 'check' }
   | { name: 'defaultAuthenticationMethod'; kind: 'select' }
+  | { name: 'defaultLanguage'; kind: 'language' }
+  | { name: 'supportedLanguages'; kind: 'languages' }
 );
 
 /** A group of the form (a fieldset): its legend's key, a hint under it, and its fields. */
@@ -116,6 +121,14 @@ export const SETTINGS_GROUPS: readonly SettingsGroup[] = [
       hinted({ name: 'expiredExtensionGraceDays', kind: 'number', label: 'expiredGrace' }),
     ],
   },
+  {
+    legend: key('languages'),
+    hint: key('languagesHint'),
+    fields: [
+      hinted({ name: 'defaultLanguage', kind: 'language', label: 'defaultLanguage' }),
+      hinted({ name: 'supportedLanguages', kind: 'languages', label: 'supportedLanguages' }),
+    ],
+  },
 ];
 
 /** The fields in the order of the page, as the server names them (the first refused gets the focus). */
@@ -143,6 +156,8 @@ export function settingsValues(settings: OrganizationSettings): SettingsValues {
     maxAutomaticReminders: number(settings.maxAutomaticReminders),
     expiringSoonDays: number(settings.expiringSoonDays),
     expiredExtensionGraceDays: number(settings.expiredExtensionGraceDays),
+    defaultLanguage: settings.defaultLanguage,
+    supportedLanguages: [...settings.supportedLanguages],
   };
 }
 
@@ -183,5 +198,17 @@ export function settingsRequest(values: SettingsValues): UpdateOrganizationSetti
     maxAutomaticReminders: number('maxAutomaticReminders'),
     expiringSoonDays: number('expiringSoonDays'),
     expiredExtensionGraceDays: number('expiredExtensionGraceDays'),
+    defaultLanguage: values.defaultLanguage,
+    supportedLanguages: values.supportedLanguages,
   };
+}
+
+/** The supported languages with `language` ticked or not, in Sigil's order. */
+export function withLanguage(
+  languages: readonly SupportedLanguage[],
+  language: SupportedLanguage,
+  on: boolean,
+  order: readonly SupportedLanguage[],
+): SupportedLanguage[] {
+  return order.filter((candidate) => (candidate === language ? on : languages.includes(candidate)));
 }
