@@ -6,7 +6,8 @@ export const TEMPLATES_PAGE_SIZE = 50;
 /** The template PDF's limit (domain/template-builder.ts, TEMPLATE_LIMITS.pdfBytes). */
 export const MAX_PDF_BYTES = 25 * 1024 * 1024;
 
-export const STATUS_FILTERS = ['', 'draft', 'published'] as const;
+/** `archived`: the archived templates instead of the others (restored or deleted from there). */
+export const STATUS_FILTERS = ['', 'draft', 'published', 'archived'] as const;
 export type StatusFilter = (typeof STATUS_FILTERS)[number];
 
 export interface TemplateFilters {
