@@ -26,6 +26,7 @@ import {
   Team,
   Template,
   TemplateField,
+  UserNotification,
   UserSession,
   UserStamp,
   UserStampVersion,
@@ -382,6 +383,8 @@ interface OtherOrganization {
   contact: string;
   /** A personal stamp of the other organization's owner (`/api/me/stamps/{id}`: a user's own). */
   ownerStamp: string;
+  /** A sender notification of the other organization's owner (`/api/me/notifications/{id}`: a user's own). */
+  ownerNotification: string;
   /** A Cancelled envelope (archive, unarchive) and a Draft (delete) of the other organization. */
   finishedDocument: string;
   draftDocument: string;
@@ -421,6 +424,7 @@ const FIXTURES: Record<string, Fixture> = {
 const FIXTURE_OVERRIDES: Record<string, Fixture> = {
   'users.resendInvitation': (other) => other.invitedUser,
   'mfa.removePasskey': (other) => other.ownerPasskey,
+  'notifications.markRead': (other) => other.ownerNotification,
   'documentLifecycle.archive': (other) => other.finishedDocument,
   'documentLifecycle.unarchive': (other) => other.finishedDocument,
   // Its own organization's call deletes it: a Draft of its own, so the other routes' envelope stays.
@@ -430,6 +434,14 @@ const FIXTURE_OVERRIDES: Record<string, Fixture> = {
   'webhooks.delivery': (other) => other.webhookDelivery,
   'webhooks.replay': (other) => other.webhookDelivery,
   'documents.signingLink': (other) => ({
+    id: other.completedDocument,
+    recipientId: other.completedRecipient,
+  }),
+  'documents.remindRecipient': (other) => ({
+    id: other.completedDocument,
+    recipientId: other.completedRecipient,
+  }),
+  'documents.correctRecipient': (other) => ({
     id: other.completedDocument,
     recipientId: other.completedRecipient,
   }),
@@ -463,6 +475,7 @@ const VALID_BODIES: Record<string, unknown> = {
   'stamps.addVersion': STAMP_IMAGE,
   'mfa.removePasskey': { password: 'not the password', backupCode: 'aaaaa-aaaaa' },
   'documents.cancel': { reason: 'Taken over' },
+  'documents.correctRecipient': { email: 'taken-over@example.com' },
   'documents.extend': { expiresAt: new Date(Date.now() + 90 * 86_400_000).toISOString() },
   'templates.rename': { name: 'Taken over' },
   'templates.saveDefinition': TEMPLATE_DEFINITION,
@@ -496,6 +509,21 @@ async function theirCompletedDocument(organizationId: string) {
     { title: 'Their signed agreement' },
   );
   return { completedDocument: document.id, completedRecipient: document.recipientIds[0] as string };
+}
+
+/** The user's notification of an envelope of theirs that completed (docs/notifications.md). */
+async function theirNotification(user: SignedInUser): Promise<string> {
+  const organizationId = user.organization.id;
+  const document = await completedDocument(
+    harness.ctx,
+    organizationId,
+    await documentTemplate(harness.ctx, organizationId),
+    { title: 'Their notified agreement', sender: { userId: user.user.id, teamId: null } },
+  );
+  const notification = await harness.ctx.orm.em
+    .fork()
+    .findOneOrFail(UserNotification, { envelopeId: document.id, userId: user.user.id });
+  return notification.id;
 }
 
 /** A Completed bulk send of the user's organization with one sent row, stored as a run stores it. */
@@ -619,6 +647,7 @@ describe('the tenant matrix', () => {
       ).id,
       ...(await lifecycleDocuments(harness.ctx, otherOwner.organization.id)),
       ...(await theirCompletedDocument(otherOwner.organization.id)),
+      ownerNotification: await theirNotification(otherOwner),
       ...(await theirTemplates(headers)),
       bulkSend: await theirBulkSend(otherOwner),
       ...(await theirWebhook(headers, otherOwner.organization.id)),
@@ -680,6 +709,9 @@ describe('the tenant matrix', () => {
         envelope.projectedSequence,
       ]),
       signingLinks: await em.count(SigningLink, { organizationId }),
+      notifications: (await em.find(UserNotification, { organizationId }, { orderBy: { id: 'asc' } })).map(
+        (notification) => [notification.id, notification.readAt],
+      ),
       templates: (await em.find(Template, { organizationId }, { orderBy: { id: 'asc' } })).map((template) => [
         template.id,
         template.name,

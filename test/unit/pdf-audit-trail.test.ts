@@ -509,3 +509,54 @@ describe('values read as one string', () => {
     for (const piece of pieces.slice(1)) expect(piece[0], piece).toMatch(/[@.]/);
   });
 });
+
+describe('a sender’s correction of a recipient in the event log', () => {
+  /** Avi's address corrected after he opened his link; the events before name him as he was. */
+  function corrected(language: DocumentLanguage): RenderAuditTrailInput {
+    const base = input(0);
+    const avi = base.recipients[1] as AuditTrailRecipient;
+    return {
+      ...base,
+      language,
+      recipients: [{ ...avi, email: 'avi@client.example' }],
+      events: [
+        {
+          sequence: 1,
+          type: 'recipient.opened',
+          occurredAt: minute(1),
+          recipientId: RECIPIENT_AVI,
+          data: {},
+        },
+        {
+          sequence: 2,
+          type: 'recipient.corrected',
+          occurredAt: minute(2),
+          recipientId: RECIPIENT_AVI,
+          data: { changes: { email: { old: 'avi@typo.example', new: 'avi@client.example' } } },
+        },
+        {
+          sequence: 3,
+          type: 'recipient.completed',
+          occurredAt: minute(3),
+          recipientId: RECIPIENT_AVI,
+          data: {},
+        },
+      ],
+    };
+  }
+
+  it('says old → new in English and in Hebrew, and names the recipient as they were before it', async () => {
+    const english = (await pageTexts(await renderAuditTrail(corrected('en')))).join('\n');
+    expect(english).toContain('Recipient corrected by the sender');
+    expect(english).toContain('Corrected email from avi@typo.example to avi@client.example');
+    expect(english).not.toContain('changes:');
+    // The open and the correction were Avi at the old address; the completion at the new one.
+    expect(english.indexOf('avi@typo.example')).toBeLessThan(english.indexOf('Recipient completed'));
+    expect(english.slice(english.indexOf('Recipient completed'))).toContain('avi@client.example');
+    const hebrew = (await pageTexts(await renderAuditTrail(corrected('he')))).join('\n');
+    expect(hebrew).toContain('השולח תיקן את פרטי הנמען');
+    expect(hebrew).toContain('avi@typo.example');
+    expect(hebrew).toContain('avi@client.example');
+    expect(hebrew).toContain('דוא״ל');
+  });
+});

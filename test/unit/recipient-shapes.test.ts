@@ -35,8 +35,11 @@ describe('the shapes of a recipient', () => {
     expect(sharedFields(DocumentListRecipient.shape)).toEqual(
       allTrue(['id', 'fullName', 'email', 'type', 'status']),
     );
-    const pageKeys = viewKeys.filter((key) => key !== 'language');
-    expect(Object.keys(DocumentRecipient.shape).sort()).toEqual([...pageKeys, 'round', 'signingLink'].sort());
+    // The page shows the language too: the correction dialog starts from it.
+    const pageKeys = viewKeys;
+    expect(Object.keys(DocumentRecipient.shape).sort()).toEqual(
+      [...pageKeys, 'round', 'signingLink', 'remind', 'correct'].sort(),
+    );
     expect(sharedFields(DocumentRecipient.shape)).toEqual(allTrue(pageKeys));
   });
 

@@ -22,6 +22,8 @@ const EVENT_KEYS: Record<string, string> = {
   'recipient.delivery_failed': 'documents.event.recipientDeliveryFailed',
   'envelope.delivery_failed': 'documents.event.deliveryFailed',
   'recipient.declined': 'documents.event.declined',
+  // The event's recipient is named as they were before the correction (services/documents/get-document.ts).
+  'recipient.corrected': 'documents.event.corrected',
   'envelope.cancelled': 'documents.event.cancelled',
   'envelope.expired': 'documents.event.expired',
   'envelope.expiring_soon': 'documents.event.expiringSoon',
