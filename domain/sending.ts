@@ -76,6 +76,7 @@ export const DraftDocument = EnvelopeView.pick({
   externalSystem: true,
   externalMetadataJson: true,
   allowDelegation: true,
+  deadlineSettings: true,
   initialValues: true,
 }).extend({ recipients: z.array(NewRecipient).describe('In signing order') });
 export type DraftDocument = z.output<typeof DraftDocument>;

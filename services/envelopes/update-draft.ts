@@ -18,6 +18,7 @@ import type { z } from 'zod';
 import { Template, TemplateField, TemplateRole } from '../../db/entities/index.ts';
 import { UUID_PATTERN } from '../../domain/common.ts';
 import { type EnvelopeView, UpdateDraftRequest } from '../../domain/envelope.ts';
+import { DEADLINE_SETTING_LIMITS, type DeadlineSettingName } from '../../domain/envelope-settings.ts';
 import type { DataContext } from '../context.ts';
 import { Conflict, InvalidRequest, NotFound } from '../errors.ts';
 import { recordIdempotentResult } from '../idempotency.ts';
@@ -33,6 +34,7 @@ import {
 import { envelopeView } from './envelope-view.ts';
 
 type DraftChanges = z.output<typeof UpdateDraftRequest>;
+const DEADLINE_SETTING_NAMES = Object.keys(DEADLINE_SETTING_LIMITS) as DeadlineSettingName[];
 type DraftRequest = Parameters<typeof checkEnvelopeRequest>[1];
 
 /** The 409 of an envelope that is no longer (or not yet only) a Draft. */
@@ -61,6 +63,14 @@ export function draftWithChanges(current: EnvelopeView, changes: DraftChanges): 
     externalSystem: changes.externalSystem ?? current.externalSystem ?? undefined,
     externalMetadataJson: changes.externalMetadataJson ?? current.externalMetadataJson ?? undefined,
     allowDelegation: changes.allowDelegation ?? current.allowDelegation,
+    // Reminder and deadline settings, each given or the Draft's (an envelope from before they were kept has
+    // none: the organization's defaults, as its create would decide now). `null` turns reminders off: given.
+    ...Object.fromEntries(
+      DEADLINE_SETTING_NAMES.map((name) => [
+        name,
+        changes[name] !== undefined ? changes[name] : (current.deadlineSettings?.[name] ?? undefined),
+      ]),
+    ),
     recipients:
       changes.recipients ??
       current.recipients.map((recipient) => ({
@@ -154,7 +164,7 @@ async function writeDraft(tx: EntityManager, envelopeId: string, draft: Validate
   await tx.execute(
     `update envelope set title = ?, workflow_type = ?, template_id = ?::uuid, expires_at = ?::timestamptz,
             external_reference = ?, external_system = ?, external_metadata_json = ?, allow_delegation = ?,
-            updated_at = ?::timestamptz
+            deadline_settings = ?::jsonb, updated_at = ?::timestamptz
       where id = ?`,
     [
       draft.title,
@@ -165,6 +175,7 @@ async function writeDraft(tx: EntityManager, envelopeId: string, draft: Validate
       draft.externalSystem,
       draft.externalMetadataJson,
       draft.allowDelegation,
+      JSON.stringify(draft.deadlineSettings),
       now,
       envelopeId,
     ],

@@ -3,14 +3,18 @@
 // template, under the synthetic envelope's row lock, with the same refusals (404, 400 naming the field, 409
 // `envelope_not_draft` once sent). A synthetic envelope made from a file kept no fields (its one-off template
 // was never written), so its recipients, initial values and workflow type cannot be checked again: changing
-// them is a 400 naming the field; its title, deadline, references and delegation can change.
+// them is a 400 naming the field; its title, deadline, references, delegation and reminder and deadline settings
+// can change.
 import { LockMode } from '@mikro-orm/core';
 import { SandboxEnvelope, type SandboxEnvelopeDocument } from '../../db/entities/index.ts';
 import { UUID_PATTERN } from '../../domain/common.ts';
+import { resolveDeadlineSettings } from '../../domain/envelope-settings.ts';
 import type { DataContext } from '../context.ts';
 import { checkEnvelopeRequest } from '../envelopes/create-envelope.ts';
+import { organizationDeadlineSettings } from '../envelopes/deadline-settings.ts';
 import { draftTemplate, draftWithChanges, notDraft, parseDraftChanges } from '../envelopes/update-draft.ts';
 import { InvalidRequest, NotFound } from '../errors.ts';
+import { findOrganization } from '../organizations/find-organization.ts';
 import { stored, syntheticRecipients } from './sandbox-envelopes.ts';
 
 /** What a synthetic envelope from a file cannot change (no fields to check them against). */
@@ -40,7 +44,7 @@ export async function updateSandboxDraft(
       const refused = [...fixed, ...(changes.templateId !== undefined ? ['templateId'] : [])];
       if (refused.length > 0) {
         throw new InvalidRequest(
-          `A sandbox envelope made from a file can change its title, deadline, references and delegation only: ${refused.join(', ')}.`,
+          `A sandbox envelope made from a file can change its title, deadline, references, delegation and settings only: ${refused.join(', ')}.`,
           refused.map((field) => ({
             field,
             message: 'cannot change on a sandbox envelope made from a file',
@@ -52,6 +56,11 @@ export async function updateSandboxDraft(
       envelope.externalSystem = merged.externalSystem ?? null;
       envelope.externalMetadataJson = merged.externalMetadataJson ?? null;
       envelope.allowDelegation = merged.allowDelegation ?? envelope.allowDelegation;
+      envelope.deadlineSettings = resolveDeadlineSettings(
+        current.deadlineSettings ??
+          organizationDeadlineSettings(await findOrganization({ em }, organizationId)),
+        changes,
+      );
       if (changes.expiresAt !== undefined) envelope.expiresAt = new Date(changes.expiresAt).toISOString();
     } else {
       const published = await draftTemplate({ em }, organizationId, current.templateId, changes.templateId);
@@ -65,6 +74,7 @@ export async function updateSandboxDraft(
         externalSystem: checked.externalSystem,
         externalMetadataJson: checked.externalMetadataJson,
         allowDelegation: checked.allowDelegation,
+        deadlineSettings: checked.deadlineSettings,
         // New ids, as production's edit writes new recipient rows.
         recipients: syntheticRecipients(checked.recipients),
         initialValues: checked.initialValues,

@@ -1,7 +1,7 @@
 // Editing a Draft in the business app (docs/documents.md, "Editing a draft") in a real browser against a real
 // Sigil app, Temporal workflows and worker: a sender opens a saved Draft's page, follows "Edit", finds the send
-// page's parts filled with the Draft (title, recipients, deadline, prefilled values), changes the title, a
-// recipient's address, the deadline and a value, saves, and sends it from its page — the invitation goes to the
+// page's parts filled with the Draft (title, recipients, deadline, prefilled values, reminder settings), changes the
+// title, a recipient's address, the deadline, a value and the reminder interval, saves, and sends it from its page — the invitation goes to the
 // corrected address. In Hebrew a refused field is said beside its input; the edit page on a 375-pixel phone in
 // Hebrew fits the screen. axe-core's WCAG 2.1 AA rules on every screen; screenshots go to test/artifacts/web/.
 import { describe, expect, it } from 'vitest';
@@ -71,6 +71,7 @@ describe('the business app: editing a draft', () => {
     const day = `${inTen.getFullYear()}-${String(inTen.getMonth() + 1).padStart(2, '0')}-${String(inTen.getDate()).padStart(2, '0')}`;
     await page.locator('#edit-deadline').fill(day);
     await page.getByLabel('Client name (Client)').fill('Dana Levi for Acme');
+    await page.locator('#send-reminderIntervalDays').fill('2');
     await expectAccessible(page, 'edit draft page');
     await browser.screenshot(page, 'app-draft-edit-en-desktop');
 
@@ -86,6 +87,7 @@ describe('the business app: editing a draft', () => {
       ['Provider', `sam-${tag}@example.com`],
     ]);
     expect(envelope.expiresAt?.toISOString()).toBe(new Date(`${day}T23:59:00`).toISOString());
+    expect(envelope.deadlineSettings).toMatchObject({ reminderIntervalDays: 2 });
 
     // Sent from its page: the invitation goes to the corrected address.
     await page.getByRole('button', { name: 'Send', exact: true }).click();

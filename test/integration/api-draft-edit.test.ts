@@ -30,6 +30,7 @@ type Envelope = {
   externalSystem: string | null;
   externalMetadataJson: string | null;
   allowDelegation: boolean;
+  deadlineSettings: Record<string, number | null> | null;
   recipients: {
     id: string;
     roleName: string;
@@ -97,6 +98,10 @@ describe('PATCH /api/v1/envelopes/{id}', () => {
       externalSystem: 'erp',
       externalMetadataJson: '{"order":1}',
       allowDelegation: true,
+      reminderIntervalDays: 3,
+      maxAutomaticReminders: 2,
+      expiringSoonDays: 2,
+      expiredExtensionGraceDays: 5,
       recipients: [
         { roleName: 'Client', fullName: 'Dana Cohen', email: 'dana.cohen@example.com', language: 'he' },
         { roleName: 'Provider', fullName: 'Sam Levi', phone: '+972501234567', deliveryChannel: 'Sms' },
@@ -116,6 +121,12 @@ describe('PATCH /api/v1/envelopes/{id}', () => {
       externalSystem: 'erp',
       externalMetadataJson: '{"order":1}',
       allowDelegation: true,
+      deadlineSettings: {
+        reminderIntervalDays: 3,
+        maxAutomaticReminders: 2,
+        expiringSoonDays: 2,
+        expiredExtensionGraceDays: 5,
+      },
       initialValues: [{ fieldDefinitionId: providerName, value: 'Sam Levi' }],
     });
     expect(
@@ -146,6 +157,8 @@ describe('PATCH /api/v1/envelopes/{id}', () => {
     const created = await draft({
       workflowType: 'Parallel',
       externalReference: 'KEEP-1',
+      reminderIntervalDays: 4,
+      expiringSoonDays: 3,
       initialValues: [{ fieldDefinitionId: clientName, value: 'Dana Levi' }],
     });
     const edited = await callAs<Envelope>(harness.app, sender, 'PATCH', `/api/v1/envelopes/${created.id}`, {
@@ -153,6 +166,12 @@ describe('PATCH /api/v1/envelopes/{id}', () => {
     });
     expect(content(edited)).toEqual({ ...content(created), title: 'Only the title' });
     expect(edited.initialValues).toEqual([{ fieldDefinitionId: clientName, value: 'Dana Levi' }]);
+    expect(edited.deadlineSettings).toMatchObject({ reminderIntervalDays: 4, expiringSoonDays: 3 });
+    // null turns automatic reminders off; the other settings stay.
+    const off = await callAs<Envelope>(harness.app, sender, 'PATCH', `/api/v1/envelopes/${created.id}`, {
+      reminderIntervalDays: null,
+    });
+    expect(off.deadlineSettings).toEqual({ ...created.deadlineSettings, reminderIntervalDays: null });
   });
 
   it('refuses what the create refuses, with 400 naming the field, and changes nothing', async () => {
@@ -198,6 +217,7 @@ describe('PATCH /api/v1/envelopes/{id}', () => {
         'initialValues.0.value',
         /filled by the signer/,
       ],
+      [{ maxAutomaticReminders: 99 }, 'maxAutomaticReminders', /at most 50/],
       [{ templateId: 'not-a-uuid' }, 'templateId', /uuid/],
       [{ templateId: '00000000-0000-4000-8000-000000000000' }, '', /Template .* was not found/],
     ];
