@@ -46,6 +46,7 @@ describe('the live view of an envelope', () => {
       deadline: new Date(NOW + 10 * DAY).toISOString(),
       nextReminderAt: null,
       automaticReminders: null,
+      expiryWarningAt: null,
       graceUntil: null,
       projection: PROJECTED,
     });
