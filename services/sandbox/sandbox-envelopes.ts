@@ -10,6 +10,9 @@
 //           first round Pending, later rounds WaitingForTurn, Cc recipients Pending; sending again answers
 //           with the current state; a finished envelope or a Draft past its deadline is a 409.
 //   remind  reminderCount + 1 while someone is Pending; 409 for a Draft, a finished envelope, or no one to remind.
+//           One recipient: the same, for that recipient alone (404 for one not on the envelope).
+//   correct a recipient who has not completed takes the new name and contact, checked as production checks them;
+//           Pending again unless waiting for their turn; 409 for a Draft, a finished envelope or a completed one.
 //   extend  a deadline in the future (400) and later than the current one (409); 409 when finished.
 //   cancel  → Cancelled, unfinished recipients Cancelled; 409 for a Draft (a draft is deleted, not cancelled)
 //           and for a finished envelope.
