@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { insertBulkSend } from '../../db/bulk-sends.ts';
-import { StoredFile, Template } from '../../db/entities/index.ts';
+import { AuditEvent, StoredFile, Template } from '../../db/entities/index.ts';
 import { cancelEnvelope } from '../../services/envelopes/cancel-envelope.ts';
 import { completeRecipient } from '../../services/envelopes/complete-recipient.ts';
 import { createEnvelope } from '../../services/envelopes/create-envelope.ts';
@@ -18,6 +18,7 @@ import { remindEnvelope } from '../../services/envelopes/remind-envelope.ts';
 import { resumeProjection } from '../../services/envelopes/resume-projection.ts';
 import { retryFinalization } from '../../services/envelopes/retry-finalization.ts';
 import { sendEnvelope } from '../../services/envelopes/send-envelope.ts';
+import { updateEnvelopeSettings } from '../../services/envelopes/update-envelope-settings.ts';
 import { createOrganization } from '../../services/organizations/create-organization.ts';
 import { delegateSigning } from '../../services/signing/delegate-signing.ts';
 import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
@@ -429,6 +430,44 @@ try {
   const expired = await draft(new Date(Date.now() + 3000).toISOString());
   await sendEnvelope(ctx, expired.org, expired.id);
   await save('sequential-expired', expired.id);
+
+  // Deadline notices and settings changed while open (patch deadline-notices): a warning one day before a
+  // deadline a day and a few seconds away, a reminder schedule changed, then a cancel; and an expiry that tells
+  // the recipient in turn.
+  const byEmail = TWO_SIGNERS.map((recipient) => ({ ...recipient, deliveryChannel: 'Email' as const }));
+  if (force || !existsSync(new URL('deadline-warned-settings-cancelled.json', OUTPUT))) {
+    const warned = await draftTwoSignerEnvelope(ctx, {
+      title: 'Recorded envelope',
+      recipients: byEmail,
+      expiresAt: new Date(Date.now() + 86_400_000 + 4000).toISOString(),
+      reminderIntervalDays: 1,
+      maxAutomaticReminders: 2,
+      expiringSoonDays: 1,
+      expiredExtensionGraceDays: 0,
+    });
+    await sendEnvelope(ctx, warned.organizationId, warned.envelopeId);
+    await updateEnvelopeSettings(ctx, warned.organizationId, warned.envelopeId, { reminderIntervalDays: 2 });
+    for (let waited = 0; waited < 30_000; waited += 500) {
+      const events = await infrastructure.orm.em.fork().count(AuditEvent, {
+        envelopeId: warned.envelopeId,
+        type: 'envelope.expiring_soon',
+      });
+      if (events > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    await cancelEnvelope(ctx, warned.organizationId, warned.envelopeId, 'recorded cancellation');
+    await save('deadline-warned-settings-cancelled', warned.envelopeId);
+  }
+  if (force || !existsSync(new URL('deadline-expired-notified.json', OUTPUT))) {
+    const notified = await draftTwoSignerEnvelope(ctx, {
+      title: 'Recorded envelope',
+      recipients: byEmail,
+      expiresAt: new Date(Date.now() + 3000).toISOString(),
+      expiredExtensionGraceDays: 0,
+    });
+    await sendEnvelope(ctx, notified.organizationId, notified.envelopeId);
+    await save('deadline-expired-notified', notified.envelopeId);
+  }
 } finally {
   await infrastructure.stop();
 }
