@@ -27,6 +27,48 @@ let baseUrl: string;
 useAppBrowser((opened) => ({ harness, browser, baseUrl } = opened));
 
 describe('the business app: reminders and deadline', () => {
+  it("the organization's defaults on the settings page: shown, saved, refused out of bounds beside the field", async () => {
+    const owner = await signedInUser(harness, { role: 'owner', fullName: 'Olivia Owner' });
+    await callAs(baseUrl, owner, 'PUT', '/api/auth/me/preferences', { language: 'en' });
+    const page = await browser.newPage(DESKTOP);
+    await signIn(page, baseUrl, owner.email, owner.password);
+    await page.goto(`${baseUrl}/app/admin/settings`);
+    await waitForLoaded(page);
+    const interval = page.getByLabel('Automatic reminder every (days)');
+    await eventually(() => interval.count()).toBe(1);
+    expect(await interval.inputValue()).toBe('');
+    expect(await page.getByLabel('At most (reminders)').inputValue()).toBe('3');
+    expect(await page.getByLabel('Extension after expiry (days)').inputValue()).toBe('30');
+    await interval.fill('2');
+    await page.getByLabel('Warn recipients before the deadline (days)').fill('400');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await eventually(() => page.locator('#settings-expiringSoonDays-error').textContent()).toMatch(/365/);
+    await browser.screenshot(page, 'app-settings-deadlines-refused-en-desktop');
+    await page.getByLabel('Warn recipients before the deadline (days)').fill('3');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await eventually(() => page.locator('#settings-saved').textContent()).toContain(
+      'The settings are saved.',
+    );
+    expect(await callAs(baseUrl, owner, 'GET', '/api/organization/settings')).toMatchObject({
+      reminderIntervalDays: 2,
+      expiringSoonDays: 3,
+    });
+    await expectAccessible(page, 'settings with reminders and deadlines');
+    await browser.screenshot(page, 'app-settings-deadlines-en-desktop');
+
+    await callAs(baseUrl, owner, 'PUT', '/api/auth/me/preferences', { language: 'he' });
+    const phone = await browser.newPage(PHONE);
+    await signIn(phone, baseUrl, owner.email, owner.password);
+    await phone.goto(`${baseUrl}/app/admin/settings`);
+    await waitForLoaded(phone);
+    const hebrew = phone.getByLabel('התראה לנמענים לפני המועד האחרון (ימים)');
+    await eventually(() => hebrew.inputValue()).toBe('3');
+    await hebrew.scrollIntoViewIfNeeded();
+    expect(await pageWidth(phone)).toBeLessThanOrEqual(375);
+    await expectAccessible(phone, 'settings in Hebrew on a phone');
+    await browser.screenshot(phone, 'app-settings-deadlines-he-phone');
+  });
+
   it('sets reminders on the send page, sees them on the envelope page and changes them while it is open', async () => {
     const sender = await signedInUser(harness, { role: 'owner', fullName: 'Avi Sender' });
     await callAs(baseUrl, sender, 'PUT', '/api/auth/me/preferences', { language: 'en' });
