@@ -583,7 +583,8 @@ function templateLineHtml(line: string, values: Record<string, string>): string 
       const name = /^\{(\w+)\}$/.exec(part)?.[1];
       if (name === undefined || !Object.hasOwn(values, name)) return escapeHtml(part);
       const value = values[name] as string;
-      if (name !== 'link') return escapeHtml(value);
+      // A value of several lines (a reason, a digest's summary) keeps its line breaks.
+      if (name !== 'link') return escapeHtml(value).replace(/\n/g, '<br>');
       return `<a href="${escapeHtml(value)}" dir="ltr" style="color:#1d4ed8;word-break:break-all;">${escapeHtml(value)}</a>`;
     })
     .join('');
