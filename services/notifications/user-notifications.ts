@@ -79,7 +79,7 @@ export async function markUserNotificationRead(
       returning id`,
     [ctx.clock?.() ?? new Date(), id, user.userId, user.organizationId],
   );
-  if (found.length === 0) throw new NotFound(`No notification ${id} of yours.`);
+  if (found.length === 0) throw new NotFound(`Notification ${id} was not found.`);
   return { unreadCount: await unreadCount(ctx.em, user) };
 }
 
