@@ -54,6 +54,14 @@ export function decodeEnvelopeListCursor(text: string): EnvelopeListCursor | und
   return { sort: sort as EnvelopeListSort, order: order as EnvelopeListOrder, key, id: id.toLowerCase() };
 }
 
+/** A cursor as a page answers it, for the OpenAPI document's examples. */
+const EXAMPLE_CURSOR = encodeEnvelopeListCursor({
+  sort: 'createdAt',
+  order: 'desc',
+  key: '2026-11-30T09:15:02.123456Z',
+  id: '0f6e2c1a-5b7d-4c3e-9a8b-1d2e3f4a5b6c',
+});
+
 const STATUS_MESSAGE = `status must be a comma-separated list of: ${ENVELOPE_STATUSES.join(', ')}`;
 
 const DateTime = (field: string) =>
@@ -90,7 +98,10 @@ export const EnvelopeListQuery = z
       .max(100, 'externalSystem must be at most 100 characters')
       .optional()
       .describe('Exactly this external system'),
-    createdFrom: DateTime('createdFrom').optional().describe('Created at or after this time'),
+    createdFrom: DateTime('createdFrom')
+      .optional()
+      .meta({ example: '2026-11-01T00:00:00Z' })
+      .describe('Created at or after this time'),
     createdTo: DateTime('createdTo').optional().describe('Created before this time'),
     updatedFrom: DateTime('updatedFrom').optional().describe('Last changed at or after this time'),
     updatedTo: DateTime('updatedTo').optional().describe('Last changed before this time'),
@@ -126,6 +137,7 @@ export const EnvelopeListQuery = z
       .regex(CURSOR_PATTERN, CURSOR_MESSAGE)
       .refine((text) => decodeEnvelopeListCursor(text) !== undefined, CURSOR_MESSAGE)
       .optional()
+      .meta({ example: EXAMPLE_CURSOR })
       .describe('The `nextCursor` of the previous page, read with the same filters, sort and order'),
   })
   .superRefine((query, ctx) => {

@@ -399,3 +399,40 @@ describe('statements', () => {
     }
   });
 });
+
+describe('OpenAPI', () => {
+  it('declares the list with its query parameters, their examples and the EnvelopeList answer', async () => {
+    const document = await callAs(harness.app, null, 'GET', '/api/openapi/v1/openapi.json');
+    const operation = document.paths['/api/v1/envelopes'].get;
+    const parameters = new Map<string, { in: string; example?: unknown; schema?: { example?: unknown } }>(
+      operation.parameters.map((parameter: { name: string }) => [parameter.name, parameter]),
+    );
+    for (const name of [
+      'status',
+      'templateId',
+      'externalReference',
+      'externalSystem',
+      'createdFrom',
+      'createdTo',
+      'updatedFrom',
+      'updatedTo',
+      'q',
+      'sort',
+      'order',
+      'limit',
+      'cursor',
+    ]) {
+      expect(parameters.get(name)?.in, name).toBe('query');
+    }
+    for (const name of ['status', 'q', 'createdFrom', 'cursor']) {
+      const parameter = parameters.get(name);
+      expect(parameter?.example ?? parameter?.schema?.example, name).toEqual(expect.any(String));
+    }
+    expect(operation.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/EnvelopeList',
+    });
+    expect(document.components.schemas.EnvelopeList.properties.items.items).toEqual({
+      $ref: '#/components/schemas/Envelope',
+    });
+  });
+});
