@@ -23,6 +23,7 @@ import { remindEnvelope } from './remind-envelope.ts';
 import { remindRecipient } from './remind-recipient.ts';
 import { sendEnvelope } from './send-envelope.ts';
 import { updateDraft } from './update-draft.ts';
+import { updateEnvelopeSettings } from './update-envelope-settings.ts';
 
 export interface EnvelopeOperations {
   create(organizationId: string, request: CreateEnvelopeRequest): Promise<EnvelopeView>;
@@ -47,6 +48,8 @@ export interface EnvelopeOperations {
   ): Promise<EnvelopeView>;
   cancel(organizationId: string, envelopeId: string, reason?: string): Promise<EnvelopeView>;
   extend(organizationId: string, envelopeId: string, request: ExtendEnvelopeRequest): Promise<EnvelopeView>;
+  /** Changes the reminder and deadline settings (the body: UpdateDeadlineSettingsRequest). */
+  updateSettings(organizationId: string, envelopeId: string, body: unknown): Promise<EnvelopeView>;
   /** The final PDF or the audit trail; "not found" until it exists. */
   document(organizationId: string, envelopeId: string, document: EnvelopeDocument): Promise<Uint8Array>;
   /** The PDF the envelope was made from (its uploaded file, or its template's PDF), whatever its status. */
@@ -93,6 +96,10 @@ export function productionEnvelopes(ctx: ServiceContext): EnvelopeOperations {
     },
     async extend(organizationId, envelopeId, request) {
       await extendEnvelope(ctx, organizationId, envelopeId, request);
+      return envelopeView(ctx, organizationId, envelopeId);
+    },
+    async updateSettings(organizationId, envelopeId, body) {
+      await updateEnvelopeSettings(ctx, organizationId, envelopeId, body);
       return envelopeView(ctx, organizationId, envelopeId);
     },
     document: (organizationId, envelopeId, document) =>

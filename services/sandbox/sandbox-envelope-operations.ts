@@ -16,6 +16,7 @@ import {
   remindSandboxRecipient,
   sandboxArtifact,
   sendSandboxEnvelope,
+  updateSandboxEnvelopeSettings,
 } from './sandbox-envelopes.ts';
 import { updateSandboxDraft } from './update-sandbox-draft.ts';
 
@@ -40,6 +41,8 @@ export function sandboxEnvelopes(ctx: DataContext): EnvelopeOperations {
     cancel: (organizationId, envelopeId) => cancelSandboxEnvelope(ctx, organizationId, envelopeId),
     extend: (organizationId, envelopeId, request) =>
       extendSandboxEnvelope(ctx, organizationId, envelopeId, request),
+    updateSettings: (organizationId, envelopeId, body) =>
+      updateSandboxEnvelopeSettings(ctx, organizationId, envelopeId, body),
     document: (organizationId, envelopeId, document) =>
       sandboxArtifact(ctx, organizationId, envelopeId, document),
     // A synthetic envelope is made from the organization's real template or upload: its original is that PDF.

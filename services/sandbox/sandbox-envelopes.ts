@@ -33,6 +33,11 @@ import {
   CorrectRecipientRequest,
   ExtendEnvelopeRequest,
 } from '../../domain/envelope.ts';
+import {
+  DEADLINE_SETTING_DEFAULTS,
+  resolveDeadlineSettings,
+  UpdateDeadlineSettingsRequest,
+} from '../../domain/envelope-settings.ts';
 import { isTerminalEnvelopeStatus } from '../../domain/vocabulary.ts';
 import { actsInRounds, currentRoundIndex, planRounds } from '../../workflows/rounds.ts';
 import type { DataContext } from '../context.ts';
@@ -308,6 +313,26 @@ export function extendSandboxEnvelope(
       );
     }
     envelope.expiresAt = new Date(next).toISOString();
+    return true;
+  });
+}
+
+/**
+ * Changes a synthetic envelope's reminder and deadline settings as production does: the same 400s, and a 409
+ * once it is finished (it sends nothing, so nothing is planned).
+ */
+export function updateSandboxEnvelopeSettings(
+  ctx: DataContext,
+  organizationId: string,
+  envelopeId: string,
+  input: unknown,
+) {
+  const given = parseInput(UpdateDeadlineSettingsRequest, input, 'settings');
+  return change(ctx, organizationId, envelopeId, (envelope) => {
+    refuseFinished(envelope);
+    // One stored before envelopes kept their settings: the defaults of a new organization.
+    const current = envelope.deadlineSettings ?? { ...DEADLINE_SETTING_DEFAULTS };
+    envelope.deadlineSettings = resolveDeadlineSettings(current, given);
     return true;
   });
 }

@@ -145,7 +145,7 @@ describe('the business app: reminders and deadline', () => {
     await phone.goto(`${baseUrl}/app/documents/${envelopeId}`);
     await waitForLoaded(phone);
     await eventually(() => phone.getByTestId('settings-reminders').textContent()).toContain('כל 7 ימים');
-    expect(await phone.evaluate(() => document.documentElement.dir)).toBe('rtl');
+    expect(await phone.evaluate('document.documentElement.dir')).toBe('rtl');
     expect(await pageWidth(phone)).toBeLessThanOrEqual(375);
     await expectAccessible(phone, 'envelope page in Hebrew on a phone');
     await browser.screenshot(phone, 'app-document-settings-he-phone');

@@ -226,3 +226,60 @@ describe("changing an envelope's settings from its page", () => {
     expect(page.timeline.some((event) => event.type === 'envelope.settings_updated')).toBe(false);
   });
 });
+
+describe('changing the settings through /api/v1', () => {
+  it('PUT /api/v1/envelopes/{id}/settings: changed by the workflow, 400 naming the field, 404 elsewhere, 409 once final; sandbox too', async () => {
+    const open = await sentEnvelope(harness, bearer, createBody());
+    const changed = await callAs<{ deadlineSettings: Record<string, unknown> }>(
+      harness.app,
+      bearer,
+      'PUT',
+      `/api/v1/envelopes/${open.id}/settings`,
+      { expiredExtensionGraceDays: 0, reminderIntervalDays: 3 },
+    );
+    expect(changed.deadlineSettings).toEqual({
+      reminderIntervalDays: 3,
+      maxAutomaticReminders: 3,
+      expiringSoonDays: 0,
+      expiredExtensionGraceDays: 0,
+    });
+    const bad = await asUser(harness.app, bearer, 'PUT', `/api/v1/envelopes/${open.id}/settings`, {
+      reminderIntervalDays: 0,
+    });
+    expectError(bad, 400, 'invalid_request');
+    expect(bad.json().error.details[0].field).toBe('body.reminderIntervalDays');
+    const other = await newIntegrator(harness);
+    const foreign = await asUser(
+      harness.app,
+      { organizationId: other.organizationId, headers: await other.auth() },
+      'PUT',
+      `/api/v1/envelopes/${open.id}/settings`,
+      { expiringSoonDays: 1 },
+    );
+    expectError(foreign, 404, 'not_found');
+    await callAs(harness.app, bearer, 'POST', `/api/v1/envelopes/${open.id}/cancel`, {});
+    const final = await asUser(harness.app, bearer, 'PUT', `/api/v1/envelopes/${open.id}/settings`, {
+      expiringSoonDays: 1,
+    });
+    expectError(final, 409, 'conflict');
+    expect(await rowSettings(open.id)).toEqual(changed.deadlineSettings);
+
+    const sandbox = { ...bearer, headers: { ...bearer.headers, 'x-service-sandbox': 'true' } };
+    const synthetic = await callAs<{ id: string }>(
+      harness.app,
+      sandbox,
+      'POST',
+      '/api/v1/envelopes/from-template',
+      createBody({ expiringSoonDays: 2 }),
+      { status: 201 },
+    );
+    const sandboxChanged = await callAs<{ deadlineSettings: Record<string, unknown> }>(
+      harness.app,
+      sandbox,
+      'PUT',
+      `/api/v1/envelopes/${synthetic.id}/settings`,
+      { maxAutomaticReminders: 1 },
+    );
+    expect(sandboxChanged.deadlineSettings).toMatchObject({ expiringSoonDays: 2, maxAutomaticReminders: 1 });
+  });
+});

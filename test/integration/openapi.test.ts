@@ -102,7 +102,7 @@ describe('OpenAPI document', () => {
       }
     }
     // The specification's eight, the create from a file, a Draft's edit, a recipient's correction and the
-    // one-recipient reminder (additions), and the sandbox simulations.
+    // one-recipient reminder and the reminder and deadline settings (additions), and the sandbox simulations.
     expect(withKey.sort()).toEqual(
       [
         'POST /api/v1/files/upload',
@@ -113,6 +113,7 @@ describe('OpenAPI document', () => {
         'POST /api/v1/envelopes/{id}/cancel',
         'POST /api/v1/envelopes/{id}/remind',
         'POST /api/v1/envelopes/{id}/extend',
+        'PUT /api/v1/envelopes/{id}/settings',
         'PATCH /api/v1/envelopes/{id}/recipients/{recipientId}',
         'POST /api/v1/envelopes/{id}/recipients/{recipientId}/remind',
         'POST /api/v1/webhooks/{id}/test',

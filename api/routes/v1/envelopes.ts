@@ -12,6 +12,7 @@ import {
   UpdateDraftRequest,
 } from '../../../domain/envelope.ts';
 import { EnvelopeList, EnvelopeListQuery } from '../../../domain/envelope-list.ts';
+import { UpdateDeadlineSettingsRequest } from '../../../domain/envelope-settings.ts';
 import {
   type EnvelopeOperations,
   productionEnvelopes,
@@ -112,7 +113,6 @@ export const envelopesRoutes: V1Routes = async (app) => {
           'Sandbox: the list has no sandbox mode — with `X-Service-Sandbox: true` it answers 400 naming `headers.x-service-sandbox` (403 when sandbox is disabled on the server), never production envelopes to a sandbox client.',
         ].join('\n\n'),
         tags: ['envelopes'],
-        headers: SandboxHeaders,
         querystring: EnvelopeListQuery,
         response: { 200: EnvelopeList, ...ERROR_RESPONSES },
       },
@@ -343,6 +343,25 @@ export const envelopesRoutes: V1Routes = async (app) => {
     },
     async (request) =>
       envelopesFor(request).extend(principalOf(request).organizationId, request.params.id, request.body),
+  );
+
+  app.put(
+    '/envelopes/:id/settings',
+    {
+      ...operation,
+      schema: {
+        ...operation.schema,
+        summary: 'Change the reminder and deadline settings',
+        description: `Any of \`reminderIntervalDays\` (null: no automatic reminders), \`maxAutomaticReminders\`, \`expiringSoonDays\` (0: no warning to recipients) and \`expiredExtensionGraceDays\`; a setting left out stays. A Draft's change at once; a sent envelope's workflow decides (a new reminder schedule counts from the change) and refuses it with 409 once the envelope is final. A value out of bounds is a 400 naming it, changing nothing. Honours Idempotency-Key.${SANDBOX_NOTE}`,
+        body: UpdateDeadlineSettingsRequest,
+      },
+    },
+    async (request) =>
+      envelopesFor(request).updateSettings(
+        principalOf(request).organizationId,
+        request.params.id,
+        request.body,
+      ),
   );
 
   const documents = [
