@@ -440,6 +440,11 @@ async function createResources(): Promise<{
     await createWebhookEndpoint(ctx, { organizationId, url: `${receiver.url}/hooks/app-fuzz-b` }),
   ];
   const webhookDeliveries = [{ path: { id: delivery.id as string } }];
+  // The public API's webhook management (issue 34): endpoints of its own, so the one above keeps its test and replay.
+  const v1WebhookEndpoints = [
+    await createWebhookEndpoint(ctx, { organizationId, url: `${receiver.url}/hooks/v1-fuzz-a` }),
+    await createWebhookEndpoint(ctx, { organizationId, url: `${receiver.url}/hooks/v1-fuzz-b` }),
+  ].map((created) => ({ path: { id: created.id } }));
 
   // API keys of the Integrations area (docs/integrations.md): keys of their own, so the public API's client above
   // keeps working, to change, rotate (a third active secret answers 409), delete a secret of, and delete (a
@@ -593,12 +598,17 @@ async function createResources(): Promise<{
       'POST /api/v1/envelopes/{id}/cancel': [id(cancelTarget), id(sandboxChanges.cancel, SANDBOX)],
       'GET /api/v1/envelopes/{id}/documents/final-pdf': documents,
       'GET /api/v1/envelopes/{id}/documents/audit-trail': documents,
+      'GET /api/v1/envelopes/{id}/documents/original': [id(draft), ...documents],
       'POST /api/v1/sandbox/envelopes/{id}/Completed': [id(simulations.Completed)],
       'POST /api/v1/sandbox/envelopes/{id}/Declined': [id(simulations.Declined)],
       'POST /api/v1/sandbox/envelopes/{id}/Expired': [id(simulations.Expired)],
       'POST /api/v1/sandbox/envelopes/{id}/Cancelled': [id(simulations.Cancelled)],
       'POST /api/v1/webhooks/{id}/test': [{ path: { id: endpoint.id } }],
       'POST /api/v1/webhooks/deliveries/{id}/replay': [{ path: { id: delivery.id as string } }],
+      'PUT /api/v1/webhooks/{id}': v1WebhookEndpoints,
+      'DELETE /api/v1/webhooks/{id}': v1WebhookEndpoints,
+      'POST /api/v1/webhooks/{id}/secret/rotate': v1WebhookEndpoints,
+      'GET /api/v1/webhooks/deliveries/{id}': webhookDeliveries,
     },
   };
 }
