@@ -1,7 +1,8 @@
 // Editing a Draft in the business app (docs/documents.md, "Editing a draft") in a real browser against a real
 // Sigil app, Temporal workflows and worker: a sender opens a saved Draft's page, follows "Edit", finds the send
 // page's parts filled with the Draft (title, recipients, deadline, prefilled values, reminder settings), changes the
-// title, a recipient's address, the deadline, a value and the reminder interval, saves, and sends it from its page — the invitation goes to the
+// title, a recipient's address, the deadline, a value and the reminder interval, adds a Cc (and removes another
+// recipient it added), saves, and sends it from its page — the invitation goes to the
 // corrected address. In Hebrew a refused field is said beside its input; the edit page on a 375-pixel phone in
 // Hebrew fits the screen. axe-core's WCAG 2.1 AA rules on every screen; screenshots go to test/artifacts/web/.
 import { describe, expect, it } from 'vitest';
@@ -72,6 +73,20 @@ describe('the business app: editing a draft', () => {
     await page.locator('#edit-deadline').fill(day);
     await page.getByLabel('Client name (Client)').fill('Dana Levi for Acme');
     await page.locator('#send-reminderIntervalDays').fill('2');
+    // Two recipients added for the Client role; the second removed again, the first made a Cc.
+    const clients = page.getByTestId('recipient-Client');
+    await page.getByLabel('Role of a new recipient').selectOption('Client');
+    await page.getByRole('button', { name: 'Add a recipient' }).click();
+    await page.getByRole('button', { name: 'Add a recipient' }).click();
+    await eventually(() => clients.count()).toBe(3);
+    await clients.nth(1).getByRole('combobox', { name: 'Name (Client)' }).fill('Avi Bar');
+    await clients.nth(1).getByLabel('Email address').fill(`avi-${tag}@example.com`);
+    await clients.nth(1).getByLabel('Recipient type').selectOption('Cc');
+    await clients
+      .nth(2)
+      .getByRole('button', { name: /^Remove this recipient/ })
+      .click();
+    await eventually(() => clients.count()).toBe(2);
     await expectAccessible(page, 'edit draft page');
     await browser.screenshot(page, 'app-draft-edit-en-desktop');
 
@@ -82,9 +97,10 @@ describe('the business app: editing a draft', () => {
     );
     const { envelope, recipients } = await findEnvelope(harness.ctx, sender.organization.id, draftId);
     expect(envelope.status).toBe('Draft');
-    expect(recipients.map((r) => [r.roleName, r.email])).toEqual([
-      ['Client', `dana-${tag}@example.com`],
-      ['Provider', `sam-${tag}@example.com`],
+    expect(recipients.map((r) => [r.roleName, r.email, r.type])).toEqual([
+      ['Client', `dana-${tag}@example.com`, 'Signer'],
+      ['Provider', `sam-${tag}@example.com`, 'Signer'],
+      ['Client', `avi-${tag}@example.com`, 'Cc'],
     ]);
     expect(envelope.expiresAt?.toISOString()).toBe(new Date(`${day}T23:59:00`).toISOString());
     expect(envelope.deadlineSettings).toMatchObject({ reminderIntervalDays: 2 });
