@@ -32,7 +32,10 @@ export async function notificationPreferences(
   return preferencesView(await ctx.em.findOne(UserNotificationPreference, { userId: user.userId }));
 }
 
-/** A partial update: an absent kind keeps its choice. Choosing the digest starts its first 24 hours now. */
+/**
+ * A partial update: an absent kind keeps its choice. Choosing the digest starts its first 24 hours now (as if a
+ * digest had just gone out), so the first one comes a day later with everything since.
+ */
 export async function updateNotificationPreferences(
   ctx: { em: EntityManager; clock?: () => Date },
   user: NotifiedUser,
@@ -61,9 +64,9 @@ export async function updateNotificationPreferences(
     await tx.execute(
       `update user_notification_preference
           set email_off = ?::text[], daily_digest = ?, updated_at = ?,
-              last_digest_at = case when ? then null else last_digest_at end
+              last_digest_at = case when ? then ?::timestamptz else last_digest_at end
         where user_id = ?`,
-      [`{${[...off].sort().join(',')}}`, digest, now, digestChosen, user.userId],
+      [`{${[...off].sort().join(',')}}`, digest, now, digestChosen, now, user.userId],
     );
     return preferencesView(
       await tx.findOne(UserNotificationPreference, { userId: user.userId }, { refresh: true }),

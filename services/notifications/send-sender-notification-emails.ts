@@ -105,7 +105,7 @@ async function sendForUser(
   if (rows.length === 0) return result;
   const [to] = await tx.execute<Addressee[]>(
     `select u.email, u.full_name, u.language, (u.status = 'active' and u.deleted_at is null) as active,
-            p.email_off, p.daily_digest, coalesce(p.last_digest_at, p.updated_at) as digest_since,
+            p.email_off, p.daily_digest, p.last_digest_at as digest_since,
             o.name as organization_name, o.sender_display_name, o.email_footer, o.reply_to_email
        from app_user u join organization o on o.id = u.organization_id
        left join user_notification_preference p on p.user_id = u.id

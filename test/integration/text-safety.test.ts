@@ -969,6 +969,13 @@ const RECIPES: Record<string, RouteRecipe> = {
     readBack: async (_answer, target) =>
       getAt(await appCall('GET', '/api/organization/secure-signature-policy'), target.path),
   },
+  // Which administrators are told of envelopes (docs/notifications.md): a word from a fixed list, so a fuzzed one
+  // is refused naming the field.
+  'PUT /api/organization/notification-settings': {
+    base: async () => ({ body: { notifyAdministrators: 'none' } }),
+    readBack: async (_answer, target) =>
+      getAt(await appCall('GET', '/api/organization/notification-settings'), target.path),
+  },
   'GET /api/organization/security-log': {
     // A lookup: `before` names an event; it stores nothing.
     base: async () => ({ query: { limit: '10' } }),
