@@ -629,10 +629,7 @@ export interface paths {
                     /** @description The `nextCursor` of the previous page, read with the same filters, sort and order */
                     cursor?: string;
                 };
-                header?: {
-                    /** @description Sandbox mode: `true` (case-insensitive) answers with synthetic envelopes; any other value or none is production. 403 when sandbox is not enabled on the server. */
-                    "x-service-sandbox"?: string;
-                };
+                header?: never;
                 path?: never;
                 cookie?: never;
             };
