@@ -5,9 +5,11 @@
 // meaning of X-Service-Sandbox and Idempotency-Key on these routes. Deliveries of the rotation test go through
 // the shared worker to a real HTTP receiver on 127.0.0.1 that checks both signatures.
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../config/logger.ts';
 import { Organization, WebhookDelivery, WebhookEndpoint } from '../../db/entities/index.ts';
 import type { Scope } from '../../domain/scopes.ts';
 import { permissionsOf } from '../../services/accounts/sessions.ts';
@@ -27,6 +29,7 @@ import {
   productionConfig,
 } from '../support/api.ts';
 import { asUser, bearer, type Caller, callAs, expectError } from '../support/app-requests.ts';
+import { testConfig } from '../support/context.ts';
 import { signedInUser } from '../support/signed-in-user.ts';
 import { startWebhookReceiver, verifies, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -319,6 +322,43 @@ describe('nobody grants more than they hold', () => {
       (e: { id: string }) => e.id === answer.id,
     );
     expect(listed).toMatchObject({ changedBy: { id: admin.user.id, status: 'active' }, suspendedEvents: [] });
+  });
+});
+
+describe('secrets in logs', () => {
+  it('writes neither the created nor the rotated secret to the log, even at trace level', async () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const app = await buildTestApp(
+      harness.ctx,
+      testConfig(),
+      createLogger({ logLevel: 'trace' }, 'sigil-test', stream),
+    );
+    try {
+      const caller = await as(acme);
+      const endpoint = await callAs(
+        app,
+        caller,
+        'POST',
+        '/api/v1/webhooks',
+        { url: hookUrl(), eventTypes: ['envelope.completed'] },
+        { status: 201 },
+      );
+      const rotated = await callAs(app, caller, 'POST', `/api/v1/webhooks/${endpoint.id}/secret/rotate`);
+      await callAs(app, caller, 'GET', '/api/v1/webhooks');
+      expect(lines.length).toBeGreaterThan(3);
+      const log = lines.join('');
+      expect(log).toContain('/api/v1/webhooks');
+      expect(log).not.toContain(endpoint.secret);
+      expect(log).not.toContain(rotated.secret);
+    } finally {
+      await app.close();
+    }
   });
 });
 
