@@ -107,6 +107,8 @@ describe('the business app: reminders and deadline', () => {
     );
     expect(await page.getByTestId('settings-expiring-soon').textContent()).toContain('4 days before');
     expect(await page.getByTestId('settings-grace').textContent()).toContain('Within 30 days');
+    // The workflow's live view: when the warning goes out, four days before the deadline.
+    await eventually(() => page.getByTestId('expiry-warning').count(), 30_000).toBe(1);
     const row = await harness.ctx.orm.em.fork().findOneOrFail(Envelope, { id: envelopeId });
     expect(row.deadlineSettings).toEqual({
       reminderIntervalDays: 3,
