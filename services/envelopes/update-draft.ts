@@ -24,6 +24,7 @@ import { Conflict, InvalidRequest, NotFound } from '../errors.ts';
 import { recordIdempotentResult } from '../idempotency.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
 import { requireActiveOrganization } from '../organizations/organization-standing.ts';
+import { deletedTemplateAsNotFound } from '../templates/archived-templates.ts';
 import { parseInput } from '../validation.ts';
 import {
   checkEnvelopeRequest,
@@ -106,7 +107,7 @@ export async function updateDraft(
 ): Promise<EnvelopeView> {
   const changes = parseDraftChanges(input);
   if (!UUID_PATTERN.test(envelopeId)) throw new NotFound(`Envelope ${envelopeId} was not found.`);
-  await ctx.em.transactional(async (tx) => {
+  const written = ctx.em.transactional(async (tx) => {
     const [locked] = await tx.execute<{ status: string; workflow_id: string | null; template_id: string }[]>(
       'select status, workflow_id, template_id from envelope where id = ? and organization_id = ? for update',
       [envelopeId, organizationId],
@@ -130,6 +131,10 @@ export async function updateDraft(
     await writeDraft(tx, envelopeId, { ...checked, expiresAt });
     // Committed with the edit or not at all: a retry that took the Idempotency-Key over fences this one out.
     if (ctx.idempotency) await recordIdempotentResult(tx, ctx.idempotency, envelopeId);
+  });
+  // A template deleted since it was checked (migration 0039's trigger): as not found as it now is.
+  await written.catch((error: unknown) => {
+    throw deletedTemplateAsNotFound(error, changes.templateId ?? '');
   });
   return envelopeView(ctx, organizationId, envelopeId);
 }
