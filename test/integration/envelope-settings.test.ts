@@ -251,7 +251,7 @@ describe('changing the settings through /api/v1', () => {
     const other = await newIntegrator(harness);
     const foreign = await asUser(
       harness.app,
-      { organizationId: other.organizationId, headers: await other.auth() },
+      { headers: await other.auth() },
       'PUT',
       `/api/v1/envelopes/${open.id}/settings`,
       { expiringSoonDays: 1 },
