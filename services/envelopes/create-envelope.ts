@@ -24,16 +24,16 @@ import { type PreparedStatement, prepared, runPrepared } from '../../db/prepared
 import { EVENT_DELIVERIES_INSERT, eventDeliveriesValues } from '../../db/webhook-deliveries.ts';
 import { UUID_PATTERN } from '../../domain/common.ts';
 import {
-  type DeadlineSettingName,
-  type DeadlineSettings,
-  resolveDeadlineSettings,
-} from '../../domain/envelope-settings.ts';
-import {
   CreateEnvelopeFromFileRequest,
   CreateEnvelopeRequest,
   type EnvelopeView,
   type NewRecipient,
 } from '../../domain/envelope.ts';
+import {
+  type DeadlineSettingName,
+  type DeadlineSettings,
+  resolveDeadlineSettings,
+} from '../../domain/envelope-settings.ts';
 import type { FieldProperties } from '../../domain/template.ts';
 import type {
   AuthenticationMethod,
