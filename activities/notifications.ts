@@ -5,7 +5,7 @@ import { lazySecretsKey } from '../config/encryption-key.ts';
 import { Envelope, Notification, Organization, Recipient, StoredFile } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
 import { prepared, runPrepared } from '../db/prepared.ts';
-import { insertSigningLink } from '../db/signing-links.ts';
+import { insertSigningLinkIfAddressed } from '../db/signing-links.ts';
 import { releaseMessageCredit, takeTextCredit } from '../db/usage-reservations.ts';
 import { COMPLETED_EMAIL_ATTACHMENT_MAX_BYTES } from '../domain/account.ts';
 import type { MessageChannel } from '../domain/vocabulary.ts';
@@ -157,7 +157,8 @@ export function createNotificationActivities(deps: { orm: Orm; config: Notificat
           senderDisplayName: organization.senderDisplayName ?? null,
           emailFooter: organization.emailFooter ?? null,
         };
-        const { content, link } = await contentOf(em, request, envelope, addressee, base);
+        const address = { kind: channel === 'Email' ? 'email' : 'phone', to } as const;
+        const { content, link } = await contentOf(em, request, envelope, addressee, base, address);
         // The organization may have the `completed` email carry the final PDF (docs/administration.md).
         const finalPdf =
           content.kind === 'completed' && channel === 'Email' && organization.attachFinalPdfToCompletedEmail
@@ -198,6 +199,13 @@ export function createNotificationActivities(deps: { orm: Orm; config: Notificat
           organizationId: envelope.organizationId,
         });
       } catch (error) {
+        if (error instanceof AddressChanged) {
+          // Corrected or delegated since this message was asked for: it is not sent, and it fails nobody (the
+          // new address gets its own invitation). Its credit goes back.
+          await record({ status: 'failed', error: error.message });
+          if (channel !== 'Email') await releaseMessageCredit(em, request.notificationId);
+          return { status: 'skipped', notificationId: request.notificationId, reason: error.message };
+        }
         const failure = error instanceof NotificationError ? error : null;
         await record({
           status: 'failed',
@@ -308,8 +316,11 @@ async function contentOf(
   envelope: Envelope,
   addressee: Addressee,
   base: string,
+  address: LinkAddress,
 ): Promise<{ content: MessageContent; link: string | null }> {
   const recipient = addressee.recipient;
+  const issueSigningLink = (to: Recipient, of: Envelope, at: string) =>
+    issueAddressedLink(em, to, of, at, address, addressee.name);
   switch (request.kind) {
     case 'invitation':
     case 'reminder': {
@@ -321,7 +332,7 @@ async function contentOf(
           false,
         );
       }
-      const link = await issueSigningLink(em, recipient, envelope, base);
+      const link = await issueSigningLink(recipient, envelope, base);
       return {
         content: { kind: request.kind, action, link, expiresAt: envelope.expiresAt ?? null },
         link,
@@ -329,7 +340,7 @@ async function contentOf(
     }
     case 'completed': {
       if (!recipient) throw new NotificationError('InvalidNotification', 'No recipient to notify.', false);
-      const link = request.documentsUrl ?? (await issueSigningLink(em, recipient, envelope, base));
+      const link = request.documentsUrl ?? (await issueSigningLink(recipient, envelope, base));
       return { content: { kind: 'completed', link }, link };
     }
     case 'declined': {
@@ -367,7 +378,7 @@ async function contentOf(
           false,
         );
       }
-      const link = await issueSigningLink(em, recipient, envelope, base);
+      const link = await issueSigningLink(recipient, envelope, base);
       const daysLeft = Math.max(1, Math.trunc(request.daysLeft ?? 1));
       return {
         content: { kind: 'expiring_soon', action, link, expiresAt: envelope.expiresAt, daysLeft },
@@ -439,21 +450,38 @@ function outgoingMessage(
   };
 }
 
+/** Where the message goes: the recipient's email or phone, as it was read for this message. */
+type LinkAddress = { kind: 'email' | 'phone'; to: string | null };
+
+/** The recipient's address changed between reading it and issuing the message's link. */
+class AddressChanged extends Error {}
+
 /**
  * A new signing link for the recipient (db/signing-links.ts), stored by one statement before the message that
- * carries it goes out. Earlier links stay valid.
+ * carries it goes out, and only while the recipient's address is still the one the message goes to: a message
+ * asked for before a correction or delegation changed it issues no link for the old address (the change ends
+ * the links it finds in the same transaction, and this statement waits for it). Earlier links stay valid.
  */
-function issueSigningLink(
+async function issueAddressedLink(
   em: EntityManager,
   recipient: Recipient,
   envelope: Envelope,
   base: string,
+  address: LinkAddress,
+  name: string,
 ): Promise<string> {
-  return insertSigningLink(
+  const link = await insertSigningLinkIfAddressed(
     em,
     { recipientId: recipient.id, envelopeId: envelope.id, organizationId: envelope.organizationId },
+    address,
     base,
   );
+  if (link === null) {
+    throw new AddressChanged(
+      `Not sent: ${name}'s ${address.kind === 'email' ? 'email address' : 'phone number'} changed before this message went out (the new one gets a message of its own).`,
+    );
+  }
+  return link;
 }
 
 function invalid(message: string): ApplicationFailure {

@@ -48,6 +48,42 @@ export async function insertSigningLink(
   return linkUrl(publicBaseUrl, token);
 }
 
+const SIGNING_LINK_INSERT_IF_ADDRESSED = prepared(
+  'signing_link_insert_if_addressed',
+  `insert into signing_link (token_hash, recipient_id, envelope_id, organization_id, created_at, revoked_at)
+   select ?, r.id, r.envelope_id, ?::uuid, now(), null
+     from recipient r
+    where r.id = ?::uuid and r.envelope_id = ?::uuid
+      and (case when ?::text = 'email' then r.email else r.phone end) is not distinct from ?::text
+      for share of r
+   returning token_hash`,
+);
+
+/**
+ * As insertSigningLink, for a message on its way to `address`: the link is stored only while the recipient's
+ * email (`kind: 'email'`) or phone is still that address, and answers null otherwise. The recipient's row is
+ * read `for share`, so a correction or delegation that changes the address and ends the recipient's links in
+ * one transaction is waited for and then seen: a link can never be stored for the old address after that
+ * transaction ended the old address's links.
+ */
+export async function insertSigningLinkIfAddressed(
+  em: EntityManager,
+  recipient: LinkedRecipient,
+  address: { kind: 'email' | 'phone'; to: string | null },
+  publicBaseUrl: string,
+): Promise<string | null> {
+  const token = randomBytes(32).toString('base64url');
+  const rows = await runPrepared(em, SIGNING_LINK_INSERT_IF_ADDRESSED, [
+    signingTokenHash(token),
+    recipient.organizationId,
+    recipient.recipientId,
+    recipient.envelopeId,
+    address.kind,
+    address.to,
+  ]);
+  return rows.length > 0 ? linkUrl(publicBaseUrl, token) : null;
+}
+
 function linkUrl(publicBaseUrl: string, token: string): string {
   return `${publicBaseUrl.replace(/\/+$/, '')}/sign/${token}`;
 }
