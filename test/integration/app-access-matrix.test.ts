@@ -476,6 +476,7 @@ const VALID_BODIES: Record<string, unknown> = {
   'mfa.removePasskey': { password: 'not the password', backupCode: 'aaaaa-aaaaa' },
   'documents.cancel': { reason: 'Taken over' },
   'documents.correctRecipient': { email: 'taken-over@example.com' },
+  'documents.settings': { expiringSoonDays: 2 },
   'documents.extend': { expiresAt: new Date(Date.now() + 90 * 86_400_000).toISOString() },
   'templates.rename': { name: 'Taken over' },
   'templates.saveDefinition': TEMPLATE_DEFINITION,

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queueWebhookEventDeliveries } from '../../db/webhook-deliveries.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../domain/vocabulary.ts';
 import { createWebhookEndpoint } from '../../services/webhooks/create-webhook-endpoint.ts';
 import { type WebhookEvent, webhookDeliveryWorkflowId } from '../../workflows/webhook-contracts.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
@@ -254,7 +255,7 @@ describe('who may subscribe an endpoint to what (issue 30)', () => {
     );
     expect(every.message).toMatch(/every event/);
     expect(new Set(every.details.map((detail) => (detail as { eventType?: string }).eventType)).size).toBe(
-      12,
+      WEBHOOK_EVENT_TYPES.length,
     );
     expect(await listedCount()).toBe(before);
 
