@@ -710,6 +710,57 @@ const RECIPES: Record<string, RouteRecipe> = {
     }),
     alsoRefusedWith: [404],
   },
+  'GET /api/v1/envelopes': {
+    // A list: the search, the filters and the cursor find envelopes, they store nothing.
+    base: async () => ({ query: { limit: '10' } }),
+    storesNothing: true,
+  },
+  'PATCH /api/v1/envelopes/{id}': {
+    // A Draft's edit takes the create's fields (docs/api.md): an accepted text reads back from the envelope as
+    // the create's does. The Draft stays a Draft, so one serves every request.
+    base: async () => ({ params: { id: await fuzzDraft() }, body: envelopeBody() }),
+    alsoRefusedWith: [404],
+    readBack: (...args) => readBackOf('POST /api/v1/envelopes/from-template', ...args),
+  },
+  'PATCH /api/v1/envelopes/{id}/recipients/{recipientId}': {
+    // A correction of a sent envelope's recipient: one that changes nothing is refused, so an accepted one takes
+    // a new envelope. An accepted text reads back from the recipient as the answer's envelope shows it.
+    base: async () => correctionBase(),
+    consumes: true,
+    alsoRefusedWith: [404],
+    readBack: async (answer, target, sent) => getAt(correctedRecipient(answer, sent), target.path),
+  },
+  'PUT /api/v1/envelopes/{id}/settings': {
+    // Its only text is the envelope's id (the settings are numbers): a fuzzed one is refused or not found.
+    base: async () => ({ params: { id: await fuzzDraft() }, body: { reminderIntervalDays: 3 } }),
+    alsoRefusedWith: [404],
+  },
+  // Webhook management under /api/v1 (docs/api.md), as the app's routes: a fuzzed URL or event type is refused
+  // naming it; whatever is accepted reads back from the list, and a created endpoint is deleted again.
+  'GET /api/v1/webhooks/deliveries': {
+    base: async () => ({ query: { limit: '10' } }),
+    storesNothing: true,
+  },
+  'POST /api/v1/webhooks': {
+    base: async () => ({
+      body: { url: 'https://hooks.example.com/fuzz', eventTypes: ['envelope.completed'] },
+    }),
+    readBack: async (answer, target) => {
+      const { id } = answer.body as { id: string };
+      const stored = getAt(await listedApiWebhook(id), target.path);
+      await asUser(baseUrl, { headers: auth }, 'DELETE', `/api/v1/webhooks/${id}`);
+      return stored;
+    },
+  },
+  'PUT /api/v1/webhooks/{id}': {
+    base: async () => ({
+      params: { id: await fuzzApiWebhook() },
+      body: { url: 'https://hooks.example.com/fuzz', eventTypes: ['envelope.completed'], enabled: false },
+    }),
+    alsoRefusedWith: [404],
+    readBack: async (_answer, target, sent) =>
+      getAt(await listedApiWebhook(sent.params?.id as string), target.path),
+  },
 
   // ---- The application routes: accounts (docs/accounts.md) ----
   // A signed-out visitor's routes go without a cookie; the routes that sign in (a new session replaces the
@@ -1327,6 +1378,29 @@ const RECIPES: Record<string, RouteRecipe> = {
     base: async () => ({ query: { limit: '10' } }),
     storesNothing: true,
   },
+  'GET /api/documents/export': {
+    // The list as CSV: the same search and filters, it stores nothing.
+    base: async () => ({ query: {} }),
+    storesNothing: true,
+  },
+  'PATCH /api/documents/{id}': {
+    // PATCH /api/v1/envelopes/{id}'s body on the owner's Draft: an accepted text reads back as /api/v1's.
+    base: async () => ({ params: { id: await fuzzDraft() }, body: envelopeBody() }),
+    alsoRefusedWith: [404],
+    readBack: (...args) => readBackOf('POST /api/v1/envelopes/from-template', ...args),
+  },
+  'POST /api/documents/{id}/recipients/{recipientId}/correct': {
+    // As PATCH /api/v1/envelopes/{id}/recipients/{recipientId}: a new envelope after each accepted correction.
+    base: async () => correctionBase(),
+    consumes: true,
+    alsoRefusedWith: [404],
+    readBack: async (answer, target, sent) => getAt(correctedRecipient(answer, sent), target.path),
+  },
+  'POST /api/documents/{id}/settings': {
+    // Its only text is the envelope's id, as PUT /api/v1/envelopes/{id}/settings.
+    base: async () => ({ params: { id: await fuzzDraft() }, body: { reminderIntervalDays: 3 } }),
+    alsoRefusedWith: [404],
+  },
 
   // ---- The reports (docs/reports.md), as the owner ----
 
@@ -1492,6 +1566,65 @@ async function fuzzWebhook(): Promise<string> {
     })
   ).id;
   return fuzzWebhookId;
+}
+
+let fuzzDraftId: Promise<string> | undefined;
+
+/** One Draft of the organization for the edit and settings routes (made once; an edit keeps it a Draft). */
+function fuzzDraft(): Promise<string> {
+  fuzzDraftId ??= sentEnvelope({ app: baseUrl, ctx }, { organizationId, headers: auth }, envelopeBody(), {
+    send: false,
+  }).then((draft) => draft.id);
+  return fuzzDraftId;
+}
+
+/**
+ * A sent envelope's recipient and a correction of them that changes their name (the other fields as they are),
+ * for the correction routes.
+ */
+async function correctionBase(): Promise<SentRequest> {
+  const envelope = await sentEnvelope(
+    { app: baseUrl, ctx },
+    { organizationId, headers: auth },
+    envelopeBody(),
+  );
+  return {
+    params: { id: envelope.id, recipientId: envelope.recipientIdOf('Dana Levi') },
+    body: {
+      fullName: 'Dana Cohen',
+      email: 'dana@example.com',
+      language: 'en',
+      deliveryChannel: 'ManualLink',
+    },
+  };
+}
+
+/** The corrected recipient as the correction's answer (the envelope afterwards) shows them. */
+function correctedRecipient(answer: Answer, sent: SentRequest): unknown {
+  const { recipients } = answer.body as { recipients: { id: string }[] };
+  return recipients.find((recipient) => recipient.id === sent.params?.recipientId);
+}
+
+async function listedApiWebhook(id: string): Promise<unknown> {
+  const { endpoints } = (await (
+    await asUser(baseUrl, { headers: auth }, 'GET', '/api/v1/webhooks')
+  ).json()) as { endpoints: { id: string }[] };
+  return endpoints.find((endpoint) => endpoint.id === id);
+}
+
+let fuzzApiWebhookId: string | undefined;
+
+/** The webhook endpoint that PUT /api/v1/webhooks/{id} changes (made once through /api/v1, disabled). */
+async function fuzzApiWebhook(): Promise<string> {
+  fuzzApiWebhookId ??= (
+    (await (
+      await asUser(baseUrl, { headers: auth }, 'POST', '/api/v1/webhooks', {
+        url: 'https://hooks.example.com/fuzz',
+        enabled: false,
+      })
+    ).json()) as { id: string }
+  ).id;
+  return fuzzApiWebhookId;
 }
 
 let fuzzContactId: string | undefined;
