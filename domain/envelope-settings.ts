@@ -80,7 +80,8 @@ export const UpdateDeadlineSettingsRequest = DeadlineSettingsInput.strict()
   .refine((value) => Object.values(value).some((setting) => setting !== undefined), {
     message: 'give at least one setting to change',
   })
-  .meta({ id: 'UpdateDeadlineSettingsRequest' });
+  // At least one setting, stated in the OpenAPI document too (JSON has no undefined: a member given is a setting).
+  .meta({ id: 'UpdateDeadlineSettingsRequest', minProperties: 1 });
 export type UpdateDeadlineSettingsRequest = z.input<typeof UpdateDeadlineSettingsRequest>;
 
 /** A request's settings over the defaults: what an envelope created with them holds. */

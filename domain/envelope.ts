@@ -237,7 +237,8 @@ export const CorrectRecipientRequest = RecipientCorrectionFields.strict()
   .refine(namesACorrection, {
     message: 'give at least one of fullName, email, phone, deliveryChannel and language',
   })
-  .meta({ id: 'CorrectRecipientRequest' });
+  // At least one change, stated in the OpenAPI document too (the strict body has only the five fields).
+  .meta({ id: 'CorrectRecipientRequest', minProperties: 1 });
 export type CorrectRecipientRequest = z.input<typeof CorrectRecipientRequest>;
 
 /** A corrected recipient's contact as a whole, checked by a create request's recipient rules. */

@@ -28,6 +28,8 @@ export const UpdateOrganizationLanguages = z.object({
       (languages) => new Set(languages).size === languages.length,
       'supportedLanguages must name each language once',
     )
+    // Stated in the OpenAPI document too, so that a client (and the fuzzer) knows a repeated language is refused.
+    .meta({ uniqueItems: true })
     .transform((languages) => SUPPORTED_LANGUAGES.filter((language) => languages.includes(language)))
     .optional()
     .describe(`A subset of ${LANGUAGE_LIST}, each once; must include \`defaultLanguage\``),

@@ -465,4 +465,15 @@ describe('the application routes OpenAPI document', () => {
     expect(Object.keys(v1.paths)).not.toContain(APP_OPENAPI_PATH);
     expect(Object.keys(v1.components.schemas)).not.toContain('Plan');
   });
+
+  it('says that the organization’s supported languages are each named once (uniqueItems), as the server refuses a repeat', async () => {
+    const document = (await app.inject({ method: 'GET', url: APP_OPENAPI_PATH })).json();
+    const { schema } =
+      document.paths['/api/organization/settings'].put.requestBody.content['application/json'];
+    expect(schema.properties.supportedLanguages).toMatchObject({
+      type: 'array',
+      uniqueItems: true,
+      items: { enum: ['en', 'he'] },
+    });
+  });
 });

@@ -185,6 +185,22 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('says that a recipient correction and a settings change name at least one field (minProperties), as the server refuses an empty body', async () => {
+    const document = (await harness.app.inject({ method: 'GET', url: OPENAPI_PATH })).json();
+    const body = (path: string, method: string) => {
+      const schema = document.paths[path][method].requestBody.content['application/json'].schema;
+      return schema.$ref ? document.components.schemas[schema.$ref.split('/').at(-1)] : schema;
+    };
+    expect(body('/api/v1/envelopes/{id}/recipients/{recipientId}', 'patch')).toMatchObject({
+      minProperties: 1,
+      additionalProperties: false,
+    });
+    expect(body('/api/v1/envelopes/{id}/settings', 'put')).toMatchObject({
+      minProperties: 1,
+      additionalProperties: false,
+    });
+  });
+
   it('matches the committed generated client types (run `npm run openapi:types` after changing routes)', async () => {
     expect(await readFile(GENERATED_TYPES, 'utf8')).toBe(await generateApiTypes());
   });
