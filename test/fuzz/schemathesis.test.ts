@@ -23,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENAPI_PATH } from '../../api/http/openapi.ts';
 import { APP_OPENAPI_PATH } from '../../api/trpc/openapi.ts';
 import { loadConfig } from '../../config/config.ts';
-import { PlatformAdmin } from '../../db/entities/index.ts';
+import { PlatformAdmin, UserNotification } from '../../db/entities/index.ts';
 import { SCOPES } from '../../domain/scopes.ts';
 import type { TemplateDefinition } from '../../domain/template.ts';
 import { provisionSchemathesis } from '../../provisioning/schemathesis.ts';
@@ -40,7 +40,7 @@ import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { buildTestApp, listenLocally, productionConfig } from '../support/api.ts';
 import { bearer, callAs } from '../support/app-requests.ts';
 import { openTestContext, type TestContext, TWO_SIGNERS } from '../support/context.ts';
-import { failedDocument } from '../support/documents.ts';
+import { completedDocument, documentTemplate, failedDocument } from '../support/documents.ts';
 import { encodePng } from '../support/png.ts';
 import { signedInUser } from '../support/signed-in-user.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
@@ -410,6 +410,43 @@ async function createResources(): Promise<{
     envelope({ sandbox: true }),
   ]);
   const toRemind = await envelope({ send: true });
+  // Recipients to correct (issue 33) on envelopes of their own: a correction ends the recipient's links, which the
+  // signing-link routes' envelope keeps; beside them the Completed envelope's recipients, who have acted (409).
+  const [v1ToCorrect, documentToCorrect, sandboxToCorrect] = await Promise.all([
+    envelope({ send: true }),
+    envelope({ send: true }),
+    envelope({ sandbox: true, send: true }),
+  ]);
+  const recipientsOf = (created: Created, headers?: Record<string, string>) =>
+    created.recipientIds.map((recipientId) => ({
+      path: { id: created.id, recipientId },
+      ...(headers ? { headers } : {}),
+    }));
+  // Archived templates to restore and others to delete (a deleted one answers 404 to later cases, a restored one
+  // 409 template_not_archived to a second restore).
+  const archivedTemplate = async (name: string) => {
+    const template = await app('POST', '/api/templates', { name, pdfBase64: templatePdf });
+    await app('POST', `/api/templates/${template.id}/archive`, {});
+    return template;
+  };
+  const templatesToRestore = [
+    await archivedTemplate('Fuzz restore A'),
+    await archivedTemplate('Fuzz restore B'),
+  ];
+  const templatesToDelete = [
+    await archivedTemplate('Fuzz delete A'),
+    await archivedTemplate('Fuzz delete B'),
+  ];
+  // A sender notification of the owner (docs/notifications.md): the creator of an envelope is told when it
+  // completes.
+  const notified = await completedDocument(ctx, organizationId, await documentTemplate(ctx, organizationId), {
+    title: 'Fuzz notified agreement',
+    sender: { userId: owner.user.id, teamId: null },
+  });
+  const notifications = (
+    await ctx.orm.em.fork().find(UserNotification, { envelopeId: notified.id, userId: owner.user.id })
+  ).map((notification) => ({ path: { id: notification.id } }));
+  if (notifications.length === 0) throw new Error('the owner was not notified');
   const toExtend = await envelope({ send: true });
   const toCancel = [await envelope({ send: true }), await envelope({ send: true })];
   const toRetry = await failedDocument(ctx, organizationId);
@@ -542,6 +579,18 @@ async function createResources(): Promise<{
           path: { id: sent.id, recipientId },
         }),
       ),
+      'POST /api/documents/{id}/recipients/{recipientId}/correct': [
+        ...recipientsOf(documentToCorrect),
+        ...recipientsOf(completed),
+      ],
+      'POST /api/documents/{id}/recipients/{recipientId}/remind': [
+        ...recipientsOf(toRemind),
+        ...recipientsOf(completed),
+      ],
+      'POST /api/documents/{id}/settings': ids([sent, draft, completed]),
+      'POST /api/me/notifications/{id}/read': notifications,
+      'POST /api/templates/{id}/restore': ids(templatesToRestore),
+      'DELETE /api/templates/{id}': ids(templatesToDelete),
       'GET /api/bulk-sends/{id}': bulkSends,
       'GET /api/bulk-sends/{id}/rows': bulkSends,
       'POST /api/bulk-sends/{id}/cancel': bulkSends,
@@ -592,6 +641,17 @@ async function createResources(): Promise<{
         (recipientId) => ({ path: { id: sent.id, recipientId } }),
       ),
       'PATCH /api/v1/envelopes/{id}': [id(v1Draft), id(sent), id(sandboxToEdit, SANDBOX)],
+      'PATCH /api/v1/envelopes/{id}/recipients/{recipientId}': [
+        ...recipientsOf(v1ToCorrect),
+        ...recipientsOf(completed),
+        ...recipientsOf(sandboxToCorrect, SANDBOX),
+      ],
+      'POST /api/v1/envelopes/{id}/recipients/{recipientId}/remind': [
+        ...recipientsOf(remindTarget),
+        ...recipientsOf(completed),
+        ...recipientsOf(sandboxChanges.remind, SANDBOX),
+      ],
+      'PUT /api/v1/envelopes/{id}/settings': [id(sent), id(draft), id(completed), id(sandboxSent, SANDBOX)],
       'POST /api/v1/envelopes/{id}/send': [id(draft), id(sent), id(sandboxDraft, SANDBOX)],
       'POST /api/v1/envelopes/{id}/remind': [id(remindTarget), id(sandboxChanges.remind, SANDBOX)],
       'POST /api/v1/envelopes/{id}/extend': [id(extendTarget), id(sandboxChanges.extend, SANDBOX)],
