@@ -73,14 +73,20 @@ export async function insertSigningLinkIfAddressed(
   publicBaseUrl: string,
 ): Promise<string | null> {
   const token = randomBytes(32).toString('base64url');
-  const rows = await runPrepared(em, SIGNING_LINK_INSERT_IF_ADDRESSED, [
-    signingTokenHash(token),
-    recipient.organizationId,
-    recipient.recipientId,
-    recipient.envelopeId,
-    address.kind,
-    address.to,
-  ]);
+  // The envelope's row first, as the projection takes it (`for update`) before it writes the recipient's: the
+  // link's own foreign-key check would otherwise wait for the envelope while holding the recipient, which a
+  // projection of the same envelope waits for — a deadlock (seen in a full test run).
+  const rows = await em.fork().transactional(async (tx) => {
+    await tx.execute('select 1 from envelope where id = ? for key share', [recipient.envelopeId]);
+    return runPrepared(tx, SIGNING_LINK_INSERT_IF_ADDRESSED, [
+      signingTokenHash(token),
+      recipient.organizationId,
+      recipient.recipientId,
+      recipient.envelopeId,
+      address.kind,
+      address.to,
+    ]);
+  });
   return rows.length > 0 ? linkUrl(publicBaseUrl, token) : null;
 }
 

@@ -330,6 +330,13 @@ describe('the send page’s defaults', () => {
       expirationDays: 12,
       authenticationMethod: 'OtpSms',
       languages: ['en', 'he'],
+      // The organization's reminder and deadline defaults (docs/envelope-lifecycle.md): none changed here.
+      deadlineSettings: {
+        reminderIntervalDays: null,
+        maxAutomaticReminders: 3,
+        expiringSoonDays: 0,
+        expiredExtensionGraceDays: 30,
+      },
     });
     const denied = await harness.app.inject({
       method: 'GET',

@@ -22,7 +22,7 @@ function expectBody(body: unknown, code: string) {
 it('answers 405 with Allow for a method the path does not have, 404 for a path nobody serves', async () => {
   const id = '00000000-0000-4000-8000-000000000000';
   for (const [method, url, allow] of [
-    ['PUT', `/api/v1/envelopes/${id}`, 'GET, HEAD'],
+    ['PUT', `/api/v1/envelopes/${id}`, 'GET, PATCH, HEAD'],
     ['DELETE', '/api/v1/templates', 'GET, HEAD'],
     ['GET', `/api/v1/envelopes/${id}/send`, 'POST'],
     ['GET', '/oauth/token', 'POST'],

@@ -232,6 +232,8 @@ describe('POST /oauth/token', () => {
       oauthClientId: client.id,
       clientId: client.clientId,
       scopes: ['organization.read', 'envelopes.read', 'envelopes.write'],
+      // Who last changed the client (whose role limits the webhooks it saves): nobody since it was made here.
+      changedByUserId: null,
       // The organization's and its plan's rate limits, read with the token (api/plugins/rate-limit.ts).
       rateLimitSources: {
         plan: { ratePerMinute: 180, uploadRatePerMinute: 30 },

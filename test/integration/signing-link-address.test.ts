@@ -107,4 +107,25 @@ describe('a message link for the address it goes to', () => {
     expect(await message).toBeNull();
     expect(await linksOf(first.id)).toBe(0);
   });
+
+  it('waits for a projection that holds the envelope and writes the recipient, without a deadlock', async () => {
+    const { organizationId, envelopeId, first } = await draftTwoSignerEnvelope(ctx);
+    const projection = ctx.orm.em.fork();
+    await projection.begin();
+    const run = (sql: string, params: unknown[]) =>
+      projection.getConnection().execute(sql, params, 'run', projection.getTransactionContext());
+    // As activities/projection.ts does: the envelope's row for update, then the recipient's row written.
+    await run('select id from envelope where id = ? for update', [envelopeId]);
+    const message = insertSigningLinkIfAddressed(
+      ctx.em,
+      { recipientId: first.id, envelopeId, organizationId },
+      { kind: 'email', to: 'dana@example.com' },
+      'http://localhost:3000',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await run("update recipient set status = 'InvitationSent' where id = ?", [first.id]);
+    await projection.commit();
+    expect(await message).toMatch(/\/sign\//);
+    expect(await linksOf(first.id)).toBe(1);
+  });
 });
