@@ -4,7 +4,13 @@
 // the sign-in with the emailed code, and the answers.
 import { z } from 'zod';
 import { EmailAddress, PASSWORD_MAX_LENGTH } from './account.ts';
+import { BACKOFFICE_ROLES } from './backoffice-roles.ts';
 import { APPLICATION_DOCUMENT_ONLY, IsoDateTime, safeText, uuidOf } from './common.ts';
+
+/** A backoffice role: `administrator` (everything) or `support` (reads and the safe actions). */
+export const BackofficeRoleSchema = z.enum(BACKOFFICE_ROLES, {
+  message: 'role must be administrator or support',
+});
 
 /** How the backoffice's sign-in and sessions behave; the answers of the security policy say so too. */
 export const BACKOFFICE_SECURITY = {
@@ -37,8 +43,16 @@ export const CreatePlatformAdministratorRequest = z
       .trim()
       .min(1, 'fullName is required')
       .max(200, 'fullName must be at most 200 characters'),
+    role: BackofficeRoleSchema.default('administrator').describe(
+      'The new administrator’s backoffice role (administrator when absent); only an administrator grants one',
+    ),
   })
   .meta({ id: 'CreatePlatformAdministratorRequest', ...APPLICATION_DOCUMENT_ONLY });
+
+/** A change of an administrator's backoffice role (additive: PATCH /api/backoffice/platform-admins/{id}). */
+export const UpdatePlatformAdministratorRequest = z
+  .strictObject({ role: BackofficeRoleSchema })
+  .meta({ id: 'UpdatePlatformAdministratorRequest', ...APPLICATION_DOCUMENT_ONLY });
 
 /** The first sign-in step: the right address and password send a code by email. */
 export const RequestPlatformAdminOtpRequest = z
@@ -105,6 +119,7 @@ export const PlatformAdministratorView = z
     createdAt: IsoDateTime,
     lastSignInAt: IsoDateTime.nullable(),
     lastSignInAddress: z.string().nullable(),
+    role: BackofficeRoleSchema,
     /** The administrator asking. */
     you: z.boolean(),
   })

@@ -7,6 +7,7 @@ import { type AnyTRPCRouter, initTRPC } from '@trpc/server';
 import type { FastifyBaseLogger } from 'fastify';
 import type { OpenApiMeta, OpenApiMethod } from 'trpc-to-openapi';
 import { z } from 'zod';
+import { backofficeRolesOf } from '../../domain/backoffice-roles.ts';
 import { isPermission, type Permission } from '../../domain/permissions.ts';
 import type { SessionPrincipal } from '../../services/accounts/sessions.ts';
 import type { PlatformAdminPrincipal } from '../../services/backoffice/backoffice-sessions.ts';
@@ -200,6 +201,20 @@ export function accessRefusal(access: Access, session: SessionPrincipal | null):
   return null;
 }
 
+/** The backoffice's check: a backoffice session, whose role the route table allows (domain/backoffice-roles.ts). */
+function backofficeRefusal(
+  principal: PlatformAdminPrincipal | null,
+  openapi: { method: string; path: string } | undefined,
+): AppError | null {
+  if (!principal) return new Unauthorized('Sign in to the backoffice first.');
+  const roles = openapi ? backofficeRolesOf(openapi.method, openapi.path) : ['administrator'];
+  if (roles.includes(principal.admin.role)) return null;
+  return new Forbidden(
+    `The backoffice role ${principal.admin.role} may not do this: ask a platform administrator.`,
+    [{ role: principal.admin.role, message: `requires ${roles.join(' or ')}` }],
+  );
+}
+
 /**
  * Every route's procedure: the access its `route(...)` declares is checked before the input is read. A route
  * without a declared access is refused when the transport starts (api/trpc/fastify.ts).
@@ -208,9 +223,7 @@ export const procedure = t.procedure.use(({ ctx, meta, next }) => {
   const access = meta?.access ?? 'signed-in';
   const refusal =
     access === 'platform-admin'
-      ? ctx.platformAdmin
-        ? null
-        : new Unauthorized('Sign in to the backoffice first.')
+      ? backofficeRefusal(ctx.platformAdmin, meta?.openapi)
       : accessRefusal(access, ctx.session);
   if (refusal) throw refusal;
   return next();

@@ -1,6 +1,7 @@
 // The platform backoffice's administrators, their sessions and sign-in codes, the allowed email domains, the
 // backoffice IP allowlist and the backoffice audit log (migration 0023, docs/backoffice.md).
 import { defineEntity, p } from '@mikro-orm/core';
+import type { BackofficeRole } from '../../domain/backoffice-roles.ts';
 import { createdAtColumn, sessionLifetimeColumns, uuidKey } from './columns.ts';
 
 export const PlatformAdminSchema = defineEntity({
@@ -15,6 +16,8 @@ export const PlatformAdminSchema = defineEntity({
     ...createdAtColumn(),
     lastSignInAt: p.datetime().nullable(),
     lastSignInIp: p.string().nullable(),
+    /** `administrator` or `support` (domain/backoffice-roles.ts). */
+    role: p.string().$type<BackofficeRole>().default('administrator'),
   },
 });
 export class PlatformAdmin extends PlatformAdminSchema.class {}

@@ -2,7 +2,8 @@
 // the first one by the operator CLI) and remove. An address must belong to an allowed email domain. A new
 // administrator's first password is generated here (or, from the CLI, read from stdin) and shown once: it is
 // handed over in person, never emailed. The last administrator cannot be removed, nor can an administrator
-// remove themselves (another one must: a removal always takes two people).
+// remove themselves (another one must: a removal always takes two people). Each has a backoffice role
+// (domain/backoffice-roles.ts): nobody grants a role above their own, and the last administrator keeps theirs.
 import { randomUUID } from 'node:crypto';
 import {
   PlatformAdmin,
@@ -11,9 +12,10 @@ import {
   PlatformAdminSession,
 } from '../../db/entities/index.ts';
 import type { PlatformAdministratorView } from '../../domain/backoffice.ts';
+import { BACKOFFICE_ROLE_RANK, type BackofficeRole } from '../../domain/backoffice-roles.ts';
 import type { SessionClock } from '../accounts/sessions.ts';
 import type { DataContext } from '../context.ts';
-import { AppError, Conflict, NotFound } from '../errors.ts';
+import { AppError, Conflict, Forbidden, NotFound } from '../errors.ts';
 import { hashPassword } from '../security/passwords.ts';
 import { randomToken } from '../security/secrets.ts';
 import { type BackofficeActor, recordBackofficeEvent } from './audit-log.ts';
@@ -26,6 +28,7 @@ export function administratorView(admin: PlatformAdmin, you: string | null): Pla
     createdAt: admin.createdAt.toISOString(),
     lastSignInAt: admin.lastSignInAt?.toISOString() ?? null,
     lastSignInAddress: admin.lastSignInIp ?? null,
+    role: admin.role,
     you: admin.id === you,
   };
 }
@@ -58,14 +61,16 @@ export class DomainNotAllowed extends AppError {
 export async function createPlatformAdmin(
   ctx: DataContext & SessionClock,
   actor: BackofficeActor,
-  input: { email: string; fullName: string; password?: string; allowDomain?: boolean },
+  input: { email: string; fullName: string; password?: string; allowDomain?: boolean; role?: BackofficeRole },
 ): Promise<{ admin: PlatformAdmin; password: string; domainAdded: string | null }> {
+  const role = input.role ?? 'administrator';
   const email = input.email.trim().toLowerCase();
   const domain = domainOf(email);
   const password = input.password ?? generatedPassword();
   const passwordHash = await hashPassword(password);
   return ctx.em.transactional(async (em) => {
     const tx = { ...ctx, em };
+    if (actor.kind === 'platform_admin') await refuseAboveOwnRole(em, actor.admin.id, role);
     let domainAdded: string | null = null;
     // Held until commit: a concurrent removal of the domain waits, then counts this administrator.
     const allowed = await em.execute<{ id: string }[]>(
@@ -101,11 +106,12 @@ export async function createPlatformAdmin(
       createdAt: new Date(),
       lastSignInAt: null,
       lastSignInIp: null,
+      role,
     });
     recordBackofficeEvent(tx, actor, {
       action: 'platform_admin.created',
       targetId: admin.id,
-      details: { email, fullName: admin.fullName },
+      details: { email, fullName: admin.fullName, role },
     });
     await em.flush();
     return { admin, password, domainAdded };
@@ -149,5 +155,60 @@ export async function removePlatformAdmin(
     await em.nativeDelete(PlatformAdminCode, { adminId: admin.id });
     em.remove(admin);
     await em.flush();
+  });
+}
+
+/** Nobody grants more than they hold: 403 when `role` is above the acting administrator's own. */
+async function refuseAboveOwnRole(em: DataContext['em'], actorId: string, role: BackofficeRole) {
+  const [own] = await em.execute<{ role: BackofficeRole }[]>('select role from platform_admin where id = ?', [
+    actorId,
+  ]);
+  if (!own || BACKOFFICE_ROLE_RANK[own.role] < BACKOFFICE_ROLE_RANK[role]) {
+    throw new Forbidden(`You cannot grant the role ${role}: it is above your own.`, [
+      { field: 'body.role', message: `above your role ${own?.role ?? 'none'}` },
+    ]);
+  }
+}
+
+/**
+ * Changes an administrator's backoffice role (their sessions go on with the new role from their next request).
+ * Refused above the actor's own role (403) and for the last administrator's demotion (409
+ * `last_administrator`); the administrators are locked while counted, so two demotions at once cannot leave none.
+ */
+export async function changePlatformAdminRole(
+  ctx: DataContext & SessionClock,
+  actor: Extract<BackofficeActor, { kind: 'platform_admin' }>,
+  id: string,
+  role: BackofficeRole,
+): Promise<PlatformAdmin> {
+  return ctx.em.transactional(async (em) => {
+    const rows = await em.execute<{ id: string; role: BackofficeRole }[]>(
+      'select id, role from platform_admin order by id for update',
+    );
+    const current = rows.find((row) => row.id === id);
+    const admin = current ? await em.findOne(PlatformAdmin, { id }) : null;
+    if (!current || !admin) throw new NotFound(`Platform administrator ${id} was not found.`);
+    await refuseAboveOwnRole(
+      em,
+      actor.admin.id,
+      BACKOFFICE_ROLE_RANK[role] > BACKOFFICE_ROLE_RANK[current.role] ? role : current.role,
+    );
+    if (current.role === role) return admin;
+    const administrators = rows.filter((row) => row.role === 'administrator').length;
+    if (current.role === 'administrator' && administrators <= 1) {
+      throw new Conflict(
+        'The last administrator cannot be given another role: make another administrator first.',
+        [{ field: 'body.role', message: 'the last administrator' }],
+        'last_administrator',
+      );
+    }
+    admin.role = role;
+    recordBackofficeEvent({ ...ctx, em }, actor, {
+      action: 'platform_admin.role_changed',
+      targetId: admin.id,
+      details: { email: admin.email, from: current.role, to: role },
+    });
+    await em.flush();
+    return admin;
   });
 }

@@ -3,6 +3,7 @@
 // backoffice session, whose cookie a test sends. The sign-in itself is tested in backoffice-admins.test.ts.
 import { randomUUID } from 'node:crypto';
 import type { PlatformAdmin } from '../../db/entities/index.ts';
+import type { BackofficeRole } from '../../domain/backoffice-roles.ts';
 import { startBackofficeSession } from '../../services/backoffice/backoffice-sessions.ts';
 import { createPlatformAdmin } from '../../services/backoffice/platform-admins.ts';
 import type { HasOrm } from './signed-in-user.ts';
@@ -17,14 +18,18 @@ export interface SignedInAdmin {
   headers: { cookie: string; origin: string };
 }
 
-/** A new platform administrator (at a domain of its own), signed in to the backoffice. */
-export async function signedInAdmin(harness: HasOrm, label = 'admin'): Promise<SignedInAdmin> {
+/** A new platform administrator (at a domain of its own) with the backoffice `role`, signed in to the backoffice. */
+export async function signedInAdmin(
+  harness: HasOrm,
+  label = 'admin',
+  role: BackofficeRole = 'administrator',
+): Promise<SignedInAdmin> {
   const em = harness.ctx.orm.em.fork();
   const domain = `${label}-${randomUUID().slice(0, 8)}.example.test`;
   const { admin } = await createPlatformAdmin(
     { em },
     { kind: 'operator_cli' },
-    { email: `${label}@${domain}`, fullName: `Test ${label}`, allowDomain: true },
+    { email: `${label}@${domain}`, fullName: `Test ${label}`, allowDomain: true, role },
   );
   const { token } = await startBackofficeSession(
     { em: harness.ctx.orm.em.fork() },

@@ -16,9 +16,11 @@ import {
   IpAllowlistEntryView,
   Ok,
   PlatformAdministratorList,
+  PlatformAdministratorView,
   PlatformAdminOtpSent,
   PlatformAdminSignInRequest,
   RequestPlatformAdminOtpRequest,
+  UpdatePlatformAdministratorRequest,
   UpsertPlatformAdminAllowedDomainRequest,
   UpsertPlatformAdminIpAllowlistEntryRequest,
 } from '../../../domain/backoffice.ts';
@@ -30,6 +32,7 @@ import {
 } from '../../../services/backoffice/backoffice-sign-in.ts';
 import {
   administratorView,
+  changePlatformAdminRole,
   createPlatformAdmin,
   listPlatformAdmins,
   removePlatformAdmin,
@@ -126,6 +129,29 @@ export const backofficeAdminsRouter = router({
     .input(BackofficeIdParameter)
     .output(Ok)
     .mutation(thenOk(({ ctx, input }) => removePlatformAdmin(ctx.services, actorOf(ctx), input.id))),
+
+  changeRole: procedure
+    .meta(
+      backofficeRoute('PATCH', '/api/backoffice/platform-admins/{id}', {
+        summary: 'Change a platform administrator’s backoffice role',
+        description:
+          '`administrator` may call every backoffice route; `support` reads what it needs to help a customer ' +
+          'and takes the safe actions (docs/backoffice.md, "Roles"). Nobody grants a role above their own; the ' +
+          'last administrator keeps the role. Answers the administrator.',
+        errors: {
+          404: 'No such administrator',
+          409: '`last_administrator`: the only administrator cannot be given another role',
+        },
+      }),
+    )
+    .input(UpdatePlatformAdministratorRequest.extend(BackofficeIdParameter.shape))
+    .output(PlatformAdministratorView)
+    .mutation(async ({ ctx, input }) =>
+      administratorView(
+        await changePlatformAdminRole(ctx.services, actorOf(ctx), input.id, input.role),
+        adminOf(ctx).admin.id,
+      ),
+    ),
 
   securityPolicy: procedure
     .meta(
