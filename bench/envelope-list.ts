@@ -17,7 +17,8 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import type pg from 'pg';
-import { encodeEnvelopeListCursor } from '../domain/envelope-list.ts';
+import { EnvelopeListQuery, encodeEnvelopeListCursor } from '../domain/envelope-list.ts';
+import { listEnvelopes } from '../services/envelopes/list-envelopes.ts';
 import { type Explained, explain, queryCatcher } from './route-timing.ts';
 import { thousands, withDocumentsBench } from './seed-documents.ts';
 
@@ -51,6 +52,8 @@ interface Case {
   without?: string[];
   /** The baseline is the same statement with OFFSET (this many rows) instead of the cursor. */
   offsetBaseline?: number;
+  /** A text query: the baseline is the statement that collects every match through the trigram indexes. */
+  text?: boolean;
 }
 
 interface Row {
@@ -59,9 +62,12 @@ interface Row {
   items: number;
   more: boolean;
   request: { median: number; p95: number };
+  /** The list's statements (a text query may take two: the first look, then the trigram indexes). */
+  statements: number;
   statement: number;
   matches: number;
   plan: Explained;
+  second?: Explained;
   baseline?: { label: string; statement: number; plan: Explained };
 }
 
@@ -151,19 +157,35 @@ await withDocumentsBench(options, async ({ bench, db, seeded }) => {
     {
       label: `q=${surname} (a surname)`,
       query: `q=${encodeURIComponent(surname)}`,
-      without: ['recipient_phone_trgm_idx'],
+      text: true,
     },
     {
       label: 'q=<an email address>',
       query: `q=${encodeURIComponent(person.email)}`,
-      without: ['recipient_phone_trgm_idx'],
+      text: true,
     },
-    { label: 'q=lease (a title word)', query: 'q=lease', without: ['recipient_phone_trgm_idx'] },
-    { label: 'q=zzqx (no match)', query: 'q=zzqx', without: ['recipient_phone_trgm_idx'] },
+    { label: 'q=lease (a title word)', query: 'q=lease', text: true },
+    { label: 'q=zzqx (no match)', query: 'q=zzqx', text: true },
+    {
+      label: `q=${person.full_name.split(' ')[0]?.slice(0, 3) ?? 'ana'} (a part of first names)`,
+      query: `q=${encodeURIComponent(person.full_name.split(' ')[0]?.slice(0, 3) ?? 'ana')}`,
+      text: true,
+    },
   ];
 
   const get = (query: string) =>
     app.inject({ method: 'GET', url: `/api/v1/envelopes?${query}`, headers: bench.auth });
+
+  /** The statement the list runs for a text query without its first look (`walk: 0`). */
+  const trigramStatement = async (query: string) => {
+    const parsed = EnvelopeListQuery.parse(Object.fromEntries(new URLSearchParams(query)));
+    const sqls = await catchQueries(async () => {
+      await listEnvelopes({ em: infrastructure.orm.em.fork() }, organizationId, parsed, { walk: 0 });
+    });
+    const found = sqls.find((statement) => /^\s*with page as/.test(statement));
+    if (!found) throw new Error(`${query}: the trigram statement was not caught`);
+    return found;
+  };
 
   const rows: Row[] = [];
   for (const c of cases) {
@@ -183,18 +205,34 @@ await withDocumentsBench(options, async ({ bench, db, seeded }) => {
       times.push(performance.now() - started);
       if (response.statusCode !== 200) throw new Error(`${c.label}: ${response.statusCode}`);
     }
-    const sql = caught.find((statement) => /^\s*with page as/.test(statement));
+    const listed = caught.filter((statement) => /^\s*with (walk|page) as/.test(statement));
+    const [sql, secondSql] = listed;
     if (!sql) throw new Error(`${c.label}: the list statement was not caught`);
+    // The text query's baseline: the statement that collects every match through the trigram indexes (the
+    // service without its first look), which also counts the matches.
+    const trigramSql = c.text ? await trigramStatement(c.query) : undefined;
+    let statementTime = await timeStatement(db, sql, REQUESTS);
+    if (secondSql) statementTime += await timeStatement(db, secondSql, REQUESTS);
     const row: Row = {
       label: c.label,
       query: c.query,
       items: page.items.length,
       more: page.nextCursor !== null,
       request: { median: median(times), p95: p95(times) },
-      statement: await timeStatement(db, sql, REQUESTS),
-      matches: await countMatches(db, sql),
+      statements: listed.length,
+      statement: statementTime,
+      matches: await countMatches(db, trigramSql ?? sql),
       plan: await explain(db, c.label, 'api', sql, false),
+      second: secondSql ? await explain(db, `${c.label} (second)`, 'api', secondSql, false) : undefined,
     };
+    if (trigramSql) {
+      say(`${c.label}: baseline with the trigram indexes alone, ${BASELINE_RUNS} runs…`);
+      row.baseline = {
+        label: 'the trigram indexes alone',
+        statement: await timeStatement(db, trigramSql, BASELINE_RUNS),
+        plan: await explain(db, `${c.label} (baseline)`, 'api', trigramSql, false),
+      };
+    }
     if (c.offsetBaseline) {
       // The same first-page statement, the page chosen by OFFSET instead of the cursor.
       const firstSql = (
@@ -240,12 +278,12 @@ await withDocumentsBench(options, async ({ bench, db, seeded }) => {
   );
   out();
   out(
-    '| query | matches | page | request p50 / p95 | statement p50 | indexes read | baseline | baseline statement p50 |',
+    '| query | matches | page | request p50 / p95 | statements | statement p50 | indexes read | baseline | baseline statement p50 |',
   );
-  out('|---|---|---|---|---|---|---|---|');
+  out('|---|---|---|---|---|---|---|---|---|');
   for (const row of rows) {
     out(
-      `| ${row.label} | ${thousands(row.matches)} | ${row.items}${row.more ? '+' : ''} | ${ms(row.request.median)} / ${ms(row.request.p95)} | ${ms(row.statement)} | ${row.plan.indexes.join(', ') || '—'}${row.plan.seqScans.length ? ` (seq scan: ${row.plan.seqScans.join(', ')})` : ''} | ${row.baseline ? row.baseline.label : '—'} | ${row.baseline ? `${ms(row.baseline.statement)} (${row.baseline.plan.indexes.join(', ') || '—'}${row.baseline.plan.seqScans.length ? `; seq scan: ${row.baseline.plan.seqScans.join(', ')}` : ''})` : '—'} |`,
+      `| ${row.label} | ${thousands(row.matches)} | ${row.items}${row.more ? '+' : ''} | ${ms(row.request.median)} / ${ms(row.request.p95)} | ${row.statements} | ${ms(row.statement)} | ${[...new Set([...row.plan.indexes, ...(row.second?.indexes ?? [])])].join(', ') || '—'}${row.plan.seqScans.length ? ` (seq scan: ${row.plan.seqScans.join(', ')})` : ''} | ${row.baseline ? row.baseline.label : '—'} | ${row.baseline ? `${ms(row.baseline.statement)} (${row.baseline.plan.indexes.join(', ') || '—'}${row.baseline.plan.seqScans.length ? `; seq scan: ${row.baseline.plan.seqScans.join(', ')}` : ''})` : '—'} |`,
     );
   }
   out();
@@ -255,6 +293,12 @@ await withDocumentsBench(options, async ({ bench, db, seeded }) => {
       `  execution ${row.plan.execution.toFixed(3)} ms, planning ${row.plan.planning.toFixed(3)} ms, buffers hit ${row.plan.hit}, read ${row.plan.read}`,
     );
     for (const line of row.plan.tree) out(line);
+    if (row.second) {
+      out(
+        `  then — execution ${row.second.execution.toFixed(3)} ms, buffers hit ${row.second.hit}, read ${row.second.read}`,
+      );
+      for (const line of row.second.tree) out(line);
+    }
     if (row.baseline) {
       out(`  baseline — ${row.baseline.label}:`);
       out(

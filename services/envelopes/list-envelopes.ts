@@ -24,40 +24,113 @@ const SORT_COLUMNS = { createdAt: 'created_at', updatedAt: 'updated_at' } as con
 /** A timestamp as the cursor keeps it: UTC to the microsecond, the precision PostgreSQL compares. */
 const sortKey = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
+/**
+ * How many envelopes, in the list's order, a text query first looks through: a common term (a surname on one
+ * envelope in twenty) fills a page among them, where collecting every match through the trigram indexes and
+ * sorting would read tens of thousands of rows (docs/performance.md, "Listing envelopes").
+ */
+export const TEXT_QUERY_WALK = 1000;
+
 export async function listEnvelopes(
   ctx: DataContext,
   organizationId: string,
   query: EnvelopeListQuery,
+  /** `walk: 0` skips the first look (the benchmark's baseline: the trigram indexes alone). */
+  { walk = TEXT_QUERY_WALK }: { walk?: number } = {},
 ): Promise<EnvelopeList> {
   const column = `e.${SORT_COLUMNS[query.sort]}`;
   const direction = query.order === 'asc' ? 'asc' : 'desc';
-  const where = [{ sql: 'e.organization_id = ?', params: [organizationId] }, ...conditions(query, column)];
+  const filters = [{ sql: 'e.organization_id = ?', params: [organizationId] }, ...conditions(query, column)];
   const order = `${column} ${direction}, e.id ${direction}`;
-  // The page's ids are chosen first (an index scan in the sort's order that stops after limit + 1 rows), and
-  // only those rows are read whole: the view's aggregates never run for an envelope that is not shown.
-  const rows = await ctx.em.execute<(EnvelopeRow & { sort_key: string })[]>(
-    `with page as (
-       select e.id, ${sortKey(column)} as sort_key from envelope e
-        where ${where.map((condition) => condition.sql).join(' and ')}
-        order by ${order}
-        limit ?)
-     select ${envelopeViewColumns(
-       'recipient r where r.envelope_id = e.id',
-       `envelope_field_value v left join template_field f on f.id = v.field_id
-         where v.envelope_id = e.id and v.source = 'initial'`,
-     )}, p.sort_key
-       from page p join envelope e on e.id = p.id
-      order by ${order}`,
-    [...where.flatMap((condition) => condition.params), query.limit + 1],
-  );
+  const text = query.q ? textMatch(query.q) : null;
+  const view = `select ${envelopeViewColumns(
+    'recipient r where r.envelope_id = e.id',
+    `envelope_field_value v left join template_field f on f.id = v.field_id
+      where v.envelope_id = e.id and v.source = 'initial'`,
+  )}, p.sort_key`;
+  const sqlOf = (list: Condition[]) => list.map((condition) => condition.sql).join(' and ');
+  const paramsOf = (list: Condition[]) => list.flatMap((condition) => condition.params);
+  let rows: (EnvelopeRow & { sort_key: string; walked?: number })[] | null = null;
+  if (text && walk > 0) {
+    // First the newest (or oldest) TEXT_QUERY_WALK envelopes the other filters keep, each checked on its own
+    // title and recipients (recipient_envelope_idx: a subquery with a limit, which the planner runs for each
+    // envelope, where an `exists` would become a join reading every match through the trigram indexes): the page
+    // is final when it is full, or when the walk saw every envelope there is; otherwise the matches are
+    // collected through the trigram indexes below.
+    const first = await ctx.em.execute<(EnvelopeRow & { sort_key: string; walked: number })[]>(
+      `with walk as (
+         select e.id, e.title, ${column} as k from envelope e
+          where ${sqlOf(filters)}
+          order by ${order}
+          limit ?),
+       page as (
+         select w.id, ${sortKey('w.k')} as sort_key from walk w
+          where lower(w.title) like ? or coalesce((
+                  select true from recipient r where r.envelope_id = w.id and (${text.recipient}) limit 1), false)
+          order by w.k ${direction}, w.id ${direction}
+          limit ?)
+       ${view}, (select count(*) from walk)::int as walked
+         from page p join envelope e on e.id = p.id
+        order by ${order}`,
+      [...paramsOf(filters), Math.trunc(walk), text.pattern, ...text.params, query.limit + 1],
+    );
+    const walked = first[0]?.walked ?? walk;
+    if (first.length > query.limit || walked < walk) rows = first;
+  }
+  if (!rows) {
+    const where = text
+      ? [
+          ...filters,
+          {
+            // The recipients' matches are collected into an array that envelope_pkey is probed with (as the
+            // Documents search does: services/documents/list-documents.ts).
+            sql: `(lower(e.title) like ? or e.id = any(array(
+                     select r.envelope_id from recipient r where ${text.recipient})))`,
+            params: [text.pattern, ...text.params],
+          },
+        ]
+      : filters;
+    // The page's ids are chosen first (an index scan in the sort's order that stops after limit + 1 rows), and
+    // only those rows are read whole: the view's aggregates never run for an envelope that is not shown.
+    rows = await ctx.em.execute<(EnvelopeRow & { sort_key: string })[]>(
+      `with page as (
+         select e.id, ${sortKey(column)} as sort_key from envelope e
+          where ${sqlOf(where)}
+          order by ${order}
+          limit ?)
+       ${view}
+         from page p join envelope e on e.id = p.id
+        order by ${order}`,
+      [...paramsOf(where), query.limit + 1],
+    );
+  }
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
   return {
-    items: page.map(({ sort_key: _key, ...row }) => envelopeViewOfRow(row)),
+    items: page.map(({ sort_key: _key, walked: _walked, ...row }) => envelopeViewOfRow(row)),
     nextCursor:
       rows.length > query.limit && last
         ? encodeEnvelopeListCursor({ sort: query.sort, order: query.order, key: last.sort_key, id: last.id })
         : null,
+  };
+}
+
+/** A whole email address: the text query matches recipients with exactly that address (recipient_email_idx). */
+const EMAIL_ADDRESS = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/**
+ * The text query: `%text%` on the title, and on the recipients' name, email (migration 0018's trigram indexes) and
+ * phone (0040's), with `%`, `_` and `\` as letters — or, for a whole email address, that address on the
+ * recipients: its many common trigrams (`example`, `legal`) would make the trigram index intersect long lists.
+ */
+function textMatch(q: string): { pattern: string; recipient: string; params: unknown[] } {
+  const text = q.toLowerCase();
+  const pattern = `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+  if (EMAIL_ADDRESS.test(text)) return { pattern, recipient: 'lower(r.email) = ?', params: [text] };
+  return {
+    pattern,
+    recipient: 'lower(r.full_name) like ? or lower(r.email) like ? or lower(r.phone) like ?',
+    params: [pattern, pattern, pattern],
   };
 }
 
@@ -82,18 +155,6 @@ function conditions(query: EnvelopeListQuery, column: string): Condition[] {
   ] as const;
   for (const [sql, value] of ranges) {
     if (value) list.push({ sql: sql.replace('?', 'cast(? as timestamptz)'), params: [value] });
-  }
-  if (query.q) {
-    // `%text%` with `%`, `_` and `\` as letters; the trigram indexes of the title and of the recipients' name,
-    // email (migration 0018) and phone (0040) find the matches. The recipients' matches are collected into an
-    // array that envelope_pkey is probed with (as the Documents search does: services/documents/list-documents.ts).
-    const pattern = `%${query.q.toLowerCase().replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
-    list.push({
-      sql: `(lower(e.title) like ? or e.id = any(array(
-               select r.envelope_id from recipient r
-                where lower(r.full_name) like ? or lower(r.email) like ? or lower(r.phone) like ?)))`,
-      params: [pattern, pattern, pattern, pattern],
-    });
   }
   if (query.cursor) {
     const cursor = decodeEnvelopeListCursor(query.cursor);

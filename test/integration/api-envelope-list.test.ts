@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../../api/app.ts';
 import { createOrm } from '../../db/orm.ts';
+import { TEXT_QUERY_WALK } from '../../services/envelopes/list-envelopes.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
 import { asUser, bearer, type Caller, callAs, expectError } from '../support/app-requests.ts';
 import { testConfig } from '../support/context.ts';
@@ -351,6 +352,50 @@ describe('bad input, scope and sandbox', () => {
       headers: { 'x-service-sandbox': 'false' },
     });
     expect(page.items.map((item) => item.title)).toEqual(['Production envelope']);
+  });
+});
+
+describe('a text query over more envelopes than it first looks through', () => {
+  it('finds a rare match past the newest envelopes, pages a common one, and matches a whole address exactly', async () => {
+    const org = await newOrg();
+    const rare = await create(org, 'Consulting terms', {
+      recipients: [
+        { roleName: 'Client', fullName: 'Zelda Quill', email: 'zelda.quill@example.com' },
+        { roleName: 'Provider', fullName: 'Sam Cohen', email: 'sam@example.com' },
+      ],
+    });
+    // TEXT_QUERY_WALK + 100 newer envelopes (copies of an envelope without recipients), each a millisecond apart.
+    const filler = await create(org, 'Filler');
+    const fillers = TEXT_QUERY_WALK + 100;
+    await harness.ctx.em.execute(
+      `insert into envelope
+       select (jsonb_populate_record(null::envelope, to_jsonb(e) || jsonb_build_object(
+                 'id', gen_random_uuid(), 'title', 'Filler lease ' || g,
+                 'created_at', e.created_at + g * interval '1 millisecond',
+                 'updated_at', e.updated_at + g * interval '1 millisecond'))).*
+         from envelope e, generate_series(1, ?) g
+        where e.id = ?`,
+      [fillers, filler.id],
+    );
+    expect(ids(await list(org, 'q=quill'))).toEqual([rare.id]);
+    expect(ids(await list(org, 'q=QUILL&sort=updatedAt&order=asc'))).toEqual([rare.id]);
+    expect(ids(await list(org, 'q=Zelda.Quill@Example.com'))).toEqual([rare.id]);
+    // A whole address is that address, not a part of a longer one.
+    expect(ids(await list(org, 'q=quill@example.com'))).toEqual([]);
+    const first = await list(org, 'q=filler%20lease&limit=3');
+    expect(first.items.map((item) => item.title)).toEqual([
+      `Filler lease ${fillers}`,
+      `Filler lease ${fillers - 1}`,
+      `Filler lease ${fillers - 2}`,
+    ]);
+    const seen = new Set<string>();
+    let cursor: string | null = '';
+    while (cursor !== null) {
+      const page: Page = await list(org, `q=lease&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+      for (const id of ids(page)) seen.add(id);
+      cursor = page.nextCursor;
+    }
+    expect(seen.size).toBe(fillers);
   });
 });
 
