@@ -1,6 +1,7 @@
 // The public API's machine-readable description (OpenAPI 3.1, version v1) at /api/openapi/v1/openapi.json
-// and the interactive viewer at /swagger. Built from the same zod schemas that validate the requests. The
-// viewer's page and files carry a Content-Security-Policy of their own (Swagger UI's scripts and styles are
+// and the interactive viewer at /swagger. Built from the same zod schemas that validate the requests, then
+// shaped for client generators (openapi-for-generators.ts: one named schema per shape). The viewer's page and
+// files carry a Content-Security-Policy of their own (Swagger UI's scripts and styles are
 // files of /swagger/static; nothing inline runs) and may not be framed.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -8,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { APPLICATION_DOCUMENT_KEY } from '../../domain/common.ts';
 import type { SCOPES } from '../../domain/scopes.ts';
+import { shapeForGenerators } from './openapi-for-generators.ts';
 
 export const OPENAPI_PATH = '/api/openapi/v1/openapi.json';
 
@@ -82,7 +84,8 @@ export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: strin
       }
       return transformed;
     },
-    transformObject: (input) => withoutApplicationSchemas(errorsAsJson(jsonSchemaTransformObject(input))),
+    transformObject: (input) =>
+      shapeForGenerators(withoutApplicationSchemas(errorsAsJson(jsonSchemaTransformObject(input)))),
   });
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
   const policy = swaggerPolicy(publicBaseUrl);

@@ -22,7 +22,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/x-www-form-urlencoded": components["schemas"]["TokenRequestInput"];
+                    "application/x-www-form-urlencoded": components["schemas"]["TokenRequest"];
                 };
             };
             responses: {
@@ -137,7 +137,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/x-www-form-urlencoded": components["schemas"]["RevocationRequestInput"];
+                    "application/x-www-form-urlencoded": components["schemas"]["RevocationRequest"];
                 };
             };
             responses: {
@@ -363,7 +363,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["CreateEnvelopeRequestInput"];
+                    "application/json": components["schemas"]["CreateEnvelopeRequest"];
                 };
             };
             responses: {
@@ -491,7 +491,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["CreateEnvelopeFromFileRequestInput"];
+                    "application/json": components["schemas"]["CreateEnvelopeFromFileRequest"];
                 };
             };
             responses: {
@@ -863,7 +863,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["UpdateDraftRequestInput"];
+                    "application/json": components["schemas"]["UpdateDraftRequest"];
                 };
             };
             responses: {
@@ -1336,7 +1336,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["CorrectRecipientRequestInput"];
+                    "application/json": components["schemas"]["CorrectRecipientRequest"];
                 };
             };
             responses: {
@@ -1809,7 +1809,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["CancelEnvelopeRequestInput"];
+                    "application/json": components["schemas"]["CancelEnvelopeRequest"];
                 };
             };
             responses: {
@@ -1931,7 +1931,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["ExtendEnvelopeRequestInput"];
+                    "application/json": components["schemas"]["ExtendEnvelopeRequest"];
                 };
             };
             responses: {
@@ -2052,7 +2052,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["UpdateDeadlineSettingsRequestInput"];
+                    "application/json": components["schemas"]["UpdateDeadlineSettingsRequest"];
                 };
             };
             responses: {
@@ -3515,7 +3515,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["CreateWebhookEndpointRequestInput"];
+                    "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
                 };
             };
             responses: {
@@ -3631,7 +3631,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["UpdateWebhookEndpointRequestInput"];
+                    "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
                 };
             };
             responses: {
@@ -4543,785 +4543,8 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        ErrorInput: {
-            error: {
-                /** @example forbidden */
-                code: string;
-                message: string;
-                details: {
-                    [key: string]: unknown;
-                }[];
-                request_id: string;
-            };
-        };
-        TokenRequestInput: {
-            /** @description Must be `client_credentials`. */
-            grant_type?: string;
-            /** @description Space-separated scopes, each allowed on the client. Absent: all the client’s scopes. */
-            scope?: string;
-            /** @description Only when HTTP Basic is not used. */
-            client_id?: string;
-            /** @description Only when HTTP Basic is not used. */
-            client_secret?: string;
-        };
-        AccessTokenInput: {
-            /** @description Opaque bearer token. */
-            access_token: string;
-            /** @constant */
-            token_type: "Bearer";
-            /**
-             * @description Seconds; 3600 by default.
-             * @example 3600
-             */
-            expires_in: number;
-            /** @description Space-separated granted scopes. */
-            scope: string;
-            /** Format: date-time */
-            expires_at: string;
-        };
-        RevocationRequestInput: {
-            /** @description Required: the access token to revoke. */
-            token?: string;
-            /** @description Optional (RFC 7009 §2.1). Sigil issues access tokens only, so the hint is accepted and ignored. */
-            token_type_hint?: string;
-            /** @description Only when HTTP Basic is not used. */
-            client_id?: string;
-            /** @description Only when HTTP Basic is not used. */
-            client_secret?: string;
-        };
-        DeadlineSettingsInput: {
-            reminderIntervalDays: number | null;
-            maxAutomaticReminders: number;
-            expiringSoonDays: number;
-            expiredExtensionGraceDays: number;
-        };
-        UpdateDeadlineSettingsRequestInput: {
-            /** @description Days between automatic reminders; null: none. Absent: the organization default */
-            reminderIntervalDays?: number | null;
-            /** @description The most automatic reminders (0: none). Absent: the organization default */
-            maxAutomaticReminders?: number;
-            /** @description Days before the deadline when recipients who can still act are warned; 0: no warning. Absent: the organization default */
-            expiringSoonDays?: number;
-            /** @description Days after expiry during which an extension revives the envelope; 0: none. Absent: the organization default */
-            expiredExtensionGraceDays?: number;
-        };
-        FieldDefinitionInput: {
-            /**
-             * Format: uuid
-             * @description Refer to the field by this id in initialValues.
-             */
-            fieldDefinitionId: string;
-            /** @enum {string} */
-            type: "Signature" | "Initials" | "Full name" | "Text" | "Long text" | "Date" | "Email" | "Phone" | "ID number" | "Checkbox" | "Radio" | "Dropdown" | "Read-only text" | "File upload" | "Image upload" | "Company stamp";
-            /** @description Name of the role that fills in the field. */
-            role: string;
-            label: string;
-            /** @description 1-based page number. */
-            page: number;
-            /** @description PDF points (1/72 inch) from the left edge of the page as displayed (its crop box, after its rotation) to the left edge of the field. */
-            x: number;
-            /** @description PDF points from the top edge of the page as displayed down to the top edge of the field (the origin is the top-left corner). */
-            y: number;
-            /** @description PDF points, to the right of x. */
-            width: number;
-            /** @description PDF points, downwards from y. */
-            height: number;
-            required: boolean;
-            /** @description The choices of Radio and Dropdown fields; null for other types. */
-            options: string[] | null;
-            /** @description The field's type-specific properties (empty for most fields): a prefilled value must satisfy them as a signer's does. */
-            properties: {
-                /** @description Read-only text: the text shown to every recipient and drawn in the final PDF. */
-                text?: string;
-                /**
-                 * @description Date: how the date is written in the final PDF (values are YYYY-MM-DD).
-                 * @enum {string}
-                 */
-                dateFormat?: "YYYY-MM-DD" | "DD/MM/YYYY" | "MM/DD/YYYY" | "DD.MM.YYYY";
-                /** @description Email: only addresses at these domains (or their subdomains) are accepted. */
-                allowedDomains?: string[];
-                /** @description Phone: only numbers (E.164) with one of these country calling codes are accepted. */
-                countryCodes?: string[];
-                /**
-                 * @description ID number: `Any` (4-20 letters, digits or dashes, the default) or `IsraeliId` (up to 9 digits with a valid check digit).
-                 * @enum {string}
-                 */
-                idNumberFormat?: "Any" | "IsraeliId";
-                /** @description File upload (at most 4) and Image upload (at most 2): the largest file, in MB. */
-                maxSizeMb?: number;
-                /** @description File upload (application/pdf, image/png, image/jpeg) and Image upload (image/png, image/jpeg): the accepted types. */
-                contentTypes?: ("application/pdf" | "image/png" | "image/jpeg")[];
-            };
-        };
-        TemplateRoleInput: {
-            /** @description Recipients are mapped to the role by this name (roleName). */
-            name: string;
-            /** @description Whether a recipient must be given for the role. */
-            required: boolean;
-            /**
-             * @description The recipient type the template's author meant for the role (a sender may choose another).
-             * @enum {string}
-             */
-            defaultRecipientType: "Signer" | "FormFiller" | "Approver" | "Viewer" | "Cc";
-            /** @description The role's place in the signing order the author meant (roles may share one). */
-            signingOrder: number;
-        };
-        TemplateInput: {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            pageCount: number;
-            /** Format: date-time */
-            createdAt: string;
-            publishedAt: string | null;
-            /** @description In the template's order. */
-            roles: components["schemas"]["TemplateRoleInput"][];
-            /** @description In the template's order. */
-            fields: components["schemas"]["FieldDefinitionInput"][];
-        };
-        RecipientInput: {
-            /** Format: uuid */
-            id: string;
-            roleName: string;
-            fullName: string;
-            email: string | null;
-            phone: string | null;
-            signingOrder: number;
-            /** @enum {string} */
-            deliveryChannel: "Email" | "Sms" | "WhatsApp" | "ManualLink" | "Api";
-            /** @enum {string} */
-            authenticationMethod: "SecureLink" | "OtpSms" | "OtpWhatsApp";
-            /** @enum {string} */
-            type: "Signer" | "FormFiller" | "Approver" | "Viewer" | "Cc";
-            language: string | null;
-            /** @description Whether the envelope waits for this recipient to complete */
-            required: boolean;
-            /** @enum {string} */
-            status: "Pending" | "WaitingForTurn" | "InvitationSent" | "DeliveryFailed" | "LinkOpened" | "AuthenticationPending" | "AuthenticationVerified" | "AuthenticationFailed" | "Viewed" | "InProgress" | "Completed" | "Declined" | "Cancelled" | "Expired";
-            completedAt: string | null;
-        };
-        EnvelopeInput: {
-            /** Format: uuid */
-            id: string;
-            /** @enum {string} */
-            status: "Draft" | "ReadyToSend" | "Sending" | "Sent" | "Opened" | "InProgress" | "WaitingForNextSigner" | "ProcessingFinalPdf" | "Completed" | "DeliveryFailed" | "FinalPdfFailed" | "Declined" | "Cancelled" | "Expired" | "Archived" | "Deleted";
-            title: string;
-            /** @enum {string} */
-            workflowType: "Sequential" | "Parallel" | "GroupedRounds";
-            /** @description The template the envelope was created from; null for an envelope created from a file */
-            templateId: string | null;
-            /** @description The uploaded file the envelope was created from (POST /api/v1/envelopes/from-file); null for an envelope created from a template */
-            sourceFileId: string | null;
-            expiresAt: string | null;
-            externalReference: string | null;
-            externalSystem: string | null;
-            externalMetadataJson: string | null;
-            /** @description Empty until the final PDF exists */
-            finalPdfFileId: string | null;
-            /** @description Empty until the audit trail exists */
-            auditTrailFileId: string | null;
-            reminderCount: number;
-            /** @description Whether recipients may hand their part to another person (POST /api/signing/{token}/delegate) */
-            allowDelegation: boolean;
-            /** @description Its automatic reminders, deadline warning and grace window; null for envelopes created before they were kept (sent with the organization's settings) */
-            deadlineSettings: components["schemas"]["DeadlineSettingsInput"] | null;
-            recipients: components["schemas"]["RecipientInput"][];
-            initialValues: {
-                /** Format: uuid */
-                fieldDefinitionId: string;
-                value: unknown;
-            }[];
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-            sentAt: string | null;
-            completedAt: string | null;
-        };
-        CorrectRecipientRequestInput: {
-            fullName?: string;
-            language?: (string | "") | null;
-            email?: string | null;
-            phone?: string | null;
-            /** @enum {string} */
-            deliveryChannel?: "Email" | "Sms" | "WhatsApp" | "ManualLink" | "Api";
-        };
-        CreateEnvelopeRequestInput: {
-            title: string;
-            /**
-             * @default Sequential
-             * @enum {string}
-             */
-            workflowType?: "Sequential" | "Parallel" | "GroupedRounds";
-            templateId: string;
-            /** Format: date-time */
-            expiresAt?: string;
-            externalReference?: string;
-            externalSystem?: string;
-            externalMetadataJson?: string;
-            recipients: {
-                roleName: string;
-                fullName: string;
-                /** Format: email */
-                email?: string;
-                phone?: string;
-                signingOrder?: number;
-                /** @enum {string} */
-                deliveryChannel?: "Email" | "Sms" | "WhatsApp" | "ManualLink" | "Api";
-                /**
-                 * @description Absent: the organization's default authentication (SecureLink unless its settings say OtpSms or OtpWhatsApp, which apply only to a recipient with a phone).
-                 * @enum {string}
-                 */
-                authenticationMethod?: "SecureLink" | "OtpSms" | "OtpWhatsApp";
-                /**
-                 * @default Signer
-                 * @enum {string}
-                 */
-                type?: "Signer" | "FormFiller" | "Approver" | "Viewer" | "Cc";
-                language?: (string | "") | null;
-            }[];
-            documents?: unknown[];
-            /** @default [] */
-            initialValues?: {
-                fieldDefinitionId: string;
-                value: unknown;
-            }[];
-            /** @description Whether recipients may hand their part to another person; absent: the template's setting (off for an envelope created from a file) */
-            allowDelegation?: boolean;
-            /** @description Days between automatic reminders; null: none. Absent: the organization default */
-            reminderIntervalDays?: number | null;
-            /** @description The most automatic reminders (0: none). Absent: the organization default */
-            maxAutomaticReminders?: number;
-            /** @description Days before the deadline when recipients who can still act are warned; 0: no warning. Absent: the organization default */
-            expiringSoonDays?: number;
-            /** @description Days after expiry during which an extension revives the envelope; 0: none. Absent: the organization default */
-            expiredExtensionGraceDays?: number;
-        };
-        /** @description A field placed on the file. page is 1-based; x, y, width and height are PDF points (1/72 inch) measured from the top-left corner of the page as it is displayed (its crop box, after the page rotation), x to the right and y downwards — the same coordinates as a template field. The box must lie within its page. */
-        FileFieldInput: {
-            /** @enum {string} */
-            type: "Signature" | "Initials" | "Full name" | "Text" | "Long text" | "Date" | "Email" | "Phone" | "ID number" | "Checkbox" | "Radio" | "Dropdown" | "Read-only text" | "File upload" | "Image upload" | "Company stamp";
-            label: string;
-            /** @description 1-based page number. */
-            page: number;
-            /** @description PDF points (1/72 inch) from the left edge of the page as displayed (its crop box, after its rotation) to the left edge of the field. */
-            x: number;
-            /** @description PDF points from the top edge of the page as displayed down to the top edge of the field (the origin is the top-left corner). */
-            y: number;
-            /** @description PDF points, to the right of x. */
-            width: number;
-            /** @description PDF points, downwards from y. */
-            height: number;
-            /** @description The role that fills in the field: a recipient's roleName. Every role with fields needs an acting (non-Cc) recipient. */
-            role: string;
-            /** @description Whether the field must be filled to complete. Absent: true for Signature and Initials fields. */
-            required?: boolean;
-            /** @description The choices of a Radio or Dropdown field (required for them, each once); no other type takes options. */
-            options?: string[];
-            /** @description A prefilled value, as an initialValues item of a template envelope: text, a date, a choice, true/false for a Checkbox; not for Signature, Initials, Company stamp, File upload and Image upload fields, which the signer supplies. */
-            value?: unknown;
-        };
-        CreateEnvelopeFromFileRequestInput: {
-            title: string;
-            /**
-             * @default Sequential
-             * @enum {string}
-             */
-            workflowType?: "Sequential" | "Parallel" | "GroupedRounds";
-            /** Format: date-time */
-            expiresAt?: string;
-            externalReference?: string;
-            externalSystem?: string;
-            externalMetadataJson?: string;
-            recipients: {
-                roleName: string;
-                fullName: string;
-                /** Format: email */
-                email?: string;
-                phone?: string;
-                signingOrder?: number;
-                /** @enum {string} */
-                deliveryChannel?: "Email" | "Sms" | "WhatsApp" | "ManualLink" | "Api";
-                /**
-                 * @description Absent: the organization's default authentication (SecureLink unless its settings say OtpSms or OtpWhatsApp, which apply only to a recipient with a phone).
-                 * @enum {string}
-                 */
-                authenticationMethod?: "SecureLink" | "OtpSms" | "OtpWhatsApp";
-                /**
-                 * @default Signer
-                 * @enum {string}
-                 */
-                type?: "Signer" | "FormFiller" | "Approver" | "Viewer" | "Cc";
-                language?: (string | "") | null;
-            }[];
-            /** @description Whether recipients may hand their part to another person; absent: the template's setting (off for an envelope created from a file) */
-            allowDelegation?: boolean;
-            /** @description Days between automatic reminders; null: none. Absent: the organization default */
-            reminderIntervalDays?: number | null;
-            /** @description The most automatic reminders (0: none). Absent: the organization default */
-            maxAutomaticReminders?: number;
-            /** @description Days before the deadline when recipients who can still act are warned; 0: no warning. Absent: the organization default */
-            expiringSoonDays?: number;
-            /** @description Days after expiry during which an extension revives the envelope; 0: none. Absent: the organization default */
-            expiredExtensionGraceDays?: number;
-            /** @description The id of a PDF uploaded with POST /api/v1/files/upload. */
-            fileId: string;
-            /** @description The fields placed on the file, in order; recipients are mapped to the fields by roleName = role. May be empty when every recipient is an Approver, Viewer or Cc. */
-            fields: components["schemas"]["FileFieldInput"][];
-        };
-        ExtendEnvelopeRequestInput: {
-            /** Format: date-time */
-            expiresAt: string;
-        };
-        /**
-         * @example {
-         *       "title": "Lease agreement — 12 Herzl St. (corrected)",
-         *       "expiresAt": "2027-01-31T21:59:00.000Z",
-         *       "recipients": [
-         *         {
-         *           "roleName": "Tenant",
-         *           "fullName": "Noa Levi",
-         *           "email": "noa@example.com",
-         *           "signingOrder": 1
-         *         },
-         *         {
-         *           "roleName": "Landlord",
-         *           "fullName": "Dan Cohen",
-         *           "phone": "+972501234567",
-         *           "deliveryChannel": "Sms",
-         *           "signingOrder": 2
-         *         }
-         *       ]
-         *     }
-         */
-        UpdateDraftRequestInput: {
-            title?: string;
-            /** @enum {string} */
-            workflowType?: "Sequential" | "Parallel" | "GroupedRounds";
-            templateId?: string;
-            /** Format: date-time */
-            expiresAt?: string;
-            externalReference?: string;
-            externalSystem?: string;
-            externalMetadataJson?: string;
-            recipients?: {
-                roleName: string;
-                fullName: string;
-                /** Format: email */
-                email?: string;
-                phone?: string;
-                signingOrder?: number;
-                /** @enum {string} */
-                deliveryChannel?: "Email" | "Sms" | "WhatsApp" | "ManualLink" | "Api";
-                /**
-                 * @description Absent: the organization's default authentication (SecureLink unless its settings say OtpSms or OtpWhatsApp, which apply only to a recipient with a phone).
-                 * @enum {string}
-                 */
-                authenticationMethod?: "SecureLink" | "OtpSms" | "OtpWhatsApp";
-                /**
-                 * @default Signer
-                 * @enum {string}
-                 */
-                type?: "Signer" | "FormFiller" | "Approver" | "Viewer" | "Cc";
-                language?: (string | "") | null;
-            }[];
-            initialValues?: {
-                fieldDefinitionId: string;
-                value: unknown;
-            }[];
-            /** @description Whether recipients may hand their part to another person; absent: the template's setting (off for an envelope created from a file) */
-            allowDelegation?: boolean;
-            /** @description Days between automatic reminders; null: none. Absent: the organization default */
-            reminderIntervalDays?: number | null;
-            /** @description The most automatic reminders (0: none). Absent: the organization default */
-            maxAutomaticReminders?: number;
-            /** @description Days before the deadline when recipients who can still act are warned; 0: no warning. Absent: the organization default */
-            expiringSoonDays?: number;
-            /** @description Days after expiry during which an extension revives the envelope; 0: none. Absent: the organization default */
-            expiredExtensionGraceDays?: number;
-        };
-        CancelEnvelopeRequestInput: {
-            reason?: string;
-        } | null;
-        /**
-         * @example {
-         *       "url": "https://erp.example.com/hooks/sigil",
-         *       "eventTypes": [
-         *         "envelope.completed",
-         *         "recipient.declined"
-         *       ],
-         *       "enabled": true
-         *     }
-         */
-        CreateWebhookEndpointRequestInput: {
-            url: string;
-            /** @description The event types the endpoint receives. Empty (`[]`): every event, including event types added later. Absent: every event too. */
-            eventTypes?: ("envelope.created" | "envelope.sent" | "recipient.opened" | "recipient.authentication_verified" | "recipient.authentication_failed" | "recipient.completed" | "recipient.declined" | "envelope.completed" | "envelope.cancelled" | "envelope.expired" | "envelope.delivery_failed" | "document.final_pdf_ready" | "recipient.corrected")[];
-            /** @default true */
-            enabled?: boolean;
-        };
-        /**
-         * @example {
-         *       "enabled": false
-         *     }
-         */
-        UpdateWebhookEndpointRequestInput: {
-            url?: string;
-            /** @description The event types the endpoint receives. Empty (`[]`): every event, including event types added later. Absent: unchanged. */
-            eventTypes?: ("envelope.created" | "envelope.sent" | "recipient.opened" | "recipient.authentication_verified" | "recipient.authentication_failed" | "recipient.completed" | "recipient.declined" | "envelope.completed" | "envelope.cancelled" | "envelope.expired" | "envelope.delivery_failed" | "document.final_pdf_ready" | "recipient.corrected")[];
-            enabled?: boolean;
-        };
-        /**
-         * @example {
-         *       "id": "3f0c2a9e-5b7d-4c1e-9a8f-2d6b4e1c7a05",
-         *       "url": "https://erp.example.com/hooks/sigil",
-         *       "eventTypes": [
-         *         "envelope.completed",
-         *         "recipient.declined"
-         *       ],
-         *       "enabled": true,
-         *       "secretHint": "…Xk2q",
-         *       "previousSecretHint": null,
-         *       "previousSecretExpiresAt": null,
-         *       "secretRotatedAt": null,
-         *       "createdAt": "2026-12-01T09:30:00.000Z",
-         *       "updatedAt": "2026-12-01T09:30:00.000Z"
-         *     }
-         */
-        WebhookEndpointInput: {
-            /** Format: uuid */
-            id: string;
-            url: string;
-            /** @description Empty: every event */
-            eventTypes: string[];
-            enabled: boolean;
-            /** @description The secret’s last four characters */
-            secretHint: string;
-            /** @description Set during the grace period after a rotation, while the previous secret signs too */
-            previousSecretHint: string | null;
-            previousSecretExpiresAt: string | null;
-            secretRotatedAt: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-        };
-        WebhookDeliveryAttemptInput: {
-            attempt: number;
-            /** Format: date-time */
-            startedAt: string;
-            durationMs: number;
-            statusCode: number | null;
-            error: string | null;
-        };
-        WebhookDeliveryInput: {
-            /**
-             * Format: uuid
-             * @description The delivery id, sent as X-Service-Delivery on every attempt; new for a replay
-             */
-            id: string;
-            /** Format: uuid */
-            endpointId: string;
-            /** @description Where the delivery goes (the endpoint URL at its last attempt) */
-            endpointUrl: string;
-            /**
-             * @description `event`: a lifecycle event; `test`: a sample event
-             * @enum {string}
-             */
-            kind: "event" | "test";
-            /** @description The payload `id`: the same for a delivery and its replays */
-            eventId: string;
-            /** @description The event name, sent as X-Service-Event */
-            eventType: string;
-            /** Format: date-time */
-            eventCreatedAt: string;
-            /** @enum {string} */
-            status: "pending" | "succeeded" | "failed";
-            /** @description Attempts so far, at most 5 */
-            attemptCount: number;
-            /** @description HTTP status of the last attempt */
-            lastStatusCode: number | null;
-            /** @description Why the last attempt failed, redacted: no secret, at most a 200-character response excerpt */
-            lastError: string | null;
-            /** @description X-Request-Id of the request that queued the delivery */
-            requestId: string | null;
-            /** @description The delivery this one replays */
-            replayOf: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-            lastAttemptAt: string | null;
-            /** @description When the next attempt is due, while pending */
-            nextAttemptAt: string | null;
-            /** @description When a 2xx acknowledged it */
-            deliveredAt: string | null;
-            attempts: components["schemas"]["WebhookDeliveryAttemptInput"][];
-        };
-        WebhookEndpointListItemInput: {
-            /** Format: uuid */
-            id: string;
-            url: string;
-            /** @description Empty: every event */
-            eventTypes: string[];
-            enabled: boolean;
-            /** @description The secret’s last four characters */
-            secretHint: string;
-            /** @description Set during the grace period after a rotation, while the previous secret signs too */
-            previousSecretHint: string | null;
-            previousSecretExpiresAt: string | null;
-            secretRotatedAt: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-            /** @description Deliveries of the last 7 days by status */
-            recentDeliveries: {
-                succeeded: number;
-                failed: number;
-                pending: number;
-            };
-            /** @description The user who created or last changed it; its scopes or events work only while that user is active and holds what they need. Null: made or changed by the operator CLI (or an endpoint older than this record) */
-            changedBy: {
-                /** Format: uuid */
-                id: string;
-                fullName: string;
-                /** @description `active`, `deactivated` or `deleted` */
-                status: string;
-            } | null;
-            /** @description Events the endpoint does not receive now, because its last changer lost what they need (nothing is queued for them); received again once someone who holds it saves the endpoint */
-            suspendedEvents: {
-                eventType: string;
-                /**
-                 * @description `user_inactive`: the last changer is deactivated or deleted; `permission_missing`: their role lost a permission
-                 * @enum {string}
-                 */
-                reason: "user_inactive" | "permission_missing";
-                /** @description The permissions it needs that the last changer does not hold now */
-                permissions: string[];
-            }[];
-        };
-        WebhookEndpointListInput: {
-            endpoints: components["schemas"]["WebhookEndpointListItemInput"][];
-            webhookAccess: boolean;
-            planName: string;
-            secretGraceHours: number;
-            maxEndpoints: number;
-        };
-        /**
-         * @example {
-         *       "id": "3f0c2a9e-5b7d-4c1e-9a8f-2d6b4e1c7a05",
-         *       "url": "https://erp.example.com/hooks/sigil",
-         *       "eventTypes": [
-         *         "envelope.completed",
-         *         "recipient.declined"
-         *       ],
-         *       "enabled": true,
-         *       "secretHint": "…Xk2q",
-         *       "previousSecretHint": null,
-         *       "previousSecretExpiresAt": null,
-         *       "secretRotatedAt": null,
-         *       "createdAt": "2026-12-01T09:30:00.000Z",
-         *       "updatedAt": "2026-12-01T09:30:00.000Z",
-         *       "secret": "whsec_9Qm3t8x0b1Vf2Yk7LwR5nZpA6cE4uHsJdGiTo1Xk2q"
-         *     }
-         */
-        WebhookEndpointWithSecretInput: {
-            /** Format: uuid */
-            id: string;
-            url: string;
-            /** @description Empty: every event */
-            eventTypes: string[];
-            enabled: boolean;
-            /** @description The secret’s last four characters */
-            secretHint: string;
-            /** @description Set during the grace period after a rotation, while the previous secret signs too */
-            previousSecretHint: string | null;
-            previousSecretExpiresAt: string | null;
-            secretRotatedAt: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-            /** @description The signing secret, shown only in this answer */
-            secret: string;
-        };
-        WebhookDeliveryListInput: {
-            deliveries: components["schemas"]["WebhookDeliveryInput"][];
-            /** @description How many deliveries match in all */
-            total: number;
-            /** @description The `offset` of the next page; null on the last */
-            nextOffset: number | null;
-        };
-        EnvelopeListInput: {
-            /** @description The envelopes of this page, each as GET /api/v1/envelopes/{id} shows it */
-            items: components["schemas"]["EnvelopeInput"][];
-            /** @description The `cursor` of the next page; null: this is the last */
-            nextCursor: string | null;
-        };
-        SigningLinkInput: {
-            /** Format: uuid */
-            recipientId: string;
-            /** @enum {string} */
-            deliveryChannel: "Api" | "ManualLink";
-            /**
-             * Format: uri
-             * @description The signing link; treat it as a secret: whoever holds it can act as the recipient
-             */
-            url: string;
-        };
-        FileInput: {
-            /** Format: uuid */
-            id: string;
-            /** @description The uploaded file name, reduced to a safe base name. */
-            name: string;
-            /** @description Bytes. */
-            size: number;
-            pageCount: number;
-            /** @description Lowercase hex SHA-256 of the stored bytes. */
-            sha256: string;
-            /** @constant */
-            contentType: "application/pdf";
-            /** Format: date-time */
-            createdAt: string;
-        };
-        OrganizationInput: {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            plan: string;
-            apiEnabled: boolean;
-            defaultLanguage: string;
-            supportedLanguages: string[];
-            client: {
-                clientId: string;
-                scopes: string[];
-            };
-        };
-        UsageInput: {
-            planName: string;
-            /** @enum {string} */
-            subscriptionStatus: "active";
-            /** @enum {string} */
-            billingMode: "invoice";
-            /** @description null: unlimited */
-            monthlyDocumentLimit: number | null;
-            /** @description null: unlimited */
-            userLimit: number | null;
-            /** @description null: unlimited */
-            teamLimit: number | null;
-            apiAccess: boolean;
-            webhookAccess: boolean;
-            supportLevel: string;
-            period: {
-                /** Format: date-time */
-                start: string;
-                /** Format: date-time */
-                end: string;
-            };
-            envelopesSentThisPeriod: number;
-            /** @description Envelopes reserved by bulk sends in progress and not sent yet (they count against the quota) */
-            envelopesReserved: number;
-            /** @description null: unlimited */
-            remainingEnvelopeQuota: number | null;
-            /** @description SMS and WhatsApp messages the plan includes per month */
-            smsCreditsIncluded: number;
-            /** @description SMS and WhatsApp messages sent this month */
-            smsCreditsUsedThisPeriod: number;
-            /** @description Credits held for messages not sent yet (invitations, first codes, bulk sends in progress) */
-            smsCreditsHeld: number;
-            remainingSmsCredits: number;
-        };
-        DiagnosticsInput: {
-            /** Format: date-time */
-            generatedAt: string;
-            /** @description All OAuth clients of the organization */
-            requests: {
-                lastHour: {
-                    requests: number;
-                    errors: number;
-                    rateLimited: number;
-                };
-                last24Hours: {
-                    requests: number;
-                    errors: number;
-                    rateLimited: number;
-                };
-            };
-            /** @description The calling client, current window */
-            rateLimits: {
-                windowSeconds: number;
-                standard: {
-                    limit: number;
-                    used: number;
-                    remaining: number;
-                    resetSeconds: number;
-                };
-                heavy: {
-                    limit: number;
-                    used: number;
-                    remaining: number;
-                    resetSeconds: number;
-                };
-            };
-            oauthClients: {
-                clientId: string;
-                name: string;
-                scopes: string[];
-                ipAllowlist: string[];
-                lastUsedAt: string | null;
-                requestCount: number;
-                errorCount: number;
-                errorRate: number;
-                activeSecrets: {
-                    /** Format: uuid */
-                    id: string;
-                    hint: string;
-                    /** Format: date-time */
-                    expiresAt: string;
-                    expiresSoon: boolean;
-                }[];
-                warnings: string[];
-            }[];
-            webhooks: {
-                available: boolean;
-                endpoints: number;
-                deliveriesLast24Hours: number;
-                failedLast24Hours: number;
-            };
-        };
-        /**
-         * @example {
-         *       "id": "3f0c2a9e-5b7d-4c1e-9a8f-2d6b4e1c7a05",
-         *       "deleted": true
-         *     }
-         */
-        DeletedWebhookEndpointInput: {
-            /** Format: uuid */
-            id: string;
-            /** @constant */
-            deleted: true;
-        };
         Error: {
-            error: {
-                /** @example forbidden */
-                code: string;
-                message: string;
-                details: {
-                    [key: string]: unknown;
-                }[];
-                request_id: string;
-            };
-        };
-        TokenRequest: {
-            /** @description Must be `client_credentials`. */
-            grant_type?: string;
-            /** @description Space-separated scopes, each allowed on the client. Absent: all the client’s scopes. */
-            scope?: string;
-            /** @description Only when HTTP Basic is not used. */
-            client_id?: string;
-            /** @description Only when HTTP Basic is not used. */
-            client_secret?: string;
+            error: components["schemas"]["ErrorInfo"];
         };
         AccessToken: {
             /** @description Opaque bearer token. */
@@ -5337,16 +4560,6 @@ export interface components {
             scope: string;
             /** Format: date-time */
             expires_at: string;
-        };
-        RevocationRequest: {
-            /** @description Required: the access token to revoke. */
-            token?: string;
-            /** @description Optional (RFC 7009 §2.1). Sigil issues access tokens only, so the hint is accepted and ignored. */
-            token_type_hint?: string;
-            /** @description Only when HTTP Basic is not used. */
-            client_id?: string;
-            /** @description Only when HTTP Basic is not used. */
-            client_secret?: string;
         };
         DeadlineSettings: {
             reminderIntervalDays: number | null;
@@ -5389,28 +4602,7 @@ export interface components {
             /** @description The choices of Radio and Dropdown fields; null for other types. */
             options: string[] | null;
             /** @description The field's type-specific properties (empty for most fields): a prefilled value must satisfy them as a signer's does. */
-            properties: {
-                /** @description Read-only text: the text shown to every recipient and drawn in the final PDF. */
-                text?: string;
-                /**
-                 * @description Date: how the date is written in the final PDF (values are YYYY-MM-DD).
-                 * @enum {string}
-                 */
-                dateFormat?: "YYYY-MM-DD" | "DD/MM/YYYY" | "MM/DD/YYYY" | "DD.MM.YYYY";
-                /** @description Email: only addresses at these domains (or their subdomains) are accepted. */
-                allowedDomains?: string[];
-                /** @description Phone: only numbers (E.164) with one of these country calling codes are accepted. */
-                countryCodes?: string[];
-                /**
-                 * @description ID number: `Any` (4-20 letters, digits or dashes, the default) or `IsraeliId` (up to 9 digits with a valid check digit).
-                 * @enum {string}
-                 */
-                idNumberFormat?: "Any" | "IsraeliId";
-                /** @description File upload (at most 4) and Image upload (at most 2): the largest file, in MB. */
-                maxSizeMb?: number;
-                /** @description File upload (application/pdf, image/png, image/jpeg) and Image upload (image/png, image/jpeg): the accepted types. */
-                contentTypes?: ("application/pdf" | "image/png" | "image/jpeg")[];
-            };
+            properties: components["schemas"]["FieldProperties"];
         };
         TemplateRole: {
             /** @description Recipients are mapped to the role by this name (roleName). */
@@ -5432,6 +4624,7 @@ export interface components {
             pageCount: number;
             /** Format: date-time */
             createdAt: string;
+            /** Format: date-time */
             publishedAt: string | null;
             /** @description In the template's order. */
             roles: components["schemas"]["TemplateRole"][];
@@ -5457,6 +4650,7 @@ export interface components {
             required: boolean;
             /** @enum {string} */
             status: "Pending" | "WaitingForTurn" | "InvitationSent" | "DeliveryFailed" | "LinkOpened" | "AuthenticationPending" | "AuthenticationVerified" | "AuthenticationFailed" | "Viewed" | "InProgress" | "Completed" | "Declined" | "Cancelled" | "Expired";
+            /** Format: date-time */
             completedAt: string | null;
         };
         Envelope: {
@@ -5467,17 +4661,30 @@ export interface components {
             title: string;
             /** @enum {string} */
             workflowType: "Sequential" | "Parallel" | "GroupedRounds";
-            /** @description The template the envelope was created from; null for an envelope created from a file */
+            /**
+             * Format: uuid
+             * @description The template the envelope was created from; null for an envelope created from a file
+             */
             templateId: string | null;
-            /** @description The uploaded file the envelope was created from (POST /api/v1/envelopes/from-file); null for an envelope created from a template */
+            /**
+             * Format: uuid
+             * @description The uploaded file the envelope was created from (POST /api/v1/envelopes/from-file); null for an envelope created from a template
+             */
             sourceFileId: string | null;
+            /** Format: date-time */
             expiresAt: string | null;
             externalReference: string | null;
             externalSystem: string | null;
             externalMetadataJson: string | null;
-            /** @description Empty until the final PDF exists */
+            /**
+             * Format: uuid
+             * @description Empty until the final PDF exists
+             */
             finalPdfFileId: string | null;
-            /** @description Empty until the audit trail exists */
+            /**
+             * Format: uuid
+             * @description Empty until the audit trail exists
+             */
             auditTrailFileId: string | null;
             reminderCount: number;
             /** @description Whether recipients may hand their part to another person (POST /api/signing/{token}/delegate) */
@@ -5485,253 +4692,15 @@ export interface components {
             /** @description Its automatic reminders, deadline warning and grace window; null for envelopes created before they were kept (sent with the organization's settings) */
             deadlineSettings: components["schemas"]["DeadlineSettings"] | null;
             recipients: components["schemas"]["Recipient"][];
-            initialValues: {
-                /** Format: uuid */
-                fieldDefinitionId: string;
-                value: unknown;
-            }[];
+            initialValues: components["schemas"]["InitialValue"][];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** Format: date-time */
             sentAt: string | null;
+            /** Format: date-time */
             completedAt: string | null;
-        };
-        CorrectRecipientRequest: {
-            fullName?: string;
-            language?: unknown;
-            email?: string | null;
-            phone?: string | null;
-            /** @enum {string} */
-            deliveryChannel?: "Email" | "Sms" | "WhatsApp" | "ManualLink" | "Api";
-        };
-        CreateEnvelopeRequest: {
-            title: string;
-            /**
-             * @default Sequential
-             * @enum {string}
-             */
-            workflowType: "Sequential" | "Parallel" | "GroupedRounds";
-            templateId: string;
-            /** Format: date-time */
-            expiresAt?: string;
-            externalReference?: string;
-            externalSystem?: string;
-            externalMetadataJson?: string;
-            recipients: {
-                roleName: string;
-                fullName: string;
-                /** Format: email */
-                email?: string;
-                phone?: string;
-                signingOrder?: number;
-                /** @enum {string} */
-                deliveryChannel?: "Email" | "Sms" | "WhatsApp" | "ManualLink" | "Api";
-                /**
-                 * @description Absent: the organization's default authentication (SecureLink unless its settings say OtpSms or OtpWhatsApp, which apply only to a recipient with a phone).
-                 * @enum {string}
-                 */
-                authenticationMethod?: "SecureLink" | "OtpSms" | "OtpWhatsApp";
-                /**
-                 * @default Signer
-                 * @enum {string}
-                 */
-                type: "Signer" | "FormFiller" | "Approver" | "Viewer" | "Cc";
-                language: unknown;
-            }[];
-            documents?: unknown[];
-            /** @default [] */
-            initialValues: {
-                fieldDefinitionId: string;
-                value: unknown;
-            }[];
-            /** @description Whether recipients may hand their part to another person; absent: the template's setting (off for an envelope created from a file) */
-            allowDelegation?: boolean;
-            /** @description Days between automatic reminders; null: none. Absent: the organization default */
-            reminderIntervalDays?: number | null;
-            /** @description The most automatic reminders (0: none). Absent: the organization default */
-            maxAutomaticReminders?: number;
-            /** @description Days before the deadline when recipients who can still act are warned; 0: no warning. Absent: the organization default */
-            expiringSoonDays?: number;
-            /** @description Days after expiry during which an extension revives the envelope; 0: none. Absent: the organization default */
-            expiredExtensionGraceDays?: number;
-        };
-        /** @description A field placed on the file. page is 1-based; x, y, width and height are PDF points (1/72 inch) measured from the top-left corner of the page as it is displayed (its crop box, after the page rotation), x to the right and y downwards — the same coordinates as a template field. The box must lie within its page. */
-        FileField: {
-            /** @enum {string} */
-            type: "Signature" | "Initials" | "Full name" | "Text" | "Long text" | "Date" | "Email" | "Phone" | "ID number" | "Checkbox" | "Radio" | "Dropdown" | "Read-only text" | "File upload" | "Image upload" | "Company stamp";
-            label: string;
-            /** @description 1-based page number. */
-            page: number;
-            /** @description PDF points (1/72 inch) from the left edge of the page as displayed (its crop box, after its rotation) to the left edge of the field. */
-            x: number;
-            /** @description PDF points from the top edge of the page as displayed down to the top edge of the field (the origin is the top-left corner). */
-            y: number;
-            /** @description PDF points, to the right of x. */
-            width: number;
-            /** @description PDF points, downwards from y. */
-            height: number;
-            /** @description The role that fills in the field: a recipient's roleName. Every role with fields needs an acting (non-Cc) recipient. */
-            role: string;
-            /** @description Whether the field must be filled to complete. Absent: true for Signature and Initials fields. */
-            required?: boolean;
-            /** @description The choices of a Radio or Dropdown field (required for them, each once); no other type takes options. */
-            options?: string[];
-            /** @description A prefilled value, as an initialValues item of a template envelope: text, a date, a choice, true/false for a Checkbox; not for Signature, Initials, Company stamp, File upload and Image upload fields, which the signer supplies. */
-            value?: unknown;
-        };
-        CreateEnvelopeFromFileRequest: {
-            title: string;
-            /**
-             * @default Sequential
-             * @enum {string}
-             */
-            workflowType: "Sequential" | "Parallel" | "GroupedRounds";
-            /** Format: date-time */
-            expiresAt?: string;
-            externalReference?: string;
-            externalSystem?: string;
-            externalMetadataJson?: string;
-            recipients: {
-                roleName: string;
-                fullName: string;
-                /** Format: email */
-                email?: string;
-                phone?: string;
-                signingOrder?: number;
-                /** @enum {string} */
-                deliveryChannel?: "Email" | "Sms" | "WhatsApp" | "ManualLink" | "Api";
-                /**
-                 * @description Absent: the organization's default authentication (SecureLink unless its settings say OtpSms or OtpWhatsApp, which apply only to a recipient with a phone).
-                 * @enum {string}
-                 */
-                authenticationMethod?: "SecureLink" | "OtpSms" | "OtpWhatsApp";
-                /**
-                 * @default Signer
-                 * @enum {string}
-                 */
-                type: "Signer" | "FormFiller" | "Approver" | "Viewer" | "Cc";
-                language: unknown;
-            }[];
-            /** @description Whether recipients may hand their part to another person; absent: the template's setting (off for an envelope created from a file) */
-            allowDelegation?: boolean;
-            /** @description Days between automatic reminders; null: none. Absent: the organization default */
-            reminderIntervalDays?: number | null;
-            /** @description The most automatic reminders (0: none). Absent: the organization default */
-            maxAutomaticReminders?: number;
-            /** @description Days before the deadline when recipients who can still act are warned; 0: no warning. Absent: the organization default */
-            expiringSoonDays?: number;
-            /** @description Days after expiry during which an extension revives the envelope; 0: none. Absent: the organization default */
-            expiredExtensionGraceDays?: number;
-            /** @description The id of a PDF uploaded with POST /api/v1/files/upload. */
-            fileId: string;
-            /** @description The fields placed on the file, in order; recipients are mapped to the fields by roleName = role. May be empty when every recipient is an Approver, Viewer or Cc. */
-            fields: components["schemas"]["FileField"][];
-        };
-        ExtendEnvelopeRequest: {
-            /** Format: date-time */
-            expiresAt: string;
-        };
-        /**
-         * @example {
-         *       "title": "Lease agreement — 12 Herzl St. (corrected)",
-         *       "expiresAt": "2027-01-31T21:59:00.000Z",
-         *       "recipients": [
-         *         {
-         *           "roleName": "Tenant",
-         *           "fullName": "Noa Levi",
-         *           "email": "noa@example.com",
-         *           "signingOrder": 1
-         *         },
-         *         {
-         *           "roleName": "Landlord",
-         *           "fullName": "Dan Cohen",
-         *           "phone": "+972501234567",
-         *           "deliveryChannel": "Sms",
-         *           "signingOrder": 2
-         *         }
-         *       ]
-         *     }
-         */
-        UpdateDraftRequest: {
-            title?: string;
-            /** @enum {string} */
-            workflowType?: "Sequential" | "Parallel" | "GroupedRounds";
-            templateId?: string;
-            /** Format: date-time */
-            expiresAt?: string;
-            externalReference?: string;
-            externalSystem?: string;
-            externalMetadataJson?: string;
-            recipients?: {
-                roleName: string;
-                fullName: string;
-                /** Format: email */
-                email?: string;
-                phone?: string;
-                signingOrder?: number;
-                /** @enum {string} */
-                deliveryChannel?: "Email" | "Sms" | "WhatsApp" | "ManualLink" | "Api";
-                /**
-                 * @description Absent: the organization's default authentication (SecureLink unless its settings say OtpSms or OtpWhatsApp, which apply only to a recipient with a phone).
-                 * @enum {string}
-                 */
-                authenticationMethod?: "SecureLink" | "OtpSms" | "OtpWhatsApp";
-                /**
-                 * @default Signer
-                 * @enum {string}
-                 */
-                type: "Signer" | "FormFiller" | "Approver" | "Viewer" | "Cc";
-                language: unknown;
-            }[];
-            initialValues?: {
-                fieldDefinitionId: string;
-                value: unknown;
-            }[];
-            /** @description Whether recipients may hand their part to another person; absent: the template's setting (off for an envelope created from a file) */
-            allowDelegation?: boolean;
-            /** @description Days between automatic reminders; null: none. Absent: the organization default */
-            reminderIntervalDays?: number | null;
-            /** @description The most automatic reminders (0: none). Absent: the organization default */
-            maxAutomaticReminders?: number;
-            /** @description Days before the deadline when recipients who can still act are warned; 0: no warning. Absent: the organization default */
-            expiringSoonDays?: number;
-            /** @description Days after expiry during which an extension revives the envelope; 0: none. Absent: the organization default */
-            expiredExtensionGraceDays?: number;
-        };
-        CancelEnvelopeRequest: {
-            reason: unknown;
-        } | null;
-        /**
-         * @example {
-         *       "url": "https://erp.example.com/hooks/sigil",
-         *       "eventTypes": [
-         *         "envelope.completed",
-         *         "recipient.declined"
-         *       ],
-         *       "enabled": true
-         *     }
-         */
-        CreateWebhookEndpointRequest: {
-            url: string;
-            /**
-             * @description The event types the endpoint receives. Empty (`[]`): every event, including event types added later. Absent: every event too.
-             * @default []
-             */
-            eventTypes: unknown;
-            /** @default true */
-            enabled: boolean;
-        };
-        /**
-         * @example {
-         *       "enabled": false
-         *     }
-         */
-        UpdateWebhookEndpointRequest: {
-            url?: string;
-            /** @description The event types the endpoint receives. Empty (`[]`): every event, including event types added later. Absent: unchanged. */
-            eventTypes?: unknown;
-            enabled?: boolean;
         };
         /**
          * @example {
@@ -5761,7 +4730,9 @@ export interface components {
             secretHint: string;
             /** @description Set during the grace period after a rotation, while the previous secret signs too */
             previousSecretHint: string | null;
+            /** Format: date-time */
             previousSecretExpiresAt: string | null;
+            /** Format: date-time */
             secretRotatedAt: string | null;
             /** Format: date-time */
             createdAt: string;
@@ -5807,16 +4778,26 @@ export interface components {
             lastError: string | null;
             /** @description X-Request-Id of the request that queued the delivery */
             requestId: string | null;
-            /** @description The delivery this one replays */
+            /**
+             * Format: uuid
+             * @description The delivery this one replays
+             */
             replayOf: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** Format: date-time */
             lastAttemptAt: string | null;
-            /** @description When the next attempt is due, while pending */
+            /**
+             * Format: date-time
+             * @description When the next attempt is due, while pending
+             */
             nextAttemptAt: string | null;
-            /** @description When a 2xx acknowledged it */
+            /**
+             * Format: date-time
+             * @description When a 2xx acknowledged it
+             */
             deliveredAt: string | null;
             attempts: components["schemas"]["WebhookDeliveryAttempt"][];
         };
@@ -5831,37 +4812,20 @@ export interface components {
             secretHint: string;
             /** @description Set during the grace period after a rotation, while the previous secret signs too */
             previousSecretHint: string | null;
+            /** Format: date-time */
             previousSecretExpiresAt: string | null;
+            /** Format: date-time */
             secretRotatedAt: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
             /** @description Deliveries of the last 7 days by status */
-            recentDeliveries: {
-                succeeded: number;
-                failed: number;
-                pending: number;
-            };
+            recentDeliveries: components["schemas"]["RecentDeliveries"];
             /** @description The user who created or last changed it; its scopes or events work only while that user is active and holds what they need. Null: made or changed by the operator CLI (or an endpoint older than this record) */
-            changedBy: {
-                /** Format: uuid */
-                id: string;
-                fullName: string;
-                /** @description `active`, `deactivated` or `deleted` */
-                status: string;
-            } | null;
+            changedBy: components["schemas"]["CredentialChanger"] | null;
             /** @description Events the endpoint does not receive now, because its last changer lost what they need (nothing is queued for them); received again once someone who holds it saves the endpoint */
-            suspendedEvents: {
-                eventType: string;
-                /**
-                 * @description `user_inactive`: the last changer is deactivated or deleted; `permission_missing`: their role lost a permission
-                 * @enum {string}
-                 */
-                reason: "user_inactive" | "permission_missing";
-                /** @description The permissions it needs that the last changer does not hold now */
-                permissions: string[];
-            }[];
+            suspendedEvents: components["schemas"]["SuspendedEvent"][];
         };
         WebhookEndpointList: {
             endpoints: components["schemas"]["WebhookEndpointListItem"][];
@@ -5899,7 +4863,9 @@ export interface components {
             secretHint: string;
             /** @description Set during the grace period after a rotation, while the previous secret signs too */
             previousSecretHint: string | null;
+            /** Format: date-time */
             previousSecretExpiresAt: string | null;
+            /** Format: date-time */
             secretRotatedAt: string | null;
             /** Format: date-time */
             createdAt: string;
@@ -5955,10 +4921,7 @@ export interface components {
             apiEnabled: boolean;
             defaultLanguage: string;
             supportedLanguages: string[];
-            client: {
-                clientId: string;
-                scopes: string[];
-            };
+            client: components["schemas"]["OrganizationClient"];
         };
         Usage: {
             planName: string;
@@ -5975,12 +4938,7 @@ export interface components {
             apiAccess: boolean;
             webhookAccess: boolean;
             supportLevel: string;
-            period: {
-                /** Format: date-time */
-                start: string;
-                /** Format: date-time */
-                end: string;
-            };
+            period: components["schemas"]["UsagePeriod"];
             envelopesSentThisPeriod: number;
             /** @description Envelopes reserved by bulk sends in progress and not sent yet (they count against the quota) */
             envelopesReserved: number;
@@ -5998,59 +4956,11 @@ export interface components {
             /** Format: date-time */
             generatedAt: string;
             /** @description All OAuth clients of the organization */
-            requests: {
-                lastHour: {
-                    requests: number;
-                    errors: number;
-                    rateLimited: number;
-                };
-                last24Hours: {
-                    requests: number;
-                    errors: number;
-                    rateLimited: number;
-                };
-            };
+            requests: components["schemas"]["DiagnosticsRequests"];
             /** @description The calling client, current window */
-            rateLimits: {
-                windowSeconds: number;
-                standard: {
-                    limit: number;
-                    used: number;
-                    remaining: number;
-                    resetSeconds: number;
-                };
-                heavy: {
-                    limit: number;
-                    used: number;
-                    remaining: number;
-                    resetSeconds: number;
-                };
-            };
-            oauthClients: {
-                clientId: string;
-                name: string;
-                scopes: string[];
-                ipAllowlist: string[];
-                lastUsedAt: string | null;
-                requestCount: number;
-                errorCount: number;
-                errorRate: number;
-                activeSecrets: {
-                    /** Format: uuid */
-                    id: string;
-                    hint: string;
-                    /** Format: date-time */
-                    expiresAt: string;
-                    expiresSoon: boolean;
-                }[];
-                warnings: string[];
-            }[];
-            webhooks: {
-                available: boolean;
-                endpoints: number;
-                deliveriesLast24Hours: number;
-                failedLast24Hours: number;
-            };
+            rateLimits: components["schemas"]["RateLimits"];
+            oauthClients: components["schemas"]["OauthClientDiagnostics"][];
+            webhooks: components["schemas"]["WebhookDiagnostics"];
         };
         /**
          * @example {
@@ -6063,6 +4973,328 @@ export interface components {
             id: string;
             /** @constant */
             deleted: true;
+        };
+        TokenRequest: {
+            /** @description Must be `client_credentials`. */
+            grant_type?: string;
+            /** @description Space-separated scopes, each allowed on the client. Absent: all the client’s scopes. */
+            scope?: string;
+            /** @description Only when HTTP Basic is not used. */
+            client_id?: string;
+            /** @description Only when HTTP Basic is not used. */
+            client_secret?: string;
+        };
+        RevocationRequest: {
+            /** @description Required: the access token to revoke. */
+            token?: string;
+            /** @description Optional (RFC 7009 §2.1). Sigil issues access tokens only, so the hint is accepted and ignored. */
+            token_type_hint?: string;
+            /** @description Only when HTTP Basic is not used. */
+            client_id?: string;
+            /** @description Only when HTTP Basic is not used. */
+            client_secret?: string;
+        };
+        CorrectRecipientRequest: {
+            fullName?: string;
+            language?: string | null;
+            email?: string | null;
+            phone?: string | null;
+            /** @enum {string} */
+            deliveryChannel?: "Email" | "Sms" | "WhatsApp" | "ManualLink" | "Api";
+        };
+        CreateEnvelopeRequest: {
+            title: string;
+            /**
+             * @default Sequential
+             * @enum {string}
+             */
+            workflowType?: "Sequential" | "Parallel" | "GroupedRounds";
+            templateId: string;
+            expiresAt?: string;
+            externalReference?: string;
+            externalSystem?: string;
+            externalMetadataJson?: string;
+            recipients: components["schemas"]["NewRecipient"][];
+            documents?: unknown[];
+            /** @default [] */
+            initialValues?: components["schemas"]["NewInitialValue"][];
+            /** @description Whether recipients may hand their part to another person; absent: the template's setting (off for an envelope created from a file) */
+            allowDelegation?: boolean;
+            /** @description Days between automatic reminders; null: none. Absent: the organization default */
+            reminderIntervalDays?: number | null;
+            /** @description The most automatic reminders (0: none). Absent: the organization default */
+            maxAutomaticReminders?: number;
+            /** @description Days before the deadline when recipients who can still act are warned; 0: no warning. Absent: the organization default */
+            expiringSoonDays?: number;
+            /** @description Days after expiry during which an extension revives the envelope; 0: none. Absent: the organization default */
+            expiredExtensionGraceDays?: number;
+        };
+        /** @description A field placed on the file. page is 1-based; x, y, width and height are PDF points (1/72 inch) measured from the top-left corner of the page as it is displayed (its crop box, after the page rotation), x to the right and y downwards — the same coordinates as a template field. The box must lie within its page. */
+        FileField: {
+            /** @enum {string} */
+            type: "Signature" | "Initials" | "Full name" | "Text" | "Long text" | "Date" | "Email" | "Phone" | "ID number" | "Checkbox" | "Radio" | "Dropdown" | "Read-only text" | "File upload" | "Image upload" | "Company stamp";
+            label: string;
+            /** @description 1-based page number. */
+            page: number;
+            /** @description PDF points (1/72 inch) from the left edge of the page as displayed (its crop box, after its rotation) to the left edge of the field. */
+            x: number;
+            /** @description PDF points from the top edge of the page as displayed down to the top edge of the field (the origin is the top-left corner). */
+            y: number;
+            /** @description PDF points, to the right of x. */
+            width: number;
+            /** @description PDF points, downwards from y. */
+            height: number;
+            /** @description The role that fills in the field: a recipient's roleName. Every role with fields needs an acting (non-Cc) recipient. */
+            role: string;
+            /** @description Whether the field must be filled to complete. Absent: true for Signature and Initials fields. */
+            required?: boolean;
+            /** @description The choices of a Radio or Dropdown field (required for them, each once); no other type takes options. */
+            options?: string[];
+            /** @description A prefilled value, as an initialValues item of a template envelope: text, a date, a choice, true/false for a Checkbox; not for Signature, Initials, Company stamp, File upload and Image upload fields, which the signer supplies. */
+            value?: unknown;
+        };
+        CreateEnvelopeFromFileRequest: {
+            title: string;
+            /**
+             * @default Sequential
+             * @enum {string}
+             */
+            workflowType?: "Sequential" | "Parallel" | "GroupedRounds";
+            expiresAt?: string;
+            externalReference?: string;
+            externalSystem?: string;
+            externalMetadataJson?: string;
+            recipients: components["schemas"]["NewRecipient"][];
+            /** @description Whether recipients may hand their part to another person; absent: the template's setting (off for an envelope created from a file) */
+            allowDelegation?: boolean;
+            /** @description Days between automatic reminders; null: none. Absent: the organization default */
+            reminderIntervalDays?: number | null;
+            /** @description The most automatic reminders (0: none). Absent: the organization default */
+            maxAutomaticReminders?: number;
+            /** @description Days before the deadline when recipients who can still act are warned; 0: no warning. Absent: the organization default */
+            expiringSoonDays?: number;
+            /** @description Days after expiry during which an extension revives the envelope; 0: none. Absent: the organization default */
+            expiredExtensionGraceDays?: number;
+            /** @description The id of a PDF uploaded with POST /api/v1/files/upload. */
+            fileId: string;
+            /** @description The fields placed on the file, in order; recipients are mapped to the fields by roleName = role. May be empty when every recipient is an Approver, Viewer or Cc. */
+            fields: components["schemas"]["FileField"][];
+        };
+        ExtendEnvelopeRequest: {
+            expiresAt: string;
+        };
+        /**
+         * @example {
+         *       "title": "Lease agreement — 12 Herzl St. (corrected)",
+         *       "expiresAt": "2027-01-31T21:59:00.000Z",
+         *       "recipients": [
+         *         {
+         *           "roleName": "Tenant",
+         *           "fullName": "Noa Levi",
+         *           "email": "noa@example.com",
+         *           "signingOrder": 1
+         *         },
+         *         {
+         *           "roleName": "Landlord",
+         *           "fullName": "Dan Cohen",
+         *           "phone": "+972501234567",
+         *           "deliveryChannel": "Sms",
+         *           "signingOrder": 2
+         *         }
+         *       ]
+         *     }
+         */
+        UpdateDraftRequest: {
+            title?: string;
+            /** @enum {string} */
+            workflowType?: "Sequential" | "Parallel" | "GroupedRounds";
+            templateId?: string;
+            expiresAt?: string;
+            externalReference?: string;
+            externalSystem?: string;
+            externalMetadataJson?: string;
+            recipients?: components["schemas"]["NewRecipient"][];
+            initialValues?: components["schemas"]["NewInitialValue"][];
+            /** @description Whether recipients may hand their part to another person; absent: the template's setting (off for an envelope created from a file) */
+            allowDelegation?: boolean;
+            /** @description Days between automatic reminders; null: none. Absent: the organization default */
+            reminderIntervalDays?: number | null;
+            /** @description The most automatic reminders (0: none). Absent: the organization default */
+            maxAutomaticReminders?: number;
+            /** @description Days before the deadline when recipients who can still act are warned; 0: no warning. Absent: the organization default */
+            expiringSoonDays?: number;
+            /** @description Days after expiry during which an extension revives the envelope; 0: none. Absent: the organization default */
+            expiredExtensionGraceDays?: number;
+        };
+        CancelEnvelopeRequest: {
+            reason?: string;
+        } | null;
+        /**
+         * @example {
+         *       "url": "https://erp.example.com/hooks/sigil",
+         *       "eventTypes": [
+         *         "envelope.completed",
+         *         "recipient.declined"
+         *       ],
+         *       "enabled": true
+         *     }
+         */
+        CreateWebhookEndpointRequest: {
+            url: string;
+            /** @description The event types the endpoint receives. Empty (`[]`): every event, including event types added later. Absent: every event too. */
+            eventTypes?: ("envelope.created" | "envelope.sent" | "recipient.opened" | "recipient.authentication_verified" | "recipient.authentication_failed" | "recipient.completed" | "recipient.declined" | "envelope.completed" | "envelope.cancelled" | "envelope.expired" | "envelope.delivery_failed" | "document.final_pdf_ready" | "recipient.corrected")[];
+            /** @default true */
+            enabled?: boolean;
+        };
+        /**
+         * @example {
+         *       "enabled": false
+         *     }
+         */
+        UpdateWebhookEndpointRequest: {
+            url?: string;
+            /** @description The event types the endpoint receives. Empty (`[]`): every event, including event types added later. Absent: unchanged. */
+            eventTypes?: ("envelope.created" | "envelope.sent" | "recipient.opened" | "recipient.authentication_verified" | "recipient.authentication_failed" | "recipient.completed" | "recipient.declined" | "envelope.completed" | "envelope.cancelled" | "envelope.expired" | "envelope.delivery_failed" | "document.final_pdf_ready" | "recipient.corrected")[];
+            enabled?: boolean;
+        };
+        ErrorInfo: {
+            /** @example forbidden */
+            code: string;
+            message: string;
+            details: {
+                [key: string]: unknown;
+            }[];
+            request_id: string;
+        };
+        FieldProperties: {
+            /** @description Read-only text: the text shown to every recipient and drawn in the final PDF. */
+            text?: string;
+            /**
+             * @description Date: how the date is written in the final PDF (values are YYYY-MM-DD).
+             * @enum {string}
+             */
+            dateFormat?: "YYYY-MM-DD" | "DD/MM/YYYY" | "MM/DD/YYYY" | "DD.MM.YYYY";
+            /** @description Email: only addresses at these domains (or their subdomains) are accepted. */
+            allowedDomains?: string[];
+            /** @description Phone: only numbers (E.164) with one of these country calling codes are accepted. */
+            countryCodes?: string[];
+            /**
+             * @description ID number: `Any` (4-20 letters, digits or dashes, the default) or `IsraeliId` (up to 9 digits with a valid check digit).
+             * @enum {string}
+             */
+            idNumberFormat?: "Any" | "IsraeliId";
+            /** @description File upload (at most 4) and Image upload (at most 2): the largest file, in MB. */
+            maxSizeMb?: number;
+            /** @description File upload (application/pdf, image/png, image/jpeg) and Image upload (image/png, image/jpeg): the accepted types. */
+            contentTypes?: ("application/pdf" | "image/png" | "image/jpeg")[];
+        };
+        InitialValue: {
+            /** Format: uuid */
+            fieldDefinitionId: string;
+            value: unknown;
+        };
+        RecentDeliveries: {
+            succeeded: number;
+            failed: number;
+            pending: number;
+        };
+        CredentialChanger: {
+            /** Format: uuid */
+            id: string;
+            fullName: string;
+            /** @description `active`, `deactivated` or `deleted` */
+            status: string;
+        };
+        SuspendedEvent: {
+            eventType: string;
+            /**
+             * @description `user_inactive`: the last changer is deactivated or deleted; `permission_missing`: their role lost a permission
+             * @enum {string}
+             */
+            reason: "user_inactive" | "permission_missing";
+            /** @description The permissions it needs that the last changer does not hold now */
+            permissions: string[];
+        };
+        OrganizationClient: {
+            clientId: string;
+            scopes: string[];
+        };
+        UsagePeriod: {
+            /** Format: date-time */
+            start: string;
+            /** Format: date-time */
+            end: string;
+        };
+        RequestCounts: {
+            requests: number;
+            errors: number;
+            rateLimited: number;
+        };
+        DiagnosticsRequests: {
+            lastHour: components["schemas"]["RequestCounts"];
+            last24Hours: components["schemas"]["RequestCounts"];
+        };
+        RateLimitBucket: {
+            limit: number;
+            used: number;
+            remaining: number;
+            resetSeconds: number;
+        };
+        RateLimits: {
+            windowSeconds: number;
+            standard: components["schemas"]["RateLimitBucket"];
+            heavy: components["schemas"]["RateLimitBucket"];
+        };
+        OauthClientSecret: {
+            /** Format: uuid */
+            id: string;
+            hint: string;
+            /** Format: date-time */
+            expiresAt: string;
+            expiresSoon: boolean;
+        };
+        OauthClientDiagnostics: {
+            clientId: string;
+            name: string;
+            scopes: string[];
+            ipAllowlist: string[];
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            requestCount: number;
+            errorCount: number;
+            errorRate: number;
+            activeSecrets: components["schemas"]["OauthClientSecret"][];
+            warnings: string[];
+        };
+        WebhookDiagnostics: {
+            available: boolean;
+            endpoints: number;
+            deliveriesLast24Hours: number;
+            failedLast24Hours: number;
+        };
+        NewRecipient: {
+            roleName: string;
+            fullName: string;
+            email?: string;
+            phone?: string;
+            signingOrder?: number;
+            /** @enum {string} */
+            deliveryChannel?: "Email" | "Sms" | "WhatsApp" | "ManualLink" | "Api";
+            /**
+             * @description Absent: the organization's default authentication (SecureLink unless its settings say OtpSms or OtpWhatsApp, which apply only to a recipient with a phone).
+             * @enum {string}
+             */
+            authenticationMethod?: "SecureLink" | "OtpSms" | "OtpWhatsApp";
+            /**
+             * @default Signer
+             * @enum {string}
+             */
+            type?: "Signer" | "FormFiller" | "Approver" | "Viewer" | "Cc";
+            language?: string | null;
+        };
+        NewInitialValue: {
+            fieldDefinitionId: string;
+            value: unknown;
         };
     };
     responses: never;

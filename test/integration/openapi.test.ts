@@ -85,7 +85,12 @@ describe('OpenAPI document', () => {
         expect(operation.security, `${method} ${path}`).toEqual([{ oauth2: [expect.any(String)] }]);
       }
     }
-    expect(document.components.schemas.Error.properties.error.required).toEqual(
+    // The error body's inner object is a named schema of its own (ErrorInfo), as generators want it.
+    expect(document.components.schemas.Error.properties.error).toEqual({
+      $ref: '#/components/schemas/ErrorInfo',
+    });
+    expect(document.components.schemas.Error.required).toEqual(['error']);
+    expect(document.components.schemas.ErrorInfo.required).toEqual(
       expect.arrayContaining(['code', 'message', 'details', 'request_id']),
     );
   });
@@ -146,8 +151,8 @@ describe('OpenAPI document', () => {
     const webhooks = document.paths['/api/v1/webhooks'];
     expect(json(webhooks.get, '200')).toEqual({ schema: ref('WebhookEndpointList') });
     expect(json(webhooks.post, '201')).toEqual({ schema: ref('WebhookEndpointWithSecret') });
-    // A request whose input differs from its output (defaults) is named with zod's `Input` suffix.
-    const bodyRef = (name: string) => ({ $ref: expect.stringMatching(new RegExp(`/${name}(Input)?$`)) });
+    // One schema per shape: a request body keeps its plain name (api/http/openapi-for-generators.ts).
+    const bodyRef = ref;
     expect(webhooks.post.requestBody.content['application/json'].schema).toEqual(
       bodyRef('CreateWebhookEndpointRequest'),
     );
@@ -171,11 +176,7 @@ describe('OpenAPI document', () => {
         'query to',
       ]),
     );
-    for (const name of [
-      'CreateWebhookEndpointRequestInput',
-      'WebhookEndpoint',
-      'WebhookEndpointWithSecret',
-    ]) {
+    for (const name of ['CreateWebhookEndpointRequest', 'WebhookEndpoint', 'WebhookEndpointWithSecret']) {
       expect(document.components.schemas[name], name).toHaveProperty('example');
     }
     for (const path of ['/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/deliveries']) {
@@ -199,6 +200,80 @@ describe('OpenAPI document', () => {
       minProperties: 1,
       additionalProperties: false,
     });
+  });
+
+  it('is shaped for client generators: one named schema per shape, simple nullable types, no deep inline objects, nothing unused', async () => {
+    const document = (await harness.app.inject({ method: 'GET', url: OPENAPI_PATH })).json();
+    const schemas = document.components.schemas as Record<string, Record<string, unknown>>;
+    const names = Object.keys(schemas);
+    // zod's input/output twins are merged: no `…Input` names, and the ones generators and clients use exist.
+    expect(names.filter((name) => name.endsWith('Input'))).toEqual([]);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'Error',
+        'ErrorInfo',
+        'Envelope',
+        'EnvelopeList',
+        'Recipient',
+        'CreateEnvelopeRequest',
+        'NewRecipient',
+        'CorrectRecipientRequest',
+        'Diagnostics',
+        'OauthClientSecret',
+        'CredentialChanger',
+      ]),
+    );
+    // Every named schema is used by an operation (openapi-generator's "unused model").
+    const text = JSON.stringify({ ...document, components: { ...document.components, schemas: {} } });
+    const used = new Set<string>();
+    const queue = [...text.matchAll(/#\/components\/schemas\/(\w+)/g)].map((match) => match[1] as string);
+    while (queue.length > 0) {
+      const name = queue.pop() as string;
+      if (used.has(name)) continue;
+      used.add(name);
+      for (const match of JSON.stringify(schemas[name]).matchAll(/#\/components\/schemas\/(\w+)/g)) {
+        queue.push(match[1] as string);
+      }
+    }
+    expect(names.filter((name) => !used.has(name))).toEqual([]);
+    // No union nested in a union, no empty-string constant, no object with properties below a named schema's
+    // own properties, and no string with both a format and a pattern.
+    const problems: string[] = [];
+    const walk = (value: unknown, path: string, depth: number): void => {
+      if (Array.isArray(value)) {
+        value.forEach((item, index) => {
+          walk(item, `${path}/${index}`, depth);
+        });
+        return;
+      }
+      if (typeof value !== 'object' || value === null) return;
+      const schema = value as Record<string, unknown>;
+      const anyOf = schema.anyOf as unknown[] | undefined;
+      if (anyOf?.some((branch) => typeof branch === 'object' && branch !== null && 'anyOf' in branch)) {
+        problems.push(`${path}: nested anyOf`);
+      }
+      if (schema.const === '') problems.push(`${path}: const ""`);
+      if (depth > 0 && schema.type === 'object' && schema.properties) problems.push(`${path}: inline object`);
+      if (typeof schema.format === 'string' && typeof schema.pattern === 'string') {
+        problems.push(`${path}: format and pattern`);
+      }
+      for (const [key, child] of Object.entries(schema)) {
+        if (key === 'example' || key === 'examples') continue;
+        const deeper = key === 'properties' || key === 'items' || key === 'anyOf' ? 1 : 0;
+        walk(child, `${path}/${key}`, depth + deeper);
+      }
+    };
+    for (const [name, schema] of Object.entries(schemas)) walk(schema, name, 0);
+    expect(problems).toEqual([]);
+    // A field where "" means "not set": one nullable string whose pattern admits "".
+    const correction = schemas.CorrectRecipientRequest as {
+      properties: Record<string, Record<string, unknown>>;
+    };
+    const language = correction.properties.language;
+    expect(language).toMatchObject({ type: ['string', 'null'] });
+    expect(new RegExp(language?.pattern as string).test('')).toBe(true);
+    expect(new RegExp(language?.pattern as string).test('he')).toBe(true);
+    expect(new RegExp(language?.pattern as string).test('hebrew')).toBe(false);
   });
 
   it('matches the committed generated client types (run `npm run openapi:types` after changing routes)', async () => {
