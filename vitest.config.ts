@@ -20,7 +20,8 @@ export default defineConfig({
   // The web client's route table (`virtual:app-routes`), for tests that import it (test/unit/web-app-routes.test.ts).
   plugins: [appRoutesPlugin()],
   test: {
-    include: canary ? ['test/canary/*.canary.ts'] : ['test/**/*.test.ts'],
+    // clients/*/test: the client libraries' tests against the live server (docs/clients.md).
+    include: canary ? ['test/canary/*.canary.ts'] : ['test/**/*.test.ts', 'clients/*/test/**/*.test.ts'],
     globalSetup: ['test/setup/global-setup.ts'],
     // The slow hashes with small work factors (services/security/hash-cost.ts): the suite creates and verifies
     // thousands of passwords and client secrets. Inherited by every process the tests start.

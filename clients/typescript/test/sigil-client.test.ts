@@ -1,0 +1,344 @@
+// The TypeScript client (clients/typescript) against the live server: the API on a real port with the shared test
+// PostgreSQL, Temporal and worker, an OAuth client of a test organization. A create-send-get-list-download round
+// trip, the token renewed after the server expired it, a retry after a lost answer reusing the call's
+// Idempotency-Key (the server made one envelope), a 400 as a SigilError naming the field, cursor iteration over
+// several pages, verifyWebhook on a real delivery (and refusing a tampered body, an old timestamp, a wrong
+// secret, and during a rotation accepting either secret), the committed schema.d.ts matching the served
+// document, and docs/clients.md's TypeScript example executed as written.
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPENAPI_PATH } from '../../../api/http/openapi.ts';
+import { OAuthAccessToken } from '../../../db/entities/index.ts';
+import { CLIENT_TYPES, clientTypesFrom } from '../../../scripts/generate-client-types.ts';
+import {
+  type ApiHarness,
+  type Integrator,
+  listenLocally,
+  newIntegrator,
+  openApiHarness,
+} from '../../../test/support/api.ts';
+import { TWO_SIGNERS } from '../../../test/support/context.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../../../test/support/webhook-receiver.ts';
+import {
+  type CreateEnvelopeRequest,
+  SigilClient,
+  type SigilClientOptions,
+  SigilError,
+  verifyWebhook,
+  WebhookVerificationError,
+} from '../src/index.ts';
+
+let harness: ApiHarness;
+let baseUrl: string;
+let integrator: Integrator;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  harness = await openApiHarness();
+  baseUrl = await listenLocally(harness.app);
+  integrator = await newIntegrator(harness);
+  receiver = await startWebhookReceiver();
+});
+afterAll(async () => {
+  await receiver?.close();
+  await harness?.close();
+});
+
+/** What the client sent, attempt by attempt (method, path, status or 'network error', Idempotency-Key). */
+interface Sent {
+  method: string;
+  path: string;
+  status: number | 'lost';
+  idempotencyKey: string | null;
+}
+
+/**
+ * A client of the test organization whose requests go to the live server through a recording fetch;
+ * `loseAnswer(request)` returning true makes that attempt's answer get lost after the server handled it.
+ */
+function clientOf(
+  options: Partial<SigilClientOptions> & { loseAnswer?: (request: Request) => boolean } = {},
+) {
+  const sent: Sent[] = [];
+  const { loseAnswer, ...rest } = options;
+  const client = new SigilClient({
+    baseUrl,
+    clientId: integrator.clientId,
+    clientSecret: integrator.clientSecret,
+    retry: { baseDelayMs: 20 },
+    ...rest,
+    fetch: async (request) => {
+      const record: Sent = {
+        method: request.method,
+        path: new URL(request.url).pathname,
+        status: 'lost',
+        idempotencyKey: request.headers.get('idempotency-key'),
+      };
+      sent.push(record);
+      const lose = loseAnswer?.(request) ?? false;
+      const response = await fetch(request);
+      if (lose) {
+        await response.arrayBuffer();
+        throw new TypeError('fetch failed: the connection was reset');
+      }
+      record.status = response.status;
+      return response;
+    },
+  });
+  return { client, sent };
+}
+
+const createRequest = (extra: Partial<CreateEnvelopeRequest> = {}): CreateEnvelopeRequest => ({
+  title: 'Services agreement',
+  templateId: integrator.templateId,
+  recipients: TWO_SIGNERS,
+  ...extra,
+});
+
+describe('SigilClient against the live server', () => {
+  it('creates, sends, gets, lists and downloads an envelope', async () => {
+    const { client } = clientOf();
+    const templates = await client.templates.list();
+    expect(templates.map((t) => t.id)).toContain(integrator.templateId);
+
+    const reference = `RT-${randomUUID()}`;
+    const created = await client.envelopes.create(createRequest({ externalReference: reference }));
+    expect(created.status).toBe('Draft');
+    const sent = await client.envelopes.send(created.id);
+    expect(sent.status).not.toBe('Draft');
+
+    const got = await client.envelopes.get(created.id);
+    expect(got.externalReference).toBe(reference);
+    expect(got.recipients.map((r) => r.roleName)).toEqual(['Client', 'Provider']);
+
+    const listed = [];
+    for await (const envelope of client.envelopes.list({
+      status: [got.status, 'Draft'],
+      externalReference: reference,
+    })) {
+      listed.push(envelope.id);
+    }
+    expect(listed).toEqual([created.id]);
+
+    const original = await client.envelopes.documents.original(created.id);
+    expect(original).toBeInstanceOf(Uint8Array);
+    expect(Buffer.from(original.subarray(0, 5)).toString('latin1')).toBe('%PDF-');
+    // The final PDF does not exist before everyone signed: the 404 arrives as a SigilError.
+    const missing = await client.envelopes.documents.finalPdf(created.id).catch((error: unknown) => error);
+    expect(missing).toBeInstanceOf(SigilError);
+    expect(missing).toMatchObject({ status: 404, code: 'not_found' });
+
+    const cancelled = await client.envelopes.cancel(created.id, { reason: 'Signed on paper' });
+    expect(cancelled.status).toBe('Cancelled');
+  });
+
+  it('renews a token the server no longer accepts, once, and goes on', async () => {
+    const { client, sent } = clientOf();
+    await client.templates.list();
+    expect(sent.filter((s) => s.path === '/oauth/token')).toHaveLength(1);
+
+    // The server expires every token of the organization; the client still holds its own as valid.
+    await harness.ctx.orm.em
+      .fork()
+      .nativeUpdate(
+        OAuthAccessToken,
+        { organizationId: integrator.organizationId },
+        { expiresAt: new Date(Date.now() - 1000) },
+      );
+    const templates = await client.templates.list();
+    expect(templates.length).toBeGreaterThan(0);
+    expect(sent.map((s) => `${s.method} ${s.path} ${s.status}`)).toEqual([
+      'POST /oauth/token 200',
+      'GET /api/v1/templates 200',
+      'GET /api/v1/templates 401',
+      'POST /oauth/token 200',
+      'GET /api/v1/templates 200',
+    ]);
+  });
+
+  it('retries a create whose answer was lost with the same Idempotency-Key: one envelope', async () => {
+    let lost = 0;
+    const { client, sent } = clientOf({
+      loseAnswer: (request) => request.url.endsWith('/from-template') && lost++ === 0,
+    });
+    const reference = `RETRY-${randomUUID()}`;
+    const envelope = await client.envelopes.create(createRequest({ externalReference: reference }));
+
+    const creates = sent.filter((s) => s.path === '/api/v1/envelopes/from-template');
+    expect(creates.map((s) => s.status)).toEqual(['lost', 201]);
+    expect(creates[0]?.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+    expect(creates[1]?.idempotencyKey).toBe(creates[0]?.idempotencyKey);
+
+    const withReference = [];
+    for await (const e of client.envelopes.list({ externalReference: reference })) withReference.push(e.id);
+    expect(withReference).toEqual([envelope.id]);
+  });
+
+  it('does not retry a create whose answer was lost when retries are off', async () => {
+    const { client } = clientOf({ retry: { maxRetries: 0 }, loseAnswer: () => true });
+    await expect(client.envelopes.create(createRequest())).rejects.toMatchObject({
+      name: 'SigilConnectionError',
+    });
+  });
+
+  it('throws a SigilError naming the field of a 400', async () => {
+    const { client } = clientOf();
+    const error = await client.envelopes
+      .create(
+        createRequest({
+          recipients: [{ roleName: 'Landlord', fullName: 'Dana Levi', email: 'dana@example.com' }],
+        }),
+      )
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SigilError);
+    const sigilError = error as SigilError;
+    expect(sigilError.status).toBe(400);
+    expect(sigilError.code).toBe('invalid_request');
+    expect(sigilError.field).toBe('recipients.0.roleName');
+    expect(sigilError.message).toMatch(/./);
+    expect(sigilError.requestId).toMatch(/./);
+  });
+
+  it('iterates a list over several pages by its cursor', async () => {
+    const { client, sent } = clientOf();
+    const reference = `PAGES-${randomUUID()}`;
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      made.push(
+        (await client.envelopes.create(createRequest({ title: `Page ${i}`, externalReference: reference })))
+          .id,
+      );
+    }
+    const seen: string[] = [];
+    for await (const envelope of client.envelopes.list({
+      externalReference: reference,
+      limit: 2,
+      order: 'asc',
+    })) {
+      seen.push(envelope.id);
+    }
+    expect(seen).toEqual(made);
+    const listCalls = sent.filter((s) => s.method === 'GET' && s.path === '/api/v1/envelopes');
+    expect(listCalls).toHaveLength(3);
+
+    const pageSizes = [];
+    for await (const page of client.envelopes.list({ externalReference: reference, limit: 2 }).pages()) {
+      pageSizes.push(page.items.length);
+    }
+    expect(pageSizes).toEqual([2, 2, 1]);
+  });
+});
+
+describe('verifyWebhook on a real delivery', () => {
+  it('verifies a test delivery the server signed, refuses a tampered body, an old timestamp and a wrong secret', async () => {
+    const { client } = clientOf();
+    const path = `/hooks/${randomUUID()}`;
+    const endpoint = await client.webhooks.create({
+      url: `${receiver.url}${path}`,
+      eventTypes: ['envelope.completed'],
+    });
+    expect(endpoint.secret).toMatch(/./);
+    try {
+      const queued = await client.webhooks.test(endpoint.id);
+      expect(queued.status).toBe('pending');
+      const [request] = await receiver.waitFor(1, (r) => r.path === path);
+      if (!request) throw new Error('no delivery');
+
+      const event = verifyWebhook({
+        secret: endpoint.secret,
+        headers: request.headers,
+        body: request.rawBody,
+      });
+      expect(event.type).toBe('envelope.completed');
+      if (event.type !== 'envelope.completed') throw new Error('narrowed above');
+      expect(event.data).toMatchObject({ status: 'Completed', test: true });
+      expect(event.id).toMatch(/./);
+
+      const refused = (options: Partial<Parameters<typeof verifyWebhook>[0]>) => {
+        try {
+          verifyWebhook({
+            secret: endpoint.secret,
+            headers: request.headers,
+            body: request.rawBody,
+            ...options,
+          });
+        } catch (error) {
+          expect(error).toBeInstanceOf(WebhookVerificationError);
+          return (error as WebhookVerificationError).reason;
+        }
+        return 'accepted';
+      };
+      expect(refused({ body: request.rawBody.replace('"Completed"', '"Declined"') })).toBe(
+        'signature_mismatch',
+      );
+      expect(refused({ now: Date.now() + 301_000 })).toBe('timestamp_outside_tolerance');
+      expect(refused({ now: Date.now() + 301_000, toleranceSeconds: 600 })).toBe('accepted');
+      expect(refused({ secret: 'not-the-secret' })).toBe('signature_mismatch');
+      expect(refused({ body: Buffer.from(request.rawBody, 'utf8') })).toBe('accepted');
+
+      // After a rotation the delivery carries both signatures: the old secret alone, the new alone, or both verify.
+      const rotated = await client.webhooks.rotateSecret(endpoint.id);
+      await client.webhooks.test(endpoint.id);
+      const [, second] = await receiver.waitFor(2, (r) => r.path === path);
+      if (!second) throw new Error('no second delivery');
+      for (const secret of [endpoint.secret, rotated.secret, [rotated.secret, endpoint.secret]]) {
+        expect(verifyWebhook({ secret, headers: second.headers, body: second.rawBody }).type).toBe(
+          'envelope.completed',
+        );
+      }
+      expect(() =>
+        verifyWebhook({
+          secret: endpoint.secret,
+          headers: { ...second.headers, 'x-service-signature-previous': undefined },
+          body: second.rawBody,
+        }),
+      ).toThrow(WebhookVerificationError);
+    } finally {
+      await client.webhooks.delete(endpoint.id);
+    }
+  });
+});
+
+describe('the package stays with the server', () => {
+  it('has a schema.d.ts generated from the live OpenAPI document (`npm run generate` in clients/typescript)', async () => {
+    const document = (await (await fetch(`${baseUrl}${OPENAPI_PATH}`)).json()) as Record<string, unknown>;
+    expect(await readFile(CLIENT_TYPES, 'utf8')).toBe(await clientTypesFrom(document));
+  });
+
+  it('runs the TypeScript example of docs/clients.md as written', async () => {
+    const markdown = await readFile(new URL('../../../docs/clients.md', import.meta.url), 'utf8');
+    const section = markdown.split(/^## /m).find((s) => s.startsWith('TypeScript'));
+    const code = section && /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+    if (!code) throw new Error('docs/clients.md has no ```ts block under "## TypeScript"');
+    expect(code.trim().split('\n')).toHaveLength(5);
+    expect(code).toContain("from '@sigil/client'");
+    const dir = await mkdtemp(join(tmpdir(), 'sigil-client-example-'));
+    try {
+      const file = join(dir, 'example.mts');
+      const entry = new URL('../src/index.ts', import.meta.url).href;
+      await writeFile(file, code.replace("'@sigil/client'", `'${entry}'`));
+      const { stdout } = await promisify(execFile)(process.execPath, [file], {
+        env: {
+          ...process.env,
+          SIGIL_BASE_URL: baseUrl,
+          SIGIL_CLIENT_ID: integrator.clientId,
+          SIGIL_CLIENT_SECRET: integrator.clientSecret,
+          SIGIL_TEMPLATE_ID: integrator.templateId,
+        },
+      });
+      const [id, status] = stdout.trim().split(' ');
+      expect(['Sending', 'Sent', 'InProgress', 'WaitingForNextSigner']).toContain(status);
+      const { client } = clientOf();
+      const envelope = await client.envelopes.get(id as string);
+      expect(envelope).toMatchObject({ title: 'Lease', templateId: integrator.templateId });
+      expect(envelope.sentAt).not.toBeNull();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
