@@ -31,17 +31,17 @@ export const NewPassword = safeText()
   .max(PASSWORD_MAX_LENGTH, `password must be at most ${PASSWORD_MAX_LENGTH} characters`);
 
 /** A password given to sign in or to confirm an action (checked against the stored hash, not the policy). */
-const GivenPassword = z.string().min(1, 'password is required').max(PASSWORD_MAX_LENGTH);
+export const GivenPassword = z.string().min(1, 'password is required').max(PASSWORD_MAX_LENGTH);
 
 /** A single-use token from an emailed link (verification, reset, invitation). */
-const LinkToken = z
+export const LinkToken = z
   .string()
   .trim()
   .min(1, 'token is required')
   .max(200)
   .regex(/^[A-Za-z0-9_-]+$/, 'token is not a link token');
 
-const FullName = safeText().trim().min(1, 'fullName is required').max(200);
+export const FullName = safeText().trim().min(1, 'fullName is required').max(200);
 const Language = z.enum(SUPPORTED_LANGUAGES, { message: 'language must be en or he' });
 
 /** Six digits from an authenticator app. */
@@ -129,6 +129,8 @@ export const Me = z.object({
     id: z.uuid(),
     email: z.string(),
     fullName: z.string(),
+    /** The user's own phone number (E.164), set on the profile; null: none. */
+    phone: z.string().nullable(),
     language: Language,
     mfa: z.object({
       totp: z.boolean(),
@@ -385,13 +387,22 @@ export const SECURITY_EVENT_TYPES = [
   'user.signed_out',
   'user.mfa_enabled',
   'user.mfa_disabled',
+  // An administrator or platform staff removed a user's second factors (docs/administration.md).
+  'user.mfa_reset',
   'user.mfa_failed',
   'user.backup_codes_regenerated',
   'user.password_reset_requested',
   'user.password_reset',
+  // The user's own account on the profile (docs/accounts.md, "Your account").
+  'user.password_changed',
+  'user.profile_updated',
+  'user.email_change_requested',
+  'user.email_changed',
   'user.invited',
   'user.invitation_resent',
   'user.invitation_accepted',
+  // An account made at its first single sign-on (just-in-time, docs/sso.md).
+  'user.provisioned',
   'user.updated',
   'user.deactivated',
   'user.reactivated',
@@ -411,6 +422,11 @@ export const SECURITY_EVENT_TYPES = [
   'api_key.deleted',
   'api_key.secret_rotated',
   'api_key.secret_deleted',
+  // Platform staff acting on a user from the backoffice (docs/backoffice.md, "Users of an organization").
+  'user.unlocked',
+  'user.verification_resent',
+  // Platform staff looked at or repaired the organization's data, with the reason (docs/backoffice.md, "Support access").
+  'support.accessed',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
 

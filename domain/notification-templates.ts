@@ -70,6 +70,11 @@ export const TEMPLATE_RULES: Record<TemplateKind, TemplateKindRules> = {
   invite: { email: true, short: false, variables: [...ACCOUNT, 'inviter'], required: ['link'] },
   registration_attempt: { email: true, short: false, variables: ACCOUNT, required: ['link'] },
   invitation_attempt: { email: true, short: false, variables: [...ACCOUNT, 'inviter'], required: ['link'] },
+  password_changed: { email: true, short: false, variables: ACCOUNT, required: ['link'] },
+  email_change: { email: true, short: false, variables: ACCOUNT, required: ['link'] },
+  email_change_requested: { email: true, short: false, variables: ACCOUNT, required: ['link'] },
+  email_changed: { email: true, short: false, variables: ACCOUNT, required: ['link'] },
+  mfa_reset: { email: true, short: false, variables: ACCOUNT, required: ['link'] },
   platform_admin_code: {
     email: true,
     short: false,

@@ -227,6 +227,14 @@ export const ACCOUNT_EMAIL_KINDS = [
   'invite',
   'registration_attempt',
   'invitation_attempt',
+  // The user's own account on the profile (docs/accounts.md, "Your account"): a changed password, the link
+  // to a new address, and the notices to the old one when a change is asked and when it is done.
+  'password_changed',
+  'email_change',
+  'email_change_requested',
+  'email_changed',
+  // An administrator (or platform staff) reset the user's two-step verification (docs/administration.md).
+  'mfa_reset',
 ] as const;
 export type AccountEmailKind = (typeof ACCOUNT_EMAIL_KINDS)[number];
 

@@ -111,6 +111,41 @@ const en = {
   'account.invite.button': 'Accept the invitation',
   'account.invite.note': 'The invitation works for 7 days. If you did not expect it, ignore this email.',
 
+  'account.mfaReset.subject': 'Your two-step verification was reset',
+  'account.mfaReset.intro':
+    'An administrator of {organization} reset the two-step verification of your Sigil account ({email}): your authenticator app, backup codes and passkeys were removed and you were signed out everywhere.',
+  'account.mfaReset.button': 'Sign in',
+  'account.mfaReset.note':
+    'Sign in with your password and set up two-step verification again. If you did not ask for this, tell your administrator.',
+
+  'account.passwordChanged.subject': 'Your Sigil password was changed',
+  'account.passwordChanged.intro':
+    'The password of your Sigil account ({email}) at {organization} was changed, and every other session of the account was signed out.',
+  'account.passwordChanged.button': 'Reset your password',
+  'account.passwordChanged.note':
+    'If you changed it, you need not do anything. If you did not, reset your password now and tell your administrator.',
+
+  'account.emailChange.subject': 'Confirm your new email address for Sigil',
+  'account.emailChange.intro':
+    'You asked to use {email} for your Sigil account at {organization}. Confirm it, and you sign in with this address from then on.',
+  'account.emailChange.button': 'Confirm the new address',
+  'account.emailChange.note':
+    'The link works once, for 24 hours. Until it is opened, your account keeps its current address. If you did not ask for this, ignore this email.',
+
+  'account.emailChangeRequested.subject': 'A change of your Sigil email address was requested',
+  'account.emailChangeRequested.intro':
+    'Someone signed in to your Sigil account ({email}) at {organization} asked to change its email address. A confirmation link was sent to the new address; nothing changes until it is opened.',
+  'account.emailChangeRequested.button': 'Reset your password',
+  'account.emailChangeRequested.note':
+    'If it was you, you need not do anything. If it was not, reset your password now: the request needed it.',
+
+  'account.emailChanged.subject': 'Your Sigil email address was changed',
+  'account.emailChanged.intro':
+    'The email address of your Sigil account at {organization} is no longer {email}: the new address was confirmed, and you sign in with it from now on. Your other sessions were signed out.',
+  'account.emailChanged.button': 'Sign in',
+  'account.emailChanged.note':
+    'If you did not make this change, tell your administrator at {organization} at once.',
+
   'account.registrationAttempt.subject': 'Someone tried to register with your email address',
   'account.registrationAttempt.intro':
     'Someone tried to create a new Sigil account with {email}, which already belongs to your account at {organization}. No new account was created.',
@@ -228,6 +263,39 @@ const he: Record<NotificationMessageKey, string> = {
   'account.invite.invitedBy': 'ההזמנה נשלחה על ידי {inviter}.',
   'account.invite.button': 'לקבלת ההזמנה',
   'account.invite.note': 'ההזמנה תקפה 7 ימים. אם לא ציפית לה, התעלמו מההודעה.',
+
+  'account.mfaReset.subject': 'האימות הדו-שלבי שלך אופס',
+  'account.mfaReset.intro':
+    'מנהל/ת ב-{organization} איפס/ה את האימות הדו-שלבי של חשבון ה-Sigil שלך ({email}): אפליקציית האימות, קודי הגיבוי ומפתחות הגישה הוסרו, והחשבון נותק מכל ההתחברויות.',
+  'account.mfaReset.button': 'לכניסה',
+  'account.mfaReset.note': 'היכנסו עם הסיסמה והגדירו שוב אימות דו-שלבי. אם לא ביקשת זאת, פנו למנהל/ת הארגון.',
+
+  'account.passwordChanged.subject': 'הסיסמה שלך ב-Sigil שונתה',
+  'account.passwordChanged.intro':
+    'הסיסמה של חשבון ה-Sigil שלך ({email}) ב-{organization} שונתה, וכל שאר ההתחברויות של החשבון נותקו.',
+  'account.passwordChanged.button': 'לאיפוס הסיסמה',
+  'account.passwordChanged.note':
+    'אם שינית אותה בעצמך, אין צורך לעשות דבר. אם לא, אפסו את הסיסמה עכשיו ועדכנו את מנהל/ת הארגון.',
+
+  'account.emailChange.subject': 'אישור כתובת הדוא"ל החדשה שלך ב-Sigil',
+  'account.emailChange.intro':
+    'ביקשת להשתמש ב-{email} עבור חשבון ה-Sigil שלך ב-{organization}. אשרו זאת, ומעתה תיכנסו עם הכתובת הזאת.',
+  'account.emailChange.button': 'לאישור הכתובת החדשה',
+  'account.emailChange.note':
+    'הקישור תקף פעם אחת, למשך 24 שעות. עד שייפתח, החשבון שומר על הכתובת הנוכחית. אם לא ביקשתם זאת, התעלמו מההודעה.',
+
+  'account.emailChangeRequested.subject': 'התבקש שינוי של כתובת הדוא"ל שלך ב-Sigil',
+  'account.emailChangeRequested.intro':
+    'מישהו שמחובר לחשבון ה-Sigil שלך ({email}) ב-{organization} ביקש לשנות את כתובת הדוא"ל שלו. קישור לאישור נשלח לכתובת החדשה; דבר לא ישתנה עד שייפתח.',
+  'account.emailChangeRequested.button': 'לאיפוס הסיסמה',
+  'account.emailChangeRequested.note':
+    'אם זה היית את/ה, אין צורך לעשות דבר. אם לא, אפסו את הסיסמה עכשיו: הבקשה דרשה אותה.',
+
+  'account.emailChanged.subject': 'כתובת הדוא"ל שלך ב-Sigil שונתה',
+  'account.emailChanged.intro':
+    'כתובת הדוא"ל של חשבון ה-Sigil שלך ב-{organization} אינה עוד {email}: הכתובת החדשה אושרה, ומעתה נכנסים איתה. שאר ההתחברויות שלך נותקו.',
+  'account.emailChanged.button': 'לכניסה',
+  'account.emailChanged.note': 'אם לא את/ה ביצעת את השינוי, פנו מיד למנהל/ת הארגון ב-{organization}.',
 
   'account.registrationAttempt.subject': 'מישהו ניסה להירשם עם כתובת הדוא"ל שלך',
   'account.registrationAttempt.intro':

@@ -211,6 +211,11 @@ const ACCOUNT_KEYS = {
   invite: 'invite',
   registration_attempt: 'registrationAttempt',
   invitation_attempt: 'invitationAttempt',
+  password_changed: 'passwordChanged',
+  email_change: 'emailChange',
+  email_change_requested: 'emailChangeRequested',
+  email_changed: 'emailChanged',
+  mfa_reset: 'mfaReset',
 } as const;
 
 /** An account email in the addressee's language, in the same layout as every other email. */

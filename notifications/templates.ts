@@ -83,7 +83,12 @@ export function defaultTexts(kind: TemplateKind, language: TemplateLanguage): St
       };
     case 'verify_email':
     case 'reset_password':
-    case 'registration_attempt': {
+    case 'registration_attempt':
+    case 'password_changed':
+    case 'email_change':
+    case 'email_change_requested':
+    case 'email_changed':
+    case 'mfa_reset': {
       const key = ACCOUNT_KEYS[kind];
       return {
         subject: t(`account.${key}.subject`),
@@ -135,6 +140,11 @@ const ACCOUNT_KEYS = {
   verify_email: 'verifyEmail',
   reset_password: 'resetPassword',
   registration_attempt: 'registrationAttempt',
+  password_changed: 'passwordChanged',
+  email_change: 'emailChange',
+  email_change_requested: 'emailChangeRequested',
+  email_changed: 'emailChanged',
+  mfa_reset: 'mfaReset',
 } as const;
 
 /** The envelope id line of the built-in decline and cancel emails, with the id as a variable. */
@@ -203,7 +213,12 @@ export function previewTemplate(
     kind === 'reset_password' ||
     kind === 'invite' ||
     kind === 'registration_attempt' ||
-    kind === 'invitation_attempt'
+    kind === 'invitation_attempt' ||
+    kind === 'password_changed' ||
+    kind === 'email_change' ||
+    kind === 'email_change_requested' ||
+    kind === 'email_changed' ||
+    kind === 'mfa_reset'
   ) {
     email = renderAccountEmail(
       {

@@ -1,7 +1,8 @@
 // Organization users: list, invite, resend invitation, change role, team or status, delete
 // (docs/administration.md).
 import { InviteUserRequest, Ok, UpdateUserRequest, UserList, UserView } from '../../../domain/account.ts';
-import { sendAccountEmailLater } from '../../../services/accounts/account-emails.ts';
+import { type AccountEmail, sendAccountEmailLater } from '../../../services/accounts/account-emails.ts';
+import { resetMfa } from '../../../services/accounts/reset-mfa.ts';
 import { deleteUser } from '../../../services/administration/delete-user.ts';
 import { type InvitedUser, inviteUser } from '../../../services/administration/invite-user.ts';
 import { listUsers } from '../../../services/administration/list-users.ts';
@@ -19,18 +20,22 @@ const route = areaRoute('users');
  */
 function invited(ctx: AppContext, result: InvitedUser) {
   if (result.email) {
-    const log = ctx.log;
-    const userId = result.user.id;
-    sendAccountEmailLater(ctx.services, result.email, (sent) => {
-      if (sent.outcome.status === 'failed') {
-        log.warn(
-          { userId, accountEmail: sent.kind, error: sent.outcome.error },
-          'the invitation email could not be sent; the user can be sent it again (resend-invitation)',
-        );
-      }
-    });
+    emailLater(ctx, result.user.id, result.email, 'the user can be sent it again (resend-invitation)');
   }
   return result.user;
+}
+
+/** Sends an account email after the answer; a failure is logged (the kind and error, never the link). */
+function emailLater(ctx: AppContext, userId: string, email: AccountEmail, remedy: string) {
+  const log = ctx.log;
+  sendAccountEmailLater(ctx.services, email, (sent) => {
+    if (sent.outcome.status === 'failed') {
+      log.warn(
+        { userId, accountEmail: sent.kind, error: sent.outcome.error },
+        `the ${sent.kind} email could not be sent; ${remedy}`,
+      );
+    }
+  });
 }
 
 /** The rule every action on another user follows (services/administration/administration.ts). */
@@ -90,6 +95,41 @@ export const usersRouter = router({
     .mutation(async ({ ctx, input }) =>
       invited(ctx, await resendInvitation(ctx.services, actorOf(ctx), input.id)),
     ),
+
+  resetMfa: procedure
+    .meta(
+      route('POST', '/api/users/{id}/reset-mfa', {
+        summary: "Reset a user's two-step verification",
+        description:
+          'Removes the user’s authenticator app, backup codes and passkeys, ends all their sessions, records ' +
+          '`user.mfa_reset` in the security log and emails the user. If the organization requires two-step ' +
+          'verification, their next sign-in sets it up again.',
+        access: 'users:manage',
+        errors: {
+          403: `The role lacks users:manage, or MFA enrolment comes first; an owner reset by a non-owner; or ${ABOVE_CALLER}`,
+          404: 'No such user in this organization',
+          409:
+            '`cannot_change_self`: your own (use your profile); `invitation_pending`: the user has not accepted; ' +
+            '`mfa_not_enabled`: the user has no second factor',
+        },
+      }),
+    )
+    .input(IdParams)
+    .output(UserView)
+    .mutation(async ({ ctx, input }) => {
+      const reset = await resetMfa(
+        ctx.services,
+        { kind: 'organization_user', actor: actorOf(ctx) },
+        input.id,
+      );
+      emailLater(
+        ctx,
+        reset.user.id,
+        reset.email,
+        'the user was signed out and can still sign in with their password',
+      );
+      return reset.user;
+    }),
 
   update: procedure
     .meta(

@@ -61,6 +61,22 @@ const SETTING_KEYS: Record<string, string> = {
   'retention.deletedDays': 'admin.settings.retentionDeleted',
 };
 
+/** The fields of `user.profile_updated`, in the profile form's words. */
+const PROFILE_FIELD_KEYS: Record<string, string> = {
+  fullName: 'account.fullName',
+  phone: 'contacts.phone',
+};
+
+/** What platform staff did (`support.accessed`'s `action`). */
+const SUPPORT_ACTION_KEYS: Record<string, string> = {
+  'envelope.viewed': `${D}supportViewed`,
+  'envelope.contents_viewed': `${D}supportContentsViewed`,
+  'envelope.resume-projection': `${D}supportResumedProjection`,
+  'envelope.retry-final-pdf': `${D}supportRetriedFinalPdf`,
+  'envelope.reissue-links': `${D}supportReissuedLinks`,
+  'envelope.verify-audit': `${D}supportVerifiedAudit`,
+};
+
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
 const list = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
@@ -113,6 +129,17 @@ export class SecurityEventWords {
   #scopes(value: unknown): string {
     const scopes = list(value);
     return scopes.length > 0 ? isolate(scopes.join(', ')) : this.#t(`${D}none`);
+  }
+
+  /** Platform staff who acted from the backoffice (their address) and the reason they gave; none for a user's act. */
+  #byStaff(details: Details): string[] {
+    if (typeof details.byPlatformStaff !== 'string') return [];
+    return [
+      this.#say(`${D}byPlatformStaff`, {
+        email: isolate(details.byPlatformStaff),
+        reason: isolate(text(details.reason)),
+      }),
+    ];
   }
 
   #addresses(value: unknown): string {
@@ -171,6 +198,13 @@ export class SecurityEventWords {
             : []),
           this.#say(`${D}otherSessionsEnded`, { count: count(d.otherSessionsEnded) }),
         ];
+      case 'user.mfa_reset':
+        return [
+          ...(count(d.passkeysRemoved) > 0
+            ? [this.#say(`${D}passkeysRemoved`, { count: count(d.passkeysRemoved) })]
+            : []),
+          this.#say(`${D}sessionsEnded`, { count: count(d.sessionsEnded) }),
+        ];
       case 'user.mfa_failed':
         return [
           this.#say(WRONG_FACTOR_KEYS[text(d.method)] ?? `${D}wrongTotp`),
@@ -181,6 +215,17 @@ export class SecurityEventWords {
         return [this.#say(`${D}backupCodesMade`, { count: count(d.backupCodes) }), this.#confirmed(d.method)];
       case 'user.password_reset':
         return [this.#say(`${D}sessionsEnded`, { count: count(d.sessionsEnded) })];
+      case 'user.password_changed':
+        return [this.#say(`${D}otherSessionsEnded`, { count: count(d.otherSessionsEnded) })];
+      case 'user.profile_updated':
+        return [this.#say(`${D}profileChanged`, { fields: this.#fields(d.changed, PROFILE_FIELD_KEYS) })];
+      case 'user.email_change_requested':
+        return [this.#say(`${D}emailChangeRequested`, { email: isolate(text(d.newEmail)) })];
+      case 'user.email_changed':
+        return [
+          this.#say(`${D}emailChanged`, { from: isolate(text(d.from)), to: isolate(text(d.to)) }),
+          this.#say(`${D}otherSessionsEnded`, { count: count(d.otherSessionsEnded) }),
+        ];
       case 'user.invited':
         return [this.#say(`${D}invited`, { role: this.#role(d.role), team: this.#team(d.team) })];
       case 'user.updated':
@@ -230,17 +275,33 @@ export class SecurityEventWords {
         ];
       case 'api_key.secret_deleted':
         return [this.#say(`${D}secretDeleted`, { ...this.#key(d), hint: isolate(text(d.secret)) })];
+      // Platform staff's actions from the backoffice: who, and the reason they gave.
+      case 'user.unlocked':
+      case 'user.verification_resent':
+      case 'user.deactivated':
+        return this.#byStaff(d);
+      case 'support.accessed':
+        return this.#supportAccess(d);
       case 'user.email_verified':
       case 'user.signed_out':
       case 'user.password_reset_requested':
       case 'user.invitation_resent':
       case 'user.invitation_accepted': // its detail is the inviter's id: the invitation's event names them
-      case 'user.deactivated':
+      case 'user.provisioned': // its detail is the role's id and the method (sso): the event's name says it
       case 'user.reactivated':
         return [];
       default:
         return this.#unknown(d);
     }
+  }
+
+  /** Who of the platform's staff looked at or repaired which envelope, and why (services/backoffice/staff-access.ts). */
+  #supportAccess(d: Details): string[] {
+    const what = SUPPORT_ACTION_KEYS[text(d.action)] ?? `${D}supportOther`;
+    return [
+      this.#say(what, { staff: isolate(text(d.staff)), title: isolate(text(d.title)) }),
+      ...(text(d.reason) ? [this.#say(`${D}supportReason`, { reason: isolate(text(d.reason)) })] : []),
+    ];
   }
 
   #confirmed(method: unknown): string {
