@@ -1,15 +1,17 @@
 // `npm run provision`: provisions what Sigil runs itself ahead of time; `npm test` runs it first (`pretest`,
 // with --all), which is what fetches the Temporal CLI, the Java test server, Chromium, Schemathesis and the two
-// PDF signature validators (pdfsig, pyHanko) on a fresh machine.
+// PDF signature validators (pdfsig, pyHanko) on a fresh machine, and the Python client's test environment.
 //   node provisioning/cli.ts [--all|--dev-server|--test-server|--chromium|--schemathesis|
-//     --pdf-validators|--pdfsig|--pyhanko] [--json]
+//     --pdf-validators|--pdfsig|--pyhanko|--python-client|--openapi-generators] [--json]
 // Progress goes to stderr; one result line per part (or the JSON with --json) to stdout. Exit code 1 when a
 // part could not be provided (its error says what to install or which variable to set).
 import { loadConfigOrExit } from '../config/config.ts';
 import { provisionDevServer } from '../temporal/provisioning/temporal-cli.ts';
 import { provisionTimeSkippingServer } from '../temporal/provisioning/test-server.ts';
 import { provisionChromium } from './chromium.ts';
+import { provisionOpenApiGenerator, provisionOpenApiPythonClient } from './openapi-generators.ts';
 import { provisionPdfsig, provisionPyhanko } from './pdf-validators.ts';
+import { provisionPythonClient } from './python-client.ts';
 import { provisionSchemathesis } from './schemathesis.ts';
 import { describeProvisioned, type Provisioned, type ProvisionKind } from './shared.ts';
 
@@ -20,10 +22,13 @@ const ALL: readonly ProvisionKind[] = [
   'schemathesis',
   'pdfsig',
   'pyhanko',
+  'python-client',
+  'openapi-python-client',
+  'openapi-generator',
 ];
 
 const USAGE = `Usage: node provisioning/cli.ts [--all|--dev-server|--test-server|--chromium|--schemathesis|
-         --pdf-validators|--pdfsig|--pyhanko] [--json]
+         --pdf-validators|--pdfsig|--pyhanko|--python-client|--openapi-generators] [--json]
   --all             everything below (the default)
   --dev-server      the Temporal CLI (dev server + Web UI); nothing to do when TEMPORAL_ADDRESS is set
   --test-server     the Java time-skipping test server used by the tests
@@ -32,6 +37,9 @@ const USAGE = `Usage: node provisioning/cli.ts [--all|--dev-server|--test-server
   --pdf-validators  both PDF signature validators the sealing tests run: --pdfsig and --pyhanko
   --pdfsig          poppler's pdfsig (Debian's poppler-utils, installed with apt-get when running as root)
   --pyhanko         the pyHanko CLI (pinned; installed from PyPI into a virtualenv in the cache)
+  --python-client   pytest with clients/python installed (editable), for its tests (a virtualenv in the cache)
+  --openapi-generators  the two client generators of the OpenAPI test: openapi-python-client (pinned; a
+                    virtualenv in the cache) and openapi-generator-cli (pinned; a jar from Maven Central)
   --json            print the results as JSON
 `;
 
@@ -54,7 +62,11 @@ function parseArgs(argv: string[]): { kinds: ProvisionKind[]; json: boolean } {
       kinds.add('pyhanko');
     } else if (arg === '--pdfsig') kinds.add('pdfsig');
     else if (arg === '--pyhanko') kinds.add('pyhanko');
-    else if (arg === '--json') json = true;
+    else if (arg === '--python-client') kinds.add('python-client');
+    else if (arg === '--openapi-generators') {
+      kinds.add('openapi-python-client');
+      kinds.add('openapi-generator');
+    } else if (arg === '--json') json = true;
     else if (arg === '--help' || arg === '-h') {
       process.stdout.write(USAGE);
       process.exit(0);
@@ -106,6 +118,12 @@ function provision(kind: ProvisionKind): Promise<Provisioned> {
       return provisionPdfsig({ cacheDir: config.cacheDir, log });
     case 'pyhanko':
       return provisionPyhanko({ cacheDir: config.cacheDir, log });
+    case 'python-client':
+      return provisionPythonClient({ cacheDir: config.cacheDir, log });
+    case 'openapi-python-client':
+      return provisionOpenApiPythonClient({ cacheDir: config.cacheDir, log });
+    case 'openapi-generator':
+      return provisionOpenApiGenerator({ cacheDir: config.cacheDir, log });
   }
 }
 

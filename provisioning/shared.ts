@@ -14,7 +14,15 @@ export type ServerKind = 'dev-server' | 'test-server';
  * Everything provisioning provides: the two Temporal servers, the browser tests' Chromium, the API fuzz
  * test's Schemathesis and the two PDF signature validators of the sealing tests (poppler's pdfsig, pyHanko).
  */
-export type ProvisionKind = ServerKind | 'chromium' | 'schemathesis' | 'pdfsig' | 'pyhanko';
+export type ProvisionKind =
+  | ServerKind
+  | 'chromium'
+  | 'schemathesis'
+  | 'pdfsig'
+  | 'pyhanko'
+  | 'python-client'
+  | 'openapi-python-client'
+  | 'openapi-generator';
 
 /**
  * How something was found: an explicit variable, PATH, Sigil's cache, built just now (Go, Maven), installed just
@@ -58,6 +66,9 @@ export const NAMES: Record<ProvisionKind, string> = {
   schemathesis: 'Schemathesis CLI (`st`)',
   pdfsig: 'pdfsig (poppler-utils)',
   pyhanko: 'pyHanko CLI (`pyhanko`)',
+  'python-client': 'pytest with the Python client (clients/python)',
+  'openapi-python-client': 'openapi-python-client (client generator)',
+  'openapi-generator': 'openapi-generator-cli (client generator, a Java archive)',
 };
 
 /** The variable that names each executable explicitly, skipping every look-up. */
@@ -68,10 +79,20 @@ export const PATH_VARIABLES: Record<ProvisionKind, string> = {
   schemathesis: 'SCHEMATHESIS_PATH',
   pdfsig: 'PDFSIG_PATH',
   pyhanko: 'PYHANKO_PATH',
+  'python-client': 'PYTHON_CLIENT_PYTEST_PATH',
+  'openapi-python-client': 'OPENAPI_PYTHON_CLIENT_PATH',
+  'openapi-generator': 'OPENAPI_GENERATOR_JAR',
 };
 
 /** The kinds Sigil installs (apt-get, pip) rather than builds when they are missing. */
-const INSTALLED_KINDS: readonly ProvisionKind[] = ['chromium', 'schemathesis', 'pdfsig', 'pyhanko'];
+const INSTALLED_KINDS: readonly ProvisionKind[] = [
+  'chromium',
+  'schemathesis',
+  'pdfsig',
+  'pyhanko',
+  'python-client',
+  'openapi-python-client',
+];
 
 export const HEARTBEAT_MS = 15_000;
 const LOCK_POLL_MS = 1_000;
