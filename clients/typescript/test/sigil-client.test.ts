@@ -11,7 +11,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { OPENAPI_PATH } from '../../../api/http/openapi.ts';
 import { OAuthAccessToken } from '../../../db/entities/index.ts';
 import { CLIENT_TYPES, clientTypesFrom } from '../../../scripts/generate-client-types.ts';
@@ -161,6 +161,61 @@ describe('SigilClient against the live server', () => {
     ]);
   });
 
+  it('renews its token shortly before it expires, without waiting for a 401', async () => {
+    const { client, sent } = clientOf();
+    await client.templates.list();
+    // 3,550 s later (the tokens live 3,600 s): inside the 60-second margin, but the old token is still valid, so
+    // only the client's own renewal can explain a second token request.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 3_550_000);
+      await client.templates.list();
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(sent.map((s) => `${s.method} ${s.path} ${s.status}`)).toEqual([
+      'POST /oauth/token 200',
+      'GET /api/v1/templates 200',
+      'POST /oauth/token 200',
+      'GET /api/v1/templates 200',
+    ]);
+  });
+
+  it('waits for the Retry-After of a 503 and repeats the send with its Idempotency-Key', async () => {
+    const { client } = clientOf();
+    const created = await client.envelopes.create(createRequest());
+    // The first attempt gets the answer the server gives while PostgreSQL or Temporal is down (docs/api.md, "When
+    // a dependency is down"), made here at the edge; the retry reaches the live server.
+    const started = Date.now();
+    const times: number[] = [];
+    const keys: (string | null)[] = [];
+    const probe = new SigilClient({
+      baseUrl,
+      clientId: integrator.clientId,
+      clientSecret: integrator.clientSecret,
+      fetch: async (request) => {
+        if (request.url.endsWith('/send')) {
+          times.push(Date.now() - started);
+          keys.push(request.headers.get('idempotency-key'));
+        }
+        if (request.url.endsWith('/send') && keys.length === 1) {
+          return new Response(
+            '{"error":{"code":"service_unavailable","message":"down","details":[],"request_id":"r"}}',
+            {
+              status: 503,
+              headers: { 'retry-after': '1', 'content-type': 'application/json' },
+            },
+          );
+        }
+        return fetch(request);
+      },
+    });
+    const sentEnvelope = await probe.envelopes.send(created.id, { idempotencyKey: `send-${created.id}` });
+    expect(sentEnvelope.sentAt).not.toBeNull();
+    expect(keys).toEqual([`send-${created.id}`, `send-${created.id}`]);
+    expect((times[1] as number) - (times[0] as number)).toBeGreaterThanOrEqual(950);
+  });
+
   it('retries a create whose answer was lost with the same Idempotency-Key: one envelope', async () => {
     let lost = 0;
     const { client, sent } = clientOf({
@@ -179,11 +234,19 @@ describe('SigilClient against the live server', () => {
     expect(withReference).toEqual([envelope.id]);
   });
 
-  it('does not retry a create whose answer was lost when retries are off', async () => {
-    const { client } = clientOf({ retry: { maxRetries: 0 }, loseAnswer: () => true });
-    await expect(client.envelopes.create(createRequest())).rejects.toMatchObject({
+  it('does not repeat a webhook endpoint create (no Idempotency-Key on the server) whose answer was lost', async () => {
+    const path = `/hooks/${randomUUID()}`;
+    const { client, sent } = clientOf({
+      loseAnswer: (request) =>
+        request.method === 'POST' && new URL(request.url).pathname === '/api/v1/webhooks',
+    });
+    await expect(client.webhooks.create({ url: `${receiver.url}${path}` })).rejects.toMatchObject({
       name: 'SigilConnectionError',
     });
+    expect(sent.filter((s) => s.method === 'POST' && s.path === '/api/v1/webhooks')).toHaveLength(1);
+    const endpoints = (await client.webhooks.list()).endpoints.filter((e) => e.url.endsWith(path));
+    expect(endpoints).toHaveLength(1);
+    await client.webhooks.delete(endpoints[0]?.id as string);
   });
 
   it('throws a SigilError naming the field of a 400', async () => {
