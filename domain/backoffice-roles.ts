@@ -56,6 +56,14 @@ export const BACKOFFICE_ROUTE_ROLES: Readonly<Record<string, readonly Backoffice
   'GET /api/backoffice/notification-templates': ADMINISTRATOR,
   'PUT /api/backoffice/notification-templates': ADMINISTRATOR,
   'POST /api/backoffice/notification-templates/preview': ADMINISTRATOR,
+  // Envelopes across organizations: the lookup, the page, the safe repairs; the contents need a reason.
+  'GET /api/backoffice/envelopes': EVERYONE,
+  'GET /api/backoffice/envelopes/{id}': EVERYONE,
+  'POST /api/backoffice/envelopes/{id}/contents': EVERYONE,
+  'POST /api/backoffice/envelopes/{id}/resume-projection': EVERYONE,
+  'POST /api/backoffice/envelopes/{id}/retry-final-pdf': EVERYONE,
+  'POST /api/backoffice/envelopes/{id}/reissue-links': EVERYONE,
+  'POST /api/backoffice/envelopes/{id}/verify-audit': EVERYONE,
 };
 
 /** The roles that may call a backoffice route (administrators only when the table does not list it). */

@@ -4,9 +4,12 @@ import { router } from './init.ts';
 import { apiKeysRouter } from './procedures/api-keys.ts';
 import { authRouter } from './procedures/auth.ts';
 import { backofficeAdminsRouter } from './procedures/backoffice-admins.ts';
+import { backofficeEnvelopesRouter } from './procedures/backoffice-envelopes.ts';
 import { backofficeOrganizationsRouter } from './procedures/backoffice-organizations.ts';
 import { backofficeProvidersRouter } from './procedures/backoffice-providers.ts';
 import { backofficeTemplatesRouter } from './procedures/backoffice-templates.ts';
+import { backofficePlansRouter } from './procedures/backoffice-plans.ts';
+import { backofficeUsersRouter } from './procedures/backoffice-users.ts';
 import { billingRouter } from './procedures/billing.ts';
 import { bulkSendsRouter } from './procedures/bulk-sends.ts';
 import { contactsRouter } from './procedures/contacts.ts';
@@ -22,6 +25,7 @@ import { reportsRouter } from './procedures/reports.ts';
 import { rolesRouter } from './procedures/roles.ts';
 import { secureSignaturesRouter } from './procedures/secure-signatures.ts';
 import { sendingRouter } from './procedures/sending.ts';
+import { ssoRouter } from './procedures/sso.ts';
 import { stampsRouter } from './procedures/stamps.ts';
 import { teamsRouter } from './procedures/teams.ts';
 import { templatesRouter } from './procedures/templates.ts';
@@ -66,8 +70,15 @@ export const appRouter = router({
   // The backoffice's notification providers: SMTP, SMS and WhatsApp, with test sends.
   backofficeProviders: backofficeProvidersRouter,
   backofficeTemplates: backofficeTemplatesRouter,
+  // The backoffice's envelopes across organizations: lookup, page, contents with a reason, repairs (issue 35).
+  backofficeEnvelopes: backofficeEnvelopesRouter,
+  // The backoffice's view of an organization's users and the actions on them; the plan catalogue (issue 35).
+  backofficeUsers: backofficeUsersRouter,
+  backofficePlans: backofficePlansRouter,
   // Sealed documents: the organization's secure-signature policy, its bounds and readiness (docs/sealing.md).
   secureSignatures: secureSignaturesRouter,
+  // Single sign-on with OpenID Connect per organization: its settings and the sign-in (docs/sso.md).
+  sso: ssoRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -114,7 +114,7 @@ export async function listStuckEnvelopes(
 }
 
 /** The workflow's pending projection when it has waited longer than allowed (or is retrying); else null. */
-async function pendingProjection(
+export async function pendingProjection(
   ctx: ServiceContext,
   envelopeId: string,
   olderThanSeconds: number,

@@ -31,6 +31,10 @@ const DETAILS: Record<SecurityEventType, Record<string, unknown>> = {
   'user.backup_codes_regenerated': { method: 'totp', backupCodes: 10 },
   'user.password_reset_requested': {},
   'user.password_reset': { sessionsEnded: 1 },
+  'user.password_changed': { otherSessionsEnded: 2 },
+  'user.profile_updated': { changed: ['fullName', 'phone'] },
+  'user.email_change_requested': { newEmail: 'dana.new@example.com' },
+  'user.email_changed': { from: 'dana@example.com', to: 'dana.new@example.com', otherSessionsEnded: 1 },
   'user.invited': { role: 'Auditors', team: null },
   'user.invitation_resent': {},
   'user.invitation_accepted': { invitedBy: ACTOR.id },
@@ -75,6 +79,16 @@ const DETAILS: Record<SecurityEventType, Record<string, unknown>> = {
     expiresAt: '2027-01-31T10:00:00.000Z',
   },
   'api_key.secret_deleted': { name: 'ERP', clientId: 'sigil_3f9a', secret: '…abcd' },
+  'user.unlocked': { lockedUntil: '2026-12-05T20:00:00.000Z', byPlatformStaff: 'ops@sigil.example', reason: 'Ticket 4412' },
+  'user.verification_resent': { byPlatformStaff: 'ops@sigil.example', reason: 'Ticket 4413' },
+  'support.accessed': {
+    action: 'envelope.contents_viewed',
+    targetId: '6f1c0a52-5d1e-4c57-9a44-1f0f5e0b7d09',
+    staff: 'ops@sigil.example',
+    staffRole: 'support',
+    title: 'Lease 12',
+    reason: 'Ticket 4414',
+  },
 };
 
 function event(type: SecurityEventType, details = DETAILS[type]): SecurityEventView {
@@ -126,6 +140,34 @@ describe('the security log in words', () => {
       '2 other sessions ended',
     ]);
     expect(await detailsIn('he', 'user.signed_in')).toEqual(['כניסה עם סיסמה']);
+  });
+
+  it('says which envelope platform support looked at or repaired, who and why', async () => {
+    expect(await detailsIn('en', 'support.accessed')).toEqual([
+      'ops@sigil.example looked at the contents of the envelope “Lease 12”',
+      'Reason: Ticket 4414',
+    ]);
+    expect(
+      await detailsIn('en', 'support.accessed', {
+        action: 'envelope.viewed',
+        staff: 'ops@sigil.example',
+        title: 'A',
+      }),
+    ).toEqual(['ops@sigil.example looked at the envelope “A”']);
+    expect(await detailsIn('he', 'support.accessed')).toEqual([
+      'ops@sigil.example צפה בתוכן המעטפה „Lease 12”',
+      'סיבה: Ticket 4414',
+    ]);
+  });
+
+  it('names the platform staff who acted from the backoffice and the reason they gave', async () => {
+    expect(await detailsIn('en', 'user.unlocked')).toEqual(['By Sigil support (ops@sigil.example): Ticket 4412']);
+    expect(await detailsIn('en', 'user.deactivated', { byPlatformStaff: 'ops@sigil.example', reason: 'Left' })).toEqual([
+      'By Sigil support (ops@sigil.example): Left',
+    ]);
+    // A deactivation by the organization's own administrator says nothing more than its name.
+    expect(await detailsIn('en', 'user.deactivated', {})).toEqual([]);
+    expect((await detailsIn('he', 'user.verification_resent'))[0]).toContain('התמיכה של Sigil');
   });
 
   it('names API keys, roles, teams and settings by their names and the page’s words', async () => {
