@@ -1,0 +1,44 @@
+"""Create, send, get and download with the Python client openapi-generator generated from /api/v1's document.
+
+Run by test/integration/openapi-generators.test.ts with the generated package `sigil_og` on PYTHONPATH; reads
+SIGIL_BASE_URL, SIGIL_TOKEN, SIGIL_TEMPLATE_ID and SIGIL_PDF_PATH, prints one JSON line of what it saw.
+"""
+
+import json
+import os
+
+from sigil_og import ApiClient, Configuration, CreateEnvelopeRequest, EnvelopesApi, NewRecipient
+
+configuration = Configuration(host=os.environ["SIGIL_BASE_URL"], access_token=os.environ["SIGIL_TOKEN"])
+with ApiClient(configuration) as api_client:
+    envelopes = EnvelopesApi(api_client)
+    request = CreateEnvelopeRequest(
+        title="openapi-generator envelope",
+        template_id=os.environ["SIGIL_TEMPLATE_ID"],
+        external_reference="OG-1",
+        recipients=[
+            NewRecipient(role_name="Client", full_name="Dana Levi", email="dana@example.com", language="he"),
+            NewRecipient(role_name="Provider", full_name="Sam Cohen", email="sam@example.com"),
+        ],
+    )
+    created = envelopes.api_v1_envelopes_from_template_post(request, idempotency_key="og-create-1")
+    sent = envelopes.api_v1_envelopes_id_send_post(str(created.id), idempotency_key="og-send-1")
+    got = envelopes.api_v1_envelopes_id_get(str(created.id))
+    pdf = bytes(envelopes.api_v1_envelopes_id_documents_original_get(str(created.id)))
+    with open(os.environ["SIGIL_PDF_PATH"], "wb") as out:
+        out.write(pdf)
+    print(
+        json.dumps(
+            {
+                "id": str(created.id),
+                # The status enums are kept as their string values (the generated models' use_enum_values).
+                "created": str(created.status),
+                "sent": str(sent.status),
+                "got": str(got.status),
+                "externalReference": got.external_reference,
+                "languages": [recipient.language for recipient in got.recipients],
+                "recipients": [recipient.role_name for recipient in got.recipients],
+                "pdfBytes": len(pdf),
+            }
+        )
+    )
