@@ -39,6 +39,8 @@ export const AppUserSchema = defineEntity({
     /** Lower-cased; unique among users that are not deleted (but invitations `emailHeldElsewhere`). */
     email: p.string(),
     fullName: p.string(),
+    /** The user's own phone number in E.164 form, set on the profile (migration 0041); null: none. */
+    phone: p.string().nullable(),
     /** argon2id (services/security/passwords.ts); null until an invited user accepts. */
     passwordHash: p.string().hidden().nullable(),
     /** `invited`, `active`, `deactivated` or `deleted`. */
@@ -133,8 +135,10 @@ export const AccountTokenSchema = defineEntity({
   properties: {
     ...uuidKey(),
     tokenHash: p.string().hidden(),
-    /** `verify_email`, `reset_password` or `invite`. */
+    /** `verify_email`, `reset_password`, `invite` or `change_email` (migration 0041). */
     kind: p.string(),
+    /** `change_email`: the lower-cased address the link confirms; null for the other kinds. */
+    newEmail: p.string().nullable(),
     userId: p.uuid(),
     expiresAt: p.datetime(),
     usedAt: p.datetime().nullable(),

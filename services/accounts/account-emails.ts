@@ -46,7 +46,13 @@ export interface AccountEmailSent {
 /** The web app's page for an emailed link: `/app/verify-email?token=…` and so on. */
 export function accountLink(
   config: Pick<ServiceConfig, 'publicBaseUrl'>,
-  page: 'verify-email' | 'reset-password' | 'accept-invite' | 'sign-in',
+  page:
+    | 'verify-email'
+    | 'reset-password'
+    | 'accept-invite'
+    | 'sign-in'
+    | 'forgot-password'
+    | 'confirm-email-change',
   token?: string,
 ): string {
   const base = `${config.publicBaseUrl.replace(/\/+$/, '')}/app/${page}`;

@@ -1,5 +1,5 @@
-// Single-use tokens of emailed links (docs/accounts.md, "Emailed links"): email verification, password reset
-// and invitation. 32 random bytes in base64url; only their SHA-256 is stored; each expires, and using one
+// Single-use tokens of emailed links (docs/accounts.md, "Emailed links"): email verification, password reset,
+// invitation and the confirmation of a new email address (which the token carries: `newEmail`). 32 random bytes in base64url; only their SHA-256 is stored; each expires, and using one
 // marks it used. Issuing a new token of a kind ends the user's earlier unused ones of that kind, so only the
 // latest link works.
 import { randomUUID } from 'node:crypto';
@@ -8,13 +8,14 @@ import type { DataContext } from '../context.ts';
 import { randomToken, sha256Hex } from '../security/secrets.ts';
 import { nowOf, type SessionClock } from './sessions.ts';
 
-export type AccountTokenKind = 'verify_email' | 'reset_password' | 'invite';
+export type AccountTokenKind = 'verify_email' | 'reset_password' | 'invite' | 'change_email';
 
 /** How long each kind of link works. */
 export const ACCOUNT_TOKEN_LIFETIME_MS: Record<AccountTokenKind, number> = {
   verify_email: 48 * 60 * 60 * 1000,
   reset_password: 60 * 60 * 1000,
   invite: 7 * 24 * 60 * 60 * 1000,
+  change_email: 24 * 60 * 60 * 1000,
 };
 
 /** A new token for the user (earlier unused ones of the kind stop working); the caller flushes. */
@@ -22,6 +23,8 @@ export async function issueAccountToken(
   ctx: DataContext & SessionClock,
   userId: string,
   kind: AccountTokenKind,
+  /** `change_email`: the address the link confirms. */
+  newEmail: string | null = null,
 ): Promise<string> {
   const now = nowOf(ctx);
   await ctx.em.nativeUpdate(AccountToken, { userId, kind, usedAt: null }, { usedAt: now });
@@ -30,6 +33,7 @@ export async function issueAccountToken(
     id: randomUUID(),
     tokenHash: sha256Hex(token),
     kind,
+    newEmail,
     userId,
     expiresAt: new Date(now.getTime() + ACCOUNT_TOKEN_LIFETIME_MS[kind]),
     usedAt: null,

@@ -23,11 +23,12 @@ export function findUserByEmail(ctx: DataContext, email: string): Promise<AppUse
   });
 }
 
-/** A password equal to the account's email address is refused (400 naming `body.password`). */
-export function requirePasswordNotEmail(password: string, email: string): void {
+/** A password equal to the account's email address is refused (400 naming `field`, `body.password` by default). */
+export function requirePasswordNotEmail(password: string, email: string, field = 'body.password'): void {
   if (password.trim().toLowerCase() === email.trim().toLowerCase()) {
-    throw new InvalidRequest('Invalid request: body.password: password must not be your email address', [
-      { field: 'body.password', message: 'password must not be your email address' },
+    const name = field.replace(/^body\./, '');
+    throw new InvalidRequest(`Invalid request: ${field}: ${name} must not be your email address`, [
+      { field, message: `${name} must not be your email address` },
     ]);
   }
 }
@@ -114,7 +115,8 @@ export async function signIn(
     replaces: UserSession | null;
     ipAddress: string | null;
     userAgent: string | null;
-    method: 'password' | 'invitation';
+    /** `sso`: the organization's identity provider (services/sso/complete-sso-sign-in.ts). */
+    method: 'password' | 'invitation' | 'sso';
   },
 ): Promise<SignedIn> {
   const { user, organization } = input;

@@ -182,7 +182,8 @@ export type ThrottledEmailKind =
   | 'reset_password'
   | 'verify_email'
   | 'registration_attempt'
-  | 'invitation_attempt';
+  | 'invitation_attempt'
+  | 'email_change';
 
 /**
  * Whether an account email of this kind may go to the address now (none in the last minute); when it may,

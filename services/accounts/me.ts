@@ -17,6 +17,7 @@ export async function describeMe(ctx: DataContext, principal: SessionPrincipal):
       id: user.id,
       email: user.email,
       fullName: user.fullName,
+      phone: user.phone ?? null,
       language: user.language === 'he' ? 'he' : 'en',
       mfa: {
         totp: user.totpEnabledAt !== null && user.totpEnabledAt !== undefined,

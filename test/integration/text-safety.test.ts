@@ -21,6 +21,7 @@ import { OPENAPI_PATH } from '../../api/http/openapi.ts';
 import { APP_OPENAPI_PATH } from '../../api/trpc/openapi.ts';
 import { loadConfig } from '../../config/config.ts';
 import {
+  AccountToken,
   AppUser,
   AuditEvent,
   Envelope,
@@ -840,6 +841,77 @@ const RECIPES: Record<string, RouteRecipe> = {
   'PUT /api/auth/me/preferences': {
     base: async () => ({ body: { language: 'en' } }),
   },
+  'PUT /api/auth/me/profile': {
+    // A user of its own (the owner keeps the name the other recipes see); read back from the user's row.
+    base: async () => {
+      const user = await separateUser();
+      return {
+        body: { fullName: 'Fuzz Person', phone: '+972501234567' },
+        cookie: user.cookie,
+        userId: user.user.id,
+      };
+    },
+    readBack: async (_answer, target, sent) => {
+      const user = await ctx.orm.em.fork().findOne(AppUser, { id: sent.userId as string });
+      return user ? getAt({ fullName: user.fullName, phone: user.phone }, target.path) : undefined;
+    },
+  },
+  'POST /api/auth/me/password': {
+    // A user of its own for every request: a wrong current password counts like a failed sign-in of the
+    // address, and an accepted change ends the user's other sessions. The new password reads back by its hash.
+    base: async () => {
+      const user = await separateUser();
+      return {
+        body: { currentPassword: user.password, newPassword: NEW_PASSWORD },
+        cookie: user.cookie,
+        userId: user.user.id,
+      };
+    },
+    fresh: true,
+    // The failed sign-ins of this run's address may reach the address's limit (429 rate_limited) first.
+    alsoRefusedWith: [429],
+    readBack: async (_answer, target, sent) =>
+      target.path[0] === 'newPassword'
+        ? storedPassword({ id: sent.userId as string }, getAt(sent.body, target.path))
+        : undefined,
+  },
+  'POST /api/auth/me/email': {
+    // As the password's: a user of its own for every request. What an acceptance stores is the address the
+    // link confirms (its account token).
+    base: async () => {
+      const user = await separateUser();
+      return {
+        body: { currentPassword: user.password, newEmail: newEmail() },
+        cookie: user.cookie,
+        userId: user.user.id,
+      };
+    },
+    fresh: true,
+    alsoRefusedWith: [429],
+    readBack: async (_answer, target, sent) => {
+      const token = await ctx.orm.em
+        .fork()
+        .findOne(AccountToken, { userId: sent.userId as string, kind: 'change_email', usedAt: null });
+      return getAt({ newEmail: token?.newEmail }, target.path);
+    },
+  },
+  'POST /api/auth/confirm-email-change': {
+    // A new link for each acceptance (it works once), asked for through the route by a user of its own.
+    base: async () => {
+      const user = await separateUser();
+      const address = newEmail();
+      await appCall(
+        'POST',
+        '/api/auth/me/email',
+        { currentPassword: user.password, newEmail: address },
+        user.cookie,
+      );
+      return { body: { token: await linkTokenFor(app, address, 'email_change') }, cookie: null };
+    },
+    consumes: true,
+    // Only the link's token is text, and a token is looked up, never stored.
+    storesNothing: true,
+  },
   'POST /api/auth/forgot-password': {
     base: async () => ({ body: { email: (await separateUser()).email }, cookie: null }),
   },
@@ -1230,6 +1302,40 @@ const RECIPES: Record<string, RouteRecipe> = {
     base: async () => ({ query: { limit: '5' }, cookie: await backofficeCookie() }),
     storesNothing: true,
   },
+  // A role change: only the id is text (the role is one of two words).
+  'PATCH /api/backoffice/platform-admins/{id}': {
+    base: async () => ({
+      params: { id: randomUUID() },
+      body: { role: 'support' },
+      cookie: await backofficeCookie(),
+    }),
+    alsoRefusedWith: [404],
+    storesNothing: true,
+  },
+  // The backoffice's envelopes (docs/backoffice.md, "Envelopes"): the lookup stores nothing; the contents and
+  // the repairs on an envelope no organization has: a reason that passes is answered 404 and recorded nowhere.
+  'GET /api/backoffice/envelopes': {
+    base: async () => ({
+      query: { q: 'nobody@example.com', limit: '5' },
+      cookie: await backofficeCookie(),
+    }),
+    storesNothing: true,
+  },
+  'GET /api/backoffice/envelopes/{id}': backofficeLookup(),
+  ...Object.fromEntries(
+    ['contents', 'resume-projection', 'retry-final-pdf', 'reissue-links', 'verify-audit'].map((action) => [
+      `POST /api/backoffice/envelopes/{id}/${action}`,
+      {
+        base: async () => ({
+          params: { id: randomUUID() },
+          body: { reason: 'Ticket 1' },
+          cookie: await backofficeCookie(),
+        }),
+        alsoRefusedWith: [404],
+        storesNothing: true,
+      } satisfies RouteRecipe,
+    ]),
+  ),
   // The backoffice's organizations (docs/backoffice.md, "Organizations"): each change on an organization of
   // its own (suspended, so its reason is kept), never this file's, whose users the other recipes need.
   'GET /api/backoffice/organizations': {

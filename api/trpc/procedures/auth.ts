@@ -1,4 +1,5 @@
-// Account and session: register, verify email, sign-in, sign-out, me, preferences, password reset, invitations (docs/accounts.md).
+// Account and session: register, verify email, sign-in, sign-out, me, preferences, password reset, invitations,
+// and the user's own account on the profile: name and phone, password, email address (docs/accounts.md).
 import type { FastifyBaseLogger } from 'fastify';
 import {
   AcceptInviteRequest,
@@ -17,6 +18,13 @@ import {
   UpdateUserPreferencesRequest,
   VerifyEmailRequest,
 } from '../../../domain/account.ts';
+import {
+  ChangePasswordRequest,
+  ConfirmEmailChangeRequest,
+  ConfirmedEmailChange,
+  RequestEmailChangeRequest,
+  UpdateProfileRequest,
+} from '../../../domain/account-profile.ts';
 import { acceptInvite, claimInvite } from '../../../services/accounts/accept-invite.ts';
 import {
   type AccountEmail,
@@ -24,6 +32,8 @@ import {
   sendAccountEmailLater,
 } from '../../../services/accounts/account-emails.ts';
 import type { SignedIn } from '../../../services/accounts/account-users.ts';
+import { confirmEmailChange, requestEmailChange } from '../../../services/accounts/change-email.ts';
+import { changePassword } from '../../../services/accounts/change-password.ts';
 import { forgotPassword } from '../../../services/accounts/forgot-password.ts';
 import { login } from '../../../services/accounts/login.ts';
 import { logout } from '../../../services/accounts/logout.ts';
@@ -31,6 +41,7 @@ import { describeMe, updatePreferences } from '../../../services/accounts/me.ts'
 import { register } from '../../../services/accounts/register.ts';
 import { resendVerification } from '../../../services/accounts/resend-verification.ts';
 import { claimPasswordReset, resetPassword } from '../../../services/accounts/reset-password.ts';
+import { updateProfile } from '../../../services/accounts/update-profile.ts';
 import { verifyEmail } from '../../../services/accounts/verify-email.ts';
 import { type AppContext, areaRoute, principalOf, procedure, router } from '../init.ts';
 
@@ -183,6 +194,98 @@ export const authRouter = router({
     .input(UpdateUserPreferencesRequest)
     .output(Me)
     .mutation(({ ctx, input }) => updatePreferences(ctx.services, principalOf(ctx), input)),
+
+  updateProfile: procedure
+    .meta(
+      route('PUT', '/api/auth/me/profile', {
+        summary: "Change the signed-in user's name and phone number",
+        description:
+          '`fullName` (1 to 200 characters) and `phone` (international form, for example +972501234567; ' +
+          'spaces and dashes are removed; null: none). Logged as `user.profile_updated` when something changed.',
+        access: 'signed-in',
+      }),
+    )
+    .input(UpdateProfileRequest)
+    .output(Me)
+    .mutation(({ ctx, input }) =>
+      updateProfile(ctx.services, { principal: principalOf(ctx), request: input, ipAddress: ctx.ipAddress }),
+    ),
+
+  changePassword: procedure
+    .meta(
+      route('POST', '/api/auth/me/password', {
+        summary: "Change the signed-in user's password",
+        description:
+          'Needs the current password; the new one follows the sign-up rules. Every other session of the user ' +
+          'ends (this one stays) and the user is emailed.',
+        access: 'signed-in',
+        errors: {
+          400: '`invalid_request` naming `body.currentPassword` when it is wrong (counted like a failed sign-in), or `body.newPassword` when the new one breaks the rules',
+          429: '`rate_limited` / `account_locked`: too many wrong passwords for the address, as at sign-in',
+        },
+      }),
+    )
+    .input(ChangePasswordRequest)
+    .output(Ok)
+    .mutation(async ({ ctx, input }) => {
+      const email = await changePassword(ctx.services, {
+        principal: principalOf(ctx),
+        request: input,
+        ipAddress: ctx.ipAddress,
+      });
+      sendLater(ctx, email);
+      return OK;
+    }),
+
+  requestEmailChange: procedure
+    .meta(
+      route('POST', '/api/auth/me/email', {
+        summary: "Ask to change the signed-in user's email address",
+        description:
+          'Needs the current password. Emails a link that works once for 24 hours to the new address and ' +
+          'tells the old one; the address changes only when the link is opened (POST ' +
+          '/api/auth/confirm-email-change). The answer does not tell whether the new address has an account.',
+        access: 'signed-in',
+        errors: {
+          400: '`invalid_request` naming `body.currentPassword` when it is wrong (counted like a failed sign-in), or `body.newEmail` when it is already your address',
+          429: '`rate_limited` / `account_locked`: too many wrong passwords for the address, as at sign-in',
+        },
+      }),
+    )
+    .input(RequestEmailChangeRequest)
+    .output(Ok)
+    .mutation(async ({ ctx, input }) => {
+      const emails = await requestEmailChange(ctx.services, {
+        principal: principalOf(ctx),
+        request: input,
+        ipAddress: ctx.ipAddress,
+      });
+      for (const email of emails) sendLater(ctx, email);
+      return OK;
+    }),
+
+  confirmEmailChange: procedure
+    .meta(
+      route('POST', '/api/auth/confirm-email-change', {
+        summary: 'Confirm a new email address with the emailed link',
+        description:
+          "Uses the link: the account signs in with the new address from now on, the user's other sessions " +
+          `end and the old address is told. 400 ${INVALID_TOKEN}.`,
+        access: 'public',
+        errors: { 409: '`email_taken`: the new address has an account by now' },
+      }),
+    )
+    .input(ConfirmEmailChangeRequest)
+    .output(ConfirmedEmailChange)
+    .mutation(async ({ ctx, input }) => {
+      const { email, notice } = await confirmEmailChange(ctx.services, {
+        token: input.token,
+        currentSession: ctx.session?.session ?? null,
+        ipAddress: ctx.ipAddress,
+      });
+      sendLater(ctx, notice);
+      return { email };
+    }),
 
   forgotPassword: procedure
     .meta(
