@@ -4,6 +4,9 @@
 // `client.withDeadline`) and also stops waiting itself at that moment (the SDK's retry back-off may sleep past
 // a deadline), so the caller gets `TemporalUnavailableError` within the time it allowed.
 //
+// And a breaker (temporal/breaker.ts) answers within about a second when the frontend cannot be reached at all,
+// and at once while it stays so, where the deadline alone would make every such request wait its whole length.
+//
 // What an expired deadline means depends on the call: a workflow start either happened or not, and starting
 // again under the same workflow id is harmless; an Update may have been admitted by the server and can still
 // be applied when a worker picks it up. The callers say so in their answer (services/envelopes/).
@@ -12,6 +15,7 @@ import {
   isGrpcServiceError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
+import { mayCall, watchCall } from './breaker.ts';
 
 /** The default bound of one Temporal operation made for a request (TEMPORAL_REQUEST_TIMEOUT_MS). */
 export const DEFAULT_TEMPORAL_REQUEST_TIMEOUT_MS = 10_000;
@@ -66,7 +70,12 @@ export async function withTemporalDeadline<T>(
   const seconds = `${Math.round(timeoutMs / 100) / 10} s`;
   const expired = (cause?: unknown) =>
     new TemporalUnavailableError(`Temporal did not answer within ${seconds} (${what}).`, cause);
+  const address = addressOf(client);
+  const unreachable = () =>
+    new TemporalUnavailableError(`Temporal is not reachable at ${address} (${what}).`);
+  if (address && !(await mayCall(address))) throw unreachable();
   let timer: NodeJS.Timeout | undefined;
+  const watch = address ? watchCall(address) : undefined;
   const work = client.withDeadline(Date.now() + timeoutMs, operation);
   // The race may be lost by `work`; its later rejection is expected and must not count as unhandled.
   work.catch(() => {});
@@ -76,6 +85,13 @@ export async function withTemporalDeadline<T>(
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(expired()), timeoutMs);
       }),
+      ...(watch
+        ? [
+            watch.unreachable.then(() => {
+              throw unreachable();
+            }),
+          ]
+        : []),
     ]);
   } catch (error) {
     if (error instanceof TemporalUnavailableError) throw error;
@@ -85,7 +101,15 @@ export async function withTemporalDeadline<T>(
       : expired(error);
   } finally {
     clearTimeout(timer);
+    watch?.cancel();
   }
+}
+
+/** The frontend's address of a client made on a Connection (test doubles have none: no breaker). */
+function addressOf(client: Pick<Client, 'withDeadline'>): string | undefined {
+  const address = (client as { connection?: { options?: { address?: unknown } } }).connection?.options
+    ?.address;
+  return typeof address === 'string' ? address : undefined;
 }
 
 function grpcCodeOf(error: unknown): number | undefined {
