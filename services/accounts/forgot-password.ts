@@ -3,6 +3,7 @@
 // not: nothing tells whether it has an account. The email is the caller's to send, after answering
 // (sendAccountEmailLater), so its sending does not show in the time of the answer.
 import type { ServiceContext } from '../context.ts';
+import { passwordRefusedBySso } from '../sso/sso-policy.ts';
 import { type AccountEmail, accountEmailTo, accountLink } from './account-emails.ts';
 import { issueAccountToken } from './account-tokens.ts';
 import { findUserByEmail } from './account-users.ts';
@@ -18,6 +19,9 @@ export async function forgotPassword(
   const allowed = await takeEmailSlot(ctx, 'reset_password', email);
   const user = await findUserByEmail(ctx, email);
   if (!allowed || user?.status !== 'active') return { email: null };
+  // Single sign-on required (docs/sso.md): no reset link, with the same answer as every address gets; a link
+  // sent earlier is refused when claimed (reset-password.ts).
+  if (await passwordRefusedBySso(ctx, user)) return { email: null };
   const token = await issueAccountToken(ctx, user.id, 'reset_password');
   recordSecurityEvent(ctx, {
     organizationId: user.organizationId,

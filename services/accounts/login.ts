@@ -9,6 +9,7 @@ import { Organization, type UserSession } from '../../db/entities/index.ts';
 import type { DataContext } from '../context.ts';
 import { AppError, Unauthorized } from '../errors.ts';
 import { PADDING_PASSWORD_HASH, verifyPassword } from '../security/passwords.ts';
+import { passwordRefusedBySso, ssoRequired } from '../sso/sso-policy.ts';
 import { findUserByEmail, type SignedIn, signIn } from './account-users.ts';
 import { checkLoginThrottle, clearLoginThrottle, recordLoginFailure } from './login-throttle.ts';
 import { recordSecurityEvent } from './security-log.ts';
@@ -48,6 +49,20 @@ export async function login(
     throw invalidCredentials();
   }
 
+  if (await passwordRefusedBySso(ctx, user)) {
+    // The organization requires single sign-on and this is not its break-glass owner (docs/sso.md): said only
+    // after the right password, so it tells nothing about an account to whom does not know it.
+    recordSecurityEvent(ctx, {
+      organizationId: user.organizationId,
+      type: 'user.sign_in_failed',
+      subjectUserId: user.id,
+      subjectEmail: user.email,
+      ipAddress: meta.ipAddress,
+      details: { method: 'password', reason: 'sso_required' },
+    });
+    await ctx.em.flush();
+    throw ssoRequired();
+  }
   if (!user.emailVerifiedAt) {
     throw new AppError(
       403,

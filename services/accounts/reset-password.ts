@@ -5,6 +5,7 @@
 import { AppUser } from '../../db/entities/index.ts';
 import type { DataContext } from '../context.ts';
 import { hashPassword } from '../security/passwords.ts';
+import { passwordRefusedBySso, ssoRequired } from '../sso/sso-policy.ts';
 import { findAccountToken } from './account-tokens.ts';
 import { requirePasswordNotEmail } from './account-users.ts';
 import { invalidToken, spendAccountToken } from './link-tokens.ts';
@@ -16,6 +17,7 @@ async function claimed(ctx: DataContext & SessionClock, token: string) {
   const found = await findAccountToken(ctx, token, 'reset_password');
   const user = found ? await ctx.em.findOne(AppUser, { id: found.userId, status: 'active' }) : null;
   if (!found || !user) throw invalidToken();
+  if (await passwordRefusedBySso(ctx, user)) throw ssoRequired();
   return { found, user };
 }
 
