@@ -7,6 +7,7 @@ import type { paths } from './schema.d.ts';
 import { type RetryPolicy, Transport } from './transport.ts';
 import type {
   CancelEnvelopeRequest,
+  CreateEnvelopeFromFileRequest,
   CreateEnvelopeRequest,
   CreateWebhookEndpointRequest,
   Envelope,
@@ -16,6 +17,7 @@ import type {
   QueuedWebhookDelivery,
   Template,
   UpdateWebhookEndpointRequest,
+  UploadedFile,
   WebhookDelivery,
   WebhookDeliveryList,
   WebhookDeliveryListQuery,
@@ -80,10 +82,33 @@ export class SigilClient {
       dataOf(await this.api.GET('/api/v1/templates/{id}', { params: { path: { id } } })),
   };
 
+  readonly files = {
+    /** POST /api/v1/files/upload: a PDF (bytes or a Blob) as the multipart part `file`, named `name`. */
+    upload: async (file: Uint8Array | Blob, name: string, call?: IdempotentCall): Promise<UploadedFile> => {
+      const form = new FormData();
+      const blob =
+        file instanceof Blob
+          ? file
+          : new Blob([file as Uint8Array<ArrayBuffer>], { type: 'application/pdf' });
+      form.append('file', blob, name);
+      return dataOf(
+        await this.api.POST('/api/v1/files/upload', {
+          body: { file: name },
+          // openapi-fetch sends what the serializer returns: the form with the file's bytes.
+          bodySerializer: () => form,
+          headers: keyed(call),
+        }),
+      );
+    },
+  };
+
   readonly envelopes = {
     /** POST /api/v1/envelopes/from-template: a Draft. */
     create: async (body: CreateEnvelopeRequest, call?: IdempotentCall): Promise<Envelope> =>
       dataOf(await this.api.POST('/api/v1/envelopes/from-template', { body, headers: keyed(call) })),
+    /** POST /api/v1/envelopes/from-file: a Draft from an uploaded PDF (`files.upload`) and the fields placed on it. */
+    createFromFile: async (body: CreateEnvelopeFromFileRequest, call?: IdempotentCall): Promise<Envelope> =>
+      dataOf(await this.api.POST('/api/v1/envelopes/from-file', { body, headers: keyed(call) })),
     get: async (id: string): Promise<Envelope> =>
       dataOf(await this.api.GET('/api/v1/envelopes/{id}', { params: { path: { id } } })),
     /** The most recent envelope with this reference (`list({ externalReference })` gives every one). */

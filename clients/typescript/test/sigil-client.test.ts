@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { OPENAPI_PATH } from '../../../api/http/openapi.ts';
-import { OAuthAccessToken } from '../../../db/entities/index.ts';
+import { OAuthAccessToken, StoredFile } from '../../../db/entities/index.ts';
+import { buildDemoPdf } from '../../../scripts/demo/demo-pdf.ts';
 import { CLIENT_TYPES, clientTypesFrom } from '../../../scripts/generate-client-types.ts';
 import {
   type ApiHarness,
@@ -135,6 +136,45 @@ describe('SigilClient against the live server', () => {
 
     const cancelled = await client.envelopes.cancel(created.id, { reason: 'Signed on paper' });
     expect(cancelled.status).toBe('Cancelled');
+  });
+
+  it('uploads a PDF (retried after a lost answer with its key: one file), creates from it and downloads it back', async () => {
+    let lost = 0;
+    const { client, sent } = clientOf({
+      loseAnswer: (request) => request.url.endsWith('/files/upload') && lost++ === 0,
+    });
+    const pdf = await buildDemoPdf('Client upload');
+    const file = await client.files.upload(pdf, 'contract.pdf');
+    expect(file).toMatchObject({ name: 'contract.pdf', pageCount: 1, size: pdf.length });
+    const uploads = sent.filter((s) => s.path === '/api/v1/files/upload');
+    expect(uploads.map((s) => s.status)).toEqual(['lost', 201]);
+    expect(uploads[1]?.idempotencyKey).toBe(uploads[0]?.idempotencyKey);
+    const stored = await harness.ctx.orm.em
+      .fork()
+      .count(StoredFile, { organizationId: integrator.organizationId, sha256: file.sha256 });
+    expect(stored).toBe(1);
+
+    const envelope = await client.envelopes.createFromFile({
+      title: 'Uploaded contract',
+      fileId: file.id,
+      fields: [
+        {
+          type: 'Signature',
+          role: 'Client',
+          label: 'Sign here',
+          page: 1,
+          x: 72,
+          y: 600,
+          width: 180,
+          height: 40,
+        },
+      ],
+      recipients: [{ roleName: 'Client', fullName: 'Dana Levi', email: 'dana@example.com' }],
+    });
+    expect(envelope.status).toBe('Draft');
+    expect(Buffer.from(await client.envelopes.documents.original(envelope.id)).equals(Buffer.from(pdf))).toBe(
+      true,
+    );
   });
 
   it('renews a token the server no longer accepts, once, and goes on', async () => {
