@@ -1,6 +1,6 @@
 // The Python client's test environment (clients/python, run by test/integration/python-client.test.ts): a
 // virtualenv in Sigil's cache with the package installed in editable mode (its source is read from the checkout,
-// so an edit needs no reinstall) and pytest and httpx pinned. Looked up in this order: PYTHON_CLIENT_PYTEST_PATH
+// so an edit needs no reinstall) and pytest, httpx and mypy pinned. Looked up in this order: PYTHON_CLIENT_PYTEST_PATH
 // (a pytest whose environment has sigil-client installed), the cache (<cache>/python-client/<key>/venv, the key
 // a hash of pyproject.toml and of the checkout's path: a dependency change, or another checkout, gets its own
 // virtualenv), and otherwise made there with `python3 -m venv` and pip, like Schemathesis' (provisioning/schemathesis.ts).
@@ -22,9 +22,10 @@ import {
   withLock,
 } from './shared.ts';
 
-/** The test runner and HTTP library the client's tests are written against. */
+/** The test runner and HTTP library the client's tests are written against, and the type checker of its hints. */
 export const PYTEST_VERSION = '9.2.0';
 export const HTTPX_VERSION = '0.28.1';
+export const MYPY_VERSION = '2.4.1';
 /** The package's `requires-python`. */
 export const MINIMUM_PYTHON = [3, 10] as const;
 /** The package (pyproject.toml, src/sigil_client, tests). */
@@ -66,7 +67,7 @@ function howToProvide(): string {
     'To provide it:\n' +
     `  - install Python ${MINIMUM_PYTHON.join('.')} or later with its venv module (Sigil then installs the ` +
     'rest into its cache by itself);\n' +
-    `  - or \`pip install -e clients/python pytest==${PYTEST_VERSION} httpx==${HTTPX_VERSION}\` into an ` +
+    `  - or \`pip install -e clients/python pytest==${PYTEST_VERSION} httpx==${HTTPX_VERSION} mypy==${MYPY_VERSION}\` into an ` +
     'environment of your own and set PYTHON_CLIENT_PYTEST_PATH to its `pytest`.'
   );
 }
@@ -78,8 +79,20 @@ function pythonClientTool(cacheDir: string, key: string): VenvTool {
     label: 'the Python client with pytest',
     venv,
     executable: join(venv, 'bin', 'pytest'),
-    requirements: ['-e', PYTHON_CLIENT_DIR, `pytest==${PYTEST_VERSION}`, `httpx==${HTTPX_VERSION}`],
-    marker: { key, clientDir: PYTHON_CLIENT_DIR, pytest: PYTEST_VERSION, httpx: HTTPX_VERSION },
+    requirements: [
+      '-e',
+      PYTHON_CLIENT_DIR,
+      `pytest==${PYTEST_VERSION}`,
+      `httpx==${HTTPX_VERSION}`,
+      `mypy==${MYPY_VERSION}`,
+    ],
+    marker: {
+      key,
+      clientDir: PYTHON_CLIENT_DIR,
+      pytest: PYTEST_VERSION,
+      httpx: HTTPX_VERSION,
+      mypy: MYPY_VERSION,
+    },
     pinned: PYTEST_VERSION,
     version: pytestVersion,
     howTo: howToProvide,

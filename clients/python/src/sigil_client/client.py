@@ -257,14 +257,16 @@ class SigilClient:
     # Envelopes
     # ------------------------------------------------------------------------------------------------------
 
-    def create_envelope(self, request: EnvelopeCreate, *, idempotency_key: str | None = None) -> Envelope:
+    def create_envelope(
+        self, request: EnvelopeCreate | Mapping[str, Any], *, idempotency_key: str | None = None
+    ) -> Envelope:
         """``POST /api/v1/envelopes/from-template``: a Draft. Retried with the same Idempotency-Key."""
         return cast(
             Envelope,
             self._json(
                 "POST",
                 "/api/v1/envelopes/from-template",
-                json=request,
+                json=dict(request),
                 idempotent_post=True,
                 idempotency_key=idempotency_key,
             ),
