@@ -17,6 +17,12 @@ import {
   ORGANIZATION_PURGE_DAYS,
   SmsCreditLedger,
 } from '../../../domain/backoffice-organizations.ts';
+import {
+  BackofficeCreateOrganizationAnswer,
+  BackofficeCreateOrganizationRequest,
+} from '../../../domain/backoffice-users.ts';
+import { type AccountEmail, sendAccountEmail } from '../../../services/accounts/account-emails.ts';
+import { onboardOrganization } from '../../../services/backoffice/create-organization.ts';
 import { addCredits, creditLedger } from '../../../services/backoffice/credits.ts';
 import {
   deleteOrganization,
@@ -25,13 +31,25 @@ import {
   organizationIntegrations,
   updateOrganization,
 } from '../../../services/backoffice/organizations.ts';
-import { procedure, router, thenOk } from '../init.ts';
+import { type AppContext, procedure, router, thenOk } from '../init.ts';
 import { backofficeActorOf, backofficeRoute } from './backoffice-actor.ts';
 
 const NOT_FOUND = 'No such organization';
 const GONE = 'No such organization, or it is deleted';
 
 const actorOf = backofficeActorOf;
+
+/** The new owner's invitation, sent once the organization is committed; whether it went. */
+async function sendOnboardingEmail(ctx: AppContext, email: AccountEmail): Promise<boolean> {
+  const outcome = await sendAccountEmail({ em: ctx.services.em.fork(), config: ctx.services.config }, email);
+  if (outcome.status === 'failed') {
+    ctx.log.warn(
+      { accountEmail: email.kind, error: outcome.error },
+      'the new owner’s invitation could not be sent',
+    );
+  }
+  return outcome.status === 'sent';
+}
 
 export const backofficeOrganizationsRouter = router({
   list: procedure
@@ -49,6 +67,30 @@ export const backofficeOrganizationsRouter = router({
     .input(BackofficeOrganizationListQuery)
     .output(BackofficeOrganizationList)
     .query(({ ctx, input }) => listOrganizations(ctx.services, input)),
+
+  create: procedure
+    .meta(
+      backofficeRoute('POST', '/api/backoffice/organizations', {
+        summary: 'Create an organization and invite its first owner',
+        description:
+          'Onboards a customer: the organization (name, `plan`, `apiEnabled` — needs a plan with API access —, ' +
+          '`defaultLanguage`, `supportedLanguages`, which must include the default) with its built-in roles, and ' +
+          '`owner` invited with the owner role by email, as the administration invites (a link to ' +
+          '/app/accept-invite, valid 7 days). Recorded in the backoffice audit log (`organization.created`) and ' +
+          'in the organization’s security log (`user.invited`). Answers the organization as GET shows it.',
+      }),
+    )
+    .input(BackofficeCreateOrganizationRequest)
+    .output(BackofficeCreateOrganizationAnswer)
+    .mutation(async ({ ctx, input }) => {
+      const made = await onboardOrganization(ctx.services, actorOf(ctx), input);
+      const emailed = made.email ? await sendOnboardingEmail(ctx, made.email) : false;
+      return {
+        organization: await organizationDetail(ctx.services, made.organizationId),
+        owner: { id: made.ownerId, email: made.ownerEmail, status: 'invited' as const },
+        emailed,
+      };
+    }),
 
   get: procedure
     .meta(
