@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { OPENAPI_PATH } from '../../../api/http/openapi.ts';
-import { OAuthAccessToken, StoredFile } from '../../../db/entities/index.ts';
+import { OAuthAccessToken, Organization, StoredFile } from '../../../db/entities/index.ts';
 import { buildDemoPdf } from '../../../scripts/demo/demo-pdf.ts';
 import { CLIENT_TYPES, clientTypesFrom } from '../../../scripts/generate-client-types.ts';
 import {
@@ -254,6 +254,31 @@ describe('SigilClient against the live server', () => {
     expect(sentEnvelope.sentAt).not.toBeNull();
     expect(keys).toEqual([`send-${created.id}`, `send-${created.id}`]);
     expect((times[1] as number) - (times[0] as number)).toBeGreaterThanOrEqual(950);
+  });
+
+  it('retries a 429 and, still refused after its retries, throws rate_limited', async () => {
+    // An organization on Enterprise with its own limit of one request a minute.
+    const limited = await newIntegrator(harness);
+    await harness.ctx.orm.em
+      .fork()
+      .nativeUpdate(
+        Organization,
+        { id: limited.organizationId },
+        { planName: 'Enterprise', ratePerMinute: 1 },
+      );
+    const { client, sent } = clientOf({
+      clientId: limited.clientId,
+      clientSecret: limited.clientSecret,
+      retry: { maxRetries: 2, baseDelayMs: 10, maxDelayMs: 50 },
+    });
+    const outcomes: unknown[] = [];
+    // Three calls: even if a minute's window turns during them, one of them meets the limit.
+    for (let i = 0; i < 3; i++) outcomes.push(await client.templates.list().catch((error: unknown) => error));
+    const refused = outcomes.find((outcome) => outcome instanceof SigilError);
+    expect(refused).toMatchObject({ status: 429, code: 'rate_limited' });
+    const statuses = sent.filter((s) => s.path === '/api/v1/templates').map((s) => s.status);
+    // The refused call was tried three times (one attempt and two retries), each answered 429.
+    expect(statuses.join(',')).toContain('429,429,429');
   });
 
   it('retries a create whose answer was lost with the same Idempotency-Key: one envelope', async () => {
