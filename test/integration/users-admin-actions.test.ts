@@ -13,6 +13,7 @@ import {
   SecurityEvent,
   UserSession,
 } from '../../db/entities/index.ts';
+import { RESEND_LIMIT, resendInvitation } from '../../services/accounts/resend-invitation.ts';
 import { resetMfa } from '../../services/accounts/reset-mfa.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
 import { asUser, callAs, expectError } from '../support/app-requests.ts';
@@ -289,5 +290,269 @@ describe('resetting a user’s two-step verification', () => {
       actor_email: 'support@sigil.test',
       details: { reason: 'Lost phone, ticket 4711', organizationId: owner.organization.id },
     });
+  });
+});
+
+/** Invites a new address as `by`, with the sender role; the invited user and the address. */
+async function invite(by: SignedInUser, roleId: string) {
+  const address = `ina-${randomUUID().slice(0, 8)}@example.com`;
+  const user = await callAs(harness.app, by, 'POST', '/api/users/invite', {
+    fullName: 'Ina Invited',
+    email: address,
+    roleId,
+  });
+  return { user, address };
+}
+
+/** The newest invitation link's token captured for the address. */
+async function invitationToken(address: string): Promise<string> {
+  const [email] = (await capturedTo(harness.app, address)).filter((sent) => sent.kind === 'invite');
+  const token = email?.signingLink ? new URL(email.signingLink).searchParams.get('token') : null;
+  if (!token) throw new Error(`no invitation captured for ${address}`);
+  return token;
+}
+
+const resendPath = (userId: string) => `/api/users/${userId}/resend-invitation`;
+
+describe('resending an invitation', () => {
+  it('emails a new link, refuses the old one, and allows 3 resends an hour', async () => {
+    const owner = await signedInUser(harness, { role: 'owner', fullName: 'Olivia Owner' });
+    const { user, address } = await invite(owner, (await colleague(owner, 'sender')).role.id);
+    const first = await invitationToken(address);
+    const tokens = [first];
+    for (let resend = 1; resend <= RESEND_LIMIT.count; resend += 1) {
+      expect(await callAs(harness.app, owner, 'POST', resendPath(user.id))).toMatchObject({
+        status: 'invited',
+      });
+      const token = await invitationToken(address);
+      expect(tokens).not.toContain(token);
+      tokens.push(token);
+    }
+    const emails = (await capturedTo(harness.app, address)).filter((sent) => sent.kind === 'invite');
+    expect(emails).toHaveLength(1 + RESEND_LIMIT.count);
+    expect(emails[0]?.body).toContain('Olivia Owner');
+    // Every earlier link is refused; the newest works.
+    for (const old of tokens.slice(0, -1)) {
+      expectError(
+        await asUser(harness.app, null, 'POST', '/api/auth/accept-invite/claim', { token: old }),
+        400,
+        'invalid_token',
+      );
+    }
+    // The fourth resend within the hour: 429 with Retry-After, no email, no new link.
+    const refused = await asUser(harness.app, owner, 'POST', resendPath(user.id));
+    expectError(refused, 429, 'rate_limited');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(3000);
+    expect((await capturedTo(harness.app, address)).filter((sent) => sent.kind === 'invite')).toHaveLength(
+      1 + RESEND_LIMIT.count,
+    );
+    expect(await invitationToken(address)).toBe(tokens.at(-1));
+    const accepted = await asUser(harness.app, null, 'POST', '/api/auth/accept-invite/claim', {
+      token: tokens.at(-1),
+    });
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    // An hour later it may be sent again.
+    await em()
+      .getConnection()
+      .execute(
+        "update login_throttle set first_failure_at = first_failure_at - interval '61 minutes' where key = ?",
+        [`invite-resend:${user.id}`],
+      );
+    await callAs(harness.app, owner, 'POST', resendPath(user.id));
+    expect(await invitationToken(address)).not.toBe(tokens.at(-1));
+  });
+
+  it('follows the rules of acting on another user; another organization’s invitation is not found', async () => {
+    const owner = await signedInUser(harness, { role: 'owner' });
+    const sender = await colleague(owner, 'sender');
+    const admin = await colleague(owner, 'administrator');
+    const { user } = await invite(owner, sender.role.id);
+    expectError(await asUser(harness.app, sender, 'POST', resendPath(user.id)), 403, 'forbidden');
+    const stranger = await signedInUser(harness, { role: 'owner' });
+    expectError(await asUser(harness.app, stranger, 'POST', resendPath(user.id)), 404, 'not_found');
+    expectError(await asUser(harness.app, admin, 'POST', resendPath(sender.user.id)), 409, 'not_invited');
+    expect(await em().count(SecurityEvent, { subjectUserId: user.id, type: 'user.invitation_resent' })).toBe(
+      0,
+    );
+    await callAs(harness.app, admin, 'POST', resendPath(user.id));
+    expect(await em().count(SecurityEvent, { subjectUserId: user.id, type: 'user.invitation_resent' })).toBe(
+      1,
+    );
+  });
+
+  it('platform staff resend with a reason, recorded in both logs and signed by the first inviter', async () => {
+    const owner = await signedInUser(harness, { role: 'owner', fullName: 'Olivia Owner' });
+    const sender = await colleague(owner, 'sender');
+    const { user, address } = await invite(owner, sender.role.id);
+    const first = await invitationToken(address);
+    const staff = {
+      kind: 'platform_staff' as const,
+      admin: { id: randomUUID(), email: 'support@sigil.test' },
+      organizationId: owner.organization.id,
+      ipAddress: null,
+    };
+    const services = () => ({ em: em(), config: harness.ctx.config, clock: () => new Date() });
+    await expect(resendInvitation(services(), { ...staff, reason: '' }, user.id)).rejects.toMatchObject({
+      status: 400,
+    });
+    const resent = await resendInvitation(services(), { ...staff, reason: 'Invitation got lost' }, user.id);
+    expect(resent.email).toMatchObject({
+      kind: 'invite',
+      to: address.toLowerCase(),
+      invitedBy: 'Olivia Owner',
+    });
+    expect(resent.email?.link).not.toContain(first);
+    const event = await em().findOneOrFail(SecurityEvent, {
+      subjectUserId: user.id,
+      type: 'user.invitation_resent',
+    });
+    expect(event).toMatchObject({ actorUserId: null, details: { byPlatformStaff: 'support@sigil.test' } });
+    const [audit] = await em()
+      .getConnection()
+      .execute('select action, details from backoffice_audit_event where target_id = ?', [user.id]);
+    expect(audit).toMatchObject({
+      action: 'user.invitation_resent',
+      details: { reason: 'Invitation got lost' },
+    });
+  });
+});
+
+describe('the users list', () => {
+  type Listed = {
+    id: string;
+    email: string;
+    fullName: string;
+    status: string;
+    role: { id: string };
+    team: { id: string } | null;
+  };
+  type Page = { users: Listed[]; total: number; nextOffset: number | null };
+  const list = (as: SignedInUser, query = '') => callAs<Page>(harness.app, as, 'GET', `/api/users${query}`);
+
+  it('pages 260 users in a stable order, 100 at most a page, each user once', async () => {
+    const owner = await signedInUser(harness, { role: 'owner', plan: 'Enterprise', fullName: 'Aaron Owner' });
+    const fork = em();
+    const now = Date.now();
+    for (let index = 0; index < 259; index += 1) {
+      fork.create(AppUser, {
+        id: randomUUID(),
+        organizationId: owner.organization.id,
+        email: `bulk-${index}-${randomUUID().slice(0, 6)}@example.com`,
+        // Every fifth name repeats: the order must still be total (then by id).
+        fullName: `Bulk User ${String(index - (index % 5)).padStart(3, '0')}`,
+        passwordHash: null,
+        status: 'active',
+        emailVerifiedAt: new Date(),
+        roleId: owner.role.id,
+        teamId: null,
+        language: 'en',
+        totpSecretEncrypted: null,
+        totpPendingSecretEncrypted: null,
+        totpEnabledAt: null,
+        invitedAt: null,
+        invitedBy: null,
+        lastLoginAt: null,
+        deletedAt: null,
+        createdAt: new Date(now - 60_000 - index * 1000),
+      });
+    }
+    await fork.flush();
+    const seen: string[] = [];
+    let offset: number | null = 0;
+    let pages = 0;
+    while (offset !== null) {
+      const page: Page = await list(owner, `?limit=100&offset=${offset}`);
+      expect(page.total).toBe(260);
+      expect(page.users.length).toBeLessThanOrEqual(100);
+      seen.push(...page.users.map((user) => user.id));
+      offset = page.nextOffset;
+      pages += 1;
+    }
+    expect(pages).toBe(3);
+    expect(seen).toHaveLength(260);
+    expect(new Set(seen).size).toBe(260);
+    // The same order as one sort of everything by name, then id.
+    const all = await em().find(AppUser, { organizationId: owner.organization.id });
+    const expected = all
+      .sort(
+        (a, b) => a.fullName.toLowerCase().localeCompare(b.fullName.toLowerCase()) || (a.id < b.id ? -1 : 1),
+      )
+      .map((user) => user.id);
+    expect(seen[0]).toBe(owner.user.id);
+    expect(seen).toEqual(expected);
+    // Default page: 50; past the end: empty with the total; more than 100: refused.
+    expect((await list(owner)).users).toHaveLength(50);
+    expect(await list(owner, '?offset=1000')).toEqual({ users: [], total: 260, nextOffset: null });
+    const tooMany = expectError(
+      await asUser(harness.app, owner, 'GET', '/api/users?limit=101'),
+      400,
+      'invalid_request',
+    );
+    expect(tooMany.details[0]?.field).toBe('querystring.limit');
+    // Newest first by creation.
+    const newest = await list(owner, '?sort=createdAt&order=desc&limit=2');
+    expect(newest.users[0]?.id).toBe(owner.user.id);
+  });
+
+  it('searches names and addresses, and filters by role, team and status', async () => {
+    const owner = await signedInUser(harness, { role: 'owner', fullName: 'Olivia Owner' });
+    const team = await callAs(harness.app, owner, 'POST', '/api/teams', { name: 'Sales' });
+    const sender = await colleague(owner, 'sender', {
+      fullName: 'Dana Levi',
+      email: `dana.levi-${randomUUID().slice(0, 6)}@example.com`,
+    });
+    const admin = await colleague(owner, 'administrator', { fullName: 'Yossi Cohen' });
+    const gone = await colleague(owner, 'sender', { fullName: 'Dov Deactivated' });
+    const locked = await colleague(owner, 'member', { fullName: 'Lea Locked' });
+    await callAs(harness.app, owner, 'PUT', `/api/users/${sender.user.id}`, { teamId: team.id });
+    await callAs(harness.app, owner, 'PUT', `/api/users/${gone.user.id}`, { status: 'deactivated' });
+    const { user: invited } = await invite(owner, sender.role.id);
+    await em()
+      .getConnection()
+      .execute(
+        `insert into login_throttle (key, failures, first_failure_at, last_failure_at, locked_until)
+         values (?, 10, now(), now(), now() + interval '15 minutes')`,
+        [`account:${locked.email}`],
+      );
+    const ids = async (query: string) => (await list(owner, query)).users.map((user) => user.id);
+
+    expect(await ids('?search=dana')).toEqual([sender.user.id]);
+    expect(await ids('?search=LEVI%20dana')).toEqual([sender.user.id]);
+    expect(await ids(`?search=${encodeURIComponent(sender.email.slice(0, 12))}`)).toEqual([sender.user.id]);
+    expect(await ids('?search=%25')).toEqual([]);
+    expect(await ids(`?roleId=${admin.role.id}`)).toEqual([admin.user.id]);
+    expect(await ids(`?teamId=${team.id}`)).toEqual([sender.user.id]);
+    expect((await ids('?teamId=none')).sort()).toEqual(
+      [owner.user.id, admin.user.id, gone.user.id, locked.user.id, invited.id].sort(),
+    );
+    expect(await ids('?status=invited')).toEqual([invited.id]);
+    expect(await ids('?status=deactivated')).toEqual([gone.user.id]);
+    expect(await ids('?status=locked')).toEqual([locked.user.id]);
+    expect((await ids('?status=active')).sort()).toEqual(
+      [owner.user.id, sender.user.id, admin.user.id].sort(),
+    );
+    expect(await ids(`?status=active&roleId=${sender.role.id}&search=levi`)).toEqual([sender.user.id]);
+    expect((await list(owner, '?status=active')).total).toBe(3);
+    for (const [query, field] of [
+      ['?status=deleted', 'querystring.status'],
+      ['?roleId=nope', 'querystring.roleId'],
+      ['?sort=password', 'querystring.sort'],
+      [`?search=${'x'.repeat(101)}`, 'querystring.search'],
+      ['?color=red', 'querystring'],
+    ] as const) {
+      const refused = expectError(
+        await asUser(harness.app, owner, 'GET', `/api/users${query}`),
+        400,
+        'invalid_request',
+      );
+      expect(refused.details.map((detail) => detail.field).join(' ')).toContain(field);
+    }
+    // Another organization's users never appear, whatever the search.
+    const stranger = await signedInUser(harness, { role: 'owner', fullName: 'Dana Stranger' });
+    expect(await ids('?search=dana')).toEqual([sender.user.id]);
+    expect((await list(stranger, '?search=dana')).users.map((user) => user.id)).toEqual([stranger.user.id]);
+    // A member reads the list (users:read) but cannot reset or resend.
+    const member = await colleague(owner, 'member');
+    expect((await list(member, '?search=dana')).total).toBe(1);
   });
 });

@@ -1,12 +1,13 @@
 // Organization users: list, invite, resend invitation, change role, team or status, delete
 // (docs/administration.md).
-import { InviteUserRequest, Ok, UpdateUserRequest, UserList, UserView } from '../../../domain/account.ts';
+import { InviteUserRequest, Ok, UpdateUserRequest, UserView } from '../../../domain/account.ts';
+import { UserListPage, UserListQuery } from '../../../domain/users-list.ts';
 import { type AccountEmail, sendAccountEmailLater } from '../../../services/accounts/account-emails.ts';
+import { resendInvitation } from '../../../services/accounts/resend-invitation.ts';
 import { resetMfa } from '../../../services/accounts/reset-mfa.ts';
 import { deleteUser } from '../../../services/administration/delete-user.ts';
 import { type InvitedUser, inviteUser } from '../../../services/administration/invite-user.ts';
 import { listUsers } from '../../../services/administration/list-users.ts';
-import { resendInvitation } from '../../../services/administration/resend-invitation.ts';
 import { updateUser } from '../../../services/administration/update-user.ts';
 import { type AppContext, areaRoute, procedure, router, thenOk } from '../init.ts';
 import { actorOf, IdParams } from './administration-actor.ts';
@@ -48,12 +49,18 @@ export const usersRouter = router({
     .meta(
       route('GET', '/api/users', {
         summary: "The organization's users",
-        description: 'Every user but deleted ones, invited users included (status `invited`), by name.',
+        description:
+          'Every user but deleted ones, invited users included (status `invited`), by name unless `sort` says ' +
+          'otherwise (then by id), `limit` (1 to 100, default 50) from `offset`; `total` counts every match and ' +
+          '`nextOffset` is the next page’s offset (null: no more). `search`: every word occurs in the name or ' +
+          'the address, without regard to case; `roleId`, `teamId` (`none`: without a team) and `status` ' +
+          '(`active`, `invited`, `deactivated`, or `locked`: sign-in locked now after wrong passwords) filter.',
         access: 'users:read',
       }),
     )
-    .output(UserList)
-    .query(({ ctx }) => listUsers(ctx.services, actorOf(ctx))),
+    .input(UserListQuery)
+    .output(UserListPage)
+    .query(({ ctx, input }) => listUsers(ctx.services, actorOf(ctx), input)),
 
   invite: procedure
     .meta(
@@ -81,19 +88,24 @@ export const usersRouter = router({
     .meta(
       route('POST', '/api/users/{id}/resend-invitation', {
         summary: 'Send an invitation again',
-        description: 'A new link (7 days); the earlier one stops working.',
+        description:
+          'A new link (7 days); the earlier one stops working. At most 3 resends of an invitation an hour.',
         access: 'users:manage',
         errors: {
           403: `The role lacks users:manage, or MFA enrolment comes first; or ${ABOVE_CALLER}`,
           404: 'No such user in this organization',
           409: '`not_invited`: the user has accepted',
+          429: '`rate_limited`: sent again 3 times within the hour; wait Retry-After seconds',
         },
       }),
     )
     .input(IdParams)
     .output(UserView)
     .mutation(async ({ ctx, input }) =>
-      invited(ctx, await resendInvitation(ctx.services, actorOf(ctx), input.id)),
+      invited(
+        ctx,
+        await resendInvitation(ctx.services, { kind: 'organization_user', actor: actorOf(ctx) }, input.id),
+      ),
     ),
 
   resetMfa: procedure
