@@ -7,7 +7,7 @@
 // document, and docs/clients.md's TypeScript example executed as written.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -436,6 +436,18 @@ describe('the package stays with the server', () => {
   it('has a schema.d.ts generated from the live OpenAPI document (`npm run generate` in clients/typescript)', async () => {
     const document = (await (await fetch(`${baseUrl}${OPENAPI_PATH}`)).json()) as Record<string, unknown>;
     expect(await readFile(CLIENT_TYPES, 'utf8')).toBe(await clientTypesFrom(document));
+  });
+
+  it('imports nothing of the server: only its own files, openapi-fetch and node:crypto', async () => {
+    const source = new URL('../src/', import.meta.url);
+    const imported = new Set<string>();
+    for (const name of await readdir(source)) {
+      const text = await readFile(new URL(name, source), 'utf8');
+      for (const match of text.matchAll(/^(?:import|export)[^;]*?from '([^']+)'/gms))
+        imported.add(match[1] as string);
+    }
+    const outside = [...imported].filter((specifier) => !/^\.\/[a-z.-]+\.ts$/.test(specifier)).sort();
+    expect(outside).toEqual(['node:crypto', 'openapi-fetch']);
   });
 
   it('runs the TypeScript example of docs/clients.md as written', async () => {
