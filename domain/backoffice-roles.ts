@@ -64,6 +64,15 @@ export const BACKOFFICE_ROUTE_ROLES: Readonly<Record<string, readonly Backoffice
   'POST /api/backoffice/envelopes/{id}/retry-final-pdf': EVERYONE,
   'POST /api/backoffice/envelopes/{id}/reissue-links': EVERYONE,
   'POST /api/backoffice/envelopes/{id}/verify-audit': EVERYONE,
+  // An organization's users: support reads them and takes the safe actions; deactivating is the administrators'.
+  'GET /api/backoffice/organizations/{id}/users': EVERYONE,
+  'POST /api/backoffice/organizations/{id}/users/{userId}/unlock': EVERYONE,
+  'POST /api/backoffice/organizations/{id}/users/{userId}/resend-verification': EVERYONE,
+  'POST /api/backoffice/organizations/{id}/users/{userId}/deactivate': ADMINISTRATOR,
+  // Onboarding and the plan catalogue: support reads the plans; creating and changing are the administrators'.
+  'POST /api/backoffice/organizations': ADMINISTRATOR,
+  'GET /api/backoffice/plans': EVERYONE,
+  'PUT /api/backoffice/plans/{plan}': ADMINISTRATOR,
 };
 
 /** The roles that may call a backoffice route (administrators only when the table does not list it). */

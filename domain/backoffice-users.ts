@@ -52,7 +52,7 @@ export const BackofficeReason = z
     reason: safeText('multiline')
       .trim()
       .min(1, 'reason is required')
-      .max(1000, 'reason must be at most 1000 characters')
+      .max(500, 'reason must be at most 500 characters')
       .describe('Why (the customer’s request, a ticket number); recorded in both logs'),
   })
   .meta({ id: 'BackofficeUserActionRequest', ...APPLICATION_DOCUMENT_ONLY });

@@ -192,9 +192,10 @@ function recordStaffAction(
   });
 }
 
-async function resultOf(
+/** The user as the list shows them now, read after the action committed, with the email to send. */
+export async function resultOf(
   ctx: StaffContext,
-  action: StaffAction,
+  action: Pick<StaffAction, 'organizationId' | 'userId'>,
   email: AccountEmail | null,
 ): Promise<StaffActionResult> {
   const user = await ctx.em.fork().findOneOrFail(AppUser, { id: action.userId });

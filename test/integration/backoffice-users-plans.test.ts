@@ -232,6 +232,60 @@ describe('users of an organization', () => {
     );
   });
 
+  it('resets a user’s two-step verification (sessions end, the user is emailed), recorded in both logs', async () => {
+    const locked = await member();
+    await sql(`update app_user set totp_enabled_at = now(), totp_secret_encrypted = 'sealed' where id = ?`, [
+      locked.user.id,
+    ]);
+    const asLocked = { headers: locked.headers };
+    await callAs(harness.app, asLocked, 'GET', '/api/auth/me');
+    const reset = await callAs(harness.app, admin, 'POST', action(locked, 'reset-mfa'), { reason: REASON });
+    expect(reset).toMatchObject({ user: { id: locked.user.id, mfaEnabled: false }, emailed: true });
+    expect((await asUser(harness.app, asLocked, 'GET', '/api/auth/me')).statusCode).toBe(401);
+    expect(await emailTo(locked.email, 'mfa_reset')).toHaveLength(1);
+    expectRecorded((await securityEvents(owner.organization.id, 'user.mfa_reset', locked.user.id))[0]);
+    expect(await auditEvents('user.mfa_reset', locked.user.id)).toHaveLength(1);
+    expectError(
+      await asUser(harness.app, admin, 'POST', action(locked, 'reset-mfa'), { reason: REASON }),
+      409,
+      'mfa_not_enabled',
+    );
+  });
+
+  it('lets support take the safe actions but not deactivate, onboard or change a plan (403)', async () => {
+    const support = await signedInAdmin(harness, 'helpdesk', 'support');
+    const target = await member();
+    expect((await asUser(harness.app, support, 'GET', usersOf(owner.organization.id))).statusCode).toBe(200);
+    expectError(
+      await asUser(harness.app, support, 'POST', action(target, 'unlock'), { reason: REASON }),
+      409,
+      'not_locked',
+    );
+    expectError(
+      await asUser(harness.app, support, 'POST', action(target, 'deactivate'), { reason: REASON }),
+      403,
+      'forbidden',
+    );
+    expect(
+      (await callAs(harness.app, admin, 'GET', `${usersOf(owner.organization.id)}?search=${target.email}`))
+        .users[0].status,
+    ).toBe('active');
+    expect((await asUser(harness.app, support, 'GET', '/api/backoffice/plans')).statusCode).toBe(200);
+    expectError(
+      await asUser(harness.app, support, 'PUT', '/api/backoffice/plans/Starter', {
+        version: 1,
+        userLimit: 1,
+      }),
+      403,
+      'forbidden',
+    );
+    expectError(
+      await asUser(harness.app, support, 'POST', '/api/backoffice/organizations', {}),
+      403,
+      'forbidden',
+    );
+  });
+
   it('answers 401 to an organization user on every route', async () => {
     const target = await member();
     const asOwner = { headers: owner.headers };

@@ -11,10 +11,12 @@ import {
   BackofficeUserListQuery,
 } from '../../../domain/backoffice-users.ts';
 import { type AccountEmail, sendAccountEmail } from '../../../services/accounts/account-emails.ts';
+import { resetMfa } from '../../../services/accounts/reset-mfa.ts';
 import {
   deactivateUser,
   listOrganizationUsers,
   resendUserVerification,
+  resultOf,
   type StaffAction,
   type StaffActionResult,
   unlockUser,
@@ -25,6 +27,18 @@ import { backofficeActorOf, backofficeRoute } from './backoffice-actor.ts';
 const NOT_FOUND = 'No such organization (or it is deleted), or no such user in it';
 const BASE = '/api/backoffice/organizations/{id}/users/{userId}' as const;
 const Input = BackofficeReason.extend(BackofficeOrganizationUserParameters.shape);
+
+/** The accounts' use cases' platform-staff actor (services/accounts/account-actor.ts). */
+function accountStaff(ctx: AppContext, input: { id: string; reason: string }) {
+  const actor = backofficeActorOf(ctx);
+  return {
+    kind: 'platform_staff' as const,
+    admin: actor.admin,
+    organizationId: input.id,
+    reason: input.reason,
+    ipAddress: actor.ipAddress,
+  };
+}
 
 function staffAction(ctx: AppContext, input: { id: string; userId: string; reason: string }): StaffAction {
   return {
@@ -72,6 +86,28 @@ export const backofficeUsersRouter = router({
     .query(({ ctx, input }) => {
       const { id, ...query } = input;
       return listOrganizationUsers(ctx.services, id, query);
+    }),
+
+  resetMfa: procedure
+    .meta(
+      backofficeRoute('POST', `${BASE}/reset-mfa`, {
+        summary: 'Reset a user’s two-step verification',
+        description:
+          'Removes the authenticator app, every backup code and every passkey and ends the user’s sessions, as ' +
+          'an organization administrator’s reset does (docs/administration.md); the user is emailed ' +
+          '(`mfa_reset`). 409 `invitation_pending` for an invited user, `mfa_not_enabled` when there is ' +
+          'nothing to reset. Recorded with the reason (`user.mfa_reset`) in both logs.',
+        errors: { 404: NOT_FOUND, 409: 'Invited, or two-step verification is off' },
+      }),
+    )
+    .input(Input)
+    .output(BackofficeUserActionAnswer)
+    .mutation(async ({ ctx, input }) => {
+      const reset = await resetMfa(ctx.services, accountStaff(ctx, input), input.userId);
+      return answer(
+        ctx,
+        await resultOf(ctx.services, { organizationId: input.id, userId: input.userId }, reset.email),
+      );
     }),
 
   unlock: procedure
