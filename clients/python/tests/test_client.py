@@ -39,6 +39,33 @@ def test_create_send_get_list_download_round_trip(sigil: SigilClient, template: 
     assert cancelled["status"] == "Cancelled"
 
 
+def test_sandbox_mode_sends_the_sandbox_header(server: Server, template: dict[str, Any]) -> None:
+    credentials = (server.base_url, server.client_id, server.client_secret)
+    with SigilClient(*credentials, sandbox=True) as sandbox, SigilClient(*credentials) as production:
+        synthetic = sandbox.create_envelope(envelope_request(template))
+        assert sandbox.send_envelope(synthetic["id"])["status"] == "Sent"
+        completed = sandbox.simulate_sandbox_outcome(synthetic["id"], "Completed")
+        assert completed["status"] == "Completed"
+        assert sandbox.get_envelope(synthetic["id"])["finalPdfFileId"] is not None
+        # Sandbox downloads answer fixed sample PDF bytes; production never sees a synthetic envelope.
+        assert sandbox.download_final_pdf(synthetic["id"]).startswith(b"%PDF-")
+        with pytest.raises(NotFoundError):
+            production.get_envelope(synthetic["id"])
+        # The list has no sandbox mode, and says so naming the header.
+        with pytest.raises(InvalidRequestError) as refused:
+            sandbox.list_envelopes()
+        assert refused.value.field == "headers.x-service-sandbox"
+
+
+def test_the_secret_and_token_stay_out_of_representations(server: Server) -> None:
+    with SigilClient(server.base_url, server.client_id, server.client_secret) as sigil:
+        token = sigil.access_token()
+        with pytest.raises(NotFoundError) as missing:
+            sigil.get_envelope("00000000-0000-4000-8000-000000000000")
+        for text in (repr(sigil), str(sigil), str(missing.value), repr(missing.value)):
+            assert server.client_secret not in text and token not in text
+
+
 def test_an_error_is_typed_and_names_the_field(sigil: SigilClient, template: dict[str, Any]) -> None:
     request = envelope_request(template)
     request["recipients"][0]["roleName"] = "No such role"

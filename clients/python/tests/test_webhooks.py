@@ -63,8 +63,16 @@ def test_a_real_delivery_verifies_and_tampering_or_staleness_is_refused(
         with pytest.raises(WebhookVerificationError):
             verify_webhook(secret, delivery.headers | {"x-service-signature-previous": "x"}, tampered)
 
+        # A replay sends the stored body byte for byte, as a new delivery of the same event.
+        replay = sigil.replay_webhook_delivery(queued["id"])
+        assert replay["replayOf"] == queued["id"] and replay["eventId"] == event["id"]
+        third = receiver.wait_for(3)[2]
+        assert third.body == body and third.headers["x-service-delivery"] == replay["id"]
+        assert verify_webhook(rotated["secret"], third.headers, third.body)["id"] == event["id"]
+
         deliveries = sigil.list_webhook_deliveries(endpoint_id=endpoint["id"])
-        assert deliveries["total"] == 2
+        assert deliveries["total"] == 3
+        assert sigil.get_webhook_delivery(queued["id"])["status"] == "succeeded"
         updated = sigil.update_webhook(endpoint["id"], enabled=False)
         assert updated["enabled"] is False
     finally:

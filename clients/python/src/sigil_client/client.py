@@ -20,7 +20,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import Any, cast
+from typing import Any, Literal, cast
 from urllib.parse import quote
 
 import httpx
@@ -359,6 +359,20 @@ class SigilClient:
         return cast(
             Envelope,
             self._json("POST", path, json=body, idempotent_post=True, idempotency_key=idempotency_key),
+        )
+
+    def simulate_sandbox_outcome(
+        self,
+        envelope_id: str,
+        outcome: Literal["Completed", "Declined", "Expired", "Cancelled"],
+        *,
+        idempotency_key: str | None = None,
+    ) -> Envelope:
+        """Sandbox only: moves a sent synthetic envelope to a final status (``POST /api/v1/sandbox/envelopes/…``)."""
+        path = f"/api/v1/sandbox/envelopes/{_segment(envelope_id)}/{outcome}"
+        return cast(
+            Envelope,
+            self._json("POST", path, idempotent_post=True, idempotency_key=idempotency_key),
         )
 
     # Documents: PDF bytes, authenticated, no redirect (404 NotFoundError until the document exists).
