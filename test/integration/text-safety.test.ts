@@ -20,12 +20,14 @@ import { z } from 'zod';
 import { OPENAPI_PATH } from '../../api/http/openapi.ts';
 import { APP_OPENAPI_PATH } from '../../api/trpc/openapi.ts';
 import { loadConfig } from '../../config/config.ts';
+import { decryptSecret } from '../../config/secrets-encryption.ts';
 import {
   AccountToken,
   AppUser,
   AuditEvent,
   Envelope,
   Organization,
+  OrganizationSso,
   Passkey,
   PlatformAdmin,
   StoredFile,
@@ -52,6 +54,7 @@ import { asUser } from '../support/app-requests.ts';
 import { linkTokenFor } from '../support/auth-http.ts';
 import { withBackofficeAllowlist } from '../support/backoffice-allowlist.ts';
 import { openTestContext, TEST_ENCRYPTION_KEY, type TestContext } from '../support/context.ts';
+import { startTestProvider, type TestProvider } from '../support/oidc-provider.ts';
 import { encodePng } from '../support/png.ts';
 import { newSession, type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
 import { softPasskey, softRegistration } from '../support/soft-passkey.ts';
@@ -425,7 +428,9 @@ async function storedPassword(where: { id: string } | { email: string }, given: 
 /** A role or team of the organization as the list route answers it. */
 async function listed(path: '/api/roles' | '/api/teams' | '/api/users', id: string): Promise<unknown> {
   const key = path.slice('/api/'.length);
-  const list = await appCall<Record<string, { id: string }[]>>('GET', path);
+  // The users list is read a page at a time: the newest first, so an invitation just made is on it.
+  const query = path === '/api/users' ? '?sort=createdAt&order=desc&limit=100' : '';
+  const list = await appCall<Record<string, { id: string }[]>>('GET', `${path}${query}`);
   return (list[key] ?? []).find((item) => item.id === id);
 }
 
@@ -1041,6 +1046,11 @@ const RECIPES: Record<string, RouteRecipe> = {
   'PUT /api/users/{id}': {
     base: async () => ({ params: { id: invitedUserId }, body: { roleId: customRoleId, teamId } }),
   },
+  'GET /api/users': {
+    // A search and filters: it stores nothing.
+    base: async () => ({ query: { limit: '10' } }),
+    storesNothing: true,
+  },
   'POST /api/roles': {
     base: async () => ({ body: newRole() }),
     readBack: async (answer, target) => {
@@ -1084,6 +1094,42 @@ const RECIPES: Record<string, RouteRecipe> = {
     }),
     readBack: async (_answer, target) =>
       getAt(await appCall('GET', '/api/organization/settings'), target.path),
+  },
+  // Single sign-on (docs/sso.md): saved against a real OpenID provider started for it; the write-only client
+  // secret reads back decrypted from its row.
+  'PUT /api/organization/sso': {
+    base: async () => {
+      const provider = await fuzzSsoProvider();
+      return {
+        body: {
+          issuer: provider.issuer,
+          clientId: provider.clientId,
+          clientSecret: provider.clientSecret,
+          allowedDomains: [FUZZ_SSO_DOMAIN],
+          jitEnabled: false,
+          jitRoleId: null,
+          ssoRequired: false,
+          breakGlassUserId: null,
+        },
+      };
+    },
+    readBack: async (_answer, target) => {
+      if (target.path[0] !== 'clientSecret') return getAt(await appCall('GET', '/api/organization/sso'), target.path);
+      const row = await ctx.orm.em.fork().findOneOrFail(OrganizationSso, { organizationId });
+      return decryptSecret(Buffer.from(TEST_ENCRYPTION_KEY, 'base64'), row.clientSecretEncrypted);
+    },
+  },
+  // A domain no organization signs in with: 404 sso_not_configured, nothing stored.
+  'POST /api/auth/sso/start': {
+    base: async () => ({ body: { email: `someone@no-sso-${short()}.test` }, cookie: null }),
+    alsoRefusedWith: [404],
+    storesNothing: true,
+  },
+  // A state no sign-in started: 400 sso_state_invalid (naming body.state) whatever else is sent; nothing stored.
+  'POST /api/auth/sso/callback': {
+    base: async () => ({ body: { state: 'fuzz-unknown-state', code: 'fuzz-code', iss: 'fuzz' }, cookie: null }),
+    alsoRefusedWith: [400],
+    storesNothing: true,
   },
   // The secure-signature policy (docs/sealing.md): its levels are words from a fixed list, so a fuzzed one
   // is refused naming the field; the organization may not send bounds at all.
@@ -1399,6 +1445,81 @@ const RECIPES: Record<string, RouteRecipe> = {
         ledger.grants.find((item) => item.id === grant.id),
         target.path,
       );
+    },
+  },
+
+  // An organization's users (issue 35): the list stores nothing; an action on a user no organization has is 404
+  // for a reason that passes (recorded nowhere).
+  'GET /api/backoffice/organizations/{id}/users': {
+    base: async () => ({
+      params: { id: await backofficeOrganization() },
+      query: { search: 'nobody', limit: '5' },
+      cookie: await backofficeCookie(),
+    }),
+    alsoRefusedWith: [404],
+    storesNothing: true,
+  },
+  ...Object.fromEntries(
+    ['reset-mfa', 'resend-invitation', 'unlock', 'resend-verification', 'deactivate'].map((action) => [
+      `POST /api/backoffice/organizations/{id}/users/{userId}/${action}`,
+      {
+        base: async () => ({
+          params: { id: randomUUID(), userId: randomUUID() },
+          body: { reason: 'Ticket 1' },
+          cookie: await backofficeCookie(),
+        }),
+        alsoRefusedWith: [404],
+        storesNothing: true,
+      } satisfies RouteRecipe,
+    ]),
+  ),
+  // A new organization each time (its owner at an address of its own): the name reads back from its detail, the
+  // owner's name from its users.
+  'POST /api/backoffice/organizations': {
+    base: async () => ({
+      body: {
+        name: 'Fuzz onboarding',
+        plan: 'Starter',
+        owner: { email: `owner-${short()}@example.com`, fullName: 'Fuzz Owner' },
+      },
+      cookie: await backofficeCookie(),
+    }),
+    consumes: true,
+    readBack: async (answer, target) => {
+      const { organization } = answer.body as { organization: { id: string } };
+      if (target.path[0] !== 'owner') return getAt(organization, target.path);
+      const { users } = await appCall<{ users: Record<string, unknown>[] }>(
+        'GET',
+        `/api/backoffice/organizations/${organization.id}/users`,
+        undefined,
+        await backofficeCookie(),
+      );
+      return getAt(users[0], target.path.slice(1));
+    },
+  },
+  // A plan of its own each time (version 1): a fuzzed plan name is no plan's (404); the reason reads back from the
+  // plan's history.
+  'PUT /api/backoffice/plans/{plan}': {
+    base: async () => {
+      const plan = `Fuzz ${short()}`;
+      await ctx.em.fork().execute(
+        `insert into plan (name, api_access, webhook_access, monthly_document_limit, user_limit, team_limit,
+                           sms_credits_included, rate_limit_per_minute, upload_rate_limit_per_minute, support_level,
+                           sort_order)
+         values (?, false, false, 10, 10, 10, 0, null, null, 'Standard', 99)`,
+        [plan],
+      );
+      return {
+        params: { plan },
+        body: { version: 1, teamLimit: 11, reason: 'Fuzz reason' },
+        cookie: await backofficeCookie(),
+      };
+    },
+    consumes: true,
+    alsoRefusedWith: [404],
+    readBack: async (answer, target) => {
+      const plan = answer.body as { history: Record<string, unknown>[] };
+      return getAt(plan.history[0], target.path);
     },
   },
 
@@ -1858,6 +1979,17 @@ async function listedBackoffice(path: string, key: string, id: string): Promise<
 }
 
 let fuzzOrganization: Promise<string> | undefined;
+
+/** The OpenID provider the single sign-on settings are saved against, started when first needed. */
+let ssoProvider: Promise<TestProvider> | undefined;
+const FUZZ_SSO_DOMAIN = `fuzz-${randomUUID().slice(0, 8)}.test`;
+function fuzzSsoProvider(): Promise<TestProvider> {
+  ssoProvider ??= startTestProvider({ redirectUri: 'http://localhost:3000/app/sso/callback' });
+  return ssoProvider;
+}
+afterAll(async () => {
+  await (await ssoProvider)?.close();
+});
 
 /** An organization of the backoffice recipes' own: they suspend it and give it credits. */
 function backofficeOrganization(): Promise<string> {
