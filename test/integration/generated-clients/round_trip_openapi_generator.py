@@ -7,19 +7,23 @@ SIGIL_BASE_URL, SIGIL_TOKEN, SIGIL_TEMPLATE_ID and SIGIL_PDF_PATH, prints one JS
 import json
 import os
 
-from sigil_og import ApiClient, Configuration, CreateEnvelopeRequest, EnvelopesApi, NewRecipient
+from sigil_og import ApiClient, Configuration, CreateEnvelopeRequest, EnvelopesApi
 
 configuration = Configuration(host=os.environ["SIGIL_BASE_URL"], access_token=os.environ["SIGIL_TOKEN"])
 with ApiClient(configuration) as api_client:
     envelopes = EnvelopesApi(api_client)
-    request = CreateEnvelopeRequest(
-        title="openapi-generator envelope",
-        template_id=os.environ["SIGIL_TEMPLATE_ID"],
-        external_reference="OG-1",
-        recipients=[
-            NewRecipient(role_name="Client", full_name="Dana Levi", email="dana@example.com", language="he"),
-            NewRecipient(role_name="Provider", full_name="Sam Cohen", email="sam@example.com"),
-        ],
+    # The body as JSON names it, read by the generated model (no dependence on nested models' names).
+    request = CreateEnvelopeRequest.from_dict(
+        {
+            "title": "openapi-generator envelope",
+            "templateId": os.environ["SIGIL_TEMPLATE_ID"],
+            "workflowType": "Sequential",
+            "externalReference": "OG-1",
+            "recipients": [
+                {"roleName": "Client", "fullName": "Dana Levi", "email": "dana@example.com", "language": "he"},
+                {"roleName": "Provider", "fullName": "Sam Cohen", "email": "sam@example.com"},
+            ],
+        }
     )
     created = envelopes.api_v1_envelopes_from_template_post(request, idempotency_key="og-create-1")
     sent = envelopes.api_v1_envelopes_id_send_post(str(created.id), idempotency_key="og-send-1")

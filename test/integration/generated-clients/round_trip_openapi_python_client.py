@@ -14,18 +14,22 @@ from sigil_opc.api.envelopes import (
     post_api_v1_envelopes_from_template,
     post_api_v1_envelopes_id_send,
 )
-from sigil_opc.models import CreateEnvelopeRequest, Envelope, NewRecipient
+from sigil_opc.models import CreateEnvelopeRequest, Envelope
 
 client = AuthenticatedClient(base_url=os.environ["SIGIL_BASE_URL"], token=os.environ["SIGIL_TOKEN"])
-request = CreateEnvelopeRequest(
-    title="openapi-python-client envelope",
-    template_id=os.environ["SIGIL_TEMPLATE_ID"],
-    external_reference="OPC-1",
-    recipients=[
-        # The field the issue saw refused: a language code ("" would also do, for "not set").
-        NewRecipient(role_name="Client", full_name="Dana Levi", email="dana@example.com", language="he"),
-        NewRecipient(role_name="Provider", full_name="Sam Cohen", email="sam@example.com"),
-    ],
+# The body as JSON names it, read by the generated model (so the script does not depend on nested models' names).
+request = CreateEnvelopeRequest.from_dict(
+    {
+        "title": "openapi-python-client envelope",
+        "templateId": os.environ["SIGIL_TEMPLATE_ID"],
+        "workflowType": "Sequential",
+        "externalReference": "OPC-1",
+        "recipients": [
+            # The field the issue saw refused ("language must match const ''"): a language code.
+            {"roleName": "Client", "fullName": "Dana Levi", "email": "dana@example.com", "language": "he"},
+            {"roleName": "Provider", "fullName": "Sam Cohen", "email": "sam@example.com"},
+        ],
+    }
 )
 created = post_api_v1_envelopes_from_template.sync_detailed(
     client=client, body=request, idempotency_key="opc-create-1"
