@@ -66,6 +66,8 @@ export const BACKOFFICE_ROUTE_ROLES: Readonly<Record<string, readonly Backoffice
   'POST /api/backoffice/envelopes/{id}/verify-audit': EVERYONE,
   // An organization's users: support reads them and takes the safe actions; deactivating is the administrators'.
   'GET /api/backoffice/organizations/{id}/users': EVERYONE,
+  'POST /api/backoffice/organizations/{id}/users/{userId}/reset-mfa': EVERYONE,
+  'POST /api/backoffice/organizations/{id}/users/{userId}/resend-invitation': EVERYONE,
   'POST /api/backoffice/organizations/{id}/users/{userId}/unlock': EVERYONE,
   'POST /api/backoffice/organizations/{id}/users/{userId}/resend-verification': EVERYONE,
   'POST /api/backoffice/organizations/{id}/users/{userId}/deactivate': ADMINISTRATOR,

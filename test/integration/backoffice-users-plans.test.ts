@@ -252,6 +252,35 @@ describe('users of an organization', () => {
     );
   });
 
+  it('resends an invitation: a new link, the old one ends, recorded in both logs', async () => {
+    const roles = await callAs(harness.app, { headers: owner.headers }, 'GET', '/api/roles');
+    const sender = roles.roles.find((role: { builtIn: string | null }) => role.builtIn === 'sender').id;
+    const address = `invited.${randomUUID().slice(0, 8)}@example.com`;
+    const invited = await callAs(harness.app, { headers: owner.headers }, 'POST', '/api/users/invite', {
+      email: address,
+      fullName: 'Noa Invited',
+      roleId: sender,
+    });
+    const [first] = await emailTo(address, 'invite');
+    const path = `${usersOf(owner.organization.id)}/${invited.id}/resend-invitation`;
+    const resent = await callAs(harness.app, admin, 'POST', path, { reason: REASON });
+    expect(resent).toMatchObject({ user: { id: invited.id, status: 'invited' }, emailed: true });
+    const emails = await emailTo(address, 'invite');
+    expect(emails).toHaveLength(2);
+    expect(emails[0]?.token).not.toBe(first?.token);
+    expectError(
+      await asUser(harness.app, null, 'POST', '/api/auth/accept-invite/claim', { token: first?.token }),
+      400,
+      'invalid_token',
+    );
+    await callAs(harness.app, null, 'POST', '/api/auth/accept-invite/claim', { token: emails[0]?.token });
+    const [event] = (
+      await securityEvents(owner.organization.id, 'user.invitation_resent', invited.id)
+    ).filter((candidate) => candidate.details.byPlatformStaff);
+    expectRecorded(event);
+    expect(await auditEvents('user.invitation_resent', invited.id)).toHaveLength(1);
+  });
+
   it('lets support take the safe actions but not deactivate, onboard or change a plan (403)', async () => {
     const support = await signedInAdmin(harness, 'helpdesk', 'support');
     const target = await member();

@@ -79,7 +79,11 @@ const DETAILS: Record<SecurityEventType, Record<string, unknown>> = {
     expiresAt: '2027-01-31T10:00:00.000Z',
   },
   'api_key.secret_deleted': { name: 'ERP', clientId: 'sigil_3f9a', secret: '…abcd' },
-  'user.unlocked': { lockedUntil: '2026-12-05T20:00:00.000Z', byPlatformStaff: 'ops@sigil.example', reason: 'Ticket 4412' },
+  'user.unlocked': {
+    lockedUntil: '2026-12-05T20:00:00.000Z',
+    byPlatformStaff: 'ops@sigil.example',
+    reason: 'Ticket 4412',
+  },
   'user.verification_resent': { byPlatformStaff: 'ops@sigil.example', reason: 'Ticket 4413' },
   'support.accessed': {
     action: 'envelope.contents_viewed',
@@ -161,10 +165,18 @@ describe('the security log in words', () => {
   });
 
   it('names the platform staff who acted from the backoffice and the reason they gave', async () => {
-    expect(await detailsIn('en', 'user.unlocked')).toEqual(['By Sigil support (ops@sigil.example): Ticket 4412']);
-    expect(await detailsIn('en', 'user.deactivated', { byPlatformStaff: 'ops@sigil.example', reason: 'Left' })).toEqual([
-      'By Sigil support (ops@sigil.example): Left',
+    expect(await detailsIn('en', 'user.unlocked')).toEqual([
+      'By Sigil support (ops@sigil.example): Ticket 4412',
     ]);
+    expect(
+      await detailsIn('en', 'user.deactivated', { byPlatformStaff: 'ops@sigil.example', reason: 'Left' }),
+    ).toEqual(['By Sigil support (ops@sigil.example): Left']);
+    expect(
+      await detailsIn('en', 'user.invitation_resent', {
+        byPlatformStaff: 'ops@sigil.example',
+        reason: 'Lost it',
+      }),
+    ).toEqual(['By Sigil support (ops@sigil.example): Lost it']);
     // A deactivation by the organization's own administrator says nothing more than its name.
     expect(await detailsIn('en', 'user.deactivated', {})).toEqual([]);
     expect((await detailsIn('he', 'user.verification_resent'))[0]).toContain('התמיכה של Sigil');

@@ -11,6 +11,7 @@ import {
   BackofficeUserListQuery,
 } from '../../../domain/backoffice-users.ts';
 import { type AccountEmail, sendAccountEmail } from '../../../services/accounts/account-emails.ts';
+import { resendInvitation } from '../../../services/accounts/resend-invitation.ts';
 import { resetMfa } from '../../../services/accounts/reset-mfa.ts';
 import {
   deactivateUser,
@@ -107,6 +108,27 @@ export const backofficeUsersRouter = router({
       return answer(
         ctx,
         await resultOf(ctx.services, { organizationId: input.id, userId: input.userId }, reset.email),
+      );
+    }),
+
+  resendInvitation: procedure
+    .meta(
+      backofficeRoute('POST', `${BASE}/resend-invitation`, {
+        summary: 'Email an invited user a new invitation link',
+        description:
+          'As the organization’s administration resends (docs/administration.md, "Invitations"): only the new ' +
+          'link works, for 7 days; at most 3 resends of one invitation an hour (429). 409 `not_invited` when ' +
+          'the user has accepted. Recorded with the reason (`user.invitation_resent`) in both logs.',
+        errors: { 404: NOT_FOUND, 409: 'The user has accepted the invitation (`not_invited`)' },
+      }),
+    )
+    .input(Input)
+    .output(BackofficeUserActionAnswer)
+    .mutation(async ({ ctx, input }) => {
+      const resent = await resendInvitation(ctx.services, accountStaff(ctx, input), input.userId);
+      return answer(
+        ctx,
+        await resultOf(ctx.services, { organizationId: input.id, userId: input.userId }, resent.email),
       );
     }),
 

@@ -204,6 +204,7 @@ export class SecurityEventWords {
             ? [this.#say(`${D}passkeysRemoved`, { count: count(d.passkeysRemoved) })]
             : []),
           this.#say(`${D}sessionsEnded`, { count: count(d.sessionsEnded) }),
+          ...this.#byStaff(d),
         ];
       case 'user.mfa_failed':
         return [
@@ -279,13 +280,13 @@ export class SecurityEventWords {
       case 'user.unlocked':
       case 'user.verification_resent':
       case 'user.deactivated':
+      case 'user.invitation_resent':
         return this.#byStaff(d);
       case 'support.accessed':
         return this.#supportAccess(d);
       case 'user.email_verified':
       case 'user.signed_out':
       case 'user.password_reset_requested':
-      case 'user.invitation_resent':
       case 'user.invitation_accepted': // its detail is the inviter's id: the invitation's event names them
       case 'user.provisioned': // its detail is the role's id and the method (sso): the event's name says it
       case 'user.reactivated':
