@@ -655,16 +655,9 @@ const DRAFT_INSERT_VIEW = draftInsert(
   )}, ${DELIVERY_IDS} from envelope_row e`,
 );
 
-/** The parameters of DRAFT_INSERT, in order, and the recipients they write (in signing order). */
-function draftValues(
-  envelopeId: string,
-  now: Date,
-  request: ValidatedEnvelopeRequest,
-  sender: EnvelopeSender | undefined,
-  event: WebhookEvent,
-): { values: unknown[]; recipients: DraftRecipient[] } {
-  const at = now.toISOString();
-  const recipients = request.recipients.map((recipient, position) => ({
+/** The recipient rows a Draft's insert writes (create and the Draft's edit), in signing order, with new ids. */
+export function recipientRows(recipients: ValidatedEnvelopeRequest['recipients']) {
+  return recipients.map((recipient, position) => ({
     id: randomUUID(),
     role_id: recipient.roleId,
     role_name: recipient.roleName,
@@ -679,11 +672,24 @@ function draftValues(
     language: recipient.language ?? null,
     required: recipient.required,
   }));
-  const initialValues = request.initialValues.map((item) => ({
-    id: randomUUID(),
-    field_id: item.fieldDefinitionId,
-    value: item.value,
-  }));
+}
+
+/** The initial value rows a Draft's insert writes (create and the Draft's edit), with new ids. */
+export function initialValueRows(values: ValidatedEnvelopeRequest['initialValues']) {
+  return values.map((item) => ({ id: randomUUID(), field_id: item.fieldDefinitionId, value: item.value }));
+}
+
+/** The parameters of DRAFT_INSERT, in order, and the recipients they write (in signing order). */
+function draftValues(
+  envelopeId: string,
+  now: Date,
+  request: ValidatedEnvelopeRequest,
+  sender: EnvelopeSender | undefined,
+  event: WebhookEvent,
+): { values: unknown[]; recipients: DraftRecipient[] } {
+  const at = now.toISOString();
+  const recipients = recipientRows(request.recipients);
+  const initialValues = initialValueRows(request.initialValues);
   const values = [
     envelopeId,
     request.organizationId,

@@ -12,7 +12,6 @@
 // once it holds the lock, and is refused (reserveSendWithin); an edit that waits for a send's lock finds the
 // workflow id and is refused (409 `envelope_not_draft`). So a workflow never starts with what an edit replaced.
 
-import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { Template, TemplateField, TemplateRole } from '../../db/entities/index.ts';
@@ -29,7 +28,9 @@ import { parseInput } from '../validation.ts';
 import {
   checkEnvelopeRequest,
   findPublishedTemplate,
+  initialValueRows,
   type PublishedTemplate,
+  recipientRows,
   type ValidatedEnvelopeRequest,
 } from './create-envelope.ts';
 import { envelopeView } from './envelope-view.ts';
@@ -189,21 +190,7 @@ async function writeDraft(tx: EntityManager, envelopeId: string, draft: Validate
     envelopeId,
   ]);
   await tx.execute('delete from recipient where envelope_id = ?', [envelopeId]);
-  const recipients = draft.recipients.map((recipient, position) => ({
-    id: randomUUID(),
-    role_id: recipient.roleId,
-    role_name: recipient.roleName,
-    full_name: recipient.fullName,
-    email: recipient.email,
-    phone: recipient.phone,
-    signing_order: recipient.signingOrder,
-    position,
-    delivery_channel: recipient.deliveryChannel,
-    authentication_method: recipient.authenticationMethod,
-    type: recipient.type,
-    language: recipient.language ?? null,
-    required: recipient.required,
-  }));
+  const recipients = recipientRows(draft.recipients);
   await tx.execute(
     `insert into recipient (id, envelope_id, role_id, role_name, full_name, email, phone, signing_order, position,
                             delivery_channel, authentication_method, type, language, required, status,
@@ -216,11 +203,7 @@ async function writeDraft(tx: EntityManager, envelopeId: string, draft: Validate
             type text, language text, required boolean)`,
     [envelopeId, now, now, JSON.stringify(recipients)],
   );
-  const values = draft.initialValues.map((item) => ({
-    id: randomUUID(),
-    field_id: item.fieldDefinitionId,
-    value: item.value,
-  }));
+  const values = initialValueRows(draft.initialValues);
   await tx.execute(
     `insert into envelope_field_value (id, envelope_id, field_id, value, source, recipient_id, created_at,
                                        updated_at)
