@@ -97,8 +97,9 @@ class ProxiedRequest:
     outcome: str = ""
 
 
-#: A fault for a request: "drop" forwards it and closes the connection without the answer; 429 or 503 is
-#: answered by the proxy without forwarding (429 with Retry-After: 1).
+#: A fault for a request: "drop" forwards it and closes the connection without the answer; 429, 503 or 409
+#: (idempotency_request_in_progress, as while an earlier attempt runs) is answered by the proxy without
+#: forwarding (429 and 409 with Retry-After: 1).
 Fault = str | int
 
 
@@ -151,14 +152,16 @@ def proxy(server: Server) -> Iterator[FaultyProxy]:
             with proxy.lock:
                 proxy.requests.append(record)
             fault = proxy.take_fault(self.command, self.path)
-            if fault in (429, 503):
-                code = "rate_limited" if fault == 429 else "service_unavailable"
+            if fault in (429, 503, 409):
+                code = {429: "rate_limited", 503: "service_unavailable", 409: "idempotency_request_in_progress"}[
+                    int(fault)
+                ]
                 payload = (
                     '{"error":{"code":"%s","message":"injected by the test proxy","details":[],'
                     '"request_id":"proxy"}}' % code
                 ).encode()
                 self.send_response(int(fault))
-                if fault == 429:
+                if fault in (429, 409):
                     self.send_header("Retry-After", "1")
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))

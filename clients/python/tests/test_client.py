@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 import httpx
 import pytest
 from conftest import FaultyProxy, Server, envelope_request, unique
 
-from sigil_client import InvalidRequestError, NotFoundError, SigilClient, SigilError
+from sigil_client import (
+    InvalidRequestError,
+    NotFoundError,
+    SigilClient,
+    SigilConnectionError,
+    SigilError,
+)
 
 
 def test_create_send_get_list_download_round_trip(sigil: SigilClient, template: dict[str, Any]) -> None:
@@ -133,8 +140,9 @@ def test_a_create_whose_answer_was_lost_is_retried_with_the_same_idempotency_key
     server: Server, proxy: FaultyProxy, template: dict[str, Any], sigil: SigilClient
 ) -> None:
     reference = unique("retried")
-    # The first attempt creates the envelope but its answer never arrives; the second meets a 503.
-    proxy.fail_next("POST", "/api/v1/envelopes/from-template", "drop", 503)
+    # The first attempt creates the envelope but its answer never arrives; the second meets a 503, the third
+    # the 409 of a key still held by a running attempt.
+    proxy.fail_next("POST", "/api/v1/envelopes/from-template", "drop", 503, 409)
     sleeps: list[float] = []
     with SigilClient(
         proxy.url, server.client_id, server.client_secret, sleep=sleeps.append
@@ -142,15 +150,28 @@ def test_a_create_whose_answer_was_lost_is_retried_with_the_same_idempotency_key
         envelope = through_proxy.create_envelope(envelope_request(template, externalReference=reference))
 
     attempts = proxy.to("POST", "/api/v1/envelopes/from-template")
-    assert [attempt.outcome for attempt in attempts] == ["dropped", "503", "201"]
+    assert [attempt.outcome for attempt in attempts] == ["dropped", "503", "409", "201"]
     keys = {attempt.headers.get("idempotency-key") for attempt in attempts}
     assert len(keys) == 1 and None not in keys, keys
-    assert len(sleeps) == 2
+    assert len(sleeps) == 3 and sleeps[2] == 1.0
     # The server created one envelope: the one the lost answer carried, answered again to the retry.
     lost = attempts[0]
     assert lost.upstream_status == 201 and lost.upstream_body is not None
     assert httpx.Response(201, content=lost.upstream_body).json()["id"] == envelope["id"]
     assert [e["id"] for e in sigil.iter_envelopes(external_reference=reference)] == [envelope["id"]]
+
+
+def test_an_unreachable_server_is_retried_then_a_connection_error() -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    sleeps: list[float] = []
+    with SigilClient(f"http://127.0.0.1:{port}", "id", "secret", max_retries=2, sleep=sleeps.append) as sigil:
+        with pytest.raises(SigilConnectionError) as unreachable:
+            sigil.list_templates()
+    assert unreachable.value.attempts == 3
+    assert len(sleeps) == 2 and 0 < sleeps[0] <= 0.5 and 0 < sleeps[1] <= 1.0
+    assert "secret" not in str(unreachable.value)
 
 
 def test_a_429_is_retried_after_retry_after(server: Server, proxy: FaultyProxy) -> None:

@@ -3,7 +3,8 @@
 - **Tokens.** An OAuth 2.0 client-credentials token is fetched from ``POST /oauth/token`` (HTTP Basic) on first
   use, fetched again once less than ``renew_before_seconds`` of its lifetime is left, and once more when the
   server answers 401 anyway (a revoked token, a server whose clock differs); a second 401 is raised.
-- **Retries.** 429 (waiting what ``Retry-After`` says), 503 and network errors are retried with exponential
+- **Retries.** 429 (waiting what ``Retry-After`` says), 503, 409 ``idempotency_request_in_progress`` (an
+  earlier attempt with the same key still running) and network errors are retried with exponential
   backoff and jitter, up to ``max_retries`` times. A POST the server treats as idempotent gets one
   ``Idempotency-Key`` before its first attempt and keeps it on every retry, so a create whose answer was lost
   is answered with the envelope it made, never a second one. A POST that is not idempotent (webhook create,
@@ -45,6 +46,8 @@ __all__ = ["SigilClient"]
 USER_AGENT = "sigil-client-python/0.1.0"
 #: Statuses worth another attempt: the server asked to slow down, or a dependency of it was down.
 RETRY_STATUSES = frozenset({429, 503})
+#: The 409 code of a request whose Idempotency-Key an earlier attempt still holds (it answers Retry-After: 1).
+IN_PROGRESS = "idempotency_request_in_progress"
 #: Network errors after which the request certainly never reached the server.
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 
@@ -58,6 +61,20 @@ def _param(value: str | int | datetime | Sequence[str] | None) -> str | int | No
     if isinstance(value, datetime):
         return value.isoformat()
     return ",".join(value)
+
+
+def _worth_retrying(response: httpx.Response) -> bool:
+    """429, 503, or 409 ``idempotency_request_in_progress`` (an earlier attempt with this key still runs)."""
+    if response.status_code in RETRY_STATUSES:
+        return True
+    if response.status_code != 409:
+        return False
+    try:
+        body = response.json()
+    except ValueError:
+        return False
+    error = body.get("error") if isinstance(body, dict) else None
+    return isinstance(error, dict) and error.get("code") == IN_PROGRESS
 
 
 def _segment(value: str) -> str:
@@ -165,7 +182,7 @@ class SigilClient:
     # ------------------------------------------------------------------------------------------------------
 
     def _backoff(self, attempt: int) -> float:
-        """Exponential backoff with full jitter: 0.5 s, 1 s, 2 s … (at most ``max_backoff_seconds``)."""
+        """Exponential backoff with jitter: half to all of 0.5 s, 1 s, 2 s … (at most ``max_backoff_seconds``)."""
         ceiling = min(self.max_backoff_seconds, self.backoff_seconds * (2**attempt))
         return random.uniform(ceiling / 2, ceiling)
 
@@ -191,7 +208,7 @@ class SigilClient:
                 self._sleep(self._backoff(attempt))
                 attempt += 1
                 continue
-            if response.status_code in RETRY_STATUSES and attempt < self.max_retries:
+            if _worth_retrying(response) and attempt < self.max_retries:
                 wait = retry_after_seconds(response)
                 self._sleep(
                     min(wait, self.max_backoff_seconds) if wait is not None else self._backoff(attempt)

@@ -133,7 +133,7 @@ _BY_STATUS: dict[int, type[SigilError]] = {
 }
 
 
-@dataclass
+@dataclass(eq=False)
 class SigilConnectionError(Exception):
     """The server could not be reached (or did not answer) on any attempt."""
 
