@@ -426,6 +426,20 @@ describe('verifyWebhook on a real delivery', () => {
           body: second.rawBody,
         }),
       ).toThrow(WebhookVerificationError);
+
+      // The delivery records, a replay of the first (same event id) and a change of the endpoint.
+      const records = await client.webhooks.deliveries.list({ endpointId: endpoint.id });
+      expect(records.total).toBe(2);
+      const firstRecord = await client.webhooks.deliveries.get(queued.id);
+      expect(firstRecord).toMatchObject({ id: queued.id, eventId: event.id, status: 'succeeded' });
+      const replay = await client.webhooks.deliveries.replay(queued.id);
+      expect(replay.id).not.toBe(queued.id);
+      const [, , third] = await receiver.waitFor(3, (r) => r.path === path);
+      if (!third) throw new Error('no replay');
+      expect(verifyWebhook({ secret: rotated.secret, headers: third.headers, body: third.rawBody }).id).toBe(
+        event.id,
+      );
+      expect((await client.webhooks.update(endpoint.id, { enabled: false })).enabled).toBe(false);
     } finally {
       await client.webhooks.delete(endpoint.id);
     }
