@@ -24,10 +24,38 @@ export const REPAIRS = [
   'verify-audit',
 ] as const satisfies readonly EnvelopeRepair[];
 
-/** The page's words of a repair: `backoffice.envelope.repair.<key>` and `….<key>Body`. */
-export const REPAIR_KEYS: Record<EnvelopeRepair, string> = {
-  'resume-projection': 'resumeProjection',
-  'retry-final-pdf': 'retryFinalPdf',
-  'reissue-links': 'reissueLinks',
-  'verify-audit': 'verifyAudit',
+/** The page's words of a repair: its button and dialog title, and what the dialog says it does. */
+export const REPAIR_WORDS: Record<EnvelopeRepair, { label: string; body: string }> = {
+  'resume-projection': {
+    label: 'backoffice.envelope.repair.resumeProjection',
+    body: 'backoffice.envelope.repair.resumeProjectionBody',
+  },
+  'retry-final-pdf': {
+    label: 'backoffice.envelope.repair.retryFinalPdf',
+    body: 'backoffice.envelope.repair.retryFinalPdfBody',
+  },
+  'reissue-links': {
+    label: 'backoffice.envelope.repair.reissueLinks',
+    body: 'backoffice.envelope.repair.reissueLinksBody',
+  },
+  'verify-audit': {
+    label: 'backoffice.envelope.repair.verifyAudit',
+    body: 'backoffice.envelope.repair.verifyAuditBody',
+  },
+};
+
+/** What matched a search, in the page's words. */
+export const MATCHED_BY_KEYS: Record<EnvelopeSummary['matchedBy'], string> = {
+  id: 'backoffice.envelopes.matchedBy.id',
+  external_reference: 'backoffice.envelopes.matchedBy.external_reference',
+  email: 'backoffice.envelopes.matchedBy.email',
+  phone: 'backoffice.envelopes.matchedBy.phone',
+};
+
+/** The recording's (projection's) state, in the page's words. */
+export const PROJECTION_KEYS: Record<EnvelopeDetail['projection']['state'], string> = {
+  current: 'backoffice.envelope.projection.current',
+  behind: 'backoffice.envelope.projection.behind',
+  parked: 'backoffice.envelope.projection.parked',
+  unknown: 'backoffice.envelope.projection.unknown',
 };
