@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import httpx
@@ -41,6 +42,14 @@ def test_create_send_get_list_download_round_trip(sigil: SigilClient, template: 
     with pytest.raises(NotFoundError) as missing:
         sigil.download_final_pdf(created["id"])
     assert missing.value.status == 404 and missing.value.code == "not_found"
+
+    assert sigil.get_template(template["id"])["roles"] == template["roles"]
+    assert [r["id"] for r in sigil.list_recipients(created["id"])] == [r["id"] for r in fetched["recipients"]]
+    assert sigil.get_envelope_by_external_reference(reference)["id"] == created["id"]
+    deadline = (datetime.now(timezone.utc) + timedelta(days=400)).replace(microsecond=0)
+    extended = sigil.extend_envelope(created["id"], deadline)
+    assert extended["expiresAt"] is not None
+    assert datetime.fromisoformat(extended["expiresAt"].replace("Z", "+00:00")) == deadline
 
     cancelled = sigil.cancel_envelope(created["id"], reason="Round trip done")
     assert cancelled["status"] == "Cancelled"
