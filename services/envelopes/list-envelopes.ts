@@ -51,12 +51,13 @@ export async function listEnvelopes(
   const sqlOf = (list: Condition[]) => list.map((condition) => condition.sql).join(' and ');
   const paramsOf = (list: Condition[]) => list.flatMap((condition) => condition.params);
   let rows: (EnvelopeRow & { sort_key: string; walked?: number })[] | null = null;
-  if (text && walk > 0) {
+  if (text && !text.exact && walk > 0) {
     // First the newest (or oldest) TEXT_QUERY_WALK envelopes the other filters keep, each checked on its own
     // title and recipients (recipient_envelope_idx: a subquery with a limit, which the planner runs for each
     // envelope, where an `exists` would become a join reading every match through the trigram indexes): the page
     // is final when it is full, or when the walk saw every envelope there is; otherwise the matches are
-    // collected through the trigram indexes below.
+    // collected through the trigram indexes below. (The walk is counted only when the page is not full: a full
+    // page stops the walk at its last match.)
     const first = await ctx.em.execute<(EnvelopeRow & { sort_key: string; walked: number })[]>(
       `with walk as (
          select e.id, e.title, ${column} as k from envelope e
@@ -69,10 +70,10 @@ export async function listEnvelopes(
                   select true from recipient r where r.envelope_id = w.id and (${text.recipient}) limit 1), false)
           order by w.k ${direction}, w.id ${direction}
           limit ?)
-       ${view}, (select count(*) from walk)::int as walked
+       ${view}, case when (select count(*) from page) > ? then ? else (select count(*) from walk) end::int as walked
          from page p join envelope e on e.id = p.id
         order by ${order}`,
-      [...paramsOf(filters), Math.trunc(walk), text.pattern, ...text.params, query.limit + 1],
+      [...paramsOf(filters), Math.trunc(walk), text.pattern, ...text.params, query.limit + 1, query.limit, walk],
     );
     const walked = first[0]?.walked ?? walk;
     if (first.length > query.limit || walked < walk) rows = first;
@@ -122,15 +123,18 @@ const EMAIL_ADDRESS = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
  * The text query: `%text%` on the title, and on the recipients' name, email (migration 0018's trigram indexes) and
  * phone (0040's), with `%`, `_` and `\` as letters — or, for a whole email address, that address on the
  * recipients: its many common trigrams (`example`, `legal`) would make the trigram index intersect long lists.
+ * An address's matches are few and found through recipient_email_idx at once: it skips the first look.
  */
-function textMatch(q: string): { pattern: string; recipient: string; params: unknown[] } {
+function textMatch(q: string): { pattern: string; recipient: string; params: unknown[]; exact: boolean } {
   const text = q.toLowerCase();
   const pattern = `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
-  if (EMAIL_ADDRESS.test(text)) return { pattern, recipient: 'lower(r.email) = ?', params: [text] };
+  if (EMAIL_ADDRESS.test(text))
+    return { pattern, recipient: 'lower(r.email) = ?', params: [text], exact: true };
   return {
     pattern,
     recipient: 'lower(r.full_name) like ? or lower(r.email) like ? or lower(r.phone) like ?',
     params: [pattern, pattern, pattern],
+    exact: false,
   };
 }
 
