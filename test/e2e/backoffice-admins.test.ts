@@ -195,6 +195,7 @@ describe('the backoffice pages for administrators', () => {
     expect(await nav(page).getByRole('link').allTextContents()).toEqual([
       'Overview',
       'Organizations',
+      'Envelopes',
       'Providers',
       'Notification templates',
       'Secure signatures',

@@ -601,7 +601,7 @@ describe('administrators, domains and the IP allowlist', () => {
       actorEmail: first.email,
       ipAddress: '127.0.5.5',
     });
-    expect(made.details).toEqual({ email: created.email, fullName: 'Admin audited' });
+    expect(made.details).toEqual({ email: created.email, fullName: 'Admin audited', role: 'administrator' });
     const older = await admin.request('GET', `/api/backoffice/audit-log?limit=2&cursor=${nextCursor}`);
     expect(older.statusCode).toBe(200);
     const times = [...events, ...older.json().events].map((event: { occurredAt: string }) =>
