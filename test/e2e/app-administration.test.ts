@@ -121,6 +121,10 @@ describe('the business app: administration', () => {
     await invite.getByRole('button', { name: 'Cancel' }).click();
 
     await userRow(page, invitedEmail).getByRole('button', { name: 'Resend invitation' }).click();
+    await page
+      .getByRole('dialog', { name: 'Send the invitation again?' })
+      .getByRole('button', { name: 'Resend invitation' })
+      .click();
     await eventually(() => page.locator('.app-success').textContent()).toContain(
       `The invitation was sent to ${invitedEmail} again.`,
     );

@@ -620,6 +620,7 @@ async function createResources(): Promise<{
         path: { id: key.apiKey.id, secretId: key.secret.id },
       })),
       'POST /api/users/{id}/resend-invitation': ids(invited),
+      'POST /api/users/{id}/reset-mfa': users,
       'PUT /api/users/{id}': users,
       'DELETE /api/users/{id}': users,
       'GET /api/v1/templates/{id}': [{ path: { id: templateId } }],
