@@ -33,6 +33,10 @@ export const SsoSettings = z.object({
   /** The redirect URI to register at the provider. */
   redirectUri: z.string(),
   updatedAt: IsoDateTime.nullable(),
+  /** What the page offers: the roles just-in-time accounts may get (every role but Owner). */
+  roleChoices: z.array(z.object({ id: z.uuid(), name: z.string(), builtIn: z.string().nullable() })),
+  /** ... and the organization's active owners, one of whom is the break-glass owner. */
+  ownerChoices: z.array(z.object({ id: z.uuid(), fullName: z.string(), email: z.string() })),
 });
 export type SsoSettings = z.output<typeof SsoSettings>;
 

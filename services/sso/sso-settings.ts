@@ -26,8 +26,25 @@ type SsoContext = Pick<ServiceContext, 'em' | 'config' | 'clock'>;
 const refused = (field: string, message: string) =>
   new InvalidRequest(`Invalid request: body.${field}: ${message}`, [{ field: `body.${field}`, message }]);
 
-function viewOf(ctx: SsoContext, sso: OrganizationSso | null): SsoSettings {
+async function viewOf(
+  ctx: SsoContext,
+  organizationId: string,
+  sso: OrganizationSso | null,
+): Promise<SsoSettings> {
+  const roles = await ctx.em.find(Role, { organizationId }, { orderBy: { createdAt: 'asc', name: 'asc' } });
+  const ownerRole = roles.find(isOwnerRole);
+  const owners = ownerRole
+    ? await ctx.em.find(
+        AppUser,
+        { organizationId, roleId: ownerRole.id, status: 'active' },
+        { orderBy: { fullName: 'asc' } },
+      )
+    : [];
   return {
+    roleChoices: roles
+      .filter((role) => !isOwnerRole(role))
+      .map((role) => ({ id: role.id, name: role.name, builtIn: role.builtIn ?? null })),
+    ownerChoices: owners.map((owner) => ({ id: owner.id, fullName: owner.fullName, email: owner.email })),
     configured: sso !== null,
     issuer: sso?.issuer ?? '',
     clientId: sso?.clientId ?? '',
@@ -43,7 +60,8 @@ function viewOf(ctx: SsoContext, sso: OrganizationSso | null): SsoSettings {
 }
 
 export async function getSsoSettings(ctx: SsoContext, actor: Actor): Promise<SsoSettings> {
-  return viewOf(ctx, await ctx.em.findOne(OrganizationSso, { organizationId: actor.organization.id }));
+  const organizationId = actor.organization.id;
+  return viewOf(ctx, organizationId, await ctx.em.findOne(OrganizationSso, { organizationId }));
 }
 
 /** The role just-in-time accounts get: the organization's, not Owner, and one the actor may grant. */
@@ -167,7 +185,7 @@ export async function updateSsoSettings(
       }
       throw error;
     }
-    return viewOf(ctx, sso);
+    return viewOf({ ...ctx, em: tx }, organizationId, sso);
   });
 }
 
