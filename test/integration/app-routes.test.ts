@@ -458,9 +458,14 @@ describe('the application routes OpenAPI document', () => {
       expect.arrayContaining(['name', 'monthlyDocumentLimit', 'userLimit', 'teamLimit', 'supportLevel']),
     );
 
-    // One error body: the same schema as /api/v1's; and /api/v1's document knows nothing of these routes.
+    // One error body: the same schema as /api/v1's (where the inner object is the named ErrorInfo, for client
+    // generators); and /api/v1's document knows nothing of these routes.
     const v1 = (await app.inject({ method: 'GET', url: OPENAPI_PATH })).json();
-    expect(document.components.schemas.Error).toEqual(v1.components.schemas.Error);
+    expect(v1.components.schemas.Error.properties.error).toEqual({ $ref: '#/components/schemas/ErrorInfo' });
+    expect(document.components.schemas.Error).toEqual({
+      ...v1.components.schemas.Error,
+      properties: { error: v1.components.schemas.ErrorInfo },
+    });
     expect(Object.keys(v1.paths)).not.toContain('/api/plans');
     expect(Object.keys(v1.paths)).not.toContain(APP_OPENAPI_PATH);
     expect(Object.keys(v1.components.schemas)).not.toContain('Plan');
