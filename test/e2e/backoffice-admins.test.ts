@@ -195,6 +195,7 @@ describe('the backoffice pages for administrators', () => {
     expect(await nav(page).getByRole('link').allTextContents()).toEqual([
       'Overview',
       'Organizations',
+      'Plans',
       'Envelopes',
       'Providers',
       'Notification templates',
@@ -515,7 +516,7 @@ describe('the backoffice pages for administrators', () => {
           expect(await page.locator('#backoffice-nav').isVisible()).toBe(false);
           await page.getByRole('button', { name: 'Menu' }).click();
           await eventually(() => page.locator('#backoffice-nav').isVisible()).toBe(true);
-          expect(await page.locator('#backoffice-nav a').count()).toBe(8);
+          expect(await page.locator('#backoffice-nav a').count()).toBe(10);
           expect(await pageWidth(page)).toBeLessThanOrEqual(viewport.width);
           await expectAccessible(page, `menu (${language}, ${device})`);
           await browser.screenshot(page, `backoffice-menu-${language}-${device}`);
