@@ -80,24 +80,24 @@ describe('single sign-on in the browser', () => {
     const visitor = await browser.newPage(DESKTOP, 'en-US');
     await visitor.goto(`${baseUrl}/app/sign-in`);
     await visitor.getByRole('link', { name: 'Sign in with SSO' }).click();
-    await eventually(() => new URL(visitor.url()).pathname).toBe('/app/sso');
+    await eventually(async () => new URL(visitor.url()).pathname).toBe('/app/sso');
     await expectAccessible(visitor, 'sign in with SSO');
     await browser.screenshot(visitor, 'app-sso-start-en');
     const email = `noa@${domain}`;
     await visitor.locator('#sso-email').fill(email);
     await visitor.getByRole('button', { name: 'Continue' }).click();
     // The provider's own pages: any login (the address) and password, then consent.
-    await eventually(() => new URL(visitor.url()).origin).toBe(provider.issuer);
+    await eventually(async () => new URL(visitor.url()).origin).toBe(provider.issuer);
     await visitor.locator('input[name="login"]').fill(email);
     await visitor.locator('input[name="password"]').fill('anything');
     await visitor.getByRole('button', { name: 'Sign-in' }).click();
     await visitor.getByRole('button', { name: 'Continue' }).click();
-    await eventually(() => new URL(visitor.url()).pathname, 30_000).toBe('/app');
+    await eventually(async () => new URL(visitor.url()).pathname, 30_000).toBe('/app');
     const cookie = (await visitor.context().cookies(baseUrl)).find((c) => c.name === 'sigil_session');
     expect(cookie?.value).toBeTruthy();
-    const me = await (
+    const me = (await (
       await asUser(baseUrl, { headers: { cookie: `sigil_session=${cookie?.value}` } }, 'GET', '/api/auth/me')
-    ).json();
+    ).json()) as { user: { email: string } };
     expect(me.user.email).toBe(email);
     const made = await harness.ctx.orm.em.fork().findOneOrFail(AppUser, { email });
     expect(made.roleId).toBe(sender.id);

@@ -38,6 +38,7 @@ const DETAILS: Record<SecurityEventType, Record<string, unknown>> = {
   'user.invited': { role: 'Auditors', team: null },
   'user.invitation_resent': {},
   'user.invitation_accepted': { invitedBy: ACTOR.id },
+  'user.provisioned': { method: 'sso', roleId: ACTOR.id },
   'user.updated': { role: { from: 'Read-only member', to: 'Sender' }, team: { from: null, to: 'מכירות' } },
   'user.deactivated': {},
   'user.reactivated': {},
