@@ -1114,7 +1114,8 @@ const RECIPES: Record<string, RouteRecipe> = {
       };
     },
     readBack: async (_answer, target) => {
-      if (target.path[0] !== 'clientSecret') return getAt(await appCall('GET', '/api/organization/sso'), target.path);
+      if (target.path[0] !== 'clientSecret')
+        return getAt(await appCall('GET', '/api/organization/sso'), target.path);
       const row = await ctx.orm.em.fork().findOneOrFail(OrganizationSso, { organizationId });
       return decryptSecret(Buffer.from(TEST_ENCRYPTION_KEY, 'base64'), row.clientSecretEncrypted);
     },
@@ -1127,7 +1128,10 @@ const RECIPES: Record<string, RouteRecipe> = {
   },
   // A state no sign-in started: 400 sso_state_invalid (naming body.state) whatever else is sent; nothing stored.
   'POST /api/auth/sso/callback': {
-    base: async () => ({ body: { state: 'fuzz-unknown-state', code: 'fuzz-code', iss: 'fuzz' }, cookie: null }),
+    base: async () => ({
+      body: { state: 'fuzz-unknown-state', code: 'fuzz-code', iss: 'fuzz' },
+      cookie: null,
+    }),
     alsoRefusedWith: [400],
     storesNothing: true,
   },
