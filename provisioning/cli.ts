@@ -1,8 +1,9 @@
 // `npm run provision`: provisions what Sigil runs itself ahead of time; `npm test` runs it first (`pretest`,
 // with --all), which is what fetches the Temporal CLI, the Java test server, Chromium, Schemathesis and the two
-// PDF signature validators (pdfsig, pyHanko) on a fresh machine, and the Python client's test environment.
+// PDF signature validators (pdfsig, pyHanko) on a fresh machine, the Python client's test environment and
+// SeaweedFS (the S3-compatible object store of the storage tests, built with Go).
 //   node provisioning/cli.ts [--all|--dev-server|--test-server|--chromium|--schemathesis|
-//     --pdf-validators|--pdfsig|--pyhanko|--python-client|--openapi-generators] [--json]
+//     --pdf-validators|--pdfsig|--pyhanko|--python-client|--openapi-generators|--seaweedfs] [--json]
 // Progress goes to stderr; one result line per part (or the JSON with --json) to stdout. Exit code 1 when a
 // part could not be provided (its error says what to install or which variable to set).
 import { loadConfigOrExit } from '../config/config.ts';
@@ -13,6 +14,7 @@ import { provisionOpenApiGenerator, provisionOpenApiPythonClient } from './opena
 import { provisionPdfsig, provisionPyhanko } from './pdf-validators.ts';
 import { provisionPythonClient } from './python-client.ts';
 import { provisionSchemathesis } from './schemathesis.ts';
+import { provisionSeaweedfs } from './seaweedfs.ts';
 import { describeProvisioned, type Provisioned, type ProvisionKind } from './shared.ts';
 
 const ALL: readonly ProvisionKind[] = [
@@ -25,10 +27,11 @@ const ALL: readonly ProvisionKind[] = [
   'python-client',
   'openapi-python-client',
   'openapi-generator',
+  'seaweedfs',
 ];
 
 const USAGE = `Usage: node provisioning/cli.ts [--all|--dev-server|--test-server|--chromium|--schemathesis|
-         --pdf-validators|--pdfsig|--pyhanko|--python-client|--openapi-generators] [--json]
+         --pdf-validators|--pdfsig|--pyhanko|--python-client|--openapi-generators|--seaweedfs] [--json]
   --all             everything below (the default)
   --dev-server      the Temporal CLI (dev server + Web UI); nothing to do when TEMPORAL_ADDRESS is set
   --test-server     the Java time-skipping test server used by the tests
@@ -40,6 +43,8 @@ const USAGE = `Usage: node provisioning/cli.ts [--all|--dev-server|--test-server
   --python-client   pytest with clients/python installed (editable), for its tests (a virtualenv in the cache)
   --openapi-generators  the two client generators of the OpenAPI test: openapi-python-client (pinned; a
                     virtualenv in the cache) and openapi-generator-cli (pinned; a jar from Maven Central)
+  --seaweedfs       SeaweedFS (\`weed\`), the S3-compatible object store of the storage tests (pinned; built
+                    once with Go from the module proxy into the cache)
   --json            print the results as JSON
 `;
 
@@ -66,7 +71,8 @@ function parseArgs(argv: string[]): { kinds: ProvisionKind[]; json: boolean } {
     else if (arg === '--openapi-generators') {
       kinds.add('openapi-python-client');
       kinds.add('openapi-generator');
-    } else if (arg === '--json') json = true;
+    } else if (arg === '--seaweedfs') kinds.add('seaweedfs');
+    else if (arg === '--json') json = true;
     else if (arg === '--help' || arg === '-h') {
       process.stdout.write(USAGE);
       process.exit(0);
@@ -124,6 +130,8 @@ function provision(kind: ProvisionKind): Promise<Provisioned> {
       return provisionOpenApiPythonClient({ cacheDir: config.cacheDir, log });
     case 'openapi-generator':
       return provisionOpenApiGenerator({ cacheDir: config.cacheDir, log });
+    case 'seaweedfs':
+      return provisionSeaweedfs({ cacheDir: config.cacheDir, log });
   }
 }
 

@@ -22,7 +22,8 @@ export type ProvisionKind =
   | 'pyhanko'
   | 'python-client'
   | 'openapi-python-client'
-  | 'openapi-generator';
+  | 'openapi-generator'
+  | 'seaweedfs';
 
 /**
  * How something was found: an explicit variable, PATH, Sigil's cache, built just now (Go, Maven), installed just
@@ -69,6 +70,7 @@ export const NAMES: Record<ProvisionKind, string> = {
   'python-client': 'pytest with the Python client (clients/python)',
   'openapi-python-client': 'openapi-python-client (client generator)',
   'openapi-generator': 'openapi-generator-cli (client generator, a Java archive)',
+  seaweedfs: 'SeaweedFS (`weed`, the S3-compatible object store)',
 };
 
 /** The variable that names each executable explicitly, skipping every look-up. */
@@ -82,6 +84,7 @@ export const PATH_VARIABLES: Record<ProvisionKind, string> = {
   'python-client': 'PYTHON_CLIENT_PYTEST_PATH',
   'openapi-python-client': 'OPENAPI_PYTHON_CLIENT_PATH',
   'openapi-generator': 'OPENAPI_GENERATOR_JAR',
+  seaweedfs: 'SEAWEEDFS_PATH',
 };
 
 /** The kinds Sigil installs (apt-get, pip) rather than builds when they are missing. */
