@@ -73,7 +73,15 @@ export async function listEnvelopes(
        ${view}, case when (select count(*) from page) > ? then ? else (select count(*) from walk) end::int as walked
          from page p join envelope e on e.id = p.id
         order by ${order}`,
-      [...paramsOf(filters), Math.trunc(walk), text.pattern, ...text.params, query.limit + 1, query.limit, walk],
+      [
+        ...paramsOf(filters),
+        Math.trunc(walk),
+        text.pattern,
+        ...text.params,
+        query.limit + 1,
+        query.limit,
+        walk,
+      ],
     );
     const walked = first[0]?.walked ?? walk;
     if (first.length > query.limit || walked < walk) rows = first;

@@ -6,10 +6,11 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENAPI_PATH } from '../../api/http/openapi.ts';
+import { buildOpenApiDocument } from '../../api/http/openapi-document.ts';
+import type { paths } from '../../clients/typescript/src/schema.d.ts';
 import { SCOPES } from '../../domain/scopes.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
-import { GENERATED_TYPES, generateApiTypes } from '../../scripts/generate-api-types.ts';
-import type { paths } from '../generated/sigil-api.ts';
+import { CLIENT_TYPES, clientTypesFrom } from '../../scripts/generate-client-types.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
 
 let harness: ApiHarness;
@@ -276,8 +277,8 @@ describe('OpenAPI document', () => {
     expect(new RegExp(language?.pattern as string).test('hebrew')).toBe(false);
   });
 
-  it('matches the committed generated client types (run `npm run openapi:types` after changing routes)', async () => {
-    expect(await readFile(GENERATED_TYPES, 'utf8')).toBe(await generateApiTypes());
+  it('matches the committed client types, clients/typescript/src/schema.d.ts (run `npm run clients:generate` after changing routes)', async () => {
+    expect(await readFile(CLIENT_TYPES, 'utf8')).toBe(await clientTypesFrom(await buildOpenApiDocument()));
   });
 
   it('serves the interactive viewer at /swagger', async () => {
