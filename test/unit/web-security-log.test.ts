@@ -27,6 +27,7 @@ const DETAILS: Record<SecurityEventType, Record<string, unknown>> = {
   'user.signed_out': {},
   'user.mfa_enabled': { method: 'totp', backupCodes: 10 },
   'user.mfa_disabled': { method: 'backup_code', otherSessionsEnded: 2, passkeysRemoved: 1 },
+  'user.mfa_reset': { authenticatorApp: true, backupCodesRemoved: 8, passkeysRemoved: 1, sessionsEnded: 2 },
   'user.mfa_failed': { method: 'totp', purpose: 'sign_in', attemptsLeft: 4 },
   'user.backup_codes_regenerated': { method: 'totp', backupCodes: 10 },
   'user.password_reset_requested': {},
