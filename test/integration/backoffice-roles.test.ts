@@ -115,12 +115,10 @@ describe('the roles on /api/backoffice/platform-admins', () => {
       role: 'support',
     });
     expect(created.administrator.role).toBe('support');
-    const event = await harness.ctx.orm.em
-      .fork()
-      .findOneOrFail(BackofficeAuditEvent, {
-        action: 'platform_admin.created',
-        targetId: created.administrator.id,
-      });
+    const event = await harness.ctx.orm.em.fork().findOneOrFail(BackofficeAuditEvent, {
+      action: 'platform_admin.created',
+      targetId: created.administrator.id,
+    });
     expect(event.details).toMatchObject({ role: 'support' });
   });
 
