@@ -1,7 +1,8 @@
 // `npm run provision`: provisions what Sigil runs itself ahead of time; `npm test` runs it first (`pretest`,
 // with --all), which is what fetches the Temporal CLI, the Java test server, Chromium, Schemathesis and the two
 // PDF signature validators (pdfsig, pyHanko) on a fresh machine, the Python client's test environment and
-// SeaweedFS (the S3-compatible object store of the storage tests, built with Go).
+// SeaweedFS (the S3-compatible object store of the storage tests, built with Go), and the production Temporal
+// Server with its schema tool (`npm run cluster`, built with Go).
 //   node provisioning/cli.ts [--all|--dev-server|--test-server|--chromium|--schemathesis|
 //     --pdf-validators|--pdfsig|--pyhanko|--python-client|--openapi-generators|--seaweedfs] [--json]
 // Progress goes to stderr; one result line per part (or the JSON with --json) to stdout. Exit code 1 when a
@@ -14,6 +15,7 @@ import { provisionOpenApiGenerator, provisionOpenApiPythonClient } from './opena
 import { provisionPdfsig, provisionPyhanko } from './pdf-validators.ts';
 import { provisionPythonClient } from './python-client.ts';
 import { provisionSchemathesis } from './schemathesis.ts';
+import { provisionTemporalServer } from './temporal-server.ts';
 import { provisionSeaweedfs } from './seaweedfs.ts';
 import { describeProvisioned, type Provisioned, type ProvisionKind } from './shared.ts';
 
@@ -27,6 +29,7 @@ const ALL: readonly ProvisionKind[] = [
   'python-client',
   'openapi-python-client',
   'openapi-generator',
+  'temporal-server',
   'seaweedfs',
 ];
 
@@ -43,6 +46,8 @@ const USAGE = `Usage: node provisioning/cli.ts [--all|--dev-server|--test-server
   --python-client   pytest with clients/python installed (editable), for its tests (a virtualenv in the cache)
   --openapi-generators  the two client generators of the OpenAPI test: openapi-python-client (pinned; a
                     virtualenv in the cache) and openapi-generator-cli (pinned; a jar from Maven Central)
+  --temporal-server the production Temporal Server 1.32.2 and its SQL schema tool (\`npm run cluster\`;
+                    built once with Go from the module proxy into the cache, schemas copied beside them)
   --seaweedfs       SeaweedFS (\`weed\`), the S3-compatible object store of the storage tests (pinned; built
                     once with Go from the module proxy into the cache)
   --json            print the results as JSON
@@ -72,6 +77,7 @@ function parseArgs(argv: string[]): { kinds: ProvisionKind[]; json: boolean } {
       kinds.add('openapi-python-client');
       kinds.add('openapi-generator');
     } else if (arg === '--seaweedfs') kinds.add('seaweedfs');
+    else if (arg === '--temporal-server') kinds.add('temporal-server');
     else if (arg === '--json') json = true;
     else if (arg === '--help' || arg === '-h') {
       process.stdout.write(USAGE);
@@ -130,6 +136,12 @@ function provision(kind: ProvisionKind): Promise<Provisioned> {
       return provisionOpenApiPythonClient({ cacheDir: config.cacheDir, log });
     case 'openapi-generator':
       return provisionOpenApiGenerator({ cacheDir: config.cacheDir, log });
+    case 'temporal-server':
+      return provisionTemporalServer({
+        serverDir: process.env.TEMPORAL_SERVER_DIR,
+        cacheDir: config.cacheDir,
+        log,
+      });
     case 'seaweedfs':
       return provisionSeaweedfs({ cacheDir: config.cacheDir, log });
   }

@@ -23,6 +23,7 @@ export type ProvisionKind =
   | 'python-client'
   | 'openapi-python-client'
   | 'openapi-generator'
+  | 'temporal-server'
   | 'seaweedfs';
 
 /**
@@ -70,6 +71,7 @@ export const NAMES: Record<ProvisionKind, string> = {
   'python-client': 'pytest with the Python client (clients/python)',
   'openapi-python-client': 'openapi-python-client (client generator)',
   'openapi-generator': 'openapi-generator-cli (client generator, a Java archive)',
+  'temporal-server': 'Temporal Server (production, with its SQL schema tool)',
   seaweedfs: 'SeaweedFS (`weed`, the S3-compatible object store)',
 };
 
@@ -84,6 +86,7 @@ export const PATH_VARIABLES: Record<ProvisionKind, string> = {
   'python-client': 'PYTHON_CLIENT_PYTEST_PATH',
   'openapi-python-client': 'OPENAPI_PYTHON_CLIENT_PATH',
   'openapi-generator': 'OPENAPI_GENERATOR_JAR',
+  'temporal-server': 'TEMPORAL_SERVER_DIR',
   seaweedfs: 'SEAWEEDFS_PATH',
 };
 
