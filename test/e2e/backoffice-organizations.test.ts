@@ -144,6 +144,7 @@ describe('the backoffice pages for organizations', () => {
     expect(await backofficeNav(page).getByRole('link').allTextContents()).toEqual([
       'Overview',
       'Organizations',
+      'Plans',
       'Envelopes',
       'Providers',
       'Notification templates',

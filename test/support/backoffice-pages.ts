@@ -5,6 +5,7 @@
 // navigation.
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
+import type { BackofficeRole } from '../../domain/backoffice-roles.ts';
 import { startBackofficeSession } from '../../services/backoffice/backoffice-sessions.ts';
 import { createPlatformAdmin } from '../../services/backoffice/platform-admins.ts';
 import { eventually, waitForLoaded, waitForPath } from './app-pages.ts';
@@ -67,18 +68,24 @@ export async function signInToBackoffice(
   await waitForLoaded(page);
 }
 
-/** A page of the given size whose browser holds a new administrator's backoffice session. */
+/** A page of the given size whose browser holds a new administrator's backoffice session (of `role`). */
 export async function signedInBackofficePage(
   browser: TestBrowser,
   harness: HasOrm,
   baseUrl: string,
   viewport: { width: number; height: number },
   domain: string,
+  role: BackofficeRole = 'administrator',
 ): Promise<Page> {
   const { admin } = await createPlatformAdmin(
     { em: harness.ctx.orm.em.fork() },
     { kind: 'operator_cli' },
-    { email: `screens-${randomUUID().slice(0, 6)}@${domain}`, fullName: 'Screens Admin', allowDomain: true },
+    {
+      email: `screens-${randomUUID().slice(0, 6)}@${domain}`,
+      fullName: 'Screens Admin',
+      allowDomain: true,
+      role,
+    },
   );
   const { token } = await startBackofficeSession(
     { em: harness.ctx.orm.em.fork() },

@@ -42,7 +42,16 @@ const WORKFLOW_FUNCTIONS = [
   'workflows/webhook-delivery.ts',
 ];
 
-const SERVER = ['domain', 'config', 'workflow contracts', 'pdf', 'db', 'notifications', 'temporal client'];
+const SERVER = [
+  'domain',
+  'config',
+  'workflow contracts',
+  'pdf',
+  'db',
+  'notifications',
+  'temporal client',
+  'storage',
+];
 const SERVICES = ['services', 'service security', 'service errors'];
 const PROVISIONING = ['provisioning entry', 'temporal provisioning', 'provisioning'];
 
@@ -58,6 +67,7 @@ const LAYERS: Layer[] = [
       'domain/document-lifecycle.ts',
       'domain/scopes.ts',
       'domain/credential-permissions.ts',
+      'domain/backoffice-roles.ts',
     ],
     types: ['domain', 'api'],
   },
@@ -95,6 +105,8 @@ const LAYERS: Layer[] = [
   },
   { name: 'db', paths: ['db/'], values: ['workflow contracts', 'config', 'domain'] },
   { name: 'pdf', paths: ['pdf/'], values: ['domain'] },
+  // The storage port and its implementations (PostgreSQL, S3-compatible): bytes in, bytes out, no use cases.
+  { name: 'storage', paths: ['storage/'], values: ['config', 'domain'] },
   // Tools Sigil provisions for itself and its tests (`npm run provision`): the entry, the Temporal servers'
   // provisioning, and the shared parts with Chromium, Schemathesis and the PDF validators.
   {
@@ -145,6 +157,7 @@ const CHECKED = [
   'workflows',
   'pdf',
   'db',
+  'storage',
   'notifications',
   'activities',
   'temporal',
