@@ -27,6 +27,7 @@ import type { DataContext, ServiceContext } from '../context.ts';
 import { Conflict, InvalidRequest, NotFound } from '../errors.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
 import { type BackofficeActor, recordBackofficeEvent } from './audit-log.ts';
+import { recordStaffAccess, type StaffActor } from './staff-access.ts';
 
 export type StaffContext = Pick<ServiceContext, 'em' | 'config' | 'clock'>;
 
@@ -116,9 +117,13 @@ async function viewsOf(
   }));
 }
 
-/** A page of the organization's users (deleted ones left out), by name; 404 for an unknown organization. */
+/**
+ * A page of the organization's users (deleted ones left out), by name; 404 for an unknown organization. Each
+ * view is recorded as staff access (both logs).
+ */
 export async function listOrganizationUsers(
   ctx: DataContext & SessionClock,
+  actor: StaffActor,
   organizationId: string,
   input: {
     search?: string | undefined;
@@ -153,6 +158,15 @@ export async function listOrganizationUsers(
     { orderBy: [{ fullName: 'asc' }, { email: 'asc' }, { id: 'asc' }], limit: input.limit + 1 },
   );
   const page = users.slice(0, input.limit);
+  // Who of the staff looked at the organization's users (docs/backoffice.md, "Support access recorded").
+  recordStaffAccess(ctx, actor, {
+    organizationId: organization.id,
+    action: 'organization.users_viewed',
+    targetId: organization.id,
+    reason: null,
+    details: { shown: page.length, ...(input.search ? { search: input.search } : {}) },
+  });
+  await ctx.em.flush();
   return {
     users: await viewsOf(ctx, organization.id, page),
     nextCursor: users.length > input.limit && page.length > 0 ? encodeCursor(page.at(-1) as AppUser) : null,

@@ -113,6 +113,13 @@ describe('users of an organization', () => {
     );
     expect(second.users.map((user: { id: string }) => user.id)).toEqual([beta.user.id]);
     expect(second.nextCursor).toBeNull();
+    // Each look is recorded for the organization's owner to see (support.accessed in its security log).
+    const looks = await harness.ctx.orm.em
+      .fork()
+      .find(SecurityEvent, { organizationId: owner.organization.id, type: 'support.accessed' });
+    const viewed = looks.filter((event) => event.details.action === 'organization.users_viewed');
+    expect(viewed).toHaveLength(4);
+    expect(viewed[0]?.details).toMatchObject({ staff: admin.admin.email, targetId: owner.organization.id });
 
     expectError(await asUser(harness.app, admin, 'GET', usersOf(randomUUID())), 404, 'not_found');
     expectError(

@@ -160,6 +160,12 @@ describe('the security log in words', () => {
         title: 'A',
       }),
     ).toEqual(['ops@sigil.example looked at the envelope “A”']);
+    expect(
+      await detailsIn('he', 'support.accessed', {
+        action: 'organization.users_viewed',
+        staff: 'ops@sigil.example',
+      }),
+    ).toEqual(['ops@sigil.example צפה ברשימת המשתמשים של הארגון']);
     expect(await detailsIn('he', 'support.accessed')).toEqual([
       'ops@sigil.example צפה בתוכן המעטפה „Lease 12”',
       'סיבה: Ticket 4414',

@@ -86,7 +86,7 @@ export const backofficeUsersRouter = router({
     .output(BackofficeOrganizationUserList)
     .query(({ ctx, input }) => {
       const { id, ...query } = input;
-      return listOrganizationUsers(ctx.services, id, query);
+      return listOrganizationUsers(ctx.services, backofficeActorOf(ctx), id, query);
     }),
 
   resetMfa: procedure

@@ -71,6 +71,7 @@ const PROFILE_FIELD_KEYS: Record<string, string> = {
 const SUPPORT_ACTION_KEYS: Record<string, string> = {
   'envelope.viewed': `${D}supportViewed`,
   'envelope.contents_viewed': `${D}supportContentsViewed`,
+  'organization.users_viewed': `${D}supportViewedUsers`,
   'envelope.resume-projection': `${D}supportResumedProjection`,
   'envelope.retry-final-pdf': `${D}supportRetriedFinalPdf`,
   'envelope.reissue-links': `${D}supportReissuedLinks`,
