@@ -39,10 +39,10 @@ import { Migration0037SenderNotifications } from './0037-sender-notifications.ts
 import { Migration0038DeadlineWarnings } from './0038-deadline-warnings.ts';
 import { Migration0039TemplateDeletion } from './0039-template-deletion.ts';
 import { Migration0040EnvelopeList } from './0040-envelope-list.ts';
+import { Migration0041AccountProfile } from './0041-account-profile.ts';
 import { Migration0043Sso } from './0043-sso.ts';
 import { Migration0044BackofficeRoles } from './0044-backoffice-roles.ts';
 import { Migration0045PlanVersions } from './0045-plan-versions.ts';
-import { Migration0041AccountProfile } from './0041-account-profile.ts';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-initial', class: Migration0001Initial },
@@ -84,8 +84,8 @@ export const migrations: MigrationObject[] = [
   { name: '0038-deadline-warnings', class: Migration0038DeadlineWarnings },
   { name: '0039-template-deletion', class: Migration0039TemplateDeletion },
   { name: '0040-envelope-list', class: Migration0040EnvelopeList },
+  { name: '0041-account-profile', class: Migration0041AccountProfile },
   { name: '0043-sso', class: Migration0043Sso },
   { name: '0044-backoffice-roles', class: Migration0044BackofficeRoles },
   { name: '0045-plan-versions', class: Migration0045PlanVersions },
-  { name: '0041-account-profile', class: Migration0041AccountProfile },
 ];
