@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { STORAGE_VARIABLES, type StorageConfig, storageConfig } from './storage.ts';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const optionalText = z
@@ -215,6 +216,8 @@ const schema = z.object({
     .max(30 * 86_400)
     .default(86_400),
   VERIFY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  // Where files' bytes live (config/storage.ts, docs/deployment.md "Object storage"): STORAGE and S3_*.
+  ...STORAGE_VARIABLES,
 });
 
 /** The cross-variable rules of the notification settings: one problem per variable, like the schema's. */
@@ -352,6 +355,8 @@ export interface Config {
   /** Bounces: VERP return paths and the inbound SMTP server for DSNs (docs/notifications.md). */
   bounces: BouncesConfig;
   sealing: SealingConfig;
+  /** The storage port's implementation: PostgreSQL (default) or S3-compatible (config/storage.ts). */
+  storage: StorageConfig;
 }
 
 /** Sealing of final PDFs and audit trails (docs/sealing.md). */
@@ -452,6 +457,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (v.BOUNCE_SMTP_HOST && v.BOUNCE_SMTP_PORT === undefined) {
     problems.push('BOUNCE_SMTP_HOST: needs BOUNCE_SMTP_PORT');
   }
+  const storage = storageConfig(v, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     env: v.SIGIL_ENV,
@@ -518,6 +524,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       giveUpAfterMs: v.SEALING_GIVE_UP_AFTER_SECONDS * 1000,
       verifyRatePerMinute: v.VERIFY_RATE_LIMIT_PER_MINUTE,
     },
+    storage,
   };
 }
 
