@@ -62,7 +62,7 @@ async function lockedMember(organizationId: string) {
     role: 'sender',
     organizationId,
     fullName: 'Noa Locked',
-    email: `noa-${RUN}@example.com`,
+    email: `noa-${randomUUID().slice(0, 8)}@example.com`,
   });
   await sql(
     `insert into login_throttle (key, failures, first_failure_at, last_failure_at, locked_until)
