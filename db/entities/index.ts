@@ -30,6 +30,7 @@ import { OtpCodeSchema, SignerSessionSchema } from './otp.ts';
 import { NotificationProviderSettingSchema } from './provider-setting.ts';
 import { SandboxEnvelopeSchema } from './sandbox-envelope.ts';
 import { SigningLinkSchema } from './signing-link.ts';
+import { OrganizationSsoSchema, SsoDomainSchema, SsoSignInSchema } from './sso.ts';
 import { UserStampSchema, UserStampVersionSchema } from './stamp.ts';
 import { StoredFileSchema } from './stored-file.ts';
 import { TemplateFieldSchema, TemplateRoleSchema, TemplateSchema } from './template.ts';
@@ -50,6 +51,7 @@ export * from './otp.ts';
 export * from './provider-setting.ts';
 export * from './sandbox-envelope.ts';
 export * from './signing-link.ts';
+export * from './sso.ts';
 export * from './stamp.ts';
 export * from './stored-file.ts';
 export * from './template.ts';
@@ -102,4 +104,7 @@ export const entities = [
   NotificationTemplateSchema,
   UserNotificationSchema,
   UserNotificationPreferenceSchema,
+  OrganizationSsoSchema,
+  SsoDomainSchema,
+  SsoSignInSchema,
 ];
