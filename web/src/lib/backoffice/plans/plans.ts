@@ -34,6 +34,13 @@ export const SUPPORT_LEVELS: typeof plans.SUPPORT_LEVELS = [
   'Dedicated',
 ];
 
+/** What an empty value means, said under each number. */
+export const EMPTY_HINTS: Record<(typeof PLAN_NUMBERS)[number]['empty'], string> = {
+  unlimited: 'backoffice.plans.empty.unlimited',
+  agreed: 'backoffice.plans.empty.agreed',
+  required: 'backoffice.plans.empty.required',
+};
+
 /** Each field's words (the history names the fields the server names). */
 export const FIELD_KEYS: Record<string, string> = {
   ...Object.fromEntries(PLAN_NUMBERS.map(({ field, key }) => [field, key])),
