@@ -15,9 +15,9 @@ import { provisionOpenApiGenerator, provisionOpenApiPythonClient } from './opena
 import { provisionPdfsig, provisionPyhanko } from './pdf-validators.ts';
 import { provisionPythonClient } from './python-client.ts';
 import { provisionSchemathesis } from './schemathesis.ts';
-import { provisionTemporalServer } from './temporal-server.ts';
 import { provisionSeaweedfs } from './seaweedfs.ts';
 import { describeProvisioned, type Provisioned, type ProvisionKind } from './shared.ts';
+import { provisionTemporalServer } from './temporal-server.ts';
 
 const ALL: readonly ProvisionKind[] = [
   'dev-server',

@@ -51,9 +51,9 @@ describe('the profile’s account basics', () => {
     await eventually(() =>
       page.locator('section[aria-labelledby="identity-title"] [role="status"]').textContent(),
     ).toBe('Saved.');
-    const me = await (
+    const me = (await (
       await asUser(baseUrl, { headers: { cookie: user.cookie } }, 'GET', '/api/auth/me')
-    ).json();
+    ).json()) as { user: unknown };
     expect(me.user).toMatchObject({ fullName: 'Dana Levi-Cohen', phone: '+972501234567' });
 
     // Password: the server refuses a wrong current password beside that field.

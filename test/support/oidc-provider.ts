@@ -64,7 +64,7 @@ export async function startTestProvider(options: {
     ttl: { IdToken: 60, AccessToken: 60, AuthorizationCode: 60, Interaction: 600, Session: 600, Grant: 600 },
     async findAccount(_ctx, sub) {
       // With the provider's own pages, whatever login is typed is an account at the address typed.
-      const account =
+      const account: TestAccount | null =
         accounts.get(sub) ?? (options.devInteractions ? { sub, email: sub, email_verified: true } : null);
       if (!account) return undefined;
       return {
