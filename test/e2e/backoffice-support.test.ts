@@ -195,7 +195,9 @@ describe('the backoffice pages for supporting a customer', () => {
     await dialog(page).getByRole('button', { name: 'Save the plan' }).click();
     const over = page.getByTestId('plan-over-limit');
     await eventually(() => over.count()).toBe(1);
-    expect(plain(await over.textContent()).replace(/\s+/g, ' ')).toContain(`Over Limit ${RUN}: Users: 3 used, new limit 2`);
+    expect(plain(await over.textContent()).replace(/\s+/g, ' ')).toContain(
+      `Over Limit ${RUN}: Users: 3 used, new limit 2`,
+    );
     await expectAccessible(page, 'plan over limit (en, desktop)');
     await page.evaluate('window.scrollTo(0, 0)');
     await browser.screenshot(page, 'backoffice-plan-over-limit-en-desktop');
