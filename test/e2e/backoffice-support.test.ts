@@ -1,7 +1,8 @@
 // The backoffice pages for helping a customer (docs/backoffice.md, "Users of an organization", "New
 // organization", "Plans") in a real browser against a real Sigil app. An administrator creates an organization
 // (refusals beside the fields first), opens its users, resends the owner's invitation and unlocks a locked
-// member's sign-in — each with a reason, an empty one refused beside the field — and changes a plan: a lowered
+// member's sign-in — each with a reason, an empty one refused beside the field; a lock that ended meanwhile is
+// the 409's words in the dialog — and changes a plan: a lowered
 // limit names the organization over it and is applied on "Confirm and apply"; a change made meanwhile by
 // someone else is said and the plans are read again. Support sees the safe actions only. The pages in Hebrew
 // (right to left) and on a 375-pixel phone; axe-core's WCAG 2.1 AA rules on every screen; screenshots go to
@@ -177,6 +178,18 @@ describe('the backoffice pages for supporting a customer', () => {
       [`account:${member.email}`],
     );
     expect(throttled).toHaveLength(0);
+    // A 409 in the page's words: the lock ended (another member of staff) while the dialog was open.
+    const second = await lockedMember(organization.id);
+    await page.reload();
+    await waitForLoaded(page);
+    await page.locator(`[data-user="${second.email}"] [data-action="unlock"]`).click();
+    await eventually(() => page.locator('#user-action-reason').isVisible()).toBe(true);
+    await sql('delete from login_throttle where key = ?', [`account:${second.email}`]);
+    await page.locator('#user-action-reason').fill('Ticket 7783: locked out');
+    await dialog(page).getByRole('button', { name: 'Unlock sign-in' }).click();
+    await eventually(async () => plain(await dialog(page).textContent())).toContain(
+      "This user's sign-in is not locked (any more).",
+    );
   }, 240_000);
 
   it('changes a plan: the organizations over a lowered limit listed and confirmed; a change made meanwhile said', async () => {
