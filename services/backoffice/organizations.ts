@@ -29,6 +29,7 @@ import { creditPeriod, SMS_CREDITS_INCLUDED_SQL, SMS_CREDITS_USED_SQL } from '..
 import { SEATED_USERS_SQL, seatCounts, usageSummary } from '../usage/usage-summary.ts';
 import { listWebhookEndpointsWithActivity } from '../webhooks/list-webhook-endpoints.ts';
 import { type BackofficeActor, recordBackofficeEvent } from './audit-log.ts';
+import { recordStaffAccess, type StaffActor } from './staff-access.ts';
 
 /** The plan whose API rate limits are agreed per organization (its plan row has none). */
 export const AGREED_RATES_PLAN = 'Enterprise';
@@ -181,6 +182,20 @@ export async function listOrganizations(
 /** The organization of a backoffice path, or 404 (a malformed id too). */
 async function organizationOf(ctx: DataContext, id: string): Promise<Organization> {
   return findOrganization(ctx, id);
+}
+
+/**
+ * A member of staff opened an organization's page or its integrations (docs/backoffice.md, "Support access
+ * recorded"): one entry in the backoffice audit log and `support.accessed` in the organization's security log.
+ */
+export async function recordOrganizationLook(
+  ctx: DataContext & SessionClock,
+  actor: StaffActor,
+  organizationId: string,
+  action: 'organization.viewed' | 'organization.integrations_viewed',
+): Promise<void> {
+  recordStaffAccess(ctx, actor, { organizationId, action, targetId: organizationId, reason: null });
+  await ctx.em.flush();
 }
 
 /** When a deleted organization's data is due for the purge. */

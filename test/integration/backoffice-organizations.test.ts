@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BackofficeAuditEvent, Envelope, SmsCreditGrant } from '../../db/entities/index.ts';
+import { BackofficeAuditEvent, Envelope, SecurityEvent, SmsCreditGrant } from '../../db/entities/index.ts';
 import { organizationsDueForPurge, purgeOrganization } from '../../db/organization-purge.ts';
 import { SCOPES } from '../../domain/scopes.ts';
 import { createEnvelope } from '../../services/envelopes/create-envelope.ts';
@@ -741,6 +741,21 @@ describe('the integrations view', () => {
     expect(body.diagnostics).toBeTypeOf('object');
     expect(answer.body).not.toContain(client.clientSecret);
     expect(answer.body).not.toContain(endpoint.secret);
+
+    // Both looks are recorded for the organization's owner to see (support.accessed in its security log).
+    expectJson(await asUser(harness.app, admin, 'GET', `${BASE}/${org}`));
+    const looks = await harness.ctx.orm.em
+      .fork()
+      .find(
+        SecurityEvent,
+        { organizationId: org, type: 'support.accessed' },
+        { orderBy: { occurredAt: 'asc' } },
+      );
+    expect(looks.map((event) => event.details.action)).toEqual([
+      'organization.integrations_viewed',
+      'organization.viewed',
+    ]);
+    expect(looks[0]?.details).toMatchObject({ staff: admin.admin.email, targetId: org });
   });
 });
 

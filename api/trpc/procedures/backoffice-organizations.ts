@@ -29,6 +29,7 @@ import {
   listOrganizations,
   organizationDetail,
   organizationIntegrations,
+  recordOrganizationLook,
   updateOrganization,
 } from '../../../services/backoffice/organizations.ts';
 import { type AppContext, procedure, router, thenOk } from '../init.ts';
@@ -104,7 +105,11 @@ export const backofficeOrganizationsRouter = router({
     )
     .input(BackofficeOrganizationIdParameter)
     .output(BackofficeOrganizationDetail)
-    .query(({ ctx, input }) => organizationDetail(ctx.services, input.id)),
+    .query(async ({ ctx, input }) => {
+      const detail = await organizationDetail(ctx.services, input.id);
+      await recordOrganizationLook(ctx.services, actorOf(ctx), detail.id, 'organization.viewed');
+      return detail;
+    }),
 
   update: procedure
     .meta(
@@ -156,7 +161,11 @@ export const backofficeOrganizationsRouter = router({
     )
     .input(BackofficeOrganizationIdParameter)
     .output(BackofficeOrganizationIntegrations)
-    .query(({ ctx, input }) => organizationIntegrations(ctx.services, input.id)),
+    .query(async ({ ctx, input }) => {
+      const integrations = await organizationIntegrations(ctx.services, input.id);
+      await recordOrganizationLook(ctx.services, actorOf(ctx), input.id, 'organization.integrations_viewed');
+      return integrations;
+    }),
 
   addCredits: procedure
     .meta(

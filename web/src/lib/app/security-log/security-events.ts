@@ -72,6 +72,8 @@ const SUPPORT_ACTION_KEYS: Record<string, string> = {
   'envelope.viewed': `${D}supportViewed`,
   'envelope.contents_viewed': `${D}supportContentsViewed`,
   'organization.users_viewed': `${D}supportViewedUsers`,
+  'organization.viewed': `${D}supportViewedOrganization`,
+  'organization.integrations_viewed': `${D}supportViewedIntegrations`,
   'envelope.resume-projection': `${D}supportResumedProjection`,
   'envelope.retry-final-pdf': `${D}supportRetriedFinalPdf`,
   'envelope.reissue-links': `${D}supportReissuedLinks`,
