@@ -274,6 +274,18 @@ describe('the backoffice pages for supporting a customer', () => {
     await waitForLoaded(page);
     await eventually(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Organizations');
     expect(await page.getByTestId('new-organization').count()).toBe(0);
+    // The navigation offers support only the areas its role may read: no providers, templates, administrators,
+    // security or audit log.
+    const areas = await page
+      .locator('#backoffice-nav a')
+      .evaluateAll((links) => links.map((link) => new URL((link as HTMLAnchorElement).href).pathname));
+    expect(areas).toEqual([
+      '/backoffice',
+      '/backoffice/organizations',
+      '/backoffice/plans',
+      '/backoffice/envelopes',
+      '/backoffice/secure-signatures',
+    ]);
 
     // An administrator sees deactivation on the same user.
     const admin = await signedInBackofficePage(browser, harness, baseUrl, DESKTOP, DOMAIN);
