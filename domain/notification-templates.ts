@@ -75,6 +75,7 @@ export const TEMPLATE_RULES: Record<TemplateKind, TemplateKindRules> = {
   email_change_requested: { email: true, short: false, variables: ACCOUNT, required: ['link'] },
   email_changed: { email: true, short: false, variables: ACCOUNT, required: ['link'] },
   mfa_reset: { email: true, short: false, variables: ACCOUNT, required: ['link'] },
+  account_unlocked: { email: true, short: false, variables: ACCOUNT, required: ['link'] },
   platform_admin_code: {
     email: true,
     short: false,

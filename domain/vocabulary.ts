@@ -235,6 +235,8 @@ export const ACCOUNT_EMAIL_KINDS = [
   'email_changed',
   // An administrator (or platform staff) reset the user's two-step verification (docs/administration.md).
   'mfa_reset',
+  // Platform support unlocked a sign-in locked after wrong passwords (docs/backoffice.md).
+  'account_unlocked',
 ] as const;
 export type AccountEmailKind = (typeof ACCOUNT_EMAIL_KINDS)[number];
 

@@ -118,6 +118,13 @@ const en = {
   'account.mfaReset.note':
     'Sign in with your password and set up two-step verification again. If you did not ask for this, tell your administrator.',
 
+  'account.accountUnlocked.subject': 'You can sign in to Sigil again',
+  'account.accountUnlocked.intro':
+    'Sigil support unlocked the sign-in of your account ({email}) at {organization}, which was locked after several wrong passwords.',
+  'account.accountUnlocked.button': 'Sign in',
+  'account.accountUnlocked.note':
+    'If you have forgotten your password, choose "Forgot your password?" on the sign-in page. If you did not ask for this, tell your administrator.',
+
   'account.passwordChanged.subject': 'Your Sigil password was changed',
   'account.passwordChanged.intro':
     'The password of your Sigil account ({email}) at {organization} was changed, and every other session of the account was signed out.',
@@ -269,6 +276,13 @@ const he: Record<NotificationMessageKey, string> = {
     'מנהל/ת ב-{organization} איפס/ה את האימות הדו-שלבי של חשבון ה-Sigil שלך ({email}): אפליקציית האימות, קודי הגיבוי ומפתחות הגישה הוסרו, והחשבון נותק מכל ההתחברויות.',
   'account.mfaReset.button': 'לכניסה',
   'account.mfaReset.note': 'היכנסו עם הסיסמה והגדירו שוב אימות דו-שלבי. אם לא ביקשת זאת, פנו למנהל/ת הארגון.',
+
+  'account.accountUnlocked.subject': 'אפשר שוב להיכנס ל-Sigil',
+  'account.accountUnlocked.intro':
+    'התמיכה של Sigil שחררה את הנעילה של הכניסה לחשבון שלך ({email}) ב-{organization}, שננעלה אחרי כמה סיסמאות שגויות.',
+  'account.accountUnlocked.button': 'לכניסה',
+  'account.accountUnlocked.note':
+    'אם שכחת את הסיסמה, בחרו "שכחת את הסיסמה?" בדף הכניסה. אם לא ביקשת זאת, פנו למנהל/ת הארגון.',
 
   'account.passwordChanged.subject': 'הסיסמה שלך ב-Sigil שונתה',
   'account.passwordChanged.intro':

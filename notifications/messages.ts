@@ -216,6 +216,7 @@ const ACCOUNT_KEYS = {
   email_change_requested: 'emailChangeRequested',
   email_changed: 'emailChanged',
   mfa_reset: 'mfaReset',
+  account_unlocked: 'accountUnlocked',
 } as const;
 
 /** An account email in the addressee's language, in the same layout as every other email. */

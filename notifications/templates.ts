@@ -88,7 +88,8 @@ export function defaultTexts(kind: TemplateKind, language: TemplateLanguage): St
     case 'email_change':
     case 'email_change_requested':
     case 'email_changed':
-    case 'mfa_reset': {
+    case 'mfa_reset':
+    case 'account_unlocked': {
       const key = ACCOUNT_KEYS[kind];
       return {
         subject: t(`account.${key}.subject`),
@@ -145,6 +146,7 @@ const ACCOUNT_KEYS = {
   email_change_requested: 'emailChangeRequested',
   email_changed: 'emailChanged',
   mfa_reset: 'mfaReset',
+  account_unlocked: 'accountUnlocked',
 } as const;
 
 /** The envelope id line of the built-in decline and cancel emails, with the id as a variable. */
@@ -218,7 +220,8 @@ export function previewTemplate(
     kind === 'email_change' ||
     kind === 'email_change_requested' ||
     kind === 'email_changed' ||
-    kind === 'mfa_reset'
+    kind === 'mfa_reset' ||
+    kind === 'account_unlocked'
   ) {
     email = renderAccountEmail(
       {

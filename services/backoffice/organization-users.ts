@@ -217,9 +217,12 @@ export async function resultOf(
   return { user: view as BackofficeOrganizationUser, email };
 }
 
-/** Ends the lock of the user's sign-in after too many failed attempts (and forgets the failures). 409 `not_locked`. */
+/**
+ * Ends the lock of the user's sign-in after too many failed attempts (and forgets the failures); the user is
+ * emailed (`account_unlocked`). 409 `not_locked`.
+ */
 export async function unlockUser(ctx: StaffContext, action: StaffAction): Promise<StaffActionResult> {
-  await ctx.em.transactional(async (tx) => {
+  const email = await ctx.em.transactional(async (tx) => {
     const txCtx = { ...ctx, em: tx };
     const { user } = await lockedTarget(tx, action);
     const locked = await lockedUntilByEmail(txCtx, [user.email]);
@@ -234,8 +237,10 @@ export async function unlockUser(ctx: StaffContext, action: StaffAction): Promis
     await clearLoginThrottle(txCtx, user.email);
     recordStaffAction(txCtx, action, user, 'user.unlocked', { lockedUntil: until.toISOString() });
     await tx.flush();
+    // The user is told they can sign in again (account_unlocked, in their language).
+    return accountEmailTo(tx, user, 'account_unlocked', accountLink(ctx.config, 'sign-in'));
   });
-  return resultOf(ctx, action, null);
+  return resultOf(ctx, action, email);
 }
 
 /**

@@ -159,7 +159,10 @@ describe('users of an organization', () => {
     expectError(await login(), 429, 'account_locked');
 
     const unlocked = await callAs(harness.app, admin, 'POST', action(locked, 'unlock'), { reason: REASON });
-    expect(unlocked).toMatchObject({ user: { id: locked.user.id, lockedUntil: null }, emailed: false });
+    expect(unlocked).toMatchObject({ user: { id: locked.user.id, lockedUntil: null }, emailed: true });
+    // The user is told they can sign in again, with a link to the sign-in page.
+    const [told] = await emailTo(locked.email, 'account_unlocked');
+    expect(told?.row.subject).toBe('You can sign in to Sigil again');
     expect((await login()).statusCode).toBe(200);
     const [event] = await securityEvents(owner.organization.id, 'user.unlocked', locked.user.id);
     expectRecorded(event);
