@@ -173,6 +173,15 @@ export async function listOrganizationUsers(
   };
 }
 
+/**
+ * 404 unless the organization exists and is not deleted: the accounts' use cases the backoffice calls with a
+ * platform-staff actor (reset-mfa, resend-invitation) find the user by organization, deleted or not.
+ */
+export async function requireLiveOrganization(ctx: DataContext, organizationId: string): Promise<void> {
+  const organization = await findOrganization(ctx, organizationId);
+  if (organization.deletedAt) throw new NotFound(`Organization ${organizationId} was not found.`);
+}
+
 /** The organization (not deleted) and its user, under the organization's lock; 404 for either unknown. */
 async function lockedTarget(tx: StaffContext['em'], action: StaffAction) {
   const organization = await findOrganization({ em: tx }, action.organizationId);

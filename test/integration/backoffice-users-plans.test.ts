@@ -262,6 +262,26 @@ describe('users of an organization', () => {
     );
   });
 
+  it('refuses reset-mfa and resend-invitation in a deleted organization (404), changing nothing', async () => {
+    const gone = await signedInUser(harness, { role: 'owner' });
+    await sql(`update app_user set totp_enabled_at = now(), totp_secret_encrypted = 'sealed' where id = ?`, [
+      gone.user.id,
+    ]);
+    await sql('update organization set deleted_at = now() where id = ?', [gone.organization.id]);
+    for (const name of ['reset-mfa', 'resend-invitation']) {
+      expectError(
+        await asUser(harness.app, admin, 'POST', action(gone, name), { reason: REASON }),
+        404,
+        'not_found',
+      );
+    }
+    const [row] = await harness.ctx.orm.em
+      .fork()
+      .getConnection()
+      .execute('select totp_enabled_at from app_user where id = ?', [gone.user.id]);
+    expect(row?.totp_enabled_at).not.toBeNull();
+  });
+
   it('resends an invitation: a new link, the old one ends, recorded in both logs', async () => {
     const roles = await callAs(harness.app, { headers: owner.headers }, 'GET', '/api/roles');
     const sender = roles.roles.find((role: { builtIn: string | null }) => role.builtIn === 'sender').id;

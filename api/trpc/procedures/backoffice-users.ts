@@ -16,6 +16,7 @@ import { resetMfa } from '../../../services/accounts/reset-mfa.ts';
 import {
   deactivateUser,
   listOrganizationUsers,
+  requireLiveOrganization,
   resendUserVerification,
   resultOf,
   type StaffAction,
@@ -104,6 +105,7 @@ export const backofficeUsersRouter = router({
     .input(Input)
     .output(BackofficeUserActionAnswer)
     .mutation(async ({ ctx, input }) => {
+      await requireLiveOrganization(ctx.services, input.id);
       const reset = await resetMfa(ctx.services, accountStaff(ctx, input), input.userId);
       return answer(
         ctx,
@@ -125,6 +127,7 @@ export const backofficeUsersRouter = router({
     .input(Input)
     .output(BackofficeUserActionAnswer)
     .mutation(async ({ ctx, input }) => {
+      await requireLiveOrganization(ctx.services, input.id);
       const resent = await resendInvitation(ctx.services, accountStaff(ctx, input), input.userId);
       return answer(
         ctx,
