@@ -7,6 +7,19 @@ export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0
 /** An ISO 8601 date-time with an offset, as every answer writes dates. */
 export const IsoDateTime = z.iso.datetime({ offset: true });
 
+const EARLIEST_INSTANT = Date.parse('0001-01-01T00:00:00Z');
+const LATEST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * A caller's date-time bound of a range (a filter's from or to) as PostgreSQL takes it: in UTC, and held within
+ * the years 1 to 9999. An ISO 8601 date-time may name year 0 or an offset of up to ±23:59, which PostgreSQL
+ * refuses (no year 0; offsets up to ±15:59); as a bound, a moment before or after every stored one filters alike.
+ */
+export function rangeBound(value: string): Date {
+  const instant = Date.parse(value);
+  return new Date(Math.min(LATEST_INSTANT, Math.max(EARLIEST_INSTANT, instant)));
+}
+
 /** A uuid given by a caller: the message names the field. */
 export function uuidOf(field: string) {
   return z.string().regex(UUID_PATTERN, `${field} must be a uuid`);

@@ -4,6 +4,8 @@
 // deep in the list as at its start and envelopes created meanwhile neither repeat nor push others off a page.
 // One statement answers a page with each envelope's view (envelope-view.ts), whatever the page's size; the
 // indexes it reads are migration 0040's and 0018's (docs/performance.md, "Listing envelopes").
+
+import { rangeBound } from '../../domain/common.ts';
 import {
   decodeEnvelopeListCursor,
   type EnvelopeList,
@@ -166,7 +168,12 @@ function conditions(query: EnvelopeListQuery, column: string): Condition[] {
     ['e.updated_at < ?', query.updatedTo],
   ] as const;
   for (const [sql, value] of ranges) {
-    if (value) list.push({ sql: sql.replace('?', 'cast(? as timestamptz)'), params: [value] });
+    if (value) {
+      list.push({
+        sql: sql.replace('?', 'cast(? as timestamptz)'),
+        params: [rangeBound(value).toISOString()],
+      });
+    }
   }
   if (query.cursor) {
     const cursor = decodeEnvelopeListCursor(query.cursor);

@@ -1,6 +1,7 @@
 // The organization's deliveries, newest first, optionally of one endpoint, event type or status and queued
 // within a range of times, a page at a time, each with its attempts.
 import { WebhookDelivery, WebhookDeliveryAttempt } from '../../db/entities/index.ts';
+import { rangeBound } from '../../domain/common.ts';
 import type { WebhookDeliveryStatus } from '../../domain/vocabulary.ts';
 import type { WebhookDeliveryList, WebhookDeliveryView } from '../../domain/webhook.ts';
 import type { DataContext } from '../context.ts';
@@ -53,8 +54,8 @@ export async function pageWebhookDeliveries(
     ...(filter.from !== undefined || filter.to !== undefined
       ? {
           createdAt: {
-            ...(filter.from !== undefined ? { $gte: new Date(filter.from) } : {}),
-            ...(filter.to !== undefined ? { $lt: new Date(filter.to) } : {}),
+            ...(filter.from !== undefined ? { $gte: rangeBound(filter.from) } : {}),
+            ...(filter.to !== undefined ? { $lt: rangeBound(filter.to) } : {}),
           },
         }
       : {}),

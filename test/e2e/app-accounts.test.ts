@@ -164,6 +164,7 @@ describe('the business app: registration, sign-in and two-step verification', ()
       'Roles',
       'Teams',
       'Settings',
+      'Single sign-on',
       'Security log',
       'Billing',
     ]);

@@ -603,6 +603,22 @@ async function createResources(): Promise<{
       'GET /api/webhooks/deliveries/{id}': webhookDeliveries,
       'POST /api/webhooks/deliveries/{id}/replay': webhookDeliveries,
       'DELETE /api/backoffice/platform-admins/{id}': ids(spareAdmins),
+      'PATCH /api/backoffice/platform-admins/{id}': ids(spareAdmins),
+      // The lookup's page and the contents of envelopes of this organization; the repairs on the completed one
+      // only (on a sent one, re-issued links would end the links other operations sign with).
+      'GET /api/backoffice/envelopes/{id}': ids([sent, completed]),
+      'POST /api/backoffice/envelopes/{id}/contents': ids([sent, completed]),
+      'POST /api/backoffice/envelopes/{id}/resume-projection': ids([completed]),
+      'POST /api/backoffice/envelopes/{id}/retry-final-pdf': ids([completed]),
+      'POST /api/backoffice/envelopes/{id}/reissue-links': ids([completed]),
+      'POST /api/backoffice/envelopes/{id}/verify-audit': ids([completed]),
+      'GET /api/backoffice/organizations/{id}/users': [...tenants, { path: { id: organizationId } }],
+      ...Object.fromEntries(
+        ['reset-mfa', 'resend-invitation', 'unlock', 'resend-verification', 'deactivate'].map((action) => [
+          `POST /api/backoffice/organizations/{id}/users/{userId}/${action}`,
+          invited.map((user) => ({ path: { id: organizationId, userId: user.id } })),
+        ]),
+      ),
       'PUT /api/backoffice/platform-admins/allowed-domains/{id}': ids(spareDomains),
       'DELETE /api/backoffice/platform-admins/allowed-domains/{id}': ids(spareDomains),
       'GET /api/backoffice/organizations/{id}': tenants,
@@ -754,6 +770,8 @@ const PLATFORM_WIDE = [
   'PUT /api/backoffice/whatsapp',
   // So do the notification templates (backoffice-templates.test.ts tests them on a database of its own).
   'PUT /api/backoffice/notification-templates',
+  // And a plan's limits, to every organization on it (backoffice-users-plans.test.ts tests them on plans of its own).
+  'PUT /api/backoffice/plans/{plan}',
 ];
 
 function expectClean(result: SchemathesisResult) {
