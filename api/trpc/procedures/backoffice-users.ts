@@ -121,7 +121,11 @@ export const backofficeUsersRouter = router({
           'As the organization’s administration resends (docs/administration.md, "Invitations"): only the new ' +
           'link works, for 7 days; at most 3 resends of one invitation an hour (429). 409 `not_invited` when ' +
           'the user has accepted. Recorded with the reason (`user.invitation_resent`) in both logs.',
-        errors: { 404: NOT_FOUND, 409: 'The user has accepted the invitation (`not_invited`)' },
+        errors: {
+          404: NOT_FOUND,
+          409: 'The user has accepted the invitation (`not_invited`)',
+          429: '`rate_limited`: sent again 3 times within the hour; wait Retry-After seconds',
+        },
       }),
     )
     .input(Input)
