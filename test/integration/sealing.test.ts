@@ -166,12 +166,18 @@ describe('sealed documents', () => {
     const range = /\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/d.exec(text);
     if (!range?.indices) throw new Error('the sealed PDF has no /ByteRange');
     const { indices } = range;
-    /** The sealed file with the last digit of the byte range's `index`th number (1–4) changed, same length. */
+    /**
+     * The sealed file with the byte range's `index`th number (1–4) made one larger in the same digits (a carry
+     * through trailing 9s). Always larger: one smaller would make the second range end a byte early, which reads
+     * as a well-formed range over changed content (the other test), so a 9 in the last place made this flaky.
+     */
     const shifted = (index: number) => {
       const copy = new Uint8Array(sealed.finalPdf);
-      const at = (indices[index] as [number, number])[1] - 1;
-      const digit = (copy[at] as number) - 0x30;
-      copy[at] = 0x30 + (digit === 9 ? 8 : digit + 1);
+      const [first, end] = indices[index] as [number, number];
+      let at = end - 1;
+      while (at >= first && copy[at] === 0x39) copy[at--] = 0x30;
+      if (at < first) throw new Error(`byte range number ${index} is all nines`);
+      copy[at] = (copy[at] as number) + 1;
       return copy;
     };
     for (const index of [2, 4]) {
