@@ -65,7 +65,12 @@ export interface S3Settings {
   keyPrefix: string;
 }
 
-export type StorageConfig = { kind: 'postgres' } | { kind: 's3'; s3: S3Settings };
+/**
+ * `kind` is where new bytes go (STORAGE). With STORAGE=postgres, S3 settings (S3_BUCKET and the rest) may still be
+ * given: the bucket then holds objects `sigil storage migrate --to s3` moved there (readable while STORAGE is not
+ * yet switched) and is the migration's target.
+ */
+export type StorageConfig = { kind: 'postgres'; s3?: S3Settings } | { kind: 's3'; s3: S3Settings };
 
 /** The storage settings, with a problem per bad combination added to `problems`. */
 export function storageConfig(v: StorageVariables, problems: string[]): StorageConfig {
@@ -78,30 +83,30 @@ export function storageConfig(v: StorageVariables, problems: string[]): StorageC
   if (v.S3_SSE_KMS_KEY_ID && v.S3_SERVER_SIDE_ENCRYPTION !== 'aws:kms') {
     problems.push('S3_SSE_KMS_KEY_ID: needs S3_SERVER_SIDE_ENCRYPTION=aws:kms');
   }
-  if (v.STORAGE !== 's3') {
+  if (v.STORAGE !== 's3' && !v.S3_BUCKET) {
     const stray = (Object.keys(STORAGE_VARIABLES) as (keyof StorageVariables)[]).filter(
       (name) => name !== 'STORAGE' && v[name] !== undefined,
     );
     for (const name of stray)
-      problems.push(`${name}: needs STORAGE=s3 (files are stored in PostgreSQL otherwise)`);
+      problems.push(
+        `${name}: needs STORAGE=s3, or S3_BUCKET for a migration to S3 (files are stored in PostgreSQL otherwise)`,
+      );
     return { kind: 'postgres' };
   }
   if (!v.S3_BUCKET) problems.push('S3_BUCKET: required when STORAGE=s3');
-  return {
-    kind: 's3',
-    s3: {
-      endpoint: v.S3_ENDPOINT,
-      bucket: v.S3_BUCKET ?? '',
-      region: v.S3_REGION ?? 'us-east-1',
-      credentials:
-        v.S3_ACCESS_KEY_ID && v.S3_SECRET_ACCESS_KEY
-          ? { accessKeyId: v.S3_ACCESS_KEY_ID, secretAccessKey: v.S3_SECRET_ACCESS_KEY }
-          : null,
-      forcePathStyle: v.S3_FORCE_PATH_STYLE ?? false,
-      serverSideEncryption: v.S3_SERVER_SIDE_ENCRYPTION
-        ? { algorithm: v.S3_SERVER_SIDE_ENCRYPTION, kmsKeyId: v.S3_SSE_KMS_KEY_ID }
+  const s3: S3Settings = {
+    endpoint: v.S3_ENDPOINT,
+    bucket: v.S3_BUCKET ?? '',
+    region: v.S3_REGION ?? 'us-east-1',
+    credentials:
+      v.S3_ACCESS_KEY_ID && v.S3_SECRET_ACCESS_KEY
+        ? { accessKeyId: v.S3_ACCESS_KEY_ID, secretAccessKey: v.S3_SECRET_ACCESS_KEY }
         : null,
-      keyPrefix: v.S3_KEY_PREFIX ?? '',
-    },
+    forcePathStyle: v.S3_FORCE_PATH_STYLE ?? false,
+    serverSideEncryption: v.S3_SERVER_SIDE_ENCRYPTION
+      ? { algorithm: v.S3_SERVER_SIDE_ENCRYPTION, kmsKeyId: v.S3_SSE_KMS_KEY_ID }
+      : null,
+    keyPrefix: v.S3_KEY_PREFIX ?? '',
   };
+  return v.STORAGE === 's3' ? { kind: 's3', s3 } : { kind: 'postgres', s3 };
 }

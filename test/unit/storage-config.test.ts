@@ -1,5 +1,6 @@
-// The storage port's settings (config/storage.ts): PostgreSQL unless STORAGE=s3, the S3 settings read whole,
-// and every bad combination refused by name with what to do.
+// The storage port's settings (config/storage.ts): PostgreSQL unless STORAGE=s3, the S3 settings read whole (also
+// under STORAGE=postgres when a bucket is named: the target of `sigil storage migrate --to s3`), and every bad
+// combination refused by name with what to do.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../config/config.ts';
 
@@ -68,9 +69,18 @@ describe('storage settings', () => {
     ]);
   });
 
-  it('refuses S3 settings without STORAGE=s3, and bad values by name', () => {
-    expect(problems({ S3_BUCKET: 'sigil-files' })).toEqual([
-      'S3_BUCKET: needs STORAGE=s3 (files are stored in PostgreSQL otherwise)',
+  it('keeps S3 settings with a bucket under STORAGE=postgres (a migration to S3): new files still go to PostgreSQL', () => {
+    const { storage } = loadConfig({
+      SIGIL_ENV: 'test',
+      S3_BUCKET: 'sigil-files',
+      S3_FORCE_PATH_STYLE: 'true',
+    });
+    expect(storage).toMatchObject({ kind: 'postgres', s3: { bucket: 'sigil-files', forcePathStyle: true } });
+  });
+
+  it('refuses S3 settings without STORAGE=s3 or a bucket, and bad values by name', () => {
+    expect(problems({ S3_ENDPOINT: 'http://127.0.0.1:8333' })).toEqual([
+      'S3_ENDPOINT: needs STORAGE=s3, or S3_BUCKET for a migration to S3 (files are stored in PostgreSQL otherwise)',
     ]);
     const bad = problems({ STORAGE: 'disk', S3_ENDPOINT: 'not a url', S3_SERVER_SIDE_ENCRYPTION: 'rot13' });
     expect(bad.map((problem) => problem.split(':')[0])).toEqual([
