@@ -21,8 +21,9 @@ export interface PlannedFault {
   atProgress: number;
 }
 
-export interface FaultRecord {
-  kind: FaultKind;
+/** One fault carried out; `Kind` is the run's set of fault kinds (the cluster fault run has its own). */
+export interface FaultRecord<Kind extends string = FaultKind> {
+  kind: Kind;
   /** When the kill was sent or the stop began. */
   struckAt: number;
   /** When the part was gone (its process exited): recovery is timed from here. */

@@ -65,23 +65,13 @@ export function formatReport(report: ChaosReport): string {
   out.push(
     '  back: the part ready again; then the first successful request of each kind, the first audit event',
   );
-  out.push('  recorded (workflow progress) and the first webhook delivery received, after the fault');
-  const rows = FAULT_KINDS.filter((kind) => count(kind) > 0).map((kind) => {
-    const figures = report.recovery.filter((r) => r.fault.kind === kind);
-    const pick = (get: (r: RecoveryFigure) => number | null | undefined) => spread(figures.map(get));
-    return [
-      `${FAULT_LABELS[kind]} ×${figures.length}`,
-      pick((r) => r.back),
-      ...REQUEST_COLUMNS.map((column) => pick((r) => r.firstSuccess[column])),
-      pick((r) => r.workflowProgress),
-      pick((r) => r.webhook),
-    ];
-  });
   out.push(
-    ...textTable(['fault', 'back', ...REQUEST_COLUMNS, 'workflow', 'webhook'], rows).map(
-      (line) => `  ${line}`,
-    ),
+    '  recorded (workflow progress) and the first webhook delivery received, after the fault; slowest: the',
   );
+  out.push('  longest request attempt that ended between the fault and the next one (what a caller waited)');
+  out.push(...recoveryTable(report.recovery, FAULT_KINDS, FAULT_LABELS));
+  out.push(...slowestRequestLines(report));
+  out.push(...workflowTaskLines(report));
   out.push('');
   out.push('Invariants:');
   for (const invariant of report.invariants) {
@@ -96,4 +86,66 @@ export function formatReport(report: ChaosReport): string {
   if (report.kept) out.push(`Data and logs kept in ${report.dataDir} (logs/api.log, logs/worker.log, …)`);
   out.push('════════════════════════════════════════════════════════════════════════');
   return out.join('\n');
+}
+
+/** The slowest request per fault kind, with which request it was, next to the slowest before any fault. */
+export function slowestRequestLines<Kind extends string = FaultKind>(
+  report: {
+    recovery: readonly RecoveryFigure<Kind>[];
+    attempts: Pick<ChaosReport['attempts'], 'slowestBeforeFaultsMs'>;
+  },
+  kinds: readonly Kind[] = FAULT_KINDS as readonly string[] as readonly Kind[],
+  labels: Record<Kind, string> = FAULT_LABELS as Record<string, string>,
+): string[] {
+  const out = [
+    `  slowest request before the first fault: ${s(report.attempts.slowestBeforeFaultsMs)} s; after each kind of fault:`,
+  ];
+  for (const kind of kinds) {
+    const slowest = report.recovery
+      .filter((r) => r.fault.kind === kind)
+      .map((r) => r.slowestRequest)
+      .filter((r): r is NonNullable<RecoveryFigure['slowestRequest']> => r !== null)
+      .sort((a, b) => b.ms - a.ms)[0];
+    if (!slowest) continue;
+    out.push(
+      `    ${labels[kind]}: ${s(slowest.ms)} s (${slowest.kind}, ${slowest.status === null ? 'no answer' : `answered ${slowest.status}`})`,
+    );
+  }
+  return out;
+}
+
+/** The envelope workflows' workflow tasks: how long they took, how many timed out, the timeout they ran with. */
+export function workflowTaskLines(report: Pick<ChaosReport, 'workflowTasks'>): string[] {
+  const w = report.workflowTasks;
+  const timeouts = w.workflowTaskTimeoutMs.map((ms) => `${s(ms)} s`).join(', ') || '—';
+  return [
+    `  workflow tasks: ${w.completed} completed, start to close ${s(w.p50Ms)} s median, ${s(w.p99Ms)} s p99, ${s(w.maxMs)} s slowest (${(w.maxMs ?? 0).toLocaleString('en')} ms);`,
+    `    timed out: ${w.startToCloseTimeouts} held by a dead worker (start to close), ${w.scheduleToStartTimeouts} on a dead worker's sticky queue; workflow task timeout ${timeouts}${w.unreadable.length ? `; ${w.unreadable.length} histories unreadable` : ''}`,
+  ];
+}
+
+/** The recovery table: per fault kind, the part back, each request kind's first success, workflows, webhooks. */
+export function recoveryTable<Kind extends string>(
+  recovery: readonly RecoveryFigure<Kind>[],
+  kinds: readonly Kind[],
+  labels: Record<Kind, string>,
+): string[] {
+  const rows = kinds.flatMap((kind) => {
+    const figures = recovery.filter((r) => r.fault.kind === kind);
+    if (figures.length === 0) return [];
+    const pick = (get: (r: RecoveryFigure<Kind>) => number | null | undefined) => spread(figures.map(get));
+    return [
+      [
+        `${labels[kind]} ×${figures.length}`,
+        pick((r) => r.back),
+        ...REQUEST_COLUMNS.map((column) => pick((r) => r.firstSuccess[column])),
+        pick((r) => r.workflowProgress),
+        pick((r) => r.webhook),
+        pick((r) => r.slowestRequest?.ms),
+      ],
+    ];
+  });
+  return textTable(['fault', 'back', ...REQUEST_COLUMNS, 'workflow', 'webhook', 'slowest'], rows).map(
+    (line) => `  ${line}`,
+  );
 }

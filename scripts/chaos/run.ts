@@ -34,6 +34,7 @@ import { checkInvariants, type InvariantResult, type Observation } from './invar
 import { seededRandom } from './random.ts';
 import { startChaosReceiver } from './receiver.ts';
 import { type ChaosStack, localChaosStack, type PartEvent } from './stack.ts';
+import { type WorkflowTaskFigures, workflowTaskFigures } from './workflow-tasks.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -64,8 +65,8 @@ export interface ChaosOptions {
   say: (line: string) => void;
 }
 
-export interface RecoveryFigure {
-  fault: FaultRecord;
+export interface RecoveryFigure<Kind extends string = FaultRecord['kind']> {
+  fault: FaultRecord<Kind>;
   /** ms from the fault to the part being ready again. */
   back: number;
   /** ms from the fault to the first successful request of each kind that ended after it. */
@@ -74,6 +75,11 @@ export interface RecoveryFigure {
   workflowProgress: number | null;
   /** ms from the fault to the first webhook delivery received after it. */
   webhook: number | null;
+  /**
+   * The slowest request attempt that ended between this fault striking and the next one (or the end of the
+   * run): what a caller waited longest while this fault's effects lasted. Null when no attempt ended then.
+   */
+  slowestRequest: { ms: number; kind: Attempt['kind']; status: number | null } | null;
 }
 
 export interface ChaosReport {
@@ -90,7 +96,15 @@ export interface ChaosReport {
   recovery: RecoveryFigure[];
   /** Parts that exited without being killed by the run (restarted by the stack). */
   unplannedExits: PartEvent[];
-  attempts: { total: number; retried: number; byOutcome: Record<string, number>; slowestMs: number };
+  attempts: {
+    total: number;
+    retried: number;
+    byOutcome: Record<string, number>;
+    slowestMs: number;
+    /** The slowest attempt that ended before the first fault struck (the run without faults), null: none. */
+    slowestBeforeFaultsMs: number | null;
+  };
+  workflowTasks: WorkflowTaskFigures;
   webhooks: {
     requests: number;
     deliveries: number;
@@ -289,7 +303,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     );
     const invariants = checkInvariants(observation);
     const recordedAt = await auditRecordTimes(monitor, setup.organizationId);
-    const recovery = faults.map((fault) => recoveryOf(fault, attempts, recordedAt, receiver.receipts));
+    const recovery = faults.map((fault, index) =>
+      recoveryOf(
+        fault,
+        faults[index + 1]?.struckAt ?? Number.POSITIVE_INFINITY,
+        attempts,
+        recordedAt,
+        receiver.receipts,
+      ),
+    );
+    const workflowTasks = await envelopeWorkflowTasks(stack.temporalAddress, namespace, observation);
     ok = invariants.every((i) => i.ok);
     const byOutcome: Record<string, number> = {};
     for (const attempt of attempts) {
@@ -318,7 +341,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         retried: attempts.filter((a) => !a.settled).length,
         byOutcome,
         slowestMs: Math.max(0, ...attempts.map((a) => a.endedAt - a.startedAt)),
+        slowestBeforeFaultsMs:
+          slowestAttempt(attempts, 0, faults[0]?.struckAt ?? Number.POSITIVE_INFINITY)?.ms ?? null,
       },
+      workflowTasks,
       webhooks: {
         requests: receipts.length,
         deliveries: new Set(receipts.map((r) => r.deliveryId)).size,
@@ -423,7 +449,7 @@ async function countCompleted(pool: pg.Pool, organizationId: string): Promise<nu
  * has been acknowledged by the receiver and no workflow runs any more (an envelope's workflow ends after its
  * last messages); resolves with what it still waits for after `timeoutMs` (empty: settled).
  */
-async function settle(
+export async function settle(
   pool: pg.Pool,
   temporalAddress: string,
   namespace: string,
@@ -492,13 +518,21 @@ async function settle(
   }
 }
 
-async function observe(
-  stack: ChaosStack,
+/** What the checks need of the deployment: Temporal's address and the environment of the operator CLI. */
+export type ObservedDeployment = Pick<ChaosStack, 'temporalAddress' | 'childEnv'>;
+
+/**
+ * Reads the deployment's state for the checks. `readFiles` reads every stored file's bytes where they are
+ * (the cluster fault run reads them through the S3 API); by default from PostgreSQL.
+ */
+export async function observe(
+  stack: ObservedDeployment,
   pool: pg.Pool,
   organizationId: string,
   namespace: string,
   progress: EnvelopeProgress[],
   receipts: Observation['receipts'],
+  readFiles: (pool: pg.Pool) => Promise<Observation['files']> = storedFilesInPostgres,
 ): Promise<Observation> {
   const envelopes = (
     await query<{
@@ -532,22 +566,7 @@ async function observe(
       [organizationId],
     )
   ).map((row) => ({ id: row.id, envelopeId: row.envelope_id, sequence: row.sequence, type: row.type }));
-  // Every stored file of the stack (the run's organization is the only one).
-  const files = (
-    await query<{ id: string; content_type: string; is_pdf: boolean; intact: boolean; template: boolean }>(
-      pool,
-      `select f.id, f.content_type, substring(f.content from 1 for 5) = '\\x255044462d'::bytea as is_pdf,
-              encode(sha256(f.content), 'hex') = f.sha256 as intact,
-              exists (select 1 from template t where t.file_id = f.id) as template
-         from stored_file f`,
-    )
-  ).map((row) => ({
-    id: row.id,
-    contentType: row.content_type,
-    isPdf: row.is_pdf,
-    intact: row.intact,
-    template: row.template,
-  }));
+  const files = await readFiles(pool);
   const orphanFileIds = (
     await query<{ id: string }>(
       pool,
@@ -628,8 +647,27 @@ async function observe(
   };
 }
 
+/** Every stored file of the stack (the run's organization is the only one), its bytes read in PostgreSQL. */
+async function storedFilesInPostgres(pool: pg.Pool): Promise<Observation['files']> {
+  return (
+    await query<{ id: string; content_type: string; is_pdf: boolean; intact: boolean; template: boolean }>(
+      pool,
+      `select f.id, f.content_type, substring(f.content from 1 for 5) = '\\x255044462d'::bytea as is_pdf,
+              encode(sha256(f.content), 'hex') = f.sha256 as intact,
+              exists (select 1 from template t where t.file_id = f.id) as template
+         from stored_file f`,
+    )
+  ).map((row) => ({
+    id: row.id,
+    contentType: row.content_type,
+    isPdf: row.is_pdf,
+    intact: row.intact,
+    template: row.template,
+  }));
+}
+
 /** The operator's own command: `sigil envelope stuck --json --older-than 0` against the run's stack. */
-function stuckEnvelopes(stack: ChaosStack, organizationId: string): Promise<Observation['stuck']> {
+function stuckEnvelopes(stack: ObservedDeployment, organizationId: string): Promise<Observation['stuck']> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -671,12 +709,45 @@ async function auditRecordTimes(pool: pg.Pool, organizationId: string): Promise<
   return rows.map((row) => row.recorded_at.getTime());
 }
 
-function recoveryOf(
-  fault: FaultRecord,
+/** The slowest attempt that ended in [from, until), or null. */
+export function slowestAttempt(
+  attempts: readonly Attempt[],
+  from: number,
+  until: number,
+): RecoveryFigure['slowestRequest'] {
+  let slowest: RecoveryFigure['slowestRequest'] = null;
+  for (const attempt of attempts) {
+    if (attempt.endedAt < from || attempt.endedAt >= until) continue;
+    const ms = attempt.endedAt - attempt.startedAt;
+    if (slowest === null || ms > slowest.ms) slowest = { ms, kind: attempt.kind, status: attempt.status };
+  }
+  return slowest;
+}
+
+/** The workflow tasks of the run's envelope workflows (their histories), the ground of the task timeout. */
+async function envelopeWorkflowTasks(
+  temporalAddress: string,
+  namespace: string,
+  observation: Observation,
+): Promise<WorkflowTaskFigures> {
+  const temporal = await connectClient({ address: temporalAddress, namespace });
+  try {
+    return await workflowTaskFigures(
+      temporal.client,
+      observation.envelopes.map((envelope) => envelopeWorkflowId(envelope.id)),
+    );
+  } finally {
+    await temporal.close();
+  }
+}
+
+export function recoveryOf<Kind extends string>(
+  fault: FaultRecord<Kind>,
+  nextFaultAt: number,
   attempts: readonly Attempt[],
   auditRecordedAt: readonly number[],
   receipts: readonly { receivedAt: number }[],
-): RecoveryFigure {
+): RecoveryFigure<Kind> {
   const firstSuccess: RecoveryFigure['firstSuccess'] = {};
   for (const attempt of attempts) {
     const succeeded = attempt.settled && attempt.status !== null && attempt.status < 300;
@@ -693,5 +764,6 @@ function recoveryOf(
     firstSuccess,
     workflowProgress: progress === undefined ? null : progress - fault.at,
     webhook: webhook.length === 0 ? null : Math.min(...webhook) - fault.at,
+    slowestRequest: slowestAttempt(attempts, fault.struckAt, nextFaultAt),
   };
 }
