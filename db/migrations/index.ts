@@ -44,6 +44,7 @@ import { Migration0043Sso } from './0043-sso.ts';
 import { Migration0044BackofficeRoles } from './0044-backoffice-roles.ts';
 import { Migration0045PlanVersions } from './0045-plan-versions.ts';
 import { Migration0046StoredObjects } from './0046-stored-objects.ts';
+import { Migration0047FileObjects } from './0047-file-objects.ts';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-initial', class: Migration0001Initial },
@@ -90,4 +91,5 @@ export const migrations: MigrationObject[] = [
   { name: '0044-backoffice-roles', class: Migration0044BackofficeRoles },
   { name: '0045-plan-versions', class: Migration0045PlanVersions },
   { name: '0046-stored-objects', class: Migration0046StoredObjects },
+  { name: '0047-file-objects', class: Migration0047FileObjects },
 ];
