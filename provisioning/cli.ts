@@ -2,15 +2,16 @@
 // with --all), which is what fetches the Temporal CLI, the Java test server, Chromium, Schemathesis and the two
 // PDF signature validators (pdfsig, pyHanko) on a fresh machine, the Python client's test environment and
 // SeaweedFS (the S3-compatible object store of the storage tests, built with Go), and the production Temporal
-// Server with its schema tool (`npm run cluster`, built with Go).
+// Server with its schema tool and HAProxy (`npm run cluster`: built with Go; Debian's package).
 //   node provisioning/cli.ts [--all|--dev-server|--test-server|--chromium|--schemathesis|
-//     --pdf-validators|--pdfsig|--pyhanko|--python-client|--openapi-generators|--seaweedfs] [--json]
+//     --pdf-validators|--pdfsig|--pyhanko|--python-client|--openapi-generators|--seaweedfs|--haproxy] [--json]
 // Progress goes to stderr; one result line per part (or the JSON with --json) to stdout. Exit code 1 when a
 // part could not be provided (its error says what to install or which variable to set).
 import { loadConfigOrExit } from '../config/config.ts';
 import { provisionDevServer } from '../temporal/provisioning/temporal-cli.ts';
 import { provisionTimeSkippingServer } from '../temporal/provisioning/test-server.ts';
 import { provisionChromium } from './chromium.ts';
+import { provisionHaproxy } from './haproxy.ts';
 import { provisionOpenApiGenerator, provisionOpenApiPythonClient } from './openapi-generators.ts';
 import { provisionPdfsig, provisionPyhanko } from './pdf-validators.ts';
 import { provisionPythonClient } from './python-client.ts';
@@ -31,10 +32,11 @@ const ALL: readonly ProvisionKind[] = [
   'openapi-generator',
   'temporal-server',
   'seaweedfs',
+  'haproxy',
 ];
 
 const USAGE = `Usage: node provisioning/cli.ts [--all|--dev-server|--test-server|--chromium|--schemathesis|
-         --pdf-validators|--pdfsig|--pyhanko|--python-client|--openapi-generators|--seaweedfs] [--json]
+         --pdf-validators|--pdfsig|--pyhanko|--python-client|--openapi-generators|--seaweedfs|--haproxy] [--json]
   --all             everything below (the default)
   --dev-server      the Temporal CLI (dev server + Web UI); nothing to do when TEMPORAL_ADDRESS is set
   --test-server     the Java time-skipping test server used by the tests
@@ -50,6 +52,7 @@ const USAGE = `Usage: node provisioning/cli.ts [--all|--dev-server|--test-server
                     built once with Go from the module proxy into the cache, schemas copied beside them)
   --seaweedfs       SeaweedFS (\`weed\`), the S3-compatible object store of the storage tests (pinned; built
                     once with Go from the module proxy into the cache)
+  --haproxy         HAProxy, the load balancer of \`npm run cluster\` (installed with apt-get when running as root)
   --json            print the results as JSON
 `;
 
@@ -77,6 +80,7 @@ function parseArgs(argv: string[]): { kinds: ProvisionKind[]; json: boolean } {
       kinds.add('openapi-python-client');
       kinds.add('openapi-generator');
     } else if (arg === '--seaweedfs') kinds.add('seaweedfs');
+    else if (arg === '--haproxy') kinds.add('haproxy');
     else if (arg === '--temporal-server') kinds.add('temporal-server');
     else if (arg === '--json') json = true;
     else if (arg === '--help' || arg === '-h') {
@@ -144,6 +148,8 @@ function provision(kind: ProvisionKind): Promise<Provisioned> {
       });
     case 'seaweedfs':
       return provisionSeaweedfs({ cacheDir: config.cacheDir, log });
+    case 'haproxy':
+      return provisionHaproxy({ cacheDir: config.cacheDir, log });
   }
 }
 

@@ -24,7 +24,8 @@ export type ProvisionKind =
   | 'openapi-python-client'
   | 'openapi-generator'
   | 'temporal-server'
-  | 'seaweedfs';
+  | 'seaweedfs'
+  | 'haproxy';
 
 /**
  * How something was found: an explicit variable, PATH, Sigil's cache, built just now (Go, Maven), installed just
@@ -73,6 +74,7 @@ export const NAMES: Record<ProvisionKind, string> = {
   'openapi-generator': 'openapi-generator-cli (client generator, a Java archive)',
   'temporal-server': 'Temporal Server (production, with its SQL schema tool)',
   seaweedfs: 'SeaweedFS (`weed`, the S3-compatible object store)',
+  haproxy: 'HAProxy (the load balancer of `npm run cluster`)',
 };
 
 /** The variable that names each executable explicitly, skipping every look-up. */
@@ -88,6 +90,7 @@ export const PATH_VARIABLES: Record<ProvisionKind, string> = {
   'openapi-generator': 'OPENAPI_GENERATOR_JAR',
   'temporal-server': 'TEMPORAL_SERVER_DIR',
   seaweedfs: 'SEAWEEDFS_PATH',
+  haproxy: 'HAPROXY_PATH',
 };
 
 /** The kinds Sigil installs (apt-get, pip) rather than builds when they are missing. */
@@ -98,6 +101,7 @@ const INSTALLED_KINDS: readonly ProvisionKind[] = [
   'pyhanko',
   'python-client',
   'openapi-python-client',
+  'haproxy',
 ];
 
 export const HEARTBEAT_MS = 15_000;

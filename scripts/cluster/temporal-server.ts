@@ -87,6 +87,8 @@ export interface StartTemporalClusterOptions {
   historyShards?: number;
   /** Progress lines. */
   log: (line: string) => void;
+  /** Where each service logs; default `<dir>/logs/<service>.log`. */
+  logFile?: (service: TemporalService) => string;
 }
 
 export interface TemporalCluster {
@@ -97,7 +99,10 @@ export interface TemporalCluster {
   pid(service: TemporalService): number | undefined;
   /** Sends `signal` to one service and waits until its process is gone. */
   kill(service: TemporalService, signal?: NodeJS.Signals): Promise<void>;
-  /** Starts one service again (after `kill`). */
+  /**
+   * Starts one service again (after `kill`); resolves once the new process has joined the cluster (its row in
+   * `cluster_membership`, written after this call).
+   */
   restart(service: TemporalService): Promise<void>;
   /**
    * Resolves once the cluster serves the namespace end to end: a workflow started through the frontend (so
@@ -108,7 +113,7 @@ export interface TemporalCluster {
   stop(): Promise<void>;
 }
 
-interface Ports {
+export interface TemporalServicePorts {
   grpc: number;
   membership: number;
   http?: number;
@@ -208,12 +213,35 @@ export async function applyTemporalSchema(options: {
   log(`  ${database}: schema at version ${version} (update-schema took ${Date.now() - started} ms)`);
 }
 
-function serverConfig(options: {
+/**
+ * Where the services listen and how they reach each other. `npm run cluster`: loopback. docker-compose.yml
+ * (scripts/cluster/compose-files.ts): every interface of a container, which announces its own address.
+ */
+export interface TemporalServerListen {
+  /** `bindOnIP` of every service; undefined: loopback (`bindOnLocalHost`). */
+  bindOnIP?: string;
+  /** The address each service announces to the others in the membership ring. */
+  broadcastAddress: string;
+  /** host:port of the frontend, as the cluster's own services (the worker service) call it. */
+  frontendAddress: string;
+}
+
+/**
+ * The server's configuration (`--config-file`, or `<config>/<env>.yaml`): PostgreSQL persistence and visibility
+ * (postgres12 plugin), the four services' ports, one cluster. The PostgreSQL URL's user and password go into
+ * the file as they are (decoded), so a template expression (`{{ env `X` }}`, percent-encoded in the URL) stays
+ * one for a file with `# enable-template`. Also written to deploy/temporal/ for docker-compose.yml.
+ */
+export function temporalServerConfig(options: {
   postgresUrl: string;
   databases: TemporalServerDatabases;
   historyShards: number;
-  ports: Record<TemporalService, Ports>;
-}): unknown {
+  ports: Record<TemporalService, TemporalServicePorts>;
+  /** Default: loopback, the frontend on 127.0.0.1. */
+  listen?: TemporalServerListen;
+  /** Default: temporal/dynamicconfig/production.yaml of this checkout. */
+  dynamicConfigFile?: string;
+}): Record<string, unknown> {
   const url = new URL(options.postgresUrl);
   const store = (databaseName: string, maxConns: number) => ({
     sql: {
@@ -228,15 +256,18 @@ function serverConfig(options: {
       maxConnLifetime: '1h',
     },
   });
-  const service = (ports: Ports) => ({
+  const listen = options.listen ?? {
+    broadcastAddress: '127.0.0.1',
+    frontendAddress: `127.0.0.1:${options.ports.frontend.grpc}`,
+  };
+  const service = (ports: TemporalServicePorts) => ({
     rpc: {
       grpcPort: ports.grpc,
       membershipPort: ports.membership,
-      bindOnLocalHost: true,
+      ...(listen.bindOnIP === undefined ? { bindOnLocalHost: true } : { bindOnIP: listen.bindOnIP }),
       ...(ports.http ? { httpPort: ports.http } : {}),
     },
   });
-  const frontend = `127.0.0.1:${options.ports.frontend.grpc}`;
   return {
     log: { stdout: true, level: 'warn' },
     persistence: {
@@ -248,7 +279,7 @@ function serverConfig(options: {
         'postgres-visibility': store(options.databases.visibility, 4),
       },
     },
-    global: { membership: { maxJoinDuration: '30s', broadcastAddress: '127.0.0.1' } },
+    global: { membership: { maxJoinDuration: '30s', broadcastAddress: listen.broadcastAddress } },
     services: Object.fromEntries(TEMPORAL_SERVICES.map((name) => [name, service(options.ports[name])])),
     clusterMetadata: {
       enableGlobalNamespace: false,
@@ -256,11 +287,16 @@ function serverConfig(options: {
       masterClusterName: 'active',
       currentClusterName: 'active',
       clusterInformation: {
-        active: { enabled: true, initialFailoverVersion: 1, rpcName: 'frontend', rpcAddress: frontend },
+        active: {
+          enabled: true,
+          initialFailoverVersion: 1,
+          rpcName: 'frontend',
+          rpcAddress: listen.frontendAddress,
+        },
       },
     },
     dcRedirectionPolicy: { policy: 'noop' },
-    dynamicConfigClient: { filepath: DYNAMIC_CONFIG, pollInterval: '60s' },
+    dynamicConfigClient: { filepath: options.dynamicConfigFile ?? DYNAMIC_CONFIG, pollInterval: '60s' },
   };
 }
 
@@ -284,7 +320,7 @@ export async function startTemporalCluster(options: StartTemporalClusterOptions)
     log,
   });
 
-  const ports = {} as Record<TemporalService, Ports>;
+  const ports = {} as Record<TemporalService, TemporalServicePorts>;
   const taken = new Set<number>();
   for (const name of TEMPORAL_SERVICES) {
     ports[name] = { grpc: await freeLowPort(taken), membership: await freeLowPort(taken) };
@@ -297,7 +333,7 @@ export async function startTemporalCluster(options: StartTemporalClusterOptions)
   // JSON is YAML, and the server reads `<config>/<env>.yaml`.
   await writeFile(
     join(configDir, 'production.yaml'),
-    `${JSON.stringify(serverConfig({ postgresUrl: options.postgresUrl, databases, historyShards, ports }), null, 2)}\n`,
+    `${JSON.stringify(temporalServerConfig({ postgresUrl: options.postgresUrl, databases, historyShards, ports }), null, 2)}\n`,
     { mode: 0o600 },
   );
   const address = `127.0.0.1:${ports.frontend.grpc}`;
@@ -306,7 +342,7 @@ export async function startTemporalCluster(options: StartTemporalClusterOptions)
   );
 
   const children = new Map<TemporalService, ChildProcess>();
-  const logFile = (service: TemporalService) => join(logsDir, `${service}.log`);
+  const logFile = options.logFile ?? ((service: TemporalService) => join(logsDir, `${service}.log`));
   const startService = (service: TemporalService) => {
     const out = createWriteStream(logFile(service), { flags: 'a' });
     const child = spawn(
@@ -354,8 +390,9 @@ export async function startTemporalCluster(options: StartTemporalClusterOptions)
   };
 
   /** A service that exited on its own: an error with the last lines of its log. */
-  const throwIfExited = async () => {
+  const throwIfExited = async (only?: TemporalService) => {
     for (const [service, child] of children) {
+      if (only && service !== only) continue;
       if (child.exitCode === null && child.signalCode === null) continue;
       const tail = (await readFile(logFile(service), 'utf8').catch(() => ''))
         .trimEnd()
@@ -367,26 +404,45 @@ export async function startTemporalCluster(options: StartTemporalClusterOptions)
     }
   };
 
-  /** Waits until the member listening on `membershipPort` has written its row of `cluster_membership`. */
-  const untilMember = async (membershipPort: number) => {
+  const temporalDatabase = () => {
     const url = new URL(options.postgresUrl);
     url.pathname = `/${databases.temporal}`;
+    return url.toString();
+  };
+  /** The database's clock in UTC (how the server writes `cluster_membership`), as text. */
+  const membershipNow = async (): Promise<string> => {
+    const client = new pg.Client({ connectionString: temporalDatabase() });
+    await client.connect();
+    try {
+      const row = await client.query("select (now() at time zone 'utc')::text as now");
+      return String(row.rows[0]?.now);
+    } finally {
+      await client.end();
+    }
+  };
+
+  /**
+   * Waits until the member listening on `membershipPort` has written its row of `cluster_membership` with a
+   * session started at or after `since` (a restarted service's port is its predecessor's, whose row stays a
+   * while).
+   */
+  const untilMember = async (service: TemporalService, since: string) => {
     const waitStarted = Date.now();
     for (;;) {
-      await throwIfExited();
-      const client = new pg.Client({ connectionString: url.toString() });
+      await throwIfExited(service);
+      const client = new pg.Client({ connectionString: temporalDatabase() });
       await client.connect();
       try {
         const row = await client.query(
-          "select 1 from cluster_membership where rpc_port = $1 and last_heartbeat > now() at time zone 'utc' - interval '1 minute'",
-          [membershipPort],
+          'select 1 from cluster_membership where rpc_port = $1 and session_start >= $2::timestamp',
+          [ports[service].membership, since],
         );
         if (row.rowCount) return;
       } finally {
         await client.end();
       }
       if (Date.now() - waitStarted > READY_TIMEOUT_MS) {
-        throw new Error(`Temporal history did not join the cluster within ${READY_TIMEOUT_MS} ms`);
+        throw new Error(`Temporal ${service} did not join the cluster within ${READY_TIMEOUT_MS} ms`);
       }
       await sleep(250);
     }
@@ -423,8 +479,9 @@ export async function startTemporalCluster(options: StartTemporalClusterOptions)
     // start writes the cluster's metadata, and four starting at once race for it (the losers exit with
     // "failed to initialize current cluster metadata"). Then the others, which join history's ring.
     const started = Date.now();
+    const since = await membershipNow();
     startService('history');
-    await untilMember(ports.history.membership);
+    await untilMember('history', since);
     log(`  history joined the cluster after ${Date.now() - started} ms`);
     for (const service of ['matching', 'frontend', 'worker'] as const) startService(service);
     const connection = await (async () => {
@@ -465,7 +522,11 @@ export async function startTemporalCluster(options: StartTemporalClusterOptions)
     logFile,
     pid: (service) => children.get(service)?.pid,
     kill,
-    restart: async (service) => startService(service),
+    restart: async (service) => {
+      const since = await membershipNow();
+      startService(service);
+      await untilMember(service, since);
+    },
     waitUntilServing,
     stop,
   };
