@@ -51,6 +51,10 @@ interface RequestSpec {
   idempotencyKey?: string;
   /** Statuses that settle the request besides 2xx (for example 409 where the caller decides). */
   accept?: number[];
+  /** The answer's body as bytes (a PDF download), not parsed. */
+  binary?: boolean;
+  /** A body of bytes sent as is with this content type (a PDF to verify). */
+  bytes?: { contentType: string; body: Uint8Array };
 }
 
 export class RequestFailed extends Error {}
@@ -116,8 +120,11 @@ export class CarefulIntegrator {
       const headers: Record<string, string> = { 'user-agent': 'sigil-chaos', ...spec.headers };
       if (spec.bearer) headers.authorization = `Bearer ${await this.accessToken()}`;
       if (spec.idempotencyKey) headers['idempotency-key'] = spec.idempotencyKey;
-      let payload: string | undefined;
-      if (typeof spec.body === 'string') payload = spec.body;
+      let payload: string | Uint8Array | undefined;
+      if (spec.bytes) {
+        payload = spec.bytes.body;
+        headers['content-type'] = spec.bytes.contentType;
+      } else if (typeof spec.body === 'string') payload = spec.body;
       else if (spec.body !== undefined) {
         payload = JSON.stringify(spec.body);
         headers['content-type'] = 'application/json';
@@ -135,11 +142,15 @@ export class CarefulIntegrator {
           signal: AbortSignal.timeout(this.options.requestTimeoutMs),
         });
         status = response.status;
-        const text = await response.text();
-        try {
-          body = text === '' ? null : JSON.parse(text);
-        } catch {
-          body = text;
+        const binary = spec.binary === true && response.ok;
+        const text = binary ? '' : await response.text();
+        if (binary) body = Buffer.from(await response.arrayBuffer());
+        else {
+          try {
+            body = text === '' ? null : JSON.parse(text);
+          } catch {
+            body = text;
+          }
         }
         code = codeOf(body);
         const retryAfter = Number(response.headers.get('retry-after'));

@@ -79,7 +79,7 @@ export interface InvariantResult {
 
 const MAX_PROBLEMS = 25;
 
-function result(name: string, summary: string, problems: string[]): InvariantResult {
+export function result(name: string, summary: string, problems: string[]): InvariantResult {
   const shown = problems.slice(0, MAX_PROBLEMS);
   if (problems.length > MAX_PROBLEMS) shown.push(`… and ${problems.length - MAX_PROBLEMS} more`);
   return { name, ok: problems.length === 0, summary, problems: shown };

@@ -725,7 +725,7 @@ export function slowestAttempt(
 }
 
 /** The workflow tasks of the run's envelope workflows (their histories), the ground of the task timeout. */
-async function envelopeWorkflowTasks(
+export async function envelopeWorkflowTasks(
   temporalAddress: string,
   namespace: string,
   observation: Observation,
