@@ -41,6 +41,7 @@ COPY pdf ./pdf
 COPY notifications ./notifications
 COPY temporal ./temporal
 COPY services ./services
+COPY storage ./storage
 COPY api ./api
 COPY scripts ./scripts
 

@@ -218,6 +218,14 @@ const schema = z.object({
   VERIFY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   // Where files' bytes live (config/storage.ts, docs/deployment.md "Object storage"): STORAGE and S3_*.
   ...STORAGE_VARIABLES,
+  // The orphan sweep's grace period: an unreferenced object untouched this long goes (at least an hour, so that
+  // no put waits that long between its bytes and the row that references them).
+  OBJECT_SWEEP_GRACE_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 24)
+    .default(24),
 });
 
 /** The cross-variable rules of the notification settings: one problem per variable, like the schema's. */
@@ -274,6 +282,9 @@ function isIpOrCidr(value: string): boolean {
 }
 
 export type SigilEnv = z.infer<typeof schema>['SIGIL_ENV'];
+
+/** The name of every variable Sigil reads (docker-compose.yml may set only these: test/unit/docker-compose.test.ts). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);
 
 /** The embedded development cluster listens on loopback only; these credentials never leave the machine. */
 export const EMBEDDED_POSTGRES = { user: 'sigil', password: 'sigil-local', database: 'sigil' } as const;
@@ -357,6 +368,8 @@ export interface Config {
   sealing: SealingConfig;
   /** The storage port's implementation: PostgreSQL (default) or S3-compatible (config/storage.ts). */
   storage: StorageConfig;
+  /** OBJECT_SWEEP_GRACE_HOURS: the `sigil-object-sweep` Schedule's grace period (docs/deployment.md). */
+  objectSweepGraceHours: number;
 }
 
 /** Sealing of final PDFs and audit trails (docs/sealing.md). */
@@ -525,6 +538,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       verifyRatePerMinute: v.VERIFY_RATE_LIMIT_PER_MINUTE,
     },
     storage,
+    objectSweepGraceHours: v.OBJECT_SWEEP_GRACE_HOURS,
   };
 }
 
