@@ -14,6 +14,17 @@ import type {
 export const ENVELOPE_TASK_QUEUE = 'envelopes';
 export const ENVELOPE_WORKFLOW_TYPE = 'envelopeWorkflow';
 /**
+ * The envelope workflow's workflow task timeout (start to close), set when it is started and carried over by
+ * continue-as-new. It is how long a workflow task held by a worker that died (SIGKILL, a lost machine) blocks
+ * the envelope — and a signer's Update in it — before Temporal hands the task to another worker: Temporal's
+ * default, 10 s, was the 10 s a signer waited after a worker kill. Measured (the chaos run with 20 worker
+ * kills on 2 cores at load average ~6, docs/development.md "The chaos run"): workflow tasks took 0.2 s at the
+ * median, 2.4 s at the 99th percentile and 4.35 s at the slowest, so 5 s keeps 2× over the 99th percentile and
+ * stays above the slowest seen. A live task slower than this is not lost: Temporal times it out and it runs
+ * again after a replay, which costs that replay.
+ */
+export const ENVELOPE_WORKFLOW_TASK_TIMEOUT = '5 seconds';
+/**
  * The envelope workflow's signature (workflows/envelope.ts, checked by test/unit/workflow-types.test.ts):
  * callers start it by ENVELOPE_WORKFLOW_TYPE with this type, so they never import the workflow module, which
  * imports its activities' types.

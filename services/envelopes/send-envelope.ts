@@ -10,6 +10,7 @@ import {
 } from '../../temporal/deadline.ts';
 import {
   ENVELOPE_TASK_QUEUE,
+  ENVELOPE_WORKFLOW_TASK_TIMEOUT,
   ENVELOPE_WORKFLOW_TYPE,
   type EnvelopeState,
   type EnvelopeWorkflow,
@@ -111,6 +112,8 @@ export async function sendLoadedEnvelope(
     workflowIdConflictPolicy: 'USE_EXISTING',
     // A finished envelope's workflow is never started again under the same id.
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    // A task held by a worker that died blocks the envelope this long, not Temporal's 10 s (contracts.ts).
+    workflowTaskTimeout: ENVELOPE_WORKFLOW_TASK_TIMEOUT,
     typedSearchAttributes: [
       { key: searchAttributes.organizationId, value: envelope.organizationId },
       { key: searchAttributes.envelopeStatus, value: 'Sent' },

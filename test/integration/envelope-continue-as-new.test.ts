@@ -1,5 +1,8 @@
 // Continue-as-new on the real dev server: with a low history threshold an envelope passes through several
-// runs of the same workflow id, and keeps its state, its reminders and an exactly-once projection.
+// runs of the same workflow id, and keeps its state, its reminders and an exactly-once projection — and its
+// workflow task timeout (workflows/contracts.ts ENVELOPE_WORKFLOW_TASK_TIMEOUT), set at the start.
+import type { WorkflowExecutionDescription } from '@temporalio/client';
+import { msToNumber } from '@temporalio/common/lib/time.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditEvent } from '../../db/entities/index.ts';
 import { completeRecipient } from '../../services/envelopes/complete-recipient.ts';
@@ -7,7 +10,12 @@ import { extendEnvelope } from '../../services/envelopes/extend-envelope.ts';
 import { findEnvelope } from '../../services/envelopes/find-envelope.ts';
 import { remindEnvelope } from '../../services/envelopes/remind-envelope.ts';
 import { sendEnvelope } from '../../services/envelopes/send-envelope.ts';
-import { envelopeWorkflowId, recipientProgressUpdate, searchAttributes } from '../../workflows/contracts.ts';
+import {
+  ENVELOPE_WORKFLOW_TASK_TIMEOUT,
+  envelopeWorkflowId,
+  recipientProgressUpdate,
+  searchAttributes,
+} from '../../workflows/contracts.ts';
 import { draftTwoSignerEnvelope, openTestContext, type TestContext } from '../support/context.ts';
 
 let ctx: TestContext;
@@ -17,6 +25,13 @@ beforeAll(async () => {
 afterAll(() => ctx.close());
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+const ENVELOPE_WORKFLOW_TASK_TIMEOUT_MS = msToNumber(ENVELOPE_WORKFLOW_TASK_TIMEOUT);
+
+/** The run's workflow task timeout as Temporal recorded it, in ms. */
+function taskTimeoutMs(description: WorkflowExecutionDescription): number {
+  const timeout = description.raw.executionConfig?.defaultWorkflowTaskTimeout;
+  return Number(timeout?.seconds ?? 0) * 1000 + Math.floor((timeout?.nanos ?? 0) / 1_000_000);
+}
 
 async function runIds(workflowId: string): Promise<string[]> {
   const runs: string[] = [];
@@ -34,7 +49,10 @@ describe('continue-as-new', () => {
     const workflowId = envelopeWorkflowId(envelopeId);
     await sendEnvelope(ctx, organizationId, envelopeId, { continueAsNewAtHistoryLength: 30 });
     const handle = ctx.temporal.workflow.getHandle(workflowId);
-    const firstRun = (await handle.describe()).runId;
+    const firstDescription = await handle.describe();
+    const firstRun = firstDescription.runId;
+    // Started with the envelope's workflow task timeout (a task held by a dead worker blocks it 5 s, not 10 s).
+    expect(taskTimeoutMs(firstDescription)).toBe(ENVELOPE_WORKFLOW_TASK_TIMEOUT_MS);
 
     let deadline = Date.now() + 40 * DAY_MS;
     for (let i = 0; i < 6; i += 1) {
@@ -51,6 +69,8 @@ describe('continue-as-new', () => {
     // Several runs by now, each started by the previous one, all under the envelope's workflow id.
     const describeNow = await handle.describe();
     expect(describeNow.runId).not.toBe(firstRun);
+    // Each new run carries the workflow task timeout over.
+    expect(taskTimeoutMs(describeNow)).toBe(ENVELOPE_WORKFLOW_TASK_TIMEOUT_MS);
     expect((await runIds(workflowId)).length).toBeGreaterThanOrEqual(3);
 
     // A repeated send reaches the current run and changes nothing.

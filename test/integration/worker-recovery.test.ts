@@ -3,12 +3,15 @@
 // running. Each runs on this file's own task queue, served only by worker processes the test starts and kills
 // (test/support/recovery-worker.ts), against the suite's Temporal dev server. The figures are printed and
 // stated in docs/architecture.md; the bounds fail with the SDK's and the old timeouts (a 10 s sticky queue
-// timeout, a 30 s projection timeout without heartbeat, a 30 s finalization heartbeat timeout).
+// timeout, a 10 s workflow task timeout, a 30 s projection timeout without heartbeat, a 30 s finalization
+// heartbeat timeout).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { WorkflowExecutionDescription } from '@temporalio/client';
+import { msToNumber } from '@temporalio/common/lib/time.js';
+import proto from '@temporalio/proto';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { insertBulkSend } from '../../db/bulk-sends.ts';
 import { Envelope } from '../../db/entities/index.ts';
@@ -20,6 +23,7 @@ import {
 } from '../../workflows/bulk-send-contracts.ts';
 import {
   completeRecipientUpdate,
+  ENVELOPE_WORKFLOW_TASK_TIMEOUT,
   ENVELOPE_WORKFLOW_TYPE,
   envelopeWorkflowId,
   remindEnvelopeUpdate,
@@ -39,6 +43,7 @@ const WORKER_SCRIPT = fileURLToPath(new URL('../support/recovery-worker.ts', imp
  * send's page is noticed by its 30 s heartbeat timeout, then the rest of its rows are sent.
  */
 const BOUNDS_MS = { update: 9_000, projection: 25_000, finalization: 30_000, bulkSend: 90_000 };
+const { EventType, TaskQueueKind, TimeoutType } = proto.temporal.api.enums.v1;
 
 interface WorkerProcess {
   child: ChildProcess;
@@ -138,6 +143,8 @@ async function sentOn(taskQueue: string) {
     workflowId: envelopeWorkflowId(draft.envelopeId),
     taskQueue,
     args: [envelopeWorkflowInput(draft.envelope, draft.recipients)],
+    // As services/envelopes/send-envelope.ts starts it.
+    workflowTaskTimeout: ENVELOPE_WORKFLOW_TASK_TIMEOUT,
   });
   const deadline = Date.now() + 20_000;
   while ((await ctx.orm.em.fork().findOneOrFail(Envelope, { id: draft.envelopeId })).status !== 'Sent') {
@@ -171,6 +178,59 @@ describe('recovery after the worker is killed', () => {
         `(${answeredAt - killedAt} ms after the kill, the new worker's start included)`,
     );
     expect(answeredAt - replacedAt).toBeLessThan(BOUNDS_MS.update);
+  });
+
+  it('answers an Update whose workflow task a killed worker was holding after the envelope’s 5 s task timeout', async () => {
+    const taskQueue = `envelopes-recovery-${randomUUID().slice(0, 8)}`;
+    const first = startWorker(taskQueue, null);
+    await first.next('worker-running');
+    const { handle } = await sentOn(taskQueue);
+    await idle(handle);
+    await kill(first);
+    // A signer's request in flight: its Update goes out with the next workflow task, which a second worker
+    // takes (from the normal queue, once the first one's sticky queue has timed out) and dies holding — a poll
+    // and nothing else, since a SIGKILL between taking a task and completing it cannot be timed from outside.
+    const sentAt = Date.now();
+    const inFlight = handle.executeUpdate(remindEnvelopeUpdate, { args: [{}] }).then(
+      (state) => ({ state, at: Date.now() }),
+      (error: unknown) => ({ error, at: Date.now() }),
+    );
+    const held = await ctx.temporal.connection.withDeadline(Date.now() + 30_000, () =>
+      ctx.temporal.workflowService.pollWorkflowTaskQueue({
+        namespace: inject('namespace'),
+        taskQueue: { name: taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+        identity: 'a worker about to die',
+      }),
+    );
+    expect(held.workflowExecution?.workflowId).toBe(handle.workflowId);
+    expect(held.messages?.length ?? 0).toBeGreaterThan(0);
+    const third = startWorker(taskQueue, null);
+    await third.next('worker-running');
+    // The request in flight is answered, not failed, once the new worker has run the task again.
+    const answer = await inFlight;
+    expect('error' in answer ? String(answer.error) : undefined).toBeUndefined();
+    expect('state' in answer ? answer.state.status : undefined).toBe('Sent');
+    // The held task timed out after the envelope's workflow task timeout, as Temporal recorded it (Temporal's
+    // default, 10 s, before).
+    const events = (await handle.fetchHistory()).events ?? [];
+    const timeOf = (event: (typeof events)[number] | undefined) =>
+      event?.eventTime
+        ? Number(event.eventTime.seconds ?? 0) * 1000 + Math.floor((event.eventTime.nanos ?? 0) / 1_000_000)
+        : Number.NaN;
+    const timedOut = events.find(
+      (event) =>
+        event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT &&
+        event.workflowTaskTimedOutEventAttributes?.timeoutType === TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE,
+    );
+    const startedId = Number(timedOut?.workflowTaskTimedOutEventAttributes?.startedEventId ?? -1);
+    const heldMs = timeOf(timedOut) - timeOf(events.find((event) => Number(event.eventId) === startedId));
+    figures.push(
+      `  held workflow task: timed out ${heldMs} ms after the dying worker took it; the Update in it ` +
+        `answered ${answer.at - sentAt} ms after it was sent (the first worker's sticky queue and the new ` +
+        "worker's start included)",
+    );
+    expect(heldMs).toBeGreaterThanOrEqual(msToNumber(ENVELOPE_WORKFLOW_TASK_TIMEOUT));
+    expect(heldMs).toBeLessThan(7_000);
   });
 
   it('finishes a projection that was running when its worker was killed within a few seconds', async () => {
