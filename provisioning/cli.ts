@@ -2,9 +2,11 @@
 // with --all), which is what fetches the Temporal CLI, the Java test server, Chromium, Schemathesis and the two
 // PDF signature validators (pdfsig, pyHanko) on a fresh machine, the Python client's test environment and
 // SeaweedFS (the S3-compatible object store of the storage tests, built with Go), and the production Temporal
-// Server with its schema tool and HAProxy (`npm run cluster`: built with Go; Debian's package).
+// Server with its schema tool, the Temporal Web UI server and HAProxy (`npm run cluster`: built with Go; Debian's
+// package).
 //   node provisioning/cli.ts [--all|--dev-server|--test-server|--chromium|--schemathesis|
-//     --pdf-validators|--pdfsig|--pyhanko|--python-client|--openapi-generators|--seaweedfs|--haproxy] [--json]
+//     --pdf-validators|--pdfsig|--pyhanko|--python-client|--openapi-generators|--seaweedfs|--haproxy|
+//     --temporal-ui] [--json]
 // Progress goes to stderr; one result line per part (or the JSON with --json) to stdout. Exit code 1 when a
 // part could not be provided (its error says what to install or which variable to set).
 import { loadConfigOrExit } from '../config/config.ts';
@@ -19,6 +21,7 @@ import { provisionSchemathesis } from './schemathesis.ts';
 import { provisionSeaweedfs } from './seaweedfs.ts';
 import { describeProvisioned, type Provisioned, type ProvisionKind } from './shared.ts';
 import { provisionTemporalServer } from './temporal-server.ts';
+import { provisionTemporalUi } from './temporal-ui.ts';
 
 const ALL: readonly ProvisionKind[] = [
   'dev-server',
@@ -33,10 +36,12 @@ const ALL: readonly ProvisionKind[] = [
   'temporal-server',
   'seaweedfs',
   'haproxy',
+  'temporal-ui',
 ];
 
 const USAGE = `Usage: node provisioning/cli.ts [--all|--dev-server|--test-server|--chromium|--schemathesis|
-         --pdf-validators|--pdfsig|--pyhanko|--python-client|--openapi-generators|--seaweedfs|--haproxy] [--json]
+         --pdf-validators|--pdfsig|--pyhanko|--python-client|--openapi-generators|--seaweedfs|--haproxy|
+         --temporal-ui] [--json]
   --all             everything below (the default)
   --dev-server      the Temporal CLI (dev server + Web UI); nothing to do when TEMPORAL_ADDRESS is set
   --test-server     the Java time-skipping test server used by the tests
@@ -53,6 +58,8 @@ const USAGE = `Usage: node provisioning/cli.ts [--all|--dev-server|--test-server
   --seaweedfs       SeaweedFS (\`weed\`), the S3-compatible object store of the storage tests (pinned; built
                     once with Go from the module proxy into the cache)
   --haproxy         HAProxy, the load balancer of \`npm run cluster\` (installed with apt-get when running as root)
+  --temporal-ui     the Temporal Web UI server of \`npm run cluster\` (pinned; built once with Go from the module
+                    proxy into the cache, its web app embedded)
   --json            print the results as JSON
 `;
 
@@ -81,6 +88,7 @@ function parseArgs(argv: string[]): { kinds: ProvisionKind[]; json: boolean } {
       kinds.add('openapi-generator');
     } else if (arg === '--seaweedfs') kinds.add('seaweedfs');
     else if (arg === '--haproxy') kinds.add('haproxy');
+    else if (arg === '--temporal-ui') kinds.add('temporal-ui');
     else if (arg === '--temporal-server') kinds.add('temporal-server');
     else if (arg === '--json') json = true;
     else if (arg === '--help' || arg === '-h') {
@@ -150,6 +158,8 @@ function provision(kind: ProvisionKind): Promise<Provisioned> {
       return provisionSeaweedfs({ cacheDir: config.cacheDir, log });
     case 'haproxy':
       return provisionHaproxy({ cacheDir: config.cacheDir, log });
+    case 'temporal-ui':
+      return provisionTemporalUi({ cacheDir: config.cacheDir, log });
   }
 }
 

@@ -25,7 +25,8 @@ export type ProvisionKind =
   | 'openapi-generator'
   | 'temporal-server'
   | 'seaweedfs'
-  | 'haproxy';
+  | 'haproxy'
+  | 'temporal-ui';
 
 /**
  * How something was found: an explicit variable, PATH, Sigil's cache, built just now (Go, Maven), installed just
@@ -75,6 +76,7 @@ export const NAMES: Record<ProvisionKind, string> = {
   'temporal-server': 'Temporal Server (production, with its SQL schema tool)',
   seaweedfs: 'SeaweedFS (`weed`, the S3-compatible object store)',
   haproxy: 'HAProxy (the load balancer of `npm run cluster`)',
+  'temporal-ui': 'Temporal Web UI server (`npm run cluster`)',
 };
 
 /** The variable that names each executable explicitly, skipping every look-up. */
@@ -91,6 +93,7 @@ export const PATH_VARIABLES: Record<ProvisionKind, string> = {
   'temporal-server': 'TEMPORAL_SERVER_DIR',
   seaweedfs: 'SEAWEEDFS_PATH',
   haproxy: 'HAPROXY_PATH',
+  'temporal-ui': 'TEMPORAL_UI_SERVER_PATH',
 };
 
 /** The kinds Sigil installs (apt-get, pip) rather than builds when they are missing. */

@@ -21,10 +21,11 @@ import { type EmbeddedPostgresProcess, spawnEmbeddedPostgres } from '../../db/em
 import { ensureDevelopmentCa } from '../../pdf/sealing/development-ca.ts';
 import { provisionHaproxy } from '../../provisioning/haproxy.ts';
 import { provisionSeaweedfs } from '../../provisioning/seaweedfs.ts';
-import { indent, runCommand } from '../../provisioning/shared.ts';
+import { indent, ProvisioningError, runCommand } from '../../provisioning/shared.ts';
 import { provisionTemporalServer } from '../../provisioning/temporal-server.ts';
+import { provisionTemporalUi } from '../../provisioning/temporal-ui.ts';
 import { freePort, portInUse } from '../ports.ts';
-import { haproxyConfig, parseHaproxyStats, seaweedfsS3Config } from './config.ts';
+import { haproxyConfig, parseHaproxyStats, seaweedfsS3Config, temporalUiConfig } from './config.ts';
 import {
   STOP_ORDER,
   startTemporalCluster,
@@ -313,6 +314,8 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
   const sigilDataDir = join(dataDir, 'sigil');
   let databaseUrl = '';
   let temporal: TemporalCluster | undefined;
+  let webUiUrl: string | undefined;
+  let webUiMissing: string | undefined;
 
   const parts: ClusterPart[] = [];
   const stoppers: Array<{ name: string; stop: () => Promise<void> }> = [];
@@ -620,6 +623,50 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
         }
       };
     }
+
+    // ---- The Temporal Web UI (after HAProxy: an operator's tool, nothing waits for it) ----------------------
+    if (options.webUi !== false) {
+      const ui = await provisionTemporalUi({ cacheDir, log: say }).catch((error: unknown) => {
+        if (!(error instanceof ProvisioningError)) throw error;
+        webUiMissing = error.message;
+        return undefined;
+      });
+      if (ui) {
+        const uiPort = await freePort();
+        const uiRoot = join(dataDir, 'web-ui');
+        await mkdir(join(uiRoot, 'config'), { recursive: true });
+        await writeFile(
+          join(uiRoot, 'config', 'production.yaml'),
+          temporalUiConfig({
+            temporalGrpcAddress: temporalCluster.address,
+            host: '127.0.0.1',
+            port: uiPort,
+            defaultNamespace: NAMESPACE,
+          }),
+        );
+        const candidateUrl = `http://127.0.0.1:${uiPort}`;
+        const webUi = new ProcessPart('web-ui', 'web-ui', {
+          logDir,
+          say,
+          spawn: () =>
+            spawn(ui.path, ['--root', uiRoot, '--config', 'config', '--env', 'production', 'start'], {
+              cwd: uiRoot,
+              stdio: ['ignore', 'pipe', 'pipe'],
+              detached: true,
+            }),
+          ready: () => waitFor('the Temporal Web UI', async () => (await fetch(candidateUrl)).ok),
+        });
+        say(`starting the Temporal Web UI ${ui.version ?? ''} on ${candidateUrl}`);
+        await webUi.start();
+        webUiUrl = candidateUrl;
+        parts.push(webUi);
+        stoppers.splice(1, 0, { name: 'the Temporal Web UI', stop: () => webUi.stop() });
+      } else {
+        say(`no Temporal Web UI: ${webUiMissing?.split('\n')[0]}`);
+      }
+    } else {
+      webUiMissing = 'not asked for (webUi: false)';
+    }
   } catch (error) {
     say(`start failed: ${error instanceof Error ? error.message : String(error)}; stopping what started`);
     await stop();
@@ -633,6 +680,8 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
     temporalAddress,
     namespace: NAMESPACE,
     s3,
+    ...(webUiUrl ? { webUiUrl } : {}),
+    ...(webUiMissing ? { webUiMissing } : {}),
     statsUrl,
     dataDir,
     logDir,

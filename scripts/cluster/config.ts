@@ -156,3 +156,38 @@ export function seaweedfsS3Config(identities: readonly SeaweedfsIdentity[]): str
     2,
   )}\n`;
 }
+
+export interface TemporalUiConfigOptions {
+  /** The Temporal frontend's gRPC address, e.g. `127.0.0.1:7233`. */
+  temporalGrpcAddress: string;
+  /** Where the UI listens. */
+  host: string;
+  port: number;
+  defaultNamespace: string;
+}
+
+/**
+ * The Temporal UI server's configuration (`<root>/config/<env>.yaml`; JSON is YAML): the UI on, no sign-in (the
+ * UI listens on loopback; put it behind the operators' own authentication anywhere else), no news fetched from
+ * the internet, write actions (cancel, terminate, signal) allowed for operators.
+ */
+export function temporalUiConfig(options: TemporalUiConfigOptions): string {
+  return `${JSON.stringify(
+    {
+      temporalGrpcAddress: options.temporalGrpcAddress,
+      host: options.host,
+      port: options.port,
+      publicPath: '',
+      enableUi: true,
+      defaultNamespace: options.defaultNamespace,
+      showTemporalSystemNamespace: false,
+      disableNewsFetch: true,
+      notifyOnNewVersion: false,
+      refreshInterval: '1m',
+      auth: { enabled: false },
+      cors: { cookieInsecure: true, allowOrigins: [] },
+    },
+    null,
+    2,
+  )}\n`;
+}

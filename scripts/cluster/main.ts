@@ -30,7 +30,7 @@ async function shutdown(why: string, code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
   say(
-    `${why}: stopping in order — HAProxy, APIs, Sigil workers, Temporal (${STOP_ORDER.join(', ')}), S3 gateway, SeaweedFS, PostgreSQL`,
+    `${why}: stopping in order — HAProxy, the Web UI, APIs, Sigil workers, Temporal (${STOP_ORDER.join(', ')}), S3 gateway, SeaweedFS, PostgreSQL`,
   );
   await cluster?.stop();
   say('stopped; the data is kept for the next start');
@@ -68,7 +68,7 @@ const lines = [
   `  App (HAProxy)       ${cluster.url}`,
   `  Health              ${cluster.url}/api/health`,
   `  HAProxy statistics  ${cluster.statsUrl}`,
-  `  Temporal Web UI     ${cluster.webUiUrl ?? `none: ${cluster.webUiMissing ?? 'not started'}`}`,
+  `  Temporal Web UI     ${cluster.webUiUrl ?? `none: ${cluster.webUiMissing?.split('\n')[0] ?? 'not started'}`}`,
   `  Temporal frontend   ${cluster.temporalAddress}  namespace ${cluster.namespace}`,
   `  PostgreSQL          ${redactUrl(cluster.databaseUrl)}`,
   `  S3 (SeaweedFS)      ${cluster.s3.endpoint}  bucket ${cluster.s3.bucket}  (keys in ${cluster.dataDir}/cluster-state.json)`,
@@ -78,7 +78,7 @@ const lines = [
   '',
   `  Data                ${cluster.dataDir}/ (kept for the next start)`,
   `  Logs                ${cluster.logDir}/<process>.log`,
-  '  Stop with Ctrl-C: HAProxy, APIs, Sigil workers, Temporal, S3 gateway, SeaweedFS, PostgreSQL, in that order.',
+  '  Stop with Ctrl-C: HAProxy, Web UI, APIs, Sigil workers, Temporal, S3 gateway, SeaweedFS, PostgreSQL, in that order.',
   '────────────────────────────────────────────────────────────────────────',
   '',
 ];
