@@ -15,7 +15,9 @@ import proto from '@temporalio/proto';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { insertBulkSend } from '../../db/bulk-sends.ts';
 import { Envelope } from '../../db/entities/index.ts';
+import { updateEnvelope } from '../../services/envelopes/envelope-update.ts';
 import { envelopeWorkflowInput } from '../../services/envelopes/send-envelope.ts';
+import { ServiceUnavailable } from '../../services/errors.ts';
 import {
   BULK_SEND_WORKFLOW_TYPE,
   type BulkSendProgress,
@@ -180,18 +182,19 @@ describe('recovery after the worker is killed', () => {
     expect(answeredAt - replacedAt).toBeLessThan(BOUNDS_MS.update);
   });
 
-  it('answers an Update whose workflow task a killed worker was holding after the envelope’s 5 s task timeout', async () => {
+  it('answers an Update whose workflow task a killed worker was holding after the envelope’s 5 s task timeout, and 503 to new ones meanwhile', async () => {
     const taskQueue = `envelopes-recovery-${randomUUID().slice(0, 8)}`;
     const first = startWorker(taskQueue, null);
     await first.next('worker-running');
-    const { handle } = await sentOn(taskQueue);
+    const { handle, envelopeId } = await sentOn(taskQueue);
     await idle(handle);
     await kill(first);
-    // A signer's request in flight: its Update goes out with the next workflow task, which a second worker
+    // A request in flight: its Update goes out with the next workflow task, which a second worker
     // takes (from the normal queue, once the first one's sticky queue has timed out) and dies holding — a poll
     // and nothing else, since a SIGKILL between taking a task and completing it cannot be timed from outside.
     const sentAt = Date.now();
-    const inFlight = handle.executeUpdate(remindEnvelopeUpdate, { args: [{}] }).then(
+    const remind = () => updateEnvelope(ctx, { id: envelopeId, status: 'Sent' }, remindEnvelopeUpdate, {});
+    const inFlight = remind().then(
       (state) => ({ state, at: Date.now() }),
       (error: unknown) => ({ error, at: Date.now() }),
     );
@@ -204,12 +207,42 @@ describe('recovery after the worker is killed', () => {
     );
     expect(held.workflowExecution?.workflowId).toBe(handle.workflowId);
     expect(held.messages?.length ?? 0).toBeGreaterThan(0);
+    // Its retry is taken by another worker that dies too. After that second timeout Temporal refuses new
+    // Updates until a worker has run the task ("Workflow Task in failed state", from the third attempt on): the
+    // API answers that with 503 and a Retry-After of 1 s, not 500.
+    const retried = await ctx.temporal.connection.withDeadline(Date.now() + 30_000, () =>
+      ctx.temporal.workflowService.pollWorkflowTaskQueue({
+        namespace: inject('namespace'),
+        taskQueue: { name: taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+        identity: 'another worker about to die',
+      }),
+    );
+    expect(retried.attempt).toBe(2);
+    const deadline = Date.now() + 20_000;
+    while (((await handle.describe()).raw.pendingWorkflowTask?.attempt ?? 1) < 3) {
+      if (Date.now() > deadline) throw new Error('the retried workflow task did not time out within 20 s');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const refused = await remind().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(ServiceUnavailable);
+    expect(refused).toMatchObject({ status: 503, headers: { 'Retry-After': '1' } });
     const third = startWorker(taskQueue, null);
     await third.next('worker-running');
-    // The request in flight is answered, not failed, once the new worker has run the task again.
+    // The request in flight was aborted with the task (never a 500), and the same request, repeated, is answered
+    // once the new worker has run the task.
     const answer = await inFlight;
-    expect('error' in answer ? String(answer.error) : undefined).toBeUndefined();
-    expect('state' in answer ? answer.state.status : undefined).toBe('Sent');
+    if ('error' in answer) expect(answer.error).toBeInstanceOf(ServiceUnavailable);
+    else expect(answer.state.status).toBe('Sent');
+    let repeated = await remind().catch((error: unknown) => error);
+    for (let tries = 1; repeated instanceof ServiceUnavailable && tries < 30; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      repeated = await remind().catch((error: unknown) => error);
+    }
+    const answeredAt = Date.now();
+    expect(repeated).toMatchObject({ status: 'Sent' });
     // The held task timed out after the envelope's workflow task timeout, as Temporal recorded it (Temporal's
     // default, 10 s, before).
     const events = (await handle.fetchHistory()).events ?? [];
@@ -225,8 +258,8 @@ describe('recovery after the worker is killed', () => {
     const startedId = Number(timedOut?.workflowTaskTimedOutEventAttributes?.startedEventId ?? -1);
     const heldMs = timeOf(timedOut) - timeOf(events.find((event) => Number(event.eventId) === startedId));
     figures.push(
-      `  held workflow task: timed out ${heldMs} ms after the dying worker took it; the Update in it ` +
-        `answered ${answer.at - sentAt} ms after it was sent (the first worker's sticky queue and the new ` +
+      `  held workflow task: timed out ${heldMs} ms after the dying worker took it; a reminder sent with it ` +
+        `answered ${answeredAt - sentAt} ms after it was first sent (the first worker's sticky queue and the new ` +
         "worker's start included)",
     );
     expect(heldMs).toBeGreaterThanOrEqual(msToNumber(ENVELOPE_WORKFLOW_TASK_TIMEOUT));
