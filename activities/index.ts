@@ -1,9 +1,13 @@
 // Every side effect the workflows need, built from explicit dependencies so tests can pass real ones.
 import { type Config, loadConfig } from '../config/config.ts';
 import type { Orm } from '../db/orm.ts';
+import { createObjectStores, type ObjectStores } from '../services/storage/object-stores.ts';
+import { createFileObjects } from '../storage/create-object-store.ts';
+import type { FileObjects } from '../storage/file-objects.ts';
 import { createBulkSendActivities } from './bulk-send.ts';
 import { createFinalizeActivities, type FinalizeSealingSettings } from './finalize.ts';
 import { createNotificationActivities, type NotificationActivityConfig } from './notifications.ts';
+import { createObjectSweepActivities } from './object-sweep.ts';
 import { createProjectionActivities, whileHeartbeating } from './projection.ts';
 import { createRetentionActivities } from './retention.ts';
 import { createWebhookActivities, type WebhookDeliverySettings } from './webhooks.ts';
@@ -19,6 +23,10 @@ export interface ActivityDependencies {
   notifications?: NotificationActivityConfig;
   /** The seal and timestamp authorities; omitted: read from this process's environment. */
   sealing?: FinalizeSealingSettings;
+  /** Stored files' bytes (storage/file-objects.ts); omitted: made from this process's STORAGE and S3_*. */
+  files?: FileObjects;
+  /** The object stores the orphan sweep cleans; omitted: those this process's environment configures. */
+  objectStores?: ObjectStores;
 }
 
 /** Finalization's sealing settings from a configuration. */
@@ -39,6 +47,7 @@ export function finalizeSealingSettings(
 const FINALIZE_HEARTBEAT_EVERY_MS = 1000;
 
 export function createActivities(deps: ActivityDependencies) {
+  const files = deps.files ?? createFileObjects(loadConfig().storage, deps.orm.em);
   const finalize = createFinalizeActivities({
     orm: deps.orm,
     sealing: deps.sealing ?? finalizeSealingSettings(loadConfig()),
@@ -53,7 +62,11 @@ export function createActivities(deps: ActivityDependencies) {
     ...createNotificationActivities({ orm: deps.orm, config: deps.notifications ?? loadConfig() }),
     ...createWebhookActivities(deps),
     ...createRetentionActivities(deps),
-    ...createBulkSendActivities({ orm: deps.orm, config: deps.notifications }),
+    ...createObjectSweepActivities({
+      orm: deps.orm,
+      stores: deps.objectStores ?? createObjectStores(loadConfig().storage, deps.orm.em),
+    }),
+    ...createBulkSendActivities({ orm: deps.orm, config: deps.notifications, files }),
   };
 }
 

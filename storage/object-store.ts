@@ -35,6 +35,19 @@ export interface ObjectStore {
   has(key: ObjectKey): Promise<boolean>;
   /** Removes the object (the orphan sweep's call); removing a missing key is a no-op. */
   delete(key: ObjectKey): Promise<void>;
+  /**
+   * The stored objects whose keys sort after `after` (null: from the first), in key order, at most `limit`: how
+   * the orphan sweep finds objects without a registry row and `sigil storage migrate` finds copies left behind.
+   */
+  list(after: ObjectKey | null, limit: number): Promise<ListedObject[]>;
+}
+
+/** An object as a store lists it. */
+export interface ListedObject {
+  key: ObjectKey;
+  size: number;
+  /** When the store wrote it (PostgreSQL: the row's created_at; S3: LastModified). */
+  storedAt: Date;
 }
 
 export class ObjectNotFoundError extends Error {

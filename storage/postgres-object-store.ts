@@ -9,6 +9,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   assertObjectKey,
   chunksOf,
+  type ListedObject,
   type ObjectKey,
   ObjectNotFoundError,
   type ObjectSource,
@@ -107,6 +108,20 @@ export class PostgresObjectStore implements ObjectStore {
     assertObjectKey(key);
     const rows = await this.#em.fork().execute('select 1 from stored_object where key = ?', [key]);
     return rows.length > 0;
+  }
+
+  async list(after: ObjectKey | null, limit: number): Promise<ListedObject[]> {
+    const rows = await this.#em
+      .fork()
+      .execute<{ key: string; size_bytes: string | number; created_at: Date }[]>(
+        'select key, size_bytes, created_at from stored_object where key > ? order by key limit ?',
+        [after ?? '', limit],
+      );
+    return rows.map((row) => ({
+      key: row.key,
+      size: Number(row.size_bytes),
+      storedAt: new Date(row.created_at),
+    }));
   }
 
   async delete(key: ObjectKey): Promise<void> {

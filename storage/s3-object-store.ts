@@ -13,6 +13,7 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   type PutObjectCommandInput,
   S3Client,
@@ -22,6 +23,7 @@ import type { S3Settings } from '../config/storage.ts';
 import {
   assertObjectKey,
   chunksOf,
+  type ListedObject,
   type ObjectKey,
   ObjectNotFoundError,
   type ObjectSource,
@@ -136,6 +138,33 @@ export class S3ObjectStore implements ObjectStore {
     await this.#client.send(
       new DeleteObjectCommand({ Bucket: this.#settings.bucket, Key: this.objectName(key) }),
     );
+  }
+
+  /** Lists by ListObjectsV2 under S3_KEY_PREFIX; names that are not an object key (someone else's) are passed over. */
+  async list(after: ObjectKey | null, limit: number): Promise<ListedObject[]> {
+    const prefix = this.#settings.keyPrefix;
+    const listed: ListedObject[] = [];
+    let startAfter = after === null ? undefined : this.objectName(after);
+    let token: string | undefined;
+    while (listed.length < limit) {
+      const page = await this.#client.send(
+        new ListObjectsV2Command({
+          Bucket: this.#settings.bucket,
+          Prefix: prefix || undefined,
+          MaxKeys: Math.min(1000, limit - listed.length),
+          ...(token ? { ContinuationToken: token } : startAfter ? { StartAfter: startAfter } : {}),
+        }),
+      );
+      for (const entry of page.Contents ?? []) {
+        const key = entry.Key?.slice(prefix.length) ?? '';
+        if (!/^[0-9a-f]{64}$/.test(key) || (after !== null && key <= after)) continue;
+        listed.push({ key, size: entry.Size ?? 0, storedAt: entry.LastModified ?? new Date(0) });
+      }
+      if (!page.IsTruncated || !page.NextContinuationToken) break;
+      token = page.NextContinuationToken;
+      startAfter = undefined;
+    }
+    return listed.slice(0, limit);
   }
 
   /** Closes the client's connections. */

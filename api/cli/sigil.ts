@@ -9,8 +9,9 @@ import { type Config, ConfigError, loadConfig } from '../../config/config.ts';
 import { redactUrl } from '../../config/logger.ts';
 import type { Orm } from '../../db/orm.ts';
 import { UUID_PATTERN } from '../../domain/common.ts';
-import type { DataContext, ServiceContext } from '../../services/context.ts';
+import type { DataContext, FilesContext, ServiceContext } from '../../services/context.ts';
 import { AppError, InvalidRequest, NotFound } from '../../services/errors.ts';
+import type { FileObjects } from '../../storage/file-objects.ts';
 import type { TemporalClientHandle } from '../../temporal/connection.ts';
 import {
   ENVELOPE_SETTINGS_CLI_OPTIONS,
@@ -22,6 +23,7 @@ import {
   PLATFORM_ADMIN_CLI_USAGE,
   PLATFORM_ADMIN_COMMANDS,
 } from './platform-admin-commands.ts';
+import { STORAGE_CLI_OPTIONS, STORAGE_CLI_USAGE, STORAGE_COMMANDS } from './storage-commands.ts';
 import { WEBHOOK_CLI_OPTIONS, WEBHOOK_CLI_USAGE, WEBHOOK_COMMANDS } from './webhook-commands.ts';
 
 const USAGE = `Usage: sigil <command> [options] [--json]
@@ -48,7 +50,7 @@ const USAGE = `Usage: sigil <command> [options] [--json]
                   projects a parked envelope's queued transitions again once the cause is repaired
   envelope verify-audit --org ORG_ID --envelope ENVELOPE_ID
                   recomputes the hash chain through the envelope's audit events (exit 1 when broken)
-${ENVELOPE_SETTINGS_CLI_USAGE}${WEBHOOK_CLI_USAGE}${PLATFORM_ADMIN_CLI_USAGE}
+${ENVELOPE_SETTINGS_CLI_USAGE}${WEBHOOK_CLI_USAGE}${PLATFORM_ADMIN_CLI_USAGE}${STORAGE_CLI_USAGE}
 Connects to DATABASE_URL (default: the embedded PostgreSQL of \`npm start\`) and, for the envelope commands
 and webhook test and replay, TEMPORAL_ADDRESS (default: the dev server of \`npm start\`). --json prints
 machine-readable output.
@@ -80,6 +82,7 @@ const OPTIONS = {
   ...WEBHOOK_CLI_OPTIONS,
   ...PLATFORM_ADMIN_CLI_OPTIONS,
   ...ENVELOPE_SETTINGS_CLI_OPTIONS,
+  ...STORAGE_CLI_OPTIONS,
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -87,7 +90,7 @@ type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositi
 /** What a command works with: one unit of work per command (the same `em` however often it is asked for). */
 export interface Runtime {
   config: Config;
-  data(): Promise<DataContext & { config: Config }>;
+  data(): Promise<DataContext & FilesContext & { config: Config }>;
   services(): Promise<ServiceContext & { config: Config }>;
 }
 
@@ -449,6 +452,7 @@ const COMMANDS: Record<string, (values: Values, runtime: Runtime) => Promise<Out
   ...WEBHOOK_COMMANDS,
   ...PLATFORM_ADMIN_COMMANDS,
   ...ENVELOPE_SETTINGS_COMMANDS,
+  ...STORAGE_COMMANDS,
 };
 
 function required(values: Values, name: keyof Values): string {
@@ -523,6 +527,7 @@ async function main(argv: string[]): Promise<number> {
   let orm: Orm | undefined;
   let em: EntityManager | undefined;
   let temporal: TemporalClientHandle | undefined;
+  let files: FileObjects | undefined;
   const connectDatabase = async (): Promise<EntityManager> => {
     if (!orm) {
       try {
@@ -558,13 +563,21 @@ async function main(argv: string[]): Promise<number> {
     }
     return temporal;
   };
+  // Stored files' bytes (storage/file-objects.ts) on the command's database, made once per command.
+  const connectFiles = async () => {
+    await connectDatabase();
+    if (!orm) throw new Error('unreachable: the database is connected');
+    files ??= (await import('../../storage/create-object-store.ts')).createFileObjects(config.storage, orm.em);
+    return files;
+  };
   const runtime: Runtime = {
     config,
-    data: async () => ({ em: await connectDatabase(), config }),
+    data: async () => ({ em: await connectDatabase(), config, files: await connectFiles() }),
     services: async () => ({
       em: await connectDatabase(),
       temporal: (await connectTemporal()).client,
       config,
+      files: await connectFiles(),
     }),
   };
   try {
@@ -575,6 +588,7 @@ async function main(argv: string[]): Promise<number> {
     return fail(error, json);
   } finally {
     await temporal?.close();
+    files?.close();
     await orm?.close();
   }
 }

@@ -45,6 +45,7 @@ import { Migration0044BackofficeRoles } from './0044-backoffice-roles.ts';
 import { Migration0045PlanVersions } from './0045-plan-versions.ts';
 import { Migration0046StoredObjects } from './0046-stored-objects.ts';
 import { Migration0047FileObjects } from './0047-file-objects.ts';
+import { Migration0048ObjectSweepIndexes } from './0048-object-sweep-indexes.ts';
 
 export const migrations: MigrationObject[] = [
   { name: '0001-initial', class: Migration0001Initial },
@@ -92,4 +93,5 @@ export const migrations: MigrationObject[] = [
   { name: '0045-plan-versions', class: Migration0045PlanVersions },
   { name: '0046-stored-objects', class: Migration0046StoredObjects },
   { name: '0047-file-objects', class: Migration0047FileObjects },
+  { name: '0048-object-sweep-indexes', class: Migration0048ObjectSweepIndexes },
 ];

@@ -15,8 +15,11 @@ import { createLogger } from '../../config/logger.ts';
 import { watchSupervisor } from '../../config/shutdown.ts';
 import { createOrm } from '../../db/orm.ts';
 import { sendSenderNotificationEmails } from '../../services/notifications/send-sender-notification-emails.ts';
+import { createObjectStores } from '../../services/storage/object-stores.ts';
+import { createFileObjects } from '../../storage/create-object-store.ts';
 import { resumeBulkSends } from '../bulk-sends.ts';
 import { connectClient } from '../connection.ts';
+import { ensureObjectSweepSchedule } from '../object-sweep-schedule.ts';
 import { ensureRetentionSchedule } from '../retention-schedule.ts';
 import { ensureSearchAttributes } from '../search-attributes.ts';
 import { RESUME_AFTER_MS, resumePendingWebhookDeliveries } from '../webhook-deliveries.ts';
@@ -53,6 +56,10 @@ try {
   const schedule = await ensureRetentionSchedule(client.client);
   if (schedule !== 'unchanged')
     logger.info({ schedule: 'sigil-retention' }, `retention schedule ${schedule}`);
+  // The daily orphan sweep of stored objects (docs/deployment.md "Object storage").
+  const sweepSchedule = await ensureObjectSweepSchedule(client.client, config.objectSweepGraceHours);
+  if (sweepSchedule !== 'unchanged')
+    logger.info({ schedule: 'sigil-object-sweep' }, `object sweep schedule ${sweepSchedule}`);
   // Once a minute: start any queued webhook delivery whose start was lost (see webhook-deliveries.ts), the
   // workflow of any bulk send still Running whose start was lost (see bulk-sends.ts), and the emails of sender
   // notifications.
@@ -102,6 +109,9 @@ try {
     ),
     notifications: config,
     sealing: finalizeSealingSettings(config),
+    objectStores: createObjectStores(config.storage, orm.em),
+    // Stored files' bytes: PostgreSQL always, S3 with STORAGE=s3 (docs/deployment.md "Object storage").
+    files: createFileObjects(config.storage, orm.em),
   });
   // One bundle for both workers: the envelope worker (task queue `envelopes`) and the webhook worker
   // (`webhooks`).

@@ -25,6 +25,7 @@ const WORKFLOW_CONTRACTS = [
   'workflows/contracts.ts',
   'workflows/bulk-send-contracts.ts',
   'workflows/notification-contracts.ts',
+  'workflows/object-sweep-contracts.ts',
   'workflows/retention-contracts.ts',
   'workflows/webhook-contracts.ts',
   'workflows/envelope-model.ts',
@@ -38,6 +39,7 @@ const WORKFLOW_FUNCTIONS = [
   'workflows/envelope.ts',
   'workflows/envelope-run.ts',
   'workflows/bulk-send.ts',
+  'workflows/object-sweep.ts',
   'workflows/retention.ts',
   'workflows/webhook-delivery.ts',
 ];
