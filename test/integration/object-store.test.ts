@@ -1,7 +1,7 @@
 // The storage port's contract (storage/object-store.ts), one suite run against both implementations: PostgreSQL
 // (the suite's database) and S3-compatible storage on a real SeaweedFS started for this file. A 5 MB object
 // makes the round trip as a stream both ways; bytes corrupted behind the port's back are an error, never served;
-// the same bytes put twice are one object; a missing key is ObjectNotFoundError.
+// the same bytes put twice are one object; a missing key is ObjectNotFoundError; a listing goes in key order.
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -121,6 +121,28 @@ function contract(
       await store().delete(key);
       expect(await store().has(key)).toBe(false);
       await expect(store().get(key)).rejects.toBeInstanceOf(ObjectNotFoundError);
+    });
+
+    it('lists objects in key order after a key, with their size and when they were stored', async () => {
+      const { store } = implementation();
+      const started = Date.now() - 60_000;
+      const sizes = [1000, 2000, 3000];
+      const stored = await Promise.all(sizes.map((size) => store().put(randomBytes(size))));
+      const [k1, k2, k3] = stored.map((object) => object.key).sort() as [string, string, string];
+      const all = await store().list(null, 100_000);
+      const keys = all.map((object) => object.key);
+      expect(keys).toEqual([...keys].sort());
+      for (const { key, size } of stored) {
+        const listed = all.find((object) => object.key === key);
+        expect(listed?.size).toBe(size);
+        expect(listed?.storedAt.getTime()).toBeGreaterThan(started);
+      }
+      const [next] = await store().list(k1, 1);
+      expect(next && next.key > k1 && next.key <= k2).toBe(true);
+      const after = (await store().list(k2, 100_000)).map((object) => object.key);
+      expect(after).toContain(k3);
+      expect(after).not.toContain(k1);
+      expect(after).not.toContain(k2);
     });
 
     it('refuses a key that is not a SHA-256 in lowercase hex', async () => {
