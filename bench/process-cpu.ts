@@ -15,8 +15,8 @@ export interface ProcessCpu {
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
-/** The process `root` and all its descendants, each with its CPU seconds so far. */
-export async function processTree(root: number = process.pid): Promise<ProcessCpu[]> {
+/** Every process of the machine that /proc shows, each with its CPU seconds so far. */
+export async function allProcesses(): Promise<ProcessCpu[]> {
   const processes: ProcessCpu[] = [];
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -35,10 +35,15 @@ export async function processTree(root: number = process.pid): Promise<ProcessCp
       // The process ended meanwhile.
     }
   }
+  return processes;
+}
+
+/** The processes `roots` and all their descendants, out of `processes` (one reading of /proc). */
+export function descendants(processes: ProcessCpu[], roots: Iterable<number>): ProcessCpu[] {
   const children = new Map<number, number[]>();
   for (const entry of processes) children.set(entry.ppid, [...(children.get(entry.ppid) ?? []), entry.pid]);
-  const mine = new Set<number>([root]);
-  const queue = [root];
+  const mine = new Set<number>(roots);
+  const queue = [...mine];
   while (queue.length > 0) {
     for (const child of children.get(queue.shift() as number) ?? []) {
       if (!mine.has(child)) {
@@ -48,6 +53,11 @@ export async function processTree(root: number = process.pid): Promise<ProcessCp
     }
   }
   return processes.filter((entry) => mine.has(entry.pid));
+}
+
+/** The process `root` and all its descendants, each with its CPU seconds so far. */
+export async function processTree(root: number = process.pid): Promise<ProcessCpu[]> {
+  return descendants(await allProcesses(), [root]);
 }
 
 /** PostgreSQL's and the Temporal dev server's processes, told by their names. */

@@ -14,6 +14,7 @@ import { parse } from 'yaml';
 import { CONFIG_VARIABLES, loadConfig } from '../../config/config.ts';
 import { SEAWEEDFS_VERSION } from '../../provisioning/seaweedfs.ts';
 import { TEMPORAL_SERVER_VERSION, temporalServerCacheDir } from '../../provisioning/temporal-server.ts';
+import { TEMPORAL_UI_VERSION } from '../../provisioning/temporal-ui.ts';
 import {
   COMPOSE_API_PORT,
   COMPOSE_APIS,
@@ -66,6 +67,7 @@ describe('docker-compose.yml', () => {
     for (const name of temporal) {
       expect(tagOf(service(name).image), name).toBe(TEMPORAL_SERVER_VERSION);
     }
+    expect(tagOf(service('temporal-ui').image)).toBe(TEMPORAL_UI_VERSION);
     for (const name of ['seaweedfs', 'seaweedfs-s3', 'seaweedfs-bucket']) {
       expect(service(name).image, name).toBe(`chrislusf/seaweedfs:${SEAWEEDFS_VERSION}`);
     }
