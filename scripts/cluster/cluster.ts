@@ -10,7 +10,7 @@
 // gateway, SeaweedFS, PostgreSQL.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -100,6 +100,8 @@ const BUCKET = 'sigil';
 const REGION = 'us-east-1';
 const READY_TIMEOUT_MS = 120_000;
 const STOP_GRACE_MS = 20_000;
+/** How long a PostgreSQL start after a SIGKILL is tried again while the old backends exit. */
+const POSTGRES_RESTART_RETRY_MS = 15_000;
 
 /** What a start keeps for the next one on the same directory (mode 0600): the S3 identity's keys. */
 interface ClusterState {
@@ -723,6 +725,7 @@ class PostgresPart implements ClusterPart {
   readonly kind = 'postgres' as const;
   private postgres: EmbeddedPostgresProcess | undefined;
   private readonly log: WriteStream;
+  private killedAt: number | undefined;
   url = '';
 
   private readonly dir: string;
@@ -743,23 +746,54 @@ class PostgresPart implements ClusterPart {
 
   async start(): Promise<void> {
     if (alive(this.postgres?.child)) throw new Error('postgres is running already');
-    this.postgres = await spawnEmbeddedPostgres({
-      dataDir: this.dir,
-      port: this.port,
-      output: this.log,
-      detached: true,
-      log: (line) => this.say(`PostgreSQL: ${line}`),
-    });
+    // After a kill, the old backends may still be exiting (holding the shared memory a new postmaster checks):
+    // a start that fails then is tried again for a few seconds.
+    const deadline = Date.now() + (this.killedAt ? POSTGRES_RESTART_RETRY_MS : 0);
+    for (;;) {
+      try {
+        this.postgres = await spawnEmbeddedPostgres({
+          dataDir: this.dir,
+          port: this.port,
+          output: this.log,
+          detached: true,
+          log: (line) => this.say(`PostgreSQL: ${line}`),
+        });
+        break;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await sleep(500);
+      }
+    }
+    this.killedAt = undefined;
     this.url = this.postgres.url;
   }
 
+  /**
+   * SIGKILL: the postmaster first, then the Node process that ran it (which reaps it), like a crash of the
+   * database server. Not the process group at once: the postmaster must be reaped by its parent, since a
+   * container's init may never reap an orphan, and a zombie postmaster's pid in `postmaster.pid` makes the
+   * next start refuse ("lock file already exists"). The backends (each in a session of its own) notice their
+   * postmaster's death and exit.
+   */
   async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
     const postgres = this.postgres;
     if (!postgres || !alive(postgres.child)) return;
     if (signal !== 'SIGKILL') return postgres.stop(STOP_GRACE_MS);
+    this.killedAt = Date.now();
+    const postmaster = await readFile(join(this.dir, 'postmaster.pid'), 'utf8')
+      .then((text) => Number(text.split('\n')[0]))
+      .catch(() => undefined);
+    if (postmaster && processAlive(postmaster)) {
+      process.kill(postmaster, 'SIGKILL');
+      // Gone from /proc once its parent has reaped it.
+      await waitFor(
+        'the killed postmaster to be reaped',
+        async () => !existsSync(`/proc/${postmaster}`),
+        10_000,
+      );
+    }
     signalPart(postgres.child, 'SIGKILL');
     await exited(postgres.child);
-    // The postmaster's backends notice its death and exit; wait until the port is free for the next start.
     await waitFor('the killed PostgreSQL to let its port go', async () => !(await portInUse(this.port)));
   }
 
