@@ -7,6 +7,10 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import { BULK_SEND_WORKFLOW_TYPE, type BulkSendWorkflow } from '../../workflows/bulk-send-contracts.ts';
 import { ENVELOPE_WORKFLOW_TYPE, type EnvelopeWorkflow } from '../../workflows/contracts.ts';
 import * as workflows from '../../workflows/index.ts';
+import {
+  OBJECT_SWEEP_WORKFLOW_TYPE,
+  type ObjectSweepWorkflow,
+} from '../../workflows/object-sweep-contracts.ts';
 import { RETENTION_WORKFLOW_TYPE, type RetentionWorkflow } from '../../workflows/retention-contracts.ts';
 import {
   WEBHOOK_DELIVERY_WORKFLOW_TYPE,
@@ -20,6 +24,7 @@ describe('workflow contracts', () => {
       WEBHOOK_DELIVERY_WORKFLOW_TYPE,
       BULK_SEND_WORKFLOW_TYPE,
       RETENTION_WORKFLOW_TYPE,
+      OBJECT_SWEEP_WORKFLOW_TYPE,
     ];
     expect(Object.keys(workflows).sort()).toEqual(names.sort());
     for (const [name, exported] of Object.entries(workflows)) expect(typeof exported, name).toBe('function');
@@ -30,5 +35,6 @@ describe('workflow contracts', () => {
     expectTypeOf(workflows.webhookDeliveryWorkflow).toEqualTypeOf<WebhookDeliveryWorkflow>();
     expectTypeOf(workflows.bulkSendWorkflow).toEqualTypeOf<BulkSendWorkflow>();
     expectTypeOf(workflows.retentionWorkflow).toEqualTypeOf<RetentionWorkflow>();
+    expectTypeOf(workflows.objectSweepWorkflow).toEqualTypeOf<ObjectSweepWorkflow>();
   });
 });
