@@ -3,7 +3,7 @@
 // BENCH_SHARDS (default "4,512,1024"), each on databases of its own (the count is fixed for a database's life):
 // after the start, BENCH_SETTLE_SECONDS (default 20) to let history acquire its shards, then BENCH_IDLE_SECONDS
 // (default 30) with no workflow at all, measuring the CPU of each service and of PostgreSQL (from /proc, with
-// descendants) and history's resident memory. Input to the shard count of docs/deployment.md "Sizing": a shard
+// descendants) and history's resident memory (hist. MiB). Input to the shard count of docs/deployment.md "Sizing": a shard
 // is lightweight but not free (its queues and timers poll). Asserts nothing.
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -97,7 +97,7 @@ process.stdout.write(
   `\nIdle Temporal Server (no workflow), ${IDLE_SECONDS} s after ${SETTLE_SECONDS} s to settle; CPU ms per second\n`,
 );
 process.stdout.write(
-  `${['shards', ...TEMPORAL_SERVICES, 'postgres', 'history RSS MiB', 'start ms'].map((h) => h.padStart(10)).join('')}\n`,
+  `${['shards', ...TEMPORAL_SERVICES, 'postgres', 'hist. MiB', 'start ms'].map((h) => h.padStart(10)).join('')}\n`,
 );
 for (const r of results) {
   process.stdout.write(
