@@ -1,8 +1,8 @@
 // The orphan sweep's work (issue 36, docs/deployment.md "Object storage"), one page per call, run by the daily
 // `sigil-object-sweep` Schedule's workflow (workflows/object-sweep.ts, activities/object-sweep.ts):
-//   - registered objects (`file_object`) that no stored file which is not purged references and that no put
-//     touched since `before` (the run's time less the grace period): the bytes are deleted from their store and
-//     then the registry row, inside a transaction that holds the row `for update` and checks both conditions
+//   - registered objects (`file_object`) that no stored file references — but files purged before `before` (the
+//     run's time less the grace period) — and that no put touched since `before`: the bytes are deleted from
+//     their store and then the registry row, inside a transaction that holds the row `for update` and checks both conditions
 //     again under the lock — so a put of the same bytes either touched the row first (the object stays) or waits
 //     for the row and, finding it gone, stores the bytes again (storage/file-objects.ts);
 //   - stray objects: bytes in a store without any registry row, written before `before` (a put that died between
@@ -39,7 +39,7 @@ export interface SweepContext {
   onObject?: (page: SweepPage) => void;
 }
 
-/** One page of registered objects no live stored file references, untouched since `request.before`. */
+/** One page of registered objects no stored file references (but files purged before `request.before`), untouched since then. */
 export async function sweepUnreferencedObjects(
   ctx: SweepContext,
   request: SweepPageRequest,
@@ -47,9 +47,10 @@ export async function sweepUnreferencedObjects(
   const candidates = await ctx.em.fork().execute<{ key: string }[]>(
     `select f.key from file_object f
       where f.key > ? and f.touched_at < ?
-        and not exists (select 1 from stored_file s where s.sha256 = f.key and s.purged_at is null)
+        and not exists (select 1 from stored_file s
+                         where s.sha256 = f.key and (s.purged_at is null or s.purged_at >= ?))
       order by f.key limit ?`,
-    [request.after ?? '', request.before, request.limit],
+    [request.after ?? '', request.before, request.before, request.limit],
   );
   const page: SweepPage = { checked: 0, deleted: 0, bytesFreed: 0, next: null };
   for (const { key } of candidates) {
@@ -82,10 +83,12 @@ export async function deleteIfUnreferenced(
       [before, key],
     );
     if (!row?.stale) return null;
-    // A new statement sees the stored files committed while this one waited for the lock.
+    // A new statement sees the stored files committed while this one waited for the lock. A file purged within
+    // the grace period still counts: the grace runs from the last reference too (a backup taken just before the
+    // purge finds its files' bytes in a copy of the store made after it).
     const [referenced] = await tx.execute(
-      'select 1 from stored_file where sha256 = ? and purged_at is null limit 1',
-      [key],
+      'select 1 from stored_file where sha256 = ? and (purged_at is null or purged_at >= ?) limit 1',
+      [key, before],
     );
     if (referenced) return null;
     const store = storeAt(ctx.stores, row.location);

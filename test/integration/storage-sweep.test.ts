@@ -1,11 +1,12 @@
 // The orphan sweep (docs/deployment.md "Object storage"): the daily `sigil-object-sweep` Schedule and the run it
 // starts, under the Java time-skipping test server so the grace period passes in seconds, on a database of its own
 // (the sweep looks at every object of its database) and a real SeaweedFS. A purged file's object goes once the
-// grace period has passed and not before; an object a live file references stays, shared or not; bytes in either
-// store without a registry row (a put that died before its row) go once older than the grace period. The races
-// with a put of the same bytes are driven one order at a time by holding the registry row's lock in a transaction
-// of the test's own: a put that touched the row first keeps the object, a put that comes after the sweep's delete
-// stores the bytes again, and a key a put registers while the sweep claims it as a stray stays.
+// grace period has passed — since its last put and since the purge — and not before; an object a live file
+// references stays, shared or not; bytes in either store without a registry row (a put that died before its row)
+// go once older than the grace period. The races with a put of the same bytes are driven one order at a time by
+// holding the registry row's lock in a transaction of the test's own: a put that touched the row first keeps the
+// object, a put that comes after the sweep's delete stores the bytes again, and a key a put registers while the
+// sweep claims it as a stray stays.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -170,13 +171,13 @@ async function waitForLockWaiters(count: number): Promise<void> {
     .toBeGreaterThanOrEqual(count);
 }
 
+/** The object's last put, and the purge of the files that referenced it, `hours` ago. */
 async function ageRow(key: string, hours: number): Promise<void> {
+  const at = new Date(Date.now() - hours * HOUR_MS);
+  await orm.em.fork().execute('update file_object set touched_at = ? where key = ?', [at, key]);
   await orm.em
     .fork()
-    .execute(`update file_object set touched_at = now() - make_interval(hours => ?) where key = ?`, [
-      hours,
-      key,
-    ]);
+    .execute('update stored_file set purged_at = ? where sha256 = ? and purged_at is not null', [at, key]);
 }
 
 // ---- The tests ----------------------------------------------------------------------------------------------
@@ -252,6 +253,28 @@ describe('the sweep run, the grace period passing under the time-skipping server
     await touchedAt(5);
     expect(await runSweep(4)).toMatchObject({ deleted: 1, bytesFreed: purged.bytes.length });
     expect(await registered(purged.key)).toBe(false);
+  });
+});
+
+describe('the grace period after a purge', () => {
+  it('keeps an object put long ago until the grace period has passed since its file was purged', async () => {
+    const object = await putRandom(25_000);
+    await fileRow(object.key, object.bytes.length, true);
+    // Put two days ago, purged just now.
+    await orm.em
+      .fork()
+      .execute('update file_object set touched_at = ? where key = ?', [
+        new Date(Date.now() - 48 * HOUR_MS),
+        object.key,
+      ]);
+    const before = new Date(Date.now() - 24 * HOUR_MS);
+    expect(await deleteIfUnreferenced({ em: orm.em, stores }, object.key, before)).toBeNull();
+    expect(await readable(object.key)).toBe(true);
+    // Purged 25 hours ago: it goes.
+    await ageRow(object.key, 25);
+    expect(await deleteIfUnreferenced({ em: orm.em, stores }, object.key, before)).toBe(object.bytes.length);
+    expect(await registered(object.key)).toBe(false);
+    expect(await stores.postgres.has(object.key)).toBe(false);
   });
 });
 
