@@ -1,8 +1,8 @@
 // `npm run cluster`'s deployment (scripts/cluster/cluster.ts) in a temporary directory: every part a live
 // process, /api/health through HAProxy, an API process SIGKILLed while requests flow through HAProxy (none of
-// them fails) and started again, the Temporal Web UI showing the namespace; stop() leaves no process behind, and a second
-// start on the same directory finds the first one's data (PostgreSQL rows, the Temporal databases and
-// namespace, the S3 object) instead of recreating it.
+// them fails) and started again, PostgreSQL SIGKILLed and started again, the Temporal Web UI showing the
+// namespace; stop() leaves no process behind, and a second start on the same directory finds the first one's
+// data (PostgreSQL rows, the Temporal databases and namespace, the S3 object) instead of recreating it.
 import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -167,6 +167,20 @@ describe('npm run cluster: a production-shaped deployment, every part its own pr
     // HAProxy sends requests to it again.
     const stats = parseHaproxyStats(await (await fetch(`${c.statsUrl}/;csv`)).text());
     expect(stats.find((row) => row.server === 'sigil-api-1')?.status).toMatch(/^UP/);
+  });
+
+  it('serves again after PostgreSQL is SIGKILLed (a crash) and started again', async () => {
+    const c = cluster as Cluster;
+    const postgres = c.part('postgres');
+    await postgres.kill();
+    expect(postgres.pids()).toEqual([]);
+    const down = await fetch(`${c.url}/api/health`);
+    expect(down.status).toBe(503);
+    expect(await down.json()).toMatchObject({ db: 'unavailable' });
+    const killedAt = Date.now();
+    await postgres.start();
+    await expect.poll(async () => (await fetch(`${c.url}/api/health`)).status, { timeout: 30_000 }).toBe(200);
+    say(`PostgreSQL: SIGKILL → started → /api/health 200 through HAProxy after ${Date.now() - killedAt} ms`);
   });
 
   it('stops every part in order, leaves no process behind, and a second start reuses the data', async () => {
