@@ -10,7 +10,7 @@
 // gateway, SeaweedFS, PostgreSQL.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
+import { createWriteStream, existsSync, readdirSync, readFileSync, type WriteStream } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -347,6 +347,13 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
           } catch {}
         }
       }
+    }
+    // And what a start still under way had spawned before it became a part (the Temporal services, for one):
+    // every process whose command line names this data directory.
+    for (const pid of processesNaming(dataDir)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {}
     }
   };
   process.once('exit', killAllNow);
@@ -705,6 +712,26 @@ async function upServers(statsUrl: string): Promise<Set<string>> {
   return new Set(
     rows.filter((row) => row.proxy === 'sigil-api' && row.status.startsWith('UP')).map((row) => row.server),
   );
+}
+
+/** The processes (Linux /proc) whose command line names `dir/`, this one aside; none where /proc is missing. */
+function processesNaming(dir: string): number[] {
+  const found: number[] = [];
+  let entries: string[] = [];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return found;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(`${dir}/`)) found.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
 }
 
 function processAlive(pid: number): boolean {

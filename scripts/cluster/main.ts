@@ -29,6 +29,12 @@ let stopping = false;
 async function shutdown(why: string, code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
+  if (!cluster) {
+    // startCluster has not answered yet: the parts started so far are SIGKILLed when this process exits (the
+    // data stays; PostgreSQL recovers from its log at the next start).
+    say(`${why} during the start: the parts started so far are killed`);
+    process.exit(code === 0 ? 130 : code);
+  }
   say(
     `${why}: stopping in order — HAProxy, the Web UI, APIs, Sigil workers, Temporal (${STOP_ORDER.join(', ')}), S3 gateway, SeaweedFS, PostgreSQL`,
   );
