@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { loadConfig } from '../../config/config.ts';
+import type { StorageConfig } from '../../config/storage.ts';
 import { Organization } from '../../db/entities/index.ts';
 import { createOrm, migrateToLatest } from '../../db/orm.ts';
 import { SCOPES } from '../../domain/scopes.ts';
@@ -18,6 +20,7 @@ import { createOAuthClient } from '../../services/oauth-clients/create-oauth-cli
 import { createOrganization } from '../../services/organizations/create-organization.ts';
 import { createTemplate } from '../../services/templates/create-template.ts';
 import { createWebhookEndpoint } from '../../services/webhooks/create-webhook-endpoint.ts';
+import { createFileObjects } from '../../storage/create-object-store.ts';
 import { connectClient } from '../../temporal/connection.ts';
 import { envelopeWorkflowId, projectionStatusQuery } from '../../workflows/contracts.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../demo/demo-pdf.ts';
@@ -376,14 +379,20 @@ export interface Setup {
 
 /**
  * The schema, then the run's organization, template, OAuth client and (given a receiver) webhook endpoint,
- * through the services. Shared with bench/scale.ts, which runs without webhooks.
+ * through the services. Shared with bench/scale.ts, which runs without webhooks. The template's PDF goes where
+ * `storage` says, as the deployment's own processes would put it (the cluster's: S3); by default where this
+ * process's configuration says.
  */
-export async function prepareOrganization(databaseUrl: string, receiverUrl: string | null): Promise<Setup> {
+export async function prepareOrganization(
+  databaseUrl: string,
+  receiverUrl: string | null,
+  storage: StorageConfig = loadConfig({ ...process.env, SIGIL_ENV: 'development' }).storage,
+): Promise<Setup> {
   const orm = await createOrm({ databaseUrl });
   try {
     await migrateToLatest(orm, databaseUrl);
     const em = orm.em.fork();
-    const ctx = { em };
+    const ctx = { em, files: createFileObjects(storage, orm.em) };
     const organization = await createOrganization(ctx, {
       name: 'Chaos run',
       plan: 'Enterprise',
