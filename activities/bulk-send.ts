@@ -8,13 +8,18 @@ import { finishBulkSendRun } from '../db/bulk-sends.ts';
 import type { Orm } from '../db/orm.ts';
 import { sendBulkRows } from '../services/bulk-sends/send-bulk-rows.ts';
 import type { ServiceConfig } from '../services/context.ts';
+import type { FileObjects } from '../storage/file-objects.ts';
 import type {
   BulkSendPage,
   BulkSendPageRequest,
   FinishBulkSendRequest,
 } from '../workflows/bulk-send-contracts.ts';
 
-export function createBulkSendActivities(deps: { orm: Orm; config?: ServiceConfig | undefined }) {
+export function createBulkSendActivities(deps: {
+  orm: Orm;
+  config?: ServiceConfig | undefined;
+  files: FileObjects;
+}) {
   let config = deps.config;
   return {
     sendBulkSendRows(request: BulkSendPageRequest): Promise<BulkSendPage> {
@@ -22,7 +27,12 @@ export function createBulkSendActivities(deps: { orm: Orm; config?: ServiceConfi
       config ??= loadConfig();
       const serviceConfig = config;
       return sendBulkRows(
-        () => ({ em: deps.orm.em.fork(), temporal: context.client, config: serviceConfig }),
+        () => ({
+          em: deps.orm.em.fork(),
+          temporal: context.client,
+          config: serviceConfig,
+          files: deps.files,
+        }),
         request,
         () => context.heartbeat(),
       );

@@ -31,6 +31,8 @@ import { type SealResult, sealPdf } from '../pdf/sealing/seal.ts';
 import { loadSealSigner, type SealSigner } from '../pdf/sealing/signer.ts';
 import { TimestampUnavailableError, timestampAuthorities } from '../pdf/sealing/timestamps.ts';
 import { recipientView } from '../services/envelopes/envelope-view.ts';
+import type { FileObjects } from '../storage/file-objects.ts';
+import { ObjectIntegrityError } from '../storage/object-store.ts';
 import { TIMESTAMP_UNAVAILABLE, type TimestampRetrySchedule } from '../workflows/contracts.ts';
 
 export interface FinalizeEnvelopeRequest {
@@ -66,7 +68,21 @@ export async function loadFinalizationSeal(settings: FinalizeSealingSettings): P
   await loadSealSigner(settings);
 }
 
-export function createFinalizeActivities(deps: { orm: Orm; sealing: FinalizeSealingSettings }) {
+export function createFinalizeActivities(deps: {
+  orm: Orm;
+  sealing: FinalizeSealingSettings;
+  /** Stored files' bytes: the source PDF and images read, the final PDF and audit trail written. */
+  files: FileObjects;
+}) {
+  /** A stored file's bytes; corrupt bytes (their SHA-256 differs) fail for good, as a broken PDF does. */
+  async function bytesOf(key: string): Promise<Buffer> {
+    try {
+      return await deps.files.readAll(key);
+    } catch (error) {
+      if (error instanceof ObjectIntegrityError) throw renderFailure(error);
+      throw error;
+    }
+  }
   const reason = 'Sealed by Sigil: the document as completed by its signers';
   /** Seals one document at the policy's level; without a required timestamp, falls back to B-B. */
   async function seal(
@@ -132,7 +148,7 @@ export function createFinalizeActivities(deps: { orm: Orm; sealing: FinalizeSeal
       }
 
       const template = await em.findOneOrFail(Template, { id: envelope.templateId });
-      const source = await em.findOneOrFail(StoredFile, { id: template.fileId }, { populate: ['content'] });
+      const source = await em.findOneOrFail(StoredFile, { id: template.fileId });
       const fields = await em.find(
         TemplateField,
         { templateId: template.id },
@@ -161,14 +177,18 @@ export function createFinalizeActivities(deps: { orm: Orm; sealing: FinalizeSeal
       };
       heartbeat('loaded');
       const stored = fields.map((field) => values.find((v) => v.fieldId === field.id)?.value);
-      const drawn = await finalPdfValues(fields, stored, storedFileLoader(em, envelope.organizationId));
+      const drawn = await finalPdfValues(
+        fields,
+        stored,
+        storedFileLoader(em, { readAll: bytesOf }, envelope.organizationId),
+      );
       const language = documentLanguage(organization.defaultLanguage);
 
       let finalPdf: Uint8Array;
       let auditTrail: Uint8Array;
       try {
         finalPdf = await renderFinalPdf({
-          basePdf: source.content,
+          basePdf: await bytesOf(source.sha256),
           envelopeId: envelope.id,
           completedAt,
           fields: placedFields(fields, drawn),
@@ -219,6 +239,14 @@ export function createFinalizeActivities(deps: { orm: Orm; sealing: FinalizeSeal
       heartbeat('audit trail rendered');
       const auditSeal = policy.sealAuditTrail ? await seal(auditTrail, signer, policy) : null;
       heartbeat('audit trail sealed');
+      // Both files' bytes are stored (object storage) before the transaction that references them commits; a
+      // retried attempt puts the same bytes again (content-addressed: nothing new), and what an attempt that
+      // lost the race below put is unreferenced for the orphan sweep.
+      const finalBytes = finalSeal.bytes;
+      const auditBytes = auditSeal?.bytes ?? auditTrail;
+      await deps.files.put(finalBytes);
+      await deps.files.put(auditBytes);
+      heartbeat('files stored');
       return em.transactional(async (tx) => {
         // Serializes concurrent attempts: the second one finds the first one's artifacts.
         const [locked] = await tx.execute<{ final_pdf_file_id: string | null }[]>(
@@ -240,10 +268,9 @@ export function createFinalizeActivities(deps: { orm: Orm; sealing: FinalizeSeal
             sizeBytes: bytes.byteLength,
             sha256: sha256(bytes),
             pageCount: null,
-            content: Buffer.from(bytes),
           });
-        const finalFile = store(finalSeal.bytes, `${base} - signed.pdf`);
-        const auditFile = store(auditSeal?.bytes ?? auditTrail, `${base} - audit trail.pdf`);
+        const finalFile = store(finalBytes, `${base} - signed.pdf`);
+        const auditFile = store(auditBytes, `${base} - audit trail.pdf`);
         await tx.flush();
         const record = (kind: 'final_pdf' | 'audit_trail', file: StoredFile, sealed: SealResult) =>
           recordSealedDocument(tx, {

@@ -51,6 +51,7 @@ export function createActivities(deps: ActivityDependencies) {
   const finalize = createFinalizeActivities({
     orm: deps.orm,
     sealing: deps.sealing ?? finalizeSealingSettings(loadConfig()),
+    files,
   });
   return {
     ...createProjectionActivities(deps),
@@ -59,7 +60,7 @@ export function createActivities(deps: ActivityDependencies) {
     // the short heartbeat timeout only ever fires for a worker that is gone.
     finalizeEnvelope: (request: Parameters<typeof finalize.finalizeEnvelope>[0]) =>
       whileHeartbeating(() => finalize.finalizeEnvelope(request), FINALIZE_HEARTBEAT_EVERY_MS),
-    ...createNotificationActivities({ orm: deps.orm, config: deps.notifications ?? loadConfig() }),
+    ...createNotificationActivities({ orm: deps.orm, config: deps.notifications ?? loadConfig(), files }),
     ...createWebhookActivities(deps),
     ...createRetentionActivities(deps),
     ...createObjectSweepActivities({

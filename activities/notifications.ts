@@ -26,6 +26,8 @@ import type { EmailAttachment, OutgoingMessage, SentMessage } from '../notificat
 import { twilioStatusCallbackUrl } from '../notifications/status-callback.ts';
 import { type StoredTexts, storedTemplate } from '../notifications/templates.ts';
 import { documentFilename } from '../services/documents/download-document-file.ts';
+import { createFileObjects } from '../storage/create-object-store.ts';
+import type { FileObjects } from '../storage/file-objects.ts';
 import type { SendNotificationRequest, SendNotificationResult } from '../workflows/notification-contracts.ts';
 import { whileHeartbeating } from './projection.ts';
 
@@ -56,7 +58,13 @@ interface Addressee {
   channelLabel: string;
 }
 
-export function createNotificationActivities(deps: { orm: Orm; config: NotificationActivityConfig }) {
+export function createNotificationActivities(deps: {
+  orm: Orm;
+  config: NotificationActivityConfig;
+  /** Stored files' bytes: the final PDF a `completed` email attaches; omitted: the PostgreSQL store only. */
+  files?: FileObjects;
+}) {
+  const files = deps.files ?? createFileObjects({ kind: 'postgres' }, deps.orm.em);
   const secretsKey = lazySecretsKey({
     env: deps.config.env,
     dataDir: deps.config.dataDir ?? '.data',
@@ -162,7 +170,7 @@ export function createNotificationActivities(deps: { orm: Orm; config: Notificat
         // The organization may have the `completed` email carry the final PDF (docs/administration.md).
         const finalPdf =
           content.kind === 'completed' && channel === 'Email' && organization.attachFinalPdfToCompletedEmail
-            ? await finalPdfAttachment(em, envelope)
+            ? await finalPdfAttachment(em, files, envelope)
             : null;
         if (content.kind === 'completed' && finalPdf) content.finalPdf = finalPdf.note;
         const message = {
@@ -398,6 +406,7 @@ async function contentOf(
  */
 async function finalPdfAttachment(
   em: EntityManager,
+  files: FileObjects,
   envelope: Envelope,
 ): Promise<{
   note: { attached: true } | { attached: false; size: string };
@@ -410,13 +419,13 @@ async function finalPdfAttachment(
   if (file.sizeBytes > COMPLETED_EMAIL_ATTACHMENT_MAX_BYTES) {
     return { note: { attached: false, size: megabytes(file.sizeBytes) } };
   }
-  await em.populate(file, ['content']);
+  const content = await files.readAll(file.sha256);
   return {
     note: { attached: true },
     attachment: {
       filename: documentFilename(envelope.title, 'final-pdf'),
       contentType: 'application/pdf',
-      content: file.content,
+      content,
     },
   };
 }

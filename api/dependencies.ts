@@ -4,6 +4,7 @@ import type { Client, Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import type { Orm } from '../db/orm.ts';
+import type { FileObjects } from '../storage/file-objects.ts';
 
 /** The configuration the HTTP application reads; `notifications` absent: no providers (capture only). */
 export type AppConfig = Pick<Config, 'env' | 'publicBaseUrl' | 'api'> &
@@ -20,6 +21,11 @@ export interface AppDependencies {
   /** The API always talks to Temporal: sends, signer actions and webhook deliveries go through it. */
   temporal: { connection: Connection; client: Client; namespace: string };
   logger: Logger;
+  /**
+   * Stored files' bytes (storage/file-objects.ts), made once from STORAGE and S3_* by the process (api/main.ts);
+   * absent (tests that build an app of their own): the PostgreSQL store only, STORAGE's default.
+   */
+  files?: FileObjects;
   /** The current time for sessions and tokens; tests inject one to pass timeouts without sleeping. */
   clock?: () => Date;
 }

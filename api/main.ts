@@ -4,6 +4,7 @@ import { loadConfigOrExit } from '../config/config.ts';
 import { createLogger } from '../config/logger.ts';
 import { onShutdown, watchSupervisor } from '../config/shutdown.ts';
 import { createOrm, migrateToLatest } from '../db/orm.ts';
+import { createFileObjects } from '../storage/create-object-store.ts';
 import { connectClient } from '../temporal/connection.ts';
 import { buildApp } from './app.ts';
 import { startBounceReceiver } from './bounces/bounce-receiver.ts';
@@ -17,9 +18,12 @@ try {
   const applied = await migrateToLatest(orm, config.database.url);
   if (applied.length > 0) logger.info({ applied }, 'database migrations applied');
   const temporal = await connectClient(config.temporal);
+  // Stored files' bytes: PostgreSQL always, S3 with STORAGE=s3 (docs/deployment.md "Object storage").
+  const files = createFileObjects(config.storage, orm.em);
   const app = await buildApp({
     config,
     orm,
+    files,
     temporal: {
       connection: temporal.connection,
       client: temporal.client,
@@ -45,6 +49,7 @@ try {
     () => app.close(),
     async () => bounces?.close(),
     () => temporal.close(),
+    async () => files.close(),
     () => orm.close(),
   ]);
 } catch (error) {

@@ -18,6 +18,7 @@ import { completeRecipient } from '../services/envelopes/complete-recipient.ts';
 import { createEnvelope } from '../services/envelopes/create-envelope.ts';
 import { findEnvelope } from '../services/envelopes/find-envelope.ts';
 import { envelopeWorkflowInput } from '../services/envelopes/send-envelope.ts';
+import { createFileObjects } from '../storage/create-object-store.ts';
 import { createEnvelopeWorker } from '../temporal/worker/worker.ts';
 import { TWO_SIGNERS } from '../test/support/context.ts';
 import { ENVELOPE_WORKFLOW_TYPE, envelopeWorkflowId } from '../workflows/contracts.ts';
@@ -52,6 +53,7 @@ const ctx = {
   },
   temporal: client,
   config: bench.config,
+  files: createFileObjects(bench.config.storage, infrastructure.orm.em),
 };
 const native = await NativeConnection.connect({ address: infrastructure.temporalAddress });
 const worker = await createEnvelopeWorker({

@@ -12,6 +12,7 @@ import { AppUser, Team } from '../db/entities/index.ts';
 import { OPEN_STATUSES } from '../domain/document-lifecycle.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../scripts/demo/demo-pdf.ts';
 import { createTemplate } from '../services/templates/create-template.ts';
+import { createFileObjects } from '../storage/create-object-store.ts';
 import { createOrganizationWithTemplate } from '../test/support/context.ts';
 import { type SignedInUser, signedInUser } from '../test/support/signed-in-user.ts';
 import { startBenchApi } from './support.ts';
@@ -463,7 +464,7 @@ export async function seedDocumentsOrganization(
   const templateIds = [bench.template.id];
   for (const name of ['Mutual NDA', 'Residential lease', 'Employment offer']) {
     const made = await createTemplate(
-      { em: em.fork() },
+      { em: em.fork(), files: createFileObjects({ kind: 'postgres' }, em) },
       {
         organizationId,
         pdf,
@@ -486,7 +487,10 @@ export async function seedDocumentsOrganization(
   };
 
   // The second organization: its own owner, its template, the public API; the first one's owner signs some.
-  const other = await createOrganizationWithTemplate({ em: em.fork() });
+  const other = await createOrganizationWithTemplate({
+    em: em.fork(),
+    files: createFileObjects({ kind: 'postgres' }, em),
+  });
   const otherOwner = await user('owner', 'Oren Other', 'oren@other-org.example', null, other.organization.id);
 
   const seedStarted = performance.now();

@@ -25,6 +25,7 @@ import { provisionChromium } from '../provisioning/chromium.ts';
 import { buildDemoPdf } from '../scripts/demo/demo-pdf.ts';
 import { ensureWebBuild } from '../scripts/ensure-web-build.ts';
 import { createTemplate } from '../services/templates/create-template.ts';
+import { createFileObjects } from '../storage/create-object-store.ts';
 import { listenLocally } from '../test/support/api.ts';
 import { callAs } from '../test/support/app-requests.ts';
 import { startBenchApi } from './support.ts';
@@ -75,7 +76,10 @@ async function signingLinkFor(
 ): Promise<string> {
   const at = (page: number, y: number) => ({ page, x: 56, y, width: 220 });
   const template = await createTemplate(
-    { em: bench.infrastructure.orm.em.fork() },
+    {
+      em: bench.infrastructure.orm.em.fork(),
+      files: createFileObjects(bench.config.storage, bench.infrastructure.orm.em),
+    },
     {
       organizationId: bench.organization.id,
       pdf: await buildDemoPdf(`Services agreement (${pages} pages)`, pages),

@@ -13,6 +13,7 @@ import { BUILT_IN_ROLE_PERMISSIONS } from '../domain/permissions.ts';
 import { SCOPES } from '../domain/scopes.ts';
 import { makeSealPkcs12 } from '../scripts/sealing/make-pkcs12.ts';
 import { createOAuthClient } from '../services/oauth-clients/create-oauth-client.ts';
+import { createFileObjects } from '../storage/create-object-store.ts';
 import { connectClient } from '../temporal/connection.ts';
 import { createOrganizationWithTemplate } from '../test/support/context.ts';
 import { startTestInfrastructure } from '../test/support/infrastructure.ts';
@@ -46,7 +47,10 @@ export async function startBenchApi(say: (line: string) => void) {
     },
     logger: pino({ level: 'silent' }),
   });
-  const ctx = { em: infrastructure.orm.em.fork() };
+  const ctx = {
+    em: infrastructure.orm.em.fork(),
+    files: createFileObjects({ kind: 'postgres' }, infrastructure.orm.em),
+  };
   const { organization, template } = await createOrganizationWithTemplate(ctx);
   await infrastructure.orm.em
     .fork()

@@ -206,7 +206,7 @@ export async function purgeEnvelopeFiles(
         : await tx.execute<
             { id: string; filename: string; content_type: string; size_bytes: number; sha256: string }[]
           >(
-            `update stored_file set content = ''::bytea, purged_at = ?
+            `update stored_file set purged_at = ?
               where id = any(?::uuid[]) and organization_id = ? and purged_at is null
           returning id, filename, content_type, size_bytes, sha256`,
             [now, `{${[...kinds.keys()].join(',')}}`, envelope.organization_id],

@@ -78,7 +78,7 @@ async function main(config: Config): Promise<void> {
   const orm = await createOrm({ databaseUrl: config.database.url });
   const applied = await migrateToLatest(orm, config.database.url);
   say(applied.length > 0 ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
-  const demo = config.env === 'development' ? await seedDemo(orm, config.dataDir) : undefined;
+  const demo = config.env === 'development' ? await seedDemo(orm, config.dataDir, config.storage) : undefined;
   if (demo?.created) say('seeded the demo organization, template and OAuth client');
   const platformAdmin =
     config.env === 'development' ? await seedPlatformAdmin(orm, config.dataDir) : undefined;

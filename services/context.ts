@@ -1,10 +1,11 @@
-// What every use case receives: the caller's unit of work (one entity manager), the Temporal client and the
-// configuration. The caller makes it: an HTTP request gets one per request (MikroORM's RequestContext, see
-// api/http/request-context.ts), a CLI command one per command, a test one per call. A service reads `ctx.em`
-// once and passes loaded entities down rather than loading them again.
+// What every use case receives: the caller's unit of work (one entity manager), the Temporal client, the
+// configuration and the process's stored files' bytes (FileObjects). The caller makes it: an HTTP request gets
+// one per request (MikroORM's RequestContext, see api/http/request-context.ts), a CLI command one per command, a
+// test one per call. A service reads `ctx.em` once and passes loaded entities down rather than loading them again.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config/config.ts';
+import type { FileObjects } from '../storage/file-objects.ts';
 import type { IdempotencyScope } from './idempotency.ts';
 
 /**
@@ -27,6 +28,8 @@ export interface ServiceContext {
   em: EntityManager;
   temporal: Client;
   config: ServiceConfig;
+  /** Where stored files' bytes are read and written (storage/file-objects.ts): the process's one FileObjects. */
+  files: FileObjects;
   /** The current time where sessions and tokens need it (default: the system clock). */
   clock?: () => Date;
   /**
@@ -43,3 +46,6 @@ export interface RequestServiceContext extends ServiceContext {
 
 /** Services that need no Temporal (creating organizations, clients, templates, drafts). */
 export type DataContext = Pick<ServiceContext, 'em' | 'idempotency'>;
+
+/** What a use case that reads or writes stored files' bytes needs besides its unit of work. */
+export type FilesContext = Pick<ServiceContext, 'files'>;

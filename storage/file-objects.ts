@@ -167,6 +167,13 @@ export class FileObjects {
     return readAll(await this.get(key));
   }
 
+  /** Closes the stores' connections (the S3 client's); the PostgreSQL store uses the process's ORM. */
+  close(): void {
+    for (const store of [this.#stores.postgres, this.#stores.s3]) {
+      (store as { close?: () => void } | undefined)?.close?.();
+    }
+  }
+
   /** Where the registry has the object; undefined when it has no row for it. */
   async location(key: ObjectKey): Promise<ObjectLocation | undefined> {
     assertObjectKey(key);

@@ -89,12 +89,15 @@ export async function* chunksOf(source: ObjectSource): AsyncGenerator<Uint8Array
 
 /**
  * A pass-through that hashes what flows and, at its end, compares with `key` (and `size` when known): on a
- * mismatch it fails instead of ending. The bytes before the end have flowed already — an HTTP response fed
- * from it is cut off, never completed — which is the price of not holding a large file in memory.
+ * mismatch it fails instead of ending. It holds back the last chunk until the check passes, so the bytes that
+ * have flowed before a failure are never the whole object — an HTTP response fed from it (even one that
+ * announced its Content-Length) is cut off, never completed — which is the price of not holding a large file
+ * in memory.
  */
 export function verifyingStream(key: ObjectKey, size?: number): Transform {
   const hash = createHash('sha256');
   let seen = 0;
+  let held: Buffer | undefined;
   return new Transform({
     transform(chunk: Buffer, _encoding, done: TransformCallback) {
       seen += chunk.length;
@@ -103,7 +106,9 @@ export function verifyingStream(key: ObjectKey, size?: number): Transform {
         return;
       }
       hash.update(chunk);
-      done(null, chunk);
+      const previous = held;
+      held = chunk;
+      done(null, previous);
     },
     flush(done: TransformCallback) {
       if (size !== undefined && seen !== size) {
@@ -115,7 +120,7 @@ export function verifyingStream(key: ObjectKey, size?: number): Transform {
         done(new ObjectIntegrityError(key, `its bytes hash to ${actual}`));
         return;
       }
-      done();
+      done(null, held);
     },
   });
 }

@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { lazySecretsKey } from '../../config/encryption-key.ts';
 import type { RequestServiceContext } from '../../services/context.ts';
 import type { IdempotencyScope } from '../../services/idempotency.ts';
+import { createFileObjects } from '../../storage/create-object-store.ts';
 import type { AppDependencies } from '../dependencies.ts';
 
 declare module 'fastify' {
@@ -36,6 +37,7 @@ export function registerRequestContext(app: FastifyInstance, deps: AppDependenci
     }),
   };
   const clock = deps.clock;
+  const files = deps.files ?? createFileObjects({ kind: 'postgres' }, deps.orm.em);
   app.decorateRequest('idempotency', null);
   app.decorateRequest('services', {
     getter(this: FastifyRequest): RequestServiceContext {
@@ -43,6 +45,7 @@ export function registerRequestContext(app: FastifyInstance, deps: AppDependenci
         em: requestEntityManager(),
         temporal: deps.temporal.client,
         config,
+        files,
         ...(clock ? { clock } : {}),
         ...(this.idempotency ? { idempotency: this.idempotency } : {}),
       };

@@ -166,7 +166,8 @@ export const signingRoutes: FastifyPluginAsync<AppDependencies> = async (base, d
         .header('Cache-Control', 'no-store')
         .header('X-Content-Type-Options', 'nosniff')
         .header('Content-Disposition', attachmentDisposition(file.filename))
-        .send(Buffer.from(file.content.buffer, file.content.byteOffset, file.content.byteLength));
+        .header('Content-Length', file.sizeBytes)
+        .send(file.content);
     },
   );
 

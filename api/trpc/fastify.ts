@@ -16,6 +16,7 @@
 // Its metadata and document generator are used (api/trpc/init.ts, api/trpc/openapi.ts). docs/app-api.md says
 // what it answered, case by case.
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { fastifyCookie } from '@fastify/cookie';
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -341,7 +342,7 @@ function sendFile(reply: FastifyReply, contentType: string, file: FileAnswer | B
     .header('x-content-type-options', 'nosniff')
     .header('cache-control', 'no-store')
     .send(
-      typeof file.content === 'string'
+      typeof file.content === 'string' || file.content instanceof Readable
         ? file.content
         : Buffer.from(file.content.buffer, file.content.byteOffset, file.content.byteLength),
     );

@@ -3,6 +3,7 @@
 // (api/trpc/fastify.ts) serves every procedure at exactly that path on the app's Fastify server, with the
 // server's one error mapping; api/trpc/openapi.ts describes them in their own OpenAPI document; the web app
 // calls them with @trpc/client (web/src/lib/shared/app-client.ts).
+import { Readable } from 'node:stream';
 import { type AnyTRPCRouter, initTRPC } from '@trpc/server';
 import type { FastifyBaseLogger } from 'fastify';
 import type { OpenApiMeta, OpenApiMethod } from 'trpc-to-openapi';
@@ -114,12 +115,18 @@ export interface FileResponse {
 export const FileAnswer = z.object({ filename: z.string().min(1), content: z.string() });
 export type FileAnswer = z.output<typeof FileAnswer>;
 
-/** The output of a procedure whose route declares a `binary` file: the file's name and its bytes. */
+/**
+ * The output of a procedure whose route declares a `binary` file: the file's name and its bytes, in memory or as a
+ * stream (a stored file's, from object storage, checked by SHA-256 as it flows).
+ */
 export const BinaryFileAnswer = z
   .object({
     filename: z.string().min(1),
     content: z
-      .custom<Uint8Array>((value) => value instanceof Uint8Array, 'the file’s bytes')
+      .custom<Uint8Array | Readable>(
+        (value) => value instanceof Uint8Array || value instanceof Readable,
+        'the file’s bytes',
+      )
       .meta({ override: { type: 'string', format: 'binary' } } as never),
   })
   // Documented by api/trpc/openapi.ts as the file itself, not as this object.

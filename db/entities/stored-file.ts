@@ -1,5 +1,6 @@
-// Uploaded and generated files. Content lives in PostgreSQL (bytea) so a backup of the database is a
-// backup of everything; see docs/architecture.md.
+// Uploaded and generated files: name, type, size and SHA-256 here; the bytes are an object of the storage port
+// (storage/file-objects.ts) whose key is `sha256`, written before the row that references it commits — in
+// PostgreSQL (`stored_object`) or S3-compatible object storage (docs/architecture.md "Object storage").
 import { defineEntity, p } from '@mikro-orm/core';
 import { createdAtColumn, tenantKeys } from './columns.ts';
 
@@ -11,10 +12,10 @@ export const StoredFileSchema = defineEntity({
     filename: p.string(),
     contentType: p.string(),
     sizeBytes: p.integer(),
+    /** SHA-256 of the bytes, lowercase hex: the key of the file's object. */
     sha256: p.string(),
     pageCount: p.integer().nullable(),
-    content: p.blob().lazy(),
-    /** The bytes were purged by the retention run (the content is empty; the rest stays as the record). */
+    /** The bytes were purged by the retention run (no longer read; the rest stays as the record). */
     purgedAt: p.datetime().nullable(),
     ...createdAtColumn(),
   },

@@ -2,8 +2,8 @@
 //   - `file_object`, the registry of objects: key (SHA-256 hex), location ('postgres' or 's3'), size, and when a
 //     put last touched it (the orphan sweep's grace period counts from there; storage/file-objects.ts).
 //   - every `stored_file`'s bytes move into the PostgreSQL store (`stored_object` and 1 MiB `stored_object_chunk`
-//     rows, migration 0046), one object per distinct SHA-256, registered as 'postgres' (the content column goes
-//     once every reader and writer uses the registry: the next commit of issue 36). `stored_file.sha256` is from now on the key of the file's object.
+//     rows, migration 0046), one object per distinct SHA-256, registered as 'postgres'; then the content column
+//     goes. `stored_file.sha256` is from now on the key of the file's object.
 //   - before that, every file whose bytes were not purged must have bytes that hash to its `sha256` and are its
 //     `size_bytes` long. If one does not, the migration stops with an error naming the first such files and
 //     changes nothing (it runs in one transaction): such a file was already corrupt, and moving it would store
@@ -64,5 +64,6 @@ export class Migration0047FileObjects extends Migration {
         select key, 'postgres', size_bytes, now() from stored_object
          where key in (select sha256 from stored_file where purged_at is null)
         on conflict (key) do nothing`);
+    this.addSql('alter table stored_file drop column content');
   }
 }

@@ -29,6 +29,7 @@ import type { TemplateDefinition } from '../../domain/template.ts';
 import { createOAuthClient } from '../../services/oauth-clients/create-oauth-client.ts';
 import { createOrganization } from '../../services/organizations/create-organization.ts';
 import { createTemplate } from '../../services/templates/create-template.ts';
+import { createFileObjects } from '../../storage/create-object-store.ts';
 import { localChaosStack } from '../chaos/stack.ts';
 import { buildDemoPdf } from '../demo/demo-pdf.ts';
 import { bombPdf, drawnSignaturePng, fortyMegapixelPng } from './payloads.ts';
@@ -118,11 +119,13 @@ const ABUSE_TEMPLATE: TemplateDefinition = {
 /** Two organizations (the attacker's and a bystander's), each with the template and an OAuth client. */
 async function seed(databaseUrl: string): Promise<{ attacker: Party; bystander: Party }> {
   const orm = await createOrm({ databaseUrl });
+  // The files go where the loaded configuration's API would put them (STORAGE).
+  const files = createFileObjects(loadConfig().storage, orm.em);
   try {
     await migrateToLatest(orm, databaseUrl);
     const party = async (name: string): Promise<Party> => {
       const em = orm.em.fork();
-      const ctx = { em };
+      const ctx = { em, files };
       const organization = await createOrganization(ctx, { name, plan: 'Enterprise', apiEnabled: true });
       // The plan's request limits would answer 429 before the files reach the inspection measured here.
       await em.nativeUpdate(

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { StorageConfig } from '../../config/storage.ts';
 import { Organization, Template } from '../../db/entities/index.ts';
 import type { Orm } from '../../db/orm.ts';
 import { SCOPES } from '../../domain/scopes.ts';
@@ -14,6 +15,7 @@ import { createOAuthClient } from '../../services/oauth-clients/create-oauth-cli
 import { createOrganization } from '../../services/organizations/create-organization.ts';
 import { hashPassword, verifyPassword } from '../../services/security/passwords.ts';
 import { createTemplate } from '../../services/templates/create-template.ts';
+import { createFileObjects } from '../../storage/create-object-store.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from './demo-pdf.ts';
 
 export interface DemoData {
@@ -29,7 +31,11 @@ export interface DemoData {
 
 export const DEMO_OWNER_EMAIL = 'owner@demo.sigil.test';
 
-export async function seedDemo(orm: Orm, dataDir: string): Promise<{ demo: DemoData; created: boolean }> {
+export async function seedDemo(
+  orm: Orm,
+  dataDir: string,
+  storage: StorageConfig = { kind: 'postgres' },
+): Promise<{ demo: DemoData; created: boolean }> {
   const file = join(dataDir, 'demo.json');
   const em = orm.em.fork();
   const existing = await readDemo(file);
@@ -42,7 +48,7 @@ export async function seedDemo(orm: Orm, dataDir: string): Promise<{ demo: DemoD
       return { demo, created: false };
     }
   }
-  const ctx = { em };
+  const ctx = { em, files: createFileObjects(storage, orm.em) };
   const organization = await createOrganization(ctx, {
     name: 'Demo Organization',
     plan: 'Business',

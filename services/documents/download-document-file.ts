@@ -1,7 +1,8 @@
 // GET /api/documents/{id}/files/{source|final-pdf|audit-trail}: a document of an envelope the user sees, as a
 // PDF named after the envelope's title. The final PDF and the audit trail are "not found" until they exist.
 
-import type { DataContext } from '../context.ts';
+import type { Readable } from 'node:stream';
+import type { DataContext, FilesContext } from '../context.ts';
 import { type EnvelopeFileKind, envelopeFile } from '../envelopes/envelope-document.ts';
 import { type DocumentReader, findVisibleEnvelope } from './document-reader.ts';
 
@@ -12,11 +13,11 @@ const SUFFIXES: Record<EnvelopeFileKind, string> = {
 };
 
 export async function downloadDocumentFile(
-  ctx: DataContext,
+  ctx: DataContext & FilesContext,
   reader: DocumentReader,
   id: string,
   kind: EnvelopeFileKind,
-): Promise<{ filename: string; content: Uint8Array }> {
+): Promise<{ filename: string; content: Readable }> {
   await findVisibleEnvelope(ctx, reader, id);
   const { envelope, content } = await envelopeFile(ctx, reader.organizationId, id, kind);
   return { filename: documentFilename(envelope.title, kind), content };

@@ -110,7 +110,7 @@ export async function uploadSendFile(
     field: 'body.pdfBase64',
     client: organizationClient(principal.organization.id),
   });
-  const file = addStoredPdf(ctx.em, {
+  const file = await addStoredPdf(ctx.files, ctx.em, {
     organizationId: principal.organization.id,
     filename: request.filename,
     bytes,

@@ -45,7 +45,7 @@ import { temporalTimeoutMs } from '../../temporal/deadline.ts';
 import { startWebhookDeliveries } from '../../temporal/webhook-deliveries.ts';
 import { actsInRounds } from '../../workflows/rounds.ts';
 import type { WebhookEvent } from '../../workflows/webhook-contracts.ts';
-import type { DataContext, ServiceConfig } from '../context.ts';
+import type { DataContext, FilesContext, ServiceConfig } from '../context.ts';
 import { InvalidRequest, NotFound } from '../errors.ts';
 import { checkInitialValue } from '../fields/field-value.ts';
 import { recordIdempotentResult } from '../idempotency.ts';
@@ -204,7 +204,7 @@ export function checkEnvelopeRequest(
  * nothing; production creation and the sandbox both use it.
  */
 export async function validateFileEnvelopeRequest(
-  ctx: DataContext,
+  ctx: DataContext & FilesContext,
   input: CreateEnvelopeFromFileInput,
 ): Promise<ValidatedEnvelopeRequest> {
   const data = parseInput(CreateEnvelopeFromFileInput, input, 'envelope');
@@ -423,7 +423,7 @@ export async function createEnvelopeWithRecipients(
  * one-off PDF.
  */
 export async function createEnvelopeFromFile(
-  ctx: CreateContext,
+  ctx: CreateContext & FilesContext,
   input: CreateEnvelopeFromFileInput,
   sender?: EnvelopeSender,
 ): Promise<Envelope> {
@@ -432,7 +432,7 @@ export async function createEnvelopeFromFile(
 
 /** createEnvelopeFromFile answering the recipients it wrote too. */
 export async function createEnvelopeFromFileWithRecipients(
-  ctx: CreateContext,
+  ctx: CreateContext & FilesContext,
   input: CreateEnvelopeFromFileInput,
   sender?: EnvelopeSender,
   options: CreateOptions = {},
@@ -451,7 +451,7 @@ export function createEnvelopeView(ctx: CreateContext, input: CreateEnvelopeInpu
 
 /** createEnvelopeFromFile answering the public API's view of the new envelope. */
 export function createEnvelopeFromFileView(
-  ctx: CreateContext,
+  ctx: CreateContext & FilesContext,
   input: CreateEnvelopeFromFileInput,
 ): Promise<EnvelopeView> {
   return createForView(ctx, input.organizationId, () => validateFileEnvelopeRequest(ctx, input));

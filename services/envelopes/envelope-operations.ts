@@ -14,7 +14,12 @@ import type { ServiceContext } from '../context.ts';
 import { cancelEnvelope } from './cancel-envelope.ts';
 import { correctRecipient } from './correct-recipient.ts';
 import { createEnvelopeFromFileView, createEnvelopeView } from './create-envelope.ts';
-import { type EnvelopeDocument, envelopeDocument, envelopeFile } from './envelope-document.ts';
+import {
+  type DocumentContent,
+  type EnvelopeDocument,
+  envelopeDocument,
+  envelopeFile,
+} from './envelope-document.ts';
 import { envelopeView, recipientView } from './envelope-view.ts';
 import { extendEnvelope } from './extend-envelope.ts';
 import { findEnvelope } from './find-envelope.ts';
@@ -51,9 +56,9 @@ export interface EnvelopeOperations {
   /** Changes the reminder and deadline settings (the body: UpdateDeadlineSettingsRequest). */
   updateSettings(organizationId: string, envelopeId: string, body: unknown): Promise<EnvelopeView>;
   /** The final PDF or the audit trail; "not found" until it exists. */
-  document(organizationId: string, envelopeId: string, document: EnvelopeDocument): Promise<Uint8Array>;
+  document(organizationId: string, envelopeId: string, document: EnvelopeDocument): Promise<DocumentContent>;
   /** The PDF the envelope was made from (its uploaded file, or its template's PDF), whatever its status. */
-  original(organizationId: string, envelopeId: string): Promise<Uint8Array>;
+  original(organizationId: string, envelopeId: string): Promise<DocumentContent>;
 }
 
 /** Real envelopes: rows in PostgreSQL, every change after the draft decided by the envelope's workflow. */
@@ -104,7 +109,6 @@ export function productionEnvelopes(ctx: ServiceContext): EnvelopeOperations {
     },
     document: (organizationId, envelopeId, document) =>
       envelopeDocument(ctx, organizationId, envelopeId, document),
-    original: async (organizationId, envelopeId) =>
-      (await envelopeFile(ctx, organizationId, envelopeId, 'source')).content,
+    original: (organizationId, envelopeId) => envelopeFile(ctx, organizationId, envelopeId, 'source'),
   };
 }

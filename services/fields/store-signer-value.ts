@@ -1,8 +1,10 @@
 // What a signer's checked value becomes in envelope_field_value: images and uploaded files are stored as files
-// (StoredFile, in the caller's transaction) and the value keeps a reference to them; other values as they are.
+// (their bytes put by putSignerValueBytes before the caller's transaction, their StoredFile rows in it) and the
+// value keeps a reference to them; other values as they are.
 import { createHash, randomUUID } from 'node:crypto';
 import { StoredFile } from '../../db/entities/index.ts';
 import type { Orm } from '../../db/orm.ts';
+import type { FileObjects } from '../../storage/file-objects.ts';
 import type { SignerValueCheck } from './field-value.ts';
 
 export type SignerValueSuccess = Extract<SignerValueCheck, { ok: true }>;
@@ -23,7 +25,19 @@ export interface StoredUploadValue {
 }
 
 /**
- * Stores the image or file of a successful check as a StoredFile of the envelope's organization (flushed with
+ * Puts the bytes of the checks' images and uploaded files (storage/file-objects.ts), before the transaction that
+ * inserts their StoredFile rows (storeSignerValue) commits — and before it begins, so no transaction is held open
+ * while bytes travel to object storage.
+ */
+export async function putSignerValueBytes(files: FileObjects, checks: SignerValueSuccess[]): Promise<void> {
+  for (const check of checks) {
+    if ('image' in check) await files.put(check.image.png);
+    else if ('upload' in check) await files.put(check.upload.content);
+  }
+}
+
+/**
+ * Adds the image or file of a successful check (its bytes already put) as a StoredFile of the envelope's organization (flushed with
  * the transaction) and returns the JSON value to save; `null` clears the field.
  */
 export function storeSignerValue(
@@ -41,7 +55,6 @@ export function storeSignerValue(
       sizeBytes: check.image.png.byteLength,
       sha256: sha256(check.image.png),
       pageCount: null,
-      content: check.image.png,
     });
     return { fileId: file.id, typedName: check.image.typedName };
   }
@@ -55,7 +68,6 @@ export function storeSignerValue(
       sizeBytes: content.byteLength,
       sha256: sha256(content),
       pageCount: null,
-      content,
     });
     return { fileId: file.id, filename, contentType, sizeBytes: file.sizeBytes, sha256: file.sha256 };
   }

@@ -1,13 +1,14 @@
 // Stores an uploaded source document of an organization after the shared PDF inspection; returns the file
 // record the public API answers with.
-import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { StoredFile } from '../../db/entities/index.ts';
-import type { DataContext } from '../context.ts';
+import type { StoredFile } from '../../db/entities/index.ts';
+import type { FileObjects } from '../../storage/file-objects.ts';
+import type { DataContext, FilesContext } from '../context.ts';
 import { findOrganization } from '../organizations/find-organization.ts';
 import type { PdfInspection } from './check-pdf.ts';
 import { inspectPdf } from './inspect-pdf.ts';
 import { organizationClient } from './inspection-pool.ts';
+import { addStoredFile } from './stored-file-bytes.ts';
 
 export const DEFAULT_FILENAME = 'document.pdf';
 const MAX_FILENAME_LENGTH = 255;
@@ -31,7 +32,10 @@ export interface FileRecord {
   createdAt: Date;
 }
 
-export async function uploadFile(ctx: DataContext, input: UploadFileInput): Promise<FileRecord> {
+export async function uploadFile(
+  ctx: DataContext & FilesContext,
+  input: UploadFileInput,
+): Promise<FileRecord> {
   const organization = await findOrganization(ctx, input.organizationId);
   const pdf = await inspectPdf(input.bytes, {
     maxBytes: input.maxBytes,
@@ -39,7 +43,7 @@ export async function uploadFile(ctx: DataContext, input: UploadFileInput): Prom
     client: organizationClient(organization.id),
   });
   const em = ctx.em;
-  const file = addStoredPdf(em, {
+  const file = await addStoredPdf(ctx.files, em, {
     organizationId: organization.id,
     filename: input.filename,
     bytes: input.bytes,
@@ -80,19 +84,20 @@ export function sanitizeFilename(name: string | undefined): string {
   return characters.slice(0, MAX_FILENAME_LENGTH).join('').trimEnd();
 }
 
-/** Adds an inspected PDF to the unit of work as a StoredFile (flushed by the caller, with its other rows). */
+/**
+ * Stores an inspected PDF's bytes (storage/file-objects.ts) and adds its StoredFile to the unit of work (flushed
+ * by the caller, with its other rows).
+ */
 export function addStoredPdf(
+  files: FileObjects,
   em: EntityManager,
   input: { organizationId: string; filename: string | undefined; bytes: Uint8Array; pdf: PdfInspection },
-): StoredFile {
-  return em.create(StoredFile, {
-    id: randomUUID(),
+): Promise<StoredFile> {
+  return addStoredFile(files, em, {
     organizationId: input.organizationId,
     filename: sanitizeFilename(input.filename),
     contentType: 'application/pdf',
-    sizeBytes: input.bytes.byteLength,
-    sha256: input.pdf.sha256,
+    bytes: input.bytes,
     pageCount: input.pdf.pageCount,
-    content: Buffer.from(input.bytes),
   });
 }

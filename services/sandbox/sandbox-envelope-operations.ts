@@ -1,8 +1,10 @@
 // The sandbox implementation of the envelope operations (services/envelopes/envelope-operations.ts):
 // synthetic envelopes of `sandbox_envelope`, validated exactly as production, contacting nobody.
 
-import type { DataContext } from '../context.ts';
-import { sourceDocument } from '../envelopes/envelope-document.ts';
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { DataContext, FilesContext } from '../context.ts';
+import { type DocumentContent, sourceDocument } from '../envelopes/envelope-document.ts';
 import type { EnvelopeOperations } from '../envelopes/envelope-operations.ts';
 import {
   cancelSandboxEnvelope,
@@ -20,7 +22,16 @@ import {
 } from './sandbox-envelopes.ts';
 import { updateSandboxDraft } from './update-sandbox-draft.ts';
 
-export function sandboxEnvelopes(ctx: DataContext): EnvelopeOperations {
+/** Bytes in memory (the sandbox's sample PDFs) as a document's content. */
+function inMemory(bytes: Uint8Array): DocumentContent {
+  return {
+    content: Readable.from([Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]),
+    sizeBytes: bytes.byteLength,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+  };
+}
+
+export function sandboxEnvelopes(ctx: DataContext & FilesContext): EnvelopeOperations {
   return {
     create: (organizationId, request) => createSandboxEnvelope(ctx, { ...request, organizationId }),
     createFromFile: (organizationId, request) =>
@@ -43,8 +54,8 @@ export function sandboxEnvelopes(ctx: DataContext): EnvelopeOperations {
       extendSandboxEnvelope(ctx, organizationId, envelopeId, request),
     updateSettings: (organizationId, envelopeId, body) =>
       updateSandboxEnvelopeSettings(ctx, organizationId, envelopeId, body),
-    document: (organizationId, envelopeId, document) =>
-      sandboxArtifact(ctx, organizationId, envelopeId, document),
+    document: async (organizationId, envelopeId, document) =>
+      inMemory(await sandboxArtifact(ctx, organizationId, envelopeId, document)),
     // A synthetic envelope is made from the organization's real template or upload: its original is that PDF.
     original: async (organizationId, envelopeId) =>
       sourceDocument(ctx, {

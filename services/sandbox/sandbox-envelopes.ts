@@ -40,7 +40,7 @@ import {
 } from '../../domain/envelope-settings.ts';
 import { isTerminalEnvelopeStatus } from '../../domain/vocabulary.ts';
 import { actsInRounds, currentRoundIndex, planRounds } from '../../workflows/rounds.ts';
-import type { DataContext } from '../context.ts';
+import type { DataContext, FilesContext } from '../context.ts';
 import {
   type CreateEnvelopeFromFileInput,
   type CreateEnvelopeInput,
@@ -69,7 +69,7 @@ export async function createSandboxEnvelope(
 
 /** A synthetic envelope from an uploaded file: validated as production, its one-off template not written. */
 export async function createSandboxEnvelopeFromFile(
-  ctx: DataContext,
+  ctx: DataContext & FilesContext,
   input: CreateEnvelopeFromFileInput,
 ): Promise<SandboxEnvelopeDocument> {
   return storeSyntheticDraft(ctx, await validateFileEnvelopeRequest(ctx, input));

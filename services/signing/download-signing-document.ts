@@ -7,7 +7,7 @@
 // the document, its SHA-256 and size, and where the request came from. After completion the link alone is
 // enough, for OTP recipients too: nothing is left to act on, a one-time code can no longer be requested, and
 // the organization may send the same final PDF to the same address as an attachment.
-import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { recordEnvelopeEvent } from '../../db/envelope-records.ts';
 import {
   DOCUMENT_DOWNLOADED_EVENT,
@@ -16,7 +16,7 @@ import {
 } from '../../domain/signing.ts';
 import type { EnvelopeStatus } from '../../domain/vocabulary.ts';
 import type { SignerActionOrigin } from '../../workflows/contracts.ts';
-import type { DataContext } from '../context.ts';
+import type { DataContext, FilesContext } from '../context.ts';
 import { documentFilename } from '../documents/download-document-file.ts';
 import { envelopeFile } from '../envelopes/envelope-document.ts';
 import { NotFound } from '../errors.ts';
@@ -24,7 +24,9 @@ import { openSigningSession, requireAuthenticated, type SigningSession } from '.
 
 export interface SigningDownload {
   filename: string;
-  content: Uint8Array;
+  /** The bytes, streamed from object storage and checked by SHA-256 as they flow. */
+  content: Readable;
+  sizeBytes: number;
 }
 
 /** What the link offers to download now: each document's path, or null (domain/signing.ts). */
@@ -39,7 +41,7 @@ export function signingDownloads(session: SigningSession): SigningDownloads {
 }
 
 export async function downloadSigningDocument(
-  ctx: DataContext,
+  ctx: DataContext & FilesContext,
   token: string,
   document: SigningDocument,
   origin: SignerActionOrigin,
@@ -67,8 +69,12 @@ export async function downloadSigningDocument(
   const kind = document === 'original' ? 'source' : document;
   // The same use case as /api/v1's download: a purged file (after the organization's retention) is 404 there too.
   const file = await envelopeFile(ctx, envelope.organizationId, envelope.id, kind);
-  await recordDownload(ctx, session, document, file.content, origin);
-  return { filename: documentFilename(file.envelope.title, kind), content: file.content };
+  await recordDownload(ctx, session, document, file, origin);
+  return {
+    filename: documentFilename(file.envelope.title, kind),
+    content: file.content,
+    sizeBytes: file.sizeBytes,
+  };
 }
 
 /** The envelope is Completed, or was when it was archived, and its final PDF and audit trail are stored. */
@@ -105,11 +111,12 @@ async function recordDownload(
   ctx: DataContext,
   session: SigningSession,
   document: SigningDocument,
-  content: Uint8Array,
+  file: { sha256: string; sizeBytes: number },
   origin: SignerActionOrigin,
 ): Promise<void> {
   const { envelope, recipient } = session;
-  const sha256 = createHash('sha256').update(content).digest('hex');
+  // The stored file's SHA-256 and size: the bytes served are checked against them as they stream.
+  const { sha256 } = file;
   await ctx.em.transactional(async (tx) => {
     await tx.execute('select id from envelope where id = ? for update', [envelope.id]);
     await recordEnvelopeEvent(tx, {
@@ -121,7 +128,7 @@ async function recordDownload(
       data: {
         document,
         sha256,
-        size_bytes: content.byteLength,
+        size_bytes: file.sizeBytes,
         ip: origin.ip,
         ...(origin.userAgent ? { user_agent: origin.userAgent } : {}),
       },

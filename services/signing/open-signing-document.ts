@@ -13,8 +13,9 @@ import { finalPdfValues, placedFields } from '../../pdf/field-values.ts';
 import { documentLanguage } from '../../pdf/i18n.ts';
 import { renderFinalPdf } from '../../pdf/render-final-pdf.ts';
 import type { SignerActionOrigin } from '../../workflows/contracts.ts';
-import type { DataContext, ServiceContext } from '../context.ts';
+import type { DataContext, FilesContext, ServiceContext } from '../context.ts';
 import { InvalidRequest } from '../errors.ts';
+import { storedFileBytes } from '../files/stored-file-bytes.ts';
 import { recordSignerProgress } from './signer-progress.ts';
 import { openSigningSession, requireActing, type SigningSession } from './signing-session.ts';
 
@@ -32,23 +33,26 @@ export async function openSigningDocument(
 }
 
 /** The document with the values drawn so far: initial values and those of recipients who completed. */
-export async function signingDocument(ctx: DataContext, session: SigningSession): Promise<Uint8Array> {
+export async function signingDocument(
+  ctx: DataContext & FilesContext,
+  session: SigningSession,
+): Promise<Uint8Array> {
   const { envelope } = session;
   const { em } = ctx;
   if (!envelope.templateId) throw new InvalidRequest('This envelope has no document.');
   const template = await em.findOneOrFail(Template, { id: envelope.templateId });
   const [source, fields, values] = await Promise.all([
-    em.findOneOrFail(StoredFile, { id: template.fileId }, { populate: ['content'] }),
+    em.findOneOrFail(StoredFile, { id: template.fileId }),
     em.find(TemplateField, { templateId: template.id }, { orderBy: { position: 'asc' } }),
     drawnValues(ctx, envelope.id),
   ]);
   const drawn = await finalPdfValues(
     fields,
     fields.map((field) => values.get(field.id)),
-    storedFileLoader(em, envelope.organizationId),
+    storedFileLoader(em, ctx.files, envelope.organizationId),
   );
   return renderFinalPdf({
-    basePdf: source.content,
+    basePdf: await storedFileBytes(ctx.files, source),
     envelopeId: envelope.id,
     completedAt: new Date(),
     fields: placedFields(fields, drawn),

@@ -17,7 +17,7 @@ import { recipientStatusIn } from '../envelopes/envelope-update.ts';
 import { Conflict, type ErrorDetail, InvalidRequest } from '../errors.ts';
 import { checkSignerValue, type SignerValueCheck } from '../fields/field-value.ts';
 import { inspectSignerValue } from '../fields/inspect-signer-value.ts';
-import { storeSignerValue } from '../fields/store-signer-value.ts';
+import { putSignerValueBytes, storeSignerValue } from '../fields/store-signer-value.ts';
 import { signerClient } from '../files/inspection-pool.ts';
 import { removeUnusedVersions } from '../stamps/stamps.ts';
 import { lockSigningRecipient } from './recipient-lock.ts';
@@ -45,6 +45,10 @@ export async function saveSignerFields(
   const { own: fields, others } = await loadSigningFields(ctx, session);
   const checked = await checkValues(fields, values, session.recipient.id);
   const { envelope, recipient } = session;
+  await putSignerValueBytes(
+    ctx.files,
+    checked.map(({ check }) => check),
+  );
 
   const stored = await ctx.em.transactional(async (tx) => {
     // The projection writes recipient statuses: holding the row keeps a save from racing a completion.

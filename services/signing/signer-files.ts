@@ -6,7 +6,7 @@
 // A read: no audit event, no workflow update.
 import { type StoredFileContent, storedFileLoader } from '../../db/stored-files.ts';
 import { fileReference } from '../../pdf/field-values.ts';
-import type { DataContext } from '../context.ts';
+import type { DataContext, FilesContext } from '../context.ts';
 import { NotFound } from '../errors.ts';
 import { othersPictureIds } from './filled-by-others.ts';
 import { loadSigningFields } from './signer-fields.ts';
@@ -17,7 +17,7 @@ import { openSigningSession, requireActing } from './signing-session.ts';
  * recipient who completed left in theirs (ready and authenticated).
  */
 export async function openSignerFile(
-  ctx: DataContext,
+  ctx: DataContext & FilesContext,
   token: string,
   fileId: string,
   signerSession?: string,
@@ -30,7 +30,7 @@ export async function openSignerFile(
     own.some(({ value }) => fileReference(value)?.fileId === fileId) ||
     othersPictureIds(others).includes(fileId);
   if (!visible) throw notFound;
-  const files = await storedFileLoader(ctx.em, session.envelope.organizationId)([fileId]);
+  const files = await storedFileLoader(ctx.em, ctx.files, session.envelope.organizationId)([fileId]);
   const file = files.get(fileId);
   if (!file) throw notFound;
   return file;

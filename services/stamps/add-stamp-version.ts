@@ -5,7 +5,7 @@ import {
   STAMP_LIMITS,
   type UserStamp as UserStampView,
 } from '../../domain/stamp.ts';
-import type { DataContext } from '../context.ts';
+import type { DataContext, FilesContext } from '../context.ts';
 import { Conflict } from '../errors.ts';
 import { organizationClient } from '../files/inspection-pool.ts';
 import { parseInput } from '../validation.ts';
@@ -13,7 +13,7 @@ import { checkStampImage } from './stamp-image.ts';
 import { addStampVersion, findOwnStamp, type StampOwner, stampView, versionsOf } from './stamps.ts';
 
 export async function addVersionToStamp(
-  ctx: DataContext,
+  ctx: DataContext & FilesContext,
   owner: StampOwner,
   stampId: string,
   input: unknown,
@@ -24,6 +24,8 @@ export async function addVersionToStamp(
     data.contentType,
     organizationClient(owner.organization.id),
   );
+  // The image's bytes first, before the transaction that references them (refused: the orphan sweep's).
+  await ctx.files.put(image.bytes);
   return ctx.em.transactional(async (tx) => {
     // The stamp's row serializes its versions: two uploads at once get consecutive numbers.
     const stamp = await findOwnStamp(tx, owner, stampId, 'update');

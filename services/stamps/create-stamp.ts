@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { UserStamp } from '../../db/entities/index.ts';
 import { CreateUserStampRequest, STAMP_LIMITS, type UserStamp as UserStampView } from '../../domain/stamp.ts';
 import { isUniqueViolation } from '../administration/administration.ts';
-import type { DataContext } from '../context.ts';
+import type { DataContext, FilesContext } from '../context.ts';
 import { Conflict } from '../errors.ts';
 import { organizationClient } from '../files/inspection-pool.ts';
 import { parseInput } from '../validation.ts';
@@ -12,7 +12,7 @@ import { checkStampImage } from './stamp-image.ts';
 import { addStampVersion, type StampOwner, stampNameInUse, stampNameTaken, stampView } from './stamps.ts';
 
 export async function createStamp(
-  ctx: DataContext,
+  ctx: DataContext & FilesContext,
   owner: StampOwner,
   input: unknown,
 ): Promise<UserStampView> {
@@ -22,6 +22,8 @@ export async function createStamp(
     data.contentType,
     organizationClient(owner.organization.id),
   );
+  // The image's bytes first, before the transaction that references them (refused: the orphan sweep's).
+  await ctx.files.put(image.bytes);
   return ctx.em
     .transactional(async (tx) => {
       // The user's row serializes their new stamps, so two requests at once cannot pass the limit together.

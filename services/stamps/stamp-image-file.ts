@@ -2,8 +2,9 @@
 // one named by `versionId` (a version of that stamp, else 404).
 import { StoredFile, UserStampVersion } from '../../db/entities/index.ts';
 import type { StampContentType } from '../../domain/stamp.ts';
-import type { DataContext } from '../context.ts';
+import type { DataContext, FilesContext } from '../context.ts';
 import { NotFound } from '../errors.ts';
+import { storedFileBytes } from '../files/stored-file-bytes.ts';
 import { findOwnStamp, type StampOwner } from './stamps.ts';
 
 export interface StampImageFile {
@@ -14,7 +15,7 @@ export interface StampImageFile {
 }
 
 export async function stampImageFile(
-  ctx: DataContext,
+  ctx: DataContext & FilesContext,
   owner: StampOwner,
   stampId: string,
   versionId?: string,
@@ -24,11 +25,8 @@ export async function stampImageFile(
     ? await ctx.em.findOne(UserStampVersion, { id: versionId, stampId: stamp.id })
     : await ctx.em.findOne(UserStampVersion, { stampId: stamp.id }, { orderBy: { version: 'desc' } });
   if (!version) throw new NotFound(`Version ${versionId} of stamp ${stamp.id} was not found.`);
-  const file = await ctx.em.findOne(
-    StoredFile,
-    { id: version.fileId, organizationId: stamp.organizationId },
-    { populate: ['content'] },
-  );
+  const file = await ctx.em.findOne(StoredFile, { id: version.fileId, organizationId: stamp.organizationId });
   if (!file) throw new NotFound(`The image of stamp ${stamp.id} was not found.`);
-  return { contentType: version.contentType, content: new Uint8Array(file.content), pinned: !!versionId };
+  const content = await storedFileBytes(ctx.files, file);
+  return { contentType: version.contentType, content: new Uint8Array(content), pinned: !!versionId };
 }

@@ -142,8 +142,8 @@ export function stampLimits(): UserStampList['limits'] {
 }
 
 /**
- * Adds a checked image to the unit of work as the stamp's version `version`: its bytes a StoredFile of the
- * owner's organization, named after the stamp (flushed by the caller).
+ * Adds a checked image to the unit of work as the stamp's version `version`: a StoredFile of the owner's
+ * organization, named after the stamp, whose bytes the caller has put (ctx.files) before (flushed by the caller).
  */
 export function addStampVersion(
   tx: EntityManager,
@@ -161,7 +161,6 @@ export function addStampVersion(
     sizeBytes: image.bytes.byteLength,
     sha256: image.sha256,
     pageCount: null,
-    content: image.bytes,
   });
   return tx.create(UserStampVersion, {
     id: randomUUID(),

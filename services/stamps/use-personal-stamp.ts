@@ -64,14 +64,12 @@ export async function usePersonalStamp(
       { orderBy: { version: 'desc' } },
     );
     const image = version
-      ? await tx.findOne(
-          StoredFile,
-          { id: version.fileId, organizationId: stamp.organizationId },
-          { populate: ['content'] },
-        )
+      ? await tx.findOne(StoredFile, { id: version.fileId, organizationId: stamp.organizationId })
       : null;
     if (!version || !image) throw new NotFound(`The image of stamp ${stamp.id} was not found.`);
     const extension = version.contentType === 'image/png' ? 'png' : 'jpg';
+    // The copy is a row of its own over the same object (the key is the bytes' SHA-256): the version's file
+    // references it until this commits (the stamp's row, held shared, keeps the version from going meanwhile).
     const copy = tx.create(StoredFile, {
       id: randomUUID(),
       organizationId: envelope.organizationId,
@@ -80,7 +78,6 @@ export async function usePersonalStamp(
       sizeBytes: version.sizeBytes,
       sha256: version.sha256,
       pageCount: null,
-      content: Buffer.from(image.content),
     });
     const chosen = {
       fileId: copy.id,

@@ -7,7 +7,7 @@ import {
   TEMPLATE_LIMITS,
   type TemplateDetail,
 } from '../../domain/template-builder.ts';
-import type { DataContext } from '../context.ts';
+import type { DataContext, FilesContext } from '../context.ts';
 import { inspectPdf } from '../files/inspect-pdf.ts';
 import { organizationClient } from '../files/inspection-pool.ts';
 import { addStoredPdf } from '../files/upload-file.ts';
@@ -16,7 +16,7 @@ import { addTemplateRows, flushNewTemplate, templateRows } from './create-templa
 import { type TemplateActor, templateDetail } from './template-versions.ts';
 
 export async function createTemplateFromPdf(
-  ctx: DataContext,
+  ctx: DataContext & FilesContext,
   actor: TemplateActor,
   input: unknown,
 ): Promise<TemplateDetail> {
@@ -28,7 +28,7 @@ export async function createTemplateFromPdf(
     client: organizationClient(actor.organizationId),
   });
   const { em } = ctx;
-  const file = addStoredPdf(em, {
+  const file = await addStoredPdf(ctx.files, em, {
     organizationId: actor.organizationId,
     filename: request.filename ?? `${request.name}.pdf`,
     bytes,
@@ -50,5 +50,5 @@ export async function createTemplateFromPdf(
     }),
   );
   await flushNewTemplate(em, actor.organizationId);
-  return templateDetail(em, template);
+  return templateDetail(em, template, ctx.files);
 }

@@ -7,7 +7,7 @@ import { Template, TemplateField, TemplateRole } from '../../db/entities/index.t
 import { type FieldPlacement, type FieldProperties, TemplateDefinition } from '../../domain/template.ts';
 import { TEMPLATE_LIMITS } from '../../domain/template-builder.ts';
 import type { FieldType, RecipientType } from '../../domain/vocabulary.ts';
-import type { DataContext } from '../context.ts';
+import type { DataContext, FilesContext } from '../context.ts';
 import { InvalidRequest } from '../errors.ts';
 import { inspectPdf } from '../files/inspect-pdf.ts';
 import { organizationClient } from '../files/inspection-pool.ts';
@@ -201,7 +201,7 @@ export function addTemplateRows(em: EntityManager, rows: TemplateRows): Template
   return template;
 }
 
-export async function createTemplate(ctx: DataContext, input: CreateTemplateInput) {
+export async function createTemplate(ctx: DataContext & FilesContext, input: CreateTemplateInput) {
   const definition = parseInput(TemplateDefinition, input.definition, 'template definition');
   const organization = await findOrganization(ctx, input.organizationId);
   const pdf = await inspectPdf(input.pdf, {
@@ -219,7 +219,7 @@ export async function createTemplate(ctx: DataContext, input: CreateTemplateInpu
   }
 
   const { em } = ctx;
-  const file = addStoredPdf(em, {
+  const file = await addStoredPdf(ctx.files, em, {
     organizationId: organization.id,
     filename: input.filename,
     bytes: input.pdf,

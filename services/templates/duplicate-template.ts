@@ -7,7 +7,7 @@ import {
   TEMPLATE_LIMITS,
   type TemplateDetail,
 } from '../../domain/template-builder.ts';
-import type { DataContext } from '../context.ts';
+import type { DataContext, FilesContext } from '../context.ts';
 import { parseInput } from '../validation.ts';
 import { addTemplateRows, flushNewTemplate, templateRows } from './create-template.ts';
 import { placementOf } from './field-placement.ts';
@@ -22,7 +22,7 @@ import {
 const COPY_SUFFIX = ' (copy)';
 
 export async function duplicateTemplate(
-  ctx: DataContext,
+  ctx: DataContext & FilesContext,
   actor: TemplateActor,
   templateId: string,
   input: unknown,
@@ -33,7 +33,7 @@ export async function duplicateTemplate(
   const [roles, fields, pages] = await Promise.all([
     em.find(TemplateRole, { templateId: source.id }, { orderBy: { position: 'asc' } }),
     em.find(TemplateField, { templateId: source.id }, { orderBy: { position: 'asc' } }),
-    pagesOf(em, source),
+    pagesOf(em, source, ctx.files),
   ]);
   const roleNames = new Map(roles.map((role) => [role.id, role.name]));
   const copy = addTemplateRows(
@@ -59,7 +59,7 @@ export async function duplicateTemplate(
     }),
   );
   await flushNewTemplate(em, actor.organizationId);
-  return templateDetail(em, copy);
+  return templateDetail(em, copy, ctx.files);
 }
 
 /** "<name> (copy)", the name shortened when both would not fit. */

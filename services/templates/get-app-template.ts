@@ -3,25 +3,30 @@
 // template, an archived one and an unknown id are "not found".
 import { StoredFile } from '../../db/entities/index.ts';
 import type { TemplateDetail } from '../../domain/template-builder.ts';
-import type { DataContext } from '../context.ts';
+import type { DataContext, FilesContext } from '../context.ts';
+import { storedFileBytes } from '../files/stored-file-bytes.ts';
 import { findTemplateVersion, templateDetail } from './template-versions.ts';
 
 export async function getAppTemplate(
-  ctx: DataContext,
+  ctx: DataContext & FilesContext,
   organizationId: string,
   templateId: string,
 ): Promise<TemplateDetail> {
   const template = await findTemplateVersion(ctx.em, organizationId, templateId);
-  return templateDetail(ctx.em, template);
+  return templateDetail(ctx.em, template, ctx.files);
 }
 
 /** The version's PDF: the bytes of a stored file never change, so the user's browser may keep them a while. */
-export async function templatePdf(ctx: DataContext, organizationId: string, templateId: string) {
+export async function templatePdf(
+  ctx: DataContext & FilesContext,
+  organizationId: string,
+  templateId: string,
+) {
   const template = await findTemplateVersion(ctx.em, organizationId, templateId);
-  const file = await ctx.em.findOneOrFail(StoredFile, { id: template.fileId }, { populate: ['content'] });
+  const file = await ctx.em.findOneOrFail(StoredFile, { id: template.fileId });
   return {
     contentType: 'application/pdf',
-    content: new Uint8Array(file.content),
+    content: new Uint8Array(await storedFileBytes(ctx.files, file)),
     cacheControl: 'private, max-age=3600',
   };
 }

@@ -16,10 +16,11 @@ import { StoredFile } from '../../db/entities/index.ts';
 import { UUID_PATTERN } from '../../domain/common.ts';
 import type { FileFieldInput } from '../../domain/envelope.ts';
 import type { RecipientType } from '../../domain/vocabulary.ts';
-import type { DataContext } from '../context.ts';
+import type { DataContext, FilesContext } from '../context.ts';
 import { InvalidRequest, NotFound } from '../errors.ts';
 import { inspectPdf } from '../files/inspect-pdf.ts';
 import { organizationClient } from '../files/inspection-pool.ts';
+import { storedFileBytes } from '../files/stored-file-bytes.ts';
 import { type TemplateRows, templateRows } from './create-template.ts';
 import { type PlacementProblem, placementProblems } from './field-placement.ts';
 
@@ -46,13 +47,16 @@ export interface OneOffTemplate {
  * request's fields and recipients. 404 when the file is not one of the organization's; 400 naming the field
  * or recipient for a field off its page or on a page the PDF lacks, and for roles as described above.
  */
-export async function oneOffTemplate(ctx: DataContext, input: OneOffTemplateInput): Promise<OneOffTemplate> {
+export async function oneOffTemplate(
+  ctx: DataContext & FilesContext,
+  input: OneOffTemplateInput,
+): Promise<OneOffTemplate> {
   const file = UUID_PATTERN.test(input.fileId)
-    ? await ctx.em.findOne(
-        StoredFile,
-        { id: input.fileId, organizationId: input.organizationId },
-        { populate: ['content'] },
-      )
+    ? await ctx.em.findOne(StoredFile, {
+        id: input.fileId,
+        organizationId: input.organizationId,
+        purgedAt: null,
+      })
     : null;
   if (!file) throw new NotFound(`File ${input.fileId} was not found.`);
   if (file.contentType !== 'application/pdf') {
@@ -63,7 +67,7 @@ export async function oneOffTemplate(ctx: DataContext, input: OneOffTemplateInpu
   }
   // The page sizes in the space fields are placed in, from the inspection every stored PDF passed on upload
   // (a file stored before a check existed is refused now, naming fileId).
-  const bytes = new Uint8Array(file.content);
+  const bytes = new Uint8Array(await storedFileBytes(ctx.files, file));
   const pdf = await inspectPdf(bytes, {
     maxBytes: bytes.byteLength,
     field: 'fileId',

@@ -22,7 +22,7 @@ import {
   type RecipientType,
   SIGNATURE_FIELD_TYPES,
 } from '../../domain/vocabulary.ts';
-import type { DataContext } from '../context.ts';
+import type { DataContext, FilesContext } from '../context.ts';
 import { type ErrorDetail, InvalidRequest, NotFound } from '../errors.ts';
 import { placementProblems } from './field-placement.ts';
 import {
@@ -39,12 +39,12 @@ const FIELDLESS_TYPES: readonly RecipientType[] = ['Approver', 'Viewer', 'Cc'];
 const SIGNING_TYPES: readonly string[] = SIGNATURE_FIELD_TYPES;
 
 export async function publishTemplate(
-  ctx: DataContext,
+  ctx: DataContext & FilesContext,
   actor: TemplateActor,
   templateId: string,
 ): Promise<TemplateDetail> {
   const found = await findTemplateVersion(ctx.em, actor.organizationId, templateId);
-  const pages = await pagesOf(ctx.em, found);
+  const pages = await pagesOf(ctx.em, found, ctx.files);
   const published = await ctx.em.transactional(async (tx) => {
     const versions = await lockFamily(tx, found);
     const template = versions.find((version) => version.id === found.id);
@@ -74,7 +74,7 @@ export async function publishTemplate(
     await tx.flush();
     return template;
   });
-  return templateDetail(ctx.em, published);
+  return templateDetail(ctx.em, published, ctx.files);
 }
 
 /** Every reason the version cannot be published (empty: it can). */

@@ -2,12 +2,12 @@
 // to a version: every version takes it at once, and no new version is made (envelopes have titles of their own).
 import { Template } from '../../db/entities/index.ts';
 import { RenameTemplateRequest, type TemplateDetail } from '../../domain/template-builder.ts';
-import type { DataContext } from '../context.ts';
+import type { DataContext, FilesContext } from '../context.ts';
 import { parseInput } from '../validation.ts';
 import { findTemplateVersion, type TemplateActor, templateDetail } from './template-versions.ts';
 
 export async function renameTemplate(
-  ctx: DataContext,
+  ctx: DataContext & FilesContext,
   actor: TemplateActor,
   templateId: string,
   input: unknown,
@@ -21,5 +21,5 @@ export async function renameTemplate(
     { name, updatedAt: new Date() },
   );
   await em.refresh(template);
-  return templateDetail(em, template);
+  return templateDetail(em, template, ctx.files);
 }

@@ -7,7 +7,7 @@
 // a field for every required role) may still be missing from a draft.
 import { TemplateField, TemplateRole } from '../../db/entities/index.ts';
 import { SaveTemplateDefinitionRequest, type TemplateDetail } from '../../domain/template-builder.ts';
-import type { DataContext } from '../context.ts';
+import type { DataContext, FilesContext } from '../context.ts';
 import { InvalidRequest, NotFound } from '../errors.ts';
 import { parseInput } from '../validation.ts';
 import { addTemplateRows, templateRows } from './create-template.ts';
@@ -22,14 +22,14 @@ import {
 } from './template-versions.ts';
 
 export async function saveTemplateDefinition(
-  ctx: DataContext,
+  ctx: DataContext & FilesContext,
   actor: TemplateActor,
   templateId: string,
   input: unknown,
 ): Promise<TemplateDetail> {
   const definition = parseInput(SaveTemplateDefinitionRequest, input, 'template definition');
   const found = await findTemplateVersion(ctx.em, actor.organizationId, templateId);
-  const pages = await pagesOf(ctx.em, found);
+  const pages = await pagesOf(ctx.em, found, ctx.files);
   const problems = placementProblems(definition.fields, pages).map((problem) => ({
     ...problem,
     field: `body.${problem.field}`,
@@ -77,7 +77,7 @@ export async function saveTemplateDefinition(
     await tx.flush();
     return draft;
   });
-  return templateDetail(ctx.em, edited);
+  return templateDetail(ctx.em, edited, ctx.files);
 }
 
 /** Archived by another request between the lookup and the lock: as unknown as any archived template. */

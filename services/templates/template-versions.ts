@@ -12,10 +12,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppUser, StoredFile, Team, Template, TemplateField, TemplateRole } from '../../db/entities/index.ts';
 import { UUID_PATTERN } from '../../domain/common.ts';
 import type { TemplateDetail } from '../../domain/template-builder.ts';
+import type { FileObjects } from '../../storage/file-objects.ts';
 import type { SessionPrincipal } from '../accounts/sessions.ts';
 import { Conflict, NotFound } from '../errors.ts';
 import { inspectPdf } from '../files/inspect-pdf.ts';
 import { organizationClient } from '../files/inspection-pool.ts';
+import { storedFileBytes } from '../files/stored-file-bytes.ts';
 import type { PageSize } from './create-template.ts';
 
 /** Who creates and changes templates: the signed-in user, their organization and their team. */
@@ -94,10 +96,14 @@ export function versionOutdated(template: Template, newest: Template): Conflict 
  * The size of each page as displayed, in points: measured when the PDF was inspected, or (a template made
  * before versions existed) measured now from the stored PDF and kept.
  */
-export async function pagesOf(em: EntityManager, template: Template): Promise<PageSize[]> {
+export async function pagesOf(
+  em: EntityManager,
+  template: Template,
+  files: FileObjects,
+): Promise<PageSize[]> {
   if (template.pages && template.pages.length === template.pageCount) return template.pages;
-  const file = await em.findOneOrFail(StoredFile, { id: template.fileId }, { populate: ['content'] });
-  const bytes = new Uint8Array(file.content);
+  const file = await em.findOneOrFail(StoredFile, { id: template.fileId });
+  const bytes = new Uint8Array(await storedFileBytes(files, file));
   const pdf = await inspectPdf(bytes, {
     maxBytes: bytes.byteLength,
     field: 'id',
@@ -119,13 +125,17 @@ export function roleDefinition(role: TemplateRole) {
   };
 }
 
-export async function templateDetail(em: EntityManager, template: Template): Promise<TemplateDetail> {
+export async function templateDetail(
+  em: EntityManager,
+  template: Template,
+  files: FileObjects,
+): Promise<TemplateDetail> {
   const [roles, fields, versions, file, pages, owner, team] = await Promise.all([
     em.find(TemplateRole, { templateId: template.id }, { orderBy: { position: 'asc' } }),
     em.find(TemplateField, { templateId: template.id }, { orderBy: { position: 'asc' } }),
     familyVersions(em, template),
     em.findOneOrFail(StoredFile, { id: template.fileId }),
-    pagesOf(em, template),
+    pagesOf(em, template, files),
     template.ownerUserId ? em.findOne(AppUser, { id: template.ownerUserId }) : null,
     template.teamId ? em.findOne(Team, { id: template.teamId }) : null,
   ]);

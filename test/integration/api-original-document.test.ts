@@ -8,6 +8,7 @@ import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
 import { uploadFile } from '../../services/files/upload-file.ts';
 import { type ApiHarness, type Integrator, newIntegrator, openApiHarness } from '../support/api.ts';
 import { asUser, bearer, type Caller, callAs, expectError } from '../support/app-requests.ts';
+import { storedBytes } from '../support/stored-files.ts';
 
 let harness: ApiHarness;
 let acme: Integrator;
@@ -41,8 +42,7 @@ function fromTemplate(caller: Caller, options = {}) {
 async function templateBytes(): Promise<Buffer> {
   const em = harness.ctx.orm.em.fork();
   const template = await em.findOneOrFail(Template, { id: acme.templateId });
-  const file = await em.findOneOrFail(StoredFile, { id: template.fileId }, { populate: ['content'] });
-  return Buffer.from(file.content);
+  return storedBytes(harness.ctx, template.fileId);
 }
 
 const original = (id: string, caller: Caller = reader, headers: Record<string, string> = {}) =>

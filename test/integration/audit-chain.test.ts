@@ -12,7 +12,6 @@ import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type AuditChainVerification, verifyAuditChain } from '../../db/audit-chain.ts';
-import { StoredFile } from '../../db/entities/index.ts';
 import type { TemplateDefinition } from '../../domain/template.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
 import { completeRecipient } from '../../services/envelopes/complete-recipient.ts';
@@ -24,6 +23,7 @@ import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
 import { TWO_SIGNERS } from '../support/context.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
+import { storedBytes } from '../support/stored-files.ts';
 
 const run = promisify(execFile);
 
@@ -128,8 +128,10 @@ describe('the audit chain', () => {
       'select audit_trail_file_id as file from envelope where id = ?',
       [envelopeId],
     );
-    const file = await em().findOneOrFail(StoredFile, { id: row?.file as string }, { populate: ['content'] });
-    const text = (await extractPdfText(file.content)).replace(/\s+/g, '');
+    const text = (await extractPdfText(await storedBytes(harness.ctx, row?.file as string))).replace(
+      /\s+/g,
+      '',
+    );
     const printed = /Auditchainhead\((\d+)events\)([0-9a-f]{64})/.exec(text);
     const listed = /Eventlog\((\d+)events\)/.exec(text);
     expect(printed?.[1]).toBe(listed?.[1]);

@@ -15,7 +15,6 @@ import {
   Envelope,
   SecurityEvent,
   SigningLink,
-  StoredFile,
   Template,
 } from '../../db/entities/index.ts';
 import { completeRecipient } from '../../services/envelopes/complete-recipient.ts';
@@ -29,6 +28,7 @@ import { asUser, callAs, expectError } from '../support/app-requests.ts';
 import { type SignedInAdmin, signedInAdmin } from '../support/backoffice.ts';
 import { draftTwoSignerEnvelope } from '../support/context.ts';
 import { signedInUser } from '../support/signed-in-user.ts';
+import { replaceStoredBytes } from '../support/stored-files.ts';
 
 let harness: ApiHarness;
 let administrator: SignedInAdmin;
@@ -307,13 +307,7 @@ describe('the repairs', () => {
     const template = await harness.ctx.orm.em
       .fork()
       .findOneOrFail(Template, { id: e.envelope.templateId as string });
-    const source = await harness.ctx.orm.em
-      .fork()
-      .findOneOrFail(StoredFile, { id: template.fileId }, { populate: ['content'] });
-    const original = Buffer.from(source.content);
-    await harness.ctx.orm.em
-      .fork()
-      .nativeUpdate(StoredFile, { id: source.id }, { content: Buffer.from('%PDF-1.7 broken') });
+    const restore = await replaceStoredBytes(harness.ctx, template.fileId, Buffer.from('%PDF-1.7 broken'));
     await sendEnvelope(harness.ctx, e.organizationId, e.envelopeId);
     await completeRecipient(harness.ctx, e.organizationId, e.envelopeId, e.first.id);
     await completeRecipient(harness.ctx, e.organizationId, e.envelopeId, e.second.id);
@@ -324,7 +318,7 @@ describe('the repairs', () => {
     );
 
     const path = `${BASE}/${e.envelopeId}/retry-final-pdf`;
-    await harness.ctx.orm.em.fork().nativeUpdate(StoredFile, { id: source.id }, { content: original });
+    await restore();
     const retried = await callAs(harness.app, support, 'POST', path, { reason: 'PDF fixed' });
     expect(retried).toMatchObject({ repair: 'retry-final-pdf', status: 'ProcessingFinalPdf' });
     await until(

@@ -442,6 +442,7 @@ describe('each row exactly once', () => {
     em: harness.ctx.orm.em.fork(),
     temporal: harness.ctx.temporal,
     config: testConfig(),
+    files: harness.ctx.files,
   });
 
   /** A run stored as a start stores it, without its workflow: the test drives the activity's function. */

@@ -9,7 +9,7 @@
 // downloads, the live view (a Temporal Query) and the ETag that makes polling cheap.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppUser, AuditEvent, Envelope, StoredFile, Template } from '../../db/entities/index.ts';
+import { AppUser, AuditEvent, Envelope, Template } from '../../db/entities/index.ts';
 import type { TemplateDefinition } from '../../domain/template.ts';
 import { eventActor } from '../../pdf/render-audit-trail.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
@@ -25,6 +25,7 @@ import { type ApiHarness, openApiHarness } from '../support/api.ts';
 import { asUser, callAs, expectJson } from '../support/app-requests.ts';
 import { createOrganizationWithTemplate } from '../support/context.ts';
 import { type SignedInUser, signedInUser } from '../support/signed-in-user.ts';
+import { replaceStoredBytes, storedBytes } from '../support/stored-files.ts';
 
 let harness: ApiHarness;
 let organizationId: string;
@@ -215,9 +216,7 @@ beforeAll(async () => {
     publish: true,
   });
   E.failedA = await sent(A, { title: 'Eta broken render', template: broken.id });
-  await harness.ctx.orm.em
-    .fork()
-    .nativeUpdate(StoredFile, { id: broken.fileId }, { content: Buffer.from('%PDF-1.7 broken') });
+  await replaceStoredBytes(harness.ctx, broken.fileId, Buffer.from('%PDF-1.7 broken'));
   for (const recipient of await recipientsOf(E.failedA)) {
     await completeRecipient(harness.ctx, organizationId, E.failedA, recipient.id);
   }
@@ -735,9 +734,7 @@ describe('actions through the envelope services', () => {
     const template = await harness.ctx.orm.em
       .fork()
       .findOneOrFail(Template, { id: envelope.templateId as string });
-    await harness.ctx.orm.em
-      .fork()
-      .nativeUpdate(StoredFile, { id: template.fileId }, { content: Buffer.from(await buildDemoPdf()) });
+    await replaceStoredBytes(harness.ctx, template.fileId, await buildDemoPdf());
     const retried = await callAs<Detail>(
       harness.app,
       senderA,
@@ -787,14 +784,11 @@ describe('downloads', () => {
     }
     const signed = await asUser(harness.app, member, 'GET', `/api/documents/${E.completedB}/files/final-pdf`);
     expect(signed.headers['content-disposition']).toContain('filename="Gamma NDA (signed).pdf"');
-    const stored = await harness.ctx.orm.em.fork().findOneOrFail(
-      StoredFile,
-      {
-        id: (await harness.ctx.orm.em.fork().findOneOrFail(Envelope, { id: E.completedB }))
-          .finalPdfFileId as string,
-      },
-      { populate: ['content'] },
+    const stored = await storedBytes(
+      harness.ctx,
+      (await harness.ctx.orm.em.fork().findOneOrFail(Envelope, { id: E.completedB }))
+        .finalPdfFileId as string,
     );
-    expect(Buffer.compare(signed.rawPayload, Buffer.from(stored.content))).toBe(0);
+    expect(Buffer.compare(signed.rawPayload, stored)).toBe(0);
   });
 });

@@ -28,6 +28,7 @@ import { extendEnvelope } from '../../services/envelopes/extend-envelope.ts';
 import { findEnvelope } from '../../services/envelopes/find-envelope.ts';
 import { sendEnvelope } from '../../services/envelopes/send-envelope.ts';
 import { createTemplate } from '../../services/templates/create-template.ts';
+import { readAll } from '../../storage/object-store.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { type ApiHarness, openApiHarness } from '../support/api.ts';
 import { TWO_SIGNERS } from '../support/context.ts';
@@ -227,7 +228,7 @@ describe('after signing', () => {
     });
     // Everything is kept: the final PDF still downloads.
     const kept = await envelopeDocument(harness.ctx, envelope.organizationId, envelope.id, 'final-pdf');
-    expect(Buffer.from(kept.subarray(0, 5)).toString()).toBe('%PDF-');
+    expect((await readAll(kept.content)).subarray(0, 5).toString()).toBe('%PDF-');
     await refused(act(owner, envelope.id, 'archive'), 409, 'invalid_status');
 
     const restored = await ok(owner, envelope.id, 'unarchive');
@@ -252,7 +253,7 @@ describe('after signing', () => {
     }
     // Its files stay until the retention run purges them (retention.test.ts).
     const pdf = await envelopeDocument(harness.ctx, envelope.organizationId, envelope.id, 'final-pdf');
-    expect(Buffer.from(pdf.subarray(0, 5)).toString()).toBe('%PDF-');
+    expect((await readAll(pdf.content)).subarray(0, 5).toString()).toBe('%PDF-');
 
     const all = await events(envelope.id);
     expect(all.slice(0, signing.length).map((event) => [event.sequence, event.type])).toEqual(

@@ -1,6 +1,6 @@
 // The envelope workflow on a real Temporal dev server with the real projection into PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuditEvent, StoredFile, Template } from '../../db/entities/index.ts';
+import { AuditEvent, Template } from '../../db/entities/index.ts';
 import { cancelEnvelope } from '../../services/envelopes/cancel-envelope.ts';
 import { completeRecipient } from '../../services/envelopes/complete-recipient.ts';
 import { createEnvelope } from '../../services/envelopes/create-envelope.ts';
@@ -18,6 +18,7 @@ import {
   openTestContext,
   type TestContext,
 } from '../support/context.ts';
+import { replaceStoredBytes } from '../support/stored-files.ts';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -336,13 +337,7 @@ describe('finalization', () => {
     const { organizationId, envelopeId, envelope, first, second } = await draftEnvelope();
     // A source PDF that no longer parses: rendering fails for good, without retries.
     const template = await ctx.orm.em.fork().findOneOrFail(Template, { id: envelope.templateId as string });
-    const source = await ctx.orm.em
-      .fork()
-      .findOneOrFail(StoredFile, { id: template.fileId }, { populate: ['content'] });
-    const original = Buffer.from(source.content);
-    await ctx.orm.em
-      .fork()
-      .nativeUpdate(StoredFile, { id: source.id }, { content: Buffer.from('%PDF-1.7 broken') });
+    const restore = await replaceStoredBytes(ctx, template.fileId, Buffer.from('%PDF-1.7 broken'));
 
     await sendEnvelope(ctx, organizationId, envelopeId);
     await completeRecipient(ctx, organizationId, envelopeId, first.id);
@@ -363,7 +358,7 @@ describe('finalization', () => {
       }),
     ).rejects.toThrow(/FinalPdfFailed/);
 
-    await ctx.orm.em.fork().nativeUpdate(StoredFile, { id: source.id }, { content: original });
+    await restore();
     const retried = await retryFinalization(ctx, organizationId, envelopeId);
     expect(retried.status).toBe('ProcessingFinalPdf');
     expect((await handle.result()).status).toBe('Completed');

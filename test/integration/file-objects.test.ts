@@ -262,7 +262,7 @@ async function organizationIn(orm: Orm) {
 }
 
 describe('migration 0047 (stored_file.content into the PostgreSQL store)', () => {
-  it('moves every file’s bytes into 1 MiB chunks, one object per hash, and registers them', async () => {
+  it('moves every file’s bytes into 1 MiB chunks, one object per hash, registers them, and drops the column', async () => {
     const db = await databaseAt('0046-stored-objects');
     try {
       const organizationId = await organizationIn(db.orm);
@@ -281,6 +281,10 @@ describe('migration 0047 (stored_file.content into the PostgreSQL store)', () =>
       await db.orm.migrator.up();
 
       const em = db.orm.em.fork();
+      const columns = await em.execute<{ column_name: string }[]>(
+        "select column_name from information_schema.columns where table_name = 'stored_file' and column_name = 'content'",
+      );
+      expect(columns).toEqual([]);
       const registered = await em.execute<{ key: string; location: string; size_bytes: string }[]>(
         'select key, location, size_bytes from file_object order by size_bytes',
       );

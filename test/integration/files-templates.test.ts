@@ -25,7 +25,9 @@ import { inspectPdf } from '../../services/files/inspect-pdf.ts';
 import { sanitizeFilename } from '../../services/files/upload-file.ts';
 import { createOrganization } from '../../services/organizations/create-organization.ts';
 import { createTemplate } from '../../services/templates/create-template.ts';
+import { createFileObjects } from '../../storage/create-object-store.ts';
 import { servicesOn, testConfig } from '../support/context.ts';
+import { storedBytes } from '../support/stored-files.ts';
 
 /** Small, so an oversize upload is cheap to build; the demo PDFs are a few KB. */
 const UPLOAD_MAX_BYTES = 48 * 1024;
@@ -210,9 +212,7 @@ describe('POST /api/v1/files/upload', () => {
     });
     expect(Math.abs(Date.parse(file.createdAt) - Date.now())).toBeLessThan(60_000);
 
-    const stored = await orm.em
-      .fork()
-      .findOneOrFail(StoredFile, { id: file.id }, { populate: ['content'] as never[] });
+    const stored = await orm.em.fork().findOneOrFail(StoredFile, { id: file.id });
     expect(stored).toMatchObject({
       organizationId,
       filename: 'Services agreement.pdf',
@@ -221,7 +221,11 @@ describe('POST /api/v1/files/upload', () => {
       sha256,
       pageCount: 2,
     });
-    expect(Buffer.from(stored.content).equals(Buffer.from(pdf))).toBe(true);
+    expect(
+      (await storedBytes({ orm, files: createFileObjects({ kind: 'postgres' }, orm.em) }, file.id)).equals(
+        Buffer.from(pdf),
+      ),
+    ).toBe(true);
   });
 
   it('decides by content: a PDF named .txt and sent as text/plain is accepted', async () => {

@@ -19,6 +19,7 @@ import {
 } from '../../workflows/contracts.ts';
 import type { envelopeWorkflow } from '../../workflows/envelope.ts';
 import { draftTwoSignerEnvelope, openTestContext, type TestContext } from '../support/context.ts';
+import { storedBytes } from '../support/stored-files.ts';
 
 const WORKER_SCRIPT = fileURLToPath(new URL('../support/crash-worker.ts', import.meta.url));
 const TASK_QUEUE = `envelopes-crash-${randomUUID().slice(0, 8)}`;
@@ -179,8 +180,8 @@ describe('finalization survives a worker crash', () => {
         ['final_pdf', row.finalPdfFileId],
       ]);
       for (const id of [row.finalPdfFileId, row.auditTrailFileId] as string[]) {
-        const stored = await ctx.orm.em.fork().findOneOrFail(StoredFile, { id }, { populate: ['content'] });
-        expect(findSignatures(new Uint8Array(stored.content)).map((s) => s.fieldName)).toEqual(['SigilSeal']);
+        const stored = await storedBytes(ctx, id);
+        expect(findSignatures(new Uint8Array(stored)).map((s) => s.fieldName)).toEqual(['SigilSeal']);
       }
 
       const events = await ctx.orm.em

@@ -23,6 +23,7 @@ import { storedFileLoader } from '../../db/stored-files.ts';
 import { buildDemoPdf } from '../../scripts/demo/demo-pdf.ts';
 import { completeRecipient } from '../../services/envelopes/complete-recipient.ts';
 import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
+import { createFileObjects } from '../../storage/create-object-store.ts';
 import { ensureRetentionSchedule, retentionScheduleOptions } from '../../temporal/retention-schedule.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import type { retentionWorkflow } from '../../workflows/retention.ts';
@@ -412,7 +413,11 @@ describe('the retention run, days passing under the time-skipping server', () =>
       expect(download.statusCode, download.body).toBe(404);
       expect(download.json().error.message).toContain('purged');
     }
-    const loaded = await storedFileLoader(orm.em.fork(), a.integrator.organizationId)(files.map((f) => f.id));
+    const loaded = await storedFileLoader(
+      orm.em.fork(),
+      createFileObjects({ kind: 'postgres' }, orm.em),
+      a.integrator.organizationId,
+    )(files.map((f) => f.id));
     expect(loaded.size).toBe(0);
 
     // Run again: nothing is purged twice.

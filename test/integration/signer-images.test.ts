@@ -11,6 +11,7 @@ import { inspectionPool } from '../../services/files/inspection-pool.ts';
 import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts';
 import { createTemplate } from '../../services/templates/create-template.ts';
 import { type ApiHarness, newIntegrator, openApiHarness } from '../support/api.ts';
+import { storedBytes } from '../support/stored-files.ts';
 
 let harness: ApiHarness;
 let headers: { authorization: string };
@@ -93,10 +94,7 @@ function jpegAnnouncing(width: number, height: number): Buffer {
 
 /** The pixel size in a stored PNG's header. */
 async function storedPngSize(fileId: string) {
-  const file = await harness.ctx.orm.em
-    .fork()
-    .findOneOrFail(StoredFile, { id: fileId }, { populate: ['content'] });
-  const content = Buffer.from(file.content as Uint8Array);
+  const content = await storedBytes(harness.ctx, fileId);
   return { width: content.readUInt32BE(16), height: content.readUInt32BE(20), content };
 }
 

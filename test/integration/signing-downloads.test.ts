@@ -32,6 +32,7 @@ import {
 import { testConfig } from '../support/context.ts';
 import { encodePng } from '../support/png.ts';
 import { type SmtpSink, startSmtpSink } from '../support/smtp-sink.ts';
+import { replaceStoredBytes } from '../support/stored-files.ts';
 
 const SIGNER_IP = '203.0.113.44';
 const TITLE = 'Lease agreement';
@@ -499,13 +500,7 @@ describe('the completed email', () => {
     const envelope = await completed();
     const row = await envelopeRow(envelope.id);
     const big = Buffer.alloc(COMPLETED_EMAIL_ATTACHMENT_MAX_BYTES + 1, 0x25);
-    await harness.ctx.orm.em
-      .fork()
-      .nativeUpdate(
-        StoredFile,
-        { id: row.finalPdfFileId as string },
-        { content: big, sizeBytes: big.byteLength, sha256: sha256(big) },
-      );
+    await replaceStoredBytes(harness.ctx, row.finalPdfFileId as string, big);
     await attachSetting(true);
     try {
       const before = smtp.received.length;

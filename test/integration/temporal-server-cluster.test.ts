@@ -20,6 +20,7 @@ import {
   type TemporalCluster,
 } from '../../scripts/cluster/temporal-server.ts';
 import { findEnvelope } from '../../services/envelopes/find-envelope.ts';
+import { createFileObjects } from '../../storage/create-object-store.ts';
 import { connectClient } from '../../temporal/connection.ts';
 import { createEnvelopeWorker, createWebhookWorker } from '../../temporal/worker/worker.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
@@ -83,6 +84,7 @@ beforeAll(async () => {
     },
     temporal: temporal.client,
     config: { env: 'test', publicBaseUrl: 'http://localhost:3000' },
+    files: createFileObjects({ kind: 'postgres' }, orm.em),
     close: async () => {},
   };
 

@@ -41,6 +41,7 @@ export function buildTestApp(
   return buildApp({
     config,
     orm: ctx.orm,
+    files: ctx.files,
     temporal: {
       connection: ctx.temporal.connection as Connection,
       client: ctx.temporal,

@@ -2,6 +2,7 @@
 // the data every envelope test needs through the real services.
 import { inject } from 'vitest';
 import { loadConfig } from '../../config/config.ts';
+import type { StorageConfig } from '../../config/storage.ts';
 import { createOrm, type Orm } from '../../db/orm.ts';
 import type { TemplateDefinition } from '../../domain/template.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
@@ -10,6 +11,8 @@ import { type CreateEnvelopeInput, createEnvelope } from '../../services/envelop
 import { findEnvelope } from '../../services/envelopes/find-envelope.ts';
 import { createOrganization } from '../../services/organizations/create-organization.ts';
 import { createTemplate } from '../../services/templates/create-template.ts';
+import { createFileObjects } from '../../storage/create-object-store.ts';
+import type { FileObjects } from '../../storage/file-objects.ts';
 import { connectClient } from '../../temporal/connection.ts';
 
 /**
@@ -38,8 +41,10 @@ export interface TestContext extends ServiceContext {
   close(): Promise<void>;
 }
 
-export async function openTestContext(): Promise<TestContext> {
+/** `storage`: where new files' bytes go (default PostgreSQL, as `npm start`). */
+export async function openTestContext(options: { storage?: StorageConfig } = {}): Promise<TestContext> {
   const orm = await createOrm({ databaseUrl: inject('databaseUrl'), poolMax: 4 });
+  const files = createFileObjects(options.storage ?? { kind: 'postgres' }, orm.em);
   const temporal = await connectClient({
     address: inject('temporalAddress'),
     namespace: inject('namespace'),
@@ -51,8 +56,10 @@ export async function openTestContext(): Promise<TestContext> {
     },
     temporal: temporal.client,
     config: { env: 'test', publicBaseUrl: 'http://localhost:3000' },
+    files,
     close: async () => {
       await temporal.close();
+      files.close();
       await orm.close();
     },
   };
@@ -60,7 +67,7 @@ export async function openTestContext(): Promise<TestContext> {
 
 /** A new organization (so tests never see each other's data) with a published template. */
 export async function createOrganizationWithTemplate(
-  ctx: Pick<ServiceContext, 'em'>,
+  ctx: Pick<ServiceContext, 'em' | 'files'>,
   definition: TemplateDefinition = DEMO_TEMPLATE_DEFINITION as unknown as TemplateDefinition,
 ) {
   const organization = await createOrganization(ctx, {
@@ -99,7 +106,7 @@ export const TWO_SIGNERS = [
 
 /** A Draft envelope from a new organization's demo template, with the Client and Provider as signers 1 and 2. */
 export async function draftTwoSignerEnvelope(
-  ctx: Pick<ServiceContext, 'em'>,
+  ctx: Pick<ServiceContext, 'em' | 'files'>,
   options: Partial<Omit<CreateEnvelopeInput, 'organizationId' | 'templateId'>> = {},
 ) {
   const { organization, template } = await createOrganizationWithTemplate(ctx);
@@ -123,8 +130,12 @@ export async function draftTwoSignerEnvelope(
 export function servicesOn<T extends object = Record<never, never>>(
   orm: Orm,
   extra?: T,
-): T & { em: Orm['em'] } {
-  const context = { ...(extra ?? {}) } as T & { em: Orm['em'] };
+): T & { em: Orm['em']; files: FileObjects } {
+  // Stored files' bytes on this ORM's database, in its PostgreSQL store.
+  const context = { files: createFileObjects({ kind: 'postgres' }, orm.em), ...(extra ?? {}) } as T & {
+    em: Orm['em'];
+    files: FileObjects;
+  };
   Object.defineProperty(context, 'em', { get: () => orm.em.fork(), enumerable: true });
   return context;
 }

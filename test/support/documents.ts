@@ -3,7 +3,7 @@
 // a Completed one (its final PDF and audit trail exist) with a ManualLink recipient, and envelopes in the states
 // an action needs (a Draft to send, sent ones to remind, extend and cancel, a FinalPdfFailed one to retry).
 
-import { StoredFile, Template } from '../../db/entities/index.ts';
+import { Template } from '../../db/entities/index.ts';
 import type { TemplateDefinition } from '../../domain/template.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
 import { completeRecipient } from '../../services/envelopes/complete-recipient.ts';
@@ -13,6 +13,7 @@ import { sendEnvelope } from '../../services/envelopes/send-envelope.ts';
 import { createTemplate } from '../../services/templates/create-template.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { type TestContext, TWO_SIGNERS } from './context.ts';
+import { replaceStoredBytes } from './stored-files.ts';
 
 export interface DocumentFixture {
   id: string;
@@ -77,9 +78,7 @@ export async function failedDocument(
   const fixture = await documentFixture(ctx, organizationId, templateId, { ...options, send: true });
   const em = ctx.orm.em.fork();
   const { fileId: template } = await em.findOneOrFail(Template, { id: templateId });
-  const source = await em.findOneOrFail(StoredFile, { id: template }, { populate: ['content'] });
-  const original = Buffer.from(source.content);
-  await em.nativeUpdate(StoredFile, { id: template }, { content: Buffer.from('%PDF-1.7 broken') });
+  const restore = await replaceStoredBytes(ctx, template, Buffer.from('%PDF-1.7 broken'));
   for (const recipientId of fixture.recipientIds) {
     await completeRecipient(ctx, organizationId, fixture.id, recipientId);
   }
@@ -88,7 +87,7 @@ export async function failedDocument(
     if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 100));
     status = (await findEnvelope(ctx, organizationId, fixture.id)).envelope.status;
   }
-  await ctx.orm.em.fork().nativeUpdate(StoredFile, { id: template }, { content: original });
+  await restore();
   if (status !== 'FinalPdfFailed') throw new Error(`envelope ${fixture.id} is ${status}, not FinalPdfFailed`);
   return fixture;
 }

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { createOrm, migrateToLatest } from '../../db/orm.ts';
+import { createFileObjects } from '../../storage/create-object-store.ts';
 import { connectClient } from '../../temporal/connection.ts';
 import { type ApiHarness, buildTestApp } from './api.ts';
 import { testConfig } from './context.ts';
@@ -43,6 +44,7 @@ export async function openIsolatedHarness(
     },
     temporal: temporal.client,
     config: { env: 'test' as const, publicBaseUrl: 'http://localhost:3000' },
+    files: createFileObjects({ kind: 'postgres' }, orm.em),
     close: async () => {
       await temporal.close();
       await orm.close();

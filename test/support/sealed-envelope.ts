@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
-import { Envelope, StoredFile } from '../../db/entities/index.ts';
+import { Envelope } from '../../db/entities/index.ts';
 import type { VerificationResult } from '../../domain/secure-signature.ts';
 import type { TemplateDefinition } from '../../domain/template.ts';
 import { buildDemoPdf, DEMO_TEMPLATE_DEFINITION } from '../../scripts/demo/demo-pdf.ts';
@@ -15,6 +15,7 @@ import { sendEnvelope } from '../../services/envelopes/send-envelope.ts';
 import { createTemplate } from '../../services/templates/create-template.ts';
 import { envelopeWorkflowId } from '../../workflows/contracts.ts';
 import { type TestContext, TWO_SIGNERS } from './context.ts';
+import { storedBytes } from './stored-files.ts';
 
 export interface SealedEnvelope {
   envelopeId: string;
@@ -59,10 +60,9 @@ export async function storedArtifacts(
   const row = await em.findOneOrFail(Envelope, { id: envelopeId });
   if (!row.finalPdfFileId || !row.auditTrailFileId)
     throw new Error(`envelope ${envelopeId} has no final PDF`);
-  const file = (id: string) => em.findOneOrFail(StoredFile, { id }, { populate: ['content'] });
   return {
-    finalPdf: new Uint8Array((await file(row.finalPdfFileId)).content),
-    auditTrail: new Uint8Array((await file(row.auditTrailFileId)).content),
+    finalPdf: new Uint8Array(await storedBytes(ctx, row.finalPdfFileId)),
+    auditTrail: new Uint8Array(await storedBytes(ctx, row.auditTrailFileId)),
   };
 }
 

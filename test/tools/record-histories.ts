@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { insertBulkSend } from '../../db/bulk-sends.ts';
-import { AuditEvent, StoredFile, Template } from '../../db/entities/index.ts';
+import { AuditEvent, Template } from '../../db/entities/index.ts';
 import { cancelEnvelope } from '../../services/envelopes/cancel-envelope.ts';
 import { completeRecipient } from '../../services/envelopes/complete-recipient.ts';
 import { createEnvelope } from '../../services/envelopes/create-envelope.ts';
@@ -25,6 +25,7 @@ import { issueSigningLinks } from '../../services/signing/issue-signing-links.ts
 import { viewSigningLink } from '../../services/signing/view-signing-link.ts';
 import { createWebhookEndpoint } from '../../services/webhooks/create-webhook-endpoint.ts';
 import { sendTestDelivery } from '../../services/webhooks/send-test-delivery.ts';
+import { createFileObjects } from '../../storage/create-object-store.ts';
 import { startBulkSendWorkflow } from '../../temporal/bulk-sends.ts';
 import { bulkSendWorkflowId, cancelBulkSendSignal } from '../../workflows/bulk-send-contracts.ts';
 import {
@@ -40,6 +41,7 @@ import {
   TWO_SIGNERS,
 } from '../support/context.ts';
 import { startTestInfrastructure } from '../support/infrastructure.ts';
+import { replaceStoredBytes } from '../support/stored-files.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
 const OUTPUT = new URL('../fixtures/histories/', import.meta.url);
@@ -162,13 +164,11 @@ try {
   const template = await infrastructure.orm.em
     .fork()
     .findOneOrFail(Template, { id: failing.envelope.templateId as string });
-  const source = await infrastructure.orm.em
-    .fork()
-    .findOneOrFail(StoredFile, { id: template.fileId }, { populate: ['content'] });
-  const original = Buffer.from(source.content);
-  await infrastructure.orm.em
-    .fork()
-    .nativeUpdate(StoredFile, { id: source.id }, { content: Buffer.from('%PDF-1.7 broken') });
+  const restore = await replaceStoredBytes(
+    { orm: infrastructure.orm, files: createFileObjects({ kind: 'postgres' }, infrastructure.orm.em) },
+    template.fileId,
+    Buffer.from('%PDF-1.7 broken'),
+  );
   await sendEnvelope(ctx, failing.organizationId, failing.envelopeId);
   await completeRecipient(ctx, failing.organizationId, failing.envelopeId, failing.first.id);
   await completeRecipient(ctx, failing.organizationId, failing.envelopeId, failing.second.id);
@@ -177,7 +177,7 @@ try {
   ) {
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  await infrastructure.orm.em.fork().nativeUpdate(StoredFile, { id: source.id }, { content: original });
+  await restore();
   await retryFinalization(ctx, failing.organizationId, failing.envelopeId);
   await save('final-pdf-failed-retried', failing.envelopeId);
 

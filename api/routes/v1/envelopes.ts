@@ -391,7 +391,7 @@ export const envelopesRoutes: V1Routes = async (app) => {
         },
       },
       async (request, reply) => {
-        const bytes = await envelopesFor(request).document(
+        const pdf = await envelopesFor(request).document(
           principalOf(request).organizationId,
           request.params.id,
           document,
@@ -399,9 +399,11 @@ export const envelopesRoutes: V1Routes = async (app) => {
         return (
           reply
             .header('Content-Type', 'application/pdf')
+            .header('Content-Length', pdf.sizeBytes)
             .header('Content-Disposition', `attachment; filename="${request.params.id}-${file}.pdf"`)
-            // A Buffer goes out as it is (no serializer); the schema above documents it as binary.
-            .send(Buffer.from(bytes) as unknown as string)
+            // The bytes stream from object storage through the SHA-256 check, never as a redirect to the store
+            // (a mismatch cuts the answer off); the schema above documents them as binary.
+            .send(pdf.content as unknown as string)
         );
       },
     );
@@ -426,14 +428,15 @@ export const envelopesRoutes: V1Routes = async (app) => {
       },
     },
     async (request, reply) => {
-      const bytes = await envelopesFor(request).original(
+      const pdf = await envelopesFor(request).original(
         principalOf(request).organizationId,
         request.params.id,
       );
       return reply
         .header('Content-Type', 'application/pdf')
+        .header('Content-Length', pdf.sizeBytes)
         .header('Content-Disposition', `attachment; filename="${request.params.id}-original.pdf"`)
-        .send(Buffer.from(bytes) as unknown as string);
+        .send(pdf.content as unknown as string);
     },
   );
 };
