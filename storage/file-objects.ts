@@ -5,7 +5,7 @@
 // that references the key; a get reads the bytes from their registered location, verified by SHA-256.
 //
 // The protocol keeps concurrent puts safe against the orphan sweep and `sigil storage migrate` (issue 36,
-// docs/architecture.md "Object storage"): the sweep deletes an object only while holding its registry row
+// docs/deployment.md "Object storage"): the sweep deletes an object only while holding its registry row
 // `for update` and seeing it untouched for the grace period, deleting the bytes before the row; the migration
 // copies the bytes to the target store before it moves the row's location, and deletes the source copy after.
 // So a put that finds it INSERTED the registry row (the sweep may just have removed the object) checks that the
@@ -48,7 +48,7 @@ export class ObjectLocationUnavailableError extends Error {
   readonly location: ObjectLocation;
   constructor(location: ObjectLocation) {
     super(
-      `Object storage "${location}" is not configured in this process (set STORAGE=s3 and the S3_* variables: ` +
+      `Object storage "${location}" is not configured in this process (set S3_BUCKET and the other S3_* variables: ` +
         'docs/deployment.md "Object storage").',
     );
     this.name = 'ObjectLocationUnavailableError';

@@ -1,4 +1,4 @@
-// Stored files' bytes through the storage port (issue 36, docs/architecture.md "Object storage"):
+// Stored files' bytes through the storage port (issue 36, docs/deployment.md "Object storage"):
 //   - `file_object`, the registry of objects: key (SHA-256 hex), location ('postgres' or 's3'), size, and when a
 //     put last touched it (the orphan sweep's grace period counts from there; storage/file-objects.ts).
 //   - every `stored_file`'s bytes move into the PostgreSQL store (`stored_object` and 1 MiB `stored_object_chunk`
