@@ -92,7 +92,8 @@ describe('workflow tasks read from a history', () => {
         workflowTaskCompletedEventAttributes: { startedEventId: 9 },
       },
     ];
-    expect(tallyWorkflowTasks(events)).toEqual({
+    // Made by hand: durations' seconds as numbers where the generated types say Long.
+    expect(tallyWorkflowTasks(events as unknown as proto.temporal.api.history.v1.IHistoryEvent[])).toEqual({
       durations: [42, 1_240],
       startToCloseTimeouts: 1,
       scheduleToStartTimeouts: 1,
