@@ -464,13 +464,20 @@ async function storedSignatureSize(
 ): Promise<{ storedWidth: number; storedHeight: number } | undefined> {
   const orm = await createOrm({ databaseUrl });
   try {
-    const [row] = await orm.em.getConnection().execute<{ content: Buffer }[]>(
-      `select f.content from envelope_field_value v join stored_file f on f.id = (v.value->>'fileId')::uuid
+    const [row] = await orm.em.getConnection().execute<{ sha256: string }[]>(
+      `select f.sha256 from envelope_field_value v join stored_file f on f.id = (v.value->>'fileId')::uuid
         where v.envelope_id = ? and v.field_id = ?`,
       [link.envelopeId, link.signatureFieldId],
     );
     if (!row) return undefined;
-    return { storedWidth: row.content.readUInt32BE(16), storedHeight: row.content.readUInt32BE(20) };
+    // The bytes through the storage port, wherever the API stored them (STORAGE).
+    const files = createFileObjects(loadConfig().storage, orm.em);
+    try {
+      const content = await files.readAll(row.sha256);
+      return { storedWidth: content.readUInt32BE(16), storedHeight: content.readUInt32BE(20) };
+    } finally {
+      files.close();
+    }
   } finally {
     await orm.close();
   }

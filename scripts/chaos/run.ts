@@ -656,15 +656,23 @@ export async function observe(
   };
 }
 
-/** Every stored file of the stack (the run's organization is the only one), its bytes read in PostgreSQL. */
+/**
+ * Every stored file of the stack (the run's organization is the only one), its bytes read in PostgreSQL's object
+ * store (its chunks, in order, by the file's key; a file whose object is missing there reads as not intact).
+ */
 async function storedFilesInPostgres(pool: pg.Pool): Promise<Observation['files']> {
   return (
     await query<{ id: string; content_type: string; is_pdf: boolean; intact: boolean; template: boolean }>(
       pool,
-      `select f.id, f.content_type, substring(f.content from 1 for 5) = '\\x255044462d'::bytea as is_pdf,
-              encode(sha256(f.content), 'hex') = f.sha256 as intact,
+      `select f.id, f.content_type,
+              coalesce(substring(b.bytes from 1 for 5) = '\\x255044462d'::bytea, false) as is_pdf,
+              coalesce(encode(sha256(b.bytes), 'hex') = f.sha256, false) as intact,
               exists (select 1 from template t where t.file_id = f.id) as template
-         from stored_file f`,
+         from stored_file f
+         left join lateral (
+           select string_agg(c.data, ''::bytea order by c.seq) as bytes
+             from stored_object o join stored_object_chunk c on c.object_id = o.object_id
+            where o.key = f.sha256) b on true`,
     )
   ).map((row) => ({
     id: row.id,
