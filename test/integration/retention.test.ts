@@ -238,8 +238,12 @@ async function filesOf(id: string) {
     .fork()
     .getConnection()
     .execute<{ id: string; bytes: number; purged_at: string | null; size_bytes: number; sha256: string }[]>(
-      `select id, octet_length(content) as bytes, purged_at, size_bytes, sha256 from stored_file
-        where id = any(?::uuid[]) order by id`,
+      // The bytes a reader gets: the registered object's while the file is not purged (readers treat a purged
+      // file as absent; its unreferenced object is the orphan sweep's), none after.
+      `select f.id, case when f.purged_at is null then coalesce(o.size_bytes, 0) else 0 end as bytes, f.purged_at,
+              f.size_bytes, f.sha256
+         from stored_file f left join file_object o on o.key = f.sha256
+        where f.id = any(?::uuid[]) order by f.id`,
       [`{${ids.join(',')}}`],
     );
   return rows.map((file) => ({ ...file, bytes: Number(file.bytes) }));
