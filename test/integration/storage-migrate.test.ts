@@ -100,17 +100,11 @@ function migrate(to: string, env = cliEnv()): Run {
 /** A stored file's row referencing `key`, as an upload writes one. */
 async function fileRow(key: string, size: number, purged = false): Promise<void> {
   const id = randomUUID();
-  // TEMPORARY until migration 0047 drops stored_file.content (issue 36, part A's next commit).
-  const [legacy] = await orm.em
-    .fork()
-    .execute(
-      "select 1 from information_schema.columns where table_name = 'stored_file' and column_name = 'content'",
-    );
   await orm.em
     .fork()
     .execute(
-      `insert into stored_file (id, organization_id, filename, content_type, size_bytes, sha256, purged_at${legacy ? ', content' : ''}) ` +
-        `values (?, ?, ?, ?, ?, ?, ?${legacy ? ", ''::bytea" : ''})`,
+      'insert into stored_file (id, organization_id, filename, content_type, size_bytes, sha256, purged_at) ' +
+        'values (?, ?, ?, ?, ?, ?, ?)',
       [id, organizationId, `${id}.bin`, 'application/octet-stream', size, key, purged ? new Date() : null],
     );
 }
