@@ -373,7 +373,11 @@ function sendImage(reply: FastifyReply, image: ImageAnswer) {
     .header('x-content-type-options', 'nosniff')
     .header('cache-control', image.cacheControl)
     .header('vary', 'Cookie')
-    .send(Buffer.from(image.content.buffer, image.content.byteOffset, image.content.byteLength));
+    .send(
+      image.content instanceof Readable
+        ? image.content
+        : Buffer.from(image.content.buffer, image.content.byteOffset, image.content.byteLength),
+    );
 }
 
 /**

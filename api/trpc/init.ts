@@ -149,8 +149,12 @@ export interface ImageResponse {
 export const ImageAnswer = z
   .object({
     contentType: z.string(),
+    // In memory, or streamed from object storage (a template's PDF), checked by SHA-256 as it flows.
     content: z
-      .custom<Uint8Array>((value) => value instanceof Uint8Array, 'the image’s bytes')
+      .custom<Uint8Array | Readable>(
+        (value) => value instanceof Uint8Array || value instanceof Readable,
+        'the image’s bytes',
+      )
       .meta({ override: { type: 'string', format: 'binary' } } as never),
     /** `private, …`: the image belongs to the signed-in user. */
     cacheControl: z.string(),

@@ -4,7 +4,7 @@
 import { StoredFile } from '../../db/entities/index.ts';
 import type { TemplateDetail } from '../../domain/template-builder.ts';
 import type { DataContext, FilesContext } from '../context.ts';
-import { storedFileBytes } from '../files/stored-file-bytes.ts';
+import { storedFileStream } from '../files/stored-file-bytes.ts';
 import { findTemplateVersion, templateDetail } from './template-versions.ts';
 
 export async function getAppTemplate(
@@ -26,7 +26,8 @@ export async function templatePdf(
   const file = await ctx.em.findOneOrFail(StoredFile, { id: template.fileId });
   return {
     contentType: 'application/pdf',
-    content: new Uint8Array(await storedFileBytes(ctx.files, file)),
+    // Streamed from object storage, checked by SHA-256 as it flows (never gathered whole).
+    content: await storedFileStream(ctx.files, file),
     cacheControl: 'private, max-age=3600',
   };
 }
