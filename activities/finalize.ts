@@ -184,11 +184,13 @@ export function createFinalizeActivities(deps: {
       );
       const language = documentLanguage(organization.defaultLanguage);
 
+      // Read before rendering, outside its try: a store or database that is away is retried, not a broken PDF.
+      const basePdf = await bytesOf(source.sha256);
       let finalPdf: Uint8Array;
       let auditTrail: Uint8Array;
       try {
         finalPdf = await renderFinalPdf({
-          basePdf: await bytesOf(source.sha256),
+          basePdf,
           envelopeId: envelope.id,
           completedAt,
           fields: placedFields(fields, drawn),

@@ -3,26 +3,32 @@
 // template's PDF, the final PDF and the audit trail as objects in the bucket (listed with @aws-sdk/client-s3, each
 // hashing to its key); GET /api/v1/envelopes/{id}/documents/final-pdf answers 200 application/pdf with the bytes,
 // never a redirect to the store; and an object whose bytes were overwritten in the bucket is refused — the answer
-// is cut off, the corrupt bytes never arrive as the file.
+// is cut off, the corrupt bytes never arrive as the file. Finalization retries a read the store could not answer
+// (only corrupt bytes fail it for good).
 import { createHash, randomBytes } from 'node:crypto';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Client, type Connection } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { msToTs } from '@temporalio/common/lib/time.js';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger, NativeConnection, type Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createFinalizeActivities } from '../../activities/finalize.ts';
 import { createActivities, finalizeSealingSettings } from '../../activities/index.ts';
 import { webhookDeliverySettings } from '../../activities/webhooks.ts';
 import { buildApp } from '../../api/app.ts';
 import { Envelope, StoredFile, Template } from '../../db/entities/index.ts';
 import { completeRecipient } from '../../services/envelopes/complete-recipient.ts';
 import { findEnvelope } from '../../services/envelopes/find-envelope.ts';
+import type { FileObjects } from '../../storage/file-objects.ts';
+import { ObjectIntegrityError } from '../../storage/object-store.ts';
 import { ensureSearchAttributes } from '../../temporal/search-attributes.ts';
 import { createEnvelopeWorker } from '../../temporal/worker/worker.ts';
 import { type Integrator, listenLocally, newIntegrator } from '../support/api.ts';
 import { bearer, callAs } from '../support/app-requests.ts';
-import { openTestContext, type TestContext, testConfig } from '../support/context.ts';
+import { draftTwoSignerEnvelope, openTestContext, type TestContext, testConfig } from '../support/context.ts';
 import { installQuietRuntime } from '../support/infrastructure.ts';
 import { type RunningSeaweedfs, startSeaweedfs } from '../support/seaweedfs.ts';
 
@@ -220,5 +226,47 @@ describe('the envelope lifecycle with STORAGE=s3', () => {
     } else {
       expect(refused.error).toBeInstanceOf(Error);
     }
+  });
+});
+
+describe('finalization when the store is away', () => {
+  it('retries a read of the source PDF that failed for want of the store; a corrupt source fails for good', async () => {
+    const config = testConfig();
+    const { envelope } = await draftTwoSignerEnvelope(ctx);
+    const request = {
+      envelopeId: envelope.id,
+      organizationId: envelope.organizationId,
+      completedAt: new Date().toISOString(),
+    };
+    const away = Object.assign(Object.create(ctx.files) as FileObjects, {
+      readAll: async () => {
+        throw new Error('connect ECONNREFUSED 127.0.0.1:8333');
+      },
+    });
+    const run = (files: FileObjects) =>
+      new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') }).run(
+        createFinalizeActivities({ orm: ctx.orm, sealing: finalizeSealingSettings(config), files })
+          .finalizeEnvelope,
+        request,
+      );
+    const failure = await run(away).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    // A plain error: Temporal retries it. Before, it became a non-retryable PdfRenderError (FinalPdfFailed).
+    expect(failure).toBeInstanceOf(Error);
+    expect(failure).not.toBeInstanceOf(ApplicationFailure);
+
+    const corrupt = Object.assign(Object.create(ctx.files) as FileObjects, {
+      readAll: async (key: string) => {
+        throw new ObjectIntegrityError(key, 'its bytes hash to something else');
+      },
+    });
+    const refused = await run(corrupt).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(ApplicationFailure);
+    expect((refused as ApplicationFailure).nonRetryable).toBe(true);
   });
 });
