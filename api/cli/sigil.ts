@@ -567,7 +567,10 @@ async function main(argv: string[]): Promise<number> {
   const connectFiles = async () => {
     await connectDatabase();
     if (!orm) throw new Error('unreachable: the database is connected');
-    files ??= (await import('../../storage/create-object-store.ts')).createFileObjects(config.storage, orm.em);
+    files ??= (await import('../../storage/create-object-store.ts')).createFileObjects(
+      config.storage,
+      orm.em,
+    );
     return files;
   };
   const runtime: Runtime = {
