@@ -198,9 +198,9 @@ describe('FileObjects', () => {
     expect(await files('postgres').location(missing)).toBeUndefined();
 
     const postgresOnly = new FileObjects({ em: ctx.orm.em, stores: { postgres }, writeTo: 'postgres' });
-    expect(() => postgresOnly.store('s3')).toThrow(/STORAGE=s3/);
+    expect(() => postgresOnly.store('s3')).toThrow(/not configured/);
     expect(() => new FileObjects({ em: ctx.orm.em, stores: { postgres }, writeTo: 's3' })).toThrow(
-      /STORAGE=s3/,
+      /not configured/,
     );
     const { key } = await files('s3').put(randomBytes(5000));
     await expect(postgresOnly.get(key)).rejects.toThrow(/not configured/);

@@ -378,6 +378,11 @@ describe('Twilio status callbacks', () => {
       request(envelope, { kind: 'invitation', recipientId: envelope.sms.id }),
     );
     const row = await harness.ctx.orm.em.fork().findOneOrFail(Notification, { id: result.notificationId });
+    // The envelope's workflow sends its own invitations meanwhile: wait until both recipients have theirs, so
+    // a test comparing the envelope's state before and after a callback sees only the callback's effect.
+    await expect
+      .poll(async () => Object.values((await stateOf(envelope.envelopeId)).recipients), { timeout: 30_000 })
+      .toEqual(['InvitationSent', 'InvitationSent']);
     const path = `/api/callbacks/twilio/status/${row.id}`;
     return { envelope, row, path, sid: row.providerMessageId as string };
   }

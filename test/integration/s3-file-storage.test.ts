@@ -176,19 +176,27 @@ describe('the envelope lifecycle with STORAGE=s3', () => {
         em.findOneOrFail(StoredFile, { id: id as string }),
       ),
     );
+    // The template's PDF is the demo PDF every test file uploads: in the suite's shared database its bytes may be
+    // registered in PostgreSQL already, and a put of bytes already stored leaves them where they are (content
+    // addressing). The final PDF and the audit trail are this envelope's own bytes: new, so written to S3.
     const keys = await bucketKeys();
+    const locationOf = async (key: string) =>
+      (await em.execute<{ location: string }[]>('select location from file_object where key = ?', [key]))[0]
+        ?.location;
     for (const file of [source, finalPdf, auditTrail]) {
-      expect(keys).toContain(file?.sha256);
-      const bytes = await bucketBytes(file?.sha256 as string);
-      expect(sha256(bytes)).toBe(file?.sha256);
-      expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
+      const key = file?.sha256 as string;
+      const location = await locationOf(key);
+      if (file !== source) expect(location).toBe('s3');
+      if (location === 's3') {
+        expect(keys).toContain(key);
+        const bytes = await bucketBytes(key);
+        expect(sha256(bytes)).toBe(key);
+        expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
+      } else {
+        expect(location).toBe('postgres');
+        expect(sha256(await ctx.files.readAll(key))).toBe(key);
+      }
     }
-    const registered = await em.execute<{ key: string; location: string }[]>(
-      'select key, location from file_object where key in (?, ?, ?)',
-      [source?.sha256, finalPdf?.sha256, auditTrail?.sha256],
-    );
-    expect(new Set(registered.map((row) => row.location))).toEqual(new Set(['s3']));
-    expect(registered).toHaveLength(3);
 
     const token = await acme.token(['envelopes.read']);
     const download = () =>

@@ -227,8 +227,9 @@ describe('storeSignerValue', () => {
       contentType: 'application/pdf',
       sizeBytes: pdf.length,
       sha256,
-      content: pdf,
     });
+    // The bytes are not the row's: the caller puts them through the storage port first (save-signer-fields.ts).
+    expect(created[0]).not.toHaveProperty('content');
   });
 
   it('stores a signature as a PNG with the typed name, and passes plain values through', () => {
