@@ -16,6 +16,7 @@ import pg from 'pg';
 import { describeExit, indent, runCommand } from '../../provisioning/shared.ts';
 import type { TemporalServerFiles } from '../../provisioning/temporal-server.ts';
 import { ensureSearchAttributes } from '../../temporal/search-attributes.ts';
+import { searchAttributes } from '../../workflows/contracts.ts';
 
 export const TEMPORAL_SERVICES = ['frontend', 'history', 'matching', 'worker'] as const;
 export type TemporalService = (typeof TEMPORAL_SERVICES)[number];
@@ -461,6 +462,13 @@ export async function startTemporalCluster(options: StartTemporalClusterOptions)
           taskQueue: PROBE_TASK_QUEUE,
           workflowId: `sigil-cluster-probe-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`,
           args: [],
+          // With Sigil's search attributes, as an envelope starts: the frontend's namespace cache learns
+          // attributes added just now only at its next refresh (about 10 s), and until then refuses a start
+          // that sets them ("no mapping defined for search attribute"), which made a first envelope fail.
+          typedSearchAttributes: Object.values(searchAttributes).map((key) => ({
+            key,
+            value: 'cluster-probe',
+          })),
         });
         await handle.terminate('probe');
         return Date.now() - started;
