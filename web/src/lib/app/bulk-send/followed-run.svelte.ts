@@ -65,20 +65,27 @@ export class FollowedRun {
     this.#poller = undefined;
   }
 
-  /** The run first, then its rows: rows read after a run that has ended are its final ones. */
+  /**
+   * The run first, then its rows: rows read after a run that has ended are its final ones. Both are shown
+   * together, so the page never says the run has ended beside rows read while it ran.
+   */
   async refresh(signal?: AbortSignal): Promise<void> {
-    this.show(await appClient.bulkSends.get.query({ id: this.run.id }, signal ? { signal } : undefined));
-    await this.readRows(signal);
+    const run = await appClient.bulkSends.get.query({ id: this.run.id }, signal ? { signal } : undefined);
+    const rows = await this.#readRows(signal);
+    this.show(run);
+    if (rows) this.#rowsShown(rows);
   }
 
   /** Another page of rows, or the rows of another status (the first page). */
   async showRows(changes: { offset?: number; status?: BulkSendRowStatus | '' }): Promise<void> {
     if (changes.status !== undefined) this.status = changes.status;
     this.offset = changes.offset ?? 0;
-    await this.readRows();
+    const rows = await this.#readRows();
+    if (rows) this.#rowsShown(rows);
   }
 
-  async readRows(signal?: AbortSignal): Promise<void> {
+  /** The rows shown now, or nothing when another read began meanwhile (another page, filter). */
+  async #readRows(signal?: AbortSignal): Promise<RowsPage | undefined> {
     this.#rowsRead += 1;
     const read = this.#rowsRead;
     const answer = await appClient.bulkSends.rows.query(
@@ -90,7 +97,7 @@ export class FollowedRun {
       },
       signal ? { signal } : undefined,
     );
-    if (read === this.#rowsRead) this.#rowsShown(answer);
+    return read === this.#rowsRead ? answer : undefined;
   }
 
   #rowsShown(page: RowsPage): void {
