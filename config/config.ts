@@ -80,6 +80,8 @@ const schema = z.object({
       .min(0, 'must be a whole number from 0')
       .optional(),
   ),
+  // Where workers keep the bundled workflow code, one file per version of it (unset: <SIGIL_CACHE_DIR>/workflow-bundles).
+  WORKFLOW_BUNDLE_DIR: optionalText,
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(1).max(600).default(20),
   TRUSTED_PROXIES: commaList(
     (entry) => isIpOrCidr(entry),
@@ -335,6 +337,8 @@ export interface Config {
     requestTimeoutMs: number;
     /** WORKER_MAX_CACHED_WORKFLOWS, or undefined: the SDK's default. */
     workerMaxCachedWorkflows: number | undefined;
+    /** WORKFLOW_BUNDLE_DIR: where workers keep the bundled workflow code (temporal/worker/workflow-bundle.ts). */
+    workflowBundleDir: string;
   };
   shutdownGraceMs: number;
   api: {
@@ -499,6 +503,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       testServerPath: v.TEMPORAL_TEST_SERVER_PATH,
       requestTimeoutMs: v.TEMPORAL_REQUEST_TIMEOUT_MS,
       workerMaxCachedWorkflows: v.WORKER_MAX_CACHED_WORKFLOWS,
+      workflowBundleDir: resolve(
+        v.WORKFLOW_BUNDLE_DIR ??
+          join(v.SIGIL_CACHE_DIR ?? join(homedir(), '.cache', 'sigil'), 'workflow-bundles'),
+      ),
     },
     shutdownGraceMs: v.SHUTDOWN_GRACE_SECONDS * 1000,
     api: {

@@ -1,12 +1,6 @@
 // Entry point of the worker process (`npm run worker`): runs envelope workflows, webhook deliveries and
 // their activities against an existing PostgreSQL and Temporal. Start as many as the load needs.
-import {
-  bundleWorkflowCode,
-  DefaultLogger,
-  type LogLevel,
-  NativeConnection,
-  Runtime,
-} from '@temporalio/worker';
+import { DefaultLogger, type LogLevel, NativeConnection, Runtime } from '@temporalio/worker';
 import { loadFinalizationSeal } from '../../activities/finalize.ts';
 import { createActivities, finalizeSealingSettings } from '../../activities/index.ts';
 import { webhookDeliverySettings } from '../../activities/webhooks.ts';
@@ -24,6 +18,7 @@ import { ensureRetentionSchedule } from '../retention-schedule.ts';
 import { ensureSearchAttributes } from '../search-attributes.ts';
 import { RESUME_AFTER_MS, resumePendingWebhookDeliveries } from '../webhook-deliveries.ts';
 import { createEnvelopeWorker, createWebhookWorker, WORKFLOWS_PATH } from './worker.ts';
+import { loadWorkflowBundle } from './workflow-bundle.ts';
 
 const config = loadConfigOrExit();
 const logger = createLogger(config, 'sigil-worker');
@@ -114,11 +109,22 @@ try {
     files: createFileObjects(config.storage, orm.em),
   });
   // One bundle for both workers: the envelope worker (task queue `envelopes`) and the webhook worker
-  // (`webhooks`).
-  const workflowBundle = await bundleWorkflowCode({
+  // (`webhooks`), made once per version of the workflow code and kept in the cache (workflow-bundle.ts).
+  const loaded = await loadWorkflowBundle({
     workflowsPath: WORKFLOWS_PATH,
+    cacheDir: config.temporal.workflowBundleDir,
     logger: Runtime.instance().logger,
   });
+  logger.info(
+    {
+      key: loaded.key,
+      source: loaded.source,
+      ms: loaded.ms,
+      ...(loaded.stored ? { path: loaded.path } : {}),
+    },
+    loaded.source === 'cached' ? 'workflow bundle loaded from the cache' : 'workflow code bundled',
+  );
+  const workflowBundle = loaded.bundle;
   const options = {
     connection,
     namespace: config.temporal.namespace,
