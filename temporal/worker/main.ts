@@ -132,7 +132,7 @@ try {
     workflowBundle,
     maxCachedWorkflows: config.temporal.workerMaxCachedWorkflows,
   };
-  const workers = [await createEnvelopeWorker(options), await createWebhookWorker(options)];
+  const workers = await Promise.all([createEnvelopeWorker(options), createWebhookWorker(options)]);
   logger.info({ taskQueues: ['envelopes', 'webhooks'], address: config.temporal.address }, 'worker started');
   // run() resolves after SIGINT/SIGTERM, once in-flight tasks have finished (Runtime shutdownSignals).
   await Promise.all(workers.map((worker) => worker.run()));
