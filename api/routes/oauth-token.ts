@@ -79,6 +79,7 @@ export const oauthTokenRoutes: FastifyPluginAsyncZod<AppDependencies> = async (a
     '/oauth/token',
     {
       schema: {
+        operationId: 'requestAccessToken',
         tags: ['oauth'],
         summary: 'Obtain an access token (OAuth 2.0 client credentials)',
         description:
@@ -120,6 +121,7 @@ export const oauthTokenRoutes: FastifyPluginAsyncZod<AppDependencies> = async (a
     '/oauth/revoke',
     {
       schema: {
+        operationId: 'revokeAccessToken',
         tags: ['oauth'],
         summary: 'Revoke an access token (RFC 7009)',
         description:

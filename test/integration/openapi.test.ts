@@ -96,6 +96,33 @@ describe('OpenAPI document', () => {
     );
   });
 
+  it('names every operation with its own operationId, a verb and what it acts on (generated clients name their methods by it)', async () => {
+    const document = (await harness.app.inject({ method: 'GET', url: OPENAPI_PATH })).json();
+    const named = Object.entries(
+      document.paths as Record<string, Record<string, { operationId?: string }>>,
+    ).flatMap(([path, operations]) =>
+      Object.entries(operations).map(([method, operation]) => ({
+        route: `${method} ${path}`,
+        operationId: operation.operationId,
+      })),
+    );
+    expect(named.filter((entry) => !entry.operationId)).toEqual([]);
+    const ids = named.map((entry) => entry.operationId as string);
+    expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([]);
+    const verbs =
+      /^(get|list|create|update|delete|send|remind|cancel|extend|correct|download|upload|rotate|replay|simulate|request|revoke)[A-Z][A-Za-z]*$/;
+    expect(ids.filter((id) => !verbs.test(id))).toEqual([]);
+    // The ones the generated clients' round trips call, by name.
+    expect(Object.fromEntries(named.map((entry) => [entry.route, entry.operationId]))).toMatchObject({
+      'post /api/v1/envelopes/from-template': 'createEnvelopeFromTemplate',
+      'post /api/v1/envelopes/{id}/send': 'sendEnvelope',
+      'get /api/v1/envelopes/{id}': 'getEnvelope',
+      'get /api/v1/envelopes/{id}/documents/original': 'downloadOriginalDocument',
+      'get /api/v1/envelopes': 'listEnvelopes',
+      'post /oauth/token': 'requestAccessToken',
+    });
+  });
+
   it('declares Idempotency-Key on every route that honours it, and nowhere else', async () => {
     const document = (await harness.app.inject({ method: 'GET', url: OPENAPI_PATH })).json();
     const withKey: string[] = [];

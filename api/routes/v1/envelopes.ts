@@ -58,6 +58,7 @@ export const envelopesRoutes: V1Routes = async (app) => {
     {
       config: { scope: 'envelopes.write', idempotent: true, sandbox: true },
       schema: {
+        operationId: 'createEnvelopeFromTemplate',
         summary: 'Create a Draft envelope from a published template',
         description:
           'Recipients are mapped to template roles by roleName; every required role needs a recipient. ' +
@@ -81,6 +82,7 @@ export const envelopesRoutes: V1Routes = async (app) => {
     {
       config: { scope: 'envelopes.write', idempotent: true, sandbox: true },
       schema: {
+        operationId: 'createEnvelopeFromFile',
         summary: 'Create a Draft envelope from an uploaded PDF and fields placed on it',
         description: [
           '`fileId` is a PDF uploaded with `POST /api/v1/files/upload`; another organization’s or an unknown file is 404.',
@@ -106,6 +108,7 @@ export const envelopesRoutes: V1Routes = async (app) => {
     {
       config: { scope: 'envelopes.read' },
       schema: {
+        operationId: 'listEnvelopes',
         summary: 'List and search envelopes',
         description: [
           'The organization’s envelopes, a page at a time, each as `GET /api/v1/envelopes/{id}` shows it. Filters combine with AND: `status` (one or several, comma-separated: `Sent,InProgress`), `templateId`, `externalReference` (every envelope with it), `externalSystem`, `createdFrom`/`createdTo` and `updatedFrom`/`updatedTo` (ISO 8601 with an offset; from inclusive, to exclusive), and `q`, text found without regard to case in the title or a recipient’s name, email address or phone.',
@@ -133,6 +136,7 @@ export const envelopesRoutes: V1Routes = async (app) => {
     {
       config: { scope: 'envelopes.read', sandbox: true },
       schema: {
+        operationId: 'getEnvelope',
         summary: 'Envelope detail',
         description: `The envelope.${SANDBOX_NOTE}`,
         tags: ['envelopes'],
@@ -149,6 +153,7 @@ export const envelopesRoutes: V1Routes = async (app) => {
     {
       config: { scope: 'envelopes.write', idempotent: true, sandbox: true },
       schema: {
+        operationId: 'updateDraftEnvelope',
         summary: 'Edit a Draft envelope',
         description: [
           'Any field of the create request (`POST /api/v1/envelopes/from-template`) but `documents`, each optional: a field given replaces the Draft’s — `recipients` and `initialValues` as whole lists —, a field left out keeps it. The result is checked exactly as a create is (400 naming every refused field, nothing changed): template roles, required roles, signing orders, channels and contact data, languages, prefilled values. The Draft keeps its template version unless `templateId` names another published one (then its earlier `initialValues` are dropped unless given again); an envelope made from a file keeps its file and fields (`templateId` is a 400). Recipients get new ids with every edit.',
@@ -171,6 +176,7 @@ export const envelopesRoutes: V1Routes = async (app) => {
     {
       config: { scope: 'envelopes.read', sandbox: true },
       schema: {
+        operationId: 'getEnvelopeByExternalReference',
         summary: 'Envelope found by the integrator’s externalReference (the most recent one)',
         description: `Meant for recovery after a timeout on create.${SANDBOX_NOTE}`,
         tags: ['envelopes'],
@@ -191,6 +197,7 @@ export const envelopesRoutes: V1Routes = async (app) => {
     {
       config: { scope: 'envelopes.read', sandbox: true },
       schema: {
+        operationId: 'listRecipients',
         summary: 'Recipients of the envelope',
         description: `The envelope's recipients.${SANDBOX_NOTE}`,
         tags: ['envelopes'],
@@ -208,6 +215,7 @@ export const envelopesRoutes: V1Routes = async (app) => {
     {
       config: { scope: 'envelopes.write' },
       schema: {
+        operationId: 'createSigningLink',
         tags: ['envelopes'],
         summary: 'Issue a signing link for an Api or ManualLink recipient',
         description:
@@ -237,6 +245,7 @@ export const envelopesRoutes: V1Routes = async (app) => {
     {
       config: { scope: 'envelopes.write', idempotent: true, sandbox: true },
       schema: {
+        operationId: 'correctRecipient',
         tags: ['envelopes'],
         summary: 'Correct a recipient who has not completed',
         description: [
@@ -264,6 +273,7 @@ export const envelopesRoutes: V1Routes = async (app) => {
     {
       config: { scope: 'envelopes.write', idempotent: true, sandbox: true },
       schema: {
+        operationId: 'remindRecipient',
         tags: ['envelopes'],
         summary: 'Remind one recipient who may act now',
         description: `The envelope-wide reminder’s rules for one recipient: refused with 409 (the workflow’s reason) when that recipient cannot act now — completed, waiting for their turn, a Cc, or an envelope no longer signing. Records a reminder (reminderCount) for that recipient alone. No request body. Honours Idempotency-Key.${SANDBOX_NOTE}`,
@@ -290,6 +300,7 @@ export const envelopesRoutes: V1Routes = async (app) => {
     {
       ...operation,
       schema: {
+        operationId: 'sendEnvelope',
         ...operation.schema,
         summary: 'Send a Draft envelope',
         description: `Starts the envelope’s workflow. Sending again answers with the current state.${SANDBOX_NOTE}`,
@@ -303,6 +314,7 @@ export const envelopesRoutes: V1Routes = async (app) => {
     {
       ...operation,
       schema: {
+        operationId: 'remindEnvelope',
         ...operation.schema,
         summary: 'Remind the recipients who may act now',
         description: `Records a reminder (reminderCount) for the recipients in turn. No request body.${SANDBOX_NOTE}`,
@@ -316,6 +328,7 @@ export const envelopesRoutes: V1Routes = async (app) => {
     {
       ...operation,
       schema: {
+        operationId: 'cancelEnvelope',
         ...operation.schema,
         summary: 'Cancel an envelope in progress',
         description: `Optional body \`{ "reason": "…" }\`. Old signing links can no longer complete.${SANDBOX_NOTE}`,
@@ -335,6 +348,7 @@ export const envelopesRoutes: V1Routes = async (app) => {
     {
       ...operation,
       schema: {
+        operationId: 'extendEnvelope',
         ...operation.schema,
         summary: 'Move the signing deadline later',
         description: `Body \`{ "expiresAt": "<ISO 8601>" }\`, in the future and later than the current deadline.${SANDBOX_NOTE}`,
@@ -350,6 +364,7 @@ export const envelopesRoutes: V1Routes = async (app) => {
     {
       ...operation,
       schema: {
+        operationId: 'updateEnvelopeSettings',
         ...operation.schema,
         summary: 'Change the reminder and deadline settings',
         description: `Any of \`reminderIntervalDays\` (null: no automatic reminders), \`maxAutomaticReminders\`, \`expiringSoonDays\` (0: no warning to recipients) and \`expiredExtensionGraceDays\`; a setting left out stays. A Draft's change at once; a sent envelope's workflow decides (a new reminder schedule counts from the change) and refuses it with 409 once the envelope is final. A value out of bounds is a 400 naming it, changing nothing. Honours Idempotency-Key.${SANDBOX_NOTE}`,
@@ -365,20 +380,28 @@ export const envelopesRoutes: V1Routes = async (app) => {
   );
 
   const documents = [
-    { document: 'final-pdf', file: 'final', summary: 'Download the final signed PDF', what: 'the final PDF' },
+    {
+      document: 'final-pdf',
+      operationId: 'downloadFinalPdf',
+      file: 'final',
+      summary: 'Download the final signed PDF',
+      what: 'the final PDF',
+    },
     {
       document: 'audit-trail',
+      operationId: 'downloadAuditTrail',
       file: 'audit-trail',
       summary: 'Download the audit-trail PDF',
       what: 'the audit trail',
     },
   ] as const;
-  for (const { document, file, summary, what } of documents) {
+  for (const { document, operationId, file, summary, what } of documents) {
     app.get(
       `/envelopes/:id/documents/${document}`,
       {
         config: { scope: 'envelopes.read', sandbox: true },
         schema: {
+          operationId,
           summary,
           description:
             `PDF bytes, no redirect; 404 until ${what} exists. With \`X-Service-Sandbox: true\`: a fixed ` +
@@ -414,6 +437,7 @@ export const envelopesRoutes: V1Routes = async (app) => {
     {
       config: { scope: 'envelopes.read', sandbox: true },
       schema: {
+        operationId: 'downloadOriginalDocument',
         summary: 'Download the original PDF',
         description:
           'The PDF the envelope was made from — its uploaded file (`sourceFileId`), or its template’s PDF — as ' +

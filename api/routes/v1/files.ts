@@ -107,6 +107,7 @@ export const filesRoutes: V1Routes = async (app, deps) => {
         return payload;
       },
       schema: {
+        operationId: 'uploadFile',
         summary: 'Upload a PDF source document',
         description: [
           `Send \`multipart/form-data\` with exactly one file part named \`${FILE_FIELD}\`.`,

@@ -23,6 +23,7 @@ export const organizationRoutes: V1Routes = async (app) => {
     {
       config: { scope: 'organization.read' },
       schema: {
+        operationId: 'getOrganization',
         summary: 'Organization and plan context of the calling client',
         tags: ['organization'],
         response: { 200: OrganizationResponse, ...ERROR_RESPONSES },

@@ -27,6 +27,7 @@ export const sandboxRoutes: V1Routes = async (app) => {
       {
         config: { scope: 'envelopes.write', idempotent: true, sandboxOnly: true },
         schema: {
+          operationId: `simulateEnvelope${status}`,
           summary: `Sandbox: simulate the envelope becoming ${status}`,
           description:
             `Moves a sent synthetic envelope to ${status}: ${OUTCOMES[status]}. Synthetic envelopes only, with or ` +

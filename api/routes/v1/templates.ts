@@ -18,6 +18,7 @@ export const templatesRoutes: V1Routes = async (app) => {
     {
       config: { scope: 'templates.read' },
       schema: {
+        operationId: 'listTemplates',
         summary: 'List the published templates',
         description:
           'Every published template of the organization with its roles and field definitions. Drafts are not listed.',
@@ -33,6 +34,7 @@ export const templatesRoutes: V1Routes = async (app) => {
     {
       config: { scope: 'templates.read' },
       schema: {
+        operationId: 'getTemplate',
         summary: 'Get a published template',
         description:
           'One published template with its roles and field definitions. A draft or another organization’s template is not found.',

@@ -91,6 +91,7 @@ export const usageRoutes: V1Routes = async (app, deps) => {
     {
       config: { scope: 'usage.read' },
       schema: {
+        operationId: 'getDiagnostics',
         summary: 'Counters for recent requests, rate limits, OAuth clients and webhooks',
         tags: ['organization'],
         response: { 200: DiagnosticsResponse, ...ERROR_RESPONSES },
@@ -104,6 +105,7 @@ export const usageRoutes: V1Routes = async (app, deps) => {
     {
       config: { scope: 'usage.read' },
       schema: {
+        operationId: 'getUsage',
         summary: 'Usage, quota and plan data (billing summary)',
         tags: ['organization'],
         response: { 200: UsageResponse, ...ERROR_RESPONSES },

@@ -70,6 +70,7 @@ export const webhooksRoutes: V1Routes = async (app) => {
     {
       config: { scope: 'webhooks.manage' },
       schema: {
+        operationId: 'listWebhookEndpoints',
         summary: 'List the webhook endpoints',
         description:
           'Oldest first, without their secrets (`secretHint`: the last four characters), each with its ' +
@@ -89,6 +90,7 @@ export const webhooksRoutes: V1Routes = async (app) => {
     {
       config: { scope: 'webhooks.manage' },
       schema: {
+        operationId: 'createWebhookEndpoint',
         summary: 'Create a webhook endpoint',
         description:
           'An https URL on a public address (at most 2,048 characters; no user name, password or fragment) and ' +
@@ -117,6 +119,7 @@ export const webhooksRoutes: V1Routes = async (app) => {
     {
       config: { scope: 'webhooks.manage' },
       schema: {
+        operationId: 'updateWebhookEndpoint',
         summary: 'Change a webhook endpoint',
         description:
           'Any of `url` (checked as at creation), `eventTypes` (`[]`: every event) and `enabled`; what is left ' +
@@ -146,6 +149,7 @@ export const webhooksRoutes: V1Routes = async (app) => {
     {
       config: { scope: 'webhooks.manage' },
       schema: {
+        operationId: 'deleteWebhookEndpoint',
         summary: 'Delete a webhook endpoint',
         description:
           'With its secret and its delivery records; deliveries waiting for a retry stop. Another ' +
@@ -164,6 +168,7 @@ export const webhooksRoutes: V1Routes = async (app) => {
     {
       config: { scope: 'webhooks.manage' },
       schema: {
+        operationId: 'rotateWebhookSecret',
         summary: 'Rotate a webhook endpoint’s signing secret',
         description:
           'A new secret, shown only in this answer, signs every delivery from now on. The previous one keeps ' +
@@ -187,6 +192,7 @@ export const webhooksRoutes: V1Routes = async (app) => {
     {
       config: { scope: 'webhooks.manage' },
       schema: {
+        operationId: 'listWebhookDeliveries',
         summary: 'List webhook deliveries',
         description:
           'Newest first, optionally of one endpoint (`endpointId`; another organization’s is 404), event type, ' +
@@ -207,6 +213,7 @@ export const webhooksRoutes: V1Routes = async (app) => {
     {
       config: { scope: 'webhooks.manage' },
       schema: {
+        operationId: 'getWebhookDelivery',
         summary: 'One webhook delivery with every attempt',
         description:
           'Each attempt with its time, duration, HTTP status and redacted error. Another organization’s ' +
@@ -225,6 +232,7 @@ export const webhooksRoutes: V1Routes = async (app) => {
     {
       config: { scope: 'webhooks.manage', idempotent: true },
       schema: {
+        operationId: 'sendWebhookTest',
         summary: 'Send a test delivery to a webhook endpoint',
         description:
           'Queues a signed sample `envelope.completed` event (data `envelope_id` ' +
@@ -251,6 +259,7 @@ export const webhooksRoutes: V1Routes = async (app) => {
     {
       config: { scope: 'webhooks.manage', idempotent: true },
       schema: {
+        operationId: 'replayWebhookDelivery',
         summary: 'Replay a stored webhook delivery',
         description:
           'Queues a new delivery (new X-Service-Delivery id, up to 5 attempts of its own) of the same payload ' +

@@ -25,10 +25,11 @@ with ApiClient(configuration) as api_client:
             ],
         }
     )
-    created = envelopes.api_v1_envelopes_from_template_post(request, idempotency_key="og-create-1")
-    sent = envelopes.api_v1_envelopes_id_send_post(str(created.id), idempotency_key="og-send-1")
-    got = envelopes.api_v1_envelopes_id_get(str(created.id))
-    pdf = bytes(envelopes.api_v1_envelopes_id_documents_original_get(str(created.id)))
+    # The methods are named by the document's operationIds.
+    created = envelopes.create_envelope_from_template(request, idempotency_key="og-create-1")
+    sent = envelopes.send_envelope(str(created.id), idempotency_key="og-send-1")
+    got = envelopes.get_envelope(str(created.id))
+    pdf = bytes(envelopes.download_original_document(str(created.id)))
     with open(os.environ["SIGIL_PDF_PATH"], "wb") as out:
         out.write(pdf)
     print(

@@ -8,11 +8,12 @@ import json
 import os
 
 from sigil_opc import AuthenticatedClient
+# The functions are named by the document's operationIds.
 from sigil_opc.api.envelopes import (
-    get_api_v1_envelopes_id,
-    get_api_v1_envelopes_id_documents_original,
-    post_api_v1_envelopes_from_template,
-    post_api_v1_envelopes_id_send,
+    create_envelope_from_template,
+    download_original_document,
+    get_envelope,
+    send_envelope,
 )
 from sigil_opc.models import CreateEnvelopeRequest, Envelope
 
@@ -31,21 +32,21 @@ request = CreateEnvelopeRequest.from_dict(
         ],
     }
 )
-created = post_api_v1_envelopes_from_template.sync_detailed(
+created = create_envelope_from_template.sync_detailed(
     client=client, body=request, idempotency_key="opc-create-1"
 )
 assert created.status_code == 201, (created.status_code, created.content)
 assert isinstance(created.parsed, Envelope), created.parsed
 envelope_id = created.parsed.id
 
-sent = post_api_v1_envelopes_id_send.sync_detailed(str(envelope_id), client=client, idempotency_key="opc-send-1")
+sent = send_envelope.sync_detailed(str(envelope_id), client=client, idempotency_key="opc-send-1")
 assert sent.status_code == 200, (sent.status_code, sent.content)
 
-got = get_api_v1_envelopes_id.sync_detailed(str(envelope_id), client=client)
+got = get_envelope.sync_detailed(str(envelope_id), client=client)
 assert got.status_code == 200, (got.status_code, got.content)
 assert isinstance(got.parsed, Envelope), got.parsed
 
-original = get_api_v1_envelopes_id_documents_original.sync(str(envelope_id), client=client)
+original = download_original_document.sync(str(envelope_id), client=client)
 pdf = original.payload.read()
 with open(os.environ["SIGIL_PDF_PATH"], "wb") as out:
     out.write(pdf)
