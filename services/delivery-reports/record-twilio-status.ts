@@ -4,7 +4,9 @@
 // (`X-Twilio-Signature`, checked with twilio's own validateRequest against the accounts that send SMS and
 // WhatsApp). `delivered` (and WhatsApp's `read`) is recorded on the message's row; `undelivered` and `failed` are
 // the message's failure with the carrier's error code (recordDeliveryReport); the other statuses (queued, sent,
-// …) say nothing yet. A forged or altered callback is refused (403) before anything is read or written.
+// …) say nothing yet. A forged or altered callback is refused (403) before anything is read or written. A signed
+// callback that arrives before its message's row was written (a quick failure reported while the send was still
+// being recorded) waits a few seconds for it.
 import { Notification } from '../../db/entities/index.ts';
 import { effectiveProviders, storedProviderRows } from '../../notifications/stored-providers.ts';
 import type { ServiceContext } from '../context.ts';
@@ -21,7 +23,26 @@ export interface TwilioStatusCallback {
 }
 
 const DELIVERED = new Set(['delivered', 'read']);
+/**
+ * How long a signed callback waits for its message's row. The row is written once Twilio has answered the send,
+ * and Twilio may report a quick failure before that write: the callback then waits for it instead of being lost.
+ */
+export const TWILIO_CALLBACK_ROW_WAIT_MS = 5_000;
+const ROW_POLL_MS = 100;
 const FAILED = new Set(['undelivered', 'failed']);
+
+/** The message's row, read again while it is not there yet, up to TWILIO_CALLBACK_ROW_WAIT_MS. */
+async function notificationOnceRecorded(
+  ctx: Pick<ServiceContext, 'em'>,
+  notificationId: string,
+): Promise<Notification | null> {
+  const deadline = Date.now() + TWILIO_CALLBACK_ROW_WAIT_MS;
+  for (;;) {
+    const row = await ctx.em.findOne(Notification, { id: notificationId }, { refresh: true });
+    if (row || Date.now() >= deadline) return row;
+    await new Promise((resolve) => setTimeout(resolve, ROW_POLL_MS));
+  }
+}
 
 export async function recordTwilioStatus(
   ctx: Pick<ServiceContext, 'em' | 'temporal' | 'config'>,
@@ -44,7 +65,7 @@ export async function recordTwilioStatus(
       "The request's X-Twilio-Signature does not match it under this server's Twilio account: only Twilio's own status callbacks are taken.",
     );
   }
-  const row = await ctx.em.findOne(Notification, { id: callback.notificationId }, { refresh: true });
+  const row = await notificationOnceRecorded(ctx, callback.notificationId);
   const sid = callback.params.MessageSid ?? callback.params.SmsSid;
   const ours = row?.provider === 'twilio' && (!row.providerMessageId || row.providerMessageId === sid);
   if (!row || !ours) {

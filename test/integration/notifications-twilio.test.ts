@@ -502,6 +502,34 @@ describe('Twilio status callbacks', () => {
     expect(both.envelopeFailures).toHaveLength(1);
   });
 
+  it('takes a failure Twilio reports before the message is recorded: the callback waits for its row', async () => {
+    const envelope = await smsAndWhatsAppEnvelope();
+    await expect
+      .poll(async () => Object.values((await stateOf(envelope.envelopeId)).recipients), { timeout: 30_000 })
+      .toEqual(['InvitationSent', 'InvitationSent']);
+    const asked = request(envelope, { kind: 'invitation', recipientId: envelope.sms.id });
+    // Twilio reports the message undelivered while the send is still under way (before its answer reaches
+    // Sigil and the row is written): the callback is posted, and the answer given 300 ms after it arrives.
+    let callback: ReturnType<typeof postCallback> | undefined;
+    twilio.beforeNextAnswer(async (_request, sid) => {
+      callback = postCallback(
+        `/api/callbacks/twilio/status/${asked.notificationId}`,
+        form(sid, 'undelivered', { ErrorCode: '30003' }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    });
+    const result = await activities().sendNotification(asked);
+    expect(result).toMatchObject({ status: 'sent', notificationId: asked.notificationId });
+    expect(callback).toBeDefined();
+    const answered = await callback;
+    expect(answered?.statusCode, answered?.body).toBe(204);
+    const row = await harness.ctx.orm.em.fork().findOneOrFail(Notification, { id: asked.notificationId });
+    expect(row.deliveryStatus).toBe('failed');
+    const after = await stateOf(envelope.envelopeId);
+    expect(after.recipients[SMS_RECIPIENT]).toBe('DeliveryFailed');
+    expect(after.failures).toHaveLength(1);
+  });
+
   it('refuses forged, unsigned and altered callbacks with 403 and changes nothing', async () => {
     const { envelope, row, path, sid } = await sentSms();
     const before = await stateOf(envelope.envelopeId);

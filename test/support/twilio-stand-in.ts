@@ -22,6 +22,11 @@ export interface TwilioStandIn {
   requests: TwilioRequest[];
   /** Answers the next requests with these, in order; afterwards (or when empty) a created message. */
   answerNext(...answers: TwilioAnswer[]): void;
+  /**
+   * Runs `hook` with the next created message's request and SID before answering it (what Twilio does meanwhile:
+   * a quick status callback, say); the answer waits for the hook.
+   */
+  beforeNextAnswer(hook: (request: TwilioRequest, sid: string) => Promise<void>): void;
   close(): Promise<void>;
 }
 
@@ -48,25 +53,31 @@ export const TWILIO_INVALID_NUMBER: TwilioAnswer = {
 export async function startTwilioStandIn(): Promise<TwilioStandIn> {
   const requests: TwilioRequest[] = [];
   const queued: TwilioAnswer[] = [];
+  const hooks: Array<(request: TwilioRequest, sid: string) => Promise<void>> = [];
   let counter = 0;
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
+    request.on('end', async () => {
       const rawBody = Buffer.concat(chunks).toString('utf8');
       const form = Object.fromEntries(new URLSearchParams(rawBody));
-      requests.push({
+      const recorded: TwilioRequest = {
         method: request.method ?? '',
         path: request.url ?? '',
         headers: request.headers,
         rawBody,
         form,
-      });
+      };
+      requests.push(recorded);
       counter += 1;
-      const answer = queued.shift() ?? {
+      const sid = `SM${counter.toString(16).padStart(32, '0')}`;
+      const refused = queued.shift();
+      const hook = refused ? undefined : hooks.shift();
+      if (hook) await hook(recorded, sid);
+      const answer = refused ?? {
         status: 201,
         body: {
-          sid: `SM${counter.toString(16).padStart(32, '0')}`,
+          sid,
           status: 'queued',
           to: form.To,
           from: form.From ?? null,
@@ -88,6 +99,9 @@ export async function startTwilioStandIn(): Promise<TwilioStandIn> {
     requests,
     answerNext(...answers) {
       queued.push(...answers);
+    },
+    beforeNextAnswer(hook) {
+      hooks.push(hook);
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
