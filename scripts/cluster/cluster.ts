@@ -11,7 +11,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, readdirSync, readFileSync, type WriteStream } from 'node:fs';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -287,7 +287,12 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
     `binaries: Temporal Server ${temporalFiles.version}, SeaweedFS ${weed.version}, HAProxy ${haproxy.version}`,
   );
 
-  const state = await loadState(dataDir);
+  // One cluster per data directory; what a cluster whose process died left running is stopped first.
+  await claimDataDir(dataDir, say);
+  const state = await loadState(dataDir).catch(async (error: unknown) => {
+    await releaseDataDir(dataDir);
+    throw error;
+  });
   const ports = {
     postgres: await freePort(),
     master: await freePort(),
@@ -334,6 +339,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
     }
     for (const part of parts) if (part instanceof ProcessPart) part.closeLog();
     process.off('exit', killAllNow);
+    await releaseDataDir(dataDir);
   };
   /** When this process dies without stop(): no process of the cluster stays behind. */
   const killAllNow = () => {
@@ -712,6 +718,108 @@ async function upServers(statsUrl: string): Promise<Set<string>> {
   return new Set(
     rows.filter((row) => row.proxy === 'sigil-api' && row.status.startsWith('UP')).map((row) => row.server),
   );
+}
+
+/** The file in a data directory naming the process that runs the cluster on it. */
+const SUPERVISOR_FILE = 'cluster.pid';
+/** How long the processes an earlier start left get to stop on SIGTERM before SIGKILL. */
+const LEFTOVER_GRACE_MS = 10_000;
+/** Data directories a cluster of this process runs on now. */
+const claimed = new Set<string>();
+
+/**
+ * Makes this process the data directory's one cluster: refused while another live process runs a cluster on
+ * it (its pid in `cluster.pid`); then every process an earlier start left running on it — its process was
+ * SIGKILLed or its terminal closed, so nothing stopped PostgreSQL, Temporal, SeaweedFS, HAProxy or the Web UI,
+ * which would hold the directory's locks — gets SIGTERM, then SIGKILL after LEFTOVER_GRACE_MS.
+ */
+async function claimDataDir(dataDir: string, say: (line: string) => void): Promise<void> {
+  const file = join(dataDir, SUPERVISOR_FILE);
+  const recorded = Number((await readFile(file, 'utf8').catch(() => '')).trim());
+  const running =
+    claimed.has(dataDir) ||
+    (Number.isInteger(recorded) && recorded > 0 && recorded !== process.pid && isNodeProcess(recorded));
+  if (running) {
+    const who = claimed.has(dataDir) ? 'this process' : `process ${recorded}`;
+    throw new Error(
+      `a cluster is running on ${dataDir} already (${who}): stop it first (Ctrl-C in its terminal), or start this one with another CLUSTER_DATA_DIR`,
+    );
+  }
+  claimed.add(dataDir);
+  await writeFile(file, `${process.pid}\n`);
+  const leftovers = processesNaming(dataDir).filter(isClusterProgram);
+  if (leftovers.length === 0) return;
+  const started = Date.now();
+  say(
+    `${leftovers.length} processes of an earlier start on ${dataDir} are still running (its process ended without stopping them): stopping them — ${leftovers.map((pid) => `${programOf(pid)} ${pid}`).join(', ')}`,
+  );
+  const signal = (pids: number[], name: NodeJS.Signals) => {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, name);
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  };
+  signal(leftovers, 'SIGTERM');
+  const deadline = Date.now() + LEFTOVER_GRACE_MS;
+  let left = leftovers.filter(processAlive);
+  while (left.length > 0 && Date.now() < deadline) {
+    await sleep(100);
+    left = left.filter(processAlive);
+  }
+  if (left.length > 0) {
+    say(`  ${left.length} did not stop within ${LEFTOVER_GRACE_MS / 1000} s: SIGKILL`);
+    signal(left, 'SIGKILL');
+    const killDeadline = Date.now() + 5_000;
+    while (left.length > 0 && Date.now() < killDeadline) {
+      await sleep(100);
+      left = left.filter(processAlive);
+    }
+  }
+  say(`stopped the earlier start's processes (${Date.now() - started} ms)`);
+}
+
+/** This process no longer runs a cluster on the directory. */
+async function releaseDataDir(dataDir: string): Promise<void> {
+  claimed.delete(dataDir);
+  const file = join(dataDir, SUPERVISOR_FILE);
+  const recorded = Number((await readFile(file, 'utf8').catch(() => '')).trim());
+  if (recorded === process.pid) await rm(file, { force: true });
+}
+
+/** The programs a cluster runs (a `tail -f` of one of its logs, say, is left alone). */
+const CLUSTER_PROGRAMS = new Set([
+  'postgres',
+  'temporal-server',
+  'weed',
+  'haproxy',
+  'temporal-ui-server',
+  'node',
+]);
+
+/** The name of a process's program (its command line's first word, without the directory). */
+function programOf(pid: number): string {
+  try {
+    return (readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? '').split('/').pop() ?? '';
+  } catch {
+    return '';
+  }
+}
+
+function isClusterProgram(pid: number): boolean {
+  return CLUSTER_PROGRAMS.has(programOf(pid));
+}
+
+/** A live Node.js process (a pid recorded by a cluster's process may since belong to something else). */
+function isNodeProcess(pid: number): boolean {
+  try {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    return cmdline.split('\0')[0]?.includes('node') ?? false;
+  } catch {
+    return processAlive(pid);
+  }
 }
 
 /** The processes (Linux /proc) whose command line names `dir/`, this one aside; none where /proc is missing. */

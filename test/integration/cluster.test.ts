@@ -3,16 +3,19 @@
 // them fails) and started again, PostgreSQL SIGKILLed and started again, the Temporal Web UI showing the
 // namespace; stop() leaves no process behind, and a second start on the same directory finds the first one's
 // data (PostgreSQL rows, the Temporal databases and namespace, the S3 object) instead of recreating it.
-import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Cluster, startCluster } from '../../scripts/cluster/cluster.ts';
 import { parseHaproxyStats } from '../../scripts/cluster/config.ts';
 
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const lines: string[] = [];
 const say = (line: string) => {
   lines.push(line);
@@ -235,4 +238,65 @@ describe('npm run cluster: a production-shaped deployment, every part its own pr
     cluster = undefined;
     expect(await processesOf(dataDir)).toEqual([]);
   });
+
+  it('stops what a cluster whose process was SIGKILLed left running, and refuses a second cluster on the same data', async () => {
+    // `npm run cluster` in a process of its own (one API, one worker), SIGKILLed once it is ready: nothing
+    // stops PostgreSQL, Temporal, SeaweedFS, HAProxy or the Web UI, which keep the directory's locks.
+    const child = spawn(process.execPath, [join(ROOT, 'scripts/cluster/main.ts')], {
+      env: { ...process.env, CLUSTER_DATA_DIR: dataDir, CLUSTER_SIGIL_WORKERS: '1', CLUSTER_APIS: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    const deadline = Date.now() + 240_000;
+    while (!output.includes('Sigil cluster is running') && child.exitCode === null && Date.now() < deadline) {
+      await sleep(200);
+    }
+    expect(output).toContain('Sigil cluster is running');
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    const left = await processesOf(dataDir);
+    expect(left.length).toBeGreaterThanOrEqual(5);
+
+    lines.length = 0;
+    cluster = await startCluster({ dataDir, say });
+    expect(
+      lines.some((line) =>
+        new RegExp(`^\\d+ processes of an earlier start on ${dataDir} are still running`).test(line),
+      ),
+      lines.join('\n'),
+    ).toBe(true);
+    expect(lines.some((line) => line.startsWith("stopped the earlier start's processes"))).toBe(true);
+    const running = cluster;
+    expect((await fetch(`${running.url}/api/health`)).status).toBe(200);
+    // None of the earlier start's processes is left (a zombie no init reaped has no command line).
+    const now = new Set((await processesOf(dataDir)).map((entry) => entry.split(':')[0]));
+    expect(left.filter((entry) => now.has(entry.split(':')[0]))).toEqual([]);
+
+    // A second cluster on the same data is refused before it starts anything; the first one keeps serving.
+    await expect(startCluster({ dataDir, say })).rejects.toThrow(
+      `a cluster is running on ${dataDir} already (this process)`,
+    );
+    expect((await fetch(`${running.url}/api/health`)).status).toBe(200);
+    await running.stop();
+    cluster = undefined;
+    expect(await processesOf(dataDir)).toEqual([]);
+
+    // Another live process recorded as the directory's cluster: refused too, naming it.
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
+    try {
+      await writeFile(join(dataDir, 'cluster.pid'), `${other.pid}\n`);
+      await expect(startCluster({ dataDir, say })).rejects.toThrow(
+        `a cluster is running on ${dataDir} already (process ${other.pid})`,
+      );
+    } finally {
+      other.kill('SIGKILL');
+    }
+  }, 420_000);
 });
